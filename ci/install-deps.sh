@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that rdmaconf's build, tests and benchmarks need.
+# Non-interactive and idempotent: packages already present are left alone, and
+# the package lists are refreshed only when something is missing.
+set -euo pipefail
+
+packages=(
+  # toolchains: g++ 12 is the default compiler, clang 14 the second one and the fuzzing compiler
+  build-essential cmake ninja-build pkg-config g++ clang libclang-rt-14-dev
+  # CRC32c (RFC 3720 Castagnoli) for MPA: ISA-L's crc32_iscsi
+  libisal-dev
+  # sockets for the reference endpoint: Boost.Asio (header-only in Boost 1.74)
+  libboost-dev
+  # command line of the rdmaconf tool
+  libcli11-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

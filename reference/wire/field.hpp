@@ -1,0 +1,223 @@
+// One declaration per wire header.
+//
+// Every header rdmaconf speaks is declared exactly once, as data: a HeaderDecl
+// listing its fields (name in the RFC's words, bit offset, width, meaning, RFC
+// section, value names). The codec (Header<Spec>), the pretty-printer
+// (describe()), the capture analyzer and the Wireshark dissector all read that
+// one table; no layout is written twice.
+//
+// Bit offsets count from the first bit on the wire (the most significant bit
+// of the first octet), exactly as the RFC figures number them.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "wire/bytes.hpp"
+#include "wire/result.hpp"
+
+namespace rdmaconf::wire {
+
+// A 64-bit field that is not octet-aligned can touch 9 octets; a 128-bit
+// accumulator keeps every bit. (__extension__ keeps -Wpedantic quiet about the
+// GCC/Clang builtin type.)
+__extension__ typedef unsigned __int128 BitAccumulator;
+
+// A named value of a field (an opcode, an error code, a flag's meaning).
+struct ValueName {
+  std::uint64_t value;
+  std::string_view name;
+};
+
+// How a field is best shown: the dissector maps these to Wireshark field types.
+enum class Display : std::uint8_t {
+  kDecimal,  // lengths, counts, sequence numbers
+  kHex,      // STags, offsets, codes
+  kFlag,     // one-bit flags
+  kBytes,    // octet strings wider than 64 bits (MPA key, GIDs)
+  kAscii,    // printable keys and eyecatchers shown as text
+};
+
+// What a receiver must do with a field whose value is fixed by the RFC.
+enum class Rule : std::uint8_t {
+  kAny,             // any value is legal
+  kMustBeZero,      // reserved: sent as zero; receiver checks it
+  kIgnoredOnReceive,// reserved: sent as zero, not checked on receipt
+};
+
+struct FieldDecl {
+  std::string_view name;         // RFC name: "PD_Length", "STag", "MSN"
+  std::string_view abbrev;       // filter-name component: "pd_length"
+  std::uint32_t bit_offset;      // from the first bit of the header
+  std::uint32_t bit_width;
+  std::string_view meaning;      // one line, our words
+  std::string_view rfc_section;  // "RFC 5044 §7.1"
+  Display display = Display::kDecimal;
+  std::span<const ValueName> value_names = {};
+  Rule rule = Rule::kAny;
+
+  constexpr std::uint32_t octet_offset() const { return bit_offset / 8; }
+  constexpr bool is_octet_string() const { return bit_width > 64; }
+  constexpr std::uint64_t max_value() const {
+    return bit_width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bit_width) - 1;
+  }
+};
+
+struct HeaderDecl {
+  std::string_view name;         // "DDP Tagged Buffer Model header"
+  std::string_view abbrev;       // "ddp.tagged"
+  std::uint32_t size_octets;
+  std::span<const FieldDecl> fields;
+  std::string_view rfc_section;
+};
+
+// The name a value has in a field's table, or empty.
+constexpr std::string_view value_name(const FieldDecl& f, std::uint64_t v) {
+  for (const ValueName& n : f.value_names)
+    if (n.value == v) return n.name;
+  return {};
+}
+
+// Compile-time proof that a declaration tiles its header exactly: fields are
+// in wire order, contiguous, and end at the header's last bit. Used in a
+// static_assert beside every declaration, so a typo in an offset fails the
+// build rather than a test.
+constexpr bool tiles_exactly(const HeaderDecl& h) {
+  std::uint32_t next = 0;
+  for (const FieldDecl& f : h.fields) {
+    if (f.bit_offset != next || f.bit_width == 0) return false;
+    if (f.bit_width > 64 && (f.bit_width % 8 != 0 || f.bit_offset % 8 != 0)) return false;
+    next += f.bit_width;
+  }
+  return next == h.size_octets * 8;
+}
+
+// Reads a field of up to 64 bits at any bit position. The header bytes have
+// been length-checked by the caller (Header<Spec> guarantees it).
+inline std::uint64_t read_bits(Bytes header, std::uint32_t bit_offset, std::uint32_t width) {
+  std::uint32_t first = bit_offset / 8;
+  std::uint32_t last = (bit_offset + width - 1) / 8;
+  BitAccumulator acc = 0;
+  for (std::uint32_t i = first; i <= last; ++i) acc = (acc << 8) | header[i];
+  std::uint32_t trailing = (last + 1) * 8 - (bit_offset + width);
+  acc >>= trailing;
+  std::uint64_t mask = width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+  return static_cast<std::uint64_t>(acc) & mask;
+}
+
+inline void write_bits(MutableBytes header, std::uint32_t bit_offset, std::uint32_t width,
+                       std::uint64_t value) {
+  std::uint32_t first = bit_offset / 8;
+  std::uint32_t last = (bit_offset + width - 1) / 8;
+  std::uint32_t trailing = (last + 1) * 8 - (bit_offset + width);
+  BitAccumulator mask = width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+  BitAccumulator acc = 0;
+  for (std::uint32_t i = first; i <= last; ++i) acc = (acc << 8) | header[i];
+  acc &= ~(mask << trailing);
+  acc |= (static_cast<BitAccumulator>(value) & mask) << trailing;
+  for (std::uint32_t i = last + 1; i-- > first;) {
+    header[i] = static_cast<std::uint8_t>(acc);
+    acc >>= 8;
+  }
+}
+
+inline std::uint64_t read_field(Bytes header, const FieldDecl& f) {
+  return read_bits(header, f.bit_offset, f.bit_width);
+}
+
+// Error helpers shared by every decoder, so that the same situation is always
+// reported the same way.
+constexpr DecodeError truncated(const HeaderDecl& h, std::size_t offset) {
+  return DecodeError{h.name, "fewer octets received than the header's fixed size", h.rfc_section,
+                     offset};
+}
+constexpr DecodeError field_error(const FieldDecl& f, std::string_view rule, std::size_t base) {
+  return DecodeError{f.name, rule, f.rfc_section, base + f.octet_offset()};
+}
+
+// The bytes of one header, read and written through its declaration; the
+// scapy habit: any field can be set to any value that fits its width,
+// including values the RFC forbids, so the same type builds valid frames for
+// the reference stack and malformed ones for conformance cases and fuzzers.
+//
+// Spec provides `enum class Field` (fields in declaration order) and
+// `static constexpr HeaderDecl decl`.
+template <typename Spec>
+class Header {
+ public:
+  using Field = typename Spec::Field;
+  static constexpr const HeaderDecl& decl = Spec::decl;
+  static constexpr std::size_t kSize = Spec::decl.size_octets;
+
+  static_assert(tiles_exactly(Spec::decl), "header declaration does not tile its header");
+
+  Header() = default;
+  explicit Header(std::span<const std::uint8_t, kSize> bytes) {
+    for (std::size_t i = 0; i < kSize; ++i) bytes_[i] = bytes[i];
+  }
+
+  // Reads exactly kSize octets. Only the length is checked here: which values
+  // are legal is a rule of the protocol layer, checked where the RFC says.
+  static Result<Header> decode(ByteReader& r) {
+    std::size_t at = r.offset();
+    auto b = r.take(kSize);
+    if (!b) return truncated(decl, at);
+    return Header(b->template first<kSize>());
+  }
+
+  static constexpr const FieldDecl& field_decl(Field f) {
+    return decl.fields[static_cast<std::size_t>(f)];
+  }
+
+  std::uint64_t get(Field f) const { return read_field(bytes(), field_decl(f)); }
+  bool flag(Field f) const { return get(f) != 0; }
+
+  // Sets a field; bits beyond the field's width are dropped, which is what a
+  // conformance script asking for "PD_Length = 70000" on a 16-bit field gets
+  // (and the script layer warns about it before calling here).
+  Header& set(Field f, std::uint64_t v) {
+    const FieldDecl& d = field_decl(f);
+    write_bits(bytes_, d.bit_offset, d.bit_width, v);
+    return *this;
+  }
+
+  // Octet-string fields (wider than 64 bits, octet aligned).
+  Bytes octets(Field f) const {
+    const FieldDecl& d = field_decl(f);
+    return Bytes(bytes_).subspan(d.octet_offset(), d.bit_width / 8);
+  }
+  Header& set_octets(Field f, Bytes v) {
+    const FieldDecl& d = field_decl(f);
+    for (std::size_t i = 0; i < d.bit_width / 8; ++i) bytes_[d.octet_offset() + i] = i < v.size() ? v[i] : 0;
+    return *this;
+  }
+
+  Bytes bytes() const { return Bytes(bytes_); }
+  void encode(ByteWriter& w) const { w.put(bytes()); }
+
+  friend bool operator==(const Header&, const Header&) = default;
+
+ private:
+  std::array<std::uint8_t, kSize> bytes_{};
+};
+
+// Generic access by field name, for conformance scripts and tests that name
+// fields as the RFC does. Returns nullptr when the header has no such field.
+constexpr const FieldDecl* find_field(const HeaderDecl& h, std::string_view name) {
+  for (const FieldDecl& f : h.fields)
+    if (f.name == name || f.abbrev == name) return &f;
+  return nullptr;
+}
+
+// The pretty-printer: one line per field, "  Name: value (meaning) [RFC §]".
+// `header` must hold at least h.size_octets octets.
+std::string describe(const HeaderDecl& h, Bytes header, std::string_view indent = "  ");
+
+// One line, "Name=value Name=value ...", for logs and the loopback transcript.
+std::string summarize(const HeaderDecl& h, Bytes header);
+
+}  // namespace rdmaconf::wire

@@ -15,6 +15,8 @@ packages=(
   libcli11-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # captures: libpcap reads pcap/pcapng files and live interfaces; tshark checks that Wireshark opens ours
+  libpcap-dev tshark
 )
 
 missing=()

@@ -1,0 +1,82 @@
+// Frame decoding: from the octets a capture stored for one frame to the TCP
+// segment it carries. Walks the link layer (Ethernet II with stacked VLAN
+// tags, Linux cooked v1/v2, raw IP, BSD loopback), IPv4 (options skipped,
+// fragments reported) or IPv6 (extension headers walked with bounds), and TCP
+// (options walked; the SMC-R experimental option recognised).
+//
+// Pure parsing: standard library only, no allocation, every read bounds-checked,
+// so it runs under a fuzzer as is. A frame that cannot be used is reported
+// (ReportSink) and skipped; one that is usable but imperfect (snaplen cut in
+// the payload, broken TCP options) is reported AND returned.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "capture/headers.hpp"
+#include "capture/report.hpp"
+#include "capture/types.hpp"
+#include "wire/bytes.hpp"
+
+namespace rdmaconf::capture {
+
+// One frame as the capture stored it. `captured` is a view into the reader's
+// buffer, valid until the reader's next call.
+struct RawFrame {
+  FrameNumber number;
+  Timestamp time;
+  LinkType link = LinkType::kEthernet;
+  wire::Bytes captured;
+  std::uint32_t original_length = 0;  // the frame's length on the wire
+};
+
+class ReportSink {
+ public:
+  virtual ~ReportSink() = default;
+  virtual void on_report(const Report& r) = 0;
+};
+
+// The TCP options the reassembler and the protocol detectors care about.
+struct TcpOptions {
+  std::optional<std::uint16_t> mss;
+  std::optional<std::uint8_t> window_scale;
+  bool sack_permitted = false;
+  bool timestamps = false;
+  bool smc = false;  // kind 254, ExID 0xE2D4C3D9: the sender offers SMC (RFC 7609)
+};
+
+struct TcpFlags {
+  bool cwr = false, ece = false, urg = false, ack = false, psh = false, rst = false, syn = false,
+       fin = false;
+};
+
+inline constexpr std::size_t kMaxVlanTags = 4;
+
+struct TcpSegment {
+  FrameNumber frame;
+  Timestamp time;
+  StreamKey key;  // source -> destination of this segment
+  std::array<std::uint16_t, kMaxVlanTags> vlan_ids{};  // outermost first
+  std::uint8_t vlan_count = 0;
+  SeqNum seq;
+  SeqNum ack;
+  TcpFlags flags;
+  std::uint16_t window = 0;
+  TcpOptions options;
+  // The payload octets the capture holds (a view into the frame) and the
+  // number the IP header says the segment carried; they differ when the
+  // frame was cut by the snaplen, and the difference is a gap downstream.
+  wire::Bytes payload;
+  std::uint32_t payload_length = 0;
+};
+
+// Decodes one frame. Returns the TCP segment it carries, or nullopt when it
+// carries none (reported to `sink` with the reason, except for nothing).
+std::optional<TcpSegment> decode_frame(const RawFrame& frame, ReportSink& sink);
+
+// The TCP options walk on its own (RFC 9293 §3.1, RFC 6994 §3), for tests and
+// for the printer: fills `out`, returns the first malformation if any.
+wire::Status parse_tcp_options(wire::Bytes options, TcpOptions& out);
+
+}  // namespace rdmaconf::capture

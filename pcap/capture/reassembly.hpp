@@ -1,0 +1,219 @@
+// TCP reassembly for passive analysis: turns the segments of a capture into
+// two ordered octet streams per connection, the way the receiving TCP saw
+// them (RFC 9293 §3.10.7.4), and says exactly where the capture fails to:
+// gaps (loss, snaplen, limits), conflicting retransmissions, data after FIN.
+//
+// - In-order data is handed to the consumer as a view into the frame (no
+//   copy); only out-of-order data is copied, into a per-stream buffer.
+// - Memory is bounded: per-stream and total held octets, per-stream history
+//   for retransmission checks, and the number of connections. Hitting a bound
+//   is reported and the oldest held data is delivered after a gap.
+// - Offsets are 64-bit and counted from the stream's first octet, so 32-bit
+//   sequence wrap (RFC 9293 §3.4) is invisible to the consumer.
+// - A capture that starts mid-connection starts the stream at the first
+//   captured octet and says so (StreamStart::kMidStream): the consumer
+//   resynchronises on its own protocol (MPA markers, FPDU CRCs).
+// - Loss is detected from the other direction's ACKs: octets the peer has
+//   acknowledged but the capture never showed will not come again, so they
+//   are reported as a gap at once rather than at the end of the capture.
+//
+// Standard library only.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "capture/decode.hpp"
+#include "capture/report.hpp"
+#include "capture/types.hpp"
+
+namespace rdmaconf::capture {
+
+struct ReassemblyLimits {
+  std::size_t max_held_per_stream = std::size_t{4} << 20;  // out-of-order octets one direction may hold
+  std::size_t max_held_total = std::size_t{32} << 20;      // out-of-order octets all directions may hold
+  std::size_t history_per_stream = std::size_t{16} << 10;  // delivered octets kept to verify retransmissions
+  std::size_t max_history_total = std::size_t{16} << 20;   // history octets over all directions
+  std::size_t max_connections = 1u << 16;
+  bool gaps_from_acks = true;  // declare a gap once the peer acknowledged octets we never saw
+};
+
+enum class StreamStart : std::uint8_t { kSyn, kMidStream };
+enum class StreamEnd : std::uint8_t {
+  kFin,           // every octet up to the FIN was delivered (or reported missing)
+  kReset,         // RST from either side
+  kEndOfCapture,  // the capture ended first
+  kEvicted,       // the connection limit pushed it out
+  kReplaced,      // a SYN with a new ISN started another connection on the same ports
+};
+std::string_view stream_end_name(StreamEnd e);
+
+// A consumer's per-stream state (the analyzer's MPA parser, say), owned by
+// the stream and destroyed with it.
+struct StreamUser {
+  virtual ~StreamUser() = default;
+};
+
+// One direction of a TCP connection, as the consumer sees it.
+class Stream {
+ public:
+  const StreamKey& key() const { return key_; }
+  std::uint64_t connection_id() const { return connection_id_; }
+  // True for the direction whose SYN (without ACK) opened the connection;
+  // for mid-connection captures, the direction seen first.
+  bool from_initiator() const { return from_initiator_; }
+  StreamStart start() const { return start_; }
+  // Options of this direction's SYN (or SYN-ACK): the SMC-R option shows up here.
+  const TcpOptions& syn_options() const { return syn_options_; }
+  bool syn_seen() const { return start_ == StreamStart::kSyn; }
+  // Octets delivered or reported missing so far: the next offset.
+  StreamOffset next_offset() const { return next_; }
+  Stream* reverse() const { return reverse_; }
+
+  std::unique_ptr<StreamUser> user;
+
+ private:
+  friend class Reassembler;
+  struct Held {
+    std::vector<std::uint8_t> data;  // empty for a range lost to the snaplen
+    std::uint64_t length = 0;
+    FrameNumber frame;
+    Timestamp time;
+    bool lost() const { return data.empty(); }
+  };
+  struct Range {
+    StreamOffset begin = 0, end = 0;
+  };
+
+  StreamKey key_;
+  std::uint64_t connection_id_ = 0;
+  bool from_initiator_ = false;
+  StreamStart start_ = StreamStart::kSyn;
+  TcpOptions syn_options_;
+  Stream* reverse_ = nullptr;
+
+  bool started_ = false;
+  bool ended_ = false;
+  SeqNum base_seq_;  // sequence number of stream offset 0
+  StreamOffset next_ = 0;
+  bool fin_known_ = false;
+  StreamOffset fin_at_ = 0;
+
+  std::map<StreamOffset, Held> held_;  // non-overlapping, beyond next_
+  std::size_t held_octets_ = 0;        // data octets plus a fixed cost per entry
+
+  // The last delivered octets (a ring) and which frame each run came from,
+  // to compare retransmissions with what was delivered.
+  std::vector<std::uint8_t> history_;
+  StreamOffset history_begin_ = 0;  // history covers [history_begin_, next_)
+  std::array<std::pair<StreamOffset, FrameNumber>, 16> run_frames_{};
+  std::size_t run_frames_count_ = 0;
+  std::array<Range, 8> recent_gaps_{};
+  std::size_t recent_gaps_count_ = 0;
+};
+
+struct StreamData {
+  StreamOffset offset = 0;
+  wire::Bytes bytes;  // valid during the callback only
+  FrameNumber frame;
+  Timestamp time;
+};
+
+struct StreamGap {
+  StreamOffset offset = 0;
+  std::uint64_t length = 0;
+  GapCause cause = GapCause::kNotCaptured;
+  FrameNumber frame;  // the frame that made the gap certain (0: end of capture)
+};
+
+// What a user of the reassembler implements. Every Report (decoder and
+// reassembler) goes to on_report; the stream callbacks come in stream order.
+class StreamConsumer : public ReportSink {
+ public:
+  virtual void on_stream_start(Stream&) {}
+  virtual void on_data(Stream& s, const StreamData& d) = 0;
+  virtual void on_gap(Stream& s, const StreamGap& g) = 0;
+  virtual void on_stream_end(Stream&, StreamEnd) {}
+  void on_report(const Report&) override {}
+};
+
+struct ReassemblyStats {
+  std::uint64_t frames = 0;
+  std::uint64_t segments = 0;
+  std::uint64_t connections = 0;
+  std::uint64_t delivered_octets = 0;
+  std::uint64_t copied_octets = 0;         // held out of order, then delivered
+  std::uint64_t retransmitted_octets = 0;  // duplicates dropped
+  std::uint64_t unverified_retransmitted_octets = 0;  // duplicates older than the history
+  std::uint64_t gap_octets = 0;
+  std::uint64_t conflicts = 0;
+  std::uint64_t limit_hits = 0;
+  std::size_t held_octets = 0;        // now
+  std::size_t peak_held_octets = 0;
+  std::size_t history_octets = 0;     // now
+};
+
+class Reassembler {
+ public:
+  explicit Reassembler(StreamConsumer& consumer, ReassemblyLimits limits = {});
+  ~Reassembler();
+  Reassembler(const Reassembler&) = delete;
+  Reassembler& operator=(const Reassembler&) = delete;
+
+  // Decodes one frame and, if it carries TCP, adds the segment.
+  void add_frame(const RawFrame& frame);
+  void add_segment(const TcpSegment& seg);
+  // End of capture: every stream delivers what it holds (with gaps for the
+  // holes) and ends with kEndOfCapture.
+  void finish();
+
+  const ReassemblyStats& stats() const { return stats_; }
+  const ReassemblyLimits& limits() const { return limits_; }
+
+ private:
+  struct Connection;
+  struct ConnectionKey {
+    Endpoint a, b;  // a < b
+    friend bool operator==(const ConnectionKey&, const ConnectionKey&) = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const ConnectionKey& k) const;
+  };
+
+  Connection& connection_for(const TcpSegment& seg, bool& forward);
+  void end_connection(Connection& c, StreamEnd why, FrameNumber frame);
+  void erase_connection(const ConnectionKey& key);
+
+  void start_stream(Stream& s, const TcpSegment& seg, StreamStart how);
+  void end_stream(Stream& s, StreamEnd why, FrameNumber frame);
+  void take_data(Stream& s, std::int64_t offset, wire::Bytes data, std::uint64_t length,
+                 FrameNumber frame, Timestamp time);
+  void check_old(Stream& s, StreamOffset offset, wire::Bytes data, FrameNumber frame);
+  void deliver(Stream& s, wire::Bytes data, FrameNumber frame, Timestamp time);
+  void gap(Stream& s, std::uint64_t length, GapCause cause, FrameNumber frame);
+  void hold(Stream& s, StreamOffset offset, wire::Bytes data, std::uint64_t length,
+            FrameNumber frame, Timestamp time);
+  void compare_with_held(Stream& s, StreamOffset offset, wire::Bytes data, FrameNumber frame);
+  void drain(Stream& s);
+  void flush_until(Stream& s, StreamOffset target, GapCause cause, FrameNumber frame);
+  void enforce_limits(Stream& s, FrameNumber frame);
+  void release_held(Stream& s, std::map<StreamOffset, Stream::Held>::iterator it);
+  void release_memory(Stream& s);
+  void maybe_finish_fin(Stream& s, FrameNumber frame);
+  void report_stream(const Stream& s, ReportKind kind, FrameNumber frame, StreamOffset offset,
+                     std::uint64_t length, FrameNumber other = {});
+
+  StreamConsumer& consumer_;
+  ReassemblyLimits limits_;
+  ReassemblyStats stats_;
+  std::unordered_map<ConnectionKey, std::unique_ptr<Connection>, KeyHash> connections_;
+  std::list<Connection*> lru_;  // most recently active first
+  std::uint64_t next_connection_id_ = 1;
+};
+
+}  // namespace rdmaconf::capture

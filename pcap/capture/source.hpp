@@ -1,0 +1,83 @@
+// Capture input through libpcap: pcap and pcapng files (libpcap 1.10 reads
+// both behind pcap_open_offline) and live interfaces with a BPF filter. This
+// is the only part of the capture layer that needs libpcap; decoding and
+// reassembly (rdmaconf_capture_core) see nothing but RawFrame.
+//
+// Streaming: one frame at a time, handed out as a view into libpcap's own
+// buffer (no copy), valid until the next call.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "capture/decode.hpp"
+#include "capture/reassembly.hpp"
+
+namespace rdmaconf::capture {
+
+struct LiveOptions {
+  std::uint32_t snaplen = 262144;
+  bool promiscuous = false;
+  int timeout_ms = 100;  // how long next() waits before returning kTimeout
+};
+
+class PacketSource {
+ public:
+  enum class Next : std::uint8_t {
+    kFrame,    // `out` holds a frame
+    kTimeout,  // live capture: nothing arrived within the timeout
+    kEnd,      // the file ended (cleanly, or see end_report())
+    kError,    // the input cannot continue; see error() and end_report()
+  };
+
+  // Opens a pcap or pcapng file. A non-empty BPF filter selects frames, but
+  // frame numbers still count every frame of the file, as Wireshark's do.
+  // nullptr and `error` set when the file cannot be opened.
+  static std::unique_ptr<PacketSource> open_file(const std::string& path, std::string_view bpf_filter,
+                                                 std::string& error);
+  // Opens a live interface ("lo", "eth0", "any") with a BPF filter.
+  static std::unique_ptr<PacketSource> open_live(const std::string& interface, std::string_view bpf_filter,
+                                                 const LiveOptions& options, std::string& error);
+
+  ~PacketSource();
+  PacketSource(const PacketSource&) = delete;
+  PacketSource& operator=(const PacketSource&) = delete;
+
+  Next next(RawFrame& out);
+
+  LinkType link_type() const { return link_; }
+  bool link_supported() const;
+  // After kEnd/kError: how the input ended, when not cleanly (a truncated
+  // file, a read error), as a Report for the report stream.
+  std::optional<Report> end_report() const { return end_report_; }
+  const std::string& error() const { return error_; }
+  // Live capture: makes a blocked next() return kEnd (safe from a signal handler).
+  void break_loop();
+
+ private:
+  struct Pcap;
+  PacketSource();
+
+  std::unique_ptr<Pcap> pcap_;
+  LinkType link_ = LinkType::kEthernet;
+  bool nanoseconds_ = false;
+  bool live_ = false;
+  std::uint64_t frames_ = 0;
+  std::optional<Report> end_report_;
+  std::string error_;
+};
+
+// Reads a whole source into a reassembler: every frame is decoded and
+// reassembled; a file that ends badly is reported; finish() runs at the end.
+// For live sources it runs until break_loop() or `max_frames` (0: no limit).
+struct RunSummary {
+  std::uint64_t frames = 0;
+  bool clean_end = true;
+};
+RunSummary run_capture(PacketSource& source, Reassembler& reassembler, StreamConsumer& consumer,
+                       std::uint64_t max_frames = 0);
+
+}  // namespace rdmaconf::capture

@@ -1,0 +1,174 @@
+#include "capture/synth.hpp"
+
+#include "capture/headers.hpp"
+
+namespace rdmaconf::capture {
+namespace {
+
+using wire::Bytes;
+using wire::ByteWriter;
+
+std::uint32_t sum_words(Bytes data, std::uint32_t sum) {
+  for (std::size_t i = 0; i + 1 < data.size(); i += 2) sum += static_cast<std::uint32_t>(data[i] << 8 | data[i + 1]);
+  if (data.size() % 2) sum += static_cast<std::uint32_t>(data.back() << 8);
+  return sum;
+}
+
+std::uint16_t fold(std::uint32_t sum) {
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  return static_cast<std::uint16_t>(~sum);
+}
+
+Bytes address_octets(const IpAddress& a) {
+  return Bytes(a.octets).first(a.version == IpVersion::kV4 ? 4 : 16);
+}
+
+}  // namespace
+
+std::uint16_t internet_checksum(Bytes data, std::uint32_t initial) { return fold(sum_words(data, initial)); }
+
+std::vector<std::uint8_t> build_ip_tcp(const TcpSegmentSpec& spec) {
+  using T = TcpSpec::Field;
+  std::vector<std::uint8_t> tcp;
+  ByteWriter tw(tcp);
+  TcpHeader th;
+  th.set(T::SourcePort, spec.key.source.port).set(T::DestinationPort, spec.key.destination.port);
+  th.set(T::SequenceNumber, spec.seq.value).set(T::AcknowledgmentNumber, spec.ack.value);
+  th.set(T::DataOffset, (TcpHeader::kSize + spec.options.size()) / 4);
+  th.set(T::Cwr, spec.flags.cwr).set(T::Ece, spec.flags.ece).set(T::Urg, spec.flags.urg);
+  th.set(T::Ack, spec.flags.ack).set(T::Psh, spec.flags.psh).set(T::Rst, spec.flags.rst);
+  th.set(T::Syn, spec.flags.syn).set(T::Fin, spec.flags.fin).set(T::Window, spec.window);
+  th.encode(tw);
+  tw.put(spec.options);
+  tw.put(spec.payload);
+
+  // RFC 9293 §3.1 / RFC 8200 §8.1: the checksum covers a pseudo-header of
+  // both addresses, the protocol and the TCP length.
+  const Bytes src = address_octets(spec.key.source.address), dst = address_octets(spec.key.destination.address);
+  std::uint32_t pseudo = sum_words(src, 0);
+  pseudo = sum_words(dst, pseudo);
+  pseudo += ip_protocol::kTcp;
+  pseudo += static_cast<std::uint32_t>(tcp.size() & 0xffff) + static_cast<std::uint32_t>(tcp.size() >> 16);
+  const std::uint16_t checksum = internet_checksum(tcp, pseudo);
+  wire::store_be(wire::MutableBytes(tcp).subspan(16, 2), checksum);
+
+  std::vector<std::uint8_t> out;
+  ByteWriter w(out);
+  if (spec.key.source.address.version == IpVersion::kV4) {
+    using F = Ipv4Spec::Field;
+    Ipv4Header h;
+    h.set(F::Version, 4).set(F::Ihl, 5).set(F::TotalLength, Ipv4Header::kSize + tcp.size());
+    h.set(F::DontFragment, 1).set(F::Ttl, spec.ttl).set(F::Protocol, ip_protocol::kTcp);
+    h.set(F::Source, wire::load_be(src)).set(F::Destination, wire::load_be(dst));
+    h.set(F::HeaderChecksum, internet_checksum(h.bytes()));
+    h.encode(w);
+  } else {
+    using F = Ipv6Spec::Field;
+    Ipv6Header h;
+    h.set(F::Version, 6).set(F::PayloadLength, tcp.size()).set(F::NextHeader, ip_protocol::kTcp);
+    h.set(F::HopLimit, spec.ttl).set_octets(F::Source, src).set_octets(F::Destination, dst);
+    h.encode(w);
+  }
+  w.put(tcp);
+  return out;
+}
+
+std::vector<std::uint8_t> build_ethernet(const MacAddress& dst, const MacAddress& src, std::uint16_t ethertype,
+                                         Bytes payload, std::span<const std::uint16_t> vlan_ids) {
+  using E = EthernetSpec::Field;
+  std::vector<std::uint8_t> out;
+  ByteWriter w(out);
+  EthernetHeader eth;
+  eth.set(E::Destination, wire::load_be(dst)).set(E::Source, wire::load_be(src));
+  eth.set(E::EtherType, vlan_ids.empty() ? ethertype : ethertype::kVlan);
+  eth.encode(w);
+  for (std::size_t i = 0; i < vlan_ids.size(); ++i) {
+    VlanTag tag;
+    tag.set(VlanTagSpec::Field::Vid, vlan_ids[i]);
+    tag.set(VlanTagSpec::Field::EtherType, i + 1 < vlan_ids.size() ? ethertype::kVlan : ethertype);
+    tag.encode(w);
+  }
+  w.put(payload);
+  // IEEE 802.3 §3.2.8: frames shorter than 60 octets (without FCS) are padded.
+  if (out.size() < 60) w.put_zeros(60 - out.size());
+  return out;
+}
+
+std::vector<std::uint8_t> encode_syn_options(const TcpOptions& o) {
+  std::vector<std::uint8_t> out;
+  ByteWriter w(out);
+  if (o.mss) {
+    w.put_be(tcp_option::kMss, 1);
+    w.put_be(4, 1);
+    w.put_be(*o.mss, 2);
+  }
+  if (o.window_scale) {
+    w.put_be(tcp_option::kNop, 1);
+    w.put_be(tcp_option::kWindowScale, 1);
+    w.put_be(3, 1);
+    w.put_be(*o.window_scale, 1);
+  }
+  if (o.smc) {
+    TcpExperimentalOption smc;
+    smc.set(TcpExperimentalSpec::Field::Kind, tcp_option::kExperimental254);
+    smc.set(TcpExperimentalSpec::Field::Length, TcpExperimentalOption::kSize);
+    smc.set(TcpExperimentalSpec::Field::Exid, tcp_option::kSmcExid);
+    smc.encode(w);
+    w.put_be(tcp_option::kNop, 1);
+    w.put_be(tcp_option::kNop, 1);
+  }
+  while (out.size() % 4) w.put_be(tcp_option::kEndOfList, 1);
+  return out;
+}
+
+TcpRecorder::TcpRecorder(CaptureWriter& writer, RecordedEndpoint client, RecordedEndpoint server, Timestamp start,
+                         std::uint16_t mss)
+    : writer_(writer), client_{client, client.isn}, server_{server, server.isn}, now_(start), mss_(mss) {}
+
+void TcpRecorder::emit(Side from, TcpFlags flags, Bytes options, Bytes payload, std::string_view comment) {
+  State& me = side(from);
+  State& peer = side(from == Side::kClient ? Side::kServer : Side::kClient);
+  TcpSegmentSpec spec;
+  spec.key = StreamKey{Endpoint{me.ep.address, me.ep.port}, Endpoint{peer.ep.address, peer.ep.port}};
+  spec.seq = me.next;
+  spec.ack = flags.ack ? peer.next : SeqNum{};
+  spec.flags = flags;
+  spec.options = options;
+  spec.payload = payload;
+  const std::vector<std::uint8_t> ip = build_ip_tcp(spec);
+  const std::uint16_t type = me.ep.address.version == IpVersion::kV4 ? ethertype::kIpv4 : ethertype::kIpv6;
+  const std::vector<std::uint8_t> frame = build_ethernet(peer.ep.mac, me.ep.mac, type, ip);
+  writer_.write(now_, frame, comment);
+  now_.ns += 10'000;  // 10 µs apart: readable in Wireshark's time column
+  me.next.value += static_cast<std::uint32_t>(payload.size()) + (flags.syn ? 1 : 0) + (flags.fin ? 1 : 0);
+}
+
+void TcpRecorder::open(const TcpOptions& client_syn, const TcpOptions& server_syn) {
+  TcpOptions c = client_syn, s = server_syn;
+  if (!c.mss) c.mss = mss_;
+  if (!s.mss) s.mss = mss_;
+  const auto co = encode_syn_options(c), so = encode_syn_options(s);
+  emit(Side::kClient, TcpFlags{.syn = true}, co, {}, {});
+  emit(Side::kServer, TcpFlags{.ack = true, .syn = true}, so, {}, {});
+  emit(Side::kClient, TcpFlags{.ack = true}, {}, {}, {});
+}
+
+void TcpRecorder::send(Side from, Bytes data, std::string_view comment) {
+  const Side to = from == Side::kClient ? Side::kServer : Side::kClient;
+  while (!data.empty()) {
+    const std::size_t n = std::min<std::size_t>(data.size(), mss_);
+    emit(from, TcpFlags{.ack = true, .psh = n == data.size()}, {}, data.first(n), comment);
+    comment = {};
+    data = data.subspan(n);
+  }
+  emit(to, TcpFlags{.ack = true}, {}, {}, {});
+}
+
+void TcpRecorder::close(Side first) {
+  const Side second = first == Side::kClient ? Side::kServer : Side::kClient;
+  emit(first, TcpFlags{.ack = true, .fin = true}, {}, {}, {});
+  emit(second, TcpFlags{.ack = true, .fin = true}, {}, {}, {});
+  emit(first, TcpFlags{.ack = true}, {}, {}, {});
+}
+
+}  // namespace rdmaconf::capture

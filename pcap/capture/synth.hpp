@@ -1,0 +1,93 @@
+// Synthesized Ethernet/IP/TCP framing for recorded byte exchanges: what
+// `rdmaconf run --pcap DIR` wraps each case's exchange in, so that Wireshark
+// sees an ordinary TCP connection (handshake, data, FIN) with correct
+// checksums. The same builders make the hand-built frames of the tests.
+// Standard library only.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "capture/decode.hpp"
+#include "capture/types.hpp"
+#include "capture/writer.hpp"
+#include "wire/bytes.hpp"
+
+namespace rdmaconf::capture {
+
+using MacAddress = std::array<std::uint8_t, 6>;
+
+// The Internet checksum (RFC 1071): ones' complement of the ones' complement
+// sum of 16-bit words; `initial` carries a partial sum (a pseudo-header).
+std::uint16_t internet_checksum(wire::Bytes data, std::uint32_t initial = 0);
+
+struct TcpSegmentSpec {
+  StreamKey key;
+  SeqNum seq;
+  SeqNum ack;
+  TcpFlags flags;
+  std::uint16_t window = 65535;
+  wire::Bytes options;  // already encoded, a multiple of 4 octets
+  wire::Bytes payload;
+  std::uint8_t ttl = 64;
+};
+
+// An IPv4 or IPv6 packet (by the key's address version) carrying one TCP
+// segment, IP header checksum (RFC 791 §3.1) and TCP checksum over the
+// pseudo-header (RFC 9293 §3.1, RFC 8200 §8.1) filled in.
+std::vector<std::uint8_t> build_ip_tcp(const TcpSegmentSpec& spec);
+
+// An Ethernet II frame around `payload`, with 802.1Q tags (outermost first)
+// when vlan_ids is not empty.
+std::vector<std::uint8_t> build_ethernet(const MacAddress& dst, const MacAddress& src, std::uint16_t ethertype,
+                                         wire::Bytes payload, std::span<const std::uint16_t> vlan_ids = {});
+
+// Options for a SYN: MSS, window scale, and SMC-R's experimental option
+// (padded with two NOPs, as Linux sends it).
+std::vector<std::uint8_t> encode_syn_options(const TcpOptions& options);
+
+struct RecordedEndpoint {
+  MacAddress mac{};
+  IpAddress address;
+  std::uint16_t port = 0;
+  SeqNum isn;
+};
+
+// Records a byte exchange between two endpoints as a TCP connection:
+// open() writes SYN, SYN-ACK, ACK; send() cuts data into MSS-sized segments
+// and acknowledges them from the other side; close() writes FIN, FIN-ACK,
+// ACK. Sequence and acknowledgment numbers track both directions.
+class TcpRecorder {
+ public:
+  enum class Side : std::uint8_t { kClient, kServer };
+
+  TcpRecorder(CaptureWriter& writer, RecordedEndpoint client, RecordedEndpoint server,
+              Timestamp start = Timestamp{1'700'000'000'000'000'000}, std::uint16_t mss = 1460);
+
+  void open(const TcpOptions& client_syn = {}, const TcpOptions& server_syn = {});
+  // `comment` goes on the first frame of this send.
+  void send(Side from, wire::Bytes data, std::string_view comment = {});
+  void close(Side first = Side::kClient);
+
+  // Sequence number of the next octet each side sends.
+  SeqNum next_seq(Side s) const { return side(s).next; }
+  Timestamp now() const { return now_; }
+
+ private:
+  struct State {
+    RecordedEndpoint ep;
+    SeqNum next;
+  };
+  State& side(Side s) { return s == Side::kClient ? client_ : server_; }
+  const State& side(Side s) const { return s == Side::kClient ? client_ : server_; }
+  void emit(Side from, TcpFlags flags, wire::Bytes options, wire::Bytes payload, std::string_view comment);
+
+  CaptureWriter& writer_;
+  State client_, server_;
+  Timestamp now_;
+  std::uint16_t mss_;
+};
+
+}  // namespace rdmaconf::capture

@@ -1,0 +1,132 @@
+#include <cstdio>
+
+#include "capture/headers.hpp"
+#include "capture/report.hpp"
+#include "capture/types.hpp"
+
+namespace rdmaconf::capture {
+
+IpAddress ipv4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) {
+  IpAddress ip;
+  ip.version = IpVersion::kV4;
+  ip.octets[0] = a;
+  ip.octets[1] = b;
+  ip.octets[2] = c;
+  ip.octets[3] = d;
+  return ip;
+}
+
+IpAddress ipv6(const std::array<std::uint8_t, 16>& octets) {
+  IpAddress ip;
+  ip.version = IpVersion::kV6;
+  ip.octets = octets;
+  return ip;
+}
+
+std::string IpAddress::to_string() const {
+  char buf[48];
+  if (version == IpVersion::kV4) {
+    std::snprintf(buf, sizeof buf, "%u.%u.%u.%u", octets[0], octets[1], octets[2], octets[3]);
+    return buf;
+  }
+  // RFC 5952 §4: lowercase hex, leading zeros dropped, the longest run of two
+  // or more zero groups shortened to "::".
+  std::array<unsigned, 8> g{};
+  for (int i = 0; i < 8; ++i) g[i] = static_cast<unsigned>(octets[2 * i] << 8 | octets[2 * i + 1]);
+  int best = -1, best_len = 0;
+  for (int i = 0; i < 8;) {
+    if (g[i] != 0) { ++i; continue; }
+    int j = i;
+    while (j < 8 && g[j] == 0) ++j;
+    if (j - i > best_len && j - i >= 2) { best = i; best_len = j - i; }
+    i = j;
+  }
+  std::string s;
+  for (int i = 0; i < 8; ++i) {
+    if (i == best) {
+      s += "::";
+      i += best_len - 1;
+      continue;
+    }
+    if (!s.empty() && s.back() != ':') s += ':';
+    std::snprintf(buf, sizeof buf, "%x", g[i]);
+    s += buf;
+  }
+  return s;
+}
+
+std::string Endpoint::to_string() const {
+  std::string a = address.to_string();
+  if (address.version == IpVersion::kV6) a = "[" + a + "]";
+  return a + ":" + std::to_string(port);
+}
+
+std::string StreamKey::to_string() const {
+  return source.to_string() + " -> " + destination.to_string();
+}
+
+std::string_view link_type_name(LinkType t) {
+  switch (t) {
+    case LinkType::kNull: return "BSD loopback (LINKTYPE_NULL)";
+    case LinkType::kEthernet: return "Ethernet (LINKTYPE_ETHERNET)";
+    case LinkType::kRaw: return "raw IP (LINKTYPE_RAW)";
+    case LinkType::kLoop: return "OpenBSD loopback (LINKTYPE_LOOP)";
+    case LinkType::kLinuxSll: return "Linux cooked (LINKTYPE_LINUX_SLL)";
+    case LinkType::kIpv4: return "raw IPv4 (LINKTYPE_IPV4)";
+    case LinkType::kIpv6: return "raw IPv6 (LINKTYPE_IPV6)";
+    case LinkType::kLinuxSll2: return "Linux cooked v2 (LINKTYPE_LINUX_SLL2)";
+  }
+  return "unsupported link type";
+}
+
+std::string_view report_kind_name(ReportKind k) {
+  switch (k) {
+    case ReportKind::kMalformedFrame: return "malformed frame";
+    case ReportKind::kUnsupportedLinkType: return "unsupported link type";
+    case ReportKind::kNotTcp: return "not TCP";
+    case ReportKind::kIpFragment: return "IP fragment";
+    case ReportKind::kSnaplenCut: return "cut by snaplen";
+    case ReportKind::kMalformedTcpOptions: return "malformed TCP options";
+    case ReportKind::kMidStreamStart: return "stream starts mid-connection";
+    case ReportKind::kRetransmission: return "retransmission";
+    case ReportKind::kConflictingOverlap: return "overlapping segments disagree";
+    case ReportKind::kGap: return "gap";
+    case ReportKind::kBufferLimit: return "buffer limit hit";
+    case ReportKind::kConnectionLimit: return "connection limit hit";
+    case ReportKind::kDataBeforeStreamStart: return "data before the stream's start";
+    case ReportKind::kDataAfterFin: return "data after FIN";
+    case ReportKind::kLateData: return "data arrived after its gap was reported";
+    case ReportKind::kReset: return "reset";
+    case ReportKind::kTruncatedFile: return "truncated capture file";
+    case ReportKind::kReadError: return "read error";
+  }
+  return "unknown";
+}
+
+std::string_view gap_cause_name(GapCause c) {
+  switch (c) {
+    case GapCause::kNotCaptured: return "not in the capture";
+    case GapCause::kSnaplen: return "cut by snaplen";
+    case GapCause::kBufferLimit: return "flushed at a buffer limit";
+  }
+  return "unknown";
+}
+
+std::string Report::to_string() const {
+  std::string s;
+  if (frame.value != 0) s += "frame " + std::to_string(frame.value) + ": ";
+  s += report_kind_name(kind);
+  if (has_stream) s += " [" + stream.to_string() + "]";
+  if (kind == ReportKind::kGap || kind == ReportKind::kConflictingOverlap ||
+      kind == ReportKind::kRetransmission || kind == ReportKind::kBufferLimit ||
+      kind == ReportKind::kDataAfterFin || kind == ReportKind::kLateData || kind == ReportKind::kDataBeforeStreamStart) {
+    s += " at stream offset " + std::to_string(offset) + ", " + std::to_string(length) + " octets";
+  }
+  if (kind == ReportKind::kGap) s += " (" + std::string(gap_cause_name(gap_cause)) + ")";
+  if (kind == ReportKind::kConflictingOverlap)
+    s += " (first copy in frame " + std::to_string(other_frame.value) + ")";
+  if (!detail.field.empty()) s += ": " + detail.to_string();
+  return s;
+}
+
+}  // namespace rdmaconf::capture

@@ -1,0 +1,161 @@
+#include "mpa/deframer.hpp"
+
+#include <array>
+
+#include "wire/crc32c.hpp"
+
+namespace rdmaconf::mpa {
+namespace {
+
+// Where the logical octets of an FPDU (header, ULPDU, PAD, CRC) lie in the
+// stream octets that start at `position`, with a Marker at every multiple
+// of 512 when Markers are on (RFC 5044 §4.3).
+class Layout {
+ public:
+  Layout(std::uint64_t position, bool markers)
+      : markers_(markers),
+        first_marker_(static_cast<std::size_t>((kMarkerInterval - position % kMarkerInterval) % kMarkerInterval)) {}
+
+  // Stream offset of logical octet `i`.
+  std::size_t offset_of(std::size_t i) const {
+    return markers_ ? i + kMarkerSize * markers_within_logical(i + 1) : i;
+  }
+  // Stream octets taken by the first `logical` logical octets.
+  std::size_t span_of(std::size_t logical) const {
+    return markers_ ? logical + kMarkerSize * markers_within_logical(logical) : logical;
+  }
+  // The first Marker at or after stream offset `s` (SIZE_MAX without Markers).
+  std::size_t next_marker(std::size_t s) const {
+    if (!markers_) return SIZE_MAX;
+    if (s <= first_marker_) return first_marker_;
+    return first_marker_ + (s - first_marker_ + kMarkerInterval - 1) / kMarkerInterval * kMarkerInterval;
+  }
+  std::size_t first_marker() const { return markers_ ? first_marker_ : SIZE_MAX; }
+
+  // Calls f(view) for the stream pieces holding logical octets [from, to).
+  template <typename F>
+  void for_each_piece(wire::Bytes stream, std::size_t from, std::size_t to, F&& f) const {
+    if (from >= to) return;
+    std::size_t s = offset_of(from);
+    std::size_t left = to - from;
+    while (left > 0) {
+      const std::size_t m = next_marker(s);
+      const std::size_t n = m == SIZE_MAX ? left : std::min(left, m - s);
+      f(stream.subspan(s, n));
+      s += n;
+      left -= n;
+      if (s == m) s += kMarkerSize;
+    }
+  }
+
+ private:
+  std::size_t markers_within_logical(std::size_t logical) const {
+    if (logical <= first_marker_) return 0;
+    return 1 + (logical - first_marker_ - 1) / (kMarkerInterval - kMarkerSize);
+  }
+
+  bool markers_;
+  std::size_t first_marker_;
+};
+
+const wire::Chunks kNoChunks{};
+
+}  // namespace
+
+DeframeResult Deframer::fail(DeframeError e) {
+  error_ = e;
+  return e;
+}
+
+DeframeResult Deframer::next(wire::Bytes u) {
+  if (error_) return *error_;
+  const Layout layout(position_, config_.markers);
+
+  // The ULPDU_Length field: two logical octets, possibly split by a Marker.
+  const std::size_t header_at = layout.offset_of(0);
+  const std::size_t header_second = layout.offset_of(1);
+  if (u.size() <= header_second) return NeedMore{header_second + 1};
+  const std::uint16_t ulpdu_length =
+      static_cast<std::uint16_t>(std::uint16_t{u[header_at]} << 8 | u[header_second]);
+
+  if (ulpdu_length > config_.max_ulpdu_length) {
+    const wire::FieldDecl& d = FpduHeader::field_decl(FpduHeaderSpec::Field::ULPDU_Length);
+    return fail({LlpErrorCode::kMarkerFpduStartMismatch,
+                 wire::DecodeError{d.name, "exceeds the receive limit (MULPDU)", d.rfc_section, header_at},
+                 position_});
+  }
+
+  const std::size_t pad = pad_length(ulpdu_length);
+  const std::size_t logical = fpdu_length_without_markers(ulpdu_length);
+  const std::size_t total = layout.span_of(logical);
+  if (u.size() < total) return NeedMore{total};
+  const wire::Bytes fpdu = u.first(total);
+
+  Fpdu out;
+  out.stream_position = position_;
+  out.consumed = total;
+  out.ulpdu_length = ulpdu_length;
+  out.pad_length = pad;
+
+  // Markers: each must point back to this FPDU's ULPDU_Length field.
+  markers_.clear();
+  std::optional<std::size_t> bad_marker;
+  for (std::size_t m = layout.first_marker(); m < total; m += kMarkerInterval) {
+    MarkerSeen seen;
+    seen.stream_position = position_ + m;
+    seen.reserved = static_cast<std::uint16_t>(std::uint16_t{fpdu[m]} << 8 | fpdu[m + 1]);
+    seen.fpdu_ptr = static_cast<std::uint16_t>(std::uint16_t{fpdu[m + 2]} << 8 | fpdu[m + 3]);
+    // A Marker in front of the header (header_at == m + 4) carries 0.
+    const std::size_t expected = m < header_at ? 0 : m - header_at;
+    seen.expected_fpdu_ptr = static_cast<std::uint16_t>(expected);
+    seen.valid = expected <= 0xffff && seen.fpdu_ptr == expected;
+    if (!seen.valid && !bad_marker) bad_marker = m;
+    markers_.push_back(seen);
+  }
+  out.markers = markers_;
+
+  // The ULPDU as views, Markers removed.
+  ulpdu_ = kNoChunks;  // copy-assignment keeps the overflow list's capacity
+  layout.for_each_piece(fpdu, kUlpduLengthSize, kUlpduLengthSize + ulpdu_length,
+                        [&](wire::Bytes piece) { ulpdu_.append(piece); });
+  out.ulpdu_ = &ulpdu_;
+
+  layout.for_each_piece(fpdu, kUlpduLengthSize + ulpdu_length, logical - kCrcSize, [&](wire::Bytes piece) {
+    for (std::uint8_t o : piece) out.pad_nonzero |= o != 0;
+  });
+
+  // RFC 5044 §4.4: the CRC covers the FPDU's octets before its first CRC
+  // octet, Markers included; carried least significant octet first.
+  std::array<std::uint8_t, kCrcSize> crc_octets{};
+  std::size_t filled = 0;
+  layout.for_each_piece(fpdu, logical - kCrcSize, logical, [&](wire::Bytes piece) {
+    for (std::uint8_t o : piece) crc_octets[filled++] = o;
+  });
+  out.received_crc = wire::crc32c_from_wire(crc_octets);
+  const std::size_t crc_at = layout.offset_of(logical - kCrcSize);
+  if (config_.crc) {
+    out.computed_crc = wire::crc32c(fpdu.first(crc_at));
+    out.crc_status = out.computed_crc == out.received_crc ? CrcStatus::kMatch : CrcStatus::kMismatch;
+  }
+
+  if (config_.fail_on_error) {
+    if (bad_marker) {
+      const wire::FieldDecl& d = MarkerHeader::field_decl(MarkerSpec::Field::FPDUPTR);
+      return fail({LlpErrorCode::kMarkerFpduStartMismatch,
+                   wire::DecodeError{d.name, "does not point back to the FPDU's ULPDU_Length", d.rfc_section,
+                                     *bad_marker + 2},
+                   position_});
+    }
+    if (out.crc_status == CrcStatus::kMismatch) {
+      const wire::FieldDecl& d = CrcTrailer::field_decl(CrcTrailerSpec::Field::CRC);
+      return fail({LlpErrorCode::kCrcError,
+                   wire::DecodeError{d.name, "does not match the CRC32c of the received FPDU", d.rfc_section,
+                                     crc_at},
+                   position_});
+    }
+  }
+  position_ += total;
+  return out;
+}
+
+}  // namespace rdmaconf::mpa

@@ -1,0 +1,474 @@
+#include "mpa/negotiation.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace rdmaconf::mpa {
+namespace {
+
+using F = ReqRepSpec::Field;
+
+std::size_t private_data_limit(bool enhanced) {
+  return kMaxPrivateDataLength - (enhanced ? kEnhancedDataSize : 0);
+}
+
+RtrKinds offered_by(const EnhancedData& e) { return RtrKinds{e.rtr_send, e.rtr_write, e.rtr_read}; }
+
+wire::DecodeError frame_rule(F field, std::string_view rule, std::string_view section) {
+  const wire::FieldDecl& d = ReqRepHeader::field_decl(field);
+  return wire::DecodeError{d.name, rule, section, d.octet_offset()};
+}
+
+bool is_field(const wire::DecodeError& e, F field) { return e.field == ReqRepHeader::field_decl(field).name; }
+
+}  // namespace
+
+std::string_view name(RtrKind kind) {
+  switch (kind) {
+    case RtrKind::kNone: return "none";
+    case RtrKind::kZeroLengthSend: return "zero-length Send";
+    case RtrKind::kZeroLengthWrite: return "zero-length RDMA Write";
+    case RtrKind::kZeroLengthRead: return "zero-length RDMA Read";
+  }
+  return "?";
+}
+
+bool RtrKinds::contains(RtrKind k) const {
+  switch (k) {
+    case RtrKind::kZeroLengthSend: return send;
+    case RtrKind::kZeroLengthWrite: return write;
+    case RtrKind::kZeroLengthRead: return read;
+    case RtrKind::kNone: return false;
+  }
+  return false;
+}
+
+std::string_view name(NegotiationState s) {
+  switch (s) {
+    case NegotiationState::kAwaitRequest: return "awaiting MPA Request";
+    case NegotiationState::kAwaitReply: return "awaiting MPA Reply";
+    case NegotiationState::kRequestReceived: return "MPA Request received, ULP to accept or reject";
+    case NegotiationState::kFullOperation: return "full operation";
+    case NegotiationState::kFailed: return "failed";
+  }
+  return "?";
+}
+
+std::string_view name(FailureKind k) {
+  switch (k) {
+    case FailureKind::kRejectedByPeer: return "rejected by peer";
+    case FailureKind::kRejectedLocally: return "rejected locally";
+    case FailureKind::kRevisionMismatch: return "revision mismatch";
+    case FailureKind::kMalformedFrame: return "malformed Request/Reply";
+    case FailureKind::kTimeout: return "timeout";
+    case FailureKind::kMarkersUnsupported: return "Markers requested but unsupported";
+    case FailureKind::kInsufficientIrd: return "insufficient IRD";
+    case FailureKind::kNoMatchingRtr: return "no matching RTR";
+    case FailureKind::kUnexpectedData: return "data before the Reply";
+  }
+  return "?";
+}
+
+std::string_view name(FailureAction a) {
+  switch (a) {
+    case FailureAction::kClose: return "close the connection";
+    case FailureAction::kSendRejectThenClose: return "send the MPA Reply with R set, then close";
+    case FailureAction::kSendTerminateThenClose: return "send a Terminate (layer LLP, type MPA), then close";
+  }
+  return "?";
+}
+
+Negotiation::Negotiation(NegotiationConfig config)
+    : config_(std::move(config)),
+      state_(config_.role == Role::kInitiator ? NegotiationState::kAwaitReply
+                                              : NegotiationState::kAwaitRequest) {
+  if (config_.role == Role::kInitiator) start_initiator();
+}
+
+bool Negotiation::accepts(std::uint8_t revision) const {
+  return (revision == kRevision1 && config_.accept_rev1) || (revision == kRevision2 && config_.accept_rev2);
+}
+
+std::uint8_t Negotiation::highest_accepted() const {
+  return config_.accept_rev2 ? kRevision2 : kRevision1;
+}
+
+void Negotiation::fail(NegotiationFailure f) {
+  state_ = NegotiationState::kFailed;
+  failure_ = f;
+}
+
+wire::Bytes Negotiation::pending_output() const { return wire::Bytes(output_).subspan(output_sent_); }
+
+void Negotiation::output_sent(std::size_t n) {
+  output_sent_ = std::min(output_.size(), output_sent_ + n);
+}
+
+bool Negotiation::timer_running() const {
+  return state_ == NegotiationState::kAwaitReply || state_ == NegotiationState::kAwaitRequest;
+}
+
+void Negotiation::timer_expired() {
+  if (!timer_running()) return;
+  // RFC 5044 §7.1.2: an initiator that gets no Reply in time, and a responder
+  // that gets no Request, give up on the connection.
+  fail({.kind = FailureKind::kTimeout,
+        .action = FailureAction::kClose,
+        .terminate_code = std::nullopt,
+        .decode_error = std::nullopt,
+        .reason = config_.role == Role::kInitiator
+                      ? "no MPA Reply before the timer expired (RFC 5044 §7.1.2)"
+                      : "no MPA Request before the timer expired (RFC 5044 §7.1.2)",
+        .peer_revision = std::nullopt,
+        .peer_private_data = {}});
+}
+
+void Negotiation::start_initiator() {
+  ReqRepFields f;
+  f.kind = FrameKind::kRequest;
+  f.markers = config_.want_markers;
+  f.crc = config_.want_crc;
+  f.revision = config_.revision;
+  if (config_.revision == kRevision2) {
+    EnhancedData e;
+    e.ird = std::min(config_.ird, kMaxIrdOrd);
+    e.ord = std::min(config_.ord, kMaxIrdOrd);
+    e.peer_to_peer = config_.peer_to_peer;
+    if (config_.peer_to_peer) {
+      e.rtr_send = config_.rtr.send;
+      e.rtr_write = config_.rtr.write;
+      e.rtr_read = config_.rtr.read;
+    }
+    f.enhanced = e;
+  }
+  if (config_.private_data.size() > private_data_limit(f.enhanced.has_value())) {
+    fail({.kind = FailureKind::kMalformedFrame,
+          .action = FailureAction::kClose,
+          .terminate_code = std::nullopt,
+          .decode_error = frame_rule(F::PD_Length, "local private data exceeds the limit", cite::kPrivateData),
+          .reason = "configured private data is longer than a Request can carry (RFC 5044 §7.1.4)",
+          .peer_revision = std::nullopt,
+          .peer_private_data = {}});
+    return;
+  }
+  f.private_data = config_.private_data;
+  sent_enhanced_ = f.enhanced;
+  sent_markers_ = f.markers;
+  sent_crc_ = f.crc;
+  sent_revision_ = f.revision;
+  encode_req_rep(f, output_);
+}
+
+std::size_t Negotiation::receive(wire::Bytes received) {
+  if (state_ == NegotiationState::kRequestReceived && !received.empty()) {
+    // RFC 5044 §7.1.2: the initiator sends nothing after its Request until
+    // it has the Reply.
+    fail({.kind = FailureKind::kUnexpectedData,
+          .action = FailureAction::kClose,
+          .terminate_code = std::nullopt,
+          .decode_error = std::nullopt,
+          .reason = "octets arrived after the Request, before the Reply was sent (RFC 5044 §7.1.2)",
+          .peer_revision = std::nullopt,
+          .peer_private_data = {}});
+    return 0;
+  }
+  if (!timer_running()) return 0;
+
+  const FrameKind expect = config_.role == Role::kInitiator ? FrameKind::kReply : FrameKind::kRequest;
+  std::size_t used = 0;
+  for (;;) {
+    auto need = required_frame_size(input_, expect);
+    if (!need) {
+      const bool initiator = config_.role == Role::kInitiator;
+      fail({.kind = FailureKind::kMalformedFrame,
+            .action = initiator ? FailureAction::kSendTerminateThenClose : FailureAction::kClose,
+            .terminate_code = initiator ? std::optional(LlpErrorCode::kInvalidRequestOrReply) : std::nullopt,
+            .decode_error = need.error(),
+            .reason = "invalid MPA Request/Reply (RFC 5044 §7.1.1, §8)",
+            .peer_revision = std::nullopt,
+            .peer_private_data = {}});
+      return used;
+    }
+    if (input_.size() >= *need) break;
+    if (used == received.size()) return used;
+    const std::size_t take = std::min(*need - input_.size(), received.size() - used);
+    input_.insert(input_.end(), received.begin() + static_cast<std::ptrdiff_t>(used),
+                  received.begin() + static_cast<std::ptrdiff_t>(used + take));
+    used += take;
+  }
+  on_frame();
+  return used;
+}
+
+void Negotiation::on_frame() {
+  const bool initiator = config_.role == Role::kInitiator;
+  ReqRepDecodeOptions options;
+  options.expect = initiator ? FrameKind::kReply : FrameKind::kRequest;
+  options.check_reserved = config_.check_reserved;
+  auto frame = decode_req_rep(input_, options);
+  if (!frame) {
+    const std::uint8_t peer_rev = input_[17];
+    if (is_field(frame.error(), F::Rev)) {
+      if (!initiator) {
+        // RFC 5044 §7.1.2: a responder that cannot speak the requested
+        // revision rejects, naming the revision it has.
+        queue_reply(true, highest_accepted(), std::nullopt, {});
+        fail({.kind = FailureKind::kRevisionMismatch,
+              .action = FailureAction::kSendRejectThenClose,
+              .terminate_code = std::nullopt,
+              .decode_error = frame.error(),
+              .reason = "Request revision not supported; rejected (RFC 5044 §7.1.2)",
+              .peer_revision = peer_rev,
+              .peer_private_data = {}});
+      } else {
+        fail({.kind = FailureKind::kRevisionMismatch,
+              .action = FailureAction::kSendTerminateThenClose,
+              .terminate_code = LlpErrorCode::kInvalidRequestOrReply,
+              .decode_error = frame.error(),
+              .reason = "Reply carries an unknown revision (RFC 5044 §7.1.1, §8)",
+              .peer_revision = peer_rev,
+              .peer_private_data = {}});
+      }
+      return;
+    }
+    fail({.kind = FailureKind::kMalformedFrame,
+          .action = initiator ? FailureAction::kSendTerminateThenClose : FailureAction::kClose,
+          .terminate_code = initiator ? std::optional(LlpErrorCode::kInvalidRequestOrReply) : std::nullopt,
+          .decode_error = frame.error(),
+          .reason = "invalid MPA Request/Reply (RFC 5044 §7.1.1, §8)",
+          .peer_revision = std::nullopt,
+          .peer_private_data = {}});
+    return;
+  }
+  peer_frame_ = *frame;
+  if (initiator)
+    on_reply(*peer_frame_);
+  else
+    on_request(*peer_frame_);
+}
+
+void Negotiation::on_request(const ReqRepFrame& request) {
+  if (!accepts(request.revision)) {
+    queue_reply(true, highest_accepted(), std::nullopt, {});
+    fail({.kind = FailureKind::kRevisionMismatch,
+          .action = FailureAction::kSendRejectThenClose,
+          .terminate_code = std::nullopt,
+          .decode_error = std::nullopt,
+          .reason = "Request revision not accepted; rejected (RFC 5044 §7.1.2)",
+          .peer_revision = request.revision,
+          .peer_private_data = request.ulp_private_data});
+    return;
+  }
+  // RFC 5044 §7.1.1: M is a requirement of the receiver; one we cannot meet
+  // is refused (Linux siw does the same, having no Marker support).
+  if (request.markers && !config_.can_send_markers) {
+    queue_reply(true, request.revision, std::nullopt, {});
+    fail({.kind = FailureKind::kMarkersUnsupported,
+          .action = FailureAction::kSendRejectThenClose,
+          .terminate_code = std::nullopt,
+          .decode_error = std::nullopt,
+          .reason = "peer requires Markers this endpoint cannot insert; rejected (RFC 5044 §7.1.1)",
+          .peer_revision = std::nullopt,
+          .peer_private_data = request.ulp_private_data});
+    return;
+  }
+  state_ = NegotiationState::kRequestReceived;
+}
+
+void Negotiation::accept() { accept(config_.private_data); }
+
+void Negotiation::accept(wire::Bytes private_data) {
+  if (state_ != NegotiationState::kRequestReceived) return;
+  const ReqRepFrame& request = *peer_frame_;
+
+  NegotiationOutcome out;
+  out.role = Role::kResponder;
+  out.revision = request.revision;
+  out.crc = request.crc || config_.want_crc;
+  out.markers_send = request.markers;
+  out.markers_receive = config_.want_markers;
+  out.peer_private_data = request.ulp_private_data;
+
+  std::optional<EnhancedData> reply_data;
+  bool no_matching_rtr = false;
+  if (request.enhanced_data) {
+    const EnhancedData& theirs = *request.enhanced_data;
+    EnhancedData ours;
+    // RFC 6581: our ORD never exceeds the initiator's IRD; our IRD is what
+    // we have (the initiator lowers its ORD to it if it must).
+    ours.ird = std::min(config_.ird, kMaxIrdOrd);
+    ours.ord = std::min({config_.ord, theirs.ird, kMaxIrdOrd});
+    if (theirs.peer_to_peer) {
+      // RFC 6581 §9.2: A is echoed, and exactly one offered RTR kind chosen.
+      ours.peer_to_peer = true;
+      const RtrKinds offered = offered_by(theirs);
+      RtrKind chosen = RtrKind::kNone;
+      for (RtrKind k : config_.rtr_preference) {
+        if (!offered.contains(k) || !config_.rtr.contains(k)) continue;
+        // A zero-length Read needs a Read credit on both sides.
+        if (k == RtrKind::kZeroLengthRead && (ours.ird == 0 || theirs.ord == 0)) continue;
+        chosen = k;
+        break;
+      }
+      ours.rtr_send = chosen == RtrKind::kZeroLengthSend;
+      ours.rtr_write = chosen == RtrKind::kZeroLengthWrite;
+      ours.rtr_read = chosen == RtrKind::kZeroLengthRead;
+      no_matching_rtr = chosen == RtrKind::kNone;
+      out.peer_to_peer = true;
+      out.rtr_to_expect = chosen;
+    }
+    reply_data = ours;
+    out.enhanced = true;
+    out.ird = ours.ird;
+    out.ord = ours.ord;
+    out.peer_ird = theirs.ird;
+    out.peer_ord = theirs.ord;
+  }
+
+  if (private_data.size() > private_data_limit(reply_data.has_value())) {
+    fail({.kind = FailureKind::kMalformedFrame,
+          .action = FailureAction::kClose,
+          .terminate_code = std::nullopt,
+          .decode_error = frame_rule(F::PD_Length, "local private data exceeds the limit", cite::kPrivateData),
+          .reason = "private data is longer than a Reply can carry (RFC 5044 §7.1.4)",
+          .peer_revision = std::nullopt,
+          .peer_private_data = {}});
+    return;
+  }
+  queue_reply(false, request.revision, reply_data, private_data);
+  if (no_matching_rtr) {
+    fail({.kind = FailureKind::kNoMatchingRtr,
+          .action = FailureAction::kSendTerminateThenClose,
+          .terminate_code = LlpErrorCode::kNoMatchingRtr,
+          .decode_error = std::nullopt,
+          .reason = "none of the offered RTR kinds can be received (RFC 6581 §9.2)",
+          .peer_revision = std::nullopt,
+          .peer_private_data = request.ulp_private_data});
+    return;
+  }
+  state_ = NegotiationState::kFullOperation;
+  outcome_ = out;
+}
+
+void Negotiation::reject(wire::Bytes private_data) {
+  if (state_ != NegotiationState::kRequestReceived) return;
+  queue_reply(true, peer_frame_->revision, std::nullopt,
+              private_data.subspan(0, std::min(private_data.size(), kMaxPrivateDataLength)));
+  fail({.kind = FailureKind::kRejectedLocally,
+        .action = FailureAction::kSendRejectThenClose,
+        .terminate_code = std::nullopt,
+        .decode_error = std::nullopt,
+        .reason = "the ULP rejected the connection (RFC 5044 §7.1.2)",
+        .peer_revision = std::nullopt,
+        .peer_private_data = peer_frame_->ulp_private_data});
+}
+
+void Negotiation::queue_reply(bool reject, std::uint8_t revision, std::optional<EnhancedData> enhanced,
+                              wire::Bytes private_data) {
+  ReqRepFields f;
+  f.kind = FrameKind::kReply;
+  f.markers = config_.want_markers && !reject;
+  f.crc = config_.want_crc || (peer_frame_ && peer_frame_->crc);
+  f.reject = reject;
+  f.revision = revision;
+  f.enhanced = enhanced;
+  f.private_data = private_data;
+  encode_req_rep(f, output_);
+}
+
+void Negotiation::on_reply(const ReqRepFrame& reply) {
+  auto terminate = [&](FailureKind kind, LlpErrorCode code, std::string_view reason,
+                       std::optional<wire::DecodeError> detail = std::nullopt) {
+    fail({.kind = kind,
+          .action = FailureAction::kSendTerminateThenClose,
+          .terminate_code = code,
+          .decode_error = detail,
+          .reason = reason,
+          .peer_revision = reply.revision,
+          .peer_private_data = reply.ulp_private_data});
+  };
+  if (reply.reject) {
+    // RFC 5044 §7.1.2: a Reply with R set ends the attempt; the initiator
+    // closes. A different Rev tells which revision the responder speaks.
+    const bool revision = reply.revision != sent_revision_;
+    fail({.kind = revision ? FailureKind::kRevisionMismatch : FailureKind::kRejectedByPeer,
+          .action = FailureAction::kClose,
+          .terminate_code = std::nullopt,
+          .decode_error = std::nullopt,
+          .reason = revision ? "peer rejected the revision (RFC 5044 §7.1.2)"
+                             : "peer rejected the connection (RFC 5044 §7.1.2)",
+          .peer_revision = reply.revision,
+          .peer_private_data = reply.ulp_private_data});
+    return;
+  }
+  if (reply.revision != sent_revision_)
+    return terminate(FailureKind::kRevisionMismatch, LlpErrorCode::kInvalidRequestOrReply,
+                     "Reply accepts with a revision other than the Request's (RFC 5044 §7.1.2)");
+  if (reply.markers && !config_.can_send_markers) {
+    fail({.kind = FailureKind::kMarkersUnsupported,
+          .action = FailureAction::kClose,
+          .terminate_code = std::nullopt,
+          .decode_error = std::nullopt,
+          .reason = "peer requires Markers this endpoint cannot insert (RFC 5044 §7.1.1)",
+          .peer_revision = std::nullopt,
+          .peer_private_data = reply.ulp_private_data});
+    return;
+  }
+
+  NegotiationOutcome out;
+  out.role = Role::kInitiator;
+  out.revision = reply.revision;
+  out.crc = sent_crc_ || reply.crc;
+  out.markers_send = reply.markers;
+  out.markers_receive = sent_markers_;
+  out.peer_private_data = reply.ulp_private_data;
+
+  if (sent_enhanced_.has_value() != reply.enhanced_data.has_value()) {
+    return terminate(FailureKind::kMalformedFrame, LlpErrorCode::kInvalidRequestOrReply,
+                     "enhanced data in one frame but not the other (RFC 6581 §9)",
+                     frame_rule(F::S, "a Reply carries enhanced data exactly when the Request does",
+                                cite::kEnhancedFlag));
+  }
+  if (sent_enhanced_) {
+    const EnhancedData& ours = *sent_enhanced_;
+    const EnhancedData& theirs = *reply.enhanced_data;
+    out.enhanced = true;
+    out.ird = ours.ird;
+    out.peer_ird = theirs.ird;
+    out.peer_ord = theirs.ord;
+    // RFC 6581: the responder may not read from us with more outstanding
+    // reads than our IRD allows.
+    if (theirs.ord > ours.ird)
+      return terminate(FailureKind::kInsufficientIrd, LlpErrorCode::kInsufficientIrd,
+                       "responder's ORD exceeds our IRD (RFC 6581 §9)");
+    out.ord = ours.ord;
+    if (theirs.ird < ours.ord) {
+      if (!config_.allow_ord_reduction)
+        return terminate(FailureKind::kInsufficientIrd, LlpErrorCode::kInsufficientIrd,
+                         "responder's IRD is below our ORD (RFC 6581 §9)");
+      out.ord = theirs.ird;
+    }
+    if (ours.peer_to_peer) {
+      // RFC 6581 §9.2: A echoed, exactly one of the offered kinds chosen.
+      const int chosen = int{theirs.rtr_send} + int{theirs.rtr_write} + int{theirs.rtr_read};
+      const RtrKind kind = theirs.rtr_send    ? RtrKind::kZeroLengthSend
+                           : theirs.rtr_write ? RtrKind::kZeroLengthWrite
+                           : theirs.rtr_read  ? RtrKind::kZeroLengthRead
+                                              : RtrKind::kNone;
+      if (!theirs.peer_to_peer || chosen != 1 || !offered_by(ours).contains(kind))
+        return terminate(FailureKind::kNoMatchingRtr, LlpErrorCode::kNoMatchingRtr,
+                         "Reply does not choose exactly one offered RTR kind (RFC 6581 §9.2)");
+      out.peer_to_peer = true;
+      out.rtr_to_send = kind;
+    } else if (theirs.peer_to_peer) {
+      return terminate(FailureKind::kMalformedFrame, LlpErrorCode::kInvalidRequestOrReply,
+                       "Reply sets A although the Request did not (RFC 6581 §9.2)",
+                       wire::DecodeError{"A", "set in a Reply to a client/server Request", cite::kPeerToPeer,
+                                         kReqRepHeaderSize});
+    }
+  }
+  state_ = NegotiationState::kFullOperation;
+  outcome_ = out;
+}
+
+}  // namespace rdmaconf::mpa

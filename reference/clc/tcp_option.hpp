@@ -1,0 +1,50 @@
+// The SMC TCP option (RFC 7609 §3.1 and App. A.1): an experimental option
+// (kind 254, RFC 6994) whose 32-bit ExID is EBCDIC "SMCR", 0xE2D4C3D9.
+// A host that can do SMC puts it in its SYN; the server echoes it in the
+// SYN-ACK. CLC messages follow the TCP handshake only when both SYNs carried
+// it; otherwise the connection stays plain TCP (local reason PEERNOSMC).
+//
+// detect() walks a raw TCP header's options with bounds on every step; a
+// malformed option list is a typed error, never a read past the header.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "clc/cite.hpp"
+#include "wire/bytes.hpp"
+#include "wire/result.hpp"
+
+namespace rdmaconf::clc {
+
+inline constexpr std::uint8_t kTcpOptionKindExperimental = 254;  // RFC 6994
+inline constexpr std::uint8_t kTcpOptionLengthSmc = 6;           // kind, length, 4-octet ExID
+inline constexpr std::uint32_t kTcpOptionSmcExId = 0xE2D4C3D9;
+
+// The six octets of the option.
+std::array<std::uint8_t, 6> build_smc_option();
+// The option preceded by two NOPs, keeping the option list 4-octet aligned
+// as Linux sends it (TCPOLEN_EXP_SMC_BASE_ALIGNED).
+std::array<std::uint8_t, 8> build_smc_option_aligned();
+
+// Parses one option that starts with kind 254: true when it is the SMC
+// option, false when it is another experiment's (different ExID); an error
+// when it is too short to hold an ExID or is the SMC ExID with a wrong length.
+wire::Result<bool> parse_smc_option(wire::Bytes option);
+
+struct TcpSmcIndication {
+  bool syn = false;           // SYN flag of the segment
+  bool ack = false;           // ACK flag (SYN-ACK when both)
+  bool smc_option = false;    // the SMC option was present
+};
+
+// Looks for the SMC option in a TCP header (20-60 octets with options).
+wire::Result<TcpSmcIndication> detect(wire::Bytes tcp_header);
+
+// CLC follows the TCP handshake only when the SYN and the SYN-ACK both
+// carried the option (RFC 7609 §3.1).
+constexpr bool clc_follows(bool syn_had_option, bool syn_ack_had_option) {
+  return syn_had_option && syn_ack_had_option;
+}
+
+}  // namespace rdmaconf::clc

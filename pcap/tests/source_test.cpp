@@ -1,0 +1,369 @@
+// Reading captures through libpcap (pcap and pcapng, every link type),
+// writing them (round trip to the exact octets), bad files, BPF filters,
+// tshark's view of what we write, and live capture on loopback.
+#include "capture/source.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "capture/synth.hpp"
+#include "capture/writer.hpp"
+#include "fixtures.hpp"
+
+namespace rdmaconf::capture {
+namespace {
+
+using testing::bytes_of;
+using testing::Recorder;
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = fs::temp_directory_path() / ("rdmaconf-pcap-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+const RecordedEndpoint kClientEp{{0x02, 0, 0, 0, 0, 1}, ipv4(192, 0, 2, 1), 40000, SeqNum{0xfffffff0u}};
+const RecordedEndpoint kServerEp{{0x02, 0, 0, 0, 0, 2}, ipv4(192, 0, 2, 2), 5000, SeqNum{12345}};
+
+std::string pattern(std::size_t n, int seed) {
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) s.push_back(static_cast<char>((i * 31 + static_cast<std::size_t>(seed)) & 0xff));
+  return s;
+}
+
+// A recorded exchange: handshake, data both ways (client's crosses the
+// 32-bit sequence wrap), FIN.
+void record_exchange(CaptureWriter& w, const std::string& request, const std::string& reply) {
+  TcpRecorder rec(w, kClientEp, kServerEp);
+  TcpOptions smc;
+  smc.smc = true;
+  rec.open(smc, smc);
+  rec.send(TcpRecorder::Side::kClient, bytes_of(request), "MPA Request");
+  rec.send(TcpRecorder::Side::kServer, bytes_of(reply), "MPA Reply");
+  rec.close();
+}
+
+Recorder read_back(const std::string& path, std::string_view filter = {}) {
+  Recorder rec;
+  std::string error;
+  auto src = PacketSource::open_file(path, filter, error);
+  EXPECT_TRUE(src) << error;
+  if (!src) return rec;
+  Reassembler ra(rec);
+  run_capture(*src, ra, rec);
+  return rec;
+}
+
+TEST(Source, RoundTripPcapngAndPcap) {
+  TempDir dir;
+  const std::string request = pattern(5000, 1), reply = pattern(3000, 2);
+  for (FileFormat format : {FileFormat::kPcapng, FileFormat::kPcap}) {
+    const std::string path = dir.file(format == FileFormat::kPcapng ? "x.pcapng" : "x.pcap");
+    {
+      std::ofstream f(path, std::ios::binary);
+      CaptureWriter w(f, format);
+      record_exchange(w, request, reply);
+      ASSERT_TRUE(w.ok());
+    }
+    Recorder rec = read_back(path);
+    EXPECT_EQ(rec.text(testing::kC2S), request);
+    EXPECT_EQ(rec.text(testing::kS2C), reply);
+    EXPECT_TRUE(rec.reports.empty()) << rec.reports[0].to_string();
+    EXPECT_EQ(rec.streams[testing::kC2S].end, StreamEnd::kFin);
+    EXPECT_EQ(rec.streams[testing::kS2C].end, StreamEnd::kFin);
+    EXPECT_TRUE(rec.streams[testing::kC2S].smc);
+    EXPECT_EQ(rec.streams[testing::kC2S].start, StreamStart::kSyn);
+  }
+}
+
+TEST(Source, PcapngTimestampsKeepNanoseconds) {
+  TempDir dir;
+  const std::string path = dir.file("ts.pcapng");
+  const auto frame = build_ethernet({}, {}, ethertype::kIpv4, std::vector<std::uint8_t>(46, 0));
+  {
+    std::ofstream f(path, std::ios::binary);
+    CaptureWriter w(f, FileFormat::kPcapng);
+    w.write(Timestamp{1'700'000'000'123'456'789}, frame);
+  }
+  std::string error;
+  auto src = PacketSource::open_file(path, {}, error);
+  ASSERT_TRUE(src) << error;
+  RawFrame raw;
+  ASSERT_EQ(src->next(raw), PacketSource::Next::kFrame);
+  EXPECT_EQ(raw.time.ns, 1'700'000'000'123'456'789);
+  EXPECT_EQ(raw.number, FrameNumber{1});
+  EXPECT_EQ(std::vector<std::uint8_t>(raw.captured.begin(), raw.captured.end()), frame);
+  EXPECT_EQ(src->next(raw), PacketSource::Next::kEnd);
+  EXPECT_FALSE(src->end_report());
+}
+
+// Each link type written to a file and read back through libpcap, so the
+// DLT -> LINKTYPE mapping is exercised as well as the decoder.
+TEST(Source, EveryLinkTypeThroughLibpcap) {
+  TempDir dir;
+  TcpSegmentSpec spec;
+  spec.key = StreamKey{testing::kClient, testing::kServer};
+  spec.seq = SeqNum{100};
+  spec.flags = {.ack = true};
+  const std::string payload = "linktype";
+  spec.payload = bytes_of(payload);
+  const auto v4 = build_ip_tcp(spec);
+  spec.key.source.address = ipv6({0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
+  spec.key.destination.address = ipv6({0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2});
+  const auto v6 = build_ip_tcp(spec);
+  auto prefixed = [](std::vector<std::uint8_t> head, const std::vector<std::uint8_t>& ip) {
+    head.insert(head.end(), ip.begin(), ip.end());
+    return head;
+  };
+  const std::uint16_t vid[] = {7};
+  struct Case {
+    LinkType link;
+    std::vector<std::uint8_t> frame;
+  };
+  const std::vector<Case> cases = {
+      {LinkType::kEthernet, build_ethernet({}, {}, ethertype::kIpv4, v4, vid)},
+      {LinkType::kNull, prefixed({2, 0, 0, 0}, v4)},
+      {LinkType::kLoop, prefixed({0, 0, 0, 24}, v6)},
+      {LinkType::kRaw, v6},
+      {LinkType::kIpv4, v4},
+      {LinkType::kIpv6, v6},
+      {LinkType::kLinuxSll, prefixed({0, 0, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0, 0x08, 0x00}, v4)},
+      {LinkType::kLinuxSll2, prefixed({0x86, 0xdd, 0, 0, 0, 0, 0, 1, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0}, v6)},
+  };
+  for (const Case& c : cases) {
+    for (FileFormat format : {FileFormat::kPcapng, FileFormat::kPcap}) {
+      const std::string path = dir.file("link.cap");
+      {
+        std::ofstream f(path, std::ios::binary);
+        CaptureWriter w(f, format, c.link);
+        w.write(Timestamp{1}, c.frame);
+      }
+      std::string error;
+      auto src = PacketSource::open_file(path, {}, error);
+      ASSERT_TRUE(src) << error;
+      EXPECT_EQ(src->link_type(), c.link) << link_type_name(c.link);
+      EXPECT_TRUE(src->link_supported());
+      RawFrame raw;
+      ASSERT_EQ(src->next(raw), PacketSource::Next::kFrame);
+      testing::Recorder sink;
+      auto seg = decode_frame(raw, sink);
+      ASSERT_TRUE(seg) << link_type_name(c.link) << ": " << (sink.reports.empty() ? "" : sink.reports[0].to_string());
+      EXPECT_EQ(std::string(seg->payload.begin(), seg->payload.end()), payload) << link_type_name(c.link);
+    }
+  }
+}
+
+TEST(Source, TruncatedFileIsReportedAfterTheFramesBeforeIt) {
+  TempDir dir;
+  const std::string request = pattern(3000, 3);
+  for (FileFormat format : {FileFormat::kPcapng, FileFormat::kPcap}) {
+    std::ostringstream out;
+    {
+      CaptureWriter w(out, format);
+      record_exchange(w, request, "ok");
+    }
+    const std::string whole = out.str();
+    // Cut the file at several points inside the last records.
+    for (std::size_t cut : {whole.size() - 1, whole.size() - 30, whole.size() - 70}) {
+      const std::string path = dir.file("cut.cap");
+      write_file(path, std::vector<std::uint8_t>(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(cut)));
+      Recorder rec = read_back(path);
+      EXPECT_EQ(rec.count(ReportKind::kTruncatedFile), 1u) << cut;
+      EXPECT_EQ(rec.text(testing::kC2S), request) << "frames before the cut are all used";
+    }
+  }
+}
+
+TEST(Source, GarbageFileFailsToOpenWithAReason) {
+  TempDir dir;
+  const std::string path = dir.file("garbage.pcap");
+  write_file(path, std::vector<std::uint8_t>(100, 0x42));
+  std::string error;
+  EXPECT_FALSE(PacketSource::open_file(path, {}, error));
+  EXPECT_FALSE(error.empty());
+  EXPECT_FALSE(PacketSource::open_file(dir.file("missing.pcap"), {}, error));
+}
+
+TEST(Source, AbsurdRecordLengthIsReportedNotAllocated) {
+  // A pcap record header claiming 4 GiB: libpcap refuses it; we report it.
+  TempDir dir;
+  auto bytes = CaptureWriter::pcap_header(LinkType::kEthernet, 65535);
+  const std::vector<std::uint8_t> record = {0, 0, 0, 1, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xf0, 0xff, 0xff, 0xff, 0xf0, 1, 2, 3};
+  bytes.insert(bytes.end(), record.begin(), record.end());
+  const std::string path = dir.file("absurd.pcap");
+  write_file(path, bytes);
+  Recorder rec = read_back(path);
+  EXPECT_EQ(rec.count(ReportKind::kTruncatedFile) + rec.count(ReportKind::kReadError), 1u);
+}
+
+TEST(Source, SnaplenCutPacketsBecomeSnaplenGaps) {
+  TempDir dir;
+  const std::string path = dir.file("snap.pcapng");
+  {
+    std::ofstream f(path, std::ios::binary);
+    CaptureWriter w(f, FileFormat::kPcapng, LinkType::kEthernet, 64);
+    TcpSegmentSpec spec;
+    spec.key = StreamKey{testing::kClient, testing::kServer};
+    spec.flags = {.ack = true};
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      const std::string payload(100, static_cast<char>('a' + i));
+      spec.seq = SeqNum{1000 + i * 100};
+      spec.payload = bytes_of(payload);
+      const auto frame = build_ethernet({}, {}, ethertype::kIpv4, build_ip_tcp(spec));
+      w.write(Timestamp{i}, wire::Bytes(frame).first(64), {}, static_cast<std::uint32_t>(frame.size()));
+    }
+  }
+  Recorder rec = read_back(path);
+  // 64 - 54 header octets = 10 stored of each 100.
+  EXPECT_EQ(rec.text(testing::kC2S),
+            std::string(10, 'a') + std::string(90, '?') + std::string(10, 'b') + std::string(90, '?') +
+                std::string(10, 'c') + std::string(90, '?'));
+  for (const StreamGap& g : rec.streams[testing::kC2S].gaps) EXPECT_EQ(g.cause, GapCause::kSnaplen);
+}
+
+TEST(Source, FileFilterKeepsWiresharkFrameNumbers) {
+  TempDir dir;
+  const std::string path = dir.file("filter.pcapng");
+  {
+    std::ofstream f(path, std::ios::binary);
+    CaptureWriter w(f, FileFormat::kPcapng);
+    record_exchange(w, "abc", "def");
+  }
+  std::string error;
+  auto src = PacketSource::open_file(path, "tcp src port 5000", error);
+  ASSERT_TRUE(src) << error;
+  RawFrame raw;
+  ASSERT_EQ(src->next(raw), PacketSource::Next::kFrame);
+  EXPECT_EQ(raw.number, FrameNumber{2}) << "the SYN-ACK is the file's second frame";
+  EXPECT_FALSE(PacketSource::open_file(path, "this is not bpf", error));
+  EXPECT_NE(error.find("BPF"), std::string::npos);
+}
+
+std::string run_command(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+TEST(Source, TsharkReadsOurPcapngWithCommentsAndGoodChecksums) {
+  if (run_command("command -v tshark").empty()) GTEST_SKIP() << "tshark not installed";
+  TempDir dir;
+  const std::string path = dir.file("tshark.pcapng");
+  std::uint64_t frames = 0;
+  {
+    std::ofstream f(path, std::ios::binary);
+    CaptureWriter w(f, FileFormat::kPcapng);
+    record_exchange(w, pattern(2000, 4), "reply");
+    frames = w.frames_written();
+  }
+  const std::string base = "tshark -n -r " + path + " -o ip.check_checksum:TRUE -o tcp.check_checksum:TRUE ";
+  // Every frame: TCP with good IP and TCP checksums (status 1 = good).
+  const std::string all = run_command(base + "-T fields -e frame.number 2>/dev/null | wc -l");
+  const std::string good = run_command(base + "-Y 'ip.checksum.status == 1 && tcp.checksum.status == 1' -T fields -e frame.number 2>/dev/null | wc -l");
+  EXPECT_EQ(std::stoul(all), frames) << all;
+  EXPECT_EQ(std::stoi(good), std::stoi(all));
+  const std::string comments = run_command(base + "-Y frame.comment -T fields -e frame.number -e frame.comment 2>/dev/null");
+  EXPECT_NE(comments.find("MPA Request"), std::string::npos) << comments;
+  EXPECT_NE(comments.find("MPA Reply"), std::string::npos) << comments;
+  // Wireshark's own TCP analysis finds nothing wrong with the synthesized connection.
+  const std::string problems = run_command(base + "-Y 'tcp.analysis.flags && !tcp.analysis.window_update' 2>/dev/null");
+  EXPECT_TRUE(problems.empty()) << problems;
+  // Wireshark recognises the SMC-R experimental option in both SYNs.
+  const std::string syn = run_command(base + "-Y 'tcp.flags.syn == 1' -V 2>/dev/null | grep -c 'Experiment Identifier: .*0xe2d4'");
+  EXPECT_EQ(std::stoi(syn), 2) << syn;
+}
+
+TEST(Source, LiveCaptureOnLoopback) {
+  if (::geteuid() != 0) GTEST_SKIP() << "live capture needs root";
+  // A listening socket on 127.0.0.1, an ephemeral port, and a filter for it.
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  ASSERT_EQ(::listen(listener, 1), 0);
+  const int port = ntohs(addr.sin_port);
+
+  std::string error;
+  LiveOptions options;
+  options.timeout_ms = 50;
+  auto src = PacketSource::open_live("lo", "tcp port " + std::to_string(port), options, error);
+  if (!src) {
+    ::close(listener);
+    GTEST_SKIP() << "cannot capture on lo: " << error;
+  }
+  const std::string message = pattern(10000, 5);
+  std::thread peer([&] {
+    const int c = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (::connect(c, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+      const int s = ::accept(listener, nullptr, nullptr);
+      (void)!::write(c, message.data(), message.size());
+      ::shutdown(c, SHUT_WR);
+      char buf[4096];
+      while (::read(s, buf, sizeof buf) > 0) {
+      }
+      ::close(s);
+    }
+    ::close(c);
+  });
+
+  Recorder rec;
+  Reassembler ra(rec);
+  const std::string key_prefix = "127.0.0.1:";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  RawFrame raw;
+  auto done = [&] {
+    for (auto& [key, s] : rec.streams)
+      if (s.ended && s.bytes.size() == message.size()) return true;
+    return false;
+  };
+  while (std::chrono::steady_clock::now() < deadline && !done()) {
+    const auto n = src->next(raw);
+    if (n == PacketSource::Next::kFrame) ra.add_frame(raw);
+    if (n == PacketSource::Next::kEnd || n == PacketSource::Next::kError) break;
+  }
+  peer.join();
+  ::close(listener);
+  ra.finish();
+  bool found = false;
+  for (auto& [key, s] : rec.streams)
+    if (key.rfind(key_prefix, 0) == 0 && std::string(s.bytes.begin(), s.bytes.end()) == message) found = true;
+  EXPECT_TRUE(found) << "the client's bytes, reassembled from a live capture";
+}
+
+}  // namespace
+}  // namespace rdmaconf::capture

@@ -1,0 +1,439 @@
+// The socket-free CLC handshake: both roles against each other in memory,
+// every Decline path with its code, timeouts, fallback, and each named
+// consistency check. Sections: RFC 7609 §3.5, App. C; Linux net/smc af_smc.c
+// and smc_clc.c for v2.
+#include "clc/handshake.hpp"
+
+#include <gtest/gtest.h>
+
+namespace rdmaconf::clc {
+namespace {
+
+using HF = ClcHeaderSpec::Field;
+
+ClientConfig client_config() {
+  ClientConfig c;
+  c.link.peer_id = 0x0a0b001122334455;
+  c.link.gid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55};
+  c.link.mac = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55};
+  c.link.qp_number = 0x456;
+  c.link.rmb_rkey = 0x1234;
+  c.link.rmbe_alert_token = 9;
+  c.link.rmbe_size = 32768;
+  c.link.qp_mtu = 5;
+  c.link.rmb_virtual_address = 0x7f0056780000;
+  c.link.initial_psn = 0x654321;
+  c.ipv4 = {0xc0a80100, 24};
+  c.v2.user_eids = {make_eid("SMC-TEST-EID")};
+  c.v2.rocev2_gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xc0, 0xa8, 0x01, 0x0a};
+  c.v2.hostname = "client.example";
+  c.v2.max_conns = 200;
+  return c;
+}
+
+ServerConfig server_config() {
+  ServerConfig s;
+  s.link.peer_id = 0x0c0d66778899aabb;
+  s.link.gid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x66, 0x77, 0xff, 0xfe, 0x99, 0xaa, 0xbb};
+  s.link.mac = {0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb};
+  s.link.qp_number = 0x123;
+  s.link.rmb_rkey = 0xabcd;
+  s.link.rmbe_alert_token = 5;
+  s.link.qp_mtu = 3;
+  s.link.rmb_virtual_address = 0x7f0012340000;
+  s.link.initial_psn = 0x123456;
+  s.ipv4 = {0xc0a80100, 24};
+  s.v2.user_eids = {make_eid("OTHER-EID"), make_eid("SMC-TEST-EID")};
+  s.v2.hostname = "server.example";
+  return s;
+}
+
+struct Result2 {
+  Outcome client;
+  Outcome server;
+  std::vector<std::vector<std::uint8_t>> wire;  // every message in order
+};
+
+// Runs both machines to completion, passing each message to the other side.
+Result2 run(ClientHandshake& c, ServerHandshake& s, bool smc_capable = true) {
+  Result2 r;
+  std::optional<Outcome> co, so;
+  Step ss = s.start(smc_capable);
+  if (ss.outcome) so = ss.outcome;
+  Step cs = c.start(smc_capable);
+  if (cs.outcome) co = cs.outcome;
+  std::vector<std::uint8_t> to_server = cs.send, to_client;
+  while (!to_server.empty() || !to_client.empty()) {
+    if (!to_server.empty()) {
+      r.wire.push_back(to_server);
+      Step st = s.on_message(to_server);
+      to_server.clear();
+      to_client = st.send;
+      if (st.outcome) so = st.outcome;
+    }
+    if (!to_client.empty()) {
+      r.wire.push_back(to_client);
+      Step st = c.on_message(to_client);
+      to_client.clear();
+      to_server = st.send;
+      if (st.outcome) co = st.outcome;
+    }
+  }
+  EXPECT_TRUE(co.has_value());
+  if (co) r.client = *co;
+  if (so) r.server = *so;
+  else r.server = s.on_timeout().outcome.value_or(Outcome{});  // server still waiting
+  return r;
+}
+
+TEST(ClcHandshake, V1FirstContactCompletes) {
+  auto cc = client_config();
+  cc.offer_v2 = false;
+  ClientHandshake c(cc);
+  ServerHandshake s(server_config());
+  auto r = run(c, s);
+  ASSERT_EQ(r.wire.size(), 3u);  // Proposal, Accept, Confirm
+  EXPECT_EQ(r.wire[0].size(), 52u);
+  EXPECT_EQ(r.wire[1].size(), 68u);
+  EXPECT_EQ(r.wire[2].size(), 68u);
+  ASSERT_EQ(r.client.kind, OutcomeKind::kSmc);
+  ASSERT_EQ(r.server.kind, OutcomeKind::kSmc);
+  EXPECT_EQ(r.client.version, 1);
+  EXPECT_TRUE(r.client.first_contact && r.server.first_contact);
+  EXPECT_EQ(r.client.peer->qp_number, 0x123u);
+  EXPECT_EQ(r.server.peer->qp_number, 0x456u);
+  EXPECT_EQ(r.server.peer->rmbe_size, 32768u);
+  EXPECT_EQ(r.server.peer->initial_psn, 0x654321u);
+  EXPECT_EQ(r.client.qp_mtu, 3) << "client takes the smaller MTU";
+  EXPECT_EQ(r.server.qp_mtu, 3);
+}
+
+TEST(ClcHandshake, V2FirstContactNegotiatesEidReleaseAndLimits) {
+  ClientHandshake c(client_config());
+  ServerHandshake s(server_config());
+  auto r = run(c, s);
+  ASSERT_EQ(r.wire.size(), 3u);
+  EXPECT_EQ(r.wire[1].size(), 160u) << "SMC-Rv2 Accept with first-contact extension";
+  EXPECT_EQ(r.wire[2].size(), 180u) << "SMC-Rv2 Confirm with a one-GID list";
+  ASSERT_EQ(r.client.kind, OutcomeKind::kSmc);
+  ASSERT_EQ(r.server.kind, OutcomeKind::kSmc);
+  EXPECT_EQ(r.client.version, 2);
+  EXPECT_EQ(*r.client.negotiated_eid, make_eid("SMC-TEST-EID"));
+  EXPECT_EQ(*r.server.negotiated_eid, make_eid("SMC-TEST-EID"));
+  EXPECT_EQ(r.client.release, 1);
+  auto accept = std::get<AcceptConfirm>(*decode(r.wire[1]));
+  EXPECT_EQ(accept.fce_v2x->get(FirstContactExtV2xSpec::Field::MaxConns), 200u) << "min(255, 200)";
+}
+
+TEST(ClcHandshake, V2ClientFallsBackToV1WhenServerIsV1Only) {
+  auto sc = server_config();
+  sc.accept_v2 = false;
+  ClientHandshake c(client_config());
+  ServerHandshake s(sc);
+  auto r = run(c, s);
+  ASSERT_EQ(r.client.kind, OutcomeKind::kSmc);
+  EXPECT_EQ(r.client.version, 1);
+  EXPECT_EQ(r.server.version, 1);
+}
+
+TEST(ClcHandshake, SubsequentContactReusesLinkGroup) {
+  auto cc = client_config();
+  auto sc = server_config();
+  cc.link_group = LinkGroupPeer{sc.link.peer_id, sc.link.gid, sc.link.mac, sc.link.qp_number};
+  sc.link_groups = {LinkGroupPeer{cc.link.peer_id, cc.link.gid, cc.link.mac, cc.link.qp_number}};
+  ClientHandshake c(cc);
+  ServerHandshake s(sc);
+  auto r = run(c, s);
+  ASSERT_EQ(r.client.kind, OutcomeKind::kSmc);
+  ASSERT_EQ(r.server.kind, OutcomeKind::kSmc);
+  EXPECT_FALSE(r.client.first_contact);
+  EXPECT_EQ(r.wire[1].size(), 108u) << "no first-contact extension on a reused link group";
+}
+
+void expect_declined(const Result2& r, bool server_declined, std::uint32_t code, std::string_view check) {
+  const Outcome& sender = server_declined ? r.server : r.client;
+  const Outcome& receiver = server_declined ? r.client : r.server;
+  EXPECT_EQ(sender.kind, OutcomeKind::kFallback);
+  EXPECT_TRUE(sender.decline_sent);
+  EXPECT_EQ(sender.diagnosis, code);
+  ASSERT_NE(sender.failed_check, nullptr);
+  EXPECT_EQ(sender.failed_check->name, check);
+  EXPECT_EQ(receiver.kind, OutcomeKind::kFallback);
+  EXPECT_TRUE(receiver.decline_received);
+  EXPECT_EQ(receiver.diagnosis, code);
+  EXPECT_TRUE(receiver.peer_violations.empty());
+  ASSERT_FALSE(r.wire.empty());
+  auto d = decode(r.wire.back());
+  ASSERT_TRUE(d.ok());
+  ASSERT_TRUE(std::holds_alternative<Decline>(*d));
+  EXPECT_EQ(std::get<Decline>(*d).out_of_sync(), code == kDeclSyncErr);
+}
+
+TEST(ClcHandshake, ServerDeclinesPrefixMismatch) {
+  auto cc = client_config();
+  cc.offer_v2 = false;
+  cc.ipv4 = {0x0a000000, 8};
+  ClientHandshake c(cc);
+  ServerHandshake s(server_config());
+  auto r = run(c, s);
+  expect_declined(r, true, kDeclDiffPrefix, "v1-ip-prefix-match");
+  EXPECT_EQ(r.wire.back().size(), 28u) << "a v1 exchange is declined with a v1 Decline";
+}
+
+TEST(ClcHandshake, ServerDeclinesNoCommonEid) {
+  auto cc = client_config();
+  cc.offer_v1 = false;
+  cc.v2.user_eids = {make_eid("NOBODY-ELSE")};
+  ClientHandshake c(cc);
+  ServerHandshake s(server_config());
+  auto r = run(c, s);
+  expect_declined(r, true, kDeclNoUeid, "v2-eid-match");
+  EXPECT_EQ(r.wire.back().size(), 44u) << "a v2 exchange is declined with a v2 Decline";
+}
+
+TEST(ClcHandshake, ServerDeclinesVersionMismatch) {
+  auto cc = client_config();
+  cc.offer_v2 = false;
+  auto sc = server_config();
+  sc.accept_v1 = false;
+  ClientHandshake c(cc);
+  ServerHandshake s(sc);
+  expect_declined(run(c, s), true, kDeclVersMismat, "version-in-common");
+}
+
+TEST(ClcHandshake, ServerDeclinesSmcdOnlyProposal) {
+  ServerHandshake s(server_config());
+  (void)s.start(true);
+  Proposal p = build_proposal(client_config());
+  set_type_bits_field(p.header, kProposalTypeBits[0], static_cast<std::uint64_t>(SmcType::kNone));
+  set_type_bits_field(p.header, kProposalTypeBits[1], static_cast<std::uint64_t>(SmcType::kD));
+  p.v2_ext.reset();
+  p.user_eids.clear();
+  p.ip_prefix.emplace();
+  finalize(p);
+  Step st = s.on_message(encode(p));
+  ASSERT_TRUE(st.outcome);
+  EXPECT_EQ(st.outcome->diagnosis, kDeclNoSmcdDev);
+}
+
+TEST(ClcHandshake, ClientDeclinesOutOfSyncLinkGroup) {
+  // The server believes it shares a link group with the client; the client
+  // has none: it must decline SYNCERR with Out of Sync (Linux smc_conn_create).
+  auto cc = client_config();
+  auto sc = server_config();
+  sc.link_groups = {LinkGroupPeer{cc.link.peer_id, cc.link.gid, cc.link.mac, cc.link.qp_number}};
+  ClientHandshake c(cc);
+  ServerHandshake s(sc);
+  auto r = run(c, s);
+  expect_declined(r, false, kDeclSyncErr, "accept-first-contact-in-sync");
+  EXPECT_TRUE(r.server.peer_out_of_sync);
+}
+
+TEST(ClcHandshake, ClientWithNothingToOfferDeclinesFirst) {
+  auto cc = client_config();
+  cc.offer_v1 = cc.offer_v2 = false;
+  ClientHandshake c(cc);
+  ServerHandshake s(server_config());
+  auto r = run(c, s);
+  ASSERT_EQ(r.wire.size(), 1u);
+  expect_declined(r, false, kDeclNoSmcDev, "client-has-smc-device");
+}
+
+// Runs the client against a scripted server that answers with `accept`
+// after letting it be changed.
+template <typename Mutate>
+Outcome client_against_accept(Mutate mutate, ClientConfig cc = client_config()) {
+  ClientHandshake c(cc);
+  ServerHandshake s(server_config());
+  (void)s.start(true);
+  Step p = c.start(true);
+  Step a = s.on_message(p.send);
+  auto acc = std::get<AcceptConfirm>(*decode(a.send));
+  mutate(acc);
+  Step r = c.on_message(encode(acc));
+  EXPECT_TRUE(r.outcome);
+  return r.outcome.value_or(Outcome{});
+}
+
+TEST(ClcHandshake, ClientChecksEachAcceptRule) {
+  using RF = SmcrAcceptConfirmSpec::Field;
+  struct Case {
+    const char* what;
+    void (*mutate)(AcceptConfirm&);
+    std::string_view check;
+    std::uint32_t code;
+  };
+  const Case cases[] = {
+      {"zero peer ID", [](AcceptConfirm& a) { a.smcr->set(RF::PeerId, 0); }, "accept-peer-valid", kDeclCnfErr},
+      {"multicast MAC", [](AcceptConfirm& a) { a.smcr->set_octets(RF::Mac, std::array<std::uint8_t, 6>{1, 0, 0x5e, 0, 0, 1}); },
+       "accept-peer-valid", kDeclCnfErr},
+      {"QP1", [](AcceptConfirm& a) { a.smcr->set(RF::QpNumber, 1); }, "accept-qp-number", kDeclCnfErr},
+      {"RMBE index 0", [](AcceptConfirm& a) { a.smcr->set(RF::RmbeIndex, 0); }, "accept-rmb-valid", kDeclCnfErr},
+      {"RMB wraps", [](AcceptConfirm& a) { a.smcr->set(RF::RmbVirtualAddress, ~0ull - 100); }, "accept-rmb-valid",
+       kDeclCnfErr},
+      {"foreign EID", [](AcceptConfirm& a) {
+         a.smcr_v2->set_octets(SmcrV2AcceptConfirmSpec::Field::Eid, make_eid("OTHER-EID")); },
+       "accept-eid-offered", kDeclNoUeid},
+      {"release above client's", [](AcceptConfirm& a) { a.fce->set(FirstContactExtSpec::Field::Release, 2); },
+       "accept-release", kDeclReleaseErr},
+      {"max conns 15", [](AcceptConfirm& a) { a.fce_v2x->set(FirstContactExtV2xSpec::Field::MaxConns, 15); },
+       "accept-max-conns", kDeclMaxConnErr},
+      {"max links 3", [](AcceptConfirm& a) { a.fce_v2x->set(FirstContactExtV2xSpec::Field::MaxLinks, 3); },
+       "accept-max-links", kDeclMaxLinkErr},
+  };
+  for (const Case& k : cases) {
+    Outcome o = client_against_accept(k.mutate);
+    EXPECT_EQ(o.kind, OutcomeKind::kFallback) << k.what;
+    ASSERT_NE(o.failed_check, nullptr) << k.what;
+    EXPECT_EQ(o.failed_check->name, k.check) << k.what;
+    EXPECT_EQ(o.diagnosis, k.code) << k.what;
+  }
+  // A v1 Accept to a client that offered SMC-R in version 2 only.
+  auto v2_only = client_config();
+  v2_only.offer_v1 = false;
+  Outcome o = client_against_accept(
+      [](AcceptConfirm& a) {
+        a.header.set(HF::Version, 1);
+        a.smcr_v2.reset();
+        a.fce.reset();
+        a.fce_v2x.reset();
+        finalize(a);
+      },
+      v2_only);
+  ASSERT_NE(o.failed_check, nullptr);
+  EXPECT_EQ(o.failed_check->name, "accept-version-offered");
+  EXPECT_EQ(o.diagnosis, kDeclVersMismat);
+  // SMC-D Accept to an SMC-R-only Proposal.
+  auto cc = client_config();
+  cc.offer_v2 = false;
+  ClientHandshake c(cc);
+  (void)c.start(true);
+  AcceptConfirm d = std::get<AcceptConfirm>(*decode(std::vector<std::uint8_t>{
+      0xe2, 0xd4, 0xc3, 0xc4, 0x02, 0x00, 0x30, 0x11, 0, 0, 0, 0, 0, 0, 0xab, 0xcd, 0, 0, 0, 0, 0xde, 0xad,
+      0xbe, 0xef, 0, 0x10, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xe2, 0xd4, 0xc3, 0xc4}));
+  Step st = c.on_message(encode(d));
+  ASSERT_TRUE(st.outcome);
+  EXPECT_EQ(st.outcome->failed_check->name, "accept-path-offered");
+  EXPECT_EQ(st.outcome->diagnosis, kDeclModeUnsupp);
+}
+
+TEST(ClcHandshake, ServerChecksEachConfirmRule) {
+  using RF = SmcrAcceptConfirmSpec::Field;
+  struct Case {
+    const char* what;
+    void (*mutate)(AcceptConfirm&);
+    std::string_view check;
+  };
+  const Case cases[] = {
+      {"first contact flipped", [](AcceptConfirm& c) { set_type_bits_field(c.header, kAcceptConfirmTypeBits[0], 0);
+                                                       c.fce.reset(); c.fce_v2x.reset(); c.gid_list.reset();
+                                                       c.gids.clear(); finalize(c); },
+       "confirm-first-contact-echo"},
+      {"peer ID changed", [](AcceptConfirm& c) { c.smcr->set(RF::PeerId, 42); }, "confirm-peer-id"},
+      {"zero GID", [](AcceptConfirm& c) { c.smcr->set_octets(RF::Gid, std::array<std::uint8_t, 16>{}); },
+       "confirm-peer-valid"},
+      {"QP0", [](AcceptConfirm& c) { c.smcr->set(RF::QpNumber, 0); }, "confirm-qp-number"},
+      {"RMBE index 0", [](AcceptConfirm& c) { c.smcr->set(RF::RmbeIndex, 0); }, "confirm-rmb-valid"},
+      {"MTU above Accept", [](AcceptConfirm& c) { c.smcr->set(RF::QpMtu, 5); }, "confirm-mtu-not-above-accept"},
+      {"EID changed", [](AcceptConfirm& c) {
+         c.smcr_v2->set_octets(SmcrV2AcceptConfirmSpec::Field::Eid, make_eid("OTHER-EID")); }, "confirm-eid"},
+      {"release changed", [](AcceptConfirm& c) { c.fce->set(FirstContactExtSpec::Field::Release, 0); },
+       "confirm-release"},
+      {"max conns changed", [](AcceptConfirm& c) { c.fce_v2x->set(FirstContactExtV2xSpec::Field::MaxConns, 100); },
+       "confirm-max-conns"},
+      {"max links changed", [](AcceptConfirm& c) { c.fce_v2x->set(FirstContactExtV2xSpec::Field::MaxLinks, 1); },
+       "confirm-max-links"},
+  };
+  for (const Case& k : cases) {
+    ClientHandshake c(client_config());
+    ServerHandshake s(server_config());
+    (void)s.start(true);
+    Step a = s.on_message(c.start(true).send);
+    Step cf = c.on_message(a.send);
+    auto confirm = std::get<AcceptConfirm>(*decode(cf.send));
+    k.mutate(confirm);
+    Step r = s.on_message(encode(confirm));
+    ASSERT_TRUE(r.outcome) << k.what;
+    EXPECT_EQ(r.outcome->kind, OutcomeKind::kFallback) << k.what;
+    ASSERT_NE(r.outcome->failed_check, nullptr) << k.what;
+    EXPECT_EQ(r.outcome->failed_check->name, k.check) << k.what;
+    EXPECT_EQ(r.outcome->diagnosis, r.outcome->failed_check->decline_code) << k.what;
+    ASSERT_FALSE(r.send.empty()) << k.what;
+    EXPECT_EQ(message_type(*decode(r.send)), MessageType::kDecline) << k.what;
+  }
+}
+
+TEST(ClcHandshake, NoSmcOptionMeansPlainTcpWithoutClc) {
+  ClientHandshake c(client_config());
+  ServerHandshake s(server_config());
+  Step cs = c.start(false);
+  Step ss = s.start(false);
+  EXPECT_TRUE(cs.send.empty());
+  ASSERT_TRUE(cs.outcome && ss.outcome);
+  EXPECT_EQ(cs.outcome->kind, OutcomeKind::kFallback);
+  EXPECT_EQ(cs.outcome->diagnosis, kDeclPeerNoSmc);
+  EXPECT_FALSE(cs.outcome->decline_sent);
+  EXPECT_EQ(ss.outcome->diagnosis, kDeclPeerNoSmc);
+}
+
+TEST(ClcHandshake, TimeoutsFailTheConnection) {
+  ClientHandshake c(client_config());
+  (void)c.start(true);
+  Step t = c.on_timeout();
+  ASSERT_TRUE(t.outcome);
+  EXPECT_EQ(t.outcome->kind, OutcomeKind::kFailed);
+  EXPECT_EQ(t.outcome->fail, FailReason::kTimeout);
+  EXPECT_TRUE(t.send.empty()) << "Linux resets the connection; no Decline";
+
+  ServerHandshake s(server_config());
+  (void)s.start(true);
+  Step ts = s.on_timeout();
+  ASSERT_TRUE(ts.outcome);
+  EXPECT_EQ(ts.outcome->fail, FailReason::kTimeout);
+  EXPECT_EQ(ts.outcome->error->field, "Proposal");
+}
+
+TEST(ClcHandshake, WrongMessageTypeIsAProtocolError) {
+  ClientHandshake c(client_config());
+  Step p = c.start(true);
+  Step r = c.on_message(p.send);  // the client's own Proposal echoed back
+  ASSERT_TRUE(r.outcome);
+  EXPECT_EQ(r.outcome->kind, OutcomeKind::kFailed);
+  EXPECT_EQ(r.outcome->fail, FailReason::kProtocolError);
+  EXPECT_EQ(r.outcome->error->rfc_section, cite::kClcProtocolError);
+
+  ServerHandshake s(server_config());
+  (void)s.start(true);
+  std::vector<std::uint8_t> garbage(28, 0);
+  Step g = s.on_message(garbage);
+  ASSERT_TRUE(g.outcome);
+  EXPECT_EQ(g.outcome->fail, FailReason::kProtocolError);
+  EXPECT_EQ(g.outcome->error->field, "Eyecatcher");
+}
+
+TEST(ClcHandshake, PeerDeclineBreakingTheDiagnosisRulesIsReported) {
+  ServerHandshake s(server_config());
+  (void)s.start(true);
+  Decline d = build_decline(kVersion2, 1, kDeclPeerDecl, kOsLinux);  // a local-only code, on the wire
+  set_type_bits_field(d.header, kDeclineTypeBits[0], 1);              // Out of Sync without SYNCERR
+  Step st = s.on_message(encode(d));
+  ASSERT_TRUE(st.outcome);
+  EXPECT_EQ(st.outcome->kind, OutcomeKind::kFallback);
+  ASSERT_EQ(st.outcome->peer_violations.size(), 2u);
+  EXPECT_EQ(st.outcome->peer_violations[0]->name, "decline-out-of-sync-with-syncerr");
+  EXPECT_EQ(st.outcome->peer_violations[1]->name, "decline-code-on-wire");
+}
+
+TEST(ClcHandshake, EveryCheckIsCatalogued) {
+  for (const Check* c : all_checks()) {
+    EXPECT_FALSE(c->name.empty());
+    EXPECT_FALSE(c->section.empty()) << c->name;
+    if (c->decline_code != 0) {
+      EXPECT_NE(find_decline_code(c->decline_code), nullptr) << c->name;
+    }
+  }
+  EXPECT_EQ(all_checks().size(), 33u);
+}
+
+}  // namespace
+}  // namespace rdmaconf::clc

@@ -1,0 +1,641 @@
+// The sans-IO RDMAP stream (RFC 5040 §5-§7, RFC 7306, RFC 5042 §5):
+//  - two streams wired back to back exchange every operation at several
+//    MULPDUs, each segment handed over split in two views (as MPA's deframer
+//    may yield it);
+//  - every receive error we can provoke yields the exact Terminate of RFC
+//    5040 §4.8 / RFC 5041 §7.2, with the offending headers copied, and moves
+//    the stream to its terminated state.
+#include "rdmap/stream.hpp"
+
+#include <numeric>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace rdmaconf::rdmap {
+namespace {
+
+using ddp::Access;
+using ddp::Stag;
+
+std::vector<std::uint8_t> pattern(std::size_t n, std::uint8_t seed = 0) {
+  std::vector<std::uint8_t> v(n);
+  std::iota(v.begin(), v.end(), seed);
+  return v;
+}
+
+void hand_over(Stream& to, const std::vector<std::uint8_t>& bytes) {
+  wire::Chunks c;
+  const std::size_t half = bytes.size() / 2;
+  c.append(wire::Bytes(bytes).first(half));
+  c.append(wire::Bytes(bytes).subspan(half));
+  to.on_segment(c);
+}
+
+struct Pair {
+  explicit Pair(StreamConfig ca = {}, StreamConfig cb = {}) : a(ca), b(cb) {}
+  Stream a, b;
+  std::size_t largest_segment = 0;
+  void pump() {
+    for (bool moved = true; moved;) {
+      moved = false;
+      while (auto s = a.take_outgoing()) {
+        largest_segment = std::max(largest_segment, s->size());
+        hand_over(b, s->to_vector());
+        moved = true;
+      }
+      while (auto s = b.take_outgoing()) {
+        largest_segment = std::max(largest_segment, s->size());
+        hand_over(a, s->to_vector());
+        moved = true;
+      }
+    }
+  }
+};
+
+std::vector<Completion> drain(Stream& s) {
+  std::vector<Completion> out;
+  while (auto c = s.poll_completion()) out.push_back(*c);
+  return out;
+}
+
+const Completion* find(const std::vector<Completion>& cs, WorkRequestId id, CompletionType t) {
+  for (const Completion& c : cs)
+    if (c.wr_id == id && c.type == t) return &c;
+  return nullptr;
+}
+
+std::uint64_t be64(const std::vector<std::uint8_t>& m, std::size_t at) {
+  return wire::load_be(wire::Bytes(m).subspan(at, 8));
+}
+
+AtomicRequest atomic(AtomicOpcode op, Stag stag, std::uint64_t to, std::uint64_t data,
+                     std::uint64_t mask = 0, std::uint64_t compare = 0,
+                     std::uint64_t compare_mask = ~std::uint64_t{0}) {
+  AtomicRequest a;
+  a.op = op;
+  a.remote_stag = stag;
+  a.remote_to = to;
+  a.add_or_swap_data = data;
+  a.add_or_swap_mask = mask;
+  a.compare_data = compare;
+  a.compare_mask = compare_mask;
+  return a;
+}
+
+class StreamBackToBack : public ::testing::TestWithParam<std::size_t> {};
+
+// Every operation of RFC 5040 and RFC 7306, A as initiator, B as target.
+TEST_P(StreamBackToBack, EveryOperationType) {
+  StreamConfig cfg;
+  cfg.mulpdu = GetParam();
+  Pair p(cfg, cfg);
+
+  std::vector<std::vector<std::uint8_t>> recv(8, std::vector<std::uint8_t>(400, 0));
+  for (std::size_t i = 0; i < recv.size(); ++i) p.b.post_receive(100 + i, recv[i]);
+
+  std::vector<std::uint8_t> inv1(8), inv2(8);
+  const Stag x = p.b.register_memory(inv1, 0, Access::kRemoteWrite);
+  const Stag y = p.b.register_memory(inv2, 0, Access::kRemoteWrite);
+  std::vector<std::uint8_t> write_target(500, 0);
+  const Stag w = p.b.register_memory(write_target, 0x10000, Access::kRemoteWrite);
+  std::vector<std::uint8_t> read_source = pattern(333, 7);
+  const Stag r = p.b.register_memory(read_source, 0x20000, Access::kRemoteRead);
+  std::vector<std::uint8_t> atomic_target(16, 0);
+  wire::store_be(wire::MutableBytes(atomic_target).first(8), 100);
+  const Stag t = p.b.register_memory(atomic_target, 0x3000, Access::kRemoteAtomic);
+  std::vector<std::uint8_t> read_sink(400, 0);
+  const Stag s = p.a.register_memory(read_sink, 0x2000, Access::kLocalWrite);
+
+  const auto msg = pattern(300);
+  const auto wmsg = pattern(400, 50);
+  ASSERT_TRUE(p.a.post_send(1, wire::Chunks(msg)));
+  ASSERT_TRUE(p.a.post_send(2, wire::Chunks(msg), SendOptions{true, std::nullopt}));
+  ASSERT_TRUE(p.a.post_send(3, wire::Chunks{}, SendOptions{false, x}));
+  ASSERT_TRUE(p.a.post_send(4, wire::Chunks(msg), SendOptions{true, y}));
+  ASSERT_TRUE(p.a.post_write(5, wire::Chunks(wmsg), w, 0x10010));
+  ASSERT_TRUE(p.a.post_read(6, ReadRequest{s, 0x2005, 333, r, 0x20000}));
+  ASSERT_TRUE(p.a.post_atomic(7, atomic(AtomicOpcode::kFetchAdd, t, 0x3000, 5, 0)));
+  p.pump();  // ORD 4 is not reached: at most 2 outstanding at a time here
+  ASSERT_TRUE(p.a.post_atomic(8, atomic(AtomicOpcode::kCompareSwap, t, 0x3000, 7, ~0ull, 105)));
+  ASSERT_TRUE(p.a.post_atomic(9, atomic(AtomicOpcode::kCompareSwap, t, 0x3000, 9, ~0ull, 1)));
+  ASSERT_TRUE(p.a.post_atomic(10, atomic(AtomicOpcode::kSwap, t, 0x3000, 0xaaaa, ~0ull)));
+  ASSERT_TRUE(p.a.post_immediate(11, 0x1122334455667788ull));
+  ASSERT_TRUE(p.a.post_immediate(12, 0x99, true));
+  ASSERT_TRUE(p.a.post_write(13, wire::Chunks{}, Stag{0xdeadbe00}, 0));  // zero length: no check
+  ASSERT_TRUE(p.a.post_read(14, ReadRequest{Stag{0}, 0, 0, Stag{0}, 0}));
+  p.pump();
+
+  EXPECT_EQ(p.a.state(), StreamState::kOperational);
+  EXPECT_EQ(p.b.state(), StreamState::kOperational);
+  EXPECT_LE(p.largest_segment, GetParam());
+
+  const auto ca = drain(p.a);
+  const auto cb = drain(p.b);
+  // Initiator completions (RFC 5040 §5.5).
+  for (WorkRequestId id : {1, 2, 3, 4}) ASSERT_TRUE(find(ca, id, CompletionType::kSend)) << id;
+  EXPECT_EQ(find(ca, 1, CompletionType::kSend)->byte_len, 300u);
+  ASSERT_TRUE(find(ca, 5, CompletionType::kRdmaWrite));
+  ASSERT_TRUE(find(ca, 6, CompletionType::kRdmaRead));
+  EXPECT_EQ(find(ca, 6, CompletionType::kRdmaRead)->byte_len, 333u);
+  EXPECT_EQ(std::vector<std::uint8_t>(read_sink.begin() + 5, read_sink.begin() + 338), read_source);
+  EXPECT_EQ(read_sink[4], 0);
+  EXPECT_EQ(read_sink[338], 0);
+  EXPECT_EQ(find(ca, 7, CompletionType::kAtomic)->atomic_original, 100u);
+  EXPECT_EQ(find(ca, 8, CompletionType::kAtomic)->atomic_original, 105u);
+  EXPECT_EQ(find(ca, 9, CompletionType::kAtomic)->atomic_original, 7u);  // compare fails
+  EXPECT_EQ(find(ca, 10, CompletionType::kAtomic)->atomic_original, 7u);
+  EXPECT_EQ(be64(atomic_target, 0), 0xaaaau);
+  ASSERT_TRUE(find(ca, 11, CompletionType::kImmediateData));
+  ASSERT_TRUE(find(ca, 13, CompletionType::kRdmaWrite));
+  ASSERT_TRUE(find(ca, 14, CompletionType::kRdmaRead));
+  for (const Completion& c : ca) EXPECT_EQ(c.status, CompletionStatus::kSuccess);
+
+  // Target completions: one per consumed receive, in MSN order.
+  ASSERT_EQ(cb.size(), 6u);
+  EXPECT_EQ(cb[0].wr_id, 100u);
+  EXPECT_EQ(cb[0].byte_len, 300u);
+  EXPECT_FALSE(cb[0].solicited_event);
+  EXPECT_EQ(std::vector<std::uint8_t>(recv[0].begin(), recv[0].begin() + 300), msg);
+  EXPECT_TRUE(cb[1].solicited_event);
+  EXPECT_EQ(cb[2].invalidated_stag, x);
+  EXPECT_EQ(cb[2].byte_len, 0u);
+  EXPECT_FALSE(p.b.memory().find(x)->valid);
+  EXPECT_EQ(cb[3].invalidated_stag, y);
+  EXPECT_TRUE(cb[3].solicited_event);
+  EXPECT_EQ(cb[4].type, CompletionType::kReceiveImmediate);
+  EXPECT_EQ(cb[4].immediate_data, 0x1122334455667788ull);
+  EXPECT_FALSE(cb[4].solicited_event);
+  EXPECT_EQ(cb[5].immediate_data, 0x99u);
+  EXPECT_TRUE(cb[5].solicited_event);
+  EXPECT_EQ(std::vector<std::uint8_t>(write_target.begin() + 0x10, write_target.begin() + 0x10 + 400), wmsg);
+  EXPECT_EQ(write_target[0x0f], 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Mulpdu, StreamBackToBack, ::testing::Values(72, 100, 257, 1500));
+
+TEST(StreamAtomics, MaskedOperationsOfRfc7306) {
+  AtomicRequest a;
+  // FetchAdd with a field boundary at bit 31: the low field wraps, no carry.
+  a.add_or_swap_data = 1;
+  a.add_or_swap_mask = 0x80000000ull;
+  EXPECT_EQ(atomic_result(AtomicOpcode::kFetchAdd, 0xffffffffull, a), 0u);
+  a.add_or_swap_mask = 0;
+  EXPECT_EQ(atomic_result(AtomicOpcode::kFetchAdd, 0xffffffffull, a), 0x100000000ull);
+  // Swap of the low half only.
+  a.add_or_swap_data = 0x1111111122222222ull;
+  a.add_or_swap_mask = 0x00000000ffffffffull;
+  EXPECT_EQ(atomic_result(AtomicOpcode::kSwap, 0xaaaaaaaabbbbbbbbull, a), 0xaaaaaaaa22222222ull);
+  // CmpSwap comparing the high half only.
+  a.compare_data = 0xaaaaaaaa00000000ull;
+  a.compare_mask = 0xffffffff00000000ull;
+  bool swapped = false;
+  EXPECT_EQ(atomic_result(AtomicOpcode::kCompareSwap, 0xaaaaaaaabbbbbbbbull, a, &swapped),
+            0xaaaaaaaa22222222ull);
+  EXPECT_TRUE(swapped);
+  a.compare_data = 0;
+  EXPECT_EQ(atomic_result(AtomicOpcode::kCompareSwap, 0xaaaaaaaabbbbbbbbull, a, &swapped),
+            0xaaaaaaaabbbbbbbbull);
+  EXPECT_FALSE(swapped);
+}
+
+// ---------------------------------------------------------------------------
+// Receive errors: hand-built segments against one stream.
+
+std::vector<std::uint8_t> tagged(std::uint8_t ctrl, std::uint8_t rdmap, std::uint32_t stag,
+                                 std::uint64_t to, const std::vector<std::uint8_t>& payload) {
+  ddp::TaggedHeader h;
+  std::vector<std::uint8_t> v(h.bytes().begin(), h.bytes().end());
+  v[0] = ctrl;
+  v[1] = rdmap;
+  wire::store_be(wire::MutableBytes(v).subspan(2, 4), stag);
+  wire::store_be(wire::MutableBytes(v).subspan(6, 8), to);
+  v.insert(v.end(), payload.begin(), payload.end());
+  return v;
+}
+
+std::vector<std::uint8_t> untagged(std::uint8_t ctrl, std::uint8_t rdmap, std::uint32_t rsvd32,
+                                   std::uint32_t qn, std::uint32_t msn, std::uint32_t mo,
+                                   const std::vector<std::uint8_t>& payload) {
+  std::vector<std::uint8_t> v(ddp::kUntaggedHeaderSize, 0);
+  v[0] = ctrl;
+  v[1] = rdmap;
+  wire::store_be(wire::MutableBytes(v).subspan(2, 4), rsvd32);
+  wire::store_be(wire::MutableBytes(v).subspan(6, 4), qn);
+  wire::store_be(wire::MutableBytes(v).subspan(10, 4), msn);
+  wire::store_be(wire::MutableBytes(v).subspan(14, 4), mo);
+  v.insert(v.end(), payload.begin(), payload.end());
+  return v;
+}
+
+constexpr std::uint8_t kTaggedLast = 0xc1;    // T=1 L=1 DV=1
+constexpr std::uint8_t kUntaggedLast = 0x41;  // T=0 L=1 DV=1
+std::uint8_t rdmap_octet(Opcode op) { return Control::octet(op); }
+
+std::vector<std::uint8_t> read_request(std::uint32_t sink, std::uint64_t sink_to,
+                                       std::uint32_t size, std::uint32_t src, std::uint64_t src_to) {
+  ReadRequestHeader h;
+  using F = ReadRequestSpec::Field;
+  h.set(F::SinkSTag, sink).set(F::SinkTO, sink_to).set(F::ReadSize, size);
+  h.set(F::SourceSTag, src).set(F::SourceTO, src_to);
+  return {h.bytes().begin(), h.bytes().end()};
+}
+
+// The stream must have queued exactly one Terminate (RFC 5040 §5.4: untagged,
+// QN 2, MSN 1, MO 0, L=1) whose body decodes to `code`; returns the body.
+TerminateMessage expect_terminate(Stream& s, TerminateCode code) {
+  EXPECT_EQ(s.state(), StreamState::kTerminateSent);
+  auto seg = s.take_outgoing();
+  EXPECT_TRUE(seg.has_value());
+  if (!seg) return {};
+  EXPECT_FALSE(s.take_outgoing().has_value()) << "only the Terminate goes out";
+  const auto bytes = seg->to_vector();
+  wire::ByteReader r(bytes);
+  auto h = ddp::UntaggedHeader::decode(r);
+  EXPECT_TRUE(h.ok());
+  using F = ddp::UntaggedSpec::Field;
+  EXPECT_EQ(h->get(F::T), 0u);
+  EXPECT_EQ(h->get(F::L), 1u);
+  EXPECT_EQ(h->get(F::DV), 1u);
+  EXPECT_EQ(h->get(F::RsvdULP), 0x47u);  // RV=1, Opcode=Terminate
+  EXPECT_EQ(h->get(F::QN), 2u);
+  EXPECT_EQ(h->get(F::MSN), 1u);
+  EXPECT_EQ(h->get(F::MO), 0u);
+  auto t = decode_terminate(r.rest());
+  EXPECT_TRUE(t.ok()) << t.error().to_string();
+  if (!t) return {};
+  EXPECT_EQ(t->code, code) << "got " << int(t->code.layer) << "/" << int(t->code.etype) << "/"
+                           << int(t->code.code);
+  EXPECT_EQ(s.terminate_sent(), *t);
+  return *t;
+}
+
+void expect_copied_ddp_header(const TerminateMessage& t, const std::vector<std::uint8_t>& seg) {
+  ASSERT_TRUE(t.m && t.d);
+  EXPECT_EQ(t.ddp_segment_length, seg.size());
+  const std::size_t n = (seg[0] & 0x80) ? 14 : 18;
+  EXPECT_EQ(std::vector<std::uint8_t>(t.copied_ddp_header().begin(), t.copied_ddp_header().end()),
+            std::vector<std::uint8_t>(seg.begin(), seg.begin() + static_cast<std::ptrdiff_t>(n)));
+}
+
+struct StreamErrors : ::testing::Test {
+  Stream s{StreamConfig{}};
+  std::vector<std::uint8_t> mem = std::vector<std::uint8_t>(256, 0);
+  std::vector<std::uint8_t> recv = std::vector<std::uint8_t>(32, 0);
+
+  TerminateMessage inject(const std::vector<std::uint8_t>& seg, TerminateCode code) {
+    hand_over(s, seg);
+    return expect_terminate(s, code);
+  }
+};
+
+// RFC 5041 §7.2 0x1/0x1/0x04 and 0x1/0x2/0x06: DV != 1.
+TEST_F(StreamErrors, InvalidDdpVersionTaggedAndUntagged) {
+  const auto seg = tagged(0xc2, rdmap_octet(Opcode::kRdmaWrite), 1, 0, {1});
+  auto t = inject(seg, ddp::code_of(ddp::TaggedError::kInvalidDdpVersion));
+  expect_copied_ddp_header(t, seg);
+  Stream u{StreamConfig{}};
+  hand_over(u, untagged(0x40, rdmap_octet(Opcode::kSend), 0, 0, 1, 0, {}));  // DV=0
+  expect_terminate(u, ddp::code_of(ddp::UntaggedError::kInvalidDdpVersion));
+}
+
+// RFC 5040 §4.8 0x0/0x2/0x05: RV != 1.
+TEST_F(StreamErrors, InvalidRdmapVersion) {
+  const auto seg = untagged(kUntaggedLast, 0x83, 0, 0, 1, 0, {});  // RV=2 Send
+  expect_copied_ddp_header(inject(seg, operation(ErrorCode::kInvalidRdmapVersion)), seg);
+}
+
+// RFC 5040 §4.8 0x0/0x2/0x06: reserved opcode, wrong T bit, wrong queue,
+// Read Response with no Read outstanding, Atomic Response with none either.
+TEST_F(StreamErrors, UnexpectedOpcode) {
+  inject(untagged(kUntaggedLast, 0x4c, 0, 0, 1, 0, {}), operation(ErrorCode::kUnexpectedOpcode));
+  for (const auto& seg : {
+           tagged(kTaggedLast, rdmap_octet(Opcode::kSend), 1, 0, {}),
+           untagged(kUntaggedLast, rdmap_octet(Opcode::kRdmaWrite), 0, 0, 1, 0, {}),
+           untagged(kUntaggedLast, rdmap_octet(Opcode::kSend), 0, 1, 1, 0, {}),
+           tagged(kTaggedLast, rdmap_octet(Opcode::kRdmaReadResponse), 1, 0, {1, 2}),
+           untagged(kUntaggedLast, rdmap_octet(Opcode::kAtomicResponse), 0, 3, 1, 0,
+                    std::vector<std::uint8_t>(12, 0)),
+       }) {
+    Stream fresh{StreamConfig{}};
+    hand_over(fresh, seg);
+    expect_copied_ddp_header(expect_terminate(fresh, operation(ErrorCode::kUnexpectedOpcode)), seg);
+  }
+}
+
+// RFC 5041 §7.2 0x1/0x2/0x01.
+TEST_F(StreamErrors, InvalidQn) {
+  const auto seg = untagged(kUntaggedLast, rdmap_octet(Opcode::kSend), 0, 7, 1, 0, {});
+  expect_copied_ddp_header(inject(seg, ddp::code_of(ddp::UntaggedError::kInvalidQn)), seg);
+}
+
+// RFC 5041 §7.2 0x1/0x2/0x02: a Send with no receive posted.
+TEST_F(StreamErrors, MsnNoBuffer) {
+  inject(untagged(kUntaggedLast, rdmap_octet(Opcode::kSend), 0, 0, 1, 0, {1, 2, 3}),
+         ddp::code_of(ddp::UntaggedError::kInvalidMsnNoBuffer));
+}
+
+// RFC 5041 §7.2 0x1/0x2/0x03: MSN of a message already delivered.
+TEST_F(StreamErrors, MsnRange) {
+  s.post_receive(1, recv);
+  s.post_receive(2, recv);
+  hand_over(s, untagged(kUntaggedLast, rdmap_octet(Opcode::kSend), 0, 0, 1, 0, {1}));
+  EXPECT_EQ(s.state(), StreamState::kOperational);
+  inject(untagged(kUntaggedLast, rdmap_octet(Opcode::kSend), 0, 0, 1, 0, {1}),
+         ddp::code_of(ddp::UntaggedError::kInvalidMsnRange));
+}
+
+// RFC 5041 §7.2 0x1/0x2/0x04 and 0x05.
+TEST_F(StreamErrors, InvalidMoAndMessageTooLong) {
+  s.post_receive(1, recv);
+  inject(untagged(0x01, rdmap_octet(Opcode::kSend), 0, 0, 1, 33, {}),
+         ddp::code_of(ddp::UntaggedError::kInvalidMo));
+  Stream t{StreamConfig{}};
+  t.post_receive(1, recv);
+  hand_over(t, untagged(kUntaggedLast, rdmap_octet(Opcode::kSend), 0, 0, 1, 0, std::vector<std::uint8_t>(33, 1)));
+  auto term = expect_terminate(t, ddp::code_of(ddp::UntaggedError::kMessageTooLong));
+  EXPECT_EQ(term.ddp_segment_length, 18u + 33);
+  // The posted receive is flushed (RFC 5040 §6.2.2).
+  auto c = t.poll_completion();
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->status, CompletionStatus::kFlushed);
+}
+
+// RFC 5041 §7.2 tagged codes for RDMA Write placement.
+TEST_F(StreamErrors, WriteInvalidStag) {
+  const auto seg = tagged(kTaggedLast, rdmap_octet(Opcode::kRdmaWrite), 0x4242, 0, {1});
+  expect_copied_ddp_header(inject(seg, ddp::code_of(ddp::TaggedError::kInvalidStag)), seg);
+}
+TEST_F(StreamErrors, WriteToInvalidatedStag) {
+  const Stag st = s.register_memory(mem, 0, Access::kRemoteWrite);
+  ASSERT_TRUE(s.invalidate_local(st));
+  inject(tagged(kTaggedLast, 0x40, ddp::value(st), 0, {1}), ddp::code_of(ddp::TaggedError::kInvalidStag));
+}
+TEST_F(StreamErrors, WriteBaseOrBounds) {
+  const Stag st = s.register_memory(mem, 0x1000, Access::kRemoteWrite);
+  inject(tagged(kTaggedLast, 0x40, ddp::value(st), 0x10ff, {1, 2}),
+         ddp::code_of(ddp::TaggedError::kBaseOrBoundsViolation));
+}
+TEST_F(StreamErrors, WriteStagNotAssociated) {
+  const Stag st = s.memory().register_region(mem, 0, Access::kRemoteWrite, ddp::ProtectionDomain{99});
+  inject(tagged(kTaggedLast, 0x40, ddp::value(st), 0, {1}),
+         ddp::code_of(ddp::TaggedError::kStagNotAssociated));
+}
+TEST_F(StreamErrors, WriteToWrap) {
+  const Stag st = s.register_memory(mem, 0xffffffffffffff00ull, Access::kRemoteWrite);
+  inject(tagged(kTaggedLast, 0x40, ddp::value(st), 0xfffffffffffffff0ull, std::vector<std::uint8_t>(32, 1)),
+         ddp::code_of(ddp::TaggedError::kToWrap));
+}
+// RFC 5040 §4.8 0x0/0x1/0x02: the buffer lacks the remote write right.
+TEST_F(StreamErrors, WriteAccessRights) {
+  const Stag st = s.register_memory(mem, 0, Access::kRemoteRead);
+  const auto seg = tagged(kTaggedLast, 0x40, ddp::value(st), 0, {1});
+  auto t = inject(seg, protection(ErrorCode::kAccessRightsViolation));
+  expect_copied_ddp_header(t, seg);
+  EXPECT_FALSE(t.r);
+  EXPECT_EQ(mem[0], 0) << "nothing placed";
+}
+
+// RFC 5040 §4.8 Remote Protection errors of an RDMA Read Request's source,
+// reported with the Read Request copied (R).
+struct ReadRequestErrors : StreamErrors {
+  void check(std::uint32_t src, std::uint64_t src_to, std::uint32_t size, ErrorCode code) {
+    const auto seg = untagged(kUntaggedLast, rdmap_octet(Opcode::kRdmaReadRequest), 0, 1, 1, 0,
+                              read_request(0x100, 0, size, src, src_to));
+    auto t = inject(seg, protection(code));
+    expect_copied_ddp_header(t, seg);
+    ASSERT_TRUE(t.r);
+    EXPECT_EQ(std::vector<std::uint8_t>(t.copied_rdma_header().begin(), t.copied_rdma_header().end()),
+              std::vector<std::uint8_t>(seg.begin() + 18, seg.end()));
+  }
+};
+TEST_F(ReadRequestErrors, InvalidStag) { check(0x777700, 0, 8, ErrorCode::kInvalidStag); }
+TEST_F(ReadRequestErrors, BaseOrBounds) {
+  check(ddp::value(s.register_memory(mem, 0, Access::kRemoteRead)), 250, 8,
+        ErrorCode::kBaseOrBoundsViolation);
+}
+TEST_F(ReadRequestErrors, AccessRights) {
+  check(ddp::value(s.register_memory(mem, 0, Access::kRemoteWrite)), 0, 8,
+        ErrorCode::kAccessRightsViolation);
+}
+TEST_F(ReadRequestErrors, StagNotAssociated) {
+  check(ddp::value(s.memory().register_region(mem, 0, Access::kRemoteRead, ddp::ProtectionDomain{5})),
+        0, 8, ErrorCode::kStagNotAssociated);
+}
+TEST_F(ReadRequestErrors, ToWrap) {
+  check(ddp::value(s.register_memory(mem, 0xffffffffffffff80ull, Access::kRemoteRead)),
+        0xfffffffffffffff0ull, 0x20, ErrorCode::kToWrap);
+}
+
+// RFC 5040 §5.3 / §4.8: Send with Invalidate naming an STag that may not be
+// invalidated: unknown or not remotely invalidatable is a Remote Operation
+// Error, another protection domain's a Remote Protection Error (code 0x09).
+TEST_F(StreamErrors, CannotInvalidate) {
+  const auto send_inv = [](std::uint32_t stag) {
+    return untagged(kUntaggedLast, rdmap_octet(Opcode::kSendWithInvalidate), stag, 0, 1, 0, {});
+  };
+  s.post_receive(1, recv);
+  inject(send_inv(0x5500), operation(ErrorCode::kStagCannotBeInvalidated));
+
+  Stream other_pd{StreamConfig{}};
+  other_pd.post_receive(1, recv);
+  const Stag foreign = other_pd.memory().register_region(mem, 0, Access::kRemoteWrite, ddp::ProtectionDomain{9});
+  hand_over(other_pd, send_inv(ddp::value(foreign)));
+  expect_terminate(other_pd, protection(ErrorCode::kStagCannotBeInvalidated));
+  EXPECT_TRUE(other_pd.memory().find(foreign)->valid);
+
+  Stream pinned{StreamConfig{}};
+  pinned.post_receive(1, recv);
+  const Stag no_remote = pinned.register_memory(mem, 0, Access::kRemoteWrite, false);
+  hand_over(pinned, send_inv(ddp::value(no_remote)));
+  expect_terminate(pinned, operation(ErrorCode::kStagCannotBeInvalidated));
+}
+
+// RFC 5040 §5.2.1: more RDMA Read Requests than IRD find no QN 1 buffer.
+TEST(StreamIrd, ReadRequestsBeyondIrd) {
+  StreamConfig ca, cb;
+  ca.ord = 8;
+  cb.ird = 2;
+  Pair p(ca, cb);
+  std::vector<std::uint8_t> src(64, 1), sink(64, 0);
+  const Stag r = p.b.register_memory(src, 0, Access::kRemoteRead);
+  const Stag s = p.a.register_memory(sink, 0, Access::kLocalWrite);
+  for (WorkRequestId id = 1; id <= 3; ++id) ASSERT_TRUE(p.a.post_read(id, {s, 0, 8, r, 0}));
+  // Hand A's three requests to B without letting B answer in between.
+  while (auto seg = p.a.take_outgoing()) hand_over(p.b, seg->to_vector());
+  EXPECT_EQ(p.b.state(), StreamState::kTerminateSent);
+  auto t = p.b.terminate_sent();
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->code, ddp::code_of(ddp::UntaggedError::kInvalidMsnNoBuffer));
+  const ddp::Control copied = ddp::Control::from_octets(t->ddp_header[0], t->ddp_header[1]);
+  EXPECT_FALSE(copied.tagged);
+  EXPECT_EQ(wire::load_be(wire::Bytes(t->ddp_header).subspan(6, 4)), 1u);   // QN 1
+  EXPECT_EQ(wire::load_be(wire::Bytes(t->ddp_header).subspan(10, 4)), 3u);  // MSN 3
+  // The Terminate reaches A, which flushes its reads and reports it.
+  p.pump();
+  EXPECT_EQ(p.a.state(), StreamState::kTerminateReceived);
+  const auto ca_done = drain(p.a);
+  const Completion* term = nullptr;
+  std::size_t flushed = 0;
+  for (const Completion& c : ca_done) {
+    if (c.type == CompletionType::kTerminateReceived) term = &c;
+    if (c.type == CompletionType::kRdmaRead && c.status == CompletionStatus::kFlushed) ++flushed;
+  }
+  ASSERT_TRUE(term && term->terminate);
+  EXPECT_EQ(term->terminate->code, ddp::code_of(ddp::UntaggedError::kInvalidMsnNoBuffer));
+  EXPECT_EQ(flushed, 3u);
+}
+
+// IRD is freed when the Read Response has been handed to the LLP.
+TEST(StreamIrd, AnsweredRequestsFreeTheirSlots) {
+  StreamConfig cb;
+  cb.ird = 1;
+  Pair p({}, cb);
+  std::vector<std::uint8_t> src(64, 1), sink(64, 0);
+  const Stag r = p.b.register_memory(src, 0, Access::kRemoteRead);
+  const Stag s = p.a.register_memory(sink, 0, Access::kLocalWrite);
+  for (WorkRequestId id = 1; id <= 5; ++id) {
+    ASSERT_TRUE(p.a.post_read(id, {s, 0, 8, r, 0}));
+    p.pump();
+  }
+  EXPECT_EQ(p.b.state(), StreamState::kOperational);
+}
+
+TEST(StreamOrd, InitiatorEnforcesOrd) {
+  StreamConfig ca;
+  ca.ord = 2;
+  Stream a(ca);
+  EXPECT_TRUE(a.post_read(1, {}));
+  EXPECT_TRUE(a.post_atomic(2, {}));
+  auto third = a.post_read(3, {});
+  ASSERT_FALSE(third.ok());
+  EXPECT_EQ(third.error().field, "ORD");
+  ca.faults.set(Fault::kSkipOrdCheck);
+  Stream b(ca);
+  for (WorkRequestId id = 0; id < 4; ++id) EXPECT_TRUE(b.post_read(id, {}));
+}
+
+// RFC 7306 §5: atomic target checks at the responder.
+struct AtomicErrors : StreamErrors {
+  void check(AtomicRequest a, TerminateCode code) {
+    StreamConfig cfg;
+    Stream initiator(cfg);
+    ASSERT_TRUE(initiator.post_atomic(1, a));
+    auto seg = initiator.take_outgoing();
+    ASSERT_TRUE(seg);
+    const auto bytes = seg->to_vector();
+    auto t = inject(bytes, code);
+    expect_copied_ddp_header(t, bytes);
+    ASSERT_TRUE(t.r);  // the Atomic Request header is copied (RFC 7306 extension of §4.8)
+    EXPECT_EQ(t.rdma_header_size, kAtomicRequestHeaderSize);
+  }
+};
+TEST_F(AtomicErrors, NoRemoteAtomicRight) {
+  const Stag st = s.register_memory(mem, 0, Access::kRemoteWrite | Access::kRemoteRead);
+  check(atomic(AtomicOpcode::kFetchAdd, st, 0, 1), protection(ErrorCode::kAccessRightsViolation));
+}
+TEST_F(AtomicErrors, Misaligned) {
+  const Stag st = s.register_memory(mem, 0, Access::kRemoteAtomic);
+  check(atomic(AtomicOpcode::kFetchAdd, st, 4, 1), protection(ErrorCode::kBaseOrBoundsViolation));
+}
+TEST_F(AtomicErrors, OutOfBoundsAndInvalidStag) {
+  const Stag st = s.register_memory(mem, 0, Access::kRemoteAtomic);
+  check(atomic(AtomicOpcode::kSwap, st, 256, 1), protection(ErrorCode::kBaseOrBoundsViolation));
+}
+TEST_F(AtomicErrors, InvalidStag) {
+  check(atomic(AtomicOpcode::kSwap, Stag{0x31337}, 0, 1), protection(ErrorCode::kInvalidStag));
+}
+TEST_F(AtomicErrors, ReservedAtomicOpcode) {
+  const Stag st = s.register_memory(mem, 0, Access::kRemoteAtomic);
+  AtomicRequest a = atomic(AtomicOpcode::kFetchAdd, st, 0, 1);
+  a.raw_opcode_override = 0x7;
+  check(a, operation(ErrorCode::kUnexpectedOpcode));
+}
+TEST(StreamAtomicIrd, AtomicRequestsBeyondIrd) {
+  StreamConfig ca, cb;
+  ca.ord = 4;
+  cb.ird = 1;
+  Pair p(ca, cb);
+  std::vector<std::uint8_t> target(8, 0);
+  const Stag t = p.b.register_memory(target, 0, Access::kRemoteAtomic);
+  ASSERT_TRUE(p.a.post_atomic(1, atomic(AtomicOpcode::kFetchAdd, t, 0, 1)));
+  ASSERT_TRUE(p.a.post_atomic(2, atomic(AtomicOpcode::kFetchAdd, t, 0, 1)));
+  while (auto seg = p.a.take_outgoing()) hand_over(p.b, seg->to_vector());
+  ASSERT_TRUE(p.b.terminate_sent());
+  EXPECT_EQ(p.b.terminate_sent()->code, ddp::code_of(ddp::UntaggedError::kInvalidMsnNoBuffer));
+  EXPECT_EQ(wire::load_be(wire::MutableBytes(target)), 1u) << "the first one executed";
+}
+
+// RFC 5040 §5.2.1: a Read Request is one segment of exactly its header.
+TEST_F(StreamErrors, MalformedReadRequestShape) {
+  inject(untagged(0x01, rdmap_octet(Opcode::kRdmaReadRequest), 0, 1, 1, 0, read_request(1, 0, 1, 1, 0)),
+         operation(ErrorCode::kUnspecified));  // L=0
+}
+
+TEST_F(StreamErrors, SegmentShorterThanItsDdpHeader) {
+  hand_over(s, {0xc1, 0x40, 0, 0});
+  auto t = expect_terminate(s, ddp::kDdpLocalCatastrophic);
+  EXPECT_FALSE(t.d);
+}
+
+TEST_F(StreamErrors, LlpErrorIsReportedWithLayerLlp) {
+  s.report_llp_error(mpa::LlpErrorCode::kCrcError);
+  auto t = expect_terminate(s, code_of(LlpErrorCode::kCrcError));
+  EXPECT_FALSE(t.m || t.d || t.r);
+}
+
+// RFC 5041 §7.1: after the Terminate, later segments are dropped; queued
+// work is not sent and completes as flushed.
+TEST_F(StreamErrors, AfterTerminateEverythingIsDroppedOrFlushed) {
+  s.post_receive(1, recv);
+  const auto payload = pattern(10);
+  ASSERT_TRUE(s.post_send(9, wire::Chunks(payload)));
+  inject(untagged(kUntaggedLast, 0x4c, 0, 0, 1, 0, {}), operation(ErrorCode::kUnexpectedOpcode));
+  const auto done = drain(s);
+  ASSERT_EQ(done.size(), 2u);
+  for (const Completion& c : done) EXPECT_EQ(c.status, CompletionStatus::kFlushed);
+  hand_over(s, untagged(kUntaggedLast, rdmap_octet(Opcode::kSend), 0, 0, 1, 0, {1}));
+  EXPECT_EQ(s.dropped_segments(), 1u);
+  EXPECT_FALSE(s.take_outgoing());
+  EXPECT_FALSE(s.post_send(10, wire::Chunks(payload)).ok());
+  // A Terminate from the peer is still reported.
+  std::vector<std::uint8_t> body;
+  wire::ByteWriter w(body);
+  encode(make_terminate(kRdmapLocalCatastrophic, nullptr), w);
+  hand_over(s, untagged(kUntaggedLast, rdmap_octet(Opcode::kTerminate), 0, 2, 1, 0, body));
+  auto c = s.poll_completion();
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->type, CompletionType::kTerminateReceived);
+  EXPECT_EQ(c->terminate->code, kRdmapLocalCatastrophic);
+  s.close();
+  EXPECT_EQ(s.state(), StreamState::kClosed);
+}
+
+// A switched-off check is a deliberately faulty peer: no Terminate, and the
+// octets outside the buffer are dropped rather than written.
+TEST(StreamFaults, SkipBoundsCheckPlacesOnlyInsideTheBuffer) {
+  StreamConfig cfg;
+  cfg.faults.set(Fault::kSkipBoundsCheck);
+  Stream s(cfg);
+  std::vector<std::uint8_t> backing(32, 0);
+  const auto region = wire::MutableBytes(backing).subspan(8, 16);
+  const Stag st = s.register_memory(region, 0, Access::kRemoteWrite);
+  hand_over(s, tagged(kTaggedLast, 0x40, ddp::value(st), 8, std::vector<std::uint8_t>(16, 0xee)));
+  EXPECT_EQ(s.state(), StreamState::kOperational);
+  EXPECT_EQ(std::count(backing.begin(), backing.end(), 0xee), 8);
+  EXPECT_EQ(backing[24], 0);
+}
+
+TEST(StreamFaults, SkipDdpVersionCheckAcceptsDv2) {
+  StreamConfig cfg;
+  cfg.faults.set(Fault::kSkipDdpVersionCheck);
+  Stream s(cfg);
+  std::vector<std::uint8_t> mem(8, 0);
+  const Stag st = s.register_memory(mem, 0, Access::kRemoteWrite);
+  hand_over(s, tagged(0xc2, 0x40, ddp::value(st), 0, {7}));
+  EXPECT_EQ(s.state(), StreamState::kOperational);
+  EXPECT_EQ(mem[0], 7);
+}
+
+}  // namespace
+}  // namespace rdmaconf::rdmap

@@ -174,6 +174,39 @@ TEST_P(StreamBackToBack, EveryOperationType) {
 
 INSTANTIATE_TEST_SUITE_P(Mulpdu, StreamBackToBack, ::testing::Values(72, 100, 257, 1500));
 
+// A segment split into two views at every offset is received the same way
+// (the Boost.Beast "parsegrind" habit, applied to MPA's Chunks).
+TEST(StreamSplits, EverySplitOfASegmentPlacesTheSame) {
+  Stream tx{StreamConfig{}};
+  const auto msg = pattern(40, 3);
+  ASSERT_TRUE(tx.post_send(1, wire::Chunks(msg)));
+  ASSERT_TRUE(tx.post_write(2, wire::Chunks(msg), Stag{0x100}, 4));
+  const auto send = tx.take_outgoing()->to_vector();
+  const auto write = tx.take_outgoing()->to_vector();
+  for (const auto* seg : {&send, &write}) {
+    for (std::size_t k = 0; k <= seg->size(); ++k) {
+      Stream rx{StreamConfig{}};
+      std::vector<std::uint8_t> recv(64, 0), mem(64, 0);
+      rx.post_receive(7, recv);
+      // Registered first, so it gets STag 0x100 (index 1, key 0).
+      ASSERT_EQ(ddp::value(rx.register_memory(mem, 0, Access::kRemoteWrite)), 0x100u);
+      wire::Chunks c;
+      c.append(wire::Bytes(*seg).first(k));
+      c.append(wire::Bytes(*seg).subspan(k));
+      rx.on_segment(c);
+      ASSERT_EQ(rx.state(), StreamState::kOperational) << k;
+      if (seg == &send) {
+        auto done = rx.poll_completion();
+        ASSERT_TRUE(done) << k;
+        EXPECT_EQ(done->byte_len, 40u);
+        EXPECT_EQ(std::vector<std::uint8_t>(recv.begin(), recv.begin() + 40), msg) << k;
+      } else {
+        EXPECT_EQ(std::vector<std::uint8_t>(mem.begin() + 4, mem.begin() + 44), msg) << k;
+      }
+    }
+  }
+}
+
 TEST(StreamAtomics, MaskedOperationsOfRfc7306) {
   AtomicRequest a;
   // FetchAdd with a field boundary at bit 31: the low field wraps, no carry.

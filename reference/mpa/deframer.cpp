@@ -38,13 +38,17 @@ class Layout {
     if (from >= to) return;
     std::size_t s = offset_of(from);
     std::size_t left = to - from;
+    // One division to find the first Marker, then a step of 512 per piece.
+    std::size_t m = next_marker(s);
     while (left > 0) {
-      const std::size_t m = next_marker(s);
       const std::size_t n = m == SIZE_MAX ? left : std::min(left, m - s);
       f(stream.subspan(s, n));
       s += n;
       left -= n;
-      if (s == m) s += kMarkerSize;
+      if (s == m) {
+        s += kMarkerSize;
+        m += kMarkerInterval;
+      }
     }
   }
 
@@ -60,7 +64,30 @@ class Layout {
 
 const wire::Chunks kNoChunks{};
 
+std::uint32_t read_fpdu_ptr(wire::Bytes fpdu, std::size_t marker) {
+  return std::uint32_t{fpdu[marker + 2]} << 8 | fpdu[marker + 3];
+}
+
+// RFC 5044 §4.3: FPDUPTR counts back from the Marker to ULPDU_Length; a
+// Marker in front of the header (header_at == marker + 4) carries 0. A
+// distance beyond 16 bits can never match.
+std::uint32_t expected_fpdu_ptr(std::size_t marker, std::size_t header_at) {
+  return marker < header_at ? 0 : static_cast<std::uint32_t>(std::min<std::size_t>(marker - header_at, 0x10000));
+}
+
 }  // namespace
+
+MarkerSeen MarkerList::operator[](std::size_t i) const {
+  const std::size_t m = first_ + i * kMarkerInterval;
+  MarkerSeen seen;
+  seen.stream_position = position_ + m;
+  seen.reserved = static_cast<std::uint16_t>(std::uint16_t{fpdu_[m]} << 8 | fpdu_[m + 1]);
+  seen.fpdu_ptr = static_cast<std::uint16_t>(read_fpdu_ptr(fpdu_, m));
+  const std::uint32_t expected = expected_fpdu_ptr(m, header_at_);
+  seen.expected_fpdu_ptr = static_cast<std::uint16_t>(expected);
+  seen.valid = seen.fpdu_ptr == expected;
+  return seen;
+}
 
 DeframeResult Deframer::fail(DeframeError e) {
   error_ = e;
@@ -97,22 +124,32 @@ DeframeResult Deframer::next(wire::Bytes u) {
   out.ulpdu_length = ulpdu_length;
   out.pad_length = pad;
 
+  // Where the Markers are is arithmetic; where the CRC field starts follows:
+  // at the end unless a Marker falls among the PAD and CRC octets.
+  const std::size_t marker_count = config_.markers ? markers_within(position_, logical) : 0;
+  const std::size_t last_marker = marker_count ? layout.first_marker() + (marker_count - 1) * kMarkerInterval : 0;
+  const std::size_t tail = pad + kCrcSize;
+  const bool tail_contiguous = marker_count == 0 || last_marker + kMarkerSize <= total - tail;
+  const std::size_t crc_at = tail_contiguous ? total - kCrcSize : layout.offset_of(logical - kCrcSize);
+
+  // RFC 5044 §4.4: the CRC covers the FPDU's octets before its first CRC
+  // octet, Markers included. Computed first: it streams the FPDU through
+  // the cache, so the Marker and tail reads below hit it.
+  if (config_.crc) out.computed_crc = wire::crc32c(fpdu.first(crc_at));
+
   // Markers: each must point back to this FPDU's ULPDU_Length field.
-  markers_.clear();
   std::optional<std::size_t> bad_marker;
-  for (std::size_t m = layout.first_marker(); m < total; m += kMarkerInterval) {
-    MarkerSeen seen;
-    seen.stream_position = position_ + m;
-    seen.reserved = static_cast<std::uint16_t>(std::uint16_t{fpdu[m]} << 8 | fpdu[m + 1]);
-    seen.fpdu_ptr = static_cast<std::uint16_t>(std::uint16_t{fpdu[m + 2]} << 8 | fpdu[m + 3]);
-    // A Marker in front of the header (header_at == m + 4) carries 0.
-    const std::size_t expected = m < header_at ? 0 : m - header_at;
-    seen.expected_fpdu_ptr = static_cast<std::uint16_t>(expected);
-    seen.valid = expected <= 0xffff && seen.fpdu_ptr == expected;
-    if (!seen.valid && !bad_marker) bad_marker = m;
-    markers_.push_back(seen);
+  for (std::size_t i = 0, m = layout.first_marker(); i < marker_count; ++i, m += kMarkerInterval) {
+    if (read_fpdu_ptr(fpdu, m) != expected_fpdu_ptr(m, header_at)) {
+      bad_marker = m;
+      break;
+    }
   }
-  out.markers = markers_;
+  out.markers.fpdu_ = fpdu;
+  out.markers.first_ = layout.first_marker();
+  out.markers.header_at_ = header_at;
+  out.markers.position_ = position_;
+  out.markers.count_ = marker_count;
 
   // The ULPDU as views, Markers removed.
   ulpdu_ = kNoChunks;  // copy-assignment keeps the overflow list's capacity
@@ -120,23 +157,23 @@ DeframeResult Deframer::next(wire::Bytes u) {
                         [&](wire::Bytes piece) { ulpdu_.append(piece); });
   out.ulpdu_ = &ulpdu_;
 
-  layout.for_each_piece(fpdu, kUlpduLengthSize + ulpdu_length, logical - kCrcSize, [&](wire::Bytes piece) {
-    for (std::uint8_t o : piece) out.pad_nonzero |= o != 0;
-  });
-
-  // RFC 5044 §4.4: the CRC covers the FPDU's octets before its first CRC
-  // octet, Markers included; carried least significant octet first.
+  // PAD (sent as zero, not checked on receipt: reported) and the CRC field,
+  // carried least significant octet first.
   std::array<std::uint8_t, kCrcSize> crc_octets{};
-  std::size_t filled = 0;
-  layout.for_each_piece(fpdu, logical - kCrcSize, logical, [&](wire::Bytes piece) {
-    for (std::uint8_t o : piece) crc_octets[filled++] = o;
-  });
-  out.received_crc = wire::crc32c_from_wire(crc_octets);
-  const std::size_t crc_at = layout.offset_of(logical - kCrcSize);
-  if (config_.crc) {
-    out.computed_crc = wire::crc32c(fpdu.first(crc_at));
-    out.crc_status = out.computed_crc == out.received_crc ? CrcStatus::kMatch : CrcStatus::kMismatch;
+  if (tail_contiguous) {
+    for (std::size_t i = total - tail; i < crc_at; ++i) out.pad_nonzero |= fpdu[i] != 0;
+    for (std::size_t i = 0; i < kCrcSize; ++i) crc_octets[i] = fpdu[crc_at + i];
+  } else {
+    layout.for_each_piece(fpdu, kUlpduLengthSize + ulpdu_length, logical - kCrcSize, [&](wire::Bytes piece) {
+      for (std::uint8_t o : piece) out.pad_nonzero |= o != 0;
+    });
+    std::size_t filled = 0;
+    layout.for_each_piece(fpdu, logical - kCrcSize, logical, [&](wire::Bytes piece) {
+      for (std::uint8_t o : piece) crc_octets[filled++] = o;
+    });
   }
+  out.received_crc = wire::crc32c_from_wire(crc_octets);
+  if (config_.crc) out.crc_status = out.computed_crc == out.received_crc ? CrcStatus::kMatch : CrcStatus::kMismatch;
 
   if (config_.fail_on_error) {
     if (bad_marker) {

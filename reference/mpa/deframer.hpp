@@ -57,6 +57,24 @@ struct MarkerSeen {
   bool valid = false;
 };
 
+// The Markers inside one FPDU, decoded on demand from the received octets
+// (the deframer validates every FPDUPTR but records nothing per Marker, so
+// the common path stays free of per-Marker bookkeeping).
+class MarkerList {
+ public:
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  MarkerSeen operator[](std::size_t i) const;
+
+ private:
+  friend class Deframer;
+  wire::Bytes fpdu_;             // the FPDU's stream octets
+  std::size_t first_ = 0;        // offset of the first Marker in them
+  std::size_t header_at_ = 0;    // offset of ULPDU_Length's first octet
+  std::uint64_t position_ = 0;   // stream position of fpdu_[0]
+  std::size_t count_ = 0;
+};
+
 enum class CrcStatus : std::uint8_t { kNotChecked, kMatch, kMismatch };
 
 struct Fpdu {
@@ -68,7 +86,7 @@ struct Fpdu {
   std::uint32_t received_crc = 0;
   std::uint32_t computed_crc = 0;     // 0 when CRC is off
   CrcStatus crc_status = CrcStatus::kNotChecked;
-  std::span<const MarkerSeen> markers;
+  MarkerList markers;
 
   const wire::Chunks& ulpdu() const { return *ulpdu_; }
 
@@ -107,9 +125,8 @@ class Deframer {
   DeframerConfig config_;
   std::uint64_t position_;
   std::optional<DeframeError> error_;
-  // Scratch lists reused from FPDU to FPDU (their capacity is kept).
+  // Scratch list reused from FPDU to FPDU (its capacity is kept).
   wire::Chunks ulpdu_;
-  std::vector<MarkerSeen> markers_;
 };
 
 }  // namespace rdmaconf::mpa

@@ -8,3 +8,8 @@
 #include <utility>
 
 #include <boost/asio.hpp>
+
+namespace rdmaconf::endpoint {
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+}  // namespace rdmaconf::endpoint

@@ -18,9 +18,6 @@
 
 namespace rdmaconf::endpoint {
 
-namespace asio = boost::asio;
-using tcp = asio::ip::tcp;
-
 class TcpLink : public std::enable_shared_from_this<TcpLink> {
  public:
   // Called with every unconsumed received octet; returns how many it

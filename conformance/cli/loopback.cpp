@@ -1,0 +1,292 @@
+#include "loopback.hpp"
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <future>
+#include <iostream>
+#include <mutex>
+#include <numeric>
+#include <sstream>
+
+#include "endpoint/iwarp_endpoint.hpp"
+#include "rdmap/error_codes.hpp"
+
+namespace rdmaconf::cli {
+
+using endpoint::IwarpConfig;
+using endpoint::IwarpEndpoint;
+using namespace std::chrono_literals;
+
+void add_loopback_command(CLI::App& app, LoopbackOptions& o) {
+  CLI::App* sub = app.add_subcommand(
+      "loopback", "Run two reference endpoints over loopback TCP through every RDMAP operation, printing the wire");
+  sub->add_option("--rev", o.revision, "MPA revision the initiator asks for (1: RFC 5044, 2: RFC 6581)")
+      ->check(CLI::IsMember({1, 2}));
+  sub->add_flag("--markers", o.markers, "Both sides ask for MPA Markers (RFC 5044 §4.3)");
+  sub->add_flag("--no-crc", o.no_crc, "Neither side asks for the MPA CRC (RFC 5044 §4.4)");
+  sub->add_flag("-v,--verbose", o.verbose, "Print every header field of every frame");
+  sub->add_option("--fpdu-budget", o.fpdu_budget, "Octets per FPDU the endpoints aim for (the EMSS of RFC 5044 §4.1)")
+      ->check(CLI::Range(64, 65535));
+  sub->final_callback([&o] { o.exit_code = run_loopback(o); });
+}
+
+namespace {
+
+class Printer {
+ public:
+  explicit Printer(bool verbose) : verbose_(verbose) {}
+  void wire(const endpoint::WireEvent& e) {
+    std::lock_guard lock(mu_);
+    std::cout << "  initiator " << e.headline << "\n";
+    if (verbose_ || e.unit != "FPDU") std::cout << e.detail;
+    else std::cout << e.detail.substr(0, e.detail.find('\n') + 1) << first_rdmap_line(e.detail);
+    std::cout.flush();
+  }
+  void step(const std::string& s) {
+    std::lock_guard lock(mu_);
+    std::cout << "\n" << s << "\n";
+  }
+  void note(const std::string& s) {
+    std::lock_guard lock(mu_);
+    std::cout << "  " << s << "\n";
+  }
+
+ private:
+  // Beyond the DDP header, the lines that say what the message is about.
+  static std::string first_rdmap_line(const std::string& detail) {
+    std::string out;
+    std::istringstream in(detail);
+    std::string line;
+    std::getline(in, line);  // DDP header, already printed
+    while (std::getline(in, line))
+      if (line.find("RDMAP control") == std::string::npos) out += line + "\n";
+    return out;
+  }
+  std::mutex mu_;
+  bool verbose_;
+};
+
+std::string describe(const rdmap::Completion& c) {
+  static constexpr std::string_view kTypes[] = {"Send",    "RDMA Write",    "RDMA Read",        "Atomic",
+                                                "Immediate Data", "Receive", "Receive Immediate", "Terminate received"};
+  std::string s = std::string(kTypes[static_cast<std::size_t>(c.type)]) + " wr=" + std::to_string(c.wr_id);
+  s += c.status == rdmap::CompletionStatus::kSuccess ? " success" : " flushed";
+  if (c.byte_len) s += " len=" + std::to_string(c.byte_len);
+  if (c.solicited_event) s += " solicited";
+  if (c.invalidated_stag) s += " invalidated STag " + std::to_string(ddp::value(*c.invalidated_stag));
+  if (c.immediate_data) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " immediate=0x%016llx", static_cast<unsigned long long>(*c.immediate_data));
+    s += buf;
+  }
+  if (c.atomic_original) s += " original=" + std::to_string(*c.atomic_original);
+  if (c.terminate) {
+    const auto* row = rdmap::find_error(c.terminate->code);
+    s += " code=" + std::string(rdmap::layer_name(c.terminate->code.layer)) + "/" +
+         std::to_string(c.terminate->code.etype) + "/" + std::to_string(c.terminate->code.code);
+    if (row) s += " (" + std::string(row->etype_name) + ": " + std::string(row->name) + ", " +
+                  std::string(row->rfc_section) + ")";
+  }
+  return s;
+}
+
+// Collects the run's verdict: each expectation that failed is printed and
+// makes the exit code 1.
+struct Verdict {
+  Printer& out;
+  int failures = 0;
+  void expect(bool ok, const std::string& what) {
+    out.note(std::string(ok ? "ok    " : "FAIL  ") + what);
+    if (!ok) ++failures;
+  }
+};
+
+std::optional<rdmap::Completion> next(IwarpEndpoint& ep, Printer& out, const char* who) {
+  auto c = ep.wait_completion(5s);
+  if (c) out.note(std::string(who) + " completion: " + describe(*c));
+  else out.note(std::string(who) + ": no completion within 5 s");
+  return c;
+}
+
+bool is(const std::optional<rdmap::Completion>& c, rdmap::CompletionType t, rdmap::WorkRequestId id) {
+  return c && c->type == t && c->wr_id == id && c->status == rdmap::CompletionStatus::kSuccess;
+}
+
+}  // namespace
+
+int run_loopback(const LoopbackOptions& o) {
+  Printer out(o.verbose);
+  Verdict verdict{out};
+
+  IwarpConfig base;
+  base.mpa.revision = static_cast<std::uint8_t>(o.revision);
+  base.mpa.want_markers = o.markers;
+  base.mpa.want_crc = !o.no_crc;
+  base.mpa.ird = 4;
+  base.mpa.ord = 4;
+  base.fpdu_budget = o.fpdu_budget;
+  base.negotiation_timeout = 5s;
+  base.rdmap.ird = 4;
+  base.rdmap.ord = 4;
+
+  endpoint::asio::io_context listen_io;
+  endpoint::tcp::acceptor acceptor(listen_io);
+  try {
+    acceptor.open(endpoint::tcp::v4());
+    acceptor.bind({endpoint::asio::ip::make_address("127.0.0.1"), 0});
+    acceptor.listen();
+  } catch (const std::exception& e) {
+    std::cerr << "rdmaconf loopback: cannot listen on 127.0.0.1: " << e.what() << "\n";
+    return 2;
+  }
+  const auto where = acceptor.local_endpoint();
+  std::cout << "rdmaconf loopback: responder listening on " << where << "; MPA Rev " << o.revision
+            << (o.markers ? ", Markers requested" : "") << (o.no_crc ? ", no CRC requested" : ", CRC requested")
+            << "\n";
+
+  IwarpConfig responder_config = base;
+  std::future<std::unique_ptr<IwarpEndpoint>> responder_future =
+      std::async(std::launch::async, [&] { return IwarpEndpoint::accept(acceptor, responder_config); });
+
+  IwarpConfig initiator_config = base;
+  initiator_config.observer = [&out](const endpoint::WireEvent& e) { out.wire(e); };
+  out.step("MPA connection setup (RFC 5044 §7.1, RFC 6581)");
+  auto initiator = IwarpEndpoint::connect(where, initiator_config);
+  auto responder = responder_future.get();
+  if (initiator->state() == endpoint::ConnectionState::kClosed ||
+      responder->state() == endpoint::ConnectionState::kClosed) {
+    std::cerr << "rdmaconf loopback: negotiation failed: initiator: " << initiator->failure()
+              << "; responder: " << responder->failure() << "\n";
+    return 1;
+  }
+  const auto neg = *initiator->negotiated();
+  out.note("negotiated: Rev " + std::to_string(neg.revision) + ", CRC " + (neg.crc ? "on" : "off") +
+           ", Markers initiator->responder " + (neg.markers_send ? "on" : "off") + ", responder->initiator " +
+           (neg.markers_receive ? "on" : "off") +
+           (neg.enhanced ? ", IRD/ORD " + std::to_string(neg.ird) + "/" + std::to_string(neg.ord) : ""));
+
+  // The responder's memory: one region the initiator may write, read and
+  // update atomically, and receive buffers for Sends (RFC 5040 §5.3).
+  std::vector<std::uint8_t> region(4096, 0);
+  const ddp::Access remote_rw = ddp::Access::kLocalRead | ddp::Access::kLocalWrite | ddp::Access::kRemoteRead |
+                                ddp::Access::kRemoteWrite | ddp::Access::kRemoteAtomic;
+  const ddp::Stag region_stag = responder->register_memory(region, 0x10000, remote_rw);
+  std::array<std::vector<std::uint8_t>, 8> rx;
+  for (std::size_t i = 0; i < rx.size(); ++i) {
+    rx[i].assign(2048, 0);
+    responder->post_receive(100 + i, rx[i]);
+  }
+  // The initiator's memory: the sink for its RDMA Read.
+  std::vector<std::uint8_t> sink(1024, 0);
+  const ddp::Stag sink_stag = initiator->register_memory(sink, 0, ddp::Access::kLocalRead | ddp::Access::kLocalWrite);
+  std::vector<std::uint8_t> initiator_rx(256, 0);
+  initiator->post_receive(900, initiator_rx);
+
+  // 1. Send, and Send with Solicited Event.
+  out.step("Send (RFC 5040 §5.3)");
+  const std::string hello = "hello from the initiator";
+  (void)initiator->post_send(1, {reinterpret_cast<const std::uint8_t*>(hello.data()), hello.size()});
+  verdict.expect(is(next(*initiator, out, "initiator"), rdmap::CompletionType::kSend, 1), "Send completed at the initiator");
+  auto rc = next(*responder, out, "responder");
+  verdict.expect(is(rc, rdmap::CompletionType::kReceive, 100) && rc->byte_len == hello.size() &&
+                     std::memcmp(rx[0].data(), hello.data(), hello.size()) == 0,
+                 "Send delivered into the first posted buffer");
+
+  out.step("Send with Solicited Event (RFC 5040 §5.3)");
+  (void)initiator->post_send(2, {reinterpret_cast<const std::uint8_t*>(hello.data()), 5}, {.solicited_event = true, .invalidate = std::nullopt});
+  (void)next(*initiator, out, "initiator");
+  rc = next(*responder, out, "responder");
+  verdict.expect(is(rc, rdmap::CompletionType::kReceive, 101) && rc->solicited_event, "solicited event reported");
+
+  // 2. RDMA Write of 3000 octets: several DDP segments at the MULPDU.
+  out.step("RDMA Write, 3000 octets into the responder's region (RFC 5040 §5.1, RFC 5041 §5.1 segmentation)");
+  std::vector<std::uint8_t> payload(3000);
+  std::iota(payload.begin(), payload.end(), std::uint8_t{1});
+  (void)initiator->post_write(3, payload, region_stag, 0x10000 + 64);
+  verdict.expect(is(next(*initiator, out, "initiator"), rdmap::CompletionType::kRdmaWrite, 3), "RDMA Write completed");
+  // An RDMA Write completes nothing at the Data Sink; a Send behind it
+  // proves placement happened first (RFC 5040 §5.5 ordering).
+  (void)initiator->post_send(4, {reinterpret_cast<const std::uint8_t*>("fence"), 5});
+  (void)next(*initiator, out, "initiator");
+  (void)next(*responder, out, "responder");
+  verdict.expect(std::equal(payload.begin(), payload.end(), region.begin() + 64), "written octets placed at TO 0x10040");
+
+  // 3. RDMA Read of 512 octets back.
+  out.step("RDMA Read, 512 octets from the responder's region (RFC 5040 §5.2)");
+  rdmap::ReadRequest read{.sink_stag = sink_stag, .sink_to = 0, .size = 512, .source_stag = region_stag,
+                          .source_to = 0x10000 + 64};
+  (void)initiator->post_read(5, read);
+  verdict.expect(is(next(*initiator, out, "initiator"), rdmap::CompletionType::kRdmaRead, 5) &&
+                     std::equal(sink.begin(), sink.begin() + 512, payload.begin()),
+                 "Read Response placed into the initiator's sink");
+
+  // 4. Atomics (RFC 7306): Fetch-and-Add, then Compare-and-Swap.
+  out.step("Atomic Fetch-and-Add and Compare-and-Swap (RFC 7306 §5)");
+  rdmap::AtomicRequest add{.op = rdmap::AtomicOpcode::kFetchAdd, .remote_stag = region_stag,
+                           .remote_to = 0x10000 + 8, .add_or_swap_data = 5};
+  (void)initiator->post_atomic(6, add);
+  auto ac = next(*initiator, out, "initiator");
+  verdict.expect(is(ac, rdmap::CompletionType::kAtomic, 6) && ac->atomic_original == 0u,
+                 "Fetch-and-Add returned the original value 0");
+  rdmap::AtomicRequest cas{.op = rdmap::AtomicOpcode::kCompareSwap, .remote_stag = region_stag,
+                           .remote_to = 0x10000 + 8, .add_or_swap_data = 42, .compare_data = 5};
+  (void)initiator->post_atomic(7, cas);
+  ac = next(*initiator, out, "initiator");
+  verdict.expect(is(ac, rdmap::CompletionType::kAtomic, 7) && ac->atomic_original == 5u,
+                 "Compare-and-Swap saw 5 and swapped in 42");
+
+  // 5. Immediate Data (RFC 7306 §6), with and without Solicited Event.
+  out.step("Immediate Data, and Immediate Data with Solicited Event (RFC 7306 §6)");
+  (void)initiator->post_immediate(8, 0x0123456789abcdefull);
+  (void)next(*initiator, out, "initiator");
+  rc = next(*responder, out, "responder");
+  verdict.expect(rc && rc->type == rdmap::CompletionType::kReceiveImmediate &&
+                     rc->immediate_data == 0x0123456789abcdefull,
+                 "Immediate Data delivered");
+  (void)initiator->post_immediate(9, 0xfeedull, true);
+  (void)next(*initiator, out, "initiator");
+  rc = next(*responder, out, "responder");
+  verdict.expect(rc && rc->type == rdmap::CompletionType::kReceiveImmediate && rc->solicited_event,
+                 "Immediate Data with Solicited Event delivered");
+
+  // 6. Send with Invalidate, then Send with SE and Invalidate: the
+  // responder's region STag is invalidated by the initiator (RFC 5040 §5.3).
+  out.step("Send with Invalidate (RFC 5040 §5.3): the initiator invalidates the responder's region");
+  (void)initiator->post_send(10, {reinterpret_cast<const std::uint8_t*>("done"), 4}, {.invalidate = region_stag});
+  (void)next(*initiator, out, "initiator");
+  rc = next(*responder, out, "responder");
+  verdict.expect(rc && rc->invalidated_stag == region_stag, "region STag invalidated at the responder");
+
+  out.step("Send with Solicited Event and Invalidate (RFC 5040 §5.3)");
+  const ddp::Stag second = responder->register_memory(region, 0, remote_rw);
+  (void)initiator->post_send(11, {reinterpret_cast<const std::uint8_t*>("bye"), 3},
+                             {.solicited_event = true, .invalidate = second});
+  (void)next(*initiator, out, "initiator");
+  rc = next(*responder, out, "responder");
+  verdict.expect(rc && rc->invalidated_stag == second && rc->solicited_event, "second STag invalidated, solicited");
+
+  // 7. A protection error: an RDMA Write to the invalidated STag. The
+  // responder must answer with a Terminate (RFC 5040 §4.8, RFC 5041 §7.2:
+  // DDP layer, tagged buffer error, invalid STag) and the stream ends.
+  out.step("RDMA Write to the invalidated STag: the responder must Terminate (RFC 5041 §7.2, RFC 5040 §4.8)");
+  (void)initiator->post_write(12, {payload.data(), 16}, region_stag, 0x10000);
+  std::optional<rdmap::Completion> term;
+  for (int i = 0; i < 4 && !term; ++i) {
+    auto c = next(*initiator, out, "initiator");
+    if (!c) break;
+    if (c->type == rdmap::CompletionType::kTerminateReceived) term = c;
+  }
+  const ddp::TerminateCode invalid_stag{ddp::Layer::kDdp, 0x1, 0x00};
+  verdict.expect(term && term->terminate && term->terminate->code == invalid_stag,
+                 "Terminate: DDP / Tagged Buffer Error / Invalid STag");
+  verdict.expect(initiator->wait_closed(5s) && responder->wait_closed(5s), "both ends closed the TCP connection");
+
+  std::cout << "\nrdmaconf loopback: " << (verdict.failures == 0 ? "every operation behaved as the RFCs say"
+                                                                   : std::to_string(verdict.failures) + " check(s) failed")
+            << "; initiator sent " << initiator->octets_sent() << " octets, received " << initiator->octets_received()
+            << "\n";
+  return verdict.failures == 0 ? 0 : 1;
+}
+
+}  // namespace rdmaconf::cli

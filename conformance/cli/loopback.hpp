@@ -1,0 +1,27 @@
+// `rdmaconf loopback`: two reference endpoints over real loopback TCP. The
+// initiator and the responder negotiate MPA, then exchange every RDMAP
+// operation (RFC 5040 and RFC 7306) and end with a deliberate protection
+// error that the responder answers with a Terminate; every frame that
+// crossed the wire is printed, decoded through the header declarations.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace rdmaconf::cli {
+
+struct LoopbackOptions {
+  int revision = 2;
+  bool markers = false;
+  bool no_crc = false;
+  bool verbose = false;
+  std::size_t fpdu_budget = 1460;
+  int exit_code = 0;
+};
+
+void add_loopback_command(CLI::App& app, LoopbackOptions& options);
+
+// Runs the session; returns the exit code (0: every operation completed as
+// the RFCs say, 1: one did not, 2: setup error).
+int run_loopback(const LoopbackOptions& options);
+
+}  // namespace rdmaconf::cli

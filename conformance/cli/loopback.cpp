@@ -145,15 +145,23 @@ int run_loopback(const LoopbackOptions& o) {
             << (o.markers ? ", Markers requested" : "") << (o.no_crc ? ", no CRC requested" : ", CRC requested")
             << "\n";
 
-  IwarpConfig responder_config = base;
-  std::future<std::unique_ptr<IwarpEndpoint>> responder_future =
-      std::async(std::launch::async, [&] { return IwarpEndpoint::accept(acceptor, responder_config); });
-
+  auto responder = std::make_unique<IwarpEndpoint>(base);
   IwarpConfig initiator_config = base;
   initiator_config.observer = [&out](const endpoint::WireEvent& e) { out.wire(e); };
+  auto initiator = std::make_unique<IwarpEndpoint>(initiator_config);
+  // Receives are posted before the connection exists, as a ULP does.
+  std::array<std::vector<std::uint8_t>, 8> rx;
+  for (std::size_t i = 0; i < rx.size(); ++i) {
+    rx[i].assign(2048, 0);
+    responder->post_receive(100 + i, rx[i]);
+  }
+  std::vector<std::uint8_t> initiator_rx(256, 0);
+  initiator->post_receive(900, initiator_rx);
+
   out.step("MPA connection setup (RFC 5044 §7.1, RFC 6581)");
-  auto initiator = IwarpEndpoint::connect(where, initiator_config);
-  auto responder = responder_future.get();
+  std::future<bool> accepted = std::async(std::launch::async, [&] { return responder->accept(acceptor); });
+  initiator->connect(where);
+  accepted.get();
   if (initiator->state() == endpoint::ConnectionState::kClosed ||
       responder->state() == endpoint::ConnectionState::kClosed) {
     std::cerr << "rdmaconf loopback: negotiation failed: initiator: " << initiator->failure()
@@ -167,22 +175,14 @@ int run_loopback(const LoopbackOptions& o) {
            (neg.enhanced ? ", IRD/ORD " + std::to_string(neg.ird) + "/" + std::to_string(neg.ord) : ""));
 
   // The responder's memory: one region the initiator may write, read and
-  // update atomically, and receive buffers for Sends (RFC 5040 §5.3).
+  // update atomically.
   std::vector<std::uint8_t> region(4096, 0);
   const ddp::Access remote_rw = ddp::Access::kLocalRead | ddp::Access::kLocalWrite | ddp::Access::kRemoteRead |
                                 ddp::Access::kRemoteWrite | ddp::Access::kRemoteAtomic;
   const ddp::Stag region_stag = responder->register_memory(region, 0x10000, remote_rw);
-  std::array<std::vector<std::uint8_t>, 8> rx;
-  for (std::size_t i = 0; i < rx.size(); ++i) {
-    rx[i].assign(2048, 0);
-    responder->post_receive(100 + i, rx[i]);
-  }
   // The initiator's memory: the sink for its RDMA Read.
   std::vector<std::uint8_t> sink(1024, 0);
   const ddp::Stag sink_stag = initiator->register_memory(sink, 0, ddp::Access::kLocalRead | ddp::Access::kLocalWrite);
-  std::vector<std::uint8_t> initiator_rx(256, 0);
-  initiator->post_receive(900, initiator_rx);
-
   // 1. Send, and Send with Solicited Event.
   out.step("Send (RFC 5040 §5.3)");
   const std::string hello = "hello from the initiator";
@@ -230,10 +230,13 @@ int run_loopback(const LoopbackOptions& o) {
   verdict.expect(is(ac, rdmap::CompletionType::kAtomic, 6) && ac->atomic_original == 0u,
                  "Fetch-and-Add returned the original value 0");
   rdmap::AtomicRequest cas{.op = rdmap::AtomicOpcode::kCompareSwap, .remote_stag = region_stag,
-                           .remote_to = 0x10000 + 8, .add_or_swap_data = 42, .compare_data = 5};
+                           .remote_to = 0x10000 + 8, .add_or_swap_data = 42,
+                           .add_or_swap_mask = ~std::uint64_t{0}, .compare_data = 5};
   (void)initiator->post_atomic(7, cas);
   ac = next(*initiator, out, "initiator");
-  verdict.expect(is(ac, rdmap::CompletionType::kAtomic, 7) && ac->atomic_original == 5u,
+  std::uint64_t target = 0;
+  for (int i = 0; i < 8; ++i) target = (target << 8) | region[8 + i];
+  verdict.expect(is(ac, rdmap::CompletionType::kAtomic, 7) && ac->atomic_original == 5u && target == 42u,
                  "Compare-and-Swap saw 5 and swapped in 42");
 
   // 5. Immediate Data (RFC 7306 §6), with and without Solicited Event.

@@ -169,7 +169,7 @@ struct IwarpEndpoint::Impl {
       flush_outgoing();
     }
     set_state(ConnectionState::kClosed, why);
-    link->close_after_flush();
+    close_with_grace();
   }
 
   void enter_full_operation(const mpa::NegotiationOutcome& o) {
@@ -278,10 +278,22 @@ struct IwarpEndpoint::Impl {
         stream->state() == rdmap::StreamState::kTerminateReceived) {
       std::string why = stream->state() == rdmap::StreamState::kTerminateSent ? "Terminate sent"
                                                                                : "Terminate received";
-      if (auto t = stream->terminate_sent()) (void)t;
       set_state(ConnectionState::kClosed, why);
-      if (link) link->close_after_flush();
+      close_with_grace();
     }
+  }
+
+  // FIN once everything queued (the Terminate) is out; if the peer keeps
+  // its side open, cut the connection after a grace period so a
+  // misbehaving peer cannot hold the endpoint.
+  void close_with_grace() {
+    if (!link || closing) return;
+    closing = true;
+    link->close_after_flush();
+    timer.expires_after(config.close_grace);
+    timer.async_wait([this](const boost::system::error_code& ec) {
+      if (!ec && link && link->open()) link->abort("peer did not close within the grace period");
+    });
   }
 
   void on_closed(const std::string& reason) {
@@ -321,6 +333,7 @@ struct IwarpEndpoint::Impl {
   std::unique_ptr<rdmap::Stream> stream;
   bool timer_armed = false;
   bool peer_frame_observed = false;
+  bool closing = false;
 
   // shared with the caller's thread
   mutable std::mutex mu;
@@ -332,12 +345,11 @@ struct IwarpEndpoint::Impl {
   bool link_closed = false;
 };
 
-IwarpEndpoint::IwarpEndpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+IwarpEndpoint::IwarpEndpoint(IwarpConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 IwarpEndpoint::~IwarpEndpoint() = default;
 
-std::unique_ptr<IwarpEndpoint> IwarpEndpoint::connect(const tcp::endpoint& peer, IwarpConfig config) {
-  auto impl = std::make_unique<Impl>(std::move(config));
-  Impl* p = impl.get();
+bool IwarpEndpoint::connect(const tcp::endpoint& peer) {
+  Impl* p = impl_.get();
   asio::post(p->io, [p, peer] {
     auto socket = std::make_shared<tcp::socket>(p->io);
     socket->async_connect(peer, [p, socket](const boost::system::error_code& ec) {
@@ -349,24 +361,23 @@ std::unique_ptr<IwarpEndpoint> IwarpEndpoint::connect(const tcp::endpoint& peer,
     });
   });
   p->wait_negotiated();
-  return std::unique_ptr<IwarpEndpoint>(new IwarpEndpoint(std::move(impl)));
+  return state() != ConnectionState::kClosed;
 }
 
-std::unique_ptr<IwarpEndpoint> IwarpEndpoint::accept(tcp::acceptor& acceptor, IwarpConfig config) {
-  auto impl = std::make_unique<Impl>(std::move(config));
-  Impl* p = impl.get();
+bool IwarpEndpoint::accept(tcp::acceptor& acceptor) {
+  Impl* p = impl_.get();
   boost::system::error_code ec;
   tcp::socket socket(p->io);
   acceptor.accept(socket, ec);
   if (ec) {
     p->set_state(ConnectionState::kClosed, "TCP accept failed: " + ec.message());
-  } else {
-    asio::post(p->io, [p, s = std::make_shared<tcp::socket>(std::move(socket))]() mutable {
-      p->start(std::move(*s), mpa::Role::kResponder);
-    });
-    p->wait_negotiated();
+    return false;
   }
-  return std::unique_ptr<IwarpEndpoint>(new IwarpEndpoint(std::move(impl)));
+  asio::post(p->io, [p, s = std::make_shared<tcp::socket>(std::move(socket))]() mutable {
+    p->start(std::move(*s), mpa::Role::kResponder);
+  });
+  p->wait_negotiated();
+  return state() != ConnectionState::kClosed;
 }
 
 ConnectionState IwarpEndpoint::state() const {

@@ -41,6 +41,9 @@ struct IwarpConfig {
   // RFC 5044 §7.1.2 leaves the reply timer's value to the implementation;
   // Linux siw waits 10 s.
   std::chrono::milliseconds negotiation_timeout{10000};
+  // After a Terminate or a failed negotiation the endpoint half-closes and
+  // waits this long for the peer to close before resetting the connection.
+  std::chrono::milliseconds close_grace{2000};
   // TCP MSS-derived FPDU budget (RFC 5044 §4.1 MULPDU); the ULPDU size the
   // RDMAP stream may use is derived from it once Markers are known.
   std::size_t fpdu_budget = 1460;
@@ -61,16 +64,21 @@ std::string_view to_string(ConnectionState s);
 
 class IwarpEndpoint {
  public:
-  // Connects to `peer` as the MPA initiator and returns once negotiation
-  // ended (check negotiated() / failure()). Throws only for a local setup
-  // error that leaves no endpoint at all (e.g. the thread could not start).
-  static std::unique_ptr<IwarpEndpoint> connect(const tcp::endpoint& peer, IwarpConfig config);
-  // Accepts one connection on `acceptor` as the MPA responder.
-  static std::unique_ptr<IwarpEndpoint> accept(tcp::acceptor& acceptor, IwarpConfig config);
-
+  // Creates the endpoint and its RDMAP stream, not yet connected: like a
+  // verbs QP, memory can be registered and receives posted before the
+  // connection exists (RFC 6581's zero-length Send RTR needs a posted
+  // receive at the responder before it arrives).
+  explicit IwarpEndpoint(IwarpConfig config);
   ~IwarpEndpoint();
   IwarpEndpoint(const IwarpEndpoint&) = delete;
   IwarpEndpoint& operator=(const IwarpEndpoint&) = delete;
+
+  // Connects to `peer` as the MPA initiator, or accepts one connection on
+  // `acceptor` as the responder, and returns once MPA negotiation ended:
+  // true if the stream is in full operation, false with failure() set.
+  // Call one of them once.
+  bool connect(const tcp::endpoint& peer);
+  bool accept(tcp::acceptor& acceptor);
 
   ConnectionState state() const;
   std::optional<mpa::NegotiationOutcome> negotiated() const;
@@ -101,7 +109,6 @@ class IwarpEndpoint {
 
  private:
   struct Impl;
-  explicit IwarpEndpoint(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

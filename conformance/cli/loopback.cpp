@@ -9,6 +9,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "command.hpp"
 #include "endpoint/iwarp_endpoint.hpp"
 #include "rdmap/error_codes.hpp"
 
@@ -18,7 +19,10 @@ using endpoint::IwarpConfig;
 using endpoint::IwarpEndpoint;
 using namespace std::chrono_literals;
 
-void add_loopback_command(CLI::App& app, LoopbackOptions& o) {
+namespace {
+
+void add_loopback_command(CLI::App& app, int& exit_code) {
+  static LoopbackOptions o;
   CLI::App* sub = app.add_subcommand(
       "loopback", "Run two reference endpoints over loopback TCP through every RDMAP operation, printing the wire");
   sub->add_option("--rev", o.revision, "MPA revision the initiator asks for (1: RFC 5044, 2: RFC 6581)")
@@ -28,8 +32,12 @@ void add_loopback_command(CLI::App& app, LoopbackOptions& o) {
   sub->add_flag("-v,--verbose", o.verbose, "Print every header field of every frame");
   sub->add_option("--fpdu-budget", o.fpdu_budget, "Octets per FPDU the endpoints aim for (the EMSS of RFC 5044 §4.1)")
       ->check(CLI::Range(64, 65535));
-  sub->final_callback([&o] { o.exit_code = run_loopback(o); });
+  sub->final_callback([&exit_code] { exit_code = run_loopback(o); });
 }
+
+}  // namespace
+
+RDMACONF_COMMAND(loopback, add_loopback_command);
 
 namespace {
 

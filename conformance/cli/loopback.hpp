@@ -15,10 +15,7 @@ struct LoopbackOptions {
   bool no_crc = false;
   bool verbose = false;
   std::size_t fpdu_budget = 1460;
-  int exit_code = 0;
 };
-
-void add_loopback_command(CLI::App& app, LoopbackOptions& options);
 
 // Runs the session; returns the exit code (0: every operation completed as
 // the RFCs say, 1: one did not, 2: setup error).

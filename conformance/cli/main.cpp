@@ -1,16 +1,25 @@
-// rdmaconf: the command-line front end. Each subcommand lives in its own
-// file; its callback runs it and leaves the exit code.
-#include <CLI/CLI.hpp>
+// rdmaconf: the command-line front end. Every subcommand lives in its own
+// file in this folder and registers itself (command.hpp).
+#include <algorithm>
 
-#include "loopback.hpp"
+#include "command.hpp"
+
+namespace rdmaconf::cli {
+std::vector<CommandEntry>& registered_commands() {
+  static std::vector<CommandEntry> commands;
+  return commands;
+}
+}  // namespace rdmaconf::cli
 
 int main(int argc, char** argv) {
   CLI::App app{"rdmaconf: conformance and fuzzing suite for RDMA over IP (iWARP MPA/DDP/RDMAP, SMC-R CLC)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "rdmaconf 0.1.0");
 
-  rdmaconf::cli::LoopbackOptions loopback;
-  rdmaconf::cli::add_loopback_command(app, loopback);
+  int exit_code = 0;
+  auto commands = rdmaconf::cli::registered_commands();
+  std::sort(commands.begin(), commands.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (const auto& c : commands) c.add(app, exit_code);
 
   try {
     app.parse(argc, argv);
@@ -18,5 +27,5 @@ int main(int argc, char** argv) {
     // Help exits 0; a usage error exits 2, like every setup error of rdmaconf.
     return app.exit(e) == 0 ? 0 : 2;
   }
-  return loopback.exit_code;
+  return exit_code;
 }

@@ -1,0 +1,32 @@
+// Subcommands register themselves: each command file defines one
+// registration, and main.cpp adds every registered command to the CLI11 app.
+// Adding a command is adding a file; nothing else changes.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace rdmaconf::cli {
+
+// Adds the subcommand to `app`. Its callback stores the command's exit code
+// in `exit_code` (0 success, 1 a requirement failed, 2 usage or setup error).
+using AddCommand = void (*)(CLI::App& app, int& exit_code);
+
+struct CommandEntry {
+  std::string_view name;
+  AddCommand add;
+};
+
+std::vector<CommandEntry>& registered_commands();
+
+struct CommandRegistration {
+  CommandRegistration(std::string_view name, AddCommand add) { registered_commands().push_back({name, add}); }
+};
+
+}  // namespace rdmaconf::cli
+
+// One per command file, at namespace scope.
+#define RDMACONF_COMMAND(name, add_function) \
+  static const ::rdmaconf::cli::CommandRegistration rdmaconf_command_##name{#name, add_function}

@@ -17,6 +17,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # captures: libpcap reads pcap/pcapng files and live interfaces; tshark checks that Wireshark opens ours
   libpcap-dev tshark
+  # the Wireshark dissector plugin (dissector/): Wireshark 4.0 headers (wireshark.pc) and GLib
+  libwireshark-dev libglib2.0-dev
 )
 
 missing=()

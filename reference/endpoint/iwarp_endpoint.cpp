@@ -1,6 +1,7 @@
 #include "endpoint/iwarp_endpoint.hpp"
 
 #include <future>
+
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
@@ -54,23 +55,27 @@ struct IwarpEndpoint::Impl {
   }
 
   ~Impl() {
-    asio::post(io, [this] {
+    // Close the connection on the I/O thread and wait until that happened,
+    // so no handler runs after the members it uses are gone.
+    std::promise<void> closed;
+    asio::post(io, [this, &closed] {
       timer.cancel();
       if (link) link->abort("endpoint destroyed");
+      closed.set_value();
     });
+    closed.get_future().wait();
     work.reset();
     io.stop();
     if (thread.joinable()) thread.join();
   }
 
-  // Runs f on the endpoint's thread and returns its result.
+  // Runs f with the protocol state locked, on the caller's thread. The
+  // I/O thread takes the same lock for what it receives, so a post frames
+  // and CRCs its segments here while the I/O thread handles the peer's.
   template <typename F>
-  auto on_io(F f) -> decltype(f()) {
-    using R = decltype(f());
-    std::packaged_task<R()> task(std::move(f));
-    auto result = task.get_future();
-    asio::post(io, [&task] { task(); });
-    return result.get();
+  auto locked(F f) -> decltype(f()) {
+    std::lock_guard<std::recursive_mutex> lock(protocol_mu);
+    return f();
   }
 
   void set_state(ConnectionState s, std::string why = {}) {
@@ -88,6 +93,7 @@ struct IwarpEndpoint::Impl {
   // ---- connection start (io thread) ----
 
   void start(tcp::socket socket, mpa::Role role) {
+    std::lock_guard<std::recursive_mutex> lock(protocol_mu);
     link = std::make_shared<TcpLink>(std::move(socket), config.receive_limit);
     mpa::NegotiationConfig nc = config.mpa;
     nc.role = role;
@@ -147,6 +153,7 @@ struct IwarpEndpoint::Impl {
     timer_armed = true;
     timer.expires_after(config.negotiation_timeout);
     timer.async_wait([this](const boost::system::error_code& ec) {
+      std::lock_guard<std::recursive_mutex> lock(protocol_mu);
       timer_armed = false;
       if (ec || !negotiation || !negotiation->timer_running()) return;
       negotiation->timer_expired();
@@ -209,6 +216,7 @@ struct IwarpEndpoint::Impl {
   // ---- full operation ----
 
   std::size_t on_receive(wire::Bytes bytes) {
+    std::lock_guard<std::recursive_mutex> lock(protocol_mu);
     if (negotiation && negotiation->state() != mpa::NegotiationState::kFullOperation) {
       if (negotiation->state() == mpa::NegotiationState::kFailed) return bytes.size();
       std::size_t used = negotiation->receive(bytes);
@@ -290,13 +298,17 @@ struct IwarpEndpoint::Impl {
     if (!link || closing) return;
     closing = true;
     link->close_after_flush();
-    timer.expires_after(config.close_grace);
-    timer.async_wait([this](const boost::system::error_code& ec) {
-      if (!ec && link && link->open()) link->abort("peer did not close within the grace period");
+    // The timer belongs to the I/O thread; pump() may run on a caller's.
+    asio::dispatch(io, [this] {
+      timer.expires_after(config.close_grace);
+      timer.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec && link && link->open()) link->abort("peer did not close within the grace period");
+      });
     });
   }
 
   void on_closed(const std::string& reason) {
+    std::lock_guard<std::recursive_mutex> lock(protocol_mu);
     timer.cancel();
     stream->close();
     pump();
@@ -325,7 +337,10 @@ struct IwarpEndpoint::Impl {
   asio::executor_work_guard<asio::io_context::executor_type> work;
   std::thread thread;
 
-  // io-thread state
+  // Protocol state, guarded by protocol_mu (taken by the I/O thread's
+  // handlers and by every public method). Recursive because closing the
+  // link from inside a locked section reports the close synchronously.
+  std::recursive_mutex protocol_mu;
   std::shared_ptr<TcpLink> link;
   std::unique_ptr<mpa::Negotiation> negotiation;
   std::unique_ptr<mpa::Framer> framer;
@@ -397,18 +412,18 @@ std::string IwarpEndpoint::failure() const {
 
 ddp::Stag IwarpEndpoint::register_memory(std::span<std::uint8_t> buffer, std::uint64_t base_to,
                                          ddp::Access access) {
-  return impl_->on_io([&] { return impl_->stream->register_memory(buffer, base_to, access); });
+  return impl_->locked([&] { return impl_->stream->register_memory(buffer, base_to, access); });
 }
 
 void IwarpEndpoint::post_receive(rdmap::WorkRequestId id, std::span<std::uint8_t> buffer) {
-  impl_->on_io([&] { impl_->stream->post_receive(id, buffer); });
+  impl_->locked([&] { impl_->stream->post_receive(id, buffer); });
 }
 
 // Each post hands the payload to the RDMAP stream and frames the segments
 // at once, so the caller's payload memory is free again when it returns.
 wire::Status IwarpEndpoint::post_send(rdmap::WorkRequestId id, wire::Bytes payload,
                                       rdmap::SendOptions options) {
-  return impl_->on_io([&] {
+  return impl_->locked([&] {
     auto s = impl_->stream->post_send(id, wire::Chunks(payload), options);
     impl_->pump();
     return s;
@@ -417,7 +432,7 @@ wire::Status IwarpEndpoint::post_send(rdmap::WorkRequestId id, wire::Bytes paylo
 
 wire::Status IwarpEndpoint::post_write(rdmap::WorkRequestId id, wire::Bytes payload, ddp::Stag sink_stag,
                                        std::uint64_t sink_to) {
-  return impl_->on_io([&] {
+  return impl_->locked([&] {
     auto s = impl_->stream->post_write(id, wire::Chunks(payload), sink_stag, sink_to);
     impl_->pump();
     return s;
@@ -425,7 +440,7 @@ wire::Status IwarpEndpoint::post_write(rdmap::WorkRequestId id, wire::Bytes payl
 }
 
 wire::Status IwarpEndpoint::post_read(rdmap::WorkRequestId id, const rdmap::ReadRequest& read) {
-  return impl_->on_io([&] {
+  return impl_->locked([&] {
     auto s = impl_->stream->post_read(id, read);
     impl_->pump();
     return s;
@@ -433,7 +448,7 @@ wire::Status IwarpEndpoint::post_read(rdmap::WorkRequestId id, const rdmap::Read
 }
 
 wire::Status IwarpEndpoint::post_atomic(rdmap::WorkRequestId id, const rdmap::AtomicRequest& atomic) {
-  return impl_->on_io([&] {
+  return impl_->locked([&] {
     auto s = impl_->stream->post_atomic(id, atomic);
     impl_->pump();
     return s;
@@ -441,7 +456,7 @@ wire::Status IwarpEndpoint::post_atomic(rdmap::WorkRequestId id, const rdmap::At
 }
 
 wire::Status IwarpEndpoint::post_immediate(rdmap::WorkRequestId id, std::uint64_t data, bool solicited_event) {
-  return impl_->on_io([&] {
+  return impl_->locked([&] {
     auto s = impl_->stream->post_immediate(id, data, solicited_event);
     impl_->pump();
     return s;
@@ -464,17 +479,17 @@ bool IwarpEndpoint::wait_closed(std::chrono::milliseconds timeout) {
 }
 
 void IwarpEndpoint::close() {
-  impl_->on_io([&] {
+  impl_->locked([&] {
     if (impl_->link) impl_->link->close_after_flush();
   });
 }
 
 std::uint64_t IwarpEndpoint::octets_sent() const {
-  return impl_->on_io([&] { return impl_->link ? impl_->link->octets_sent() : 0; });
+  return impl_->locked([&]() -> std::uint64_t { return impl_->link ? impl_->link->octets_sent() : 0; });
 }
 
 std::uint64_t IwarpEndpoint::octets_received() const {
-  return impl_->on_io([&] { return impl_->link ? impl_->link->octets_received() : 0; });
+  return impl_->locked([&]() -> std::uint64_t { return impl_->link ? impl_->link->octets_received() : 0; });
 }
 
 }  // namespace rdmaconf::endpoint

@@ -62,7 +62,13 @@ void TcpLink::read_more() {
 }
 
 void TcpLink::send(std::vector<std::uint8_t> octets) {
-  if (!open_ || octets.empty()) return;
+  if (octets.empty()) return;
+  asio::dispatch(socket_.get_executor(),
+                 [self = shared_from_this(), o = std::move(octets)]() mutable { self->do_send(std::move(o)); });
+}
+
+void TcpLink::do_send(std::vector<std::uint8_t> octets) {
+  if (!open_) return;
   tx_.push_back(std::move(octets));
   if (!writing_) write_next();
 }
@@ -90,13 +96,19 @@ void TcpLink::write_next() {
 }
 
 void TcpLink::close_after_flush() {
+  asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->do_close_after_flush(); });
+}
+
+void TcpLink::do_close_after_flush() {
   close_when_flushed_ = true;
   if (!writing_) write_next();
 }
 
 void TcpLink::abort(const std::string& reason) {
-  tx_.clear();
-  finish(reason.empty() ? "aborted" : reason);
+  asio::dispatch(socket_.get_executor(), [self = shared_from_this(), reason] {
+    self->tx_.clear();
+    self->finish(reason.empty() ? "aborted" : reason);
+  });
 }
 
 void TcpLink::finish(const std::string& reason) {

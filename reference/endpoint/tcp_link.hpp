@@ -4,6 +4,7 @@
 // protocol logic never sees the socket; it sees octets and produces octets.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -33,6 +34,9 @@ class TcpLink : public std::enable_shared_from_this<TcpLink> {
   // Starts the read loop. Must be called on the socket's executor.
   void start(OnReceive on_receive, OnClosed on_closed);
 
+  // send(), close_after_flush() and abort() may be called from any thread:
+  // they run on the socket's executor (inline when already there).
+
   // Queues octets for sending; they go out in order, one write in flight.
   void send(std::vector<std::uint8_t> octets);
 
@@ -43,12 +47,14 @@ class TcpLink : public std::enable_shared_from_this<TcpLink> {
 
   bool open() const { return open_; }
   tcp::socket& socket() { return socket_; }
-  std::size_t octets_sent() const { return octets_sent_; }
-  std::size_t octets_received() const { return octets_received_; }
+  std::uint64_t octets_sent() const { return octets_sent_; }
+  std::uint64_t octets_received() const { return octets_received_; }
 
  private:
   void read_more();
   void write_next();
+  void do_send(std::vector<std::uint8_t> octets);
+  void do_close_after_flush();
   void finish(const std::string& reason);
 
   tcp::socket socket_;
@@ -59,9 +65,9 @@ class TcpLink : public std::enable_shared_from_this<TcpLink> {
   std::deque<std::vector<std::uint8_t>> tx_;
   bool writing_ = false;
   bool close_when_flushed_ = false;
-  bool open_ = true;
-  std::size_t octets_sent_ = 0;
-  std::size_t octets_received_ = 0;
+  std::atomic<bool> open_ = true;
+  std::atomic<std::uint64_t> octets_sent_ = 0;
+  std::atomic<std::uint64_t> octets_received_ = 0;
   OnReceive on_receive_;
   OnClosed on_closed_;
 };

@@ -1,0 +1,177 @@
+// RFC 7609: IBM's Shared Memory Communications over RDMA (SMC-R), version 1,
+// restricted to what rdmaconf tests: the SMC TCP option and the CLC
+// handshake (Proposal, Accept, Confirm, Decline) with its error scenarios.
+//
+// RFC 7609 is informational and uses no RFC 2119 keywords; its lower-case
+// "must" rules are requirements here (Level::kLowerCaseMust). The LLC and
+// CDC protocols that run over RoCE after the handshake are out of scope.
+//
+// Source note: the RFC's body text could not be reached in the session that
+// wrote this file, so every section is marked "// text not reached". Message
+// layouts agree with Linux net/smc smc_clc.h (smc_clc_msg_hdr, _proposal,
+// _accept_confirm, _decline, SMC_EYECATCHER) and the section numbers with
+// the reference stack's clc/cite.hpp (App. A.1 option, §3.2 CLC messages,
+// App. A.2.x formats, App. C error scenarios), itself written from memory.
+// Check the rows against the text before leaning on a detail.
+#include "rows.hpp"
+
+namespace rdmaconf::requirements::detail {
+namespace {
+
+constexpr Level M = Level::kLowerCaseMust;
+
+constexpr Requirement kRows[] = {
+    // §3.1 / App. A.1 TCP option — text not reached
+    row("rfc7609-3.1-option-in-syn", M, W,
+        "A client that wants SMC-R puts the SMC experimental TCP option in its SYN"),
+    row("rfc7609-3.1-option-in-synack", M, W,
+        "A server that can do SMC-R answers a SYN carrying the option with the option in its SYN-ACK"),
+    row("rfc7609-3.1-both-or-tcp", M, W,
+        "CLC messages are exchanged only when both SYN and SYN-ACK carried the option; otherwise the connection "
+        "stays plain TCP"),
+    row("rfc7609-3.1-no-clc-without-option", M, P,
+        "A server that did not send the option in its SYN-ACK treats the first octets as application data, never "
+        "as a CLC Proposal"),
+    row("rfc7609-a.1-option-kind", M, W, "The SMC option is TCP option kind 254 (experimental) with length 6"),
+    row("rfc7609-a.1-option-exid", M, W,
+        "The option's 4-octet experiment identifier is 0xE2D4C3D9 (\"SMCR\" in EBCDIC)"),
+
+    // §3.2 CLC messages — text not reached
+    row("rfc7609-3.2-client-proposal-first", M, W,
+        "After the TCP handshake the client's first octets are a CLC Proposal"),
+    row("rfc7609-3.2-server-waits", M, W, "The server sends no CLC message before it received the Proposal"),
+    row("rfc7609-3.2-accept-or-decline", M, W,
+        "The server answers a Proposal with exactly one Accept or one Decline"),
+    row("rfc7609-3.2-confirm-or-decline", M, W,
+        "The client answers an Accept with exactly one Confirm or one Decline"),
+    row("rfc7609-3.2-no-data-before-done", M, W,
+        "No application data flows on the TCP connection before the CLC exchange ended (Confirm, or Decline and "
+        "fallback)"),
+    row("rfc7609-3.2-decline-fallback", M, P,
+        "After a Decline, sent or received, both sides use the TCP connection for the application data as plain TCP"),
+    row("rfc7609-3.2-no-clc-after-decline", M, W, "No CLC message follows a Decline on the connection"),
+    row("rfc7609-3.2-one-proposal", M, W, "A client sends one Proposal per connection"),
+
+    // App. A.2 CLC message header and trailer — text not reached
+    row("rfc7609-a.2-eyecatcher", M, W,
+        "Every CLC message begins with the eyecatcher \"SMCR\" in EBCDIC (0xE2D4C3D9)"),
+    row("rfc7609-a.2-trailer-eyecatcher", M, W, "Every CLC message ends with the same 4-octet eyecatcher"),
+    row("rfc7609-a.2-eyecatcher-check", M, P,
+        "A CLC message with a wrong leading or trailing eyecatcher is a protocol error"),
+    row("rfc7609-a.2-type", M, W, "The type octet is 1 Proposal, 2 Accept, 3 Confirm or 4 Decline"),
+    row("rfc7609-a.2-type-expected", M, P,
+        "A CLC message of a type not expected at that point of the exchange is a protocol error"),
+    row("rfc7609-a.2-length", M, W,
+        "The length field counts the whole message, header and trailer included"),
+    row("rfc7609-a.2-length-check", M, P,
+        "A length that does not fit the message type (too short for its fixed part, or disagreeing with the "
+        "octets) is a protocol error"),
+    row("rfc7609-a.2-version", M, W, "Version 1 messages carry version 1 in the header's upper 4 bits"),
+    row("rfc7609-a.2-reserved-zero", M, W, "Reserved fields and bits of CLC messages are sent as zero"),
+    row("rfc7609-a.2-reserved-ignored", M, P, "Reserved fields and bits of received CLC messages are not checked"),
+
+    // App. A.2.1 Peer ID — text not reached
+    row("rfc7609-a.2.1-peer-id", M, W,
+        "The 8-octet Peer ID is a 2-octet instance number followed by a 6-octet RoCE MAC address of the host"),
+    row("rfc7609-a.2.1-peer-id-stable", M, W,
+        "A host uses the same Peer ID in every CLC message it sends during the life of its SMC-R instance"),
+
+    // App. A.2.2 Proposal — text not reached
+    row("rfc7609-a.2.2-proposal-fields", M, W,
+        "A Proposal carries the client's Peer ID, its RoCE GID and MAC, and the offset to its IP prefix area"),
+    row("rfc7609-a.2.2-prefix-offset", M, W,
+        "The prefix-area offset counts the octets between the end of that field and the start of the IP prefix "
+        "area (0: right after it)"),
+    row("rfc7609-a.2.2-future-growth", M, P,
+        "A server skips the octets between the offset field and the prefix area it does not understand (room for "
+        "future growth)"),
+    row("rfc7609-a.2.2-ipv4-prefix", M, W,
+        "The prefix area holds the client's IPv4 subnet and prefix length for the connection's interface (0 if "
+        "IPv6)"),
+    row("rfc7609-a.2.2-ipv6-prefixes", M, W,
+        "The prefix area lists the IPv6 prefixes of the interface (at most 8), each with its prefix length, with "
+        "their count"),
+    row("rfc7609-a.2.2-ipv6-count-max", M, P, "A Proposal claiming more than 8 IPv6 prefixes is malformed"),
+    row("rfc7609-a.2.2-prefix-match", M, P,
+        "A server that shares no IP subnet with the client (no matching prefix) declines instead of accepting"),
+    row("rfc7609-a.2.2-length-covers-prefixes", M, W,
+        "The Proposal's length covers its fixed part, any future-growth octets, the prefix area and all IPv6 "
+        "prefixes"),
+
+    // App. A.2.3 Accept — text not reached
+    row("rfc7609-a.2.3-accept-fields", M, W,
+        "An Accept carries the server's Peer ID, GID, MAC, QP number, RMB rkey, RMBE index, RMBE alert token, "
+        "RMBE size, QP MTU, RMB virtual address and initial packet sequence number"),
+    row("rfc7609-a.2.3-first-contact-flag", M, W,
+        "The server sets the first-contact flag in its Accept exactly when it starts a new link group for this "
+        "client"),
+    row("rfc7609-a.2.3-rmbe-index", M, W, "The RMBE index is 1 or more: the element of the RMB the peer writes into"),
+    row("rfc7609-a.2.3-rmbe-size", M, W,
+        "The RMBE size is sent in compressed form: 0 means 16 KiB and each step doubles it"),
+    row("rfc7609-a.2.3-qp-mtu", M, W, "The QP MTU uses the InfiniBand encoding (1=256 ... 5=4096)"),
+    row("rfc7609-a.2.3-qp-number", M, W, "The QP number is a 24-bit value naming a reliable connected QP (not 0 or 1)"),
+    row("rfc7609-a.2.3-accept-length", M, W, "A version 1 SMC-R Accept is 68 octets long"),
+
+    // App. A.2.4 Confirm — text not reached
+    row("rfc7609-a.2.4-confirm-fields", M, W,
+        "A Confirm carries the client's own Peer ID, GID, MAC, QP number, RMB rkey, RMBE index, alert token, "
+        "RMBE size, QP MTU, RMB address and initial PSN, as the Accept did for the server"),
+    row("rfc7609-a.2.4-confirm-first-contact", M, W,
+        "The client's Confirm repeats the first-contact flag of the Accept"),
+    row("rfc7609-a.2.4-confirm-length", M, W, "A version 1 SMC-R Confirm is 68 octets long"),
+    row("rfc7609-a.2.4-confirm-consistent", M, P,
+        "A server that receives a Confirm inconsistent with its Accept (path, link group, peer) declines"),
+
+    // App. A.2.5 Decline — text not reached
+    row("rfc7609-a.2.5-decline-fields", M, W,
+        "A Decline carries the sender's Peer ID and a 4-octet peer diagnosis code saying why SMC-R is not used"),
+    row("rfc7609-a.2.5-out-of-sync-flag", M, W,
+        "The Decline's out-of-sync flag is set only when the sender found the link group state of the two hosts "
+        "inconsistent"),
+    row("rfc7609-a.2.5-decline-length", M, W, "A version 1 Decline is 28 octets long"),
+    row("rfc7609-a.2.5-diagnosis-informational", M, P,
+        "The diagnosis code is for information: a receiver falls back to TCP whatever code it carries"),
+
+    // §3.5.1 First contact / §3.5.2 Subsequent contact — text not reached
+    row("rfc7609-3.5.1-first-contact-new-lg", M, P,
+        "On first contact the server creates a new link group and RoCE link with the client, confirmed over RoCE "
+        "before data flows"),
+    row("rfc7609-3.5.2-subsequent-reuse", M, P,
+        "On subsequent contact the server reuses the existing link group and the Accept's link values name an "
+        "existing link"),
+    row("rfc7609-3.5.2-client-first-contact-mismatch", M, P,
+        "A client that receives first contact for a link group it thinks exists (or the reverse) declines with the "
+        "out-of-sync flag set"),
+
+    // App. C.1 Decline during CLC negotiation — text not reached
+    row("rfc7609-c.1-decline-any-time", M, P,
+        "Either side may decline at any point of the CLC exchange; the peer then falls back to TCP"),
+    row("rfc7609-c.1-decline-reason", M, W,
+        "A side declines, rather than continuing, when it cannot use SMC-R for the connection (no RoCE device, no "
+        "matching subnet, no resources)"),
+
+    // App. C.4 Out-of-sync conditions — text not reached
+    row("rfc7609-c.4-out-of-sync-all", M, P,
+        "A host that receives a Decline with the out-of-sync flag ends the link group with that peer for all its "
+        "connections"),
+
+    // App. C.5 Timeouts during CLC negotiation — text not reached
+    row("rfc7609-c.5-clc-timer", M, P,
+        "A side waiting for a CLC message bounds the wait with a timer"),
+    row("rfc7609-c.5-timeout-action", M, P,
+        "When the CLC timer expires the side ends the exchange (Decline and fallback, or reset) instead of waiting "
+        "forever"),
+
+    // App. C.6 Protocol errors during CLC negotiation — text not reached
+    row("rfc7609-c.6-protocol-error", M, P,
+        "A malformed CLC message (eyecatcher, length, type or layout wrong) means the peer cannot be trusted to "
+        "speak SMC: the side resets the TCP connection rather than falling back"),
+    row("rfc7609-c.6-no-fallback-after-garbage", M, P,
+        "After a CLC protocol error the side does not treat the octets as application data"),
+};
+
+}  // namespace
+
+std::span<const Requirement> rfc7609_rows() { return kRows; }
+
+}  // namespace rdmaconf::requirements::detail

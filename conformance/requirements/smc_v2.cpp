@@ -1,0 +1,103 @@
+// SMC version 2 CLC rules as Linux net/smc implements them. SMC v2 has no
+// RFC; IBM describes it in "Shared Memory Communications Version 2" and
+// Linux's smc_clc.h / smc_clc.c / af_smc.c are its public reference. The
+// <section> part of each id names the CLC message or block the rule is
+// about (hdr, proposal, accept, confirm, decline, fce) and the summary says
+// which Linux structure or function states it.
+//
+// Source note: IBM's v2 document was not reachable; these rows follow the
+// Linux structures the reference stack's clc/ declares (see clc/cite.hpp)
+// and must be checked against IBM's text where it differs.
+#include "rows.hpp"
+
+namespace rdmaconf::requirements::detail {
+namespace {
+
+constexpr Level M = Level::kLowerCaseMust;
+
+constexpr Requirement kRows[] = {
+    // Common header (smc_clc_msg_hdr, smc_clc_msg_hdr_valid)
+    row("smcv2-hdr-version", M, W,
+        "A v2-capable client sends its Proposal with version 2 in the header; Accept, Confirm and Decline carry the "
+        "version chosen (smc_clc_msg_hdr)"),
+    row("smcv2-hdr-typev1-typev2", M, W,
+        "A v2 Proposal's header says which paths it offers for v1 (typev1) and for v2 (typev2): SMC-R, SMC-D, both "
+        "or none"),
+    row("smcv2-hdr-eyecatcher", M, W,
+        "A v2 message carries \"SMCR\" or \"SMCD\" in EBCDIC as eyecatcher, matching the path, in header and trailer"),
+    row("smcv2-hdr-valid", M, P,
+        "A message whose header, length or trailer fails smc_clc_msg_hdr_valid is a protocol error"),
+    row("smcv2-hdr-length-max", M, P,
+        "A v2 message longer than the largest CLC message Linux accepts (SMC_CLC_RECV_BUF_LEN) is a protocol error"),
+
+    // Proposal (smc_clc_msg_proposal, smc_clc_v2_extension, smc_clc_msg_prop_valid)
+    row("smcv2-proposal-v2-extension", M, W,
+        "A Proposal offering v2 carries the v2 extension: EID count, ISM GID count, OS type, release, hostname, "
+        "system EID, then the user EIDs"),
+    row("smcv2-proposal-extension-offset", M, W,
+        "The Proposal's v2 extension offset points exactly at the v2 extension after the v1 prefix area"),
+    row("smcv2-proposal-eid-count-max", M, P,
+        "A Proposal with more user EIDs than SMC_CLC_MAX_UEID (8) is malformed"),
+    row("smcv2-proposal-gid-count-max", M, P,
+        "A Proposal with more ISM GID/CHID entries than SMCD_CLC_MAX_V2_GID_ENTRIES is malformed"),
+    row("smcv2-proposal-length", M, P,
+        "The Proposal's length equals the sum of its blocks as smc_clc_msg_prop_valid computes them; a mismatch is "
+        "malformed"),
+    row("smcv2-proposal-no-path", M, W,
+        "A Proposal offers at least one path in v1 or v2; one offering none is declined"),
+    row("smcv2-proposal-release", M, W,
+        "A v2 Proposal states the highest SMC release the client supports (0 = v2.0, 1 = v2.1)"),
+
+    // Server's choice (af_smc.c smc_listen_find_device, smc_clc_match_eid)
+    row("smcv2-proposal-version-choice", M, P,
+        "A server that supports v2 and finds a usable v2 path answers in v2; otherwise it tries v1; with no common "
+        "version it declines (SMC_CLC_DECL_VERSMISMAT)"),
+    row("smcv2-proposal-eid-match", M, P,
+        "A v2 SMC-R Accept needs a user EID common to both hosts; without one the server declines "
+        "(SMC_CLC_DECL_NOUEID)"),
+    row("smcv2-proposal-release-min", M, W,
+        "The server accepts with the lower of the client's release and its own highest release"),
+
+    // Accept / Confirm (smc_clc_msg_accept_confirm, smc_clc_msg_acc_conf_valid)
+    row("smcv2-accept-version-offered", M, P,
+        "An Accept uses a version and path the Proposal offered; a client declines any other"),
+    row("smcv2-accept-eid", M, W, "A v2 Accept names the EID the server chose from those the client offered"),
+    row("smcv2-accept-length", M, P,
+        "A v2 Accept or Confirm has the length smc_clc_msg_acc_conf_valid expects for its version, path and "
+        "first-contact extension"),
+    row("smcv2-confirm-repeats-choice", M, W,
+        "The client's v2 Confirm repeats the version, path, EID and release of the Accept"),
+    row("smcv2-confirm-consistent", M, P,
+        "A server declines a Confirm whose version or path differs from its Accept"),
+
+    // First contact extension (smc_clc_first_contact_ext, _v2x, smc_clc_fce_gid_ext)
+    row("smcv2-fce-present", M, W,
+        "A v2 Accept and Confirm with first contact set carry the first-contact extension (OS type, release, "
+        "hostname)"),
+    row("smcv2-fce-absent", M, W, "Without first contact a v2 Accept or Confirm carries no first-contact extension"),
+    row("smcv2-fce-release-valid", M, P,
+        "A first-contact extension whose release is higher than the one proposed is declined "
+        "(SMC_CLC_DECL_RELEASEERR)"),
+    row("smcv2-fce-v21-limits", M, P,
+        "In release 2.1, max connections and max links in the first-contact extension stay within the limits the "
+        "Proposal allowed; otherwise the peer declines (SMC_CLC_DECL_MAXCONNERR / MAXLINKERR)"),
+    row("smcv2-fce-gid-list", M, W,
+        "An SMC-R v2 first-contact extension lists the RoCE GIDs the sender can use, with their count"),
+
+    // Decline (smc_clc_msg_decline, smc_clc_msg_decline_v2)
+    row("smcv2-decline-format", M, W,
+        "A v2 Decline carries peer ID, diagnosis code, OS type and hostname-style fields of smc_clc_msg_decline_v2"),
+    row("smcv2-decline-version", M, W,
+        "A Decline answers in the version of the message it answers (v1 to a v1-only peer)"),
+    row("smcv2-decline-reserved-ignored", M, P,
+        "Reserved bits of a received Decline are not checked; a Decline always means fallback (Linux stopped "
+        "checking them to follow RFC 7609)"),
+    row("smcv2-decline-diagnosis", M, W,
+        "The diagnosis code is one of Linux's SMC_CLC_DECL_* values naming why SMC was not used"),
+};
+
+}  // namespace
+
+std::span<const Requirement> smc_v2_rows() { return kRows; }
+
+}  // namespace rdmaconf::requirements::detail

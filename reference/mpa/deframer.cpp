@@ -62,8 +62,6 @@ class Layout {
   std::size_t first_marker_;
 };
 
-const wire::Chunks kNoChunks{};
-
 std::uint32_t read_fpdu_ptr(wire::Bytes fpdu, std::size_t marker) {
   return std::uint32_t{fpdu[marker + 2]} << 8 | fpdu[marker + 3];
 }
@@ -137,10 +135,13 @@ DeframeResult Deframer::next(wire::Bytes u) {
   // the cache, so the Marker and tail reads below hit it.
   if (config_.crc) out.computed_crc = wire::crc32c(fpdu.first(crc_at));
 
-  // Markers: each must point back to this FPDU's ULPDU_Length field.
+  // Markers: each must point back to this FPDU's ULPDU_Length field. Only
+  // a Marker in front of the header carries 0; every later one carries its
+  // distance back to the header, so the check is one subtraction each.
   std::optional<std::size_t> bad_marker;
   for (std::size_t i = 0, m = layout.first_marker(); i < marker_count; ++i, m += kMarkerInterval) {
-    if (read_fpdu_ptr(fpdu, m) != expected_fpdu_ptr(m, header_at)) {
+    const std::uint32_t expected = m < header_at ? 0 : static_cast<std::uint32_t>(m - header_at);
+    if (read_fpdu_ptr(fpdu, m) != expected) {
       bad_marker = m;
       break;
     }
@@ -152,7 +153,7 @@ DeframeResult Deframer::next(wire::Bytes u) {
   out.markers.count_ = marker_count;
 
   // The ULPDU as views, Markers removed.
-  ulpdu_ = kNoChunks;  // copy-assignment keeps the overflow list's capacity
+  ulpdu_.clear();
   layout.for_each_piece(fpdu, kUlpduLengthSize, kUlpduLengthSize + ulpdu_length,
                         [&](wire::Bytes piece) { ulpdu_.append(piece); });
   out.ulpdu_ = &ulpdu_;

@@ -32,3 +32,21 @@ TEST(Chunks, SubrangeAndCopyPrefixAcrossEverySplit) {
 
 }  // namespace
 }  // namespace rdmaconf::wire
+
+namespace rdmaconf::wire {
+namespace {
+
+TEST(Chunks, ClearEmptiesAndAllowsReuse) {
+  std::vector<std::uint8_t> data(100, 1);
+  Chunks c;
+  for (std::size_t i = 0; i < 10; ++i) c.append(Bytes(data).subspan(i * 10, 10));
+  c.clear();
+  EXPECT_TRUE(c.empty());
+  EXPECT_EQ(c.pieces(), 0u);
+  c.append(Bytes(data).first(3));
+  EXPECT_EQ(c.size(), 3u);
+  EXPECT_EQ(c.pieces(), 1u);
+}
+
+}  // namespace
+}  // namespace rdmaconf::wire

@@ -34,6 +34,13 @@ class Chunks {
     }
   }
 
+  // Empties the list, keeping the overflow list's capacity for reuse.
+  void clear() {
+    count_ = 0;
+    size_ = 0;
+    overflow_.clear();
+  }
+
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   std::size_t pieces() const { return count_ + overflow_.size(); }

@@ -67,7 +67,9 @@ constexpr Requirement kRows[] = {
     row("rfc5040-4.4-read-request-size", kMust, P,
         "A Read Request whose payload is not exactly 28 octets is a malformed message and is terminated"),
 
-    // §4.8 Terminate Header — text not reached (values agree with siw and the IANA registry)
+    // §4.8 Terminate Header — text not reached. The section number is confirmed by a public linux-rdma
+    // post pointing at rfc5040 section 4.8 for the Layer and EType fields; values agree with siw and the
+    // IANA registry.
     row("rfc5040-4.8-terminate-layer-etype-code", kMust, W,
         "A Terminate begins with Layer (0 RDMAP, 1 DDP, 2 LLP), Error Type and Error Code naming the error that "
         "ended the stream"),
@@ -199,6 +201,12 @@ constexpr Requirement kRows[] = {
     row("rfc5040-6.1-responder-waits", kMustNot, W,
         "The responder sends no RDMAP message before the first message from the initiator has arrived"),
     row("rfc5040-6.1-msn-start", kMust, W, "MSNs of all three queues start at 1 on a new stream"),
+    row("rfc5040-6.1-ird-ord-fixed", kMust, P,
+        "The stream's IRD and ORD are settled when the stream starts (for MPA by RFC 6581's exchange) and hold for "
+        "its life"),
+    row("rfc5040-6.1-ird-ord-to-ulp", kMust, N,
+        "The IRD and ORD in force are reported to the ULP at both ends, even when they differ from what it asked",
+        "a local interface (a public linux-rdma review cites RFC 5040 §6.1 for it)"),
 
     // §6.2 Stream Teardown — text not reached
     row("rfc5040-6.2.1-graceful", kMust, N,

@@ -204,7 +204,9 @@ constexpr Requirement kRows[] = {
     row("rfc5044-7.2-partial-fpdu-at-close", kMust, P,
         "A receiver that sees the stream end inside an FPDU treats it as an error, not a short ULPDU"),
 
-    // §8 Error Semantics — text not reached (codes confirmed by the IANA RDDP registry and Linux siw iwarp.h)
+    // §8 Error Semantics — text not reached. The section number is confirmed by a public Linux siw patch
+    // that cites "RFC 5044 Section 8 error code 3"; the codes agree with siw's llp_ecode and Wireshark's
+    // mpa_errcode_names.
     row("rfc5044-8-errors-fatal", kMust, P,
         "Every MPA error (CRC, framing, Marker) is fatal to the connection: the stream is closed"),
     row("rfc5044-8-report-to-ulp", kMust, P,

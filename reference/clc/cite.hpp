@@ -8,6 +8,13 @@
 // or function that states each v2 rule. Every DecodeError and every
 // handshake check in clc/ takes its section string from here, so a
 // correction is made once.
+//
+// Verification state (requirement registry pass, see docs/requirements.md):
+// the body text of RFC 7609 could not be reached, so the section and
+// appendix numbers below are unconfirmed; the message layouts they point at
+// agree with Linux net/smc smc_clc.h. A Linux fix (no longer checking a
+// Decline's reserved bits) cites RFC 7609 page 92 for "reserved bits are not
+// validated" and page 105 for the Decline format, in Appendix A.2.
 #pragma once
 
 #include <string_view>

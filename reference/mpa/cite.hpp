@@ -5,6 +5,17 @@
 // peer-to-peer setup with a ready-to-receive message). Every FieldDecl,
 // DecodeError and negotiation failure in mpa/ takes its section string from
 // here, so a correction is made once.
+//
+// Verification state (requirement registry pass, see docs/requirements.md):
+// the body text of RFC 5044 and RFC 6581 could not be reached. §8 is
+// confirmed (a public Linux siw patch cites "RFC 5044 Section 8 error code
+// 3"); the other section numbers agree with the project's reading of the
+// RFCs' structure (4.1 FPDU format, 4.3 Markers, 4.4 CRC, 7.1.1 frame
+// format, 7.1.2 startup rules, 7.1.4 private data) and wait for a check
+// against the text. PD_Length's 512 limit is likely stated with the field
+// in §7.1.1 as well as in §7.1.4. The RFC 6581 numbers (§9, §9.2) are
+// unconfirmed; the enhanced flag's position (0x10 of octet 16) and the
+// IRD/ORD block agree with Linux siw (MPA_RR_FLAG_ENHANCED, MPA_V2_*).
 #pragma once
 
 #include <string_view>

@@ -133,7 +133,9 @@ int dissect_one(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, int offset,
   const int available = tvb_captured_length_remaining(tvb, offset);
   if (available < static_cast<int>(clc::kHeaderSize)) {
     pinfo->desegment_offset = offset;
-    pinfo->desegment_len = static_cast<guint32>(static_cast<int>(clc::kHeaderSize) - available);
+    // Length is not known before the header is complete: take the next
+    // segment whole (see mpa.cpp for why not just the missing octets).
+    pinfo->desegment_len = DESEGMENT_ONE_MORE_SEGMENT;
     return -1;
   }
   const wire::Bytes head(tvb_get_ptr(tvb, offset, static_cast<int>(clc::kHeaderSize)), clc::kHeaderSize);
@@ -142,7 +144,7 @@ int dissect_one(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, int offset,
   auto length = clc::message_length(head);
   if (!length) {
     add_header(ct, tvb, offset, clc::ClcHeaderSpec::decl);
-    report(i.proto_clc, pinfo, ct, tvb, offset + static_cast<int>(length.error().offset), -1, from(length.error()));
+    report(i.proto_clc, pinfo, ct, tvb, offset + static_cast<int>(length.error().offset), -1, from(Source::kClc, length.error()));
     return available;  // cannot frame what follows
   }
   const int size = static_cast<int>(*length);
@@ -170,7 +172,7 @@ int dissect_one(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, int offset,
       proto_tree_add_item(ct, i.clc_raw, tvb, offset + static_cast<int>(clc::kHeaderSize),
                           size - static_cast<int>(clc::kHeaderSize + clc::kTrailerSize), ENC_NA);
     add_header(ct, tvb, offset + size - static_cast<int>(clc::kTrailerSize), clc::TrailerSpec::decl);
-    report(i.proto_clc, pinfo, ct, tvb, offset + static_cast<int>(decoded.error().offset), 1, from(decoded.error()));
+    report(i.proto_clc, pinfo, ct, tvb, offset + static_cast<int>(decoded.error().offset), 1, from(Source::kClc, decoded.error()));
   } else {
     wire::Bytes growth;
     const std::vector<Block> blocks = blocks_of(*decoded, growth);
@@ -195,15 +197,15 @@ int dissect_one(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, int offset,
       col_append_fstr(pinfo->cinfo, COL_INFO, " (%s)", dc ? std::string(dc->meaning).c_str() : "unknown code");
       if (!dc)
         report(i.proto_clc, pinfo, ct, tvb, offset + 16, 4,
-               {"Peer Diagnosis Information", "is a diagnosis code SMC implementations define", clc::cite::kDiagnosisCodes,
+               {"", "Peer Diagnosis Information", "is a diagnosis code SMC implementations define", clc::cite::kDiagnosisCodes,
                 Level::kInfo});
       else if (!dc->on_wire)
         report(i.proto_clc, pinfo, ct, tvb, offset + 16, 4,
-               {"Peer Diagnosis Information", "a local-only fallback reason is never sent in a Decline",
-                clc::cite::kDiagnosisCodes, Level::kMustNot});
+               {"smcv2-decline-code-on-wire", "Peer Diagnosis Information", "a local-only fallback reason is never sent in a Decline",
+                clc::cite::kDiagnosisCodes, Level::kShould});
       if (d->out_of_sync() != clc::requires_out_of_sync(d->diagnosis()))
         report(i.proto_clc, pinfo, ct, tvb, offset + 7, 1,
-               {"Out of Sync", "is set exactly when the diagnosis is a synchronization error", clc::cite::kOutOfSync,
+               {"rfc7609-c.4-decline-out-of-sync", "Out of Sync", "is set exactly when the diagnosis is a synchronization error", clc::cite::kOutOfSync,
                 Level::kMust});
     }
   }

@@ -44,7 +44,7 @@ void dissect_terminate(tvbuff_t* tvb, packet_info* pinfo, proto_tree* rt, int at
   proto_tree* tt = add_header(rt, tvb, at, rdmap::TerminateControlSpec::decl);
   if (length < static_cast<int>(rdmap::kTerminateControlSize)) {
     report(i.proto_rdmap, pinfo, rt, tvb, at, -1,
-           {"Terminate Control", "a Terminate carries at least its 4-octet control field", "RFC 5040 §4.8",
+           {"rfc5040-4.8-terminate-format", "Terminate Control", "a Terminate carries at least its 4-octet control field", "RFC 5040 §4.8",
             Level::kMust});
     return;
   }
@@ -85,7 +85,7 @@ void dissect_terminate(tvbuff_t* tvb, packet_info* pinfo, proto_tree* rt, int at
   }
   auto decoded = rdmap::decode_terminate(body);
   if (!decoded)
-    report(i.proto_rdmap, pinfo, rt, tvb, at + static_cast<int>(decoded.error().offset), 1, from(decoded.error()));
+    report(i.proto_rdmap, pinfo, rt, tvb, at + static_cast<int>(decoded.error().offset), 1, from(Source::kTerminate, decoded.error()));
 }
 
 void check_msn(const UlpduContext& ctx, packet_info* pinfo, proto_tree* dt, tvbuff_t* tvb, std::uint32_t qn,
@@ -107,7 +107,7 @@ void check_msn(const UlpduContext& ctx, packet_info* pinfo, proto_tree* dt, tvbu
   if (dt) proto_item_set_generated(proto_tree_add_uint(dt, i.ddp_msn_expected, tvb, 10, 4, rec->expected_msn));
   if (msn != rec->expected_msn)
     report(i.proto_ddp, pinfo, dt, tvb, 10, 4,
-           {"MSN", "increases by one per message on its queue, starting at 1", "RFC 5041 §5.3", Level::kMust});
+           {"rfc5041-4.3-msn-sequence", "MSN", "increases by one per message on its queue, starting at 1", "RFC 5041 §4.3", Level::kMust});
 }
 
 void link_read_request(const UlpduContext& ctx, packet_info* pinfo, proto_tree* rt, tvbuff_t* tvb, int at) {
@@ -157,7 +157,7 @@ void link_read_response(const UlpduContext& ctx, packet_info* pinfo, proto_tree*
   }
   if (rec->unexpected_response) {
     report(i.proto_rdmap, pinfo, rt, tvb, 0, 2,
-           {"Opcode", "an RDMA Read Response answers an outstanding RDMA Read Request", "RFC 5040 §5.2.2",
+           {"rfc5040-5.2.2-read-response-solicited", "Opcode", "an RDMA Read Response answers an outstanding RDMA Read Request", "RFC 5040 §5.2.2",
             Level::kMust});
     return;
   }
@@ -169,7 +169,7 @@ void link_read_response(const UlpduContext& ctx, packet_info* pinfo, proto_tree*
   }
   if (stag != rec->read->sink_stag)
     report(i.proto_rdmap, pinfo, rt, tvb, 2, 4,
-           {"STag", "a Read Response targets the Data Sink STag of its Read Request", "RFC 5040 §4.4",
+           {"rfc5040-5.2.2-read-response-sink", "STag", "a Read Response targets the Data Sink STag of its Read Request", "RFC 5040 §5.2.2",
             Level::kMust});
 }
 
@@ -182,7 +182,7 @@ void dissect_ulpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Ul
   proto_tree* dt = proto_item_add_subtree(di, i.ett_ddp);
   if (length < static_cast<int>(ddp::kControlSize)) {
     report(i.proto_ddp, pinfo, dt, tvb, 0, -1,
-           {"DDP header", "a ULPDU holds at least a whole DDP header", "RFC 5041 §4", Level::kMust});
+           {"rfc5041-4-segment-header", "DDP header", "a ULPDU holds at least a whole DDP header", "RFC 5041 §4", Level::kMust});
     col_append_sep_str(pinfo->cinfo, COL_INFO, ", ", "DDP: truncated");
     return;
   }
@@ -191,13 +191,13 @@ void dissect_ulpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Ul
   const int hdr = static_cast<int>(ddecl.size_octets);
   add_header(dt, tvb, 0, ddecl);
   if (length < hdr) {
-    report(i.proto_ddp, pinfo, dt, tvb, 0, -1, from(wire::truncated(ddecl, 0)));
+    report(i.proto_ddp, pinfo, dt, tvb, 0, -1, Violation{"rfc5041-4-segment-header", ddecl.name, "a ULPDU holds at least a complete DDP header", "RFC 5041 §4", Level::kMust});
     col_append_sep_str(pinfo->cinfo, COL_INFO, ", ", "DDP: truncated header");
     return;
   }
   proto_item_set_len(di, hdr);
   if (control.dv != ddp::kDdpVersion)
-    report(i.proto_ddp, pinfo, dt, tvb, 0, 1, {"DV", "is 1 for this version of DDP", "RFC 5041 §4.1", Level::kMust});
+    report(i.proto_ddp, pinfo, dt, tvb, 0, 1, {"rfc5041-4.1-dv", "DV", "is 1 for this version of DDP", "RFC 5041 §4.1", Level::kMust});
 
   // RDMAP: the control field is the DDP header's second octet.
   const rdmap::Control rc = rdmap::Control::from_octet(control.rsvd_ulp);
@@ -209,10 +209,10 @@ void dissect_ulpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Ul
   proto_item_append_text(ri, ", %s", op_name);
   col_append_sep_str(pinfo->cinfo, COL_INFO, ", ", op_name);
   if (rc.rv != rdmap::kRdmapVersion)
-    report(i.proto_rdmap, pinfo, rt, tvb, 1, 1, {"RV", "is 1 for RDMAP (RFC 5040)", "RFC 5040 §4.2", Level::kMust});
+    report(i.proto_rdmap, pinfo, rt, tvb, 1, 1, {"rfc5040-4.2-rv", "RV", "is 1 for RDMAP (RFC 5040)", "RFC 5040 §4.2", Level::kMust});
   if (!op) {
     report(i.proto_rdmap, pinfo, rt, tvb, 1, 1,
-           {"Opcode", "is one of the defined opcodes (0xC-0xF are reserved)", "RFC 5040 §4.2, RFC 7306 §4",
+           {"rfc5040-4.3-opcode-defined", "Opcode", "is one of the defined opcodes (0xC-0xF are reserved)", "RFC 5040 §4.3, RFC 7306 §4",
             Level::kMust});
     return;
   }
@@ -225,23 +225,23 @@ void dissect_ulpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Ul
   }
   if (op->tagged != control.tagged)
     report(i.proto_rdmap, pinfo, rt, tvb, 0, 1,
-           {"T", op->tagged ? "this opcode uses the Tagged Buffer Model" : "this opcode uses the Untagged Buffer Model",
+           {"rfc5040-4.3-opcode-t-bit", "T", op->tagged ? "this opcode uses the Tagged Buffer Model" : "this opcode uses the Untagged Buffer Model",
             op->rfc_section, Level::kMust});
   if (!control.tagged && op->queue && qn != static_cast<std::uint32_t>(*op->queue))
-    report(i.proto_rdmap, pinfo, rt, tvb, 6, 4, {"QN", "is the queue this opcode is sent on", op->rfc_section, Level::kMust});
+    report(i.proto_rdmap, pinfo, rt, tvb, 6, 4, {"rfc5041-4.3-qn-valid", "QN", "is the queue this opcode is sent on", op->rfc_section, Level::kMust});
   if (op->single_segment && !control.last)
     report(i.proto_rdmap, pinfo, rt, tvb, 0, 1,
-           {"L", "this message is a single DDP segment with L set", op->rfc_section, Level::kMust});
+           {"rfc5040-4.3-single-segment", "L", "this message is a single DDP segment with L set", op->rfc_section, Level::kMust});
   if (op->carries_invalidate_stag && !control.tagged && length >= 6)
     add_header(rt, tvb, 2, rdmap::InvalidateStagSpec::decl);
 
   const int payload = length - hdr;
   if (op->exact_size && payload != static_cast<int>(op->rdmap_header_size))
     report(i.proto_rdmap, pinfo, rt, tvb, hdr, -1,
-           {"DDP payload", "holds exactly this message's RDMAP header", op->rfc_section, Level::kMust});
+           {"rfc5040-4.3-payload-size", "DDP payload", "holds exactly this message's RDMAP header", op->rfc_section, Level::kMust});
   else if (op->rdmap_header_size && payload < static_cast<int>(op->rdmap_header_size))
     report(i.proto_rdmap, pinfo, rt, tvb, hdr, -1,
-           {"DDP payload", "holds at least this message's RDMAP header", op->rfc_section, Level::kMust});
+           {"rfc5040-4.3-payload-size", "DDP payload", "holds at least this message's RDMAP header", op->rfc_section, Level::kMust});
 
   if (!control.tagged) check_msn(ctx, pinfo, dt, tvb, qn, msn, control.last);
 

@@ -98,11 +98,11 @@ void check_enhanced_reply(MpaConversation& c, packet_info* pinfo, proto_tree* tr
   const bool one = chosen == 1 || chosen == 2 || chosen == 4;
   if (!one)
     report(ids().proto_mpa, pinfo, tree, tvb, offset, length,
-           {"RTR control flags", "a peer-to-peer Reply chooses exactly one ready-to-receive kind",
+           {"rfc6581-9.2-p2p-echo", "RTR control flags", "a peer-to-peer Reply chooses exactly one ready-to-receive kind",
             mpa::cite::kPeerToPeer, Level::kMust});
   else if ((chosen & c.rtr_offered) == 0)
     report(ids().proto_mpa, pinfo, tree, tvb, offset, length,
-           {"RTR control flags", "a peer-to-peer Reply chooses a ready-to-receive kind the Request offered",
+           {"rfc6581-9.2-p2p-echo", "RTR control flags", "a peer-to-peer Reply chooses a ready-to-receive kind the Request offered",
             mpa::cite::kPeerToPeer, Level::kMust});
 }
 
@@ -117,13 +117,16 @@ int dissect_req_rep(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, int off
   if (!need) {
     // The key (or PD_Length) is wrong: what follows cannot be framed.
     add_header(mt, tvb, offset, mpa::ReqRepSpec::decl);
-    report(i.proto_mpa, pinfo, mt, tvb, offset + static_cast<int>(need.error().offset), -1, from(need.error()));
+    report(i.proto_mpa, pinfo, mt, tvb, offset + static_cast<int>(need.error().offset), -1, from(Source::kMpaReqRep, need.error()));
     col_append_sep_str(pinfo->cinfo, COL_INFO, ", ", "MPA: invalid Request/Reply");
     return tvb_captured_length(tvb);
   }
   if (static_cast<int>(*need) > available) {
     pinfo->desegment_offset = offset;
-    pinfo->desegment_len = static_cast<guint32>(*need - static_cast<std::size_t>(available));
+    // Below 20 octets PD_Length is not known yet: take the next segment whole.
+    pinfo->desegment_len = available < static_cast<int>(mpa::kReqRepHeaderSize)
+                               ? DESEGMENT_ONE_MORE_SEGMENT
+                               : static_cast<guint32>(*need - static_cast<std::size_t>(available));
     proto_item_append_text(ti, " [incomplete Request/Reply]");
     return -1;
   }
@@ -144,7 +147,7 @@ int dissect_req_rep(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, int off
   if (offset + size > pd_offset)
     proto_tree_add_item(mt, i.mpa_private_data, tvb, pd_offset, offset + size - pd_offset, ENC_NA);
   if (!strict)
-    report(i.proto_mpa, pinfo, mt, tvb, offset + static_cast<int>(strict.error().offset), 1, from(strict.error()));
+    report(i.proto_mpa, pinfo, mt, tvb, offset + static_cast<int>(strict.error().offset), 1, from(Source::kMpaReqRep, strict.error()));
 
   if (!PINFO_FD_VISITED(pinfo) && !c.dir[dir].frame_seen) {
     MpaDirection& d = c.dir[dir];
@@ -250,7 +253,7 @@ void dissect_fpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, int offse
     }
     if (!m.valid)
       report(i.proto_mpa, pinfo, mt, tvb, at + 2, 2,
-             {"FPDUPTR", "points back to the ULPDU_Length of the FPDU the Marker falls in", mpa::cite::kMarkers,
+             {"rfc5044-4.3-marker-fpduptr", "FPDUPTR", "points back to the ULPDU_Length of the FPDU the Marker falls in", mpa::cite::kMarkers,
               Level::kMust});
   }
 
@@ -262,7 +265,7 @@ void dissect_fpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, int offse
   if (f.pad_length) proto_tree_add_item(mt, i.mpa_pad, lt, pad_at, static_cast<int>(f.pad_length), ENC_NA);
   if (f.pad_nonzero)
     report(i.proto_mpa, pinfo, mt, lt, pad_at, static_cast<int>(f.pad_length),
-           {"PAD", "sent as zero (ignored on receipt)", mpa::cite::kPad, Level::kInfo});
+           {"rfc5044-4.1-pad-zero", "PAD", "PAD octets are sent as zero", mpa::cite::kPad, Level::kMust});
 
   // The CRC, least significant octet first (RFC 5044 §4.4).
   const wire::FieldDecl& crc_decl = mpa::CrcTrailer::field_decl(mpa::CrcTrailerSpec::Field::CRC);
@@ -278,7 +281,7 @@ void dissect_fpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, int offse
                                                  good ? PROTO_CHECKSUM_E_GOOD : PROTO_CHECKSUM_E_BAD));
     if (!good) {
       report(i.proto_mpa, pinfo, mt, lt, crc_at, 4,
-             {"CRC", "matches the CRC32c of the FPDU as received", mpa::cite::kCrc, Level::kMust});
+             {"rfc5044-4.4-crc", "CRC", "matches the CRC32c of the FPDU as received", mpa::cite::kCrc, Level::kMust});
       col_append_sep_str(pinfo->cinfo, COL_INFO, ", ", "[MPA CRC error]");
     }
   }
@@ -296,14 +299,14 @@ int dissect_full_operation(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, 
     // RFC 5044 §7.1.2: the initiator waits for the Reply before sending FPDUs.
     proto_tree* mt = proto_item_add_subtree(proto_tree_add_item(tree, i.proto_mpa, tvb, offset, -1, ENC_NA), i.ett_mpa);
     report(i.proto_mpa, pinfo, mt, tvb, offset, -1,
-           {"FPDU", "the initiator sends no FPDU before it has received the Reply", mpa::cite::kStartupRules,
+           {"rfc5044-7.1.2-no-fpdu-before-reply", "FPDU", "the initiator sends no FPDU before it has received the Reply", mpa::cite::kStartupRules,
             Level::kMustNot});
     return length;
   }
   if (c.rejected) {
     proto_tree* mt = proto_item_add_subtree(proto_tree_add_item(tree, i.proto_mpa, tvb, offset, -1, ENC_NA), i.ett_mpa);
     report(i.proto_mpa, pinfo, mt, tvb, offset, -1,
-           {"FPDU", "no full operation follows a Reply with R set", mpa::cite::kStartupRules, Level::kMustNot});
+           {"rfc5044-7.1.2-no-fpdu-after-reject", "FPDU", "no full operation follows a Reply with R set", mpa::cite::kStartupRules, Level::kMustNot});
     return length;
   }
   const std::uint32_t position = tcp->seq + static_cast<std::uint32_t>(offset) - c.dir[dir].full_operation_seq;
@@ -318,13 +321,19 @@ int dissect_full_operation(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, 
     mpa::DeframeResult r = deframer.next(all.subspan(static_cast<std::size_t>(offset)));
     if (auto* more = std::get_if<mpa::NeedMore>(&r)) {
       pinfo->desegment_offset = offset;
-      pinfo->desegment_len = static_cast<guint32>(more->at_least - static_cast<std::size_t>(length - offset));
+      // While ULPDU_Length itself is incomplete the FPDU's length is unknown:
+      // ask for the next segment. Asking for the missing header octet alone
+      // makes Wireshark 4.0's TCP grow the PDU inside the next segment, which
+      // loses the FPDU; a whole segment does not.
+      pinfo->desegment_len = more->at_least <= mpa::kUlpduLengthSize + mpa::kMarkerSize
+                                 ? DESEGMENT_ONE_MORE_SEGMENT
+                                 : static_cast<guint32>(more->at_least - static_cast<std::size_t>(length - offset));
       return -1;
     }
     if (auto* err = std::get_if<mpa::DeframeError>(&r)) {
       proto_tree* mt =
           proto_item_add_subtree(proto_tree_add_item(tree, i.proto_mpa, tvb, offset, -1, ENC_NA), i.ett_mpa);
-      report(i.proto_mpa, pinfo, mt, tvb, offset + static_cast<int>(err->detail.offset), -1, from(err->detail));
+      report(i.proto_mpa, pinfo, mt, tvb, offset + static_cast<int>(err->detail.offset), -1, from(Source::kMpaDeframer, err->detail));
       return length;
     }
     const mpa::Fpdu& f = std::get<mpa::Fpdu>(r);

@@ -36,7 +36,31 @@ std::string_view name(Level level) {
   return "INFO";
 }
 
+std::string_view rule_for(Source source, const wire::DecodeError& e) {
+  switch (source) {
+    case Source::kMpaReqRep:
+      // mpa::decode_req_rep's fields (RFC 5044 §7.1.1, RFC 6581 §9).
+      if (e.field == "Key") return "rfc5044-7.1.1-key";
+      if (e.field == "Res") return "rfc5044-7.1.1-res-zero";
+      if (e.field == "Rev") return "rfc5044-7.1.1-rev";
+      if (e.field == "R") return "rfc5044-7.1.1-r-request-zero";
+      if (e.field == "PD_Length") return "rfc5044-7.1.1-pd-length-max";
+      if (e.field == "IRD" || e.field == "S") return "rfc6581-9-enhanced-data-present";
+      return {};
+    case Source::kMpaDeframer:
+      if (e.field == "CRC") return "rfc5044-4.4-crc";
+      if (e.field == "FPDUPTR") return "rfc5044-4.3-marker-fpduptr";
+      return {};
+    case Source::kTerminate:
+      return "rfc5040-4.8-terminate-format";
+    case Source::kClc:
+      return "rfc7609-a.2-clc-format";
+  }
+  return {};
+}
+
 std::string rule_id(const Violation& v) {
+  if (!v.id.empty()) return std::string(v.id);
   // "RFC 5044 §7.1.4" + "PD_Length" -> "RFC5044-7.1.4-PD_Length". Only the
   // first citation of a list ("RFC 5040 §4.2, RFC 7306 §4") is used.
   std::string id;
@@ -49,7 +73,8 @@ std::string rule_id(const Violation& v) {
       ++i;
       continue;
     }
-    id.push_back(static_cast<char>(c));
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.';
+    id.push_back(plain ? static_cast<char>(c) : '-');
   }
   id.push_back('-');
   for (char c : v.field) id.push_back(c == ' ' ? '_' : c);

@@ -7,11 +7,12 @@
 // (rdmaconf.violation.rule, .level, .section) and the expert message
 // "<rule id> <level>: <field>: <rule> (<section>)".
 //
-// Rule ids: until conformance/requirements (the catalogue's registry) is in
-// the tree, a violation found by a codec is identified by where its rule is
-// written, "RFC<n>-<section>-<field>" (e.g. RFC5044-7.1.4-PD_Length), which is
-// what the DecodeError carries. rule_id() is the one place that maps to the
-// catalogue's ids once they exist.
+// Rule ids are the catalogue's ("rfc<number>-<section>-<slug>", e.g.
+// rfc5044-4.4-crc), the ids `rdmaconf analyze` prints. Each check names its
+// id; a codec's DecodeError is mapped to one by rule_for() (the one place
+// that knows which codec field belongs to which catalogue row). A DecodeError
+// no row covers keeps an id made of where its rule is written,
+// "RFC<n>-<section>-<field>", so it is never reported without a name.
 #pragma once
 
 #include <string>
@@ -27,17 +28,25 @@ enum class Level : std::uint8_t { kMust, kMustNot, kShould, kShouldNot, kMay, kI
 std::string_view name(Level level);
 
 struct Violation {
+  std::string_view id;           // catalogue rule id; empty: derived from section and field
   std::string_view field;        // in the RFC's words
   std::string_view rule;         // our words
   std::string_view rfc_section;  // "RFC 5044 §4.4"
   Level level = Level::kMust;
 };
 
-inline Violation from(const wire::DecodeError& e, Level level = Level::kMust) {
-  return Violation{e.field, e.rule, e.rfc_section, level};
+// Which protocol's decoder produced a DecodeError: the same field name can
+// belong to different rows (a Reserved field of MPA vs. of CLC).
+enum class Source : std::uint8_t { kMpaReqRep, kMpaDeframer, kTerminate, kClc };
+
+// The catalogue row of a codec error, or an empty id.
+std::string_view rule_for(Source source, const wire::DecodeError& e);
+
+inline Violation from(Source source, const wire::DecodeError& e, Level level = Level::kMust) {
+  return Violation{rule_for(source, e), e.field, e.rule, e.rfc_section, level};
 }
 
-// "RFC5044-4.4-CRC": the interim rule id (see above).
+// The rule id to print: v.id, or one derived from the section and field.
 std::string rule_id(const Violation& v);
 
 // Adds the expert info and the generated subtree, highlighting

@@ -1,0 +1,384 @@
+#include "engine.hpp"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "clc/headers.hpp"
+#include "mpa/headers.hpp"
+#include "units.hpp"
+
+#ifndef RDMACONF_CASES_DIR
+#define RDMACONF_CASES_DIR "conformance/cases"
+#endif
+
+namespace rdmaconf::conformance {
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::kPass: return "pass";
+    case Verdict::kNonStrict: return "non-strict";
+    case Verdict::kInformational: return "informational";
+    case Verdict::kUnimplemented: return "unimplemented";
+    case Verdict::kFail: return "fail";
+    case Verdict::kError: return "error";
+  }
+  return "?";
+}
+
+std::string default_cases_dir() { return RDMACONF_CASES_DIR; }
+
+Catalogue load_catalogue(const std::string& dir) {
+  namespace fs = std::filesystem;
+  Catalogue cat;
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file() && it->path().extension() == ".case") files.push_back(it->path());
+  if (ec) {
+    cat.errors.push_back({dir, 0, "cannot read the catalogue folder: " + ec.message()});
+    return cat;
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> seen;
+  for (const fs::path& p : files) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string rel = fs::relative(p, dir).generic_string();
+    auto parsed = parse_script(text.str(), rel);
+    if (auto* e = std::get_if<SyntaxError>(&parsed)) {
+      cat.errors.push_back(*e);
+      continue;
+    }
+    for (Case& c : std::get<std::vector<Case>>(parsed)) {
+      c.protocol = p.parent_path().filename().string();
+      if (std::find(seen.begin(), seen.end(), c.id) != seen.end()) {
+        cat.errors.push_back({rel, c.line, "expected a unique id, '" + c.id + "' is used twice"});
+        continue;
+      }
+      seen.push_back(c.id);
+      cat.cases.push_back(std::move(c));
+    }
+  }
+  return cat;
+}
+
+namespace {
+
+// Declarations a CLC unit's fields may come from.
+const std::vector<const wire::HeaderDecl*>& clc_decls() {
+  static const std::vector<const wire::HeaderDecl*> d = {
+      &clc::ClcHeaderSpec::decl,        &clc::TrailerSpec::decl,          &clc::ProposalBodySpec::decl,
+      &clc::ProposalSmcdSpec::decl,     &clc::IpPrefixSpec::decl,         &clc::V2ExtensionSpec::decl,
+      &clc::EidSpec::decl,              &clc::SmcdV2ExtensionSpec::decl,  &clc::SmcrAcceptConfirmSpec::decl,
+      &clc::SmcrV2AcceptConfirmSpec::decl, &clc::FirstContactExtSpec::decl, &clc::FirstContactExtV2xSpec::decl,
+      &clc::GidListSpec::decl,          &clc::DeclineSpec::decl,          &clc::DeclineV2DiagnosisSpec::decl};
+  return d;
+}
+
+bool clc_field_known(std::string_view n) {
+  for (const wire::HeaderDecl* d : clc_decls())
+    if (wire::find_field(*d, n)) return true;
+  for (auto t : {clc::MessageType::kProposal, clc::MessageType::kAccept, clc::MessageType::kDecline}) {
+    (void)t;
+  }
+  static constexpr std::string_view kOverlay[] = {"proposal.smcv2_type", "proposal.smcv1_type", "first_contact",
+                                                  "hdr_reserved", "smc_type", "out_of_sync", "code"};
+  return std::find(std::begin(kOverlay), std::end(kOverlay), n) != std::end(kOverlay);
+}
+
+bool mpa_field_known(std::string_view n) {
+  return wire::find_field(mpa::ReqRepSpec::decl, n) || wire::find_field(mpa::EnhancedDataSpec::decl, n) ||
+         n == "pd_len";
+}
+
+bool fpdu_field_known(std::string_view unit, std::string_view n) {
+  static constexpr std::string_view kPseudo[] = {"payload_len", "ulpdu_length", "crc_ok", "markers", "code", "payload"};
+  if (std::find(std::begin(kPseudo), std::end(kPseudo), n) != std::end(kPseudo)) return true;
+  std::uint32_t msn[4] = {1, 1, 1, 1};
+  std::vector<std::string_view> units = {unit};
+  if (unit == "fpdu") units = {"write", "send", "read_request", "terminate", "atomic", "atomic_response", "immediate"};
+  for (std::string_view u : units) {
+    Segment s = default_segment(u, msn);
+    if (find_field(s.blocks, n)) return true;
+    if (u == "ddp.tagged" || u == "ddp.untagged") {
+      // a bare segment may carry any opcode's RDMAP header
+      for (const MessageName& m : message_names()) {
+        Segment t = default_segment(m.name, msn);
+        if (find_field(t.blocks, n)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool is_fpdu_unit(std::string_view u) {
+  return opcode_for(u).has_value() || u == "ddp.tagged" || u == "ddp.untagged" || u == "fpdu";
+}
+
+}  // namespace
+
+std::vector<std::string> check_case(const Case& c) {
+  std::vector<std::string> out;
+  auto err = [&](const Step& st, std::string m) { out.push_back(c.file + ":" + std::to_string(st.line) + ": " + m); };
+  for (const Step& st : c.steps) {
+    if (st.kind == StepKind::kHandshake) {
+      if (c.role != Role::kResponder) err(st, "expected 'handshake' only in a case whose IUT is the responder");
+      for (const Arg& a : st.args)
+        if (!mpa_field_known(a.name) && a.name != "hint" && a.name != "pd") err(st, "expected a field of an MPA Request, got '" + a.name + "'");
+    } else if (st.kind == StepKind::kSend) {
+      const std::string& u = st.unit;
+      if (u == "raw" || u == "fin" || u == "reset") continue;
+      for (const Arg& a : st.args) {
+        if (a.name == "truncate" || a.name == "append") continue;
+        if (u == "mpa.request" || u == "mpa.reply") {
+          if (!mpa_field_known(a.name) && a.name != "hint" && a.name != "pd") err(st, "expected a field of " + u + ", got '" + a.name + "'");
+        } else if (u.starts_with("clc.")) {
+          if (u != "clc.proposal" && u != "clc.accept" && u != "clc.confirm" && u != "clc.decline") {
+            err(st, "expected clc.proposal, clc.accept, clc.confirm or clc.decline, got '" + u + "'");
+            break;
+          }
+          if (!clc_field_known(a.name) && a.name != "offer") err(st, "expected a field of " + u + ", got '" + a.name + "'");
+        } else if (is_fpdu_unit(u)) {
+          if (!is_framing_arg(a.name) && !fpdu_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
+        } else {
+          err(st, "expected a unit to send (mpa.request, send, write, clc.proposal, ...), got '" + u + "'");
+          break;
+        }
+      }
+      if (st.args.empty() && !(u == "mpa.request" || u == "mpa.reply" || u.starts_with("clc.") || is_fpdu_unit(u)))
+        err(st, "expected a unit to send, got '" + u + "'");
+    } else if (st.kind == StepKind::kExpect) {
+      for (const Alternative& alt : st.alternatives) {
+        const std::string& u = alt.unit;
+        if (u == "close" || u == "silence") {
+          if (!alt.args.empty()) err(st, "expected no matchers after '" + u + "'");
+          continue;
+        }
+        for (const Arg& a : alt.args) {
+          if (!a.has_value) err(st, "expected field=value, got '" + a.name + "'");
+          if (u.starts_with("mpa.")) {
+            if (!mpa_field_known(a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
+          } else if (u.starts_with("clc")) {
+            if (!clc_field_known(a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
+          } else if (is_fpdu_unit(u)) {
+            if (!fpdu_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
+          }
+        }
+        if (!(u.starts_with("mpa.") || u.starts_with("clc") || is_fpdu_unit(u)))
+          err(st, "expected close, silence or a unit, got '" + u + "'");
+        if (u.starts_with("mpa.") && u != "mpa.reply" && u != "mpa.request" && u != "mpa.reject")
+          err(st, "expected mpa.reply, mpa.reject or mpa.request, got '" + u + "'");
+      }
+    }
+  }
+  if (c.protocol == "clc") {
+    for (const Step& st : c.steps)
+      if (st.kind == StepKind::kHandshake) err(st, "expected no MPA handshake in a CLC case");
+  }
+  return out;
+}
+
+std::vector<CaseResult> run_cases(const std::vector<const Case*>& cases, const RunOptions& o) {
+  std::vector<CaseResult> results(cases.size());
+  std::vector<std::size_t> parallel, serial;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (cases[i]->role == Role::kInitiator && !o.initiator_parallel) serial.push_back(i);
+    else parallel.push_back(i);
+  }
+  std::mutex mu;
+  auto finish = [&](std::size_t i, CaseResult r) {
+    std::lock_guard lock(mu);
+    results[i] = std::move(r);
+    if (o.on_result) o.on_result(results[i]);
+  };
+  std::atomic<std::size_t> next{0};
+  const unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(parallel.size())));
+  std::vector<std::thread> workers;
+  for (unsigned w = 0; w < jobs && !parallel.empty(); ++w)
+    workers.emplace_back([&] {
+      for (std::size_t k; (k = next.fetch_add(1)) < parallel.size();) finish(parallel[k], run_case(*cases[parallel[k]], o));
+    });
+  // Initiator-role cases on a shared listener run one at a time: the IUT's
+  // next connection belongs to the case waiting for it.
+  for (std::size_t i : serial) finish(i, run_case(*cases[i], o));
+  for (auto& t : workers) t.join();
+  return results;
+}
+
+std::vector<const Case*> select(const Catalogue& cat, const std::vector<std::string>& suites,
+                                const std::vector<std::string>& ids) {
+  std::vector<const Case*> out;
+  for (const Case& c : cat.cases) {
+    if (!suites.empty() && std::find(suites.begin(), suites.end(), c.protocol) == suites.end()) continue;
+    if (!ids.empty()) {
+      bool hit = false;
+      for (const std::string& id : ids) {
+        if (!id.empty() && id.back() == '*' ? c.id.starts_with(id.substr(0, id.size() - 1)) : c.id == id) hit = true;
+      }
+      if (!hit) continue;
+    }
+    out.push_back(&c);
+  }
+  return out;
+}
+
+Summary summarize(const std::vector<CaseResult>& results) {
+  Summary s;
+  for (const CaseResult& r : results) {
+    ++s.counts[r.verdict];
+    ++s.total;
+  }
+  return s;
+}
+
+int Summary::exit_code() const {
+  auto n = [&](Verdict v) {
+    auto it = counts.find(v);
+    return it == counts.end() ? 0 : it->second;
+  };
+  if (n(Verdict::kFail) > 0) return 1;
+  if (n(Verdict::kError) > 0) return 2;
+  return 0;
+}
+
+// ---------------------------------------------------------------- sockets
+
+bool split_host_port(const std::string& s, std::string& host, std::uint16_t& port) {
+  const std::size_t colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  host = s.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  unsigned long p = 0;
+  try {
+    std::size_t used = 0;
+    p = std::stoul(s.substr(colon + 1), &used);
+    if (used != s.size() - colon - 1) return false;
+  } catch (...) {
+    return false;
+  }
+  if (p > 65535) return false;
+  port = static_cast<std::uint16_t>(p);
+  return true;
+}
+
+namespace {
+bool resolve_addr(const std::string& host, std::uint16_t port, sockaddr_storage& out, socklen_t& len, std::string& error) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo* res = nullptr;
+  const std::string ps = std::to_string(port);
+  if (int rc = ::getaddrinfo(host.c_str(), ps.c_str(), &hints, &res); rc != 0 || res == nullptr) {
+    error = "cannot resolve " + host + ": " + ::gai_strerror(rc);
+    return false;
+  }
+  std::memcpy(&out, res->ai_addr, res->ai_addrlen);
+  len = res->ai_addrlen;
+  ::freeaddrinfo(res);
+  return true;
+}
+}  // namespace
+
+Connector tcp_connector(std::string host, std::uint16_t port, std::chrono::milliseconds timeout) {
+  return [host, port, timeout](const Case&, std::string& error) -> int {
+    sockaddr_storage a{};
+    socklen_t len = 0;
+    if (!resolve_addr(host, port, a, len, error)) return -1;
+    int fd = ::socket(a.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      error = std::string("socket: ") + std::strerror(errno);
+      return -1;
+    }
+    int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), len);
+    if (rc < 0 && errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      rc = ::poll(&p, 1, static_cast<int>(timeout.count()));
+      if (rc == 0) {
+        ::close(fd);
+        error = "cannot connect to " + host + ":" + std::to_string(port) + ": no answer within " + std::to_string(timeout.count()) + " ms";
+        return -1;
+      }
+      int soerr = 0;
+      socklen_t sl = sizeof soerr;
+      ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+      if (soerr != 0) {
+        ::close(fd);
+        error = "cannot connect to " + host + ":" + std::to_string(port) + ": " + std::strerror(soerr);
+        return -1;
+      }
+    } else if (rc < 0) {
+      error = "cannot connect to " + host + ":" + std::to_string(port) + ": " + std::strerror(errno);
+      ::close(fd);
+      return -1;
+    }
+    const int flags = 0;
+    (void)flags;
+    int fl = ::fcntl(fd, F_GETFL);
+    ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+  };
+}
+
+Listener::~Listener() {
+  if (fd >= 0) ::close(fd);
+}
+
+bool listen_on(const std::string& host, std::uint16_t port, Listener& l, std::string& error) {
+  sockaddr_storage a{};
+  socklen_t len = 0;
+  if (!resolve_addr(host, port, a, len, error)) return false;
+  l.fd = ::socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  ::setsockopt(l.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(l.fd, reinterpret_cast<sockaddr*>(&a), len) < 0 || ::listen(l.fd, 64) < 0) {
+    error = "cannot listen on " + host + ":" + std::to_string(port) + ": " + std::strerror(errno);
+    ::close(l.fd);
+    l.fd = -1;
+    return false;
+  }
+  sockaddr_in bound{};
+  socklen_t bl = sizeof bound;
+  ::getsockname(l.fd, reinterpret_cast<sockaddr*>(&bound), &bl);
+  l.address = host + ":" + std::to_string(ntohs(bound.sin_port));
+  return true;
+}
+
+Connector accept_connector(const Listener& l, std::chrono::milliseconds timeout) {
+  const int lfd = l.fd;
+  return [lfd, timeout](const Case&, std::string& error) -> int {
+    pollfd p{lfd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(timeout.count())) <= 0) {
+      error = "the IUT did not connect within " + std::to_string(timeout.count()) + " ms";
+      return -1;
+    }
+    int fd = ::accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) error = std::string("accept: ") + std::strerror(errno);
+    return fd;
+  };
+}
+
+}  // namespace rdmaconf::conformance
+
+#include "pcap_hook.hpp"
+namespace rdmaconf::conformance {
+PcapWriter& pcap_writer() {
+  static PcapWriter w;
+  return w;
+}
+}  // namespace rdmaconf::conformance

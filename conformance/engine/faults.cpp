@@ -1,0 +1,79 @@
+#include "faults.hpp"
+
+namespace rdmaconf::conformance {
+namespace {
+using F = FaultId;
+using S = rdmap::Fault;
+constexpr FaultInfo kFaults[] = {
+    {F::kDdpVersion, "ddp-skip-version-check", "DDP", "accepts a segment whose DV is not 1", "RFC 5041 §4.1", S::kSkipDdpVersionCheck},
+    {F::kRdmapVersion, "rdmap-skip-version-check", "RDMAP", "accepts a message whose RV is not 1", "RFC 5040 §4.2", S::kSkipRdmapVersionCheck},
+    {F::kOpcode, "rdmap-skip-opcode-check", "RDMAP", "drops unknown or misplaced opcodes silently instead of terminating", "RFC 5040 §4.3", S::kSkipOpcodeCheck},
+    {F::kMessageShape, "rdmap-skip-message-shape-check", "RDMAP", "accepts single-segment messages that are segmented or of the wrong size", "RFC 5040 §5", S::kSkipMessageShapeCheck},
+    {F::kStag, "ddp-skip-stag-check", "DDP", "places into an invalid STag's region instead of terminating", "RFC 5041 §7.1", S::kSkipStagCheck},
+    {F::kStreamAssociation, "ddp-skip-stream-association-check", "DDP", "accepts an STag of another protection domain", "RFC 5042 §5.1", S::kSkipStreamAssociationCheck},
+    {F::kAccess, "rdmap-skip-access-check", "RDMAP", "ignores the access rights of an STag", "RFC 5040 §8", S::kSkipAccessCheck},
+    {F::kBounds, "ddp-skip-bounds-check", "DDP", "places outside the base and bounds of a buffer (clipped)", "RFC 5041 §7.1", S::kSkipBoundsCheck},
+    {F::kToWrap, "ddp-skip-to-wrap-check", "DDP", "ignores a Tagged Offset that wraps", "RFC 5041 §7.1", S::kSkipToWrapCheck},
+    {F::kQn, "ddp-skip-qn-check", "DDP", "drops segments for a queue that does not exist instead of terminating", "RFC 5041 §7.1", S::kSkipQnCheck},
+    {F::kMsn, "ddp-skip-msn-check", "DDP", "ignores the MSN range and buffer availability", "RFC 5041 §7.1", S::kSkipMsnCheck},
+    {F::kMo, "ddp-skip-mo-check", "DDP", "ignores a Message Offset beyond the buffer", "RFC 5041 §7.1", S::kSkipMoCheck},
+    {F::kMessageLength, "ddp-skip-message-length-check", "DDP", "ignores a message too long for the posted buffer", "RFC 5041 §7.1", S::kSkipMessageLengthCheck},
+    {F::kInvalidate, "rdmap-skip-invalidate-check", "RDMAP", "invalidates STags a peer may not invalidate", "RFC 5040 §5.3", S::kSkipInvalidateCheck},
+    {F::kAtomicAlignment, "rdmap-skip-atomic-alignment-check", "RDMAP", "executes atomics on a target that is not 8-octet aligned", "RFC 7306 §5", S::kSkipAtomicAlignmentCheck},
+    {F::kMpaAcceptBadKey, "mpa-accept-bad-key", "MPA", "accepts a Request whose Key is wrong", "RFC 5044 §7.1.1", std::nullopt},
+    {F::kMpaAcceptAnyRevision, "mpa-accept-any-revision", "MPA", "accepts a Request of an unknown revision as Rev 1", "RFC 5044 §7.1.2", std::nullopt},
+    {F::kMpaCheckRInRequest, "mpa-check-r-in-request", "MPA", "refuses a Request whose R bit is set (R is not checked on receipt)", "RFC 5044 §7.1.1", std::nullopt},
+    {F::kMpaIgnorePdLimit, "mpa-ignore-pd-length-limit", "MPA", "accepts a Request with more than 512 octets of private data", "RFC 5044 §7.1.4", std::nullopt},
+    {F::kMpaCheckResBits, "mpa-check-res-bits", "MPA", "refuses a Request whose Res bits are set (Res is not checked on receipt)", "RFC 5044 §7.1.1", std::nullopt},
+    {F::kMpaSkipCrcCheck, "mpa-skip-crc-check", "MPA", "does not check the CRC of received FPDUs", "RFC 5044 §4.4", std::nullopt},
+    {F::kMpaSkipMarkerCheck, "mpa-skip-marker-check", "MPA", "does not check the FPDUPTR of received Markers", "RFC 5044 §4.3", std::nullopt},
+    {F::kMpaIgnoreCrcRequest, "mpa-ignore-crc-request", "MPA", "runs without CRC although the peer asked for it", "RFC 5044 §7.1.2", std::nullopt},
+    {F::kMpaIgnoreMarkerRequest, "mpa-ignore-marker-request", "MPA", "sends no Markers although the peer asked for them", "RFC 5044 §7.1.2", std::nullopt},
+    {F::kMpaCloseWithoutReject, "mpa-close-without-reject", "MPA", "closes without a Reject Reply when it refuses a revision", "RFC 5044 §7.1.2", std::nullopt},
+    {F::kMpaReplyBadKey, "mpa-reply-bad-key", "MPA", "answers with the Request key instead of the Reply key", "RFC 5044 §7.1.1", std::nullopt},
+    {F::kMpaReplyWrongRevision, "mpa-reply-wrong-revision", "MPA", "accepts with a revision other than the Request's", "RFC 5044 §7.1.2", std::nullopt},
+    {F::kMpaRejectWithoutR, "mpa-reject-without-r", "MPA", "refuses a revision with a Reply whose R bit is clear", "RFC 5044 §7.1.2", std::nullopt},
+    {F::kTerminateWrongCode, "terminate-wrong-code", "RDMAP", "reports every error with the wrong Error Code", "RFC 5040 §4.8", std::nullopt},
+    {F::kTerminateNoCopies, "terminate-no-copies", "RDMAP", "copies no headers into its Terminate (M, D, R clear)", "RFC 5040 §4.8", std::nullopt},
+    {F::kTerminateOmitted, "terminate-omitted", "RDMAP", "closes without sending a Terminate", "RFC 5040 §5.4", std::nullopt},
+    {F::kNoCloseAfterTerminate, "no-close-after-terminate", "RDMAP", "keeps the LLP connection open after its Terminate", "RFC 5040 §6.2", std::nullopt},
+    {F::kReadResponseWrongStag, "read-response-wrong-stag", "RDMAP", "answers an RDMA Read with the wrong Data Sink STag", "RFC 5040 §5.2.2", std::nullopt},
+    {F::kAtomicResponseWrongId, "atomic-response-wrong-id", "RDMAP", "answers an Atomic Request with the wrong Request Identifier", "RFC 7306 §5", std::nullopt},
+    {F::kEchoDropped, "send-not-delivered", "RDMAP", "does not deliver Sends to the ULP (no echo)", "RFC 5040 §5.3", std::nullopt},
+    {F::kClcSkipPeerIdCheck, "clc-skip-peer-id-check", "CLC", "accepts a Proposal whose peer ID is zero", "RFC 7609 App. A.2.1", std::nullopt},
+    {F::kClcSkipGidMacCheck, "clc-skip-gid-mac-check", "CLC", "accepts a Proposal with a zero GID or a multicast MAC", "RFC 7609 App. A.2.1", std::nullopt},
+    {F::kClcSkipPrefixCheck, "clc-skip-prefix-check", "CLC", "accepts SMC-Rv1 with an IP prefix it does not have", "RFC 7609 §4.3", std::nullopt},
+    {F::kClcSkipEidCheck, "clc-skip-eid-check", "CLC", "accepts SMC-Rv2 without a common EID", "SMC v2 (Linux smc_clc.c)", std::nullopt},
+    {F::kClcAcceptBadEyecatcher, "clc-accept-bad-eyecatcher", "CLC", "accepts a message whose eyecatcher is wrong", "RFC 7609 App. A.2", std::nullopt},
+    {F::kClcInconsistentAccept, "clc-inconsistent-accept", "CLC", "answers a Proposal with an Accept of a version it did not offer", "RFC 7609 App. A.2.2", std::nullopt},
+    {F::kClcWrongTrailer, "clc-wrong-trailer", "CLC", "closes its messages with the wrong trailer eyecatcher", "RFC 7609 App. A.2", std::nullopt},
+    {F::kClcDeclineZeroDiagnosis, "clc-decline-zero-diagnosis", "CLC", "declines without a diagnosis code", "RFC 7609 App. A.2.5", std::nullopt},
+    {F::kClcSkipConfirmQpCheck, "clc-skip-confirm-qp-check", "CLC", "accepts a Confirm naming QP0 or QP1", "RFC 7609 App. A.2.4", std::nullopt},
+    {F::kClcAnswerDecline, "clc-answer-decline", "CLC", "answers a Decline with a Decline", "RFC 7609 App. C.1", std::nullopt},
+};
+static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
+}  // namespace
+
+std::span<const FaultInfo> all_faults() { return kFaults; }
+
+const FaultInfo* find_fault(std::string_view name) {
+  for (const FaultInfo& f : kFaults)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+rdmap::Faults FaultSet::stream_faults() const {
+  rdmap::Faults out;
+  for (const FaultInfo& f : kFaults)
+    if (has(f.id) && f.stream_fault) out.set(*f.stream_fault);
+  return out;
+}
+
+std::string FaultSet::names() const {
+  std::string s;
+  for (const FaultInfo& f : kFaults)
+    if (has(f.id)) s += (s.empty() ? "" : ",") + std::string(f.name);
+  return s;
+}
+
+}  // namespace rdmaconf::conformance

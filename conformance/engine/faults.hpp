@@ -1,0 +1,55 @@
+// The named faults of the reference IUT: each makes it break ONE rule.
+// Receive checks of rdmap::Stream are switched off through its own Faults;
+// the MPA, Terminate and CLC faults act at the seams in responder.cpp.
+#pragma once
+
+#include <bitset>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rdmap/stream.hpp"
+
+namespace rdmaconf::conformance {
+
+enum class FaultId : std::uint8_t {
+  // rdmap::Stream receive checks
+  kDdpVersion, kRdmapVersion, kOpcode, kMessageShape, kStag, kStreamAssociation, kAccess, kBounds, kToWrap,
+  kQn, kMsn, kMo, kMessageLength, kInvalidate, kAtomicAlignment,
+  // MPA (responder seams)
+  kMpaAcceptBadKey, kMpaAcceptAnyRevision, kMpaCheckRInRequest, kMpaIgnorePdLimit, kMpaCheckResBits,
+  kMpaSkipCrcCheck, kMpaSkipMarkerCheck, kMpaIgnoreCrcRequest, kMpaIgnoreMarkerRequest, kMpaCloseWithoutReject,
+  kMpaReplyBadKey, kMpaReplyWrongRevision, kMpaRejectWithoutR,
+  // Terminate and RDMAP responses
+  kTerminateWrongCode, kTerminateNoCopies, kTerminateOmitted, kNoCloseAfterTerminate,
+  kReadResponseWrongStag, kAtomicResponseWrongId, kEchoDropped,
+  // CLC (server seams)
+  kClcSkipPeerIdCheck, kClcSkipGidMacCheck, kClcSkipPrefixCheck, kClcSkipEidCheck, kClcAcceptBadEyecatcher,
+  kClcInconsistentAccept, kClcWrongTrailer, kClcDeclineZeroDiagnosis, kClcSkipConfirmQpCheck, kClcAnswerDecline,
+  kCount
+};
+
+struct FaultInfo {
+  FaultId id;
+  std::string_view name;
+  std::string_view layer;
+  std::string_view rule;         // the one rule it breaks, in our words
+  std::string_view rfc_section;
+  std::optional<rdmap::Fault> stream_fault;
+};
+
+std::span<const FaultInfo> all_faults();
+const FaultInfo* find_fault(std::string_view name);
+
+struct FaultSet {
+  std::bitset<static_cast<std::size_t>(FaultId::kCount)> bits;
+  bool has(FaultId f) const { return bits.test(static_cast<std::size_t>(f)); }
+  void set(FaultId f) { bits.set(static_cast<std::size_t>(f)); }
+  rdmap::Faults stream_faults() const;
+  std::string names() const;
+};
+
+}  // namespace rdmaconf::conformance

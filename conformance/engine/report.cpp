@@ -1,0 +1,218 @@
+#include "report.hpp"
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace rdmaconf::conformance {
+
+std::string json_escape(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      case '\r': o += "\\r"; break;
+      default:
+        if (u < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", u);
+          o += b;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o;
+}
+
+std::string xml_escape(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      case '\'': o += "&apos;"; break;
+      default:
+        // XML 1.0 forbids most control characters even escaped.
+        if (u < 0x20 && c != '\n' && c != '\t' && c != '\r') o += '?';
+        else o += c;
+    }
+  }
+  return o;
+}
+
+namespace {
+std::string ms(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f", v / 1000.0);
+  return b;
+}
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : std::string(sep)) + x;
+  return s;
+}
+}  // namespace
+
+void write_junit(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info) {
+  std::map<std::string, std::vector<const CaseResult*>> suites;
+  for (const CaseResult& r : results) suites[r.c->protocol].push_back(&r);
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"rdmaconf\" time=\"" << ms(info.wall_ms) << "\">\n";
+  for (const auto& [name, rs] : suites) {
+    int failures = 0, errors = 0, skipped = 0;
+    double t = 0;
+    for (const CaseResult* r : rs) {
+      failures += r->verdict == Verdict::kFail;
+      errors += r->verdict == Verdict::kError;
+      skipped += r->verdict == Verdict::kUnimplemented;
+      t += r->duration_ms;
+    }
+    out << "  <testsuite name=\"" << xml_escape(name) << "\" tests=\"" << rs.size() << "\" failures=\"" << failures
+        << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\" time=\"" << ms(t) << "\">\n";
+    for (const CaseResult* r : rs) {
+      out << "    <testcase classname=\"rdmaconf." << xml_escape(name) << "\" name=\"" << xml_escape(r->c->id)
+          << "\" time=\"" << ms(r->duration_ms) << "\">\n";
+      out << "      <properties><property name=\"requirement\" value=\"" << xml_escape(join(r->c->requirements, ","))
+          << "\"/><property name=\"rfc\" value=\"" << xml_escape(r->c->rfc) << "\"/><property name=\"level\" value=\""
+          << to_string(r->c->level) << "\"/><property name=\"verdict\" value=\"" << to_string(r->verdict) << "\"/></properties>\n";
+      const std::string msg = xml_escape(r->reason);
+      if (r->verdict == Verdict::kFail)
+        out << "      <failure message=\"" << msg << "\" type=\"" << to_string(r->c->level) << "\">" << xml_escape(r->c->file)
+            << ":" << r->failed_line << ": " << msg << "</failure>\n";
+      else if (r->verdict == Verdict::kError)
+        out << "      <error message=\"" << msg << "\"/>\n";
+      else if (r->verdict == Verdict::kUnimplemented)
+        out << "      <skipped message=\"" << msg << "\"/>\n";
+      else if (r->verdict != Verdict::kPass)
+        out << "      <system-out>" << to_string(r->verdict) << ": " << msg << "</system-out>\n";
+      out << "    </testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
+  out << "</testsuites>\n";
+}
+
+void write_json(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info) {
+  const Summary s = summarize(results);
+  out << "{\n  \"tool\": \"rdmaconf\",\n  \"target\": \"" << json_escape(info.target) << "\",\n  \"faults\": \""
+      << json_escape(info.faults) << "\",\n  \"strict\": " << (info.strict ? "true" : "false")
+      << ",\n  \"duration_ms\": " << static_cast<long long>(info.wall_ms) << ",\n  \"summary\": {";
+  bool first = true;
+  for (Verdict v : {Verdict::kPass, Verdict::kNonStrict, Verdict::kInformational, Verdict::kUnimplemented,
+                    Verdict::kFail, Verdict::kError}) {
+    auto it = s.counts.find(v);
+    out << (first ? "" : ", ") << "\"" << to_string(v) << "\": " << (it == s.counts.end() ? 0 : it->second);
+    first = false;
+  }
+  out << "},\n  \"exit_code\": " << s.exit_code() << ",\n  \"cases\": [\n";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const CaseResult& r = results[i];
+    out << "    {\"id\": \"" << json_escape(r.c->id) << "\", \"protocol\": \"" << json_escape(r.c->protocol)
+        << "\", \"title\": \"" << json_escape(r.c->title) << "\", \"requirements\": [";
+    for (std::size_t k = 0; k < r.c->requirements.size(); ++k)
+      out << (k ? ", " : "") << "\"" << json_escape(r.c->requirements[k]) << "\"";
+    out << "], \"rfc\": \"" << json_escape(r.c->rfc) << "\", \"level\": \"" << to_string(r.c->level)
+        << "\", \"role\": \"" << to_string(r.c->role) << "\", \"verdict\": \"" << to_string(r.verdict)
+        << "\", \"reason\": \"" << json_escape(r.reason) << "\", \"script\": \"" << json_escape(r.c->file)
+        << "\", \"failed_line\": " << r.failed_line << ", \"duration_ms\": " << static_cast<long long>(r.duration_ms)
+        << ", \"frames\": [";
+    for (std::size_t k = 0; k < r.frames.size(); ++k) {
+      const FrameRecord& f = r.frames[k];
+      out << (k ? ", " : "") << "{\"from\": \"" << (f.from_tester ? "tester" : "iut") << "\", \"at_ms\": "
+          << static_cast<long long>(f.at_ms) << ", \"headline\": \"" << json_escape(f.headline) << "\", \"detail\": \""
+          << json_escape(f.detail) << "\"}";
+    }
+    out << "]}" << (i + 1 < results.size() ? "," : "") << "\n";
+  }
+  out << "  ]\n}\n";
+}
+
+void write_html(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info) {
+  const Summary s = summarize(results);
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>rdmaconf report</title>\n<style>\n"
+         "body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
+         "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
+         ".pass{color:#176b2c}.fail{color:#b00020;font-weight:bold}.non-strict{color:#a15c00}.error{color:#7b1fa2}"
+         ".unimplemented,.informational{color:#555}pre{background:#f6f6f6;padding:.5em;overflow-x:auto;font-size:12px}"
+         "details{margin:.3em 0}summary{cursor:pointer}\n</style></head><body>\n";
+  out << "<h1>rdmaconf conformance report</h1>\n<p>Target: " << xml_escape(info.target)
+      << (info.faults.empty() ? "" : " (reference with faults: " + xml_escape(info.faults) + ")")
+      << (info.strict ? ", strict" : "") << ". " << s.total << " cases.</p>\n<p>";
+  for (const auto& [v, n] : s.counts) out << "<span class=\"" << to_string(v) << "\">" << to_string(v) << ": " << n << "</span> &nbsp; ";
+  out << "</p>\n<table><tr><th>case</th><th>level</th><th>requirement</th><th>verdict</th></tr>\n";
+  for (const CaseResult& r : results)
+    out << "<tr><td><a href=\"#" << xml_escape(r.c->id) << "\">" << xml_escape(r.c->id) << "</a></td><td>"
+        << to_string(r.c->level) << "</td><td>" << xml_escape(r.c->rfc) << "</td><td class=\"" << to_string(r.verdict)
+        << "\">" << to_string(r.verdict) << "</td></tr>\n";
+  out << "</table>\n";
+  for (const CaseResult& r : results) {
+    out << "<details id=\"" << xml_escape(r.c->id) << "\"" << (r.verdict == Verdict::kFail ? " open" : "")
+        << "><summary><span class=\"" << to_string(r.verdict) << "\">" << to_string(r.verdict) << "</span> "
+        << xml_escape(r.c->id) << ": " << xml_escape(r.c->title) << "</summary>\n<p>" << to_string(r.c->level) << ", "
+        << xml_escape(r.c->rfc) << ", requirement " << xml_escape(join(r.c->requirements, ", ")) << "; IUT role "
+        << to_string(r.c->role) << "; script " << xml_escape(r.c->file) << "</p>\n";
+    if (!r.reason.empty()) out << "<p>line " << r.failed_line << ": " << xml_escape(r.reason) << "</p>\n";
+    out << "<pre>";
+    for (const FrameRecord& f : r.frames) {
+      char at[32];
+      std::snprintf(at, sizeof at, "%8.1f ms  ", f.at_ms);
+      out << at << (f.from_tester ? "tester " : "IUT    ") << xml_escape(f.headline) << "\n" << xml_escape(f.detail);
+    }
+    out << "</pre></details>\n";
+  }
+  out << "</body></html>\n";
+}
+
+void write_catalogue_markdown(std::ostream& out, const Catalogue& cat,
+                              const std::vector<UnobservableRequirement>& unobservable) {
+  std::map<std::string, std::map<std::string, int>> per_protocol_level;
+  std::map<std::string, std::vector<const Case*>> by_req;
+  for (const Case& c : cat.cases) {
+    ++per_protocol_level[c.protocol][std::string(to_string(c.level))];
+    for (const std::string& r : c.requirements) by_req[r].push_back(&c);
+  }
+  out << "# Conformance catalogue\n\n"
+         "Generated by `rdmaconf cases --markdown` from the scripts under `conformance/cases/`; do not edit by hand\n"
+         "(a test checks that this file is up to date). Script format: [conformance.md](conformance.md).\n\n";
+  out << "## Cases per protocol and level\n\n| protocol | MUST | MUST NOT | SHOULD | SHOULD NOT | MAY | total |\n|---|---|---|---|---|---|---|\n";
+  int grand = 0;
+  for (const auto& [p, levels] : per_protocol_level) {
+    int total = 0;
+    out << "| " << p;
+    for (const char* l : {"MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY"}) {
+      auto it = levels.find(l);
+      const int n = it == levels.end() ? 0 : it->second;
+      total += n;
+      out << " | " << n;
+    }
+    out << " | " << total << " |\n";
+    grand += total;
+  }
+  out << "| **all** | | | | | | **" << grand << "** |\n\n";
+  out << "## Requirement → cases\n\n| requirement | RFC | level | cases |\n|---|---|---|---|\n";
+  for (const auto& [req, cs] : by_req) {
+    std::set<std::string> rfcs;
+    for (const Case* c : cs) rfcs.insert(c->rfc);
+    std::string ids;
+    for (const Case* c : cs) ids += (ids.empty() ? "" : ", ") + ("`" + c->id + "`");
+    out << "| `" << req << "` | " << join(std::vector<std::string>(rfcs.begin(), rfcs.end()), "; ") << " | "
+        << to_string(cs.front()->level) << " | " << ids << " |\n";
+  }
+  out << "\n## Requirements not observable on the wire\n\n";
+  if (unobservable.empty()) {
+    out << "The requirement registry (`conformance/requirements/`) lists them; it was not built with this catalogue.\n";
+  } else {
+    out << "| requirement | RFC | level | why it cannot be observed |\n|---|---|---|---|\n";
+    for (const auto& u : unobservable)
+      out << "| `" << u.id << "` | " << u.rfc << " | " << u.level << " | " << u.why << " |\n";
+  }
+}
+
+}  // namespace rdmaconf::conformance

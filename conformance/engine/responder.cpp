@@ -1,0 +1,606 @@
+#include "responder.hpp"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+
+#include "clc/handshake.hpp"
+#include "clc/messages.hpp"
+#include "mpa/deframer.hpp"
+#include "mpa/framer.hpp"
+#include "mpa/negotiation.hpp"
+#include "rdmap/stream.hpp"
+#include "test_ulp.hpp"
+
+namespace rdmaconf::conformance {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+constexpr auto kConnectionLifetime = 20s;  // no connection of a case lives longer
+constexpr auto kCloseGrace = 1s;
+
+// A blocking socket with a stop flag: reads give up after 100 ms slices so
+// that stop() is noticed.
+struct Socket {
+  int fd;
+  const std::atomic<bool>& stopping;
+  Clock::time_point born = Clock::now();
+  bool eof = false;
+
+  bool alive() const { return !stopping && Clock::now() - born < kConnectionLifetime; }
+
+  // Appends what arrives to `rx`; false on EOF/error/stop or after `wait`.
+  bool read(std::vector<std::uint8_t>& rx, std::chrono::milliseconds wait = 100ms) {
+    const auto deadline = Clock::now() + wait;
+    while (alive()) {
+      pollfd p{fd, POLLIN, 0};
+      const int r = ::poll(&p, 1, 100);
+      if (r < 0 && errno != EINTR) return false;
+      if (r > 0) {
+        std::array<std::uint8_t, 65536> buf;
+        const ssize_t n = ::recv(fd, buf.data(), buf.size(), 0);
+        if (n <= 0) {
+          eof = true;
+          return false;
+        }
+        rx.insert(rx.end(), buf.begin(), buf.begin() + n);
+        return true;
+      }
+      if (Clock::now() >= deadline) return true;  // nothing yet, still open
+    }
+    return false;
+  }
+  void send(wire::Bytes b) {
+    std::size_t at = 0;
+    while (at < b.size()) {
+      const ssize_t n = ::send(fd, b.data() + at, b.size() - at, MSG_NOSIGNAL);
+      if (n <= 0) {
+        if (n < 0 && errno == EINTR) continue;
+        return;
+      }
+      at += static_cast<std::size_t>(n);
+    }
+  }
+  // FIN, then wait for the peer's close for a grace period.
+  void close_gracefully() {
+    ::shutdown(fd, SHUT_WR);
+    const auto until = Clock::now() + kCloseGrace;
+    std::vector<std::uint8_t> sink;
+    while (Clock::now() < until && read(sink, 100ms)) sink.clear();
+  }
+  void reset() {
+    linger l{1, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+  }
+};
+
+// ------------------------------------------------------------- iWARP side
+
+struct Memory {
+  std::array<std::uint8_t, 4096> rw{};
+  std::array<std::uint8_t, 1024> ro{}, wo{}, local{};
+  std::array<std::uint8_t, 512> inv{}, noinv{}, otherpd{}, stale{};
+  std::array<std::array<std::uint8_t, 256>, 8> recv{};
+};
+
+std::vector<AdvertisedBuffer> register_all(rdmap::Stream& st, Memory& m) {
+  using A = ddp::Access;
+  const A remote_all = A::kLocalRead | A::kLocalWrite | A::kRemoteRead | A::kRemoteWrite | A::kRemoteAtomic;
+  const A local = A::kLocalRead | A::kLocalWrite;
+  for (std::size_t i = 0; i < m.ro.size(); ++i) m.ro[i] = static_cast<std::uint8_t>(i * 3 + 5);
+  std::vector<AdvertisedBuffer> ads;
+  auto add = [&](std::string name, ddp::Stag s, std::uint64_t to, std::size_t len) {
+    ads.push_back({std::move(name), ddp::value(s), to, static_cast<std::uint32_t>(len)});
+  };
+  add("rw", st.register_memory(m.rw, 0x10000, remote_all), 0x10000, m.rw.size());
+  add("ro", st.register_memory(m.ro, 0x20000, local | A::kRemoteRead), 0x20000, m.ro.size());
+  add("wo", st.register_memory(m.wo, 0x30000, local | A::kRemoteWrite), 0x30000, m.wo.size());
+  add("local", st.register_memory(m.local, 0x40000, local), 0x40000, m.local.size());
+  add("inv", st.register_memory(m.inv, 0x50000, remote_all, true), 0x50000, m.inv.size());
+  add("noinv", st.register_memory(m.noinv, 0x60000, remote_all, false), 0x60000, m.noinv.size());
+  // RFC 5042 §5.1: a region of another protection domain, not associated
+  // with this stream.
+  add("otherpd", st.memory().register_region(m.otherpd, 0x70000, remote_all, ddp::ProtectionDomain{2}), 0x70000,
+      m.otherpd.size());
+  // A region registered and deregistered again: its STag is invalid.
+  const ddp::Stag stale = st.register_memory(m.stale, 0x80000, remote_all);
+  st.deregister_memory(stale);
+  add("stale", stale, 0x80000, m.stale.size());
+  for (std::size_t i = 0; i < m.recv.size(); ++i) st.post_receive(i, m.recv[i]);
+  ads.push_back({"recv", static_cast<std::uint32_t>(m.recv.size()), 0, static_cast<std::uint32_t>(m.recv[0].size())});
+  return ads;
+}
+
+// Outgoing seams: a segment about to be framed.
+bool rewrite_outgoing(const FaultSet& f, ddp::Segment& seg) {
+  if (seg.header_size < 2) return true;
+  const std::uint8_t opcode = seg.header_octets[1] & 0x0f;
+  auto& h = seg.header_octets;
+  if (opcode == 0x7) {
+    if (f.has(FaultId::kTerminateOmitted)) return false;
+    if (seg.header_size >= ddp::kUntaggedHeaderSize + 4) {
+      if (f.has(FaultId::kTerminateWrongCode)) h[ddp::kUntaggedHeaderSize + 1] ^= 0x01;
+      if (f.has(FaultId::kTerminateNoCopies)) {
+        h[ddp::kUntaggedHeaderSize + 2] &= 0x1f;
+        seg.header_size = ddp::kUntaggedHeaderSize + 4;
+      }
+    }
+  } else if (opcode == 0x2 && f.has(FaultId::kReadResponseWrongStag)) {
+    h[5] ^= 0x01;  // STag's low octet (RFC 5041 §4.2: octets 2-5)
+  } else if (opcode == 0xb && f.has(FaultId::kAtomicResponseWrongId) && seg.header_size >= ddp::kUntaggedHeaderSize + 4) {
+    h[ddp::kUntaggedHeaderSize + 3] ^= 0x01;
+  }
+  return true;
+}
+
+void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationOutcome& o, rdmap::Stream& st,
+                        Memory& mem, std::vector<std::uint8_t> rx) {
+  mpa::FramerConfig fc;
+  fc.markers = o.markers_send && !f.has(FaultId::kMpaIgnoreMarkerRequest);
+  fc.crc = o.crc && !f.has(FaultId::kMpaIgnoreCrcRequest);
+  mpa::Framer framer(fc);
+  mpa::DeframerConfig dc;
+  dc.markers = o.markers_receive;
+  dc.crc = o.crc && !f.has(FaultId::kMpaIgnoreCrcRequest) && !f.has(FaultId::kMpaSkipCrcCheck);
+  dc.fail_on_error = !f.has(FaultId::kMpaSkipMarkerCheck);
+  mpa::Deframer deframer(dc);
+
+  auto flush = [&] {
+    std::vector<std::uint8_t> out;
+    while (auto seg = st.take_outgoing()) {
+      if (!rewrite_outgoing(f, *seg)) continue;
+      wire::Chunks ulpdu;
+      ulpdu.append(seg->header());
+      seg->payload.for_each([&](wire::Bytes b) { ulpdu.append(b); });
+      framer.frame(ulpdu, out);
+    }
+    if (!out.empty()) sock.send(out);
+  };
+  auto completions = [&] {
+    while (auto c = st.poll_completion()) {
+      if (c->status != rdmap::CompletionStatus::kSuccess || f.has(FaultId::kEchoDropped)) continue;
+      if (c->type == rdmap::CompletionType::kReceive && c->wr_id < mem.recv.size()) {
+        // The test ULP echoes every Send, then gives the buffer back.
+        std::vector<std::uint8_t> copy(mem.recv[c->wr_id].begin(), mem.recv[c->wr_id].begin() + std::min<std::size_t>(c->byte_len, 256));
+        (void)st.post_send(1000 + c->wr_id, wire::Chunks(wire::Bytes(copy)));
+        flush();
+        st.post_receive(c->wr_id, mem.recv[c->wr_id]);
+      } else if (c->type == rdmap::CompletionType::kReceiveImmediate && c->immediate_data) {
+        (void)st.post_immediate(2000 + c->wr_id, *c->immediate_data);
+        flush();
+        if (c->wr_id < mem.recv.size()) st.post_receive(c->wr_id, mem.recv[c->wr_id]);
+      }
+    }
+  };
+
+  std::size_t pos = 0;
+  for (;;) {
+    while (pos < rx.size() && st.state() == rdmap::StreamState::kOperational) {
+      mpa::DeframeResult r = deframer.next(wire::Bytes(rx).subspan(pos));
+      if (std::holds_alternative<mpa::NeedMore>(r)) break;
+      if (auto* e = std::get_if<mpa::DeframeError>(&r)) {
+        st.report_llp_error(e->terminate_code);
+        pos = rx.size();
+        break;
+      }
+      const auto& fp = std::get<mpa::Fpdu>(r);
+      if (fp.crc_status == mpa::CrcStatus::kMismatch && !f.has(FaultId::kMpaSkipCrcCheck)) {
+        // Markers unchecked (fault), but the CRC still is.
+        st.report_llp_error(mpa::LlpErrorCode::kCrcError);
+        pos = rx.size();
+        break;
+      }
+      st.on_segment(fp.ulpdu());
+      pos += fp.consumed;
+      completions();
+      flush();
+    }
+    flush();
+    if (st.state() != rdmap::StreamState::kOperational) {
+      // RFC 5040 §6.2: the stream is over once a Terminate went either way.
+      if (f.has(FaultId::kNoCloseAfterTerminate)) {
+        std::vector<std::uint8_t> sink;
+        while (sock.read(sink, 200ms)) sink.clear();
+        return;
+      }
+      sock.close_gracefully();
+      return;
+    }
+    rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(pos));
+    pos = 0;
+    if (rx.size() > (1u << 20)) return;  // a peer that never completes an FPDU
+    if (!sock.read(rx)) {
+      if (sock.eof) st.close();
+      return;
+    }
+  }
+}
+
+// Patches the peer's Request before the negotiation sees it (MPA seams).
+void patch_request(const FaultSet& f, std::vector<std::uint8_t>& frame) {
+  if (frame.size() < 20) return;
+  mpa::ReqRepHeader h(wire::Bytes(frame).first<20>());
+  using F = mpa::ReqRepSpec::Field;
+  if (f.has(FaultId::kMpaAcceptBadKey)) h.set_octets(F::Key, mpa::kRequestKey);
+  const auto rev = h.get(F::Rev);
+  if (f.has(FaultId::kMpaAcceptAnyRevision) && rev != 1 && rev != 2) h.set(F::Rev, 1).set(F::S, 0);
+  // RFC 5044 §7.1.1: R is not checked in a received Request (the codec's
+  // decoder does check it, so the reference clears it first).
+  if (!f.has(FaultId::kMpaCheckRInRequest)) h.set(F::R, 0);
+  std::copy(h.bytes().begin(), h.bytes().end(), frame.begin());
+}
+
+void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator) {
+  std::vector<std::uint8_t> rx;
+  Memory mem;
+  rdmap::StreamConfig sc;
+  sc.mulpdu = 1024;
+  sc.faults = f.stream_faults();
+  rdmap::Stream st(sc);
+  const std::vector<std::uint8_t> ad = make_advertisement(register_all(st, mem));
+
+  mpa::NegotiationConfig nc;
+  nc.role = initiator ? mpa::Role::kInitiator : mpa::Role::kResponder;
+  nc.revision = 1;
+  // RFC 5044 §7.1.1: Res is not checked on receipt.
+  nc.check_reserved = f.has(FaultId::kMpaCheckResBits);
+  nc.ird = 4;
+  nc.ord = 4;
+  std::vector<std::uint8_t> frame;
+  if (!initiator) {
+    // Gather the whole Request first: the test ULP's hint (in its private
+    // data) decides whether we ask for Markers.
+    for (;;) {
+      std::vector<std::uint8_t> probe = rx;
+      patch_request(f, probe);
+      auto need = mpa::required_frame_size(probe, mpa::FrameKind::kRequest);
+      if (!need && f.has(FaultId::kMpaIgnorePdLimit) && probe.size() >= 20) {
+        const std::size_t pd = wire::load_be(wire::Bytes(probe).subspan(18, 2));
+        if (probe.size() >= 20 + pd) {
+          // Swallow the oversized private data and go on as if it were empty.
+          rx.erase(rx.begin() + 20, rx.begin() + 20 + static_cast<std::ptrdiff_t>(pd));
+          rx[18] = rx[19] = 0;
+          continue;
+        }
+      } else if (!need || probe.size() >= *need) {
+        frame = rx;
+        break;
+      }
+      if (!sock.read(rx)) return;
+    }
+    patch_request(f, frame);
+    if (auto req = mpa::decode_req_rep(frame, {.expect = mpa::FrameKind::kRequest, .check_reserved = false})) {
+      if (parse_hint(req->ulp_private_data) & kHintMarkers) nc.want_markers = true;
+    }
+  }
+  mpa::Negotiation n(nc);
+  auto send_output = [&](bool accepting) {
+    std::vector<std::uint8_t> out(n.pending_output().begin(), n.pending_output().end());
+    n.output_sent(out.size());
+    if (out.size() >= 20 && !initiator) {
+      mpa::ReqRepHeader h(wire::Bytes(out).first<20>());
+      using F = mpa::ReqRepSpec::Field;
+      if (f.has(FaultId::kMpaReplyBadKey)) h.set_octets(F::Key, mpa::kRequestKey);
+      if (accepting && f.has(FaultId::kMpaReplyWrongRevision)) h.set(F::Rev, h.get(F::Rev) == 1 ? 2 : 1);
+      if (accepting && f.has(FaultId::kMpaIgnoreCrcRequest)) h.set(F::C, 0);
+      if (!accepting && f.has(FaultId::kMpaRejectWithoutR)) h.set(F::R, 0);
+      std::copy(h.bytes().begin(), h.bytes().end(), out.begin());
+    }
+    if (!out.empty()) sock.send(out);
+  };
+  if (initiator) send_output(false);
+  std::size_t used = 0;
+  if (!initiator) {
+    used = n.receive(frame);
+    rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(std::min(used, rx.size())));
+  }
+  for (;;) {
+    if (n.state() == mpa::NegotiationState::kRequestReceived) n.accept(ad);
+    if (n.state() == mpa::NegotiationState::kFullOperation) {
+      send_output(true);
+      break;
+    }
+    if (n.state() == mpa::NegotiationState::kFailed) {
+      const auto& fail = *n.failure();
+      if (!(fail.action == mpa::FailureAction::kSendRejectThenClose && f.has(FaultId::kMpaCloseWithoutReject)))
+        send_output(false);
+      if (fail.action == mpa::FailureAction::kSendTerminateThenClose && fail.terminate_code) {
+        // RFC 6581 §10 / RFC 5044 §8: the Terminate follows, framed as the
+        // two frames asked.
+        mpa::Framer framer(mpa::FramerConfig{.markers = false, .crc = true, .stream_position = 0});
+        st.report_llp_error(*fail.terminate_code);
+        std::vector<std::uint8_t> out;
+        while (auto seg = st.take_outgoing()) {
+          if (!rewrite_outgoing(f, *seg)) continue;
+          wire::Chunks ulpdu;
+          ulpdu.append(seg->header());
+          framer.frame(ulpdu, out);
+        }
+        sock.send(out);
+      }
+      sock.close_gracefully();
+      return;
+    }
+    if (!sock.read(rx)) return;
+    used = n.receive(rx);
+    rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(std::min(used, rx.size())));
+  }
+  const mpa::NegotiationOutcome o = *n.outcome();
+  if (initiator && o.rtr_to_send != mpa::RtrKind::kNone) {
+    // RFC 6581: peer-to-peer RTR (the reference initiator only asks for it
+    // when configured; the default does not).
+  }
+  run_full_operation(sock, f, o, st, mem, std::move(rx));
+}
+
+// --------------------------------------------------------------- CLC side
+
+template <typename Fn>
+std::vector<std::uint8_t> patch_clc(std::vector<std::uint8_t> octets, Fn fn) {
+  auto m = clc::decode(octets);
+  if (!m) return octets;
+  clc::Message msg = std::move(*m);
+  if (!fn(msg)) return octets;
+  return clc::encode(msg);
+}
+
+clc::ServerConfig reference_server() {
+  clc::ServerConfig c;
+  c.link.peer_id = 0x5245465300000001ull;  // "REFS" + 1
+  c.link.gid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0xff, 0xfe, 0, 0, 0x03};
+  c.link.mac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x03};
+  c.link.qp_number = 0x000400;
+  c.link.rmb_rkey = 0x4321;
+  c.link.rmb_virtual_address = 0x200000;
+  c.link.initial_psn = 0x20;
+  c.v2.user_eids = {clc::make_eid("RDMACONF-TEST-EID")};
+  c.v2.rocev2_gid = c.link.gid;
+  c.ipv4 = {0x7f000000, 8};
+  return c;
+}
+
+clc::ClientConfig reference_client() {
+  clc::ClientConfig c;
+  const clc::ServerConfig s = reference_server();
+  c.link = s.link;
+  c.link.peer_id = 0x5245464300000001ull;
+  c.link.mac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x04};
+  c.link.qp_number = 0x000500;
+  c.v2 = s.v2;
+  c.ipv4 = s.ipv4;
+  return c;
+}
+
+std::vector<std::uint8_t> patch_incoming_clc(const FaultSet& f, std::vector<std::uint8_t> m) {
+  using HF = clc::ClcHeaderSpec::Field;
+  if (f.has(FaultId::kClcAcceptBadEyecatcher) && m.size() >= 8) {
+    wire::store_be(wire::MutableBytes(m).first(4), clc::kEyecatcherSmcr);
+    if (m.size() >= 12) wire::store_be(wire::MutableBytes(m).last(4), clc::kEyecatcherSmcr);
+  }
+  return patch_clc(std::move(m), [&](clc::Message& msg) {
+    bool changed = false;
+    if (auto* p = std::get_if<clc::Proposal>(&msg)) {
+      using PF = clc::ProposalBodySpec::Field;
+      if (f.has(FaultId::kClcSkipPeerIdCheck) && p->body.get(PF::PeerId) == 0) {
+        p->body.set(PF::PeerId, 1);
+        changed = true;
+      }
+      if (f.has(FaultId::kClcSkipGidMacCheck)) {
+        const auto ref = reference_client();
+        p->body.set_octets(PF::Gid, ref.link.gid).set_octets(PF::Mac, ref.link.mac);
+        changed = true;
+      }
+      if (f.has(FaultId::kClcSkipPrefixCheck) && p->ip_prefix) {
+        p->ip_prefix->set(clc::IpPrefixSpec::Field::OutgoingSubnet, 0x7f000000).set(clc::IpPrefixSpec::Field::PrefixLength, 8);
+        p->ipv6_prefixes.clear();
+        changed = true;
+      }
+      if (f.has(FaultId::kClcSkipEidCheck) && p->v2_ext && !p->user_eids.empty()) {
+        p->user_eids[0].set_octets(clc::EidSpec::Field::Eid, clc::make_eid("RDMACONF-TEST-EID"));
+        changed = true;
+      }
+    } else if (auto* a = std::get_if<clc::AcceptConfirm>(&msg)) {
+      if (f.has(FaultId::kClcSkipConfirmQpCheck) && a->smcr && a->smcr->get(clc::SmcrAcceptConfirmSpec::Field::QpNumber) < 2) {
+        a->smcr->set(clc::SmcrAcceptConfirmSpec::Field::QpNumber, 0x600);
+        changed = true;
+      }
+    }
+    (void)HF::Type;
+    if (changed) std::visit([](auto& x) { clc::finalize(x); }, msg);
+    return changed;
+  });
+}
+
+std::vector<std::uint8_t> patch_outgoing_clc(const FaultSet& f, std::vector<std::uint8_t> m) {
+  using HF = clc::ClcHeaderSpec::Field;
+  m = patch_clc(std::move(m), [&](clc::Message& msg) {
+    bool changed = false;
+    if (auto* a = std::get_if<clc::AcceptConfirm>(&msg); a && f.has(FaultId::kClcInconsistentAccept) &&
+                                                         a->type() == clc::MessageType::kAccept) {
+      a->header.set(HF::Version, a->version() == clc::kVersion1 ? clc::kVersion2 : clc::kVersion1);
+      changed = true;
+    }
+    if (auto* d = std::get_if<clc::Decline>(&msg); d && f.has(FaultId::kClcDeclineZeroDiagnosis)) {
+      d->body.set(clc::DeclineSpec::Field::PeerDiagnosis, 0);
+      changed = true;
+    }
+    return changed;
+  });
+  if (f.has(FaultId::kClcWrongTrailer) && m.size() >= 12) wire::store_be(wire::MutableBytes(m).last(4), clc::kEyecatcherSmcd);
+  return m;
+}
+
+void serve_clc(Socket& sock, const FaultSet& f, bool client) {
+  std::unique_ptr<clc::ServerHandshake> server;
+  std::unique_ptr<clc::ClientHandshake> cl;
+  clc::Step step;
+  if (client) {
+    cl = std::make_unique<clc::ClientHandshake>(reference_client());
+    step = cl->start(true);
+  } else {
+    server = std::make_unique<clc::ServerHandshake>(reference_server());
+    step = server->start(true);
+  }
+  std::vector<std::uint8_t> rx;
+  const auto clc_deadline = Clock::now() + 3s;
+  for (;;) {
+    if (!step.send.empty()) sock.send(patch_outgoing_clc(f, step.send));
+    if (step.outcome) {
+      if (step.outcome->kind == clc::OutcomeKind::kFailed) {
+        sock.reset();  // Linux resets the connection on a CLC protocol error
+        return;
+      }
+      // SMC or a fallback: the TCP connection stays up until the peer ends it.
+      std::vector<std::uint8_t> sink;
+      while (sock.read(sink, 200ms)) sink.clear();
+      return;
+    }
+    // One complete message (the header's Length says where it ends).
+    for (;;) {
+      if (rx.size() >= clc::kHeaderSize) {
+        std::vector<std::uint8_t> hdr(rx.begin(), rx.begin() + clc::kHeaderSize);
+        if (f.has(FaultId::kClcAcceptBadEyecatcher)) wire::store_be(wire::MutableBytes(hdr).first(4), clc::kEyecatcherSmcr);
+        auto len = clc::message_length(hdr);
+        if (!len) break;
+        if (rx.size() >= *len) break;
+      }
+      if (Clock::now() > clc_deadline) {
+        step = client ? cl->on_timeout() : server->on_timeout();
+        goto next;
+      }
+      if (!sock.read(rx)) return;
+    }
+    {
+      std::vector<std::uint8_t> hdr(rx.begin(), rx.begin() + std::min(rx.size(), clc::kHeaderSize));
+      if (f.has(FaultId::kClcAcceptBadEyecatcher) && hdr.size() >= 4) wire::store_be(wire::MutableBytes(hdr).first(4), clc::kEyecatcherSmcr);
+      auto len = hdr.size() >= clc::kHeaderSize ? clc::message_length(hdr) : wire::Result<std::size_t>(clc::kHeaderSize);
+      const std::size_t n = len ? std::min(*len, rx.size()) : rx.size();
+      std::vector<std::uint8_t> msg(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(n));
+      rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(n));
+      const bool is_decline = msg.size() > 4 && msg[4] == static_cast<std::uint8_t>(clc::MessageType::kDecline);
+      msg = patch_incoming_clc(f, std::move(msg));
+      step = client ? cl->on_message(msg) : server->on_message(msg);
+      if (is_decline && f.has(FaultId::kClcAnswerDecline))
+        step.send = clc::encode(clc::build_decline(clc::kVersion2, reference_server().link.peer_id, clc::kDeclPeerDecl, clc::kOsLinux));
+    }
+  next:;
+  }
+}
+
+int open_listener(const std::string& host, std::uint16_t port, std::uint16_t& bound, std::string& error) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV | AI_PASSIVE;
+  addrinfo* res = nullptr;
+  if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res) != 0 || !res) {
+    error = "cannot resolve " + host;
+    return -1;
+  }
+  int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(fd, res->ai_addr, res->ai_addrlen) < 0 || ::listen(fd, 128) < 0) {
+    error = "cannot listen on " + host + ":" + std::to_string(port) + ": " + std::strerror(errno);
+    ::freeaddrinfo(res);
+    ::close(fd);
+    return -1;
+  }
+  ::freeaddrinfo(res);
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  bound = a.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&a)->sin6_port)
+                                  : ntohs(reinterpret_cast<sockaddr_in*>(&a)->sin_port);
+  return fd;
+}
+
+}  // namespace
+
+ReferenceIut::ReferenceIut(FaultSet faults) : faults_(faults) {}
+ReferenceIut::~ReferenceIut() { stop(); }
+
+bool ReferenceIut::listen(const std::string& host, std::uint16_t port, std::string& error) {
+  listen_fd_ = open_listener(host, port, port_, error);
+  if (listen_fd_ < 0) return false;
+  std::lock_guard lock(mu_);
+  threads_.emplace_back([this] { accept_loop(listen_fd_, false); });
+  return true;
+}
+
+bool ReferenceIut::listen_clc(const std::string& host, std::uint16_t port, std::string& error) {
+  clc_listen_fd_ = open_listener(host, port, clc_port_, error);
+  if (clc_listen_fd_ < 0) return false;
+  std::lock_guard lock(mu_);
+  threads_.emplace_back([this] { accept_loop(clc_listen_fd_, true); });
+  return true;
+}
+
+void ReferenceIut::accept_loop(int lfd, bool clc) {
+  while (!stopping_) {
+    pollfd p{lfd, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    const int fd = ::accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    spawn(fd, clc, false);
+  }
+}
+
+void ReferenceIut::spawn(int fd, bool clc, bool initiator) {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  std::lock_guard lock(mu_);
+  if (stopping_) {
+    ::close(fd);
+    return;
+  }
+  threads_.emplace_back([this, fd, clc, initiator] {
+    Socket s{fd, stopping_};
+    if (clc) serve_clc(s, faults_, initiator);
+    else serve_iwarp(s, faults_, initiator);
+    ::close(fd);
+  });
+}
+
+void ReferenceIut::connect(const std::string& host, std::uint16_t port, bool clc) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo* res = nullptr;
+  if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res) != 0 || !res) return;
+  const int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const bool ok = ::connect(fd, res->ai_addr, res->ai_addrlen) == 0;
+  ::freeaddrinfo(res);
+  if (!ok) {
+    ::close(fd);
+    return;
+  }
+  spawn(fd, clc, true);
+}
+
+void ReferenceIut::stop() {
+  stopping_ = true;
+  std::vector<std::thread> ts;
+  {
+    std::lock_guard lock(mu_);
+    ts.swap(threads_);
+  }
+  for (auto& t : ts)
+    if (t.joinable()) t.join();
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (clc_listen_fd_ >= 0) ::close(clc_listen_fd_);
+  listen_fd_ = clc_listen_fd_ = -1;
+}
+
+}  // namespace rdmaconf::conformance

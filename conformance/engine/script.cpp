@@ -1,0 +1,523 @@
+#include "script.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+namespace rdmaconf::conformance {
+namespace {
+
+constexpr std::size_t kMaxLineLength = 4096;
+constexpr std::size_t kMaxSteps = 1000;
+constexpr std::size_t kMaxParamValues = 256;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Drops a '#' comment that is not inside a string.
+std::string_view strip_comment(std::string_view s) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '"' && (i == 0 || s[i - 1] != '\\')) in_string = !in_string;
+    if (s[i] == '#' && !in_string) return s.substr(0, i);
+  }
+  return s;
+}
+
+std::optional<std::uint64_t> parse_number(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  }
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::vector<std::uint8_t>> parse_hex(std::string_view s) {
+  std::vector<std::uint8_t> out;
+  std::string digits;
+  for (char c : s)
+    if (c != '_' && c != ':') digits.push_back(c);
+  if (digits.size() % 2 != 0) return std::nullopt;
+  for (std::size_t i = 0; i < digits.size(); i += 2) {
+    std::uint8_t b = 0;
+    auto [p, ec] = std::from_chars(digits.data() + i, digits.data() + i + 2, b, 16);
+    if (ec != std::errc() || p != digits.data() + i + 2) return std::nullopt;
+    out.push_back(b);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- lexer
+
+struct Token {
+  enum class Kind : std::uint8_t { kWord, kString, kEquals, kNotEquals, kBar };
+  Kind kind;
+  std::string text;
+};
+
+struct LexError {
+  std::string message;
+};
+
+std::variant<std::vector<Token>, LexError> lex(std::string_view s) {
+  std::vector<Token> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (is_space(c)) {
+      ++i;
+    } else if (c == '|') {
+      out.push_back({Token::Kind::kBar, "|"});
+      ++i;
+    } else if (c == '=') {
+      out.push_back({Token::Kind::kEquals, "="});
+      ++i;
+    } else if (c == '!') {
+      if (i + 1 >= s.size() || s[i + 1] != '=') return LexError{"expected '!=' after '!'"};
+      out.push_back({Token::Kind::kNotEquals, "!="});
+      i += 2;
+    } else if (c == '"') {
+      std::string text;
+      ++i;
+      bool closed = false;
+      while (i < s.size()) {
+        char d = s[i++];
+        if (d == '"') {
+          closed = true;
+          break;
+        }
+        if (d == '\\') {
+          if (i >= s.size()) break;
+          char e = s[i++];
+          if (e == 'n') d = '\n';
+          else if (e == 't') d = '\t';
+          else if (e == '0') d = '\0';
+          else if (e == '"' || e == '\\') d = e;
+          else return LexError{std::string("unknown escape '\\") + e + "' in a string"};
+        }
+        text.push_back(d);
+      }
+      if (!closed) return LexError{"expected '\"' to close the string"};
+      out.push_back({Token::Kind::kString, std::move(text)});
+    } else {
+      std::size_t j = i;
+      while (j < s.size() && !is_space(s[j]) && s[j] != '=' && s[j] != '|' && s[j] != '"' && s[j] != '!') ++j;
+      out.push_back({Token::Kind::kWord, std::string(s.substr(i, j - i))});
+      i = j;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- parser
+
+class LineParser {
+ public:
+  LineParser(std::vector<Token> tokens) : t_(std::move(tokens)) {}
+
+  bool done() const { return i_ >= t_.size(); }
+  const Token* peek() const { return done() ? nullptr : &t_[i_]; }
+  Token take() { return t_[i_++]; }
+
+  // name[=value | !=value]
+  std::optional<std::string> arg(Arg& out) {
+    const Token* t = peek();
+    if (t == nullptr || t->kind != Token::Kind::kWord) return "expected a field name";
+    out.name = take().text;
+    if (!valid_name(out.name)) return "expected a field name, got '" + out.name + "'";
+    const Token* op = peek();
+    if (op == nullptr || (op->kind != Token::Kind::kEquals && op->kind != Token::Kind::kNotEquals)) return std::nullopt;
+    out.negate = take().kind == Token::Kind::kNotEquals;
+    out.has_value = true;
+    const Token* v = peek();
+    if (v == nullptr || v->kind == Token::Kind::kBar || v->kind == Token::Kind::kEquals ||
+        v->kind == Token::Kind::kNotEquals)
+      return "expected a value after '" + out.name + (out.negate ? "!='" : "='");
+    Token vt = take();
+    return value(vt, out.value);
+  }
+
+  static bool valid_name(std::string_view n) {
+    if (n.empty()) return false;
+    return std::all_of(n.begin(), n.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+    });
+  }
+
+  static std::optional<std::string> value(const Token& t, Value& v) {
+    if (t.kind == Token::Kind::kString) {
+      v.kind = Value::Kind::kString;
+      v.text = t.text;
+      v.bytes.assign(t.text.begin(), t.text.end());
+      return std::nullopt;
+    }
+    std::string_view w = t.text;
+    if (w.starts_with("hex:")) {
+      auto b = parse_hex(w.substr(4));
+      if (!b) return "expected an even number of hex digits after 'hex:', got '" + t.text + "'";
+      v.kind = Value::Kind::kBytes;
+      v.bytes = std::move(*b);
+      return std::nullopt;
+    }
+    if (w.starts_with("$")) {
+      w.remove_prefix(1);
+      std::size_t op = w.find_first_of("+-", 1);
+      std::string_view name = w.substr(0, op);
+      if (!valid_name(name)) return "expected a variable name after '$', got '" + t.text + "'";
+      v.kind = Value::Kind::kVariable;
+      v.text = std::string(name);
+      if (op != std::string_view::npos) {
+        auto n = parse_number(w.substr(op + 1));
+        if (!n || *n > static_cast<std::uint64_t>(INT64_MAX)) return "expected a number after '" + std::string(1, w[op]) + "' in '" + t.text + "'";
+        v.offset = w[op] == '-' ? -static_cast<std::int64_t>(*n) : static_cast<std::int64_t>(*n);
+      }
+      return std::nullopt;
+    }
+    if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0]))) {
+      auto n = parse_number(w);
+      if (!n) return "expected a number (decimal or 0x hex), got '" + t.text + "'";
+      v.kind = Value::Kind::kNumber;
+      v.number = *n;
+      return std::nullopt;
+    }
+    if (!valid_name(w)) return "expected a value, got '" + t.text + "'";
+    v.kind = Value::Kind::kWord;
+    v.text = t.text;
+    return std::nullopt;
+  }
+
+ private:
+  std::vector<Token> t_;
+  std::size_t i_ = 0;
+};
+
+struct Failure {
+  int line;
+  std::string message;
+};
+
+std::optional<std::string> parse_args(LineParser& p, std::vector<Arg>& args, bool stop_at_bar_or_within) {
+  while (!p.done()) {
+    const Token* t = p.peek();
+    if (stop_at_bar_or_within && (t->kind == Token::Kind::kBar || (t->kind == Token::Kind::kWord && t->text == "within")))
+      return std::nullopt;
+    Arg a;
+    if (auto e = p.arg(a)) return e;
+    args.push_back(std::move(a));
+  }
+  return std::nullopt;
+}
+
+std::optional<Failure> parse_step(std::string_view line_text, int line, Step& step) {
+  std::string_view s = trim(line_text);
+  step.line = line;
+  step.text = std::string(s);
+  auto lexed = lex(s);
+  if (auto* e = std::get_if<LexError>(&lexed)) return Failure{line, e->message};
+  LineParser p(std::get<std::vector<Token>>(std::move(lexed)));
+  Token first = p.take();
+  if (first.kind != Token::Kind::kWord)
+    return Failure{line, "expected '>', '<', 'handshake' or 'wait' at the start of a step"};
+  if (first.text == ">") {
+    step.kind = StepKind::kSend;
+    if (p.done() || p.peek()->kind != Token::Kind::kWord) return Failure{line, "expected a unit to send after '>'"};
+    step.unit = p.take().text;
+    if (!LineParser::valid_name(step.unit)) return Failure{line, "expected a unit name after '>', got '" + step.unit + "'"};
+    if (step.unit == "raw") {
+      // `> raw hex:...` : the value is positional.
+      if (p.done()) return Failure{line, "expected hex:... after 'raw'"};
+      Arg a;
+      a.name = "octets";
+      a.has_value = true;
+      if (auto e = LineParser::value(p.take(), a.value)) return Failure{line, *e};
+      if (a.value.kind != Value::Kind::kBytes && a.value.kind != Value::Kind::kString)
+        return Failure{line, "expected hex:... or a string after 'raw'"};
+      step.args.push_back(std::move(a));
+    }
+    if (auto e = parse_args(p, step.args, false)) return Failure{line, *e};
+    return std::nullopt;
+  }
+  if (first.text == "<") {
+    step.kind = StepKind::kExpect;
+    for (;;) {
+      if (p.done() || p.peek()->kind != Token::Kind::kWord)
+        return Failure{line, "expected what the IUT does ('close', 'silence', a unit) after '<' or '|'"};
+      Alternative alt;
+      alt.unit = p.take().text;
+      if (!LineParser::valid_name(alt.unit)) return Failure{line, "expected a unit name, got '" + alt.unit + "'"};
+      if (auto e = parse_args(p, alt.args, true)) return Failure{line, *e};
+      step.alternatives.push_back(std::move(alt));
+      if (p.done()) break;
+      Token t = p.take();
+      if (t.kind == Token::Kind::kBar) continue;
+      // within DURATION ends the step
+      if (p.done()) return Failure{line, "expected a duration after 'within'"};
+      Token d = p.take();
+      auto dur = d.kind == Token::Kind::kWord ? parse_duration(d.text) : std::nullopt;
+      if (!dur) return Failure{line, "expected a duration such as 500ms or 2s after 'within', got '" + d.text + "'"};
+      step.within = *dur;
+      if (!p.done()) return Failure{line, "expected the end of the step after 'within " + d.text + "'"};
+      break;
+    }
+    return std::nullopt;
+  }
+  if (first.text == "handshake") {
+    step.kind = StepKind::kHandshake;
+    step.unit = "handshake";
+    if (auto e = parse_args(p, step.args, false)) return Failure{line, *e};
+    return std::nullopt;
+  }
+  if (first.text == "wait") {
+    step.kind = StepKind::kWait;
+    if (p.done() || p.peek()->kind != Token::Kind::kWord) return Failure{line, "expected a duration after 'wait'"};
+    Token d = p.take();
+    auto dur = parse_duration(d.text);
+    if (!dur) return Failure{line, "expected a duration such as 500ms or 2s after 'wait', got '" + d.text + "'"};
+    step.duration = *dur;
+    if (!p.done()) return Failure{line, "expected the end of the step after 'wait " + d.text + "'"};
+    return std::nullopt;
+  }
+  return Failure{line, "expected '>', '<', 'handshake' or 'wait' at the start of a step, got '" + first.text + "'"};
+}
+
+std::vector<std::string> split_list(std::string_view s) {
+  std::vector<std::string> out;
+  while (!s.empty()) {
+    std::size_t c = s.find(',');
+    std::string_view item = trim(s.substr(0, c));
+    if (!item.empty()) out.emplace_back(item);
+    if (c == std::string_view::npos) break;
+    s.remove_prefix(c + 1);
+  }
+  return out;
+}
+
+std::string replace_all(std::string s, std::string_view from, std::string_view to) {
+  if (from.empty()) return s;
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
+}
+
+bool valid_id(std::string_view id) {
+  return !id.empty() && std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '{' || c == '}' || c == '_' ||
+           (c >= 'A' && c <= 'Z');
+  });
+}
+
+std::string id_suffix(std::string_view v) {
+  std::string out;
+  for (char c : v) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) out.push_back(static_cast<char>(std::tolower(u)));
+    else if (!out.empty() && out.back() != '-') out.push_back('-');
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(Level l) {
+  switch (l) {
+    case Level::kMust: return "MUST";
+    case Level::kMustNot: return "MUST NOT";
+    case Level::kShould: return "SHOULD";
+    case Level::kShouldNot: return "SHOULD NOT";
+    case Level::kMay: return "MAY";
+  }
+  return "?";
+}
+
+std::string_view to_string(Role r) { return r == Role::kResponder ? "responder" : "initiator"; }
+
+std::optional<Level> parse_level(std::string_view s) {
+  if (s == "MUST") return Level::kMust;
+  if (s == "MUST NOT") return Level::kMustNot;
+  if (s == "SHOULD") return Level::kShould;
+  if (s == "SHOULD NOT") return Level::kShouldNot;
+  if (s == "MAY") return Level::kMay;
+  return std::nullopt;
+}
+
+bool Case::needs_item(std::string_view n) const {
+  return std::find(needs.begin(), needs.end(), n) != needs.end();
+}
+
+std::string SyntaxError::to_string() const { return file + ":" + std::to_string(line) + ": " + message; }
+
+std::optional<Duration> parse_duration(std::string_view s) {
+  double scale = 0;
+  if (s.ends_with("ms")) {
+    scale = 1;
+    s.remove_suffix(2);
+  } else if (s.ends_with("s")) {
+    scale = 1000;
+    s.remove_suffix(1);
+  } else {
+    return std::nullopt;
+  }
+  if (s.empty() || s.size() > 9) return std::nullopt;
+  std::uint64_t whole = 0;
+  std::uint64_t frac = 0, frac_div = 1;
+  std::size_t dot = s.find('.');
+  std::string_view w = s.substr(0, dot);
+  auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), whole);
+  if (ec != std::errc() || p != w.data() + w.size()) return std::nullopt;
+  if (dot != std::string_view::npos) {
+    std::string_view f = s.substr(dot + 1);
+    if (f.empty() || f.size() > 3) return std::nullopt;
+    auto [q, ec2] = std::from_chars(f.data(), f.data() + f.size(), frac);
+    if (ec2 != std::errc() || q != f.data() + f.size()) return std::nullopt;
+    for (std::size_t i = 0; i < f.size(); ++i) frac_div *= 10;
+  }
+  const double ms = (static_cast<double>(whole) + static_cast<double>(frac) / static_cast<double>(frac_div)) * scale;
+  return Duration(static_cast<Duration::rep>(ms));
+}
+
+ParseResult parse_script(std::string_view text, std::string_view file) {
+  const std::string f(file);
+  auto error = [&](int line, std::string m) -> ParseResult { return SyntaxError{f, line, std::move(m)}; };
+
+  // Split into lines, joining '\' continuations.
+  struct Line {
+    int number;
+    std::string text;
+  };
+  std::vector<Line> lines;
+  {
+    int n = 0;
+    std::string pending;
+    int pending_line = 0;
+    std::size_t at = 0;
+    while (at <= text.size()) {
+      std::size_t nl = text.find('\n', at);
+      std::string_view raw = text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
+      ++n;
+      if (raw.size() > kMaxLineLength) return error(n, "expected a line of at most 4096 characters");
+      if (raw.find('\0') != std::string_view::npos) return error(n, "expected text, got a NUL character");
+      std::string_view s = trim(strip_comment(raw));
+      if (pending.empty()) pending_line = n;
+      if (!s.empty() && s.back() == '\\') {
+        s.remove_suffix(1);
+        pending.append(s).push_back(' ');
+      } else {
+        pending.append(s);
+        if (!trim(pending).empty()) lines.push_back({pending_line, std::string(trim(pending))});
+        pending.clear();
+      }
+      if (nl == std::string_view::npos) break;
+      at = nl + 1;
+    }
+    if (!pending.empty()) return error(pending_line, "expected a line after the '\\' continuation");
+  }
+
+  Case base;
+  base.file = f;
+  std::string param_name;
+  std::vector<std::string> param_values;
+  bool have_id = false, have_level = false, have_role = false, have_rfc = false, have_req = false, have_title = false;
+  std::size_t first_step = lines.size();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const Line& l = lines[i];
+    const char c0 = l.text[0];
+    if (c0 == '>' || c0 == '<' || l.text.starts_with("handshake") || l.text.starts_with("wait ")) {
+      first_step = i;
+      break;
+    }
+    std::size_t colon = l.text.find(':');
+    if (colon == std::string::npos) return error(l.number, "expected 'key: value' in the header, or a step");
+    std::string key(trim(std::string_view(l.text).substr(0, colon)));
+    std::string value(trim(std::string_view(l.text).substr(colon + 1)));
+    if (key == "id") {
+      if (!valid_id(value)) return error(l.number, "expected an id of letters, digits and '-', got '" + value + "'");
+      base.id = value;
+      base.line = l.number;
+      have_id = true;
+    } else if (key == "title") {
+      base.title = value;
+      have_title = !value.empty();
+    } else if (key == "requirement" || key == "requirements") {
+      base.requirements = split_list(value);
+      have_req = !base.requirements.empty();
+    } else if (key == "rfc") {
+      base.rfc = value;
+      have_rfc = !value.empty();
+    } else if (key == "level") {
+      auto lv = parse_level(value);
+      if (!lv) return error(l.number, "expected level MUST, MUST NOT, SHOULD, SHOULD NOT or MAY, got '" + value + "'");
+      base.level = *lv;
+      have_level = true;
+    } else if (key == "role") {
+      if (value == "responder") base.role = Role::kResponder;
+      else if (value == "initiator") base.role = Role::kInitiator;
+      else return error(l.number, "expected role responder or initiator, got '" + value + "'");
+      have_role = true;
+    } else if (key == "needs") {
+      if (value != "-") base.needs = split_list(value);
+    } else if (key == "timeout") {
+      auto d = parse_duration(value);
+      if (!d) return error(l.number, "expected a duration such as 5s for timeout, got '" + value + "'");
+      base.timeout = *d;
+    } else if (key == "uncaught") {
+      base.uncaught = value;
+    } else if (key == "param") {
+      if (!param_name.empty()) return error(l.number, "expected at most one 'param' line");
+      std::size_t c2 = value.find(':');
+      if (c2 == std::string::npos) return error(l.number, "expected 'param: NAME: v1, v2, ...'");
+      param_name = std::string(trim(std::string_view(value).substr(0, c2)));
+      if (!LineParser::valid_name(param_name)) return error(l.number, "expected a parameter name, got '" + param_name + "'");
+      param_values = split_list(std::string_view(value).substr(c2 + 1));
+      if (param_values.empty() || param_values.size() > kMaxParamValues)
+        return error(l.number, "expected between 1 and 256 parameter values");
+    } else {
+      return error(l.number, "expected a header key (id, title, requirement, rfc, level, role, needs, timeout, param, "
+                             "uncaught), got '" + key + "'");
+    }
+  }
+  const int header_end = lines.empty() ? 1 : lines[std::min(first_step, lines.size() - 1)].number;
+  if (!have_id) return error(header_end, "expected an 'id:' line in the header");
+  if (!have_title) return error(header_end, "expected a 'title:' line in the header");
+  if (!have_req) return error(header_end, "expected a 'requirement:' line in the header");
+  if (!have_rfc) return error(header_end, "expected an 'rfc:' line in the header");
+  if (!have_level) return error(header_end, "expected a 'level:' line in the header");
+  if (!have_role) return error(header_end, "expected a 'role:' line in the header");
+  if (first_step == lines.size()) return error(header_end, "expected at least one step after the header");
+  if (lines.size() - first_step > kMaxSteps) return error(lines[first_step].number, "expected at most 1000 steps");
+
+  if (param_values.empty()) param_values.push_back({});
+  std::vector<Case> out;
+  for (const std::string& pv : param_values) {
+    Case c = base;
+    const std::string token = "{" + param_name + "}";
+    auto subst = [&](std::string s) { return param_name.empty() ? s : replace_all(std::move(s), token, pv); };
+    if (!param_name.empty()) {
+      if (c.id.find(token) != std::string::npos) c.id = subst(c.id);
+      else c.id += "-" + id_suffix(pv);
+      c.title = subst(c.title);
+      for (auto& r : c.requirements) r = subst(r);
+    }
+    if (c.id.find('{') != std::string::npos || c.id.find('}') != std::string::npos)
+      return error(c.line, "expected every '{NAME}' in the id to name the param");
+    for (std::size_t i = first_step; i < lines.size(); ++i) {
+      Step st;
+      if (auto e = parse_step(subst(lines[i].text), lines[i].number, st)) return error(e->line, e->message);
+      c.steps.push_back(std::move(st));
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace rdmaconf::conformance

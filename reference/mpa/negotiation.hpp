@@ -71,7 +71,9 @@ struct NegotiationConfig {
   // Initiator: lower our ORD to the responder's IRD (true), or fail with
   // Insufficient IRD (false; Linux siw's strict mode).
   bool allow_ord_reduction = true;
-  bool check_reserved = true;
+  // Reject a peer frame with non-zero Res. Off: RFC 5044 §7.1.1 says Res is
+  // not checked on receipt (see ReqRepDecodeOptions::check_reserved).
+  bool check_reserved = false;
 };
 
 enum class NegotiationState : std::uint8_t {

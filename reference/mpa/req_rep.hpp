@@ -55,10 +55,12 @@ struct ReqRepFrame {
 struct ReqRepDecodeOptions {
   // Which frame is expected; nullopt accepts either key.
   std::optional<FrameKind> expect;
-  // RFC 5044 §7.1.1 sends Res as zero. Linux siw may set 0x08 (its
-  // "GSO_EXP" extension) in Res; a conformance checker reports that, an
-  // interoperating endpoint may turn the check off.
-  bool check_reserved = true;
+  // RFC 5044 §7.1.1: Res is sent as zero and NOT checked on receipt, so a
+  // receiver accepts non-zero Res (Linux siw sets 0x08 there, its GSO
+  // extension). Turning the check on is for observers that report the
+  // sender's violation (the frame's header keeps the bits for that), and
+  // for the conformance responder's "checks Res" fault.
+  bool check_reserved = false;
 };
 
 // How many octets the complete frame occupies, from the first octets

@@ -208,15 +208,21 @@ TEST(MpaReqRepErrors, PdLengthBeyondReceivedOctets) {
   expect_error(frame, "PD_Length", "RFC 5044 §7.1.4", 18);
 }
 
+// RFC 5044 §7.1.1: Res is sent as zero and not checked on receipt. By
+// default a receiver accepts it (keeping the bits in the header for an
+// observer); with check_reserved the sender's violation is an error.
 TEST(MpaReqRepErrors, ReservedBitsSet) {
   Bytes frame = kRequestRev1;
   frame[16] |= 0x08;  // what Linux siw sends as MPA_RR_FLAG_GSO_EXP
-  expect_error(frame, "Res", "RFC 5044 §7.1.1", 16);
-  EXPECT_TRUE(decode_req_rep(frame, expecting(std::nullopt, false)).ok());
+  auto accepted = decode_req_rep(frame);
+  ASSERT_TRUE(accepted.ok()) << "Res is not checked on receipt by default";
+  EXPECT_EQ(accepted->header.get(ReqRepHeader::Field::Res), 0x8u) << "the bits stay visible";
+  expect_error(frame, "Res", "RFC 5044 §7.1.1", 16, expecting(std::nullopt, true));
   // S is a reserved bit in a Rev 1 frame.
   Bytes s_in_rev1 = kRequestRev1;
   s_in_rev1[16] |= 0x10;
-  expect_error(s_in_rev1, "S", "RFC 5044 §7.1.1", 16);
+  EXPECT_TRUE(decode_req_rep(s_in_rev1).ok());
+  expect_error(s_in_rev1, "S", "RFC 5044 §7.1.1", 16, expecting(std::nullopt, true));
 }
 
 TEST(MpaReqRepErrors, RejectFlagInARequest) {

@@ -1,0 +1,249 @@
+#include "analysis/analyzer.hpp"
+
+#include <cstdio>
+#include <fstream>
+
+#include "capture/source.hpp"
+#include "capture/writer.hpp"
+#include "rdmap/headers.hpp"
+
+namespace rdmaconf::analysis {
+
+std::string ConnectionInfo::stream(Side from) const {
+  if (from == Side::kInitiator) return initiator_to_responder.to_string();
+  return capture::StreamKey{initiator_to_responder.destination, initiator_to_responder.source}.to_string();
+}
+
+// One connection: its observer and the sink that forwards what it says.
+struct Analyzer::Connection : ObserverSink {
+  Connection(Analyzer& a, ConnectionInfo i) : analyzer(a), info(std::move(i)), observer(*this, a.options_.observer) {}
+
+  void on_message(const Message& m) override {
+    if (m.kind == MessageKind::kMpaRequest || m.kind == MessageKind::kMpaReply) ++analyzer.result_.summary.mpa_frames;
+    if (analyzer.listener_) analyzer.listener_->on_message(info, m);
+  }
+  void on_violation(const Violation& v) override {
+    AnalysisSummary& s = analyzer.result_.summary;
+    ++s.violations;
+    if (v.rule->level == Level::kMust) ++s.must_violations;
+    ++s.violations_per_rule[std::string(v.rule->id)];
+    if (analyzer.result_.violations.size() < analyzer.options_.max_violations_kept)
+      analyzer.result_.violations.push_back(
+          {v.rule, v.frame, info.id, info.stream(v.side), v.side, v.stream_offset, v.text});
+    if (analyzer.listener_) analyzer.listener_->on_violation(info, v);
+  }
+  void on_event(const Event& e) override {
+    if (analyzer.listener_) analyzer.listener_->on_event(info, e);
+  }
+
+  Analyzer& analyzer;
+  ConnectionInfo info;
+  ConnectionObserver observer;
+  int streams_open = 0;
+};
+
+Analyzer::Analyzer(const AnalysisOptions& options, AnalysisListener* listener)
+    : options_(options), listener_(listener) {}
+Analyzer::~Analyzer() = default;
+
+Analyzer::Connection& Analyzer::connection_for(capture::Stream& s) {
+  auto it = connections_.find(s.connection_id());
+  if (it != connections_.end()) return *it->second;
+  ConnectionInfo info;
+  info.id = next_id_++;
+  info.initiator_to_responder =
+      s.from_initiator() ? s.key() : capture::StreamKey{s.key().destination, s.key().source};
+  ++result_.summary.streams;
+  auto c = std::make_unique<Connection>(*this, std::move(info));
+  Connection& ref = *c;
+  connections_.emplace(s.connection_id(), std::move(c));
+  return ref;
+}
+
+namespace {
+Side side_of(const capture::Stream& s) { return s.from_initiator() ? Side::kInitiator : Side::kResponder; }
+}  // namespace
+
+void Analyzer::on_stream_start(capture::Stream& s) {
+  Connection& c = connection_for(s);
+  ++c.streams_open;
+  if (s.syn_seen()) c.observer.on_syn(side_of(s), s.syn_options().smc);
+  else c.observer.on_mid_stream(side_of(s));
+}
+
+void Analyzer::on_data(capture::Stream& s, const capture::StreamData& d) {
+  result_.summary.octets += d.bytes.size();
+  connection_for(s).observer.on_data(side_of(s), d.frame.value, d.bytes);
+}
+
+void Analyzer::on_gap(capture::Stream& s, const capture::StreamGap& g) {
+  connection_for(s).observer.on_gap(side_of(s), g.length, g.frame.value);
+}
+
+void Analyzer::on_stream_end(capture::Stream& s, capture::StreamEnd) {
+  auto it = connections_.find(s.connection_id());
+  if (it == connections_.end()) return;
+  Connection& c = *it->second;
+  c.observer.on_end(side_of(s));
+  if (--c.streams_open <= 0) {
+    retire(c);
+    connections_.erase(it);
+  }
+}
+
+void Analyzer::on_report(const capture::Report& r) {
+  ++result_.summary.capture_reports;
+  ++result_.summary.report_kinds[std::string(capture::report_kind_name(r.kind))];
+  if (listener_) listener_->on_report(r);
+}
+
+// Adds a finished connection's counts to the totals.
+void Analyzer::retire(Connection& c) {
+  AnalysisSummary& s = result_.summary;
+  const Protocol p = c.observer.protocol();
+  if (p == Protocol::kMpa) ++s.mpa_connections;
+  if (p == Protocol::kClc) ++s.clc_connections;
+  for (Side side : {Side::kInitiator, Side::kResponder}) {
+    const DirectionStats& d = c.observer.stats(side);
+    s.mpa_fpdus += d.fpdus;
+    s.clc_messages += d.clc_messages;
+    s.resyncs += d.resyncs;
+    s.skipped_octets += d.skipped_octets;
+    for (std::size_t i = 0; i < 16; ++i) s.rdmap_messages[i] += c.observer.rdmap_messages(side)[i];
+    for (std::size_t i = 0; i < 5; ++i) s.clc_types[i] += c.observer.clc_types(side)[i];
+  }
+}
+
+AnalysisResult Analyzer::take_result(std::uint64_t frames) {
+  for (auto& [id, c] : connections_) retire(*c);
+  connections_.clear();
+  result_.summary.frames = frames;
+  return std::move(result_);
+}
+
+std::optional<AnalysisResult> analyze_file(const std::string& path, const AnalysisOptions& options,
+                                           AnalysisListener* listener, std::string& error) {
+  auto source = capture::PacketSource::open_file(path, options.bpf_filter, error);
+  if (!source) return std::nullopt;
+  if (!source->link_supported()) {
+    error = "unsupported link type " + std::to_string(static_cast<unsigned>(source->link_type()));
+    return std::nullopt;
+  }
+  Analyzer analyzer(options, listener);
+  capture::Reassembler reassembler(analyzer, options.limits);
+  const capture::RunSummary run = capture::run_capture(*source, reassembler, analyzer);
+  AnalysisResult r = analyzer.take_result(run.frames);
+  r.clean_end = run.clean_end;
+  return r;
+}
+
+// ------------------------------------------------------------------ JSON
+
+std::string json_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out;
+}
+
+namespace {
+std::string quoted(std::string_view s) { return "\"" + json_escape(s) + "\""; }
+}  // namespace
+
+void write_json(std::ostream& out, const AnalysisResult& result, const std::string& capture_path) {
+  const AnalysisSummary& s = result.summary;
+  out << "{\n  \"capture\": " << quoted(capture_path) << ",\n";
+  out << "  \"summary\": {\"frames\": " << s.frames << ", \"streams\": " << s.streams
+      << ", \"mpa_connections\": " << s.mpa_connections << ", \"clc_connections\": " << s.clc_connections
+      << ", \"mpa_frames\": " << s.mpa_frames << ", \"mpa_fpdus\": " << s.mpa_fpdus
+      << ", \"clc_messages\": " << s.clc_messages << ", \"violations\": " << s.violations
+      << ", \"must_violations\": " << s.must_violations << ", \"resyncs\": " << s.resyncs
+      << ", \"octets\": " << s.octets << ", \"skipped_octets\": " << s.skipped_octets
+      << ", \"capture_reports\": " << s.capture_reports << ", \"clean_end\": " << (result.clean_end ? "true" : "false")
+      << "},\n";
+  // Every opcode and CLC type is listed, zero or not, so consumers can index.
+  out << "  \"rdmap_messages\": {";
+  for (std::size_t op = 0; op < 16; ++op) {
+    std::string name = "reserved opcode " + std::to_string(op);
+    for (const wire::ValueName& n : rdmap::names::kOpcodes)
+      if (n.value == op) name = std::string(n.name);
+    out << (op ? ", " : "") << quoted(name) << ": " << s.rdmap_messages[op];
+  }
+  out << "},\n  \"clc_messages\": {";
+  static constexpr std::string_view kClcNames[] = {"Proposal", "Accept", "Confirm", "Decline"};
+  for (std::size_t t = 1; t <= 4; ++t) out << (t > 1 ? ", " : "") << quoted(kClcNames[t - 1]) << ": " << s.clc_types[t];
+  out << "},\n  \"capture_report_kinds\": {";
+  bool first = true;
+  for (const auto& [k, n] : s.report_kinds) {
+    out << (first ? "" : ", ") << quoted(k) << ": " << n;
+    first = false;
+  }
+  out << "},\n  \"violations_per_rule\": {";
+  first = true;
+  for (const auto& [k, n] : s.violations_per_rule) {
+    out << (first ? "" : ", ") << quoted(k) << ": " << n;
+    first = false;
+  }
+  out << "},\n  \"violations\": [";
+  first = true;
+  for (const ViolationRecord& v : result.violations) {
+    out << (first ? "\n" : ",\n") << "    {\"frame\": " << v.frame << ", \"connection\": " << v.connection
+        << ", \"stream\": " << quoted(v.stream) << ", \"side\": " << quoted(name(v.side))
+        << ", \"stream_offset\": " << v.stream_offset << ", \"rule\": " << quoted(v.rule->id)
+        << ", \"level\": " << quoted(name(v.rule->level)) << ", \"section\": " << quoted(v.rule->section)
+        << ", \"text\": " << quoted(v.text) << "}";
+    first = false;
+  }
+  out << (first ? "]\n}\n" : "\n  ]\n}\n");
+}
+
+// ------------------------------------------------------------- annotation
+
+bool write_annotated(const std::string& in_path, const std::string& out_path, const AnalysisResult& result,
+                     std::string& error) {
+  std::map<std::uint64_t, std::string> comments;
+  for (const ViolationRecord& v : result.violations) {
+    std::string& c = comments[v.frame];
+    if (!c.empty()) c += "\n";
+    c += std::string(v.rule->id) + " " + std::string(name(v.rule->level)) + " (" + std::string(v.rule->section) +
+         "): " + v.text;
+  }
+  auto source = capture::PacketSource::open_file(in_path, "", error);
+  if (!source) return false;
+  std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    error = "cannot write " + out_path;
+    return false;
+  }
+  capture::CaptureWriter writer(out, capture::FileFormat::kPcapng, source->link_type());
+  capture::RawFrame frame;
+  while (source->next(frame) == capture::PacketSource::Next::kFrame) {
+    auto it = comments.find(frame.number.value);
+    writer.write(frame.time, frame.captured, it == comments.end() ? std::string_view{} : std::string_view(it->second),
+                 frame.original_length);
+  }
+  if (!writer.ok()) {
+    error = "write error on " + out_path;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace rdmaconf::analysis

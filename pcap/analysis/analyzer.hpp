@@ -1,0 +1,129 @@
+// Capture analysis: a capture file (or any frame source) through TCP
+// reassembly into one ConnectionObserver per connection, with totals, the
+// violation list, JSON, and the capture written back with a comment on every
+// violating frame. This is what `rdmaconf analyze` and `rdmaconf decode` run.
+//
+// Memory stays bounded: observers live while their connection does, the
+// reassembler has its limits, and only violations are kept (up to a limit;
+// beyond it they are counted, not stored).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/observer.hpp"
+#include "capture/reassembly.hpp"
+
+namespace rdmaconf::analysis {
+
+// A connection as reports name it.
+struct ConnectionInfo {
+  std::uint64_t id = 0;                  // 1, 2, ... in order of first appearance
+  capture::StreamKey initiator_to_responder;
+  std::string stream(Side from) const;  // "192.0.2.1:5000 -> 192.0.2.2:80" for that side's octets
+};
+
+// Optional listener for everything the observers say (decode uses it).
+class AnalysisListener {
+ public:
+  virtual ~AnalysisListener() = default;
+  virtual void on_message(const ConnectionInfo&, const Message&) {}
+  virtual void on_violation(const ConnectionInfo&, const Violation&) {}
+  virtual void on_event(const ConnectionInfo&, const Event&) {}
+  virtual void on_report(const capture::Report&) {}
+};
+
+struct AnalysisOptions {
+  ObserverConfig observer;
+  capture::ReassemblyLimits limits;
+  std::size_t max_violations_kept = 100000;
+  std::string bpf_filter;
+};
+
+struct ViolationRecord {
+  const Rule* rule = nullptr;
+  std::uint64_t frame = 0;
+  std::uint64_t connection = 0;
+  std::string stream;
+  Side side = Side::kInitiator;
+  std::uint64_t stream_offset = 0;
+  std::string text;
+};
+
+struct AnalysisSummary {
+  std::uint64_t frames = 0;
+  std::uint64_t streams = 0;          // TCP connections (Wireshark's tcp.stream)
+  std::uint64_t mpa_connections = 0;
+  std::uint64_t clc_connections = 0;
+  std::uint64_t mpa_frames = 0;       // Requests and Replies
+  std::uint64_t mpa_fpdus = 0;
+  std::uint64_t clc_messages = 0;
+  std::uint64_t violations = 0;
+  std::uint64_t must_violations = 0;
+  std::uint64_t resyncs = 0;
+  std::uint64_t octets = 0;           // TCP payload octets delivered
+  std::uint64_t skipped_octets = 0;   // delivered but not decoded, or missing
+  std::uint64_t capture_reports = 0;  // frames or stream stretches the capture layer reported
+  std::array<std::uint64_t, 16> rdmap_messages{};  // per opcode, complete messages
+  std::array<std::uint64_t, 5> clc_types{};        // per CLC Type
+  std::map<std::string, std::uint64_t> report_kinds;  // capture reports per kind
+  std::map<std::string, std::uint64_t> violations_per_rule;
+};
+
+struct AnalysisResult {
+  AnalysisSummary summary;
+  std::vector<ViolationRecord> violations;  // in order of detection (at most max_violations_kept)
+  bool clean_end = true;                    // the input ended cleanly
+};
+
+// The StreamConsumer that runs one observer per connection.
+class Analyzer : public capture::StreamConsumer {
+ public:
+  explicit Analyzer(const AnalysisOptions& options, AnalysisListener* listener = nullptr);
+  ~Analyzer() override;
+
+  void on_stream_start(capture::Stream& s) override;
+  void on_data(capture::Stream& s, const capture::StreamData& d) override;
+  void on_gap(capture::Stream& s, const capture::StreamGap& g) override;
+  void on_stream_end(capture::Stream& s, capture::StreamEnd why) override;
+  void on_report(const capture::Report& r) override;
+
+  // After the reassembler's finish(): totals of every connection.
+  AnalysisResult take_result(std::uint64_t frames);
+
+ private:
+  struct Connection;
+  Connection& connection_for(capture::Stream& s);
+  void retire(Connection& c);
+
+  AnalysisOptions options_;
+  AnalysisListener* listener_;
+  AnalysisResult result_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Connection>> connections_;
+  std::uint64_t next_id_ = 1;
+};
+
+// Reads a capture file through reassembly and the observers.
+// nullopt with `error` set when the file cannot be opened.
+std::optional<AnalysisResult> analyze_file(const std::string& path, const AnalysisOptions& options,
+                                           AnalysisListener* listener, std::string& error);
+
+// `rdmaconf analyze`'s JSON: summary, per-type counts, violations.
+void write_json(std::ostream& out, const AnalysisResult& result, const std::string& capture_path);
+
+// Writes the capture again as pcapng, each violating frame with a comment
+// listing its violations ("rule-id LEVEL section: text"). false + `error` on failure.
+bool write_annotated(const std::string& in_path, const std::string& out_path, const AnalysisResult& result,
+                     std::string& error);
+
+// JSON string escaping (RFC 8259 §7).
+std::string json_escape(std::string_view s);
+
+}  // namespace rdmaconf::analysis

@@ -1,0 +1,133 @@
+#include "analysis/decode_text.hpp"
+
+#include <cstdio>
+
+#include "analysis/analyzer.hpp"
+#include "clc/headers.hpp"
+#include "rdmap/opcodes.hpp"
+
+namespace rdmaconf::analysis {
+
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string_view crc_name(mpa::CrcStatus s) {
+  switch (s) {
+    case mpa::CrcStatus::kMatch: return "ok";
+    case mpa::CrcStatus::kMismatch: return "bad";
+    default: return "off";
+  }
+}
+
+// (name, value) pairs of the message's fields, for both output forms.
+struct Fields {
+  std::vector<std::pair<std::string, std::string>> items;  // value already JSON-ready when `raw`
+  std::vector<bool> raw;
+  void num(std::string k, std::uint64_t v) {
+    items.emplace_back(std::move(k), std::to_string(v));
+    raw.push_back(true);
+  }
+  void text(std::string k, std::string v) {
+    items.emplace_back(std::move(k), std::move(v));
+    raw.push_back(false);
+  }
+};
+
+Fields fields_of(const Message& m) {
+  Fields f;
+  if (m.req_rep) {
+    const mpa::ReqRepFrame& r = *m.req_rep;
+    f.num("rev", r.revision);
+    f.num("m", r.markers);
+    f.num("c", r.crc);
+    f.num("r", r.reject);
+    f.num("pd_length", r.private_data.size());
+    if (r.enhanced_data) {
+      f.num("ird", r.enhanced_data->ird);
+      f.num("ord", r.enhanced_data->ord);
+      f.num("p2p", r.enhanced_data->peer_to_peer);
+    }
+  } else if (m.fpdu) {
+    const mpa::Fpdu& p = *m.fpdu;
+    f.num("ulpdu_length", p.ulpdu_length);
+    f.text("crc", std::string(crc_name(p.crc_status)));
+    f.num("markers", p.markers.size());
+    if (m.segment && m.segment->has_header) {
+      const SegmentInfo& s = *m.segment;
+      f.num("t", s.ddp.tagged);
+      f.num("l", s.ddp.last);
+      if (s.ddp.tagged) {
+        f.text("stag", hex(s.stag));
+        f.text("to", hex(s.to));
+      } else {
+        f.num("qn", s.qn);
+        f.num("msn", s.msn);
+        f.num("mo", s.mo);
+      }
+      f.num("payload", s.payload_length);
+      if (s.read_request) {
+        using RF = rdmap::ReadRequestSpec::Field;
+        f.text("sink_stag", hex(s.read_request->get(RF::SinkSTag)));
+        f.num("read_size", s.read_request->get(RF::ReadSize));
+        f.text("source_stag", hex(s.read_request->get(RF::SourceSTag)));
+      }
+      if (s.terminate) {
+        f.num("layer", static_cast<std::uint8_t>(s.terminate->code.layer));
+        f.num("etype", s.terminate->code.etype);
+        f.num("error_code", s.terminate->code.code);
+      }
+    }
+  } else if (m.clc) {
+    std::visit([&](const auto& msg) { f.num("version", msg.version()); }, *m.clc);
+  }
+  return f;
+}
+
+}  // namespace
+
+std::string message_type_name(const Message& m) {
+  switch (m.kind) {
+    case MessageKind::kMpaRequest: return "MPA Request";
+    case MessageKind::kMpaReply: return m.req_rep && m.req_rep->reject ? "MPA Reply (reject)" : "MPA Reply";
+    case MessageKind::kClc: {
+      const auto t = static_cast<std::uint64_t>(clc::message_type(*m.clc));
+      for (const wire::ValueName& n : clc::kMessageTypeNames)
+        if (n.value == t) return "CLC " + std::string(n.name);
+      return "CLC";
+    }
+    case MessageKind::kFpdu:
+      if (!m.segment || !m.segment->has_header) return "FPDU (short ULPDU)";
+      if (const rdmap::OpcodeInfo* i = rdmap::find_opcode(m.segment->rdmap.opcode)) return std::string(i->name);
+      return "reserved opcode " + std::to_string(m.segment->rdmap.opcode);
+  }
+  return "?";
+}
+
+std::string describe_line(const ConnectionInfo& c, const Message& m) {
+  std::string s = "frame " + std::to_string(m.frame) + "  " + c.stream(m.side) + "  " + message_type_name(m) + " (" +
+                  std::to_string(m.octets) + " octets)";
+  const Fields f = fields_of(m);
+  for (const auto& [k, v] : f.items) s += " " + k + "=" + v;
+  return s;
+}
+
+std::string describe_json(const ConnectionInfo& c, const Message& m) {
+  std::string s = "{\"frame\": " + std::to_string(m.frame) + ", \"first_frame\": " + std::to_string(m.first_frame) +
+                  ", \"connection\": " + std::to_string(c.id) + ", \"stream\": \"" + json_escape(c.stream(m.side)) +
+                  "\", \"side\": \"" + std::string(name(m.side)) + "\", \"unit\": \"" + std::string(name(m.kind)) +
+                  "\", \"type\": \"" + json_escape(message_type_name(m)) +
+                  "\", \"stream_offset\": " + std::to_string(m.stream_offset) + ", \"octets\": " + std::to_string(m.octets);
+  const Fields f = fields_of(m);
+  for (std::size_t i = 0; i < f.items.size(); ++i) {
+    s += ", \"" + f.items[i].first + "\": ";
+    s += f.raw[i] ? f.items[i].second : "\"" + json_escape(f.items[i].second) + "\"";
+  }
+  return s + "}";
+}
+
+}  // namespace rdmaconf::analysis

@@ -1,0 +1,238 @@
+// The passive observer: the reference stack watching both peers of one TCP
+// connection, fed each direction's stream octets in order with the frame
+// numbers they came in, answering with decoded messages and violations.
+//
+//   ConnectionObserver obs(sink);
+//   obs.on_syn(Side::kInitiator, syn_had_smc_option);     // optional
+//   obs.on_data(Side::kInitiator, frame, octets);          // in stream order
+//   obs.on_gap(Side::kResponder, missing_octets, frame);   // loss: resynchronise
+//   obs.on_end(Side::kInitiator);
+//
+// It knows no sockets, no libpcap and no TCP: the capture analyzer feeds it
+// from the reassembler, the Wireshark dissector from its own reassembly, the
+// fuzzers from raw octets. Standard library plus rdmaconf_codec only, and
+// deterministic: the same octets in the same pieces give the same answers,
+// whatever the piece boundaries (tests split every input at every offset).
+//
+// What it tracks, per connection:
+// - the protocol, by content (never by port): an MPA Request/Reply key at the
+//   start of a direction, a CLC eyecatcher ("SMCR"/"SMCD" in EBCDIC), the SMC
+//   TCP option in the SYNs;
+// - MPA startup (RFC 5044 §7.1, RFC 6581): both frames, the revision, Markers
+//   per direction (the receiver's M), CRC (either C), IRD/ORD, peer-to-peer RTR;
+// - full operation: every FPDU through mpa::Deframer in non-failing mode (a bad
+//   CRC or Marker is reported and the FPDU still decoded), then DDP and RDMAP:
+//   versions, opcodes and T bits, queues, MSNs and MOs per queue, TO runs of
+//   tagged messages, Read Requests against Read Responses (sink, size, order),
+//   IRD/ORD, Atomic Requests against Responses, Terminates and silence after;
+// - the CLC handshake: message format, order, and field consistency across
+//   Proposal, Accept and Confirm, Decline rules;
+// - resynchronisation: after a gap, or when a capture starts mid-connection, it
+//   hunts for framing on an MPA Marker (when Markers are in use and their
+//   positions are known) or on an FPDU whose CRC checks and whose DDP/RDMAP
+//   header is plausible, with bounded work per octet and a bounded buffer.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/rules.hpp"
+#include "clc/messages.hpp"
+#include "ddp/headers.hpp"
+#include "mpa/deframer.hpp"
+#include "mpa/req_rep.hpp"
+#include "rdmap/headers.hpp"
+#include "rdmap/terminate.hpp"
+#include "wire/bytes.hpp"
+
+namespace rdmaconf::analysis {
+
+// A frame number as Wireshark counts them (from 1; 0: none).
+using FrameNo = std::uint64_t;
+
+// Which peer: the one that opened the TCP connection (its SYN had no ACK; for
+// a capture that starts mid-connection, the side seen first) or the other.
+enum class Side : std::uint8_t { kInitiator = 0, kResponder = 1 };
+constexpr Side other(Side s) { return s == Side::kInitiator ? Side::kResponder : Side::kInitiator; }
+std::string_view name(Side s);
+
+enum class Protocol : std::uint8_t { kUnknown, kMpa, kClc, kOther };
+std::string_view name(Protocol p);
+
+enum class MessageKind : std::uint8_t { kMpaRequest, kMpaReply, kFpdu, kClc };
+std::string_view name(MessageKind k);
+
+// The DDP and RDMAP headers of one FPDU's ULPDU, decoded.
+struct SegmentInfo {
+  bool has_header = false;  // the ULPDU holds a complete DDP header
+  ddp::Control ddp;
+  rdmap::Control rdmap;
+  // Untagged (ddp.tagged false)
+  std::uint32_t qn = 0, msn = 0, mo = 0;
+  std::uint32_t invalidate_stag = 0;
+  // Tagged
+  std::uint32_t stag = 0;
+  std::uint64_t to = 0;
+  std::uint32_t payload_length = 0;  // DDP payload (RDMAP header included)
+  // RDMA Read Request (opcode 1), when complete
+  std::optional<rdmap::ReadRequestHeader> read_request;
+  // Terminate (opcode 7), when it decodes
+  std::optional<rdmap::TerminateMessage> terminate;
+};
+
+// One decoded message. Pointers and views are valid during the callback only.
+struct Message {
+  MessageKind kind = MessageKind::kFpdu;
+  Side side = Side::kInitiator;
+  FrameNo first_frame = 0;  // frame of its first octet
+  FrameNo frame = 0;        // frame of its last octet (where Wireshark shows a reassembled PDU)
+  std::uint64_t stream_offset = 0;
+  std::size_t octets = 0;   // on the wire (FPDU: Markers, PAD and CRC included)
+  const mpa::ReqRepFrame* req_rep = nullptr;  // kMpaRequest, kMpaReply
+  const mpa::Fpdu* fpdu = nullptr;            // kFpdu
+  const SegmentInfo* segment = nullptr;       // kFpdu
+  const clc::Message* clc = nullptr;          // kClc
+  wire::Bytes clc_octets;                     // kClc
+};
+
+struct Violation {
+  const Rule* rule = nullptr;
+  Side side = Side::kInitiator;  // the peer that broke the rule
+  FrameNo frame = 0;
+  std::uint64_t stream_offset = 0;
+  std::string text;  // one line: what was seen
+};
+
+// Things worth knowing that are not violations: protocol detection, gaps,
+// resynchronisation, octets skipped while hunting, limits.
+enum class EventKind : std::uint8_t { kDetected, kGap, kResynchronised, kSkipped, kLimit };
+struct Event {
+  EventKind kind = EventKind::kDetected;
+  Side side = Side::kInitiator;
+  FrameNo frame = 0;
+  std::uint64_t stream_offset = 0;
+  std::uint64_t length = 0;
+  std::string text;
+};
+
+class ObserverSink {
+ public:
+  virtual ~ObserverSink() = default;
+  virtual void on_message(const Message&) {}
+  virtual void on_violation(const Violation&) = 0;
+  virtual void on_event(const Event&) {}
+};
+
+struct ObserverConfig {
+  // Octets one direction may hold: a partial message, or the window a hunt
+  // scans. Beyond it the oldest octets are skipped (reported as kSkipped).
+  std::size_t max_buffer = std::size_t{256} << 10;
+  // A hunt tries at most this many CRC computations per candidate window
+  // before it slides on, so garbage costs bounded work per octet.
+  std::size_t hunt_crc_budget = 256;
+  // Emit on_message for FPDUs (off: violations and counts only, for speed).
+  bool report_fpdus = true;
+};
+
+// What MPA startup settled, as both frames said (nullopt fields: not seen).
+struct MpaParameters {
+  bool known = false;            // both frames seen (or inferred while resynchronising)
+  std::uint8_t revision = 0;
+  bool crc = false;
+  bool markers[2] = {false, false};  // per sending side: the receiver asked for them
+  bool enhanced = false;
+  std::uint16_t ird[2] = {0, 0};     // per side, as advertised
+  std::uint16_t ord[2] = {0, 0};
+  bool peer_to_peer = false;
+  bool rtr_send = false, rtr_write = false, rtr_read = false;  // the RTR kind the Reply chose
+  bool rejected = false;
+};
+
+struct DirectionStats {
+  std::uint64_t octets = 0;
+  std::uint64_t fpdus = 0;
+  std::uint64_t clc_messages = 0;
+  std::uint64_t skipped_octets = 0;  // not decoded: hunting, gaps, limits, other protocols
+  std::uint64_t resyncs = 0;
+};
+
+class ConnectionObserver {
+ public:
+  explicit ConnectionObserver(ObserverSink& sink, ObserverConfig config = {});
+  ~ConnectionObserver();
+  ConnectionObserver(const ConnectionObserver&) = delete;
+  ConnectionObserver& operator=(const ConnectionObserver&) = delete;
+
+  // The side's SYN (or SYN-ACK) was seen, with or without the SMC option.
+  void on_syn(Side side, bool smc_option);
+  // The side's stream starts mid-connection (no SYN seen): the first octets
+  // are not a stream start, so the observer hunts for framing.
+  void on_mid_stream(Side side);
+  // The next octets of a side's stream, in order, from frame `frame`.
+  void on_data(Side side, FrameNo frame, wire::Bytes octets);
+  // `length` octets of the side's stream are missing (not captured).
+  void on_gap(Side side, std::uint64_t length, FrameNo frame);
+  // The side's stream ended (FIN, RST, end of capture).
+  void on_end(Side side);
+
+  Protocol protocol() const { return protocol_; }
+  const MpaParameters& mpa() const { return mpa_; }
+  const DirectionStats& stats(Side s) const;
+  // Complete RDMAP messages (segments with L set) a side sent, per opcode
+  // value, and CLC messages per type (index = the Type field, 1-4).
+  const std::array<std::uint64_t, 16>& rdmap_messages(Side s) const;
+  const std::array<std::uint64_t, 5>& clc_types(Side s) const;
+
+ private:
+  struct Direction;
+  struct Consumed;
+  Direction& dir(Side s) { return *dirs_[static_cast<int>(s)]; }
+
+  void feed(Direction& d, FrameNo frame, wire::Bytes octets);
+  Consumed consume(Direction& d, FrameNo frame, wire::Bytes octets, FrameNo first_frame);
+  Consumed detect(Direction& d, FrameNo frame, wire::Bytes octets);
+  Consumed mpa_startup(Direction& d, FrameNo frame, wire::Bytes octets, FrameNo first_frame);
+  Consumed full_operation(Direction& d, FrameNo frame, wire::Bytes octets, FrameNo first_frame);
+  Consumed hunt(Direction& d, FrameNo frame, wire::Bytes octets);
+  Consumed clc_stream(Direction& d, FrameNo frame, wire::Bytes octets, FrameNo first_frame);
+
+  void pump(Direction& d, FrameNo frame);
+  void settle_mpa(FrameNo frame);
+  void enter_full_operation(Direction& d);
+  void start_hunt(Direction& d, FrameNo frame, std::string_view why);
+  bool plausible_segment(wire::Bytes ulpdu_start) const;
+  void on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first_frame, FrameNo frame);
+  void check_segment(Direction& d, const mpa::Fpdu& f, SegmentInfo& seg, FrameNo frame, std::uint64_t offset);
+  void on_clc(Direction& d, const clc::Message& m, wire::Bytes octets, FrameNo first_frame, FrameNo frame,
+              std::uint64_t offset);
+  void check_accept(Direction& d, const clc::AcceptConfirm& a, FrameNo frame, std::uint64_t offset);
+  void check_confirm(Direction& d, const clc::AcceptConfirm& c, FrameNo frame, std::uint64_t offset);
+
+  void violate(const Rule& rule, Side side, FrameNo frame, std::uint64_t offset, std::string text);
+  void event(EventKind kind, Side side, FrameNo frame, std::uint64_t offset, std::uint64_t length,
+             std::string text);
+
+  ObserverSink& sink_;
+  ObserverConfig config_;
+  std::unique_ptr<Direction> dirs_[2];
+  Protocol protocol_ = Protocol::kUnknown;
+  MpaParameters mpa_;
+  bool syn_seen_[2] = {false, false};
+  bool syn_smc_[2] = {false, false};
+  // CLC exchange so far
+  std::optional<clc::Proposal> proposal_;
+  std::optional<clc::AcceptConfirm> accept_;
+  bool clc_done_ = false;
+  bool clc_option_checked_ = false;
+  // Request/response matching holds while no octet of either direction was
+  // lost (a gap or a mid-connection start turns it off for the connection).
+  bool reads_synced_ = true;
+};
+
+}  // namespace rdmaconf::analysis

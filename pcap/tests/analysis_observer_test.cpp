@@ -1,0 +1,310 @@
+// The observer fed directly (no capture): a clean session, the same session
+// split at every offset, and one test per violation kind it detects, each
+// checking the rule id, the side and the frame. RFC sections at each test.
+#include <gtest/gtest.h>
+
+#include "analysis/observer.hpp"
+#include "analysis_fixtures.hpp"
+
+namespace rdmaconf::analysis::testing {
+namespace {
+
+// A session exercising every RDMAP operation the observer pairs up.
+Session clean_session(Session::Config c = {}) {
+  Session s(c);
+  s.start();
+  s.fpdu(0, send_msg(1, filler(100)));                              // Send, QN 0 MSN 1
+  s.fpdu(0, tagged(0x0, 0x1000, 0x100, false, filler(64)));          // RDMA Write, 2 segments
+  s.fpdu(0, tagged(0x0, 0x1000, 0x140, true, filler(36)));
+  s.fpdu(0, read_request(1, 0x2000, 0x0, 200));                      // Read Request, QN 1 MSN 1
+  s.fpdu(1, tagged(0x2, 0x2000, 0x0, false, filler(128)));           // Read Response, 2 segments
+  s.fpdu(1, tagged(0x2, 0x2000, 0x80, true, filler(72)));
+  s.fpdu(1, send_msg(1, filler(10)));                                // Send back, QN 0 MSN 1
+  s.fpdu(0, untagged(0x3, 0, 2, 0, false, filler(40)));              // Send in two segments, MSN 2
+  s.fpdu(0, untagged(0x3, 0, 2, 40, true, filler(3)));
+  return s;
+}
+
+TEST(Observer, CleanSessionHasNoViolations) {
+  for (bool markers : {false, true}) {
+    Session::Config c;
+    c.initiator_markers = markers;
+    c.responder_markers = markers;
+    Session s = clean_session(c);
+    Collect out;
+    ConnectionObserver obs(out);
+    feed_session(obs, s);
+    EXPECT_TRUE(out.violations.empty()) << out.dump();
+    EXPECT_EQ(obs.protocol(), Protocol::kMpa);
+    EXPECT_TRUE(obs.mpa().known);
+    EXPECT_EQ(obs.mpa().markers[0], markers);
+    EXPECT_EQ(out.fpdus(), 9u);
+    EXPECT_EQ(obs.rdmap_messages(Side::kInitiator)[0x3], 2u);  // two Sends
+    EXPECT_EQ(obs.rdmap_messages(Side::kInitiator)[0x0], 1u);  // one Write (two segments)
+    EXPECT_EQ(obs.rdmap_messages(Side::kInitiator)[0x1], 1u);
+    EXPECT_EQ(obs.rdmap_messages(Side::kResponder)[0x2], 1u);
+    EXPECT_EQ(obs.rdmap_messages(Side::kResponder)[0x3], 1u);
+  }
+}
+
+// Beast's "parsegrind": the answers do not depend on where the octets are cut.
+TEST(Observer, SameAnswersAtEverySplit) {
+  Session::Config c;
+  c.initiator_markers = c.responder_markers = true;
+  Session s = clean_session(c);
+  s.fpdu(0, send_msg(3, filler(40)), bad_crc(0x1234));  // one violation to find
+  Collect whole;
+  {
+    ConnectionObserver obs(whole);
+    feed_session(obs, s);
+  }
+  ASSERT_EQ(whole.violations.size(), 1u);
+  for (std::size_t piece : {1, 2, 3, 5, 7, 8, 13, 511, 512, 513}) {
+    Collect out;
+    ConnectionObserver obs(out);
+    feed_session(obs, s, piece);
+    ASSERT_EQ(out.fpdus(), whole.fpdus()) << "piece " << piece;
+    ASSERT_EQ(out.violations.size(), 1u) << "piece " << piece << "\n" << out.dump();
+    EXPECT_EQ(out.violations[0].rule, &rules::kCrc);
+    EXPECT_EQ(out.violations[0].stream_offset, whole.violations[0].stream_offset);
+  }
+  // Every two-way split of the initiator's stream.
+  for (std::size_t cut = 1; cut < s.stream[0].size(); ++cut) {
+    Collect out;
+    ConnectionObserver obs(out);
+    const std::size_t from = s.boundaries[0].front();
+    const std::size_t at = std::max(cut, from);
+    obs.on_data(Side::kInitiator, 1, wire::Bytes(s.stream[0]).first(from));
+    obs.on_data(Side::kResponder, 2, wire::Bytes(s.stream[1]).first(s.boundaries[1].front()));
+    obs.on_data(Side::kInitiator, 3, wire::Bytes(s.stream[0]).subspan(from, at - from));
+    obs.on_data(Side::kInitiator, 4, wire::Bytes(s.stream[0]).subspan(at));
+    obs.on_data(Side::kResponder, 5, wire::Bytes(s.stream[1]).subspan(s.boundaries[1].front()));
+    ASSERT_EQ(out.fpdus(), whole.fpdus()) << "cut " << cut;
+    ASSERT_EQ(out.violations.size(), 1u) << "cut " << cut << "\n" << out.dump();
+  }
+}
+
+// ----------------------------------------------------------- MPA startup
+
+struct StartupCase {
+  const char* name;
+  const Rule* rule;
+  Side side;
+  void (*modify)(Session&);
+};
+
+TEST(Observer, StartupViolations) {
+  const StartupCase cases[] = {
+      // RFC 5044 §7.1.1: Res is sent as zero.
+      {"res", &rules::kReqRepReserved, Side::kInitiator, [](Session& s) { s.request.res = 0x1; }},
+      // RFC 5044 §7.1.1: R only in a Reply.
+      {"r in request", &rules::kRequestReject, Side::kInitiator, [](Session& s) { s.request.reject = true; }},
+      // RFC 5044 §7.1.4: at most 512 octets of private data.
+      {"pd_length", &rules::kPdLengthMax, Side::kResponder, [](Session& s) { s.reply.pd_length = 513; }},
+      // RFC 5044 §7.1.1: revisions 1 and 2 only.
+      {"rev", &rules::kReqRepRevision, Side::kResponder, [](Session& s) { s.reply.revision = 7; }},
+      // RFC 5044 §7.1.2: the Reply's revision is not above the Request's.
+      {"reply rev", &rules::kReplyRevision, Side::kResponder,
+       [](Session& s) {
+         s.request.revision = 1;
+         s.request.enhanced.reset();
+         s.reply.enhanced.reset();
+       }},
+      // RFC 5044 §7.1.1: the Reply key.
+      {"key", &rules::kReqRepKey, Side::kResponder,
+       [](Session& s) { s.reply.key = mpa::kRequestKey; }},
+  };
+  for (const StartupCase& c : cases) {
+    Session s;
+    c.modify(s);
+    s.start();
+    s.fpdu(0, send_msg(1, filler(8)));
+    Collect out;
+    ConnectionObserver obs(out);
+    feed_session(obs, s);
+    const Violation* v = out.first(*c.rule);
+    ASSERT_NE(v, nullptr) << c.name << "\n" << out.dump();
+    EXPECT_EQ(v->side, c.side) << c.name;
+  }
+}
+
+TEST(Observer, FpduBeforeReplyIsReported) {
+  // RFC 5044 §7.1.2: the initiator waits for the Reply before any FPDU.
+  Session s;
+  s.start();
+  s.fpdu(0, send_msg(1, filler(8)));
+  Collect out;
+  ConnectionObserver obs(out);
+  obs.on_data(Side::kInitiator, 1, s.stream[0]);  // Request and FPDU in frame 1
+  obs.on_data(Side::kResponder, 2, s.stream[1]);  // Reply in frame 2
+  ASSERT_EQ(out.count(rules::kFpduBeforeReply), 1u) << out.dump();
+  EXPECT_EQ(out.first(rules::kFpduBeforeReply)->frame, 1u);
+  EXPECT_EQ(out.fpdus(), 1u);  // still decoded once the Reply told the parameters
+}
+
+TEST(Observer, FpduAfterRejectIsReported) {
+  Session s;
+  s.reply.reject = true;
+  s.start();
+  s.raw(1, {0, 0, 0, 0});
+  Collect out;
+  ConnectionObserver obs(out);
+  feed_session(obs, s);
+  EXPECT_EQ(out.count(rules::kDataAfterReject), 1u) << out.dump();
+}
+
+TEST(Observer, PeerToPeerReplyAndRtr) {
+  // RFC 6581 §9.2: the Reply picks exactly one offered RTR kind, and the
+  // initiator's first FPDU is that RTR.
+  Session s;
+  s.request.enhanced = mpa::EnhancedData{true, true, true, false, 4, 4};
+  s.reply.enhanced = mpa::EnhancedData{true, true, true, false, 4, 4};  // two chosen
+  s.start();
+  s.fpdu(0, send_msg(1, filler(8)));  // not a zero-length RTR
+  Collect out;
+  ConnectionObserver obs(out);
+  feed_session(obs, s);
+  EXPECT_EQ(out.count(rules::kP2pEcho), 1u) << out.dump();
+  EXPECT_EQ(out.count(rules::kRtrFirst), 1u) << out.dump();
+
+  Session ok;
+  ok.request.enhanced = mpa::EnhancedData{true, true, true, false, 4, 4};
+  ok.reply.enhanced = mpa::EnhancedData{true, false, true, false, 4, 4};
+  ok.start();
+  ok.fpdu(0, tagged(0x0, 0, 0, true));  // zero-length RDMA Write RTR
+  Collect out2;
+  ConnectionObserver obs2(out2);
+  feed_session(obs2, ok);
+  EXPECT_TRUE(out2.violations.empty()) << out2.dump();
+}
+
+// ------------------------------------------------------- full operation
+
+struct FpduCase {
+  const char* name;
+  const Rule* rule;
+  int side;
+  void (*build)(Session&);
+};
+
+TEST(Observer, FullOperationViolations) {
+  const FpduCase cases[] = {
+      // RFC 5044 §4.4
+      {"crc", &rules::kCrc, 0, [](Session& s) { s.fpdu(0, send_msg(1, filler(8)), bad_crc(0xdeadbeef)); }},
+      // RFC 5044 §4.1
+      {"pad", &rules::kPadZero, 0, [](Session& s) { s.fpdu(0, send_msg(1, filler(9)), pad_octet(0xff)); }},
+      // RFC 5041 §4.1, RFC 5040 §4.2
+      {"dv", &rules::kDdpVersion, 0, [](Session& s) { s.fpdu(0, untagged(0x3, 0, 1, 0, true, filler(4), 2)); }},
+      {"rv", &rules::kRdmapVersion, 0, [](Session& s) { s.fpdu(0, untagged(0x3, 0, 1, 0, true, filler(4), 1, 2)); }},
+      // RFC 5040 §4.3
+      {"opcode", &rules::kOpcodeDefined, 0, [](Session& s) { s.fpdu(0, untagged(0xc, 0, 1, 0, true)); }},
+      {"t bit", &rules::kOpcodeTagged, 0, [](Session& s) { s.fpdu(0, tagged(0x3, 1, 0, true, filler(4))); }},
+      {"qn", &rules::kQueueNumber, 0, [](Session& s) { s.fpdu(0, untagged(0x3, 2, 1, 0, true)); }},
+      {"single segment", &rules::kSingleSegment, 0,
+       [](Session& s) {
+         Bytes r = read_request(1, 1, 0, 4);
+         r[0] &= 0xbf;  // clear L
+         s.fpdu(0, r);
+       }},
+      {"exact size", &rules::kExactSize, 0,
+       [](Session& s) {
+         Bytes r = read_request(1, 1, 0, 4);
+         r.push_back(0);
+         s.fpdu(0, r);
+       }},
+      // RFC 5041 §4.3
+      {"msn", &rules::kMsnSequence, 0, [](Session& s) { s.fpdu(0, send_msg(2, filler(4))); }},
+      {"mo", &rules::kMoSequence, 0,
+       [](Session& s) {
+         s.fpdu(0, untagged(0x3, 0, 1, 0, false, filler(8)));
+         s.fpdu(0, untagged(0x3, 0, 1, 9, true, filler(8)));
+       }},
+      // RFC 5041 §5.1
+      {"to", &rules::kToSequence, 0,
+       [](Session& s) {
+         s.fpdu(0, tagged(0x0, 7, 0, false, filler(8)));
+         s.fpdu(0, tagged(0x0, 7, 16, true, filler(8)));
+       }},
+      // RFC 5040 §5.2.2
+      {"unsolicited read response", &rules::kReadUnsolicited, 1,
+       [](Session& s) { s.fpdu(1, tagged(0x2, 9, 0, true, filler(8))); }},
+      {"read response sink", &rules::kReadResponseSink, 1,
+       [](Session& s) {
+         s.fpdu(0, read_request(1, 0x2000, 0x10, 8));
+         s.fpdu(1, tagged(0x2, 0x2001, 0x10, true, filler(8)));
+       }},
+      {"read response size", &rules::kReadResponseSize, 1,
+       [](Session& s) {
+         s.fpdu(0, read_request(1, 0x2000, 0, 8));
+         s.fpdu(1, tagged(0x2, 0x2000, 0, true, filler(4)));
+       }},
+      // RFC 6581 §9: IRD 4 advertised by the responder; a fifth outstanding read.
+      {"ord", &rules::kOrdExceeded, 0,
+       [](Session& s) {
+         for (std::uint32_t i = 1; i <= 5; ++i) s.fpdu(0, read_request(i, 0x2000, 0, 8));
+       }},
+      // RFC 7306 §5
+      {"atomic", &rules::kAtomicUnsolicited, 1,
+       [](Session& s) {
+         Bytes h;
+         put_be(h, 0x77, 4);
+         put_be(h, 0, 8);
+         s.fpdu(1, untagged(0xb, 3, 1, 0, true, h));
+       }},
+      // RFC 5040 §4.8: R without D.
+      {"terminate format", &rules::kTerminateFormat, 0,
+       [](Session& s) { s.fpdu(0, untagged(0x7, 2, 1, 0, true, {0x00, 0x00, 0x20, 0x00})); }},
+      // RFC 5040 §5.4
+      {"after terminate", &rules::kAfterTerminate, 0,
+       [](Session& s) {
+         s.fpdu(0, untagged(0x7, 2, 1, 0, true, {0x00, 0x00, 0x00, 0x00}));
+         s.fpdu(0, send_msg(1, filler(4)));
+       }},
+      // RFC 5041 §4: a ULPDU too short for its DDP header.
+      {"short ulpdu", &rules::kUlpduTooShort, 0, [](Session& s) { s.fpdu(0, Bytes{0x41, 0x43, 0, 0}); }},
+  };
+  for (const FpduCase& c : cases) {
+    Session s;
+    s.start();
+    c.build(s);
+    Collect out;
+    ConnectionObserver obs(out);
+    feed_session(obs, s);
+    const Violation* v = out.first(*c.rule);
+    ASSERT_NE(v, nullptr) << c.name << "\n" << out.dump();
+    EXPECT_EQ(v->side, static_cast<Side>(c.side)) << c.name;
+    EXPECT_EQ(out.violations.size(), out.count(*c.rule)) << c.name << ": other rules fired\n" << out.dump();
+  }
+}
+
+TEST(Observer, CrcOffFieldNotZero) {
+  // RFC 5044 §4.4: without CRC the field is zero.
+  Session::Config c;
+  c.crc = false;
+  Session s(c);
+  s.start();
+  s.fpdu(0, send_msg(1, filler(8)), bad_crc(5));
+  Collect out;
+  ConnectionObserver obs(out);
+  feed_session(obs, s);
+  EXPECT_EQ(out.count(rules::kCrcZeroWhenOff), 1u) << out.dump();
+}
+
+TEST(Observer, MarkerViolations) {
+  // RFC 5044 §4.3: FPDUPTR and Reserved of every Marker.
+  Session::Config c;
+  c.responder_markers = true;  // the initiator inserts Markers
+  Session s(c);
+  s.start();
+  s.fpdu(0, send_msg(1, filler(600)), fpdu_ptr(3));
+  s.fpdu(0, send_msg(2, filler(600)), marker_reserved(1));
+  Collect out;
+  ConnectionObserver obs(out);
+  feed_session(obs, s);
+  EXPECT_GE(out.count(rules::kMarkerFpduPtr), 1u) << out.dump();
+  EXPECT_GE(out.count(rules::kMarkerReserved), 1u) << out.dump();
+  EXPECT_EQ(out.fpdus(), 2u);
+}
+
+}  // namespace
+}  // namespace rdmaconf::analysis::testing

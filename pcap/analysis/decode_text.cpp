@@ -90,6 +90,8 @@ Fields fields_of(const Message& m) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> describe_fields(const Message& m) { return fields_of(m).items; }
+
 std::string message_type_name(const Message& m) {
   switch (m.kind) {
     case MessageKind::kMpaRequest: return "MPA Request";

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analysis/analyzer.hpp"
 #include "analysis/observer.hpp"
@@ -12,6 +14,10 @@ namespace rdmaconf::analysis {
 
 // Short name of the message: "MPA Request", "RDMA Read Request", "CLC Accept", ...
 std::string message_type_name(const Message& m);
+
+// The message's fields as (name, value) pairs, the values as text; the
+// names are the ones decode --json prints (replay compares these).
+std::vector<std::pair<std::string, std::string>> describe_fields(const Message& m);
 
 std::string describe_line(const ConnectionInfo& c, const Message& m);
 std::string describe_json(const ConnectionInfo& c, const Message& m);

@@ -1,1 +1,320 @@
-// placeholder
+#include "replay/replay.hpp"
+
+#include <array>
+#include <deque>
+#include <map>
+#include <thread>
+
+#include "analysis/analyzer.hpp"
+#include "analysis/decode_text.hpp"
+#include "capture/source.hpp"
+#include "endpoint/asio.hpp"
+
+namespace rdmaconf::replay {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using analysis::Message;
+
+namespace {
+
+struct MessageRecord {
+  Side side = Side::kInitiator;
+  std::uint64_t offset = 0;
+  std::size_t octets = 0;
+  std::string type;
+  std::vector<std::pair<std::string, std::string>> fields;
+};
+
+// The recorded connection: its messages in capture order and both streams.
+struct Recorded {
+  std::vector<MessageRecord> messages;
+  std::vector<std::uint8_t> stream[2];
+};
+
+constexpr std::size_t kMaxRecordedOctets = std::size_t{256} << 20;
+
+class Loader : public analysis::AnalysisListener {
+ public:
+  explicit Loader(std::uint64_t want) : want_(want) {}
+  void on_message(const analysis::ConnectionInfo& c, const Message& m) override {
+    if (chosen_ == 0 && (want_ == 0 || want_ == c.id)) {
+      chosen_ = c.id;
+      keys_[0] = c.stream(Side::kInitiator);
+      keys_[1] = c.stream(Side::kResponder);
+    }
+    if (c.id != chosen_) return;
+    out.messages.push_back({m.side, m.stream_offset, m.octets, analysis::message_type_name(m),
+                            analysis::describe_fields(m)});
+  }
+  std::uint64_t chosen() const { return chosen_; }
+  const std::string& key(int side) const { return keys_[side]; }
+  Recorded out;
+
+ private:
+  std::uint64_t want_;
+  std::uint64_t chosen_ = 0;
+  std::string keys_[2];
+};
+
+// Collects every stream's octets by stream key (bounded), beside the analysis.
+class StreamCollector : public analysis::Analyzer {
+ public:
+  using Analyzer::Analyzer;
+  void on_data(capture::Stream& s, const capture::StreamData& d) override {
+    Analyzer::on_data(s, d);
+    if (total_ + d.bytes.size() > kMaxRecordedOctets) {
+      overflow = true;
+      return;
+    }
+    total_ += d.bytes.size();
+    auto& v = streams[s.key().to_string()];
+    v.resize(d.offset);  // gaps stay zero
+    v.insert(v.end(), d.bytes.begin(), d.bytes.end());
+  }
+  std::map<std::string, std::vector<std::uint8_t>> streams;
+  bool overflow = false;
+
+ private:
+  std::size_t total_ = 0;
+};
+
+bool load(const ReplayOptions& o, Recorded& rec, std::string& error) {
+  auto source = capture::PacketSource::open_file(o.capture, "", error);
+  if (!source) return false;
+  Loader loader(o.connection);
+  analysis::AnalysisOptions options;
+  StreamCollector collector(options, &loader);
+  capture::Reassembler reassembler(collector, options.limits);
+  capture::run_capture(*source, reassembler, collector);
+  if (collector.overflow) {
+    error = "the capture holds more than 256 MiB of TCP payload";
+    return false;
+  }
+  if (loader.chosen() == 0) {
+    error = "no MPA or CLC connection in the capture";
+    return false;
+  }
+  rec = std::move(loader.out);
+  for (int side = 0; side < 2; ++side) rec.stream[side] = std::move(collector.streams[loader.key(side)]);
+  return true;
+}
+
+// Collects what the live peer sends, decoded.
+struct LiveSink : analysis::ObserverSink {
+  explicit LiveSink(Side peer) : peer(peer) {}
+  void on_message(const Message& m) override {
+    if (m.side == peer) messages.push_back({m.side, m.stream_offset, m.octets, analysis::message_type_name(m),
+                                             analysis::describe_fields(m)});
+  }
+  void on_violation(const analysis::Violation& v) override {
+    if (v.side == peer) violations.push_back(std::string(v.rule->id) + ": " + v.text);
+  }
+  Side peer;
+  std::vector<MessageRecord> messages;
+  std::vector<std::string> violations;
+};
+
+std::string fields_text(const MessageRecord& m) {
+  std::string s = m.type;
+  for (const auto& [k, v] : m.fields) s += " " + k + "=" + v;
+  return s;
+}
+
+}  // namespace
+
+ReplayResult replay(const ReplayOptions& o) {
+  ReplayResult result;
+  Recorded rec;
+  if (!load(o, rec, result.error)) return result;
+  const Side mine = o.side;
+  const Side peer = analysis::other(mine);
+  for (const MessageRecord& m : rec.messages) result.expected_messages += m.side == peer;
+
+  asio::io_context io;
+  tcp::socket socket(io);
+  boost::system::error_code ec;
+  const tcp::endpoint target(asio::ip::make_address(o.host, ec), o.port);
+  if (ec) {
+    result.error = "bad target address " + o.host;
+    return result;
+  }
+  if (mine == Side::kInitiator) {
+    socket.connect(target, ec);
+  } else {
+    tcp::acceptor acceptor(io, target);
+    bool done = false;
+    acceptor.async_accept(socket, [&](const boost::system::error_code& e) {
+      ec = e;
+      done = true;
+    });
+    io.run_for(std::chrono::seconds(30));
+    if (!done) ec = asio::error::timed_out;
+    io.restart();
+  }
+  if (ec) {
+    result.error = "cannot reach " + o.host + ":" + std::to_string(o.port) + ": " + ec.message();
+    return result;
+  }
+  socket.set_option(tcp::no_delay(true));
+  result.setup_ok = true;
+
+  LiveSink sink(peer);
+  analysis::ConnectionObserver live(sink);
+  analysis::FrameNo frame = 1;
+  std::array<std::uint8_t, 65536> buf{};
+  bool peer_closed = false;
+
+  // Reads once, waiting at most `t`; false on timeout or close.
+  auto read_some = [&](std::chrono::milliseconds t) {
+    if (peer_closed) return false;
+    bool done = false;
+    std::size_t n = 0;
+    boost::system::error_code rec_ec;
+    socket.async_read_some(asio::buffer(buf), [&](const boost::system::error_code& e, std::size_t k) {
+      rec_ec = e;
+      n = k;
+      done = true;
+    });
+    io.restart();
+    io.run_for(t);
+    if (!done) {
+      socket.cancel();
+      io.restart();
+      io.run();
+      return false;
+    }
+    if (rec_ec) {
+      peer_closed = true;
+      return false;
+    }
+    live.on_data(peer, frame++, wire::Bytes(buf).first(n));
+    return true;
+  };
+
+  std::size_t sent = 0;  // octets of our recorded stream sent
+  std::size_t peer_index = 0;
+  const std::vector<std::uint8_t>& ours = rec.stream[static_cast<int>(mine)];
+  for (const MessageRecord& m : rec.messages) {
+    if (m.side == mine) {
+      const std::size_t end = std::min<std::size_t>(ours.size(), m.offset + m.octets);
+      if (end > sent) {
+        const wire::Bytes out = wire::Bytes(ours).subspan(sent, end - sent);
+        asio::write(socket, asio::buffer(out.data(), out.size()), ec);
+        live.on_data(mine, frame++, out);
+        sent = end;
+        if (ec) break;
+      }
+      ++result.sent_messages;
+      continue;
+    }
+    // The peer's next recorded message: wait for the live one.
+    const auto deadline = std::chrono::steady_clock::now() + o.answer_timeout;
+    while (sink.messages.size() <= peer_index) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0 || !read_some(left)) break;
+    }
+    if (sink.messages.size() <= peer_index) {
+      result.differences.push_back({peer_index, "message", fields_text(m), "(nothing within the timeout)"});
+      ++peer_index;
+      continue;
+    }
+    const MessageRecord& got = sink.messages[peer_index];
+    bool same = true;
+    if (got.type != m.type) {
+      result.differences.push_back({peer_index, "type", m.type, got.type});
+      same = false;
+    } else {
+      for (const auto& [k, v] : m.fields) {
+        if (o.ignore_fields.count(k)) continue;
+        auto it = std::find_if(got.fields.begin(), got.fields.end(), [&](const auto& f) { return f.first == k; });
+        const std::string live_value = it == got.fields.end() ? "(absent)" : it->second;
+        if (live_value != v) {
+          result.differences.push_back({peer_index, k, v, live_value});
+          same = false;
+        }
+      }
+    }
+    result.matched_messages += same;
+    ++peer_index;
+  }
+  // Anything the live peer sends beyond the recording is a difference too.
+  if (sent < ours.size()) {
+    const wire::Bytes out = wire::Bytes(ours).subspan(sent);
+    asio::write(socket, asio::buffer(out.data(), out.size()), ec);
+    live.on_data(mine, frame++, out);
+  }
+  socket.shutdown(tcp::socket::shutdown_send, ec);
+  while (read_some(std::chrono::milliseconds(300))) {
+  }
+  for (std::size_t i = peer_index; i < sink.messages.size(); ++i)
+    result.differences.push_back({i, "message", "(not in the recording)", fields_text(sink.messages[i])});
+  result.live_violations = sink.violations;
+  return result;
+}
+
+// ------------------------------------------------------------ relay
+
+struct RecordingRelay::Impl {
+  Impl(const std::string& host, std::uint16_t port, const std::string& path, analysis::RecordingOptions options)
+      : target(asio::ip::make_address(host), port), recorder(path, options) {
+    acceptor.async_accept(client, [this](const boost::system::error_code& e) {
+      if (e) return;
+      boost::system::error_code ec;
+      server.connect(target, ec);
+      if (ec) return;
+      client.set_option(tcp::no_delay(true));
+      server.set_option(tcp::no_delay(true));
+      pump(client, server, Side::kInitiator, 0);
+      pump(server, client, Side::kResponder, 1);
+    });
+    thread = std::thread([this] { io.run(); });
+  }
+  // Reads from `from`, records, writes to `to`, repeats; EOF half-closes.
+  void pump(tcp::socket& from, tcp::socket& to, Side side, int i) {
+    from.async_read_some(asio::buffer(bufs[i]), [this, &from, &to, side, i](const boost::system::error_code& e,
+                                                                             std::size_t n) {
+      if (e) {
+        boost::system::error_code ignored;
+        to.shutdown(tcp::socket::shutdown_send, ignored);
+        return;
+      }
+      recorder.add(side, wire::Bytes(bufs[i]).first(n));
+      asio::async_write(to, asio::buffer(bufs[i].data(), n),
+                        [this, &from, &to, side, i](const boost::system::error_code& we, std::size_t) {
+                          if (!we) pump(from, to, side, i);
+                        });
+    });
+  }
+  void stop() {
+    if (stopped) return;
+    stopped = true;
+    asio::post(io, [this] {
+      boost::system::error_code ignored;
+      acceptor.close(ignored);
+      client.close(ignored);
+      server.close(ignored);
+    });
+    io.stop();
+    if (thread.joinable()) thread.join();
+    recorder.close();
+  }
+
+  asio::io_context io;
+  tcp::acceptor acceptor{io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)};
+  tcp::socket client{io}, server{io};
+  tcp::endpoint target;
+  analysis::ExchangeRecorder recorder;
+  std::array<std::array<std::uint8_t, 65536>, 2> bufs{};
+  std::thread thread;
+  bool stopped = false;
+};
+
+RecordingRelay::RecordingRelay(const std::string& target_host, std::uint16_t target_port,
+                               const std::string& capture_path, analysis::RecordingOptions options)
+    : impl_(std::make_unique<Impl>(target_host, target_port, capture_path, options)) {}
+RecordingRelay::~RecordingRelay() { impl_->stop(); }
+std::uint16_t RecordingRelay::port() const { return impl_->acceptor.local_endpoint().port(); }
+void RecordingRelay::stop() { impl_->stop(); }
+
+}  // namespace rdmaconf::replay

@@ -135,27 +135,30 @@ DeframeResult Deframer::next(wire::Bytes u) {
   // the cache, so the Marker and tail reads below hit it.
   if (config_.crc) out.computed_crc = wire::crc32c(fpdu.first(crc_at));
 
-  // Markers: each must point back to this FPDU's ULPDU_Length field. Only
-  // a Marker in front of the header carries 0; every later one carries its
-  // distance back to the header, so the check is one subtraction each.
+  // One walk over the Markers (RFC 5044 §4.3) does two things: each Marker
+  // must point back to this FPDU's ULPDU_Length field (only a Marker in
+  // front of the header carries 0; every later one its distance back), and
+  // the ULPDU's views are cut at the Markers that interrupt it.
   std::optional<std::size_t> bad_marker;
+  ulpdu_.clear();
+  std::size_t piece_at = layout.offset_of(kUlpduLengthSize);
+  std::size_t ulpdu_left = ulpdu_length;
   for (std::size_t i = 0, m = layout.first_marker(); i < marker_count; ++i, m += kMarkerInterval) {
     const std::uint32_t expected = m < header_at ? 0 : static_cast<std::uint32_t>(m - header_at);
-    if (read_fpdu_ptr(fpdu, m) != expected) {
-      bad_marker = m;
-      break;
+    if (!bad_marker && read_fpdu_ptr(fpdu, m) != expected) bad_marker = m;
+    if (ulpdu_left > 0 && m >= piece_at) {
+      const std::size_t n = std::min(ulpdu_left, m - piece_at);
+      ulpdu_.append(fpdu.subspan(piece_at, n));
+      ulpdu_left -= n;
+      piece_at = m + kMarkerSize;
     }
   }
+  if (ulpdu_left > 0) ulpdu_.append(fpdu.subspan(piece_at, ulpdu_left));
   out.markers.fpdu_ = fpdu;
   out.markers.first_ = layout.first_marker();
   out.markers.header_at_ = header_at;
   out.markers.position_ = position_;
   out.markers.count_ = marker_count;
-
-  // The ULPDU as views, Markers removed.
-  ulpdu_.clear();
-  layout.for_each_piece(fpdu, kUlpduLengthSize, kUlpduLengthSize + ulpdu_length,
-                        [&](wire::Bytes piece) { ulpdu_.append(piece); });
   out.ulpdu_ = &ulpdu_;
 
   // PAD (sent as zero, not checked on receipt: reported) and the CRC field,

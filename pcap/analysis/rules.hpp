@@ -30,11 +30,11 @@ struct Rule {
 
 namespace rules {
 // ---- MPA connection setup (RFC 5044 §7.1, RFC 6581)
-inline constexpr Rule kReqRepKey{"rfc5044-7.1.1-key", Level::kMust, "RFC 5044 §7.1.1",
+inline constexpr Rule kReqRepKey{"rfc5044-7.1.1-key-reply", Level::kMust, "RFC 5044 §7.1.1",
                                  "a Request starts with the Request key, a Reply with the Reply key"};
 inline constexpr Rule kReqRepReserved{"rfc5044-7.1.1-res-zero", Level::kMust, "RFC 5044 §7.1.1",
                                       "Res bits of a Request/Reply are sent as zero"};
-inline constexpr Rule kReqRepRevision{"rfc5044-7.1.1-rev", Level::kMust, "RFC 5044 §7.1.1",
+inline constexpr Rule kReqRepRevision{"rfc5044-7.1.1-rev-1", Level::kMust, "RFC 5044 §7.1.1",
                                       "Rev is a revision the RFCs define (1 or 2)"};
 inline constexpr Rule kRequestReject{"rfc5044-7.1.1-r-request-zero", Level::kMust, "RFC 5044 §7.1.1",
                                      "R is set only in a Reply"};
@@ -42,46 +42,46 @@ inline constexpr Rule kPdLengthMax{"rfc5044-7.1.1-pd-length-max", Level::kMust, 
                                    "PD_Length is at most 512"};
 inline constexpr Rule kEnhancedDataShort{"rfc6581-9-enhanced-data-present", Level::kMust, "RFC 6581 §9",
                                          "a Rev 2 frame with S set carries at least 4 octets of IRD/ORD data"};
-inline constexpr Rule kReplyRevision{"rfc5044-7.1.2-reply-rev", Level::kMust, "RFC 5044 §7.1.2",
+inline constexpr Rule kReplyRevision{"rfc6581-10-reply-rev-not-above", Level::kMust, "RFC 5044 §7.1.2",
                                      "the Reply's revision is not above the Request's"};
-inline constexpr Rule kFpduBeforeReply{"rfc5044-7.1.2-no-fpdu-before-reply", Level::kMust, "RFC 5044 §7.1.2",
+inline constexpr Rule kFpduBeforeReply{"rfc5044-7.1.2-initiator-no-early-fpdu", Level::kMust, "RFC 5044 §7.1.2",
                                        "the initiator sends no FPDU before it has received the Reply"};
-inline constexpr Rule kDataAfterReject{"rfc5044-7.1.2-no-fpdu-after-reject", Level::kMust, "RFC 5044 §7.1.2",
+inline constexpr Rule kDataAfterReject{"rfc5044-7.1.2-no-data-after-reject", Level::kMust, "RFC 5044 §7.1.2",
                                        "no FPDU follows a Reply with R set"};
-inline constexpr Rule kP2pEcho{"rfc6581-9.2-p2p-echo", Level::kMust, "RFC 6581 §9.2",
+inline constexpr Rule kP2pEcho{"rfc6581-9.2-rtr-choice-one", Level::kMust, "RFC 6581 §9.2",
                                "a Reply to a peer-to-peer Request sets A and chooses exactly one offered RTR kind"};
-inline constexpr Rule kRtrFirst{"rfc6581-9.2-rtr-first", Level::kMust, "RFC 6581 §9.2",
+inline constexpr Rule kRtrFirst{"rfc6581-9.2-rtr-first-fpdu", Level::kMust, "RFC 6581 §9.2",
                                 "in peer-to-peer mode the initiator's first FPDU is the chosen RTR message"};
 // ---- MPA full operation (RFC 5044 §4)
-inline constexpr Rule kCrc{"rfc5044-4.4-crc", Level::kMust, "RFC 5044 §4.4",
+inline constexpr Rule kCrc{"rfc5044-4.4-crc32c", Level::kMust, "RFC 5044 §4.4",
                            "the CRC field holds the CRC32c of the FPDU"};
 inline constexpr Rule kCrcZeroWhenOff{"rfc5044-4.4-crc-off-zero", Level::kMust, "RFC 5044 §4.4",
                                       "without CRC the CRC field is sent as zero"};
-inline constexpr Rule kMarkerFpduPtr{"rfc5044-4.3-marker-fpduptr", Level::kMust, "RFC 5044 §4.3",
+inline constexpr Rule kMarkerFpduPtr{"rfc5044-4.2-fpduptr", Level::kMust, "RFC 5044 §4.2",
                                      "every Marker's FPDUPTR points back to its FPDU's ULPDU_Length"};
-inline constexpr Rule kMarkerReserved{"rfc5044-4.3-marker-res-zero", Level::kMust, "RFC 5044 §4.3",
+inline constexpr Rule kMarkerReserved{"rfc5044-4.2-marker-res-zero", Level::kMust, "RFC 5044 §4.2",
                                       "a Marker's Reserved field is sent as zero"};
 inline constexpr Rule kPadZero{"rfc5044-4.1-pad-zero", Level::kMust, "RFC 5044 §4.1",
                                "PAD octets are sent as zero"};
 inline constexpr Rule kUlpduTooShort{"rfc5041-4-segment-header", Level::kMust, "RFC 5041 §4",
                                      "a ULPDU holds at least a complete DDP header"};
 // ---- DDP (RFC 5041)
-inline constexpr Rule kDdpVersion{"rfc5041-4.1-dv", Level::kMust, "RFC 5041 §4.1", "DV is 1"};
-inline constexpr Rule kMsnSequence{"rfc5041-4.3-msn-sequence", Level::kMust, "RFC 5041 §4.3",
+inline constexpr Rule kDdpVersion{"rfc5041-4.1-dv-1", Level::kMust, "RFC 5041 §4.1", "DV is 1"};
+inline constexpr Rule kMsnSequence{"rfc5041-5.2-msn-increment", Level::kMust, "RFC 5041 §5.2",
                                    "MSNs of a queue start at 1 and grow by one per message"};
-inline constexpr Rule kMoSequence{"rfc5041-4.3-mo-sequence", Level::kMust, "RFC 5041 §4.3",
+inline constexpr Rule kMoSequence{"rfc5041-5.2-untagged-mo-advance", Level::kMust, "RFC 5041 §5.2",
                                   "a message's segments carry consecutive MOs starting at 0"};
-inline constexpr Rule kToSequence{"rfc5041-5.1-to-sequence", Level::kMust, "RFC 5041 §5.1",
+inline constexpr Rule kToSequence{"rfc5041-5.2-tagged-to-advance", Level::kMust, "RFC 5041 §5.2",
                                   "a tagged message's segments keep the STag and carry consecutive TOs"};
-inline constexpr Rule kQueueNumber{"rfc5041-4.3-qn-valid", Level::kMust, "RFC 5040 §4.1, RFC 5041 §4.3",
+inline constexpr Rule kQueueNumber{"rfc5040-4.2-qn-opcode-match", Level::kMust, "RFC 5040 §4.1, RFC 5041 §4.3",
                                    "an untagged message uses the queue its opcode belongs to"};
 // ---- RDMAP (RFC 5040, RFC 7306)
-inline constexpr Rule kRdmapVersion{"rfc5040-4.2-rv", Level::kMust, "RFC 5040 §4.2", "RV is 1"};
-inline constexpr Rule kOpcodeDefined{"rfc5040-4.3-opcode-defined", Level::kMust, "RFC 5040 §4.3, RFC 7306 §4",
+inline constexpr Rule kRdmapVersion{"rfc5040-4.1-rv-1", Level::kMust, "RFC 5040 §4.1", "RV is 1"};
+inline constexpr Rule kOpcodeDefined{"rfc5040-4.2-opcodes", Level::kMust, "RFC 5040 §4.3, RFC 7306 §4",
                                      "the opcode is one RFC 5040 or RFC 7306 defines"};
-inline constexpr Rule kOpcodeTagged{"rfc5040-4.3-opcode-t-bit", Level::kMust, "RFC 5040 §4.3",
+inline constexpr Rule kOpcodeTagged{"rfc5040-4.2-tagged-kinds", Level::kMust, "RFC 5040 §4.3",
                                     "the DDP T bit is the one the opcode requires"};
-inline constexpr Rule kSingleSegment{"rfc5040-4.3-single-segment", Level::kMust, "RFC 5040 §4.3",
+inline constexpr Rule kSingleSegment{"rfc5040-5.2.1-single-segment", Level::kMust, "RFC 5040 §4.3",
                                      "Read Requests, Terminates, Immediate Data and Atomics are one segment with L set"};
 inline constexpr Rule kExactSize{"rfc5040-4.3-payload-size", Level::kMust, "RFC 5040 §4.4, RFC 7306 §4",
                                  "a fixed-size RDMAP message carries exactly its header"};
@@ -91,9 +91,9 @@ inline constexpr Rule kReadResponseSink{"rfc5040-5.2.2-read-response-sink", Leve
                                         "a Read Response goes to the requested Data Sink STag and TO"};
 inline constexpr Rule kReadResponseSize{"rfc5040-5.2.2-read-response-size", Level::kMust, "RFC 5040 §5.2.2",
                                         "a Read Response carries exactly the requested RDMA Read Message Size"};
-inline constexpr Rule kOrdExceeded{"rfc6581-9-ord-ird", Level::kMust, "RFC 5040 §5.2.1, RFC 6581 §9",
+inline constexpr Rule kOrdExceeded{"rfc5040-5.2.1-ord-limit", Level::kMust, "RFC 5040 §5.2.1, RFC 6581 §9",
                                    "outstanding Read Requests never exceed the responder's advertised IRD"};
-inline constexpr Rule kAtomicUnsolicited{"rfc7306-5-atomic-response-solicited", Level::kMust, "RFC 7306 §5",
+inline constexpr Rule kAtomicUnsolicited{"rfc7306-5-response-order", Level::kMust, "RFC 7306 §5",
                                          "an Atomic Response answers the oldest outstanding Atomic Request"};
 inline constexpr Rule kTerminateFormat{"rfc5040-4.8-terminate-format", Level::kMust, "RFC 5040 §4.8",
                                        "a Terminate's header control bits match the octets it carries"};
@@ -102,7 +102,7 @@ inline constexpr Rule kAfterTerminate{"rfc5040-5.4-terminate-last", Level::kMust
 // ---- SMC CLC (RFC 7609; SMC v2 as Linux implements it)
 inline constexpr Rule kClcFormat{"rfc7609-a.2-clc-format", Level::kMust, "RFC 7609 App. A.2",
                                  "a CLC message is well formed (eyecatchers, Length, blocks)"};
-inline constexpr Rule kClcWithoutOption{"rfc7609-3.1-clc-after-option", Level::kMust, "RFC 7609 §3.1",
+inline constexpr Rule kClcWithoutOption{"rfc7609-3.1-no-clc-without-option", Level::kMust, "RFC 7609 §3.1",
                                         "CLC messages follow only a handshake whose SYN and SYN-ACK both carry the SMC option"};
 inline constexpr Rule kClcOrder{"rfc7609-c.6-clc-order", Level::kMust, "RFC 7609 App. C.6",
                                 "Proposal, Accept, Confirm come in order from the right side"};
@@ -120,7 +120,7 @@ inline constexpr Rule kAcceptQp{"rfc7609-a.2.3-accept-qp-number", Level::kMust, 
                                 "the server QP is not QP0 or QP1"};
 inline constexpr Rule kAcceptRmb{"rfc7609-a.2.3-accept-rmb-valid", Level::kMust, "RFC 7609 App. A.2.3",
                                  "RMBE index counts from 1 and RMB address + size does not wrap"};
-inline constexpr Rule kAcceptEid{"smcv2-accept-eid-offered", Level::kMust, "SMCv2: smc_clc_match_eid",
+inline constexpr Rule kAcceptEid{"smcv2-accept-eid", Level::kMust, "SMCv2: smc_clc_match_eid",
                                  "the Accept's EID is one the Proposal offered"};
 inline constexpr Rule kAcceptRelease{"smcv2-accept-release", Level::kMust, "SMCv2: smc_clc_first_contact_ext",
                                      "the server's release is not above the client's"};

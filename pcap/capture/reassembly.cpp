@@ -275,8 +275,13 @@ void Reassembler::deliver(Stream& s, wire::Bytes data, FrameNumber frame, Timest
   if (!s.history_.empty()) {
     const std::size_t n = s.history_.size();
     const std::size_t keep = std::min(n, data.size());
-    StreamOffset at = s.next_ + (data.size() - keep);
-    for (std::size_t i = data.size() - keep; i < data.size(); ++i, ++at) s.history_[at % n] = data[i];
+    // The ring takes the last `keep` octets in at most two copies (one
+    // division per delivery, not one per octet: this is the hot path).
+    const wire::Bytes tail = data.last(keep);
+    const std::size_t at = static_cast<std::size_t>((s.next_ + (data.size() - keep)) % n);
+    const std::size_t first = std::min(keep, n - at);
+    std::copy_n(tail.begin(), first, s.history_.begin() + static_cast<std::ptrdiff_t>(at));
+    std::copy_n(tail.begin() + static_cast<std::ptrdiff_t>(first), keep - first, s.history_.begin());
   }
   s.run_frames_[s.run_frames_count_ % s.run_frames_.size()] = {s.next_, frame};
   ++s.run_frames_count_;

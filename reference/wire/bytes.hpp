@@ -84,7 +84,7 @@ class ByteWriter {
   std::size_t size() const { return out_.size(); }
   void put(Bytes b) {
     // resize + copy rather than vector::insert: GCC 12 at -O3 reports a
-    // false -Wstringop-overflow inside insert.s range path.
+    // false -Wstringop-overflow inside insert's range path.
     if (b.empty()) return;
     std::size_t at = reserve(b.size());
     std::copy(b.begin(), b.end(), out_.begin() + static_cast<std::ptrdiff_t>(at));

@@ -1,0 +1,214 @@
+// A whole iWARP connection end as the reference endpoint composes it, minus
+// the socket: MPA negotiation (either role) -> FPDU deframer -> RDMAP stream,
+// and back: RDMAP stream -> FPDU framer. The peer's octets come from the
+// input, in the fuzzer's reads.
+//
+// Input: 8 octets of negotiation setup (common/negotiation_input.hpp),
+// 3 octets of RDMAP stream configuration (common/rdmap_side.hpp), one octet
+// saying which operations we post once in full operation (Send, RDMA Read,
+// RDMA Write, Atomic), octet k = number of read cuts (mod 16) and k cuts, then
+// the peer's octets: its Request or Reply, then FPDUs. The FPDU-stream
+// mutator keeps the Request/Reply and re-frames the FPDUs with the Markers
+// and CRC that the negotiation agreed on, so mutation reaches RDMAP.
+// Properties:
+//  - full operation uses the deframer and framer configuration the outcome
+//    says; a deframing error becomes a Terminate with layer LLP;
+//  - every FPDU we send deframes, with the peer's view of Markers and CRC,
+//    to exactly the segment the stream produced (what we send, a peer
+//    accepts), and every segment passes RdmapSide's checks;
+//  - no octet outside registered and posted memory is touched.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "common/input.hpp"
+#include "common/mutators.hpp"
+#include "common/negotiation_input.hpp"
+#include "common/rdmap_side.hpp"
+#include "mpa/deframer.hpp"
+#include "mpa/framer.hpp"
+#include "mpa/negotiation.hpp"
+
+using namespace rdmaconf;
+
+namespace {
+
+struct Setup {
+  fuzz::NegotiationInput negotiation;
+  rdmap::StreamConfig stream;
+  std::uint8_t posts = 0;
+  fuzz::Bytes cuts;
+  std::size_t prefix = 0;  // octets before the peer's stream
+};
+
+Setup parse(fuzz::FuzzInput& in) {
+  Setup s;
+  s.negotiation = fuzz::parse_negotiation(in);
+  const std::uint8_t a = in.u8(), b = in.u8(), c = in.u8();
+  s.stream = fuzz::stream_config(a, b, c);
+  s.posts = in.u8();
+  s.cuts = in.take(in.u8() % 16);
+  s.prefix = in.position();
+  return s;
+}
+
+// Accepts or rejects as the setup says, once the Request is in.
+void decide(mpa::Negotiation& n, const fuzz::NegotiationInput& setup) {
+  if (n.state() != mpa::NegotiationState::kRequestReceived) return;
+  static constexpr std::uint8_t kOther[] = {'o', 'k'};
+  if (setup.reject) n.reject(kOther);
+  else if (setup.accept_with_data) n.accept(kOther);
+  else n.accept();
+}
+
+// Our side in full operation.
+class FullOperation {
+ public:
+  FullOperation(const mpa::NegotiationOutcome& o, const rdmap::StreamConfig& sc)
+      : side_(sc),
+        deframer_(mpa::DeframerConfig{o.markers_receive, o.crc, 0xffff, 0, true}),
+        framer_(mpa::FramerConfig{o.markers_send, o.crc, 0}),
+        mirror_(mpa::DeframerConfig{o.markers_send, o.crc, 0xffff, 0, true}) {
+    for (int i = 0; i < 4; ++i) side_.post_receive(128);
+  }
+
+  fuzz::RdmapSide& side() { return side_; }
+
+  void post(std::uint8_t posts) {
+    rdmap::Stream& s = side_.stream();
+    static constexpr std::uint8_t kHello[] = {'h', 'e', 'l', 'l', 'o'};
+    if (posts & 1) (void)s.post_send(side_.next_wr(), wire::Chunks(wire::Bytes(kHello)));
+    if (posts & 2) {
+      rdmap::ReadRequest rr{side_.stag(1), side_.base_to(1), 32, ddp::Stag{static_cast<std::uint32_t>(posts) << 8}, 0};
+      (void)s.post_read(side_.next_wr(), rr);
+    }
+    if (posts & 4)
+      (void)s.post_write(side_.next_wr(), wire::Chunks(wire::Bytes(kHello)), ddp::Stag{0x100}, 0);
+    if (posts & 8) {
+      rdmap::AtomicRequest a;
+      a.remote_stag = ddp::Stag{0x100};
+      (void)s.post_atomic(side_.next_wr(), a);
+    }
+    flush();
+  }
+
+  // Received octets of full operation.
+  void receive(fuzz::Bytes octets) {
+    if (failed_) return;
+    buffer_.insert(buffer_.end(), octets.begin(), octets.end());
+    for (;;) {
+      mpa::DeframeResult r = deframer_.next(buffer_);
+      if (std::holds_alternative<mpa::NeedMore>(r)) break;
+      if (auto* e = std::get_if<mpa::DeframeError>(&r)) {
+        // RFC 5044 §8 / RFC 5040 §4.8: the LLP's error goes out in a Terminate.
+        side_.stream().report_llp_error(e->terminate_code);
+        failed_ = true;
+        flush();
+        FUZZ_CHECK(side_.stream().state() != rdmap::StreamState::kOperational);
+        return;
+      }
+      const mpa::Fpdu& f = std::get<mpa::Fpdu>(r);
+      side_.stream().on_segment(f.ulpdu());
+      const std::size_t consumed = f.consumed;
+      buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(consumed));
+      flush();
+    }
+  }
+
+  // Frames what the stream sends and deframes it as the peer would.
+  void flush() {
+    while (auto seg = side_.take_outgoing()) {
+      std::vector<std::uint8_t> wire_octets;
+      framer_.frame(wire::Bytes(*seg), wire_octets);
+      mirror_buffer_.insert(mirror_buffer_.end(), wire_octets.begin(), wire_octets.end());
+      expected_.push_back(std::move(*seg));
+      for (;;) {
+        mpa::DeframeResult r = mirror_.next(mirror_buffer_);
+        if (std::holds_alternative<mpa::NeedMore>(r)) break;
+        FUZZ_CHECK(std::holds_alternative<mpa::Fpdu>(r));
+        const mpa::Fpdu& f = std::get<mpa::Fpdu>(r);
+        FUZZ_CHECK(!expected_.empty() && f.ulpdu().to_vector() == expected_.front());
+        expected_.pop_front();
+        mirror_buffer_.erase(mirror_buffer_.begin(), mirror_buffer_.begin() + static_cast<std::ptrdiff_t>(f.consumed));
+      }
+    }
+    side_.drain_completions();
+  }
+
+  void finish() {
+    FUZZ_CHECK(expected_.empty() && mirror_buffer_.empty());
+    side_.stream().close();
+    side_.drain_completions();
+  }
+
+ private:
+  fuzz::RdmapSide side_;
+  mpa::Deframer deframer_;
+  mpa::Framer framer_;
+  mpa::Deframer mirror_;
+  std::vector<std::uint8_t> buffer_;
+  std::vector<std::uint8_t> mirror_buffer_;
+  std::deque<std::vector<std::uint8_t>> expected_;
+  bool failed_ = false;
+};
+
+fuzz::FpduLayout fpdu_layout(fuzz::Bytes input) {
+  fuzz::FuzzInput in(input);
+  const Setup s = parse(in);
+  fuzz::FpduLayout l{s.prefix, mpa::FramerConfig{false, true, 0}};
+  const fuzz::Bytes peer = input.subspan(std::min(s.prefix, input.size()));
+  auto need = mpa::required_frame_size(peer);
+  if (!need || *need > peer.size()) return l;
+  mpa::Negotiation n(s.negotiation.config);
+  n.receive(peer.first(*need));
+  decide(n, s.negotiation);
+  l.prefix += *need;
+  if (n.outcome()) l.framing = mpa::FramerConfig{n.outcome()->markers_receive, n.outcome()->crc, 0};
+  return l;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  fuzz::FuzzInput in(data, size);
+  const Setup setup = parse(in);
+  const fuzz::Bytes peer = in.rest();
+
+  mpa::Negotiation n(setup.negotiation.config);
+  n.output_sent(n.pending_output().size());
+  std::unique_ptr<FullOperation> full;
+  fuzz::for_each_read(peer, setup.cuts, [&](fuzz::Bytes read) {
+    if (!full && n.state() != mpa::NegotiationState::kFailed) {
+      const std::size_t used = n.receive(read);
+      decide(n, setup.negotiation);
+      n.output_sent(n.pending_output().size());
+      read = read.subspan(used);
+      if (n.state() == mpa::NegotiationState::kFullOperation) {
+        full = std::make_unique<FullOperation>(*n.outcome(), setup.stream);
+        full->post(setup.posts);
+      }
+    }
+    if (full) full->receive(read);
+  });
+  if (n.state() == mpa::NegotiationState::kFailed && n.failure()->action == mpa::FailureAction::kSendTerminateThenClose) {
+    // RFC 6581 §10: the Terminate after the Reply, through a stream as the
+    // endpoint does it.
+    FUZZ_CHECK(!full);
+    fuzz::RdmapSide side(setup.stream);
+    side.stream().report_llp_error(*n.failure()->terminate_code);
+    while (side.take_outgoing()) {
+    }
+    FUZZ_CHECK(side.stream().terminate_sent().has_value());
+  }
+  if (full) full->finish();
+  return 0;
+}
+
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                                               unsigned int seed) {
+  if (seed & 1) return LLVMFuzzerMutate(data, size, max_size);
+  return fuzz::mutate_fpdu_stream(data, size, max_size, seed >> 1, fpdu_layout);
+}

@@ -1,0 +1,187 @@
+// The streaming FPDU deframer (RFC 5044 §4.1, §4.3, §4.4) under arbitrary
+// TCP chunking, Markers on and off, CRC on and off.
+//
+// Input layout (the FPDU-stream mutator keeps it):
+//   octet 0     bit 0 Markers, bit 1 CRC, bit 2 report errors instead of
+//               failing, bits 3-4 where the stream starts (0, a small
+//               offset, just below 2^32, beyond 2^32), bits 5-7 = 7: a
+//               64-octet MULPDU limit
+//   octets 1-2  the offset for bits 3-4
+//   octet 3     number of read cuts k (mod 16), then k cut octets
+//   rest        the stream octets
+// Properties:
+//  - NeedMore always asks for more than the buffer holds; consumed > 0;
+//  - a ULPDU's views hold exactly ULPDU_Length octets;
+//  - the same stream delivered in one read or cut into the fuzzer's reads
+//    yields the same FPDUs and the same error (split invariance);
+//  - in failing mode, a delivered FPDU has a matching CRC and valid Markers;
+//  - an FPDU without any irregularity re-frames (mpa::Framer, same stream
+//    position) to exactly the octets it was received as.
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "common/input.hpp"
+#include "common/mutators.hpp"
+#include "mpa/deframer.hpp"
+#include "mpa/framer.hpp"
+#include "wire/crc32c.hpp"
+
+using namespace rdmaconf;
+
+namespace {
+
+struct Layout {
+  mpa::DeframerConfig config;
+  fuzz::Bytes cuts;
+  fuzz::Bytes stream;
+  std::size_t prefix = 0;
+};
+
+Layout parse(fuzz::Bytes input) {
+  fuzz::FuzzInput in(input);
+  Layout l;
+  const std::uint8_t flags = in.u8();
+  const std::uint16_t offset = in.u16();
+  l.config.markers = (flags & 1) != 0;
+  l.config.crc = (flags & 2) != 0;
+  l.config.fail_on_error = (flags & 4) == 0;
+  switch ((flags >> 3) & 3) {
+    case 0: l.config.stream_position = 0; break;
+    case 1: l.config.stream_position = offset; break;
+    case 2: l.config.stream_position = 0xffffffffull - offset; break;
+    default: l.config.stream_position = (std::uint64_t{1} << 40) + offset; break;
+  }
+  if ((flags >> 5) == 7) l.config.max_ulpdu_length = 64;
+  l.cuts = in.take(in.u8() % 16);
+  l.prefix = in.position();
+  l.stream = in.rest();
+  return l;
+}
+
+struct Seen {
+  std::uint32_t ulpdu_crc;  // CRC32c of the ULPDU's octets: compares content without copying it
+  std::uint16_t ulpdu_length;
+  std::size_t consumed;
+  std::size_t pad_length;
+  bool pad_nonzero;
+  mpa::CrcStatus crc;
+  std::size_t markers;
+  bool markers_valid;
+  bool markers_reserved_zero;
+  bool operator==(const Seen&) const = default;
+};
+
+struct Run {
+  std::vector<Seen> fpdus;
+  std::optional<mpa::LlpErrorCode> error;
+};
+
+Seen record(const mpa::Fpdu& f, const mpa::DeframerConfig& c) {
+  FUZZ_CHECK(f.consumed > 0);
+  FUZZ_CHECK(f.ulpdu().size() == f.ulpdu_length);
+  FUZZ_CHECK(f.ulpdu_length <= c.max_ulpdu_length);
+  FUZZ_CHECK((f.ulpdu_length + 2 + f.pad_length) % 4 == 0 && f.pad_length < 4);
+  FUZZ_CHECK(c.crc ? f.crc_status != mpa::CrcStatus::kNotChecked : f.crc_status == mpa::CrcStatus::kNotChecked);
+  wire::Crc32c content;
+  f.ulpdu().for_each([&](wire::Bytes p) { content.update(p); });
+  Seen s{content.value(), f.ulpdu_length, f.consumed, f.pad_length, f.pad_nonzero,
+         f.crc_status, f.markers.size(), true, true};
+  for (std::size_t i = 0; i < f.markers.size(); ++i) {
+    const mpa::MarkerSeen m = f.markers[i];
+    FUZZ_CHECK(m.stream_position % mpa::kMarkerInterval == 0);
+    s.markers_valid = s.markers_valid && m.valid;
+    s.markers_reserved_zero = s.markers_reserved_zero && m.reserved == 0;
+  }
+  if (!c.markers) FUZZ_CHECK(f.markers.empty());
+  if (c.fail_on_error) FUZZ_CHECK(f.crc_status != mpa::CrcStatus::kMismatch && s.markers_valid);
+  return s;
+}
+
+Run deframe_in_reads(const Layout& l) {
+  mpa::Deframer d(l.config);
+  Run run;
+  std::vector<std::uint8_t> buffer;
+  bool stop = false;
+  fuzz::for_each_read(l.stream, l.cuts, [&](fuzz::Bytes read) {
+    if (stop) return;
+    buffer.insert(buffer.end(), read.begin(), read.end());
+    for (;;) {
+      mpa::DeframeResult r = d.next(buffer);
+      if (auto* need = std::get_if<mpa::NeedMore>(&r)) {
+        FUZZ_CHECK(need->at_least > buffer.size());
+        return;
+      }
+      if (auto* e = std::get_if<mpa::DeframeError>(&r)) {
+        run.error = e->terminate_code;
+        FUZZ_CHECK(d.failed());
+        stop = true;
+        return;
+      }
+      const mpa::Fpdu& f = std::get<mpa::Fpdu>(r);
+      FUZZ_CHECK(f.consumed <= buffer.size());
+      run.fpdus.push_back(record(f, l.config));
+      buffer.erase(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(f.consumed));
+    }
+  });
+  return run;
+}
+
+Run deframe_whole(const Layout& l, std::vector<std::uint8_t>* reframed) {
+  mpa::Deframer d(l.config);
+  mpa::Framer framer(mpa::FramerConfig{l.config.markers, l.config.crc, l.config.stream_position});
+  Run run;
+  std::size_t at = 0;
+  while (at < l.stream.size()) {
+    mpa::DeframeResult r = d.next(l.stream.subspan(at));
+    if (std::holds_alternative<mpa::NeedMore>(r)) break;
+    if (auto* e = std::get_if<mpa::DeframeError>(&r)) {
+      run.error = e->terminate_code;
+      FUZZ_CHECK(!e->detail.to_string().empty());
+      break;
+    }
+    const mpa::Fpdu& f = std::get<mpa::Fpdu>(r);
+    Seen s = record(f, l.config);
+    // RFC 5044 §4: an FPDU with nothing irregular is exactly what our framer
+    // sends at that stream position.
+    const bool regular = l.config.crc && f.crc_status == mpa::CrcStatus::kMatch && !f.pad_nonzero &&
+                         s.markers_valid && s.markers_reserved_zero;
+    if (regular) {
+      reframed->clear();
+      framer.frame(f.ulpdu(), *reframed);
+      FUZZ_CHECK(reframed->size() == f.consumed);
+      FUZZ_CHECK(std::equal(reframed->begin(), reframed->end(), l.stream.begin() + static_cast<std::ptrdiff_t>(at)));
+    } else {
+      // Keep the framer's stream position in step with what was consumed.
+      framer = mpa::Framer(mpa::FramerConfig{l.config.markers, l.config.crc, d.stream_position()});
+    }
+    run.fpdus.push_back(std::move(s));
+    at += f.consumed;
+  }
+  return run;
+}
+
+fuzz::FpduLayout fpdu_layout(fuzz::Bytes input) {
+  const Layout l = parse(input);
+  return {l.prefix, mpa::FramerConfig{l.config.markers, l.config.crc, l.config.stream_position}};
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const Layout l = parse(fuzz::Bytes(data, size));
+  std::vector<std::uint8_t> scratch;
+  const Run whole = deframe_whole(l, &scratch);
+  const Run reads = deframe_in_reads(l);
+  FUZZ_CHECK(whole.fpdus == reads.fpdus);
+  FUZZ_CHECK(whole.error == reads.error);
+  return 0;
+}
+
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                                               unsigned int seed) {
+  if (seed & 1) return LLVMFuzzerMutate(data, size, max_size);
+  return fuzz::mutate_fpdu_stream(data, size, max_size, seed >> 1, fpdu_layout);
+}

@@ -60,6 +60,24 @@ TEST(RdmapTerminate, ReadRequestProtectionErrorCopiesTheRequest) {
   EXPECT_EQ(*back, t);
 }
 
+// Found by the rdmap_terminate fuzz target (fuzz/regressions/rdmap_terminate):
+// a tagged segment whose RDMAP opcode says RDMA Read Request (opcode 1 on a
+// T=1 header, itself an opcode error) has no request header to copy. The
+// Terminate copies the DDP header only, with R clear, and decodes back.
+TEST(RdmapTerminate, TaggedHeaderWithARequestOpcodeCopiesNoRdmaHeader) {
+  const std::vector<std::uint8_t> hdr = {0xc1, 0x41, 0x00, 0x00, 0x01, 0x00, 0x00,
+                                         0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};  // T=1 L=1, opcode 1
+  const std::vector<std::uint8_t> read_request(kReadRequestHeaderSize, 0x83);
+  OffendingSegment off{hdr, read_request, 14 + 28};
+  TerminateMessage t = make_terminate(protection(ErrorCode::kAccessRightsViolation), &off);
+  EXPECT_TRUE(t.m && t.d);
+  EXPECT_FALSE(t.r);
+  EXPECT_EQ(t.rdma_header_size, 0u);
+  auto back = decode_terminate(encoded(t));
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(*back, t);
+}
+
 TEST(RdmapTerminate, CatastrophicAndLlpErrorsCopyNothing) {
   std::vector<std::uint8_t> hdr(18, 0);
   hdr[0] = 0x41;

@@ -266,8 +266,8 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator) {
       std::vector<std::uint8_t> probe = rx;
       patch_request(f, probe);
       auto need = mpa::required_frame_size(probe, mpa::FrameKind::kRequest);
-      if (!need && f.has(FaultId::kMpaIgnorePdLimit) && probe.size() >= 20) {
-        const std::size_t pd = wire::load_be(wire::Bytes(probe).subspan(18, 2));
+      const std::size_t pd = probe.size() >= 20 ? wire::load_be(wire::Bytes(probe).subspan(18, 2)) : 0;
+      if (!need && f.has(FaultId::kMpaIgnorePdLimit) && pd > mpa::kMaxPrivateDataLength) {
         if (probe.size() >= 20 + pd) {
           // Swallow the oversized private data and go on as if it were empty.
           rx.erase(rx.begin() + 20, rx.begin() + 20 + static_cast<std::ptrdiff_t>(pd));

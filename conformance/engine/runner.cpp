@@ -794,10 +794,17 @@ StepOutcome expect(Session& s, const Step& st) {
     for (const Alternative& a : st.alternatives) {
       if (a.unit == "close" || a.unit == "silence") continue;
       std::string m = match(s, a, ev.unit);
-      if (m.empty()) return {};
+      if (m.empty()) {
+        // An accepting Reply to the tester's Request starts full operation.
+        if (ev.unit.name == "mpa.reply" && s.c.role == Role::kResponder && s.sent_frame.size() >= 20 &&
+            ev.unit.problem.empty() &&
+            !mpa::ReqRepHeader(wire::Bytes(ev.unit.octets).first<20>()).flag(mpa::ReqRepSpec::Field::R))
+          s.enter_full_operation(s.sent_frame, ev.unit.octets);
+        return {};
+      }
       if (why.empty()) why = m;
     }
-    if (why.empty()) why = "expected silence, got " + describe_unit(ev.unit);
+    if (why.empty()) why = (has_silence ? "expected silence, got " : "got ") + describe_unit(ev.unit);
     if (!has_close) return {StepOutcome::Kind::kMismatch, why};
     if (first_mismatch.empty()) first_mismatch = why;
     // `close` lets frames pass on the way to the close.

@@ -225,7 +225,9 @@ ReplayResult replay(const ReplayOptions& o) {
       result.differences.push_back({peer_index, "type", m.type, got.type});
       same = false;
     } else {
-      for (const auto& [k, v] : m.fields) {
+      for (const auto& field : m.fields) {
+        const std::string& k = field.first;
+        const std::string& v = field.second;
         if (o.ignore_fields.count(k)) continue;
         auto it = std::find_if(got.fields.begin(), got.fields.end(), [&](const auto& f) { return f.first == k; });
         const std::string live_value = it == got.fields.end() ? "(absent)" : it->second;

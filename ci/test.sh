@@ -21,3 +21,6 @@ cmake --build build/clang -j "$jobs"
 
 echo "== tests"
 ctest --test-dir build/gcc --output-on-failure -j "$jobs" --timeout 300
+
+echo "== fuzz smoke (libFuzzer, ASan+UBSan; every target ${FUZZ_SECONDS:-3}s; docs/fuzzing.md)"
+FUZZ_SECONDS=${FUZZ_SECONDS:-3} bash ci/fuzz-smoke.sh

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <variant>
 
+#include "clc/decline_codes.hpp"
 #include "clc/messages.hpp"
 #include "common/input.hpp"
 #include "common/mutators.hpp"
@@ -42,6 +43,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const wire::FieldDecl& f : clc::type_bits_decl(type)) {
     const auto& header = std::visit([](const auto& m) -> const clc::ClcHeader& { return m.header; }, *decoded);
     FUZZ_CHECK(clc::type_bits_field(header, f) <= f.max_value());
+  }
+
+  if (const auto* d = std::get_if<clc::Decline>(&*decoded)) {
+    // Every diagnosis has a category; a registered one has a name.
+    FUZZ_CHECK(!clc::decline_category(d->diagnosis()).empty());
+    if (const clc::DeclineCode* code = clc::find_decline_code(d->diagnosis())) FUZZ_CHECK(code->code == d->diagnosis());
   }
 
   clc::Message once = *decoded;

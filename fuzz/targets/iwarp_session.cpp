@@ -98,9 +98,13 @@ class FullOperation {
   // Received octets of full operation.
   void receive(fuzz::Bytes octets) {
     if (failed_) return;
+    if (start_ > 0) {
+      buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(start_));
+      start_ = 0;
+    }
     buffer_.insert(buffer_.end(), octets.begin(), octets.end());
     for (;;) {
-      mpa::DeframeResult r = deframer_.next(buffer_);
+      mpa::DeframeResult r = deframer_.next(wire::Bytes(buffer_).subspan(start_));
       if (std::holds_alternative<mpa::NeedMore>(r)) break;
       if (auto* e = std::get_if<mpa::DeframeError>(&r)) {
         // RFC 5044 §8 / RFC 5040 §4.8: the LLP's error goes out in a Terminate.
@@ -112,8 +116,7 @@ class FullOperation {
       }
       const mpa::Fpdu& f = std::get<mpa::Fpdu>(r);
       side_.stream().on_segment(f.ulpdu());
-      const std::size_t consumed = f.consumed;
-      buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(consumed));
+      start_ += f.consumed;
       flush();
     }
   }
@@ -149,7 +152,8 @@ class FullOperation {
   mpa::Deframer deframer_;
   mpa::Framer framer_;
   mpa::Deframer mirror_;
-  std::vector<std::uint8_t> buffer_;
+  std::vector<std::uint8_t> buffer_;  // unconsumed from start_ on
+  std::size_t start_ = 0;
   std::vector<std::uint8_t> mirror_buffer_;
   std::deque<std::vector<std::uint8_t>> expected_;
   bool failed_ = false;

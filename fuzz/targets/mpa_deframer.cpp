@@ -103,15 +103,23 @@ Seen record(const mpa::Fpdu& f, const mpa::DeframerConfig& c) {
 Run deframe_in_reads(const Layout& l) {
   mpa::Deframer d(l.config);
   Run run;
+  // The receive buffer: octets from `start` on are unconsumed (dropping
+  // consumed octets from the front each time would cost O(n^2)).
   std::vector<std::uint8_t> buffer;
+  std::size_t start = 0;
   bool stop = false;
   fuzz::for_each_read(l.stream, l.cuts, [&](fuzz::Bytes read) {
     if (stop) return;
+    if (start > 0) {
+      buffer.erase(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(start));
+      start = 0;
+    }
     buffer.insert(buffer.end(), read.begin(), read.end());
     for (;;) {
-      mpa::DeframeResult r = d.next(buffer);
+      const fuzz::Bytes unconsumed = fuzz::Bytes(buffer).subspan(start);
+      mpa::DeframeResult r = d.next(unconsumed);
       if (auto* need = std::get_if<mpa::NeedMore>(&r)) {
-        FUZZ_CHECK(need->at_least > buffer.size());
+        FUZZ_CHECK(need->at_least > unconsumed.size());
         return;
       }
       if (auto* e = std::get_if<mpa::DeframeError>(&r)) {
@@ -121,9 +129,9 @@ Run deframe_in_reads(const Layout& l) {
         return;
       }
       const mpa::Fpdu& f = std::get<mpa::Fpdu>(r);
-      FUZZ_CHECK(f.consumed <= buffer.size());
+      FUZZ_CHECK(f.consumed <= unconsumed.size());
       run.fpdus.push_back(record(f, l.config));
-      buffer.erase(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(f.consumed));
+      start += f.consumed;
     }
   });
   return run;
@@ -150,6 +158,8 @@ Run deframe_whole(const Layout& l, std::vector<std::uint8_t>* reframed) {
                          s.markers_valid && s.markers_reserved_zero;
     if (regular) {
       reframed->clear();
+      FUZZ_CHECK(framer.fpdu_size(f.ulpdu_length) == f.consumed);
+      FUZZ_CHECK(framer.max_ulpdu_length(f.consumed) >= f.ulpdu_length);
       framer.frame(f.ulpdu(), *reframed);
       FUZZ_CHECK(reframed->size() == f.consumed);
       FUZZ_CHECK(std::equal(reframed->begin(), reframed->end(), l.stream.begin() + static_cast<std::ptrdiff_t>(at)));

@@ -103,7 +103,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FUZZ_CHECK(n.failure().has_value() && !n.outcome().has_value());
       const mpa::NegotiationFailure& f = *n.failure();
       FUZZ_CHECK(!f.reason.empty() && !mpa::name(f.kind).empty() && !mpa::name(f.action).empty());
-      if (f.action == mpa::FailureAction::kSendTerminateThenClose) FUZZ_CHECK(f.terminate_code.has_value());
+      if (f.action == mpa::FailureAction::kSendTerminateThenClose) {
+        FUZZ_CHECK(f.terminate_code.has_value());
+        FUZZ_CHECK(!mpa::name(*f.terminate_code).empty() && !mpa::defined_in(*f.terminate_code).empty());
+      }
       if (f.kind == mpa::FailureKind::kMalformedFrame) FUZZ_CHECK(f.decode_error.has_value());
       break;
     }

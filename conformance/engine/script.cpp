@@ -408,6 +408,7 @@ ParseResult parse_script(std::string_view text, std::string_view file) {
       if (raw.size() > kMaxLineLength) return error(n, "expected a line of at most 4096 characters");
       if (raw.find('\0') != std::string_view::npos) return error(n, "expected text, got a NUL character");
       std::string_view s = trim(strip_comment(raw));
+      if (!pending.empty() && s.empty()) return error(pending_line, "expected a line after the '\\' continuation");
       if (pending.empty()) pending_line = n;
       if (!s.empty() && s.back() == '\\') {
         s.remove_suffix(1);

@@ -1,0 +1,303 @@
+// The engine against the reference IUT over loopback, against bad peers,
+// grading and --strict, reports, exit codes; the catalogue's consistency
+// with the requirement registry and docs/catalogue.md.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "engine.hpp"
+#include "mutation.hpp"
+#include "report.hpp"
+#include "requirement.hpp"
+#include "responder.hpp"
+
+namespace rdmaconf::conformance {
+namespace {
+
+using namespace std::chrono_literals;
+
+const Catalogue& catalogue() {
+  static const Catalogue c = load_catalogue(RDMACONF_SOURCE_DIR "/conformance/cases");
+  return c;
+}
+
+Case parse_one(const std::string& text, std::string protocol = "mpa") {
+  auto r = parse_script(text, "inline.case");
+  if (auto* e = std::get_if<SyntaxError>(&r)) ADD_FAILURE() << e->to_string();
+  Case c = std::get<std::vector<Case>>(r).front();
+  c.protocol = std::move(protocol);
+  return c;
+}
+
+std::string header(std::string_view level = "MUST", std::string_view needs = "-") {
+  return "id: t\ntitle: t\nrequirement: rfc5044-7.1.1-key-check\nrfc: RFC 5044 §7.1.1\nlevel: " + std::string(level) +
+         "\nrole: responder\nneeds: " + std::string(needs) + "\n";
+}
+
+struct Reference {
+  ReferenceIut iut;
+  RunOptions options;
+  explicit Reference(FaultSet f = {}) : iut(f) {
+    std::string error;
+    EXPECT_TRUE(iut.listen("127.0.0.1", 0, error)) << error;
+    EXPECT_TRUE(iut.listen_clc("127.0.0.1", 0, error)) << error;
+    RunOptions o;
+    o.time_scale = 0.25;
+    o.jobs = 8;
+    options = reference_options(iut, o);
+  }
+};
+
+// A peer that accepts one connection and does what it is told.
+class FakePeer {
+ public:
+  enum class Mode { kSilent, kGarbage, kCloseAfterRequest, kHugeLength, kRejectAll };
+  explicit FakePeer(Mode m) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::listen(fd_, 4);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this, m] {
+      const int c = ::accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      std::uint8_t buf[4096];
+      if (m != Mode::kSilent) (void)::recv(c, buf, 20, MSG_WAITALL);
+      if (m == Mode::kGarbage) {
+        const char g[] = "HTTP/1.1 400 Bad Request\r\n\r\n";
+        (void)::send(c, g, sizeof g - 1, MSG_NOSIGNAL);
+      } else if (m == Mode::kHugeLength) {
+        std::uint8_t reply[20] = {'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p', ' ', 'F', 'r', 'a', 'm', 'e', 0x40, 1, 0xff, 0xff};
+        (void)::send(c, reply, sizeof reply, MSG_NOSIGNAL);
+      } else if (m == Mode::kRejectAll) {
+        std::uint8_t reply[20] = {'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p', ' ', 'F', 'r', 'a', 'm', 'e', 0x60, 1, 0, 0};
+        (void)::send(c, reply, sizeof reply, MSG_NOSIGNAL);
+      }
+      if (m == Mode::kCloseAfterRequest) {
+        ::close(c);
+        return;
+      }
+      // Hold the connection until the tester closes it.
+      while (::recv(c, buf, sizeof buf, 0) > 0) {
+      }
+      ::close(c);
+    });
+  }
+  ~FakePeer() {
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    if (thread_.joinable()) thread_.join();
+  }
+  RunOptions options() const {
+    RunOptions o;
+    o.connect_responder = tcp_connector("127.0.0.1", port_, 1000ms);
+    o.time_scale = 0.25;
+    return o;
+  }
+
+ private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+TEST(Catalogue, LoadsWithoutErrorsAndEveryCaseResolves) {
+  const Catalogue& cat = catalogue();
+  for (const auto& e : cat.errors) ADD_FAILURE() << e.to_string();
+  EXPECT_GE(cat.cases.size(), 290u);
+  for (const Case& c : cat.cases)
+    for (const std::string& e : check_case(c)) ADD_FAILURE() << e;
+}
+
+TEST(Catalogue, EveryRequirementIdIsRegistered) {
+  for (const Case& c : catalogue().cases)
+    for (const std::string& r : c.requirements) EXPECT_NE(requirements::find(r), nullptr) << c.id << ": " << r;
+}
+
+TEST(Catalogue, EveryProtocolHasCases) {
+  for (const char* p : {"mpa", "ddp", "rdmap", "clc"}) EXPECT_GE(select(catalogue(), {p}, {}).size(), 40u) << p;
+}
+
+TEST(Catalogue, MarkdownIsUpToDate) {
+  std::vector<UnobservableRequirement> un;
+  for (const requirements::Requirement& r : requirements::all())
+    if (r.observable == requirements::Observability::kNotObservable)
+      un.push_back({std::string(r.id), std::string(r.rfc) + " §" + std::string(r.section),
+                    std::string(requirements::name(r.level)), std::string(r.summary), std::string(r.why_not_observable)});
+  std::ostringstream want;
+  write_catalogue_markdown(want, catalogue(), un);
+  std::ifstream f(RDMACONF_SOURCE_DIR "/docs/catalogue.md");
+  std::stringstream have;
+  have << f.rdbuf();
+  EXPECT_EQ(have.str(), want.str()) << "docs/catalogue.md is stale: run rdmaconf cases --markdown docs/catalogue.md";
+}
+
+TEST(Runner, SampleOfEveryProtocolPassesAgainstTheReference) {
+  Reference ref;
+  std::vector<const Case*> sample;
+  for (const char* p : {"mpa", "ddp", "rdmap", "clc"}) {
+    auto cs = select(catalogue(), {p}, {});
+    for (std::size_t i = 0; i < cs.size(); i += 7) sample.push_back(cs[i]);
+  }
+  auto results = run_cases(sample, ref.options);
+  for (const CaseResult& r : results) {
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.c->id << ": " << r.reason;
+    EXPECT_FALSE(r.frames.empty()) << r.c->id;
+    EXPECT_FALSE(r.exchange.chunks.empty()) << r.c->id;
+  }
+  EXPECT_EQ(summarize(results).exit_code(), 0);
+}
+
+TEST(Runner, FrameRecordDecodesThroughTheDeclarations) {
+  Reference ref;
+  auto cs = select(catalogue(), {}, {"ddp-stag-invalid-write-stale-stag"});
+  ASSERT_EQ(cs.size(), 1u);
+  CaseResult r = run_case(*cs[0], ref.options);
+  ASSERT_EQ(r.verdict, Verdict::kPass) << r.reason;
+  bool saw_terminate = false;
+  for (const FrameRecord& f : r.frames)
+    if (!f.from_tester && f.headline.find("terminate") != std::string::npos) {
+      saw_terminate = true;
+      EXPECT_NE(f.detail.find("RDMAP Terminate Control"), std::string::npos) << f.detail;
+      EXPECT_NE(f.detail.find("layer=0x1"), std::string::npos) << f.detail;
+    }
+  EXPECT_TRUE(saw_terminate);
+  EXPECT_NE(r.exchange.tester_address.find("127.0.0.1:"), std::string::npos);
+}
+
+TEST(Runner, AFaultMakesTheMatchingCaseFail) {
+  FaultSet f;
+  f.set(FaultId::kBounds);
+  Reference ref(f);
+  auto cs = select(catalogue(), {}, {"ddp-bounds-beyond-end-4096"});
+  ASSERT_EQ(cs.size(), 1u);
+  CaseResult r = run_case(*cs[0], ref.options);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_GT(r.failed_line, 0);
+  EXPECT_FALSE(r.reason.empty());
+}
+
+TEST(Grading, LevelsAndStrict) {
+  // The IUT answers a bad key by closing; a script that demands a Reply fails.
+  Reference ref;
+  const std::string steps = "> mpa.request key=\"bad key 1234567\"\n< mpa.reply\n";
+  struct Row {
+    const char* level;
+    bool strict;
+    Verdict want;
+  } rows[] = {{"MUST", false, Verdict::kFail},          {"MUST NOT", false, Verdict::kFail},
+              {"SHOULD", false, Verdict::kNonStrict},   {"SHOULD NOT", false, Verdict::kNonStrict},
+              {"SHOULD", true, Verdict::kFail},         {"MAY", false, Verdict::kInformational},
+              {"MAY", true, Verdict::kInformational}};
+  for (const Row& row : rows) {
+    Case c = parse_one(header(row.level) + steps);
+    RunOptions o = ref.options;
+    o.strict = row.strict;
+    EXPECT_EQ(run_case(c, o).verdict, row.want) << row.level << (row.strict ? " strict" : "");
+  }
+  Case passing = parse_one(header("SHOULD") + "> mpa.request\n< mpa.reply r=0\n");
+  EXPECT_EQ(run_case(passing, ref.options).verdict, Verdict::kPass);
+}
+
+TEST(Grading, MissingOptionalFeatureIsUnimplemented) {
+  FakePeer peer(FakePeer::Mode::kRejectAll);
+  Case c = parse_one(header("MUST", "rev2") + "handshake rev=2\n> send payload=4\n< send\n");
+  CaseResult r = run_case(c, peer.options());
+  EXPECT_EQ(r.verdict, Verdict::kUnimplemented) << r.reason;
+}
+
+TEST(Grading, SummaryExitCodes) {
+  Case c = parse_one(header() + "> mpa.request\n");
+  auto mk = [&](Verdict v) {
+    CaseResult r;
+    r.c = &c;
+    r.verdict = v;
+    return r;
+  };
+  EXPECT_EQ(summarize({mk(Verdict::kPass), mk(Verdict::kNonStrict), mk(Verdict::kInformational),
+                       mk(Verdict::kUnimplemented)})
+                .exit_code(),
+            0);
+  EXPECT_EQ(summarize({mk(Verdict::kPass), mk(Verdict::kFail), mk(Verdict::kError)}).exit_code(), 1);
+  EXPECT_EQ(summarize({mk(Verdict::kPass), mk(Verdict::kError)}).exit_code(), 2);
+}
+
+TEST(BadPeer, UnreachableIsAnErrorAndTheRunGoesOn) {
+  // A port that was just free: nothing listens there.
+  int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(s);
+  RunOptions o;
+  o.connect_responder = tcp_connector("127.0.0.1", ntohs(a.sin_port), 500ms);
+  auto cs = select(catalogue(), {"mpa"}, {});
+  cs.resize(3);
+  auto results = run_cases(cs, o);
+  ASSERT_EQ(results.size(), 3u);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.verdict, Verdict::kError);
+    EXPECT_NE(r.reason.find("cannot connect"), std::string::npos) << r.reason;
+  }
+  EXPECT_EQ(summarize(results).exit_code(), 2);
+}
+
+TEST(BadPeer, SilentPeerFailsWithinTheBound) {
+  FakePeer peer(FakePeer::Mode::kSilent);
+  Case c = parse_one(header() + "> mpa.request\n< mpa.reply within 2s\n");
+  const auto t0 = std::chrono::steady_clock::now();
+  CaseResult r = run_case(c, peer.options());
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_NE(r.reason.find("nothing within 500 ms"), std::string::npos) << r.reason;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+}
+
+TEST(BadPeer, GarbageIsReportedAsSuch) {
+  FakePeer peer(FakePeer::Mode::kGarbage);
+  Case c = parse_one(header() + "> mpa.request\n< mpa.reply\n");
+  CaseResult r = run_case(c, peer.options());
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_NE(r.reason.find("not a valid MPA"), std::string::npos) << r.reason;
+}
+
+TEST(BadPeer, HugeLengthDoesNotMakeTheTesterWait) {
+  FakePeer peer(FakePeer::Mode::kHugeLength);
+  Case c = parse_one(header() + "> mpa.request\n< mpa.reply\n");
+  CaseResult r = run_case(c, peer.options());
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_NE(r.reason.find("PD_Length"), std::string::npos) << r.reason;
+}
+
+TEST(BadPeer, CloseMidCaseFails) {
+  FakePeer peer(FakePeer::Mode::kCloseAfterRequest);
+  Case c = parse_one(header() + "> mpa.request\n< mpa.reply\n");
+  CaseResult r = run_case(c, peer.options());
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_NE(r.reason.find("closed"), std::string::npos) << r.reason;
+}
+
+TEST(BadPeer, ScriptErrorsAreErrorsNotFailures) {
+  Reference ref;
+  Case c = parse_one(header() + "handshake\n> write stag=$nosuchbuffer.stag payload=4\n");
+  CaseResult r = run_case(c, ref.options);
+  EXPECT_EQ(r.verdict, Verdict::kError);
+  EXPECT_NE(r.reason.find("nosuchbuffer"), std::string::npos) << r.reason;
+}
+
+}  // namespace
+}  // namespace rdmaconf::conformance

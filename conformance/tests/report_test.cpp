@@ -1,0 +1,136 @@
+// Report writers: JUnit XML well-formed, JSON carrying the schema's fields,
+// HTML self-contained with the decoded exchange.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <vector>
+
+#include "report.hpp"
+
+namespace rdmaconf::conformance {
+namespace {
+
+// A small well-formedness check: every tag closes in order, attributes are
+// quoted, no raw '<' or '&' in text.
+bool well_formed_xml(const std::string& x, std::string& why) {
+  std::vector<std::string> stack;
+  std::size_t i = x.find("?>");
+  if (x.rfind("<?xml", 0) != 0 || i == std::string::npos) return why = "no XML declaration", false;
+  i += 2;
+  while (i < x.size()) {
+    if (x[i] == '&') {
+      const std::size_t semi = x.find(';', i);
+      const std::string ent = x.substr(i, semi - i + 1);
+      if (ent != "&amp;" && ent != "&lt;" && ent != "&gt;" && ent != "&quot;" && ent != "&apos;")
+        return why = "bad entity " + ent, false;
+      i = semi + 1;
+      continue;
+    }
+    if (x[i] != '<') {
+      ++i;
+      continue;
+    }
+    const std::size_t end = x.find('>', i);
+    if (end == std::string::npos) return why = "unterminated tag", false;
+    std::string tag = x.substr(i + 1, end - i - 1);
+    if (tag.find('<') != std::string::npos) return why = "'<' inside a tag", false;
+    if (tag[0] == '/') {
+      if (stack.empty() || stack.back() != tag.substr(1)) return why = "mismatched </" + tag.substr(1) + ">", false;
+      stack.pop_back();
+    } else if (tag.back() != '/') {
+      stack.push_back(tag.substr(0, tag.find(' ')));
+    }
+    std::size_t q = 0;
+    for (char c : tag) q += c == '"';
+    if (q % 2) return why = "unbalanced quotes in <" + tag + ">", false;
+    i = end + 1;
+  }
+  if (!stack.empty()) return why = "unclosed <" + stack.back() + ">", false;
+  return true;
+}
+
+struct Fixture {
+  std::vector<Case> cases;
+  std::vector<CaseResult> results;
+  Fixture() {
+    const char* ids[] = {"a-pass", "b-fail", "c-should", "d-unimpl", "e-error"};
+    const Verdict vs[] = {Verdict::kPass, Verdict::kFail, Verdict::kNonStrict, Verdict::kUnimplemented, Verdict::kError};
+    for (int k = 0; k < 5; ++k) {
+      Case c;
+      c.id = ids[k];
+      c.title = "title with <angle> & \"quotes\"";
+      c.protocol = k % 2 ? "ddp" : "mpa";
+      c.requirements = {"rfc5044-7.1.1-key-check"};
+      c.rfc = "RFC 5044 §7.1.1";
+      c.file = "mpa/x.case";
+      cases.push_back(c);
+    }
+    for (int k = 0; k < 5; ++k) {
+      CaseResult r;
+      r.c = &cases[k];
+      r.verdict = vs[k];
+      r.reason = k ? "expected terminate, got <send> & more \x01" : "";
+      r.failed_line = k ? 9 : 0;
+      r.frames.push_back({true, 0.5, "--> MPA Request, Rev 1, 20 octets", "    MPA Request/Reply frame header: key=...\n"});
+      r.frames.push_back({false, 1.5, "<-- terminate, FPDU 32 octets", "    RDMAP Terminate Control: layer=0x1\n"});
+      results.push_back(r);
+    }
+  }
+};
+
+TEST(Report, JunitIsWellFormedAndCountsVerdicts) {
+  Fixture f;
+  std::ostringstream out;
+  write_junit(out, f.results, RunInfo{"127.0.0.1:7000", "", false, 1234});
+  std::string why;
+  EXPECT_TRUE(well_formed_xml(out.str(), why)) << why << "\n" << out.str();
+  EXPECT_NE(out.str().find("<failure"), std::string::npos);
+  EXPECT_NE(out.str().find("<skipped"), std::string::npos);
+  EXPECT_NE(out.str().find("<error"), std::string::npos);
+  EXPECT_NE(out.str().find("testsuite name=\"ddp\""), std::string::npos);
+  EXPECT_EQ(out.str().find('\x01'), std::string::npos);
+}
+
+TEST(Report, JsonCarriesTheSchemaFields) {
+  Fixture f;
+  std::ostringstream out;
+  write_json(out, f.results, RunInfo{"t", "", true, 10});
+  const std::string j = out.str();
+  for (const char* key : {"\"tool\"", "\"target\"", "\"strict\": true", "\"summary\"", "\"exit_code\": 1", "\"cases\"",
+                          "\"id\": \"b-fail\"", "\"requirements\"", "\"level\"", "\"role\"", "\"verdict\": \"fail\"",
+                          "\"reason\"", "\"failed_line\": 9", "\"frames\"", "\"from\": \"iut\"", "\"headline\""})
+    EXPECT_NE(j.find(key), std::string::npos) << key;
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    if (in_string) {
+      if (j[i] == '\\') ++i;
+      else if (j[i] == '"') in_string = false;
+      EXPECT_GE(static_cast<unsigned char>(j[i]), 0x20) << "raw control character in a string";
+      continue;
+    }
+    if (j[i] == '"') in_string = true;
+    depth += (j[i] == '{' || j[i] == '[') - (j[i] == '}' || j[i] == ']');
+    EXPECT_GE(depth, 0);
+  }
+  EXPECT_EQ(depth, 0);
+}
+
+TEST(Report, HtmlIsSelfContainedWithTheExchange) {
+  Fixture f;
+  std::ostringstream out;
+  write_html(out, f.results, RunInfo{"t", "", false, 10});
+  const std::string h = out.str();
+  EXPECT_EQ(h.find("<script src"), std::string::npos);
+  EXPECT_EQ(h.find("<link"), std::string::npos);
+  EXPECT_EQ(h.find("http://"), std::string::npos);
+  EXPECT_EQ(h.find("https://"), std::string::npos);
+  EXPECT_NE(h.find("<style>"), std::string::npos);
+  EXPECT_NE(h.find("RDMAP Terminate Control: layer=0x1"), std::string::npos);
+  EXPECT_NE(h.find("&lt;angle&gt;"), std::string::npos);
+  EXPECT_NE(h.find("rfc5044-7.1.1-key-check"), std::string::npos);
+  EXPECT_NE(h.find("class=\"fail\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rdmaconf::conformance

@@ -196,7 +196,7 @@ void mpa_negotiation() {
 
 // Every operation of RFC 5040 and RFC 7306 between two streams; returns
 // every segment that crossed, in order.
-std::vector<Octets> every_operation_segments() {
+std::vector<Octets> every_operation_segments(std::vector<bool>* from_a = nullptr) {
   fuzz::RdmapSide a(fuzz::stream_config(10, 0x1b, 0));
   fuzz::RdmapSide b(fuzz::stream_config(10, 0x1b, 0));
   for (int i = 0; i < 6; ++i) {
@@ -207,8 +207,18 @@ std::vector<Octets> every_operation_segments() {
   auto pump = [&] {
     for (bool moved = true; moved;) {
       moved = false;
-      while (auto s = a.take_outgoing()) { crossed.push_back(*s); fuzz::hand_over(b.stream(), *s, 0); moved = true; }
-      while (auto s = b.take_outgoing()) { crossed.push_back(*s); fuzz::hand_over(a.stream(), *s, 0); moved = true; }
+      while (auto s = a.take_outgoing()) {
+        crossed.push_back(*s);
+        if (from_a) from_a->push_back(true);
+        fuzz::hand_over(b.stream(), *s, 0);
+        moved = true;
+      }
+      while (auto s = b.take_outgoing()) {
+        crossed.push_back(*s);
+        if (from_a) from_a->push_back(false);
+        fuzz::hand_over(a.stream(), *s, 0);
+        moved = true;
+      }
     }
   };
   const Octets payload = pattern(150, 3);
@@ -540,6 +550,60 @@ void iwarp_session() {
   }
 }
 
+// capture_observer's events: data of one side in pieces of at most 256.
+void observer_data(Octets& out, bool responder, const Octets& data) {
+  for (std::size_t at = 0; at < data.size(); at += 256) {
+    const std::size_t n = std::min<std::size_t>(256, data.size() - at);
+    out.push_back(responder ? 0x80 : 0x00);
+    out.push_back(static_cast<std::uint8_t>(n - 1));
+    out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(at), data.begin() + static_cast<std::ptrdiff_t>(at + n));
+  }
+}
+
+void capture_observer() {
+  // An iWARP connection: Request, Reply, then both streams' FPDUs.
+  for (bool markers : {false, true}) {
+    mpa::NegotiationConfig ic;
+    ic.want_markers = markers;
+    mpa::NegotiationConfig rc;
+    rc.role = mpa::Role::kResponder;
+    rc.want_markers = markers;
+    mpa::Negotiation i(ic), r(rc);
+    Octets events{0x05};
+    observer_data(events, false, Octets(i.pending_output().begin(), i.pending_output().end()));
+    r.receive(i.pending_output());
+    r.accept();
+    observer_data(events, true, Octets(r.pending_output().begin(), r.pending_output().end()));
+    i.receive(r.pending_output());
+    std::vector<bool> from_a;
+    const std::vector<Octets> segments = every_operation_segments(&from_a);
+    mpa::Framer fi(mpa::FramerConfig{i.outcome()->markers_send, i.outcome()->crc, 0});
+    mpa::Framer fr(mpa::FramerConfig{r.outcome()->markers_send, r.outcome()->crc, 0});
+    for (std::size_t k = 0; k < segments.size(); ++k) {
+      Octets fpdu;
+      (from_a[k] ? fi : fr).frame(wire::Bytes(segments[k]), fpdu);
+      observer_data(events, !from_a[k], fpdu);
+    }
+    put("capture_observer", markers ? "iwarp_markers" : "iwarp_crc", events);
+    // The same connection with a gap in the middle of the initiator's FPDUs.
+    Octets gap = events;
+    gap.insert(gap.begin() + static_cast<std::ptrdiff_t>(gap.size() / 2), {0x03, 40});
+    put("capture_observer", markers ? "iwarp_markers_gap" : "iwarp_crc_gap", gap);
+  }
+  // A CLC exchange after SYNs with the SMC option.
+  const ClcExchange x = clc_exchange(0);
+  Octets events{0x0f};
+  for (std::size_t k = 0; k < x.client_sent.size(); ++k) {
+    observer_data(events, false, x.client_sent[k]);
+    if (k < x.server_sent.size()) observer_data(events, true, x.server_sent[k]);
+  }
+  put("capture_observer", "clc_v2", events);
+  const ClcExchange v1 = clc_exchange(fuzz::kClcNoV2);
+  Octets mid{0x30};
+  for (const Octets& m : v1.server_sent) observer_data(mid, true, m);
+  put("capture_observer", "clc_v1_mid_stream", mid);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -559,6 +623,7 @@ int main(int argc, char** argv) {
   smc_tcp_option();
   captures();
   iwarp_session();
+  capture_observer();
   std::printf("wrote %zu seeds under %s\n", g_written, g_root.c_str());
   return 0;
 }

@@ -1,0 +1,96 @@
+// The passive capture observer (pcap/analysis/observer.hpp): the reference
+// stack watching both peers of one TCP connection, fed each direction's
+// octets in order. What it sees comes from untrusted captures.
+//
+// Input: octet 0 = SYN flags (bit 0/1: initiator SYN seen / with the SMC
+// option, bit 2/3: the same for the responder, bit 4/5: a side starts
+// mid-stream, bit 6: FPDU messages not reported, bit 7: a small buffer
+// limit), then events, each one octet: bit 7 the side, bits 0-1 = 3 a gap
+// of the next octet's value + 1 octets, otherwise data: the next octet's
+// value + 1 octets follow. Properties:
+//  - nothing faults, and every violation names a rule;
+//  - the observer's promise: the same octets in other pieces give the same
+//    answers. The events are replayed with every data event split into
+//    single octets, and the messages (kind, side, offset, size) and the
+//    violations (rule, side, offset) must be the same.
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include "analysis/observer.hpp"
+#include "common/input.hpp"
+
+using namespace rdmaconf;
+
+namespace {
+
+struct Transcript : analysis::ObserverSink {
+  std::vector<std::tuple<int, int, std::uint64_t, std::size_t>> messages;
+  std::vector<std::tuple<const analysis::Rule*, int, std::uint64_t>> violations;
+  bool hunted = false;
+  void on_event(const analysis::Event& e) override {
+    if (e.kind == analysis::EventKind::kSkipped || e.kind == analysis::EventKind::kResynchronised) hunted = true;
+  }
+  void on_message(const analysis::Message& m) override {
+    messages.emplace_back(static_cast<int>(m.kind), static_cast<int>(m.side), m.stream_offset, m.octets);
+  }
+  void on_violation(const analysis::Violation& v) override {
+    FUZZ_CHECK(v.rule != nullptr && !v.rule->id.empty());
+    violations.emplace_back(v.rule, static_cast<int>(v.side), v.stream_offset);
+  }
+};
+
+Transcript observe(fuzz::Bytes input, bool split) {
+  fuzz::FuzzInput in(input);
+  const std::uint8_t flags = in.u8();
+  Transcript t;
+  analysis::ObserverConfig config;
+  config.report_fpdus = (flags & 0x40) == 0;
+  if (flags & 0x80) config.max_buffer = 1024;
+  analysis::ConnectionObserver obs(t, config);
+  using S = analysis::Side;
+  if (flags & 1) obs.on_syn(S::kInitiator, (flags & 2) != 0);
+  if (flags & 4) obs.on_syn(S::kResponder, (flags & 8) != 0);
+  if (flags & 16) obs.on_mid_stream(S::kInitiator);
+  if (flags & 32) obs.on_mid_stream(S::kResponder);
+  analysis::FrameNo frame = 0;
+  while (!in.empty()) {
+    const std::uint8_t e = in.u8();
+    const S side = (e & 0x80) ? S::kResponder : S::kInitiator;
+    ++frame;
+    if ((e & 3) == 3) {
+      obs.on_gap(side, std::uint64_t{in.u8()} + 1, frame);
+      continue;
+    }
+    const fuzz::Bytes data = in.take(std::size_t{in.u8()} + 1);
+    if (!split) {
+      obs.on_data(side, frame, data);
+    } else {
+      for (std::size_t i = 0; i < data.size(); ++i) obs.on_data(side, frame, data.subspan(i, 1));
+    }
+  }
+  obs.on_end(analysis::Side::kInitiator);
+  obs.on_end(analysis::Side::kResponder);
+  (void)analysis::name(obs.protocol());
+  return t;
+}
+
+// Known issue (reported; docs/fuzzing.md, "Findings"): while hunting for
+// framing (a mid-stream start, a gap, an undecodable MPA frame), the
+// observer resynchronises on a Marker when the FPDU arrives in one piece but
+// not when it arrives octet by octet (fuzz/known-issues/capture_observer/).
+// Until that is fixed, split invariance is checked only for runs in which
+// the observer never hunted. Set to true with the fix.
+constexpr bool kSplitInvarianceWhileHunting = false;
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const fuzz::Bytes input(data, size);
+  const Transcript whole = observe(input, false);
+  const Transcript octets = observe(input, true);
+  if (!kSplitInvarianceWhileHunting && (whole.hunted || octets.hunted)) return 0;
+  FUZZ_CHECK(whole.messages == octets.messages);
+  FUZZ_CHECK(whole.violations == octets.violations);
+  return 0;
+}

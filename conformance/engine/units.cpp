@@ -266,7 +266,6 @@ Segment default_segment(std::string_view unit, std::uint32_t msn_for_queue[4]) {
   s.octets[1] = rdmap::Control::octet(static_cast<rdmap::Opcode>(opcode));
   if (!tagged) {
     const std::uint32_t q = info && info->queue ? static_cast<std::uint32_t>(*info->queue) : 0;
-    ddp::UntaggedHeader h;
     wire::store_be(wire::MutableBytes(s.octets).subspan(6, 4), q);
     wire::store_be(wire::MutableBytes(s.octets).subspan(10, 4), msn_for_queue[q & 3]);
   }

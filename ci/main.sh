@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds rdmaconf, and runs it.
-# Until the conformance engine lands, the main job is a loopback session
-# between two reference endpoints over real TCP that exercises every RDMAP
-# operation and prints what crossed the wire.
+# The main job: installs what is missing, builds rdmaconf, and runs the full
+# conformance catalogue against the built-in reference implementation,
+# leaving JUnit, JSON and HTML reports in reports/. Extra arguments go to
+# `rdmaconf run` (e.g. `--target HOST:PORT` to test another implementation
+# instead of the reference, `--suite mpa`, `--strict`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash ci/install-deps.sh
 cmake -S . -B build/gcc -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build/gcc -j "$(nproc)" --target rdmaconf
-./build/gcc/conformance/cli/rdmaconf loopback "$@"
+
+mkdir -p reports
+target=(--reference)
+for a in "$@"; do
+  case "$a" in --target|--target=*|--listen|--listen=*) target=() ;; esac
+done
+./build/gcc/conformance/cli/rdmaconf run "${target[@]}" \
+  --junit reports/junit.xml --json reports/results.json --html reports/html "$@"
+echo "reports: reports/junit.xml, reports/results.json, reports/html/index.html"

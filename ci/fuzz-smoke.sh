@@ -31,6 +31,9 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$PWD/fuzz/
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
 
 targets=${FUZZ_TARGETS:-$(cd "$build/fuzz" && ls *_fuzzer | sed 's/_fuzzer$//')}
+# Targets with an open finding in another folder (fuzz/known-issues/): a
+# failure is printed but does not fail the run.
+known=$(grep -v '^#' fuzz/known-issues/targets.txt 2>/dev/null || true)
 failed=()
 for t in $targets; do
   work=$build/smoke/$t
@@ -48,9 +51,13 @@ for t in $targets; do
        "${dict_flag[@]}" -artifact_prefix="$artifacts/" "$work" "${inputs[@]}" > "$work.log" 2>&1; then
     echo "fuzz $t: ok  $(grep -E '^#[0-9]+' "$work.log" | tail -1 | grep -oE 'cov: [0-9]+|exec/s: [0-9]+' | tr '\n' ' ')"
   else
-    echo "fuzz $t: FAILED (log $work.log, input in $artifacts/)"
     grep -E "ERROR|fuzz property violated|runtime error" "$work.log" | head -5 || true
-    failed+=("$t")
+    if echo "$known" | grep -qx "$t"; then
+      echo "fuzz $t: failed, KNOWN ISSUE (fuzz/known-issues/README.md; log $work.log, input in $artifacts/)"
+    else
+      echo "fuzz $t: FAILED (log $work.log, input in $artifacts/)"
+      failed+=("$t")
+    fi
   fi
 done
 

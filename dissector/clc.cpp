@@ -1,14 +1,12 @@
-// The SMC CLC dissector (RFC 7609 App. A, SMC v2 as Linux net/smc sends it).
+// The SMC CLC display (RFC 7609 App. A, SMC v2 as Linux net/smc sends it).
 //
-// Found by content: a heuristic on "tcp" claims a connection whose data
-// starts with a CLC header (EBCDIC eyecatcher "SMCR"/"SMCD", a known type and
-// version, a Length within the limits). The SMC TCP option (RFC 7609 §3.1,
-// kind 254 with ExID "SMCR") is watched in the TCP options of both SYNs;
-// when both carried it, the connection is marked as one where CLC follows
-// and the CLC dissector is set for it before its first data segment.
-// Messages that span segments are reassembled with Wireshark's TCP
-// desegmentation; each is decoded by the reference codec (clc::decode) and
-// shown block by block through the block declarations.
+// The observer (connection.cpp) frames each CLC message, checks it (format,
+// order, consistency across Proposal, Accept and Confirm, Decline rules) and
+// hands it here whole, reassembled when it spans segments; it is decoded by
+// the reference codec (clc::decode) and shown block by block through the
+// block declarations. The SMC TCP option (RFC 7609 §3.1, kind 254 with ExID
+// "SMCR") is watched in the SYNs: the observer is told which SYNs carried
+// it, and a connection whose SYNs both did is claimed before its first data.
 #include <new>
 #include <string>
 
@@ -18,37 +16,23 @@
 #include "clc/tcp_option.hpp"
 #include "generated_fields.hpp"
 #include "plugin.hpp"
-#include "violations.hpp"
 
 namespace rdmaconf::dissector {
-namespace {
 
-struct ClcConversation {
-  address smc_option_from[2]{};  // endpoints whose SYN carried the SMC option
-  std::uint32_t smc_option_port[2] = {0, 0};
-  int smc_option_count = 0;
-  bool handshake_done = false;  // a Confirm or a Decline has been seen (first pass)
-  std::uint32_t done_frame = 0;
-};
-
-dissector_handle_t g_tcp_exp_option = nullptr;  // Wireshark's own kind-254 dissector
-
-ClcConversation* clc_state(packet_info* pinfo, bool create) {
+SmcOptions* smc_options(packet_info* pinfo, bool create) {
   conversation_t* conv = create ? find_or_create_conversation(pinfo) : find_conversation_pinfo(pinfo, 0);
   if (!conv) return nullptr;
-  auto* c = static_cast<ClcConversation*>(conversation_get_proto_data(conv, ids().proto_clc));
+  auto* c = static_cast<SmcOptions*>(conversation_get_proto_data(conv, ids().proto_clc));
   if (!c && create) {
-    c = new (wmem_alloc0(wmem_file_scope(), sizeof(ClcConversation))) ClcConversation{};
+    c = new (wmem_alloc0(wmem_file_scope(), sizeof(SmcOptions))) SmcOptions{};
     conversation_add_proto_data(conv, ids().proto_clc, c);
   }
   return c;
 }
 
-bool looks_like_clc(tvbuff_t* tvb, int offset) {
-  if (tvb_captured_length_remaining(tvb, offset) < static_cast<int>(clc::kHeaderSize)) return false;
-  const wire::Bytes head(tvb_get_ptr(tvb, offset, static_cast<int>(clc::kHeaderSize)), clc::kHeaderSize);
-  return clc::message_length(head).ok();
-}
+namespace {
+
+dissector_handle_t g_tcp_exp_option = nullptr;  // Wireshark's own kind-254 dissector
 
 // The blocks of a decoded message, in wire order, with their declarations.
 // The order is the one clc::encode writes; each block's octets are compared
@@ -128,120 +112,59 @@ void add_decline_names(proto_tree* tree, tvbuff_t* tvb, int body_at, std::uint32
   }
 }
 
-int dissect_one(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, int offset, ClcConversation* c) {
+}  // namespace
+
+proto_tree* show_clc(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const MessageRecord&) {
   const Ids& i = ids();
-  const int available = tvb_captured_length_remaining(tvb, offset);
-  if (available < static_cast<int>(clc::kHeaderSize)) {
-    pinfo->desegment_offset = offset;
-    // Length is not known before the header is complete: take the next
-    // segment whole (see mpa.cpp for why not just the missing octets).
-    pinfo->desegment_len = DESEGMENT_ONE_MORE_SEGMENT;
-    return -1;
-  }
-  const wire::Bytes head(tvb_get_ptr(tvb, offset, static_cast<int>(clc::kHeaderSize)), clc::kHeaderSize);
-  proto_item* ti = proto_tree_add_item(tree, i.proto_clc, tvb, offset, -1, ENC_NA);
+  const int size = static_cast<int>(tvb_captured_length(tvb));
+  proto_item* ti = proto_tree_add_item(tree, i.proto_clc, tvb, 0, size, ENC_NA);
   proto_tree* ct = proto_item_add_subtree(ti, i.ett_clc);
-  auto length = clc::message_length(head);
-  if (!length) {
-    add_header(ct, tvb, offset, clc::ClcHeaderSpec::decl);
-    report(i.proto_clc, pinfo, ct, tvb, offset + static_cast<int>(length.error().offset), -1, from(Source::kClc, length.error()));
-    return available;  // cannot frame what follows
-  }
-  const int size = static_cast<int>(*length);
-  if (size > available) {
-    pinfo->desegment_offset = offset;
-    pinfo->desegment_len = static_cast<guint32>(size - available);
-    proto_item_append_text(ti, " [incomplete message]");
-    return -1;
-  }
-  proto_item_set_len(ti, size);
-  const auto type = static_cast<clc::MessageType>(tvb_get_guint8(tvb, offset + 4));
-  const std::uint8_t version = static_cast<std::uint8_t>(tvb_get_guint8(tvb, offset + 7) >> 4);
+  if (size < static_cast<int>(clc::kHeaderSize + clc::kTrailerSize)) return ct;
+  const auto type = static_cast<clc::MessageType>(tvb_get_guint8(tvb, 4));
+  const auto version = static_cast<std::uint8_t>(tvb_get_guint8(tvb, 7) >> 4);
   const std::string_view type_name = wire::value_name(clc::ClcHeaderSpec::fields[1], static_cast<std::uint64_t>(type));
   proto_item_append_text(ti, ", %.*s v%u", static_cast<int>(type_name.size()), type_name.data(), version);
   col_append_sep_fstr(pinfo->cinfo, COL_INFO, ", ", "CLC %.*s v%u", static_cast<int>(type_name.size()),
                       type_name.data(), version);
 
-  const wire::Bytes octets(tvb_get_ptr(tvb, offset, size), static_cast<std::size_t>(size));
+  const wire::Bytes octets(tvb_get_ptr(tvb, 0, size), static_cast<std::size_t>(size));
   auto decoded = clc::decode(octets);
   if (!decoded) {
     // Header and trailer positions are fixed; the rest is shown raw.
-    proto_tree* ht = add_header(ct, tvb, offset, clc::ClcHeaderSpec::decl);
-    add_type_bits(ht, tvb, offset, type);
+    proto_tree* ht = add_header(ct, tvb, 0, clc::ClcHeaderSpec::decl);
+    add_type_bits(ht, tvb, 0, type);
     if (size > static_cast<int>(clc::kHeaderSize + clc::kTrailerSize))
-      proto_tree_add_item(ct, i.clc_raw, tvb, offset + static_cast<int>(clc::kHeaderSize),
+      proto_tree_add_item(ct, i.clc_raw, tvb, static_cast<int>(clc::kHeaderSize),
                           size - static_cast<int>(clc::kHeaderSize + clc::kTrailerSize), ENC_NA);
-    add_header(ct, tvb, offset + size - static_cast<int>(clc::kTrailerSize), clc::TrailerSpec::decl);
-    report(i.proto_clc, pinfo, ct, tvb, offset + static_cast<int>(decoded.error().offset), 1, from(Source::kClc, decoded.error()));
-  } else {
-    wire::Bytes growth;
-    const std::vector<Block> blocks = blocks_of(*decoded, growth);
-    int at = offset;
-    for (const Block& b : blocks) {
-      const int n = static_cast<int>(b.bytes.size());
-      if (at + n > offset + size || tvb_memeql(tvb, at, b.bytes.data(), b.bytes.size()) != 0) {
-        proto_tree_add_item(ct, i.clc_raw, tvb, at, offset + size - at, ENC_NA);
-        break;
-      }
-      if (!b.decl) {
-        proto_tree_add_item(ct, i.clc_raw, tvb, at, n, ENC_NA);
-      } else {
-        proto_tree* bt = add_header(ct, tvb, at, *b.decl);
-        if (b.decl == &clc::ClcHeaderSpec::decl) add_type_bits(bt, tvb, at, type);
-        if (b.decl == &clc::DeclineSpec::decl) add_decline_names(bt, tvb, at, tvb_get_ntohl(tvb, at + 8));
-      }
-      at += n;
-    }
-    if (const auto* d = std::get_if<clc::Decline>(&*decoded)) {
-      const clc::DeclineCode* dc = clc::find_decline_code(d->diagnosis());
-      col_append_fstr(pinfo->cinfo, COL_INFO, " (%s)", dc ? std::string(dc->meaning).c_str() : "unknown code");
-      if (!dc)
-        report(i.proto_clc, pinfo, ct, tvb, offset + 16, 4,
-               {"", "Peer Diagnosis Information", "is a diagnosis code SMC implementations define", clc::cite::kDiagnosisCodes,
-                Level::kInfo});
-      else if (!dc->on_wire)
-        report(i.proto_clc, pinfo, ct, tvb, offset + 16, 4,
-               {"smcv2-decline-code-on-wire", "Peer Diagnosis Information", "a local-only fallback reason is never sent in a Decline",
-                clc::cite::kDiagnosisCodes, Level::kShould});
-      if (d->out_of_sync() != clc::requires_out_of_sync(d->diagnosis()))
-        report(i.proto_clc, pinfo, ct, tvb, offset + 7, 1,
-               {"rfc7609-c.4-decline-out-of-sync", "Out of Sync", "is set exactly when the diagnosis is a synchronization error", clc::cite::kOutOfSync,
-                Level::kMust});
-    }
+    add_header(ct, tvb, size - static_cast<int>(clc::kTrailerSize), clc::TrailerSpec::decl);
+    return ct;
   }
-  if (c && !PINFO_FD_VISITED(pinfo) && (type == clc::MessageType::kConfirm || type == clc::MessageType::kDecline)) {
-    c->handshake_done = true;
-    c->done_frame = pinfo->num;
+  wire::Bytes growth;
+  const std::vector<Block> blocks = blocks_of(*decoded, growth);
+  int at = 0;
+  for (const Block& b : blocks) {
+    const int n = static_cast<int>(b.bytes.size());
+    if (at + n > size || tvb_memeql(tvb, at, b.bytes.data(), b.bytes.size()) != 0) {
+      proto_tree_add_item(ct, i.clc_raw, tvb, at, size - at, ENC_NA);
+      break;
+    }
+    if (!b.decl) {
+      proto_tree_add_item(ct, i.clc_raw, tvb, at, n, ENC_NA);
+    } else {
+      proto_tree* bt = add_header(ct, tvb, at, *b.decl);
+      if (b.decl == &clc::ClcHeaderSpec::decl) add_type_bits(bt, tvb, at, type);
+      if (b.decl == &clc::DeclineSpec::decl) add_decline_names(bt, tvb, at, tvb_get_ntohl(tvb, at + 8));
+    }
+    at += n;
   }
-  return size;
+  if (const auto* d = std::get_if<clc::Decline>(&*decoded)) {
+    const clc::DeclineCode* dc = clc::find_decline_code(d->diagnosis());
+    col_append_fstr(pinfo->cinfo, COL_INFO, " (%s)", dc ? std::string(dc->meaning).c_str() : "unknown code");
+  }
+  return ct;
 }
 
-int dissect_clc(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* /*data*/) {
-  ClcConversation* c = clc_state(pinfo, true);
-  const int length = static_cast<int>(tvb_captured_length(tvb));
-  // After a Confirm or a Decline the connection carries the application's
-  // own data (SMC fallback, or nothing): hand non-CLC octets back to TCP.
-  if (!looks_like_clc(tvb, 0) && tvb_captured_length(tvb) >= clc::kHeaderSize &&
-      (c->handshake_done && pinfo->num > c->done_frame))
-    return 0;
-  col_set_str(pinfo->cinfo, COL_PROTOCOL, "rdmaconf CLC");
-  col_clear(pinfo->cinfo, COL_INFO);
-  int offset = 0;
-  while (offset < length) {
-    const int used = dissect_one(tvb, pinfo, tree, offset, c);
-    if (used < 0) break;
-    offset += used;
-  }
-  return length;
-}
-
-gboolean heuristic_clc(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* data) {
-  if (!looks_like_clc(tvb, 0)) return FALSE;
-  conversation_t* conv = find_or_create_conversation(pinfo);
-  conversation_set_dissector(conv, ids().clc_handle);
-  dissect_clc(tvb, pinfo, tree, data);
-  return TRUE;
-}
+namespace {
 
 // The SMC TCP option in a SYN or SYN-ACK (RFC 7609 §3.1): recorded for the
 // conversation; CLC follows when both ends sent it. Other experiments'
@@ -257,16 +180,16 @@ int dissect_tcp_exp_option(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, 
   if (!is_smc || !*is_smc) return used;
   proto_item_set_generated(proto_tree_add_uint(tree, i.clc_smc_option, tvb, 2, 4, clc::kTcpOptionSmcExId));
   if (!PINFO_FD_VISITED(pinfo)) {
-    ClcConversation* c = clc_state(pinfo, true);
+    SmcOptions* c = smc_options(pinfo, true);
     bool known = false;
-    for (int k = 0; k < c->smc_option_count; ++k)
-      known |= addresses_equal(&c->smc_option_from[k], &pinfo->src) && c->smc_option_port[k] == pinfo->srcport;
-    if (!known && c->smc_option_count < 2) {
-      copy_address_wmem(wmem_file_scope(), &c->smc_option_from[c->smc_option_count], &pinfo->src);
-      c->smc_option_port[c->smc_option_count] = pinfo->srcport;
-      ++c->smc_option_count;
+    for (int k = 0; k < c->count; ++k)
+      known |= addresses_equal(&c->from[k], &pinfo->src) && c->port[k] == pinfo->srcport;
+    if (!known && c->count < 2) {
+      copy_address_wmem(wmem_file_scope(), &c->from[c->count], &pinfo->src);
+      c->port[c->count] = pinfo->srcport;
+      ++c->count;
     }
-    if (clc::clc_follows(c->smc_option_count >= 1, c->smc_option_count >= 2))
+    if (clc::clc_follows(c->count >= 1, c->count >= 2))
       conversation_set_dissector(find_or_create_conversation(pinfo), i.clc_handle);
   }
   return used > 0 ? used : length;
@@ -290,14 +213,10 @@ void register_clc(void) {
        {"Undecoded octets", "rdmaconf.clc.raw", FT_BYTES, BASE_NONE, nullptr, 0x0, nullptr, HFILL}},
   };
   proto_register_field_array(i.proto_clc, hf, static_cast<int>(G_N_ELEMENTS(hf)));
-  i.clc_handle = create_dissector_handle(dissect_clc, i.proto_clc);
 }
 
 void handoff_clc(void) {
   Ids& i = ids();
-  heur_dissector_add("tcp", heuristic_clc, "rdmaconf SMC CLC over TCP (eyecatchers)", "rdmaconf_clc_tcp",
-                     i.proto_clc, HEURISTIC_ENABLE);
-  dissector_add_for_decode_as("tcp.port", i.clc_handle);
   // Watch the SMC option: wrap Wireshark's experimental-option dissector.
   g_tcp_exp_option = dissector_get_uint_handle(find_dissector_table("tcp.option"), clc::kTcpOptionKindExperimental);
   dissector_add_uint("tcp.option", clc::kTcpOptionKindExperimental,

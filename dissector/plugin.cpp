@@ -46,6 +46,7 @@ void proto_register_rdmaconf(void) {
   register_mpa();
   register_ddp_rdmap();
   register_clc();
+  register_connection();
 
   static gint* ett[] = {&i.ett_mpa,       &i.ett_ddp,        &i.ett_rdmap,  &i.ett_clc,
                         &i.ett_violation, &i.ett_negotiated, &i.ett_marker, &i.ett_payload};
@@ -53,7 +54,7 @@ void proto_register_rdmaconf(void) {
 }
 
 void proto_reg_handoff_rdmaconf(void) {
-  handoff_mpa();
+  handoff_connection();
   handoff_clc();
 }
 

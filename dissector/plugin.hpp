@@ -1,12 +1,23 @@
 // What the plugin's dissectors share: protocol ids, the fields that are not
 // header fields (generated items: CRC status, links, negotiated options), and
-// the per-conversation state of an MPA connection.
+// what the first pass recorded per frame.
 //
-// Header fields are not listed here: they are generated from the reference
-// declarations (generated_fields.hpp).
+// One source of truth: each TCP connection's octets go, once, in stream
+// order, to pcap/analysis's ConnectionObserver (connection.cpp). The
+// observer frames the messages (Request/Reply, FPDUs, CLC messages; after a
+// gap or a mid-connection start it resynchronises), checks them and names
+// every violation by its catalogue rule. The plugin records what it said per
+// frame and shows it: each message through the header declarations
+// (generated_fields.hpp), each violation as an expert info.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/observer.hpp"
+#include "analysis/rules.hpp"
+#include "mpa/deframer.hpp"
 
 extern "C" {
 #include <epan/conversation.h>
@@ -27,6 +38,7 @@ struct Ids {
   // MPA
   int mpa_fpdu_length = -1;       // stream octets of the FPDU, Markers included
   int mpa_stream_position = -1;   // of the FPDU's first octet, from the start of full operation
+  int mpa_stream_offset = -1;     // of the message's first octet, from the first octet seen
   int mpa_pad = -1;
   int mpa_crc_computed = -1;
   int mpa_crc_status = -1;
@@ -42,8 +54,10 @@ struct Ids {
   int mpa_neg_ord = -1;
   int mpa_neg_rtr = -1;
   int mpa_rr_frame = -1;          // FT_FRAMENUM: the other frame of the Request/Reply pair
+  int mpa_first_frame = -1;       // FT_FRAMENUM: frame of a reassembled message's first octet
+  int mpa_continued = -1;         // octets of a message that ends in a later frame
+  int mpa_event = -1;             // resynchronisation, gaps, skipped octets
   // DDP
-  int ddp_payload = -1;
   int ddp_payload_length = -1;
   int ddp_msn_expected = -1;
   // RDMAP
@@ -52,7 +66,6 @@ struct Ids {
   int rdmap_read_request_in = -1;
   int rdmap_read_response_offset = -1;
   int rdmap_term_error = -1;
-  int rdmap_term_copied_opcode = -1;
   // CLC
   int clc_decline_category = -1;
   int clc_decline_linux_name = -1;
@@ -78,70 +91,103 @@ void register_mpa(void);
 void register_ddp_rdmap(void);
 void register_clc(void);
 void register_violations(void);
-void handoff_mpa(void);
+void register_connection(void);
+void handoff_connection(void);
 void handoff_clc(void);
 
-// ---------------------------------------------------------------- MPA state
+// The connection dissector (connection.cpp): feeds the observer, shows the frame.
+int dissect_connection(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* data);
 
-inline constexpr int kQueues = 4;  // RDMAP untagged queues 0-3 (RFC 5040 §4.1, RFC 7306)
+// The endpoints whose SYN carried the SMC TCP option (RFC 7609 §3.1),
+// recorded by clc.cpp's option hook, read when a connection is claimed.
+struct SmcOptions {
+  address from[2]{};
+  std::uint32_t port[2] = {0, 0};
+  int count = 0;
+};
+SmcOptions* smc_options(packet_info* pinfo, bool create);
 
-// A Read Request and the Read Response that answers it (RFC 5040 §5.2: the
-// responses come back in the order of the requests).
+// ------------------------------------------------ what the first pass kept
+
+// A Read Request and the Read Response that answers it (RFC 5040 §5.2.2:
+// responses come back in the order of the requests), as the observer's
+// messages showed them.
 struct ReadLink {
   std::uint32_t request_frame = 0;
   std::uint32_t response_first_frame = 0;
   std::uint32_t response_last_frame = 0;
-  std::uint32_t sink_stag = 0;
   std::uint64_t sink_to = 0;
-  std::uint32_t read_size = 0;
-  std::uint32_t received = 0;  // Read Response octets seen so far (first pass)
 };
 
-// What the first pass found out about one DDP segment, kept for re-dissection.
-struct SegmentRecord {
-  std::uint32_t expected_msn = 0;  // untagged only
-  bool msn_checked = false;
-  ReadLink* read = nullptr;        // Read Request or Read Response
-  bool unexpected_response = false;
+// What MPA startup settled, when an FPDU was seen (observer's MpaParameters).
+struct Negotiated {
+  analysis::MpaParameters params;
+  std::uint32_t reply_frame = 0;
 };
 
-struct MpaDirection {
-  bool frame_seen = false;             // Request (0) or Reply (1) seen
-  std::uint32_t frame_number = 0;
-  std::uint32_t full_operation_seq = 0;  // TCP seq of the first octet of full operation
-  bool markers = false;                // FPDUs in this direction carry Markers (receiver's M)
-  // First pass only: next MSN per untagged queue, outstanding Read Requests.
-  std::uint32_t next_msn[kQueues] = {1, 1, 1, 1};
-  wmem_list_t* outstanding_reads = nullptr;
-  ReadLink* current_response = nullptr;  // a multi-segment Read Response in progress
+// mpa::Fpdu's values, kept after the observer's callback (its views are not).
+struct FpduFindings {
+  std::uint64_t stream_position = 0;  // MPA stream position of the FPDU's first octet
+  std::uint32_t consumed = 0;
+  std::uint16_t ulpdu_length = 0;
+  std::uint32_t pad_length = 0;
+  bool pad_nonzero = false;
+  std::uint32_t received_crc = 0;
+  std::uint32_t computed_crc = 0;
+  mpa::CrcStatus crc_status = mpa::CrcStatus::kNotChecked;
 };
 
-struct MpaConversation {
-  address initiator{};  // sender of the Request
-  std::uint32_t initiator_port = 0;
-  MpaDirection dir[2];  // 0: initiator -> responder, 1: responder -> initiator
-  bool negotiated = false;  // both frames seen
-  bool rejected = false;
-  bool crc = false;
-  std::uint8_t revision = 0;
-  bool enhanced = false;
-  bool p2p = false;
-  std::uint16_t ird[2] = {0, 0};
-  std::uint16_t ord[2] = {0, 0};
-  std::uint8_t rtr_offered = 0;  // bits: 1 Send, 2 Write, 4 Read
-  std::uint8_t rtr_chosen = 0;
-  wmem_tree_t* segments = nullptr;  // (frame, stream position) -> SegmentRecord
+// One message the observer reported in a frame.
+struct MessageRecord {
+  analysis::MessageKind kind = analysis::MessageKind::kFpdu;
+  analysis::Side side = analysis::Side::kInitiator;
+  std::uint32_t first_frame = 0;
+  std::uint64_t stream_offset = 0;
+  std::uint32_t octets = 0;
+  // The message's octets when they are not all in this frame's segment
+  // (reassembled, file scope); nullptr: at stream_offset in the segment.
+  const std::uint8_t* copy = nullptr;
+  bool in_segment = false;
+  // kMpaRequest / kMpaReply: the other frame of the pair.
+  std::uint32_t pair_frame = 0;
+  // kFpdu: the deframer's findings (mpa::Fpdu without its views).
+  FpduFindings fpdu;
+  std::vector<mpa::MarkerSeen> markers;
+  const Negotiated* negotiated = nullptr;
+  bool msn_expected_known = false;
+  std::uint32_t msn_expected = 0;
+  ReadLink* read = nullptr;  // a Read Request's or Read Response's link
 };
 
-// Which direction a packet of the conversation travels.
-int direction_of(const MpaConversation& c, const packet_info* pinfo);
-
-// The DDP/RDMAP dissector, on one ULPDU (Markers removed).
-struct UlpduContext {
-  MpaConversation* conv = nullptr;
-  int dir = 0;
-  std::uint32_t stream_position = 0;  // of the FPDU; with the frame number, the segment's key
+struct ViolationRecord {
+  const analysis::Rule* rule = nullptr;
+  analysis::Side side = analysis::Side::kInitiator;
+  std::uint64_t stream_offset = 0;
+  std::string text;
 };
-void dissect_ulpdu(tvbuff_t* ulpdu, packet_info* pinfo, proto_tree* tree, const UlpduContext& ctx);
+
+struct EventRecord {
+  analysis::Side side = analysis::Side::kInitiator;
+  std::string text;
+};
+
+// Everything the observer said in one frame.
+struct FrameRecord {
+  analysis::Side side = analysis::Side::kInitiator;
+  std::uint64_t segment_offset = 0;  // stream offset of the segment's first octet
+  std::vector<MessageRecord> messages;
+  std::vector<ViolationRecord> violations;
+  std::vector<EventRecord> events;
+};
+
+// ------------------------------------------------------------ display
+
+// Each shows one message; `tvb` holds exactly its octets. Returns the
+// subtree violations of the message go under.
+proto_tree* show_req_rep(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const MessageRecord& m);
+proto_tree* show_fpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const MessageRecord& m);
+proto_tree* show_clc(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const MessageRecord& m);
+// The DDP/RDMAP headers of one ULPDU (Markers removed).
+void show_ulpdu(tvbuff_t* ulpdu, packet_info* pinfo, proto_tree* tree, const MessageRecord& m);
 
 }  // namespace rdmaconf::dissector

@@ -24,72 +24,13 @@ int slot_of(int proto) {
 
 }  // namespace
 
-std::string_view name(Level level) {
-  switch (level) {
-    case Level::kMust: return "MUST";
-    case Level::kMustNot: return "MUST NOT";
-    case Level::kShould: return "SHOULD";
-    case Level::kShouldNot: return "SHOULD NOT";
-    case Level::kMay: return "MAY";
-    case Level::kInfo: return "INFO";
-  }
-  return "INFO";
-}
-
-std::string_view rule_for(Source source, const wire::DecodeError& e) {
-  switch (source) {
-    case Source::kMpaReqRep:
-      // mpa::decode_req_rep's fields (RFC 5044 §7.1.1, RFC 6581 §9).
-      if (e.field == "Key") return "rfc5044-7.1.1-key";
-      if (e.field == "Res") return "rfc5044-7.1.1-res-zero";
-      if (e.field == "Rev") return "rfc5044-7.1.1-rev";
-      if (e.field == "R") return "rfc5044-7.1.1-r-request-zero";
-      if (e.field == "PD_Length") return "rfc5044-7.1.1-pd-length-max";
-      if (e.field == "IRD" || e.field == "S") return "rfc6581-9-enhanced-data-present";
-      return {};
-    case Source::kMpaDeframer:
-      if (e.field == "CRC") return "rfc5044-4.4-crc";
-      if (e.field == "FPDUPTR") return "rfc5044-4.3-marker-fpduptr";
-      return {};
-    case Source::kTerminate:
-      return "rfc5040-4.8-terminate-format";
-    case Source::kClc:
-      return "rfc7609-a.2-clc-format";
-  }
-  return {};
-}
-
-std::string rule_id(const Violation& v) {
-  if (!v.id.empty()) return std::string(v.id);
-  // "RFC 5044 §7.1.4" + "PD_Length" -> "RFC5044-7.1.4-PD_Length". Only the
-  // first citation of a list ("RFC 5040 §4.2, RFC 7306 §4") is used.
-  std::string id;
-  std::string_view s = v.rfc_section.substr(0, v.rfc_section.find(','));
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == ' ') continue;
-    if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0xA7) {  // "§" in UTF-8
-      id.push_back('-');
-      ++i;
-      continue;
-    }
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.';
-    id.push_back(plain ? static_cast<char>(c) : '-');
-  }
-  id.push_back('-');
-  for (char c : v.field) id.push_back(c == ' ' ? '_' : c);
-  return id;
-}
-
 void report(int proto, packet_info* pinfo, proto_tree* tree, tvbuff_t* tvb, int offset, int length,
-            const Violation& v) {
+            const analysis::Rule& rule, const std::string& seen) {
   const Ids& i = ids();
-  const std::string id = rule_id(v);
   ExpertSet& set = g_experts[static_cast<std::size_t>(slot_of(proto))];
-  expert_field* ei = &set.note;
-  if (v.level == Level::kMust || v.level == Level::kMustNot) ei = &set.error;
-  else if (v.level == Level::kShould || v.level == Level::kShouldNot) ei = &set.warn;
-
+  expert_field* ei = rule.level == analysis::Level::kMust     ? &set.error
+                     : rule.level == analysis::Level::kShould ? &set.warn
+                                                              : &set.note;
   const int available = tvb_captured_length_remaining(tvb, offset);
   if (available <= 0) {
     offset = 0;
@@ -97,24 +38,18 @@ void report(int proto, packet_info* pinfo, proto_tree* tree, tvbuff_t* tvb, int 
   } else if (length < 0 || length > available) {
     length = available;
   }
-  const std::string_view level = name(v.level);
-  proto_item* item = proto_tree_add_string_format(tree, i.violation, tvb, offset, length, id.c_str(),
-                                                  "Violation %s %.*s: %.*s: %.*s (%.*s)", id.c_str(),
-                                                  static_cast<int>(level.size()), level.data(),
-                                                  static_cast<int>(v.field.size()), v.field.data(),
-                                                  static_cast<int>(v.rule.size()), v.rule.data(),
-                                                  static_cast<int>(v.rfc_section.size()), v.rfc_section.data());
+  const std::string id(rule.id);
+  const std::string level(analysis::name(rule.level));
+  const std::string section(rule.section);
+  const std::string text = id + " " + level + ": " + std::string(rule.summary) + " (" + section + "): " + seen;
+  proto_item* item = proto_tree_add_string_format(tree, i.violation, tvb, offset, length, id.c_str(), "Violation %s",
+                                                  text.c_str());
   proto_tree* sub = proto_item_add_subtree(item, i.ett_violation);
   proto_item_set_generated(proto_tree_add_string(sub, i.violation_rule, tvb, offset, length, id.c_str()));
-  proto_item_set_generated(
-      proto_tree_add_string(sub, i.violation_level, tvb, offset, length, std::string(level).c_str()));
-  proto_item_set_generated(proto_tree_add_string(sub, i.violation_section, tvb, offset, length,
-                                                 std::string(v.rfc_section).c_str()));
+  proto_item_set_generated(proto_tree_add_string(sub, i.violation_level, tvb, offset, length, level.c_str()));
+  proto_item_set_generated(proto_tree_add_string(sub, i.violation_section, tvb, offset, length, section.c_str()));
   proto_item_set_generated(item);
-  expert_add_info_format(pinfo, item, ei, "%s %.*s: %.*s: %.*s (%.*s)", id.c_str(), static_cast<int>(level.size()),
-                         level.data(), static_cast<int>(v.field.size()), v.field.data(),
-                         static_cast<int>(v.rule.size()), v.rule.data(), static_cast<int>(v.rfc_section.size()),
-                         v.rfc_section.data());
+  expert_add_info_format(pinfo, item, ei, "%s", text.c_str());
 }
 
 void register_violations(void) {
@@ -128,7 +63,7 @@ void register_violations(void) {
         "Rule id, as rdmaconf analyze reports it", HFILL}},
       {&i.violation_level,
        {"Requirement level", "rdmaconf.violation.level", FT_STRING, BASE_NONE, nullptr, 0x0,
-        "MUST, MUST NOT, SHOULD, SHOULD NOT, MAY or INFO", HFILL}},
+        "MUST, SHOULD or MAY (pcap/analysis/rules.hpp)", HFILL}},
       {&i.violation_section,
        {"RFC section", "rdmaconf.violation.section", FT_STRING, BASE_NONE, nullptr, 0x0,
         "Where the rule is written", HFILL}},
@@ -147,8 +82,8 @@ void register_violations(void) {
     ExpertSet& set = g_experts[static_cast<std::size_t>(p)];
     expert_field* fields[3] = {&set.error, &set.warn, &set.note};
     const int severities[3] = {PI_ERROR, PI_WARN, PI_NOTE};
-    const char* const summaries[3] = {"Violation of a MUST or MUST NOT", "Violation of a SHOULD or SHOULD NOT",
-                                      "Noteworthy (MAY, ignored reserved bits)"};
+    const char* const summaries[3] = {"Violation of a MUST-level rule", "Violation of a SHOULD-level rule",
+                                      "Violation of a MAY-level rule"};
     for (int s = 0; s < 3; ++s) {
       ei_register_info& e = ei[p][s];
       e.ids = fields[s];

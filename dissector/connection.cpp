@@ -1,0 +1,481 @@
+// One TCP connection as the plugin sees it: the observer that frames and
+// checks it, and what the first pass recorded per frame.
+//
+// Each TCP segment of a claimed connection comes here in frame order (the
+// plugin asks TCP for no desegmentation: the observer reassembles itself,
+// and it must see every octet once, in the frame it arrived in, as
+// `rdmaconf analyze` feeds it). The first pass feeds the octets not fed yet
+// (a retransmission's old part is skipped, missing octets are a gap) and
+// records, per frame, the messages that end in it, the violations and the
+// resynchronisation events. Every pass then shows the frame's record: a
+// message whose octets all arrived in this segment is shown from it; one
+// that spans segments is shown from a copy, as its own data source, as
+// Wireshark shows a reassembled PDU.
+//
+// Found by content on any port, like the observer: an MPA key or a CLC
+// header at the start of a direction's data, or the SMC TCP option in both
+// SYNs (clc.cpp); Decode As for the rest (a capture that starts
+// mid-connection, where the observer hunts for FPDU framing).
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <new>
+#include <unordered_map>
+
+#include "clc/headers.hpp"
+#include "clc/messages.hpp"
+#include "mpa/req_rep.hpp"
+#include "plugin.hpp"
+#include "rdmap/opcodes.hpp"
+#include "violations.hpp"
+
+extern "C" {
+#include <epan/dissectors/packet-tcp.h>
+}
+
+namespace rdmaconf::dissector {
+
+namespace {
+
+using analysis::Side;
+
+constexpr std::size_t kKeyProbe = 8;  // "MPA ID R": enough to claim a direction that starts with a key
+// Octets kept per direction for messages that span segments: well above
+// what the observer itself holds (ObserverConfig::max_buffer).
+constexpr std::size_t kMaxWindow = std::size_t{1} << 20;
+// Read Requests remembered per side for linking (the observer's own bound).
+constexpr std::size_t kMaxReads = std::size_t{1} << 16;
+// Wireshark 4.0's tcp_analysis::conversation_completeness bits.
+constexpr std::uint8_t kSynSeen = 0x01;
+constexpr std::uint8_t kSynAckSeen = 0x02;
+
+int idx(Side s) { return static_cast<int>(s); }
+
+class Connection final : public analysis::ObserverSink {
+ public:
+  Connection() : observer_(*this) {}
+
+  // The sides: the SYN's sender is the initiator; without a SYN, the sender
+  // of the first data seen (as the capture layer decides).
+  void start(packet_info* pinfo) {
+    const tcp_analysis* tcpd = get_tcp_conversation_data(nullptr, pinfo);
+    const std::uint8_t seen = tcpd ? tcpd->conversation_completeness : 0;
+    bool from_initiator = true;
+    if ((seen & (kSynSeen | kSynAckSeen)) && tcpd->server_port != 0) from_initiator = pinfo->srcport != tcpd->server_port;
+    copy_address_wmem(wmem_file_scope(), &initiator_, from_initiator ? &pinfo->src : &pinfo->dst);
+    initiator_port_ = from_initiator ? pinfo->srcport : pinfo->destport;
+    const address* responder = from_initiator ? &pinfo->dst : &pinfo->src;
+    const std::uint32_t responder_port = from_initiator ? pinfo->destport : pinfo->srcport;
+
+    const SmcOptions* smc = smc_options(pinfo, false);
+    auto smc_from = [smc](const address* a, std::uint32_t port) {
+      if (!smc) return false;
+      for (int k = 0; k < smc->count; ++k)
+        if (addresses_equal(&smc->from[k], a) && smc->port[k] == port) return true;
+      return false;
+    };
+    const bool syn[2] = {(seen & kSynSeen) != 0, (seen & kSynAckSeen) != 0};
+    const bool option[2] = {smc_from(&initiator_, initiator_port_), smc_from(responder, responder_port)};
+    for (Side s : {Side::kInitiator, Side::kResponder}) {
+      Direction& d = dir_[idx(s)];
+      if (syn[idx(s)]) {
+        observer_.on_syn(s, option[idx(s)]);
+      } else {
+        observer_.on_mid_stream(s);
+        d.msn_known.fill(false);  // MSNs sent before the capture are unknown
+      }
+    }
+  }
+
+  Side side_of(const packet_info* pinfo) const {
+    return addresses_equal(&pinfo->src, &initiator_) && pinfo->srcport == initiator_port_ ? Side::kInitiator
+                                                                                           : Side::kResponder;
+  }
+
+  // The first pass: the segment's octets not fed yet go to the observer.
+  void feed(Side side, std::uint32_t frame, std::uint32_t seq, const std::uint8_t* data, std::uint32_t length) {
+    Direction& d = dir_[idx(side)];
+    if (!d.started) {
+      d.started = true;
+      d.next_seq = seq;
+    }
+    const auto delta = static_cast<std::int32_t>(seq - d.next_seq);
+    std::uint32_t skip = 0;
+    if (delta > 0) {
+      // Octets the capture does not hold: the observer resynchronises, and
+      // request/response matching stops (as the observer's does).
+      observer_.on_gap(side, static_cast<std::uint64_t>(delta), frame);
+      d.fed_to += static_cast<std::uint32_t>(delta);
+      d.next_seq = seq;
+      d.window.clear();
+      d.window_start = d.fed_to;
+      d.msn_known.fill(false);
+      for (Direction& x : dir_) {
+        x.reads.clear();
+        x.response = nullptr;
+      }
+    } else if (delta < 0) {
+      skip = std::min(length, static_cast<std::uint32_t>(-delta));  // already fed (retransmission)
+    }
+    const std::uint64_t tvb_base = d.fed_to - skip;
+    if (skip == length) return;
+    data += skip;
+    length -= skip;
+
+    cur_ = {side, frame, data, d.fed_to, length, tvb_base, true};
+    observer_.on_data(side, frame, wire::Bytes(data, length));
+    cur_.active = false;
+    const std::uint64_t segment_at = d.fed_to;
+    d.fed_to += length;
+    d.next_seq += length;
+
+    // Keep the octets no message has taken yet (the start of one that
+    // continues in a later segment).
+    const std::uint64_t keep_from = std::max(d.consumed_end, d.window_start);
+    if (keep_from >= segment_at) {
+      d.window.clear();
+      d.window_start = std::min(keep_from, d.fed_to);
+      const std::uint64_t from = d.window_start - segment_at;
+      d.window.insert(d.window.end(), data + from, data + length);
+    } else {
+      const auto drop = static_cast<std::size_t>(std::min<std::uint64_t>(keep_from - d.window_start, d.window.size()));
+      d.window.erase(d.window.begin(), d.window.begin() + static_cast<std::ptrdiff_t>(drop));
+      d.window_start += drop;
+      d.window.insert(d.window.end(), data, data + length);
+    }
+    if (d.window.size() > kMaxWindow) {
+      const std::size_t drop = d.window.size() - kMaxWindow;
+      d.window.erase(d.window.begin(), d.window.begin() + static_cast<std::ptrdiff_t>(drop));
+      d.window_start += drop;
+    }
+  }
+
+  const FrameRecord* frame(std::uint32_t number) const {
+    const auto it = frames_.find(number);
+    return it == frames_.end() ? nullptr : &it->second;
+  }
+  analysis::Protocol protocol() const { return observer_.protocol(); }
+
+  // ---- ObserverSink
+
+  void on_message(const analysis::Message& m) override {
+    FrameRecord& fr = record(static_cast<std::uint32_t>(m.frame));
+    Direction& d = dir_[idx(m.side)];
+    d.consumed_end = std::max(d.consumed_end, m.stream_offset + m.octets);
+    MessageRecord r;
+    r.kind = m.kind;
+    r.side = m.side;
+    r.first_frame = static_cast<std::uint32_t>(m.first_frame);
+    r.stream_offset = m.stream_offset;
+    r.octets = static_cast<std::uint32_t>(m.octets);
+    r.in_segment = cur_.active && m.side == cur_.side && m.frame == cur_.frame && m.stream_offset >= cur_.offset &&
+                   m.stream_offset + m.octets <= cur_.offset + cur_.length;
+    if (!r.in_segment) r.copy = gather(m.side, m.stream_offset, r.octets);
+
+    switch (m.kind) {
+      case analysis::MessageKind::kMpaRequest:
+      case analysis::MessageKind::kMpaReply: {
+        d.req_rep = {static_cast<std::uint32_t>(m.frame), fr.messages.size(), true};
+        const Direction& peer = dir_[idx(analysis::other(m.side))];
+        if (peer.req_rep.known) {
+          r.pair_frame = peer.req_rep.frame;
+          FrameRecord& pf = frames_[peer.req_rep.frame];
+          if (peer.req_rep.index < pf.messages.size()) pf.messages[peer.req_rep.index].pair_frame = static_cast<std::uint32_t>(m.frame);
+        }
+        if (m.kind == analysis::MessageKind::kMpaReply) reply_frame_ = static_cast<std::uint32_t>(m.frame);
+        negotiated_ = nullptr;  // a new snapshot at the next FPDU
+        break;
+      }
+      case analysis::MessageKind::kFpdu:
+        on_fpdu(m, d, r);
+        break;
+      case analysis::MessageKind::kClc:
+        break;
+    }
+    fr.messages.push_back(std::move(r));
+  }
+
+  void on_violation(const analysis::Violation& v) override {
+    record(static_cast<std::uint32_t>(v.frame)).violations.push_back({v.rule, v.side, v.stream_offset, v.text});
+  }
+
+  void on_event(const analysis::Event& e) override {
+    if (e.kind == analysis::EventKind::kDetected) return;
+    if (e.kind == analysis::EventKind::kResynchronised) dir_[idx(e.side)].msn_known.fill(false);
+    record(static_cast<std::uint32_t>(e.frame)).events.push_back({e.side, e.text});
+  }
+
+ private:
+  struct Direction {
+    bool started = false;
+    std::uint32_t next_seq = 0;      // TCP sequence number of the next octet to feed
+    std::uint64_t fed_to = 0;        // stream offset of the next octet to feed
+    std::uint64_t consumed_end = 0;  // stream offset after the last message
+    std::vector<std::uint8_t> window;  // octets [window_start, fed_to) no message has taken
+    std::uint64_t window_start = 0;
+    struct {
+      std::uint32_t frame = 0;
+      std::size_t index = 0;
+      bool known = false;
+    } req_rep;  // where this side's Request or Reply is recorded
+    // MSN bookkeeping for the generated "expected MSN" (RFC 5041 §5.2).
+    std::array<bool, 4> msn_known{true, true, true, true};
+    std::array<std::uint32_t, 4> next_msn{1, 1, 1, 1};
+    std::deque<ReadLink*> reads;  // Read Requests this side sent, unanswered
+    ReadLink* response = nullptr;  // the Read Response this side is sending
+  };
+
+  FrameRecord& record(std::uint32_t number) {
+    FrameRecord& fr = frames_[number];
+    if (cur_.active && number == cur_.frame) {
+      fr.side = cur_.side;
+      fr.segment_offset = cur_.tvb_base;
+    }
+    return fr;
+  }
+
+  // A copy of [offset, offset + n) of a side's stream, from what is kept and
+  // the segment being fed; nullptr when it is no longer held.
+  const std::uint8_t* gather(Side side, std::uint64_t offset, std::uint32_t n) {
+    const Direction& d = dir_[idx(side)];
+    auto* out = static_cast<std::uint8_t*>(wmem_alloc(wmem_file_scope(), n ? n : 1));
+    std::size_t done = 0;
+    if (offset >= d.window_start && offset < d.window_start + d.window.size()) {
+      const auto from = static_cast<std::size_t>(offset - d.window_start);
+      done = std::min<std::size_t>(n, d.window.size() - from);
+      std::memcpy(out, d.window.data() + from, done);
+    }
+    if (done < n && cur_.active && side == cur_.side) {
+      const std::uint64_t at = offset + done;
+      if (at >= cur_.offset && at < cur_.offset + cur_.length) {
+        const std::size_t k = std::min<std::size_t>(n - done, static_cast<std::size_t>(cur_.offset + cur_.length - at));
+        std::memcpy(out + done, cur_.data + (at - cur_.offset), k);
+        done += k;
+      }
+    }
+    return done == n ? out : nullptr;
+  }
+
+  void on_fpdu(const analysis::Message& m, Direction& d, MessageRecord& r) {
+    const mpa::Fpdu& f = *m.fpdu;
+    r.fpdu = {f.stream_position, static_cast<std::uint32_t>(f.consumed), f.ulpdu_length,
+              static_cast<std::uint32_t>(f.pad_length), f.pad_nonzero, f.received_crc, f.computed_crc, f.crc_status};
+    r.markers.reserve(f.markers.size());
+    for (std::size_t k = 0; k < f.markers.size(); ++k) r.markers.push_back(f.markers[k]);
+    if (!negotiated_ && observer_.mpa().known) {
+      auto* n = new (wmem_alloc(wmem_file_scope(), sizeof(Negotiated))) Negotiated{observer_.mpa(), reply_frame_};
+      negotiated_ = n;
+    }
+    r.negotiated = negotiated_;
+
+    const analysis::SegmentInfo* s = m.segment;
+    if (!s || !s->has_header) return;
+    if (!s->ddp.tagged && s->qn < d.next_msn.size()) {
+      // Each untagged message takes the next MSN of its queue; every segment
+      // of one message carries the same number.
+      r.msn_expected_known = d.msn_known[s->qn];
+      r.msn_expected = d.next_msn[s->qn];
+      d.next_msn[s->qn] = s->ddp.last ? s->msn + 1 : s->msn;
+      d.msn_known[s->qn] = true;
+    }
+    if (s->rdmap.opcode == static_cast<std::uint8_t>(rdmap::Opcode::kRdmaReadRequest) && s->read_request &&
+        d.reads.size() < kMaxReads) {
+      using RF = rdmap::ReadRequestSpec::Field;
+      auto* link = new (wmem_alloc0(wmem_file_scope(), sizeof(ReadLink))) ReadLink{};
+      link->request_frame = static_cast<std::uint32_t>(m.frame);
+      link->sink_to = s->read_request->get(RF::SinkTO);
+      d.reads.push_back(link);
+      r.read = link;
+    } else if (s->rdmap.opcode == static_cast<std::uint8_t>(rdmap::Opcode::kRdmaReadResponse) && s->ddp.tagged) {
+      // RFC 5040 §5.2.2: Read Responses answer the peer's Read Requests in order.
+      Direction& requester = dir_[idx(analysis::other(m.side))];
+      if (!d.response && !requester.reads.empty()) {
+        d.response = requester.reads.front();
+        requester.reads.pop_front();
+        d.response->response_first_frame = static_cast<std::uint32_t>(m.frame);
+      }
+      if (d.response) {
+        r.read = d.response;
+        d.response->response_last_frame = static_cast<std::uint32_t>(m.frame);
+        if (s->ddp.last) d.response = nullptr;
+      }
+    }
+  }
+
+  address initiator_{};
+  std::uint32_t initiator_port_ = 0;
+  Direction dir_[2];
+  const Negotiated* negotiated_ = nullptr;
+  std::uint32_t reply_frame_ = 0;
+  std::unordered_map<std::uint32_t, FrameRecord> frames_;
+  struct {
+    Side side = Side::kInitiator;
+    std::uint32_t frame = 0;
+    const std::uint8_t* data = nullptr;
+    std::uint64_t offset = 0;    // stream offset of data[0]
+    std::uint32_t length = 0;
+    std::uint64_t tvb_base = 0;  // stream offset of the TCP payload's first octet
+    bool active = false;
+  } cur_;
+  analysis::ConnectionObserver observer_;  // last: its sink (this) is complete before it runs
+};
+
+gboolean destroy_connection(wmem_allocator_t*, wmem_cb_event_t, void* data) {
+  delete static_cast<Connection*>(data);
+  return FALSE;  // once
+}
+
+Connection* connection_of(packet_info* pinfo, bool create) {
+  conversation_t* conv = create ? find_or_create_conversation(pinfo) : find_conversation_pinfo(pinfo, 0);
+  if (!conv) return nullptr;
+  auto* c = static_cast<Connection*>(conversation_get_proto_data(conv, ids().proto_mpa));
+  if (!c && create) {
+    c = new Connection();
+    wmem_register_callback(wmem_file_scope(), destroy_connection, c);
+    conversation_add_proto_data(conv, ids().proto_mpa, c);
+    c->start(pinfo);
+  }
+  return c;
+}
+
+int slot_of_rule(const analysis::Rule& rule) {
+  const std::string_view id = rule.id;
+  if (id.starts_with("rfc5044") || id.starts_with("rfc6581")) return ids().proto_mpa;
+  if (id.starts_with("rfc5041")) return ids().proto_ddp;
+  if (id.starts_with("rfc5040") || id.starts_with("rfc7306")) return ids().proto_rdmap;
+  return ids().proto_clc;
+}
+
+// One frame's record, shown.
+int show_frame(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Connection& c, const FrameRecord* fr) {
+  const Ids& i = ids();
+  const bool clc = c.protocol() == analysis::Protocol::kClc;
+  const int length = static_cast<int>(tvb_captured_length(tvb));
+  if (!fr) {
+    // Octets of a message that ends in a later frame (or of nothing ours).
+    if (c.protocol() != analysis::Protocol::kMpa && !clc) return 0;
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, clc ? "rdmaconf CLC" : "rdmaconf MPA");
+    col_set_str(pinfo->cinfo, COL_INFO, "[continued in a later frame]");
+    proto_item* ti = proto_tree_add_item(tree, clc ? i.proto_clc : i.proto_mpa, tvb, 0, -1, ENC_NA);
+    proto_item_set_generated(proto_tree_add_uint(proto_item_add_subtree(ti, i.ett_mpa), i.mpa_continued, tvb, 0,
+                                                 length, static_cast<guint32>(length)));
+    return length;
+  }
+  col_set_str(pinfo->cinfo, COL_PROTOCOL, clc ? "rdmaconf CLC" : "rdmaconf MPA");
+  col_clear(pinfo->cinfo, COL_INFO);
+
+  struct Shown {
+    std::uint64_t from, to;
+    Side side;
+    tvbuff_t* tvb;
+    proto_tree* tree;
+  };
+  std::vector<Shown> shown;
+  shown.reserve(fr->messages.size());
+  for (const MessageRecord& m : fr->messages) {
+    tvbuff_t* mt = nullptr;
+    if (m.in_segment) {
+      const std::uint64_t at = m.stream_offset - fr->segment_offset;
+      if (at + m.octets > static_cast<std::uint64_t>(length)) continue;  // not this dissection's segment
+      mt = tvb_new_subset_length(tvb, static_cast<int>(at), static_cast<int>(m.octets));
+    } else if (m.copy) {
+      mt = tvb_new_child_real_data(tvb, m.copy, m.octets, static_cast<gint>(m.octets));
+      add_new_data_source(pinfo, mt,
+                          m.kind == analysis::MessageKind::kFpdu   ? "Reassembled FPDU"
+                          : m.kind == analysis::MessageKind::kClc ? "Reassembled CLC message"
+                                                                  : "Reassembled MPA Request/Reply");
+    } else {
+      continue;  // its octets are no longer held (beyond the window)
+    }
+    proto_tree* t = nullptr;
+    switch (m.kind) {
+      case analysis::MessageKind::kMpaRequest:
+      case analysis::MessageKind::kMpaReply: t = show_req_rep(mt, pinfo, tree, m); break;
+      case analysis::MessageKind::kFpdu: t = show_fpdu(mt, pinfo, tree, m); break;
+      case analysis::MessageKind::kClc: t = show_clc(mt, pinfo, tree, m); break;
+    }
+    if (t && m.first_frame != pinfo->num)
+      proto_item_set_generated(proto_tree_add_uint(t, i.mpa_first_frame, mt, 0, 0, m.first_frame));
+    shown.push_back({m.stream_offset, m.stream_offset + m.octets, m.side, mt, t});
+  }
+
+  proto_tree* frame_tree = nullptr;
+  auto fallback = [&]() {
+    if (!frame_tree)
+      frame_tree = proto_item_add_subtree(proto_tree_add_item(tree, clc ? i.proto_clc : i.proto_mpa, tvb, 0, -1, ENC_NA),
+                                          i.ett_mpa);
+    return frame_tree;
+  };
+  for (const EventRecord& e : fr->events) {
+    proto_item_set_generated(proto_tree_add_string(fallback(), i.mpa_event, tvb, 0, 0, e.text.c_str()));
+    col_append_sep_fstr(pinfo->cinfo, COL_INFO, ", ", "[%s]", e.text.c_str());
+  }
+  for (const ViolationRecord& v : fr->violations) {
+    // Under the message the violation's offset falls in; else the frame's.
+    const Shown* at = nullptr;
+    for (const Shown& s : shown)
+      if (s.side == v.side && v.stream_offset >= s.from && v.stream_offset < std::max(s.to, s.from + 1)) at = &s;
+    if (at)
+      report(slot_of_rule(*v.rule), pinfo, at->tree, at->tvb, static_cast<int>(v.stream_offset - at->from), -1,
+             *v.rule, v.text);
+    else
+      report(slot_of_rule(*v.rule), pinfo, fallback(), tvb, 0, 0, *v.rule, v.text);
+  }
+  return length;
+}
+
+bool starts_with_key(tvbuff_t* tvb) {
+  const int available = tvb_captured_length_remaining(tvb, 0);
+  if (available < static_cast<int>(kKeyProbe)) return false;
+  const auto n = static_cast<std::size_t>(std::min(available, static_cast<int>(mpa::kKeySize)));
+  return tvb_memeql(tvb, 0, mpa::kRequestKey.data(), n) == 0 || tvb_memeql(tvb, 0, mpa::kReplyKey.data(), n) == 0;
+}
+
+bool looks_like_clc(tvbuff_t* tvb) {
+  if (tvb_captured_length(tvb) < clc::kHeaderSize) return false;
+  const wire::Bytes head(tvb_get_ptr(tvb, 0, static_cast<int>(clc::kHeaderSize)), clc::kHeaderSize);
+  return clc::message_length(head).ok();
+}
+
+}  // namespace
+
+int dissect_connection(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* data) {
+  auto* tcp = static_cast<tcpinfo*>(data);
+  if (!tcp) return 0;
+  Connection* c = connection_of(pinfo, true);
+  if (!PINFO_FD_VISITED(pinfo)) {
+    const auto length = static_cast<std::uint32_t>(tvb_captured_length(tvb));
+    if (length) c->feed(c->side_of(pinfo), pinfo->num, tcp->seq, tvb_get_ptr(tvb, 0, static_cast<int>(length)), length);
+  }
+  return show_frame(tvb, pinfo, tree, *c, c->frame(pinfo->num));
+}
+
+namespace {
+
+gboolean heuristic(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* data) {
+  if (!data || !(starts_with_key(tvb) || looks_like_clc(tvb))) return FALSE;
+  conversation_set_dissector(find_or_create_conversation(pinfo), ids().mpa_handle);
+  dissect_connection(tvb, pinfo, tree, data);
+  return TRUE;
+}
+
+}  // namespace
+
+void register_connection(void) {
+  Ids& i = ids();
+  i.mpa_handle = create_dissector_handle(dissect_connection, i.proto_mpa);
+  i.clc_handle = create_dissector_handle(dissect_connection, i.proto_clc);
+}
+
+void handoff_connection(void) {
+  Ids& i = ids();
+  // One heuristic for both: the observer tells MPA from CLC by content.
+  heur_dissector_add("tcp", heuristic, "rdmaconf MPA and SMC CLC over TCP (MPA keys, CLC eyecatchers)",
+                     "rdmaconf_tcp", i.proto_mpa, HEURISTIC_ENABLE);
+  dissector_add_for_decode_as("tcp.port", i.mpa_handle);
+  dissector_add_for_decode_as("tcp.port", i.clc_handle);
+}
+
+}  // namespace rdmaconf::dissector

@@ -16,6 +16,7 @@
 // mpa::Deframer and the DDP/RDMAP headers are read from the ULPDUs, so the
 // test compares tshark's view with the reference codecs' view of the same
 // octets. A crafted capture also names the one rule id it violates.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -155,12 +156,13 @@ void expect_fpdus(Expect& e, const Bytes& stream, bool markers, bool crc) {
 
 class Connection {
  public:
-  Connection(capture::CaptureWriter& w, std::uint16_t client_port, bool smc_option = false)
+  // open: write the handshake; without it the capture starts mid-connection.
+  Connection(capture::CaptureWriter& w, std::uint16_t client_port, bool smc_option = false, bool open = true)
       : rec_(w, endpoint(1, client_port), endpoint(2, 4791), capture::Timestamp{1'700'000'000'000'000'000}, 1460) {
     capture::TcpOptions o;
     o.mss = 1460;
     o.smc = smc_option;
-    rec_.open(o, o);
+    if (open) rec_.open(o, o);
   }
   ~Connection() { rec_.close(); }
 
@@ -380,7 +382,11 @@ void clc_captures(const fs::path& dir, std::vector<Expect>& all) {
       clc::set_type_bits_field(m.header, clc::kAcceptConfirmTypeBits[0], 1);  // first contact
       using SF = clc::SmcrAcceptConfirmSpec::Field;
       m.smcr.emplace();
-      m.smcr->set(SF::PeerId, 0x0001020000000002ull).set_octets(SF::Gid, gid).set_octets(SF::Mac, Bytes{2, 0, 0, 0, 0, 2});
+      // The Accept carries the server's identity, the Confirm the client's
+      // (the Proposal's peer ID, RFC 7609 App. A.2.4).
+      const bool accept = t == clc::MessageType::kAccept;
+      m.smcr->set(SF::PeerId, accept ? 0x0001020000000002ull : 0x0001020000000001ull).set_octets(SF::Gid, gid);
+      m.smcr->set_octets(SF::Mac, Bytes{2, 0, 0, 0, 0, static_cast<std::uint8_t>(accept ? 2 : 1)});
       m.smcr->set(SF::QpNumber, 0x123).set(SF::RmbRkey, 0x99).set(SF::RmbeIndex, 1).set(SF::RmbeAlertToken, 5);
       m.smcr->set(SF::QpMtu, 3).set(SF::RmbVirtualAddress, 0x10000).set(SF::InitialPsn, 1);
       clc::finalize(m);
@@ -418,7 +424,45 @@ void clc_captures(const fs::path& dir, std::vector<Expect>& all) {
   all.push_back(e);
 }
 
-// One capture per violation kind: a clean startup, then the one fault.
+// A clean SMC-R v1 exchange (Proposal, Accept, Confirm), first contact.
+struct ClcExchange {
+  clc::Proposal proposal;
+  clc::AcceptConfirm accept, confirm;
+};
+
+ClcExchange clean_clc_v1() {
+  using HF = clc::ClcHeaderSpec::Field;
+  auto header = [](clc::MessageType t) {
+    clc::ClcHeader h;
+    h.set(HF::Eyecatcher, clc::kEyecatcherSmcr).set(HF::Type, static_cast<std::uint8_t>(t)).set(HF::Version, 1);
+    return h;
+  };
+  const Bytes gid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0xff, 0xfe, 0, 0, 1};
+  ClcExchange x;
+  x.proposal.header = header(clc::MessageType::kProposal);
+  using PF = clc::ProposalBodySpec::Field;
+  x.proposal.body.set(PF::PeerId, 0x0001020000000001ull).set_octets(PF::Gid, gid).set_octets(PF::Mac, Bytes{2, 0, 0, 0, 0, 1});
+  x.proposal.ip_prefix.emplace();
+  x.proposal.ip_prefix->set(clc::IpPrefixSpec::Field::OutgoingSubnet, 0xc0000200).set(clc::IpPrefixSpec::Field::PrefixLength, 24);
+  for (clc::AcceptConfirm* m : {&x.accept, &x.confirm}) {
+    const bool accept = m == &x.accept;
+    m->header = header(accept ? clc::MessageType::kAccept : clc::MessageType::kConfirm);
+    clc::set_type_bits_field(m->header, clc::kAcceptConfirmTypeBits[0], 1);  // first contact
+    using SF = clc::SmcrAcceptConfirmSpec::Field;
+    m->smcr.emplace();
+    m->smcr->set(SF::PeerId, accept ? 0x0001020000000002ull : 0x0001020000000001ull).set_octets(SF::Gid, gid);
+    m->smcr->set_octets(SF::Mac, Bytes{2, 0, 0, 0, 0, static_cast<std::uint8_t>(accept ? 2 : 1)});
+    m->smcr->set(SF::QpNumber, accept ? 0x123 : 0x456).set(SF::RmbRkey, 0x99).set(SF::RmbeIndex, 1);
+    m->smcr->set(SF::RmbeAlertToken, 5).set(SF::QpMtu, 3).set(SF::RmbVirtualAddress, 0x10000).set(SF::InitialPsn, 1);
+  }
+  return x;
+}
+
+// One capture per violation kind the observer detects: a clean startup (or
+// CLC exchange), then the one fault. `rule` is the row of
+// pcap/analysis/rules.hpp the fault breaks; the test checks that
+// `rdmaconf analyze` reports it and that the plugin's expert infos are
+// exactly analyze's violations (rule id and frame).
 void violations(const fs::path& dir, std::vector<Expect>& all) {
   struct Case {
     std::string name;
@@ -428,102 +472,156 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
     bool own_startup = false;
   };
   const Bytes data = pattern(200, 21);
+  auto send = [&](MpaConnection& c, Side s, const Bytes& ulpdu, const mpa::FramerOverrides& ov = {}) {
+    c.fpdu(s, ulpdu, ov);
+    c.flush(s);
+  };
+  // One forced value in the FPDU's framing (scapy style).
+  auto crc = [](std::uint32_t v) { mpa::FramerOverrides o; o.crc = v; return o; };
+  auto fpdu_ptr = [](std::uint16_t v) { mpa::FramerOverrides o; o.fpdu_ptr = v; return o; };
+  auto marker_res = [](std::uint16_t v) { mpa::FramerOverrides o; o.marker_reserved = v; return o; };
+  auto pad_octet = [](std::uint8_t v) { mpa::FramerOverrides o; o.pad_octet = v; return o; };
+  using TF = rdmap::TerminateControlSpec::Field;
   std::vector<Case> cases = {
-      {"v_crc", "rfc5044-4.4-crc", {}, [&](MpaConnection& c) {
-         mpa::FramerOverrides ov;
-         ov.crc = 0xdeadbeef;
-         c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data), ov);
-         c.flush(Side::kClient);
-       }},
-      {"v_marker", "rfc5044-4.3-marker-fpduptr", {.markers_to_responder = true}, [&](MpaConnection& c) {
-         mpa::FramerOverrides ov;
-         ov.fpdu_ptr = 3;
-         c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(1000, 1)), ov);
-         c.flush(Side::kClient);
-       }},
-      {"v_pad", "rfc5044-4.1-pad-zero", {}, [&](MpaConnection& c) {
-         mpa::FramerOverrides ov;
-         ov.pad_octet = 0xff;
-         c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(201, 1)), ov);
-         c.flush(Side::kClient);
-       }},
-      {"v_key", "rfc5044-7.1.1-key", {}, [&](MpaConnection& c) {
+      // ---- MPA startup (RFC 5044 §7.1, RFC 6581)
+      {"v_key", "rfc5044-7.1.1-key-reply", {}, [&](MpaConnection& c) {
          c.request();
          c.reply([](mpa::ReqRepFields& f) { f.key = mpa::kRequestKey; });
-       }, true},
-      {"v_pd_length", "rfc5044-7.1.1-pd-length-max", {}, [&](MpaConnection& c) {
-         c.request([](mpa::ReqRepFields& f) { f.pd_length = 600; });
        }, true},
       {"v_res", "rfc5044-7.1.1-res-zero", {}, [&](MpaConnection& c) {
          c.request([](mpa::ReqRepFields& f) { f.res = 0x4; });
          c.reply();
        }, true},
-      {"v_before_reply", "rfc5044-7.1.2-no-fpdu-before-reply", {}, [&](MpaConnection& c) {
+      {"v_rev", "rfc5044-7.1.1-rev-1", {.revision = 1}, [&](MpaConnection& c) {
+         c.request([](mpa::ReqRepFields& f) { f.revision = 3; });
+         c.reply();
+       }, true},
+      {"v_r_in_request", "rfc5044-7.1.1-r-request-zero", {}, [&](MpaConnection& c) {
+         c.request([](mpa::ReqRepFields& f) { f.reject = true; });
+         c.reply();
+       }, true},
+      {"v_pd_length", "rfc5044-7.1.1-pd-length-max", {}, [&](MpaConnection& c) {
+         c.request([](mpa::ReqRepFields& f) { f.pd_length = 600; });
+       }, true},
+      {"v_enhanced_short", "rfc6581-9-enhanced-data-present", {}, [&](MpaConnection& c) {
+         // S set, but only 2 octets of private data: no room for IRD/ORD.
+         c.request([](mpa::ReqRepFields& f) { f.raw_private_data = Bytes{0, 4}; });
+         c.reply();
+       }, true},
+      {"v_reply_rev", "rfc6581-10-reply-rev-not-above", {.revision = 1}, [&](MpaConnection& c) {
+         c.request();
+         c.reply([](mpa::ReqRepFields& f) {
+           f.revision = 2;
+           f.enhanced = mpa::EnhancedData{false, false, false, false, 4, 4};
+         });
+       }, true},
+      {"v_before_reply", "rfc5044-7.1.2-initiator-no-early-fpdu", {}, [&](MpaConnection& c) {
          c.request();
          c.stray_fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data));
+         c.reply();
        }, true},
-      {"v_after_reject", "rfc5044-7.1.2-no-fpdu-after-reject", {.reject = true}, [&](MpaConnection& c) {
+      {"v_after_reject", "rfc5044-7.1.2-no-data-after-reject", {.reject = true}, [&](MpaConnection& c) {
          c.stray_fpdu(Side::kServer, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data));
        }},
-      {"v_p2p", "rfc6581-9.2-p2p-echo",
+      {"v_p2p", "rfc6581-9.2-rtr-choice-one",
        {.request_enhanced = mpa::EnhancedData{true, true, false, false, 4, 4},
         .reply_enhanced = mpa::EnhancedData{true, false, false, true, 4, 4}},
        [&](MpaConnection&) {}},
-      {"v_dv", "rfc5041-4.1-dv", {}, [&](MpaConnection& c) {
-         c.fpdu(Side::kClient, untagged([] { Untagged x; x.dv = 2; return x; }(), data));
-         c.flush(Side::kClient);
+      {"v_rtr_first", "rfc6581-9.2-rtr-first-fpdu",
+       {.request_enhanced = mpa::EnhancedData{true, false, true, false, 4, 4},
+        .reply_enhanced = mpa::EnhancedData{true, false, true, false, 4, 4}},
+       [&](MpaConnection& c) {  // chose a zero-length Write, sends a Send first
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data));
        }},
-      {"v_rv", "rfc5040-4.2-rv", {}, [&](MpaConnection& c) {
-         c.fpdu(Side::kClient, untagged([] { Untagged x; x.rv = 0; return x; }(), data));
-         c.flush(Side::kClient);
+      // ---- MPA full operation (RFC 5044 §4)
+      {"v_crc", "rfc5044-4.4-crc32c", {}, [&](MpaConnection& c) {
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data), crc(0xdeadbeef));
        }},
-      {"v_opcode", "rfc5040-4.3-opcode-defined", {}, [&](MpaConnection& c) {
-         c.fpdu(Side::kClient, untagged([] { Untagged x; x.raw_opcode = 0xd; return x; }(), data));
-         c.flush(Side::kClient);
+      {"v_crc_off", "rfc5044-4.4-crc-off-zero", {.crc = false}, [&](MpaConnection& c) {
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data), crc(0x1234));
        }},
-      {"v_t_bit", "rfc5040-4.3-opcode-t-bit", {}, [&](MpaConnection& c) {
-         c.fpdu(Side::kClient, tagged(rdmap::Opcode::kSend, 1, 0, true, data));
-         c.flush(Side::kClient);
+      {"v_marker", "rfc5044-4.2-fpduptr", {.markers_to_responder = true}, [&](MpaConnection& c) {
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(1000, 1)), fpdu_ptr(3));
        }},
-      {"v_qn", "rfc5041-4.3-qn-valid", {}, [&](MpaConnection& c) {
-         c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 2, 1, 0, true), data));
-         c.flush(Side::kClient);
+      {"v_marker_res", "rfc5044-4.2-marker-res-zero", {.markers_to_responder = true}, [&](MpaConnection& c) {
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(1000, 1)), marker_res(0x8000));
        }},
-      {"v_single_segment", "rfc5040-4.3-single-segment", {}, [&](MpaConnection& c) {
-         c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 1, 0, false),
-                                        read_request(1, 0, 10, 2, 0)));
-         c.flush(Side::kClient);
-       }},
-      {"v_payload_size", "rfc5040-4.3-payload-size", {}, [&](MpaConnection& c) {
-         c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kImmediateData, 0, 1, 0, true), pattern(12, 1)));
-         c.flush(Side::kClient);
-       }},
-      {"v_msn", "rfc5041-4.3-msn-sequence", {}, [&](MpaConnection& c) {
-         c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data));
-         c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 3, 0, true), data));
-         c.flush(Side::kClient);
-       }},
-      {"v_unsolicited_read", "rfc5040-5.2.2-read-response-solicited", {}, [&](MpaConnection& c) {
-         c.fpdu(Side::kServer, tagged(rdmap::Opcode::kRdmaReadResponse, 9, 0, true, data));
-         c.flush(Side::kServer);
-       }},
-      {"v_read_sink", "rfc5040-5.2.2-read-response-sink", {}, [&](MpaConnection& c) {
-         c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 1, 0, true), read_request(5, 0, 200, 6, 0)));
-         c.flush(Side::kClient);
-         c.fpdu(Side::kServer, tagged(rdmap::Opcode::kRdmaReadResponse, 7, 0, true, data));
-         c.flush(Side::kServer);
+      {"v_pad", "rfc5044-4.1-pad-zero", {}, [&](MpaConnection& c) {
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(201, 1)), pad_octet(0xff));
        }},
       {"v_short_ulpdu", "rfc5041-4-segment-header", {}, [&](MpaConnection& c) {
-         c.fpdu(Side::kClient, Bytes{0x41, 0x43, 0, 0, 0});
-         c.flush(Side::kClient);
+         send(c, Side::kClient, Bytes{0x41, 0x43, 0, 0, 0});
+       }},
+      // ---- DDP (RFC 5041)
+      {"v_dv", "rfc5041-4.1-dv-1", {}, [&](MpaConnection& c) {
+         send(c, Side::kClient, untagged([] { Untagged x; x.dv = 2; return x; }(), data));
+       }},
+      {"v_msn", "rfc5041-5.2-msn-increment", {}, [&](MpaConnection& c) {
+         c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data));
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 3, 0, true), data));
+       }},
+      {"v_mo", "rfc5041-5.2-untagged-mo-advance", {}, [&](MpaConnection& c) {
+         c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, false), data));
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 999, true), data));
+       }},
+      {"v_to", "rfc5041-5.2-tagged-to-advance", {}, [&](MpaConnection& c) {
+         c.fpdu(Side::kClient, tagged(rdmap::Opcode::kRdmaWrite, 0x77, 0, false, data));
+         send(c, Side::kClient, tagged(rdmap::Opcode::kRdmaWrite, 0x77, 500, true, data));
+       }},
+      {"v_qn", "rfc5040-4.2-qn-opcode-match", {}, [&](MpaConnection& c) {
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 2, 1, 0, true), data));
+       }},
+      // ---- RDMAP (RFC 5040, RFC 7306)
+      {"v_rv", "rfc5040-4.1-rv-1", {}, [&](MpaConnection& c) {
+         send(c, Side::kClient, untagged([] { Untagged x; x.rv = 0; return x; }(), data));
+       }},
+      {"v_opcode", "rfc5040-4.2-opcodes", {}, [&](MpaConnection& c) {
+         send(c, Side::kClient, untagged([] { Untagged x; x.raw_opcode = 0xd; return x; }(), data));
+       }},
+      {"v_t_bit", "rfc5040-4.2-tagged-kinds", {}, [&](MpaConnection& c) {
+         send(c, Side::kClient, tagged(rdmap::Opcode::kSend, 1, 0, true, data));
+       }},
+      {"v_single_segment", "rfc5040-5.2.1-single-segment", {}, [&](MpaConnection& c) {
+         send(c, Side::kClient,
+              untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 1, 0, false), read_request(1, 0, 10, 2, 0)));
+       }},
+      {"v_payload_size", "rfc5040-4.3-payload-size", {}, [&](MpaConnection& c) {
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kImmediateData, 0, 1, 0, true), pattern(12, 1)));
+       }},
+      {"v_unsolicited_read", "rfc5040-5.2.2-read-response-solicited", {}, [&](MpaConnection& c) {
+         send(c, Side::kServer, tagged(rdmap::Opcode::kRdmaReadResponse, 9, 0, true, data));
+       }},
+      {"v_read_sink", "rfc5040-5.2.2-read-response-sink", {}, [&](MpaConnection& c) {
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 1, 0, true), read_request(5, 0, 200, 6, 0)));
+         send(c, Side::kServer, tagged(rdmap::Opcode::kRdmaReadResponse, 7, 0, true, data));
+       }},
+      {"v_read_size", "rfc5040-5.2.2-read-response-size", {}, [&](MpaConnection& c) {
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 1, 0, true), read_request(5, 0, 300, 6, 0)));
+         send(c, Side::kServer, tagged(rdmap::Opcode::kRdmaReadResponse, 5, 0, true, data));
+       }},
+      {"v_ord", "rfc5040-5.2.1-ord-limit",
+       {.request_enhanced = mpa::EnhancedData{false, false, false, false, 1, 1},
+        .reply_enhanced = mpa::EnhancedData{false, false, false, false, 1, 1}},
+       [&](MpaConnection& c) {  // two Read Requests outstanding against an IRD of 1
+         c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 1, 0, true), read_request(5, 0, 100, 6, 0)));
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 2, 0, true), read_request(5, 100, 100, 6, 0)));
+       }},
+      {"v_atomic", "rfc7306-5-response-order", {}, [&](MpaConnection& c) {
+         rdmap::AtomicResponseHeader r;
+         r.set(rdmap::AtomicResponseSpec::Field::OriginalRequestIdentifier, 7);
+         send(c, Side::kServer, untagged(u(rdmap::Opcode::kAtomicResponse, 3, 1, 0, true), bytes_of(r)));
        }},
       {"v_terminate", "rfc5040-4.8-terminate-format", {}, [&](MpaConnection& c) {
          // R set without D: inconsistent header control bits.
-         using TF = rdmap::TerminateControlSpec::Field;
          rdmap::TerminateControlHeader t;
          t.set(TF::Layer, 0).set(TF::EType, 1).set(TF::ErrorCode, 0).set(TF::R, 1);
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kTerminate, 2, 1, 0, true), bytes_of(t)));
+       }},
+      {"v_after_terminate", "rfc5040-5.4-terminate-last", {}, [&](MpaConnection& c) {
+         rdmap::TerminateControlHeader t;
+         t.set(TF::Layer, 0).set(TF::EType, 1).set(TF::ErrorCode, 0);
          c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kTerminate, 2, 1, 0, true), bytes_of(t)));
-         c.flush(Side::kClient);
+         send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data));
        }},
   };
   std::uint16_t port = 41000;
@@ -538,27 +636,98 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
     all.push_back(e);
   }
 
-  // CLC: a trailer that does not repeat the eyecatcher, and a Decline whose
-  // Out of Sync bit disagrees with its diagnosis.
+  // ---- SMC CLC (RFC 7609 App. A and C, SMC v2): a clean v1 exchange with
+  // one field changed, or sent out of order, or without the SMC option.
+  struct ClcCase {
+    std::string name;
+    std::string rule;
+    std::function<void(ClcExchange&)> tweak;
+    bool smc_option = true;
+    bool confirm_first = false;
+  };
+  const std::vector<ClcCase> clc_cases = {
+      {"v_clc_no_option", "rfc7609-3.1-no-clc-without-option", {}, false},
+      {"v_clc_order", "rfc7609-c.6-clc-order", {}, true, true},
+      {"v_clc_peer_id", "rfc7609-a.2.1-proposal-peer-id-set",
+       [](ClcExchange& x) { x.proposal.body.set(clc::ProposalBodySpec::Field::PeerId, 0); }},
+      {"v_clc_gid_mac", "rfc7609-a.2.2-proposal-gid-mac-valid",
+       [](ClcExchange& x) { x.proposal.body.set_octets(clc::ProposalBodySpec::Field::Mac, Bytes{1, 0, 0x5e, 0, 0, 1}); }},
+      {"v_clc_accept_peer", "rfc7609-a.2.3-accept-peer-valid",
+       [](ClcExchange& x) { x.accept.smcr->set(clc::SmcrAcceptConfirmSpec::Field::PeerId, 0); }},
+      {"v_clc_accept_qp", "rfc7609-a.2.3-accept-qp-number",
+       [](ClcExchange& x) { x.accept.smcr->set(clc::SmcrAcceptConfirmSpec::Field::QpNumber, 1); }},
+      {"v_clc_accept_rmb", "rfc7609-a.2.3-accept-rmb-valid",
+       [](ClcExchange& x) { x.accept.smcr->set(clc::SmcrAcceptConfirmSpec::Field::RmbeIndex, 0); }},
+      {"v_clc_confirm_peer_id", "rfc7609-a.2.4-confirm-peer-id",
+       [](ClcExchange& x) { x.confirm.smcr->set(clc::SmcrAcceptConfirmSpec::Field::PeerId, 0x0001020000000009ull); }},
+      {"v_clc_confirm_qp", "rfc7609-a.2.4-confirm-qp-number",
+       [](ClcExchange& x) { x.confirm.smcr->set(clc::SmcrAcceptConfirmSpec::Field::QpNumber, 0); }},
+      {"v_clc_confirm_mtu", "rfc7609-a.2.4-confirm-mtu-not-above-accept",
+       [](ClcExchange& x) { x.confirm.smcr->set(clc::SmcrAcceptConfirmSpec::Field::QpMtu, 5); }},
+      {"v_clc_confirm_first_contact", "rfc7609-c.4-confirm-first-contact-echo",
+       [](ClcExchange& x) { clc::set_type_bits_field(x.confirm.header, clc::kAcceptConfirmTypeBits[0], 0); }},
+  };
+  for (const ClcCase& k : clc_cases) {
+    Expect e{k.name, {}, {}, {k.rule}};
+    {
+      Writer w(dir / (k.name + ".pcapng"));
+      Connection c(w.w, port++, k.smc_option);
+      ClcExchange x = clean_clc_v1();
+      if (k.tweak) k.tweak(x);
+      clc::finalize(x.proposal);
+      clc::finalize(x.accept);
+      clc::finalize(x.confirm);
+      c.send(Side::kClient, clc::encode(x.proposal));
+      if (k.confirm_first) c.send(Side::kClient, clc::encode(x.confirm));
+      c.send(Side::kServer, clc::encode(x.accept));
+      if (!k.confirm_first) c.send(Side::kClient, clc::encode(x.confirm));
+    }
+    all.push_back(e);
+  }
+
+  // Declines: a trailer that does not repeat the eyecatcher, Out of Sync
+  // disagreeing with the diagnosis, a local-only diagnosis on the wire.
   using HF = clc::ClcHeaderSpec::Field;
-  for (int k = 0; k < 2; ++k) {
-    Expect e{k == 0 ? "v_clc_trailer" : "v_clc_out_of_sync", {}, {},
-             {k == 0 ? "rfc7609-a.2-clc-format" : "rfc7609-c.4-decline-out-of-sync"}};
+  const struct {
+    const char* name;
+    const char* rule;
+    std::uint32_t code;
+  } declines[] = {{"v_clc_trailer", "rfc7609-a.2-clc-format", clc::kDeclNoSmcDev},
+                  {"v_clc_out_of_sync", "rfc7609-c.4-decline-out-of-sync", clc::kDeclNoSmcDev},
+                  {"v_clc_decline_code", "smcv2-decline-code-on-wire", clc::kDeclPeerNoSmc}};
+  for (const auto& k : declines) {
+    Expect e{k.name, {}, {}, {k.rule}};
     {
       Writer w(dir / (e.name + ".pcapng"));
       Connection c(w.w, port++, true);
       clc::Decline d;
       d.header.set(HF::Eyecatcher, clc::kEyecatcherSmcr).set(HF::Type, 4).set(HF::Version, 1);
-      d.body.set(clc::DeclineSpec::Field::PeerDiagnosis, clc::kDeclNoSmcDev);
+      d.body.set(clc::DeclineSpec::Field::PeerDiagnosis, k.code);
       clc::finalize(d);
-      if (k == 1) clc::set_type_bits_field(d.header, clc::kDeclineTypeBits[0], 1);
+      if (e.name == "v_clc_out_of_sync") clc::set_type_bits_field(d.header, clc::kDeclineTypeBits[0], 1);
       Bytes octets = clc::encode(d);
-      if (k == 0) octets[octets.size() - 1] ^= 0xff;
+      if (e.name == "v_clc_trailer") octets[octets.size() - 1] ^= 0xff;
       c.send(Side::kServer, octets);
-      ++e.counts["clc.4"];
     }
     all.push_back(e);
   }
+}
+
+// A capture that starts in the middle of full operation: no SYNs, no MPA
+// startup, the tail of an FPDU first. The observer hunts for framing (an
+// FPDU whose CRC checks) and the plugin shows the FPDUs found after it.
+void mid_connection(const fs::path& dir, std::vector<Expect>& all) {
+  Expect e{"iwarp_midstream", {}, {}, {}};
+  {
+    Writer w(dir / "iwarp_midstream.pcapng");
+    Connection c(w.w, 40020, false, /*open=*/false);
+    mpa::Framer f({false, true, 0});
+    Bytes stream;
+    for (std::uint32_t msn = 40; msn < 52; ++msn)
+      f.frame(wire::Bytes(untagged(u(rdmap::Opcode::kSend, 0, msn, 0, true), pattern(300 + msn, 7))), stream);
+    c.send(Side::kClient, Bytes(stream.begin() + 137, stream.end()), {700, 1460});
+  }
+  all.push_back(e);
 }
 
 std::string json_string(const std::string& s) {
@@ -619,21 +788,61 @@ int bench(const fs::path& file, std::size_t mib) {
   return 0;
 }
 
-// Captures built from fuzz inputs: each input becomes (a) the initiator's
-// full-operation stream after a clean startup, (b) the whole initiator
-// stream (Request frame position), (c) a CLC stream. Without a corpus,
-// seeded mutations of valid streams stand in.
+// Captures built from the fuzz corpora (fuzz/corpus/<target>/), or, without
+// them, from seeded mutations of valid streams:
+// - byte-stream targets (MPA, DDP/RDMAP, CLC, sessions): each input becomes
+//   (a) the initiator's full-operation stream after a clean startup, cut at
+//   an odd segment size, (b) the whole initiator stream (Request position),
+//   (c) a CLC stream after SYNs with the SMC option;
+// - capture_observer: its event script as a TCP connection (SYN flags from
+//   octet 0, each data event one segment of its side; gap events dropped);
+// - capture_frames: its frames as they are, one capture per link type.
+// (capture_file inputs are whole files: check_plugin.py hands a sample of
+// them to tshark directly.)
+std::vector<Bytes> read_inputs(const fs::path& dir) {
+  std::vector<Bytes> inputs;
+  if (!fs::is_directory(dir)) return inputs;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.is_regular_file() && entry.file_size() <= (1u << 20)) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    inputs.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return inputs;
+}
+
+void observer_script(capture::CaptureWriter& w, std::uint16_t port, const Bytes& in) {
+  if (in.empty()) return;
+  const std::uint8_t flags = in[0];
+  Connection c(w, port, (flags & 0x0a) == 0x0a, (flags & 0x05) == 0x05);
+  for (std::size_t at = 1; at + 1 < in.size();) {
+    const bool responder = (in[at] & 0x80) != 0;
+    const bool gap = (in[at] & 0x03) == 0x03;
+    const std::size_t n = std::min<std::size_t>(in[at + 1] + 1u, in.size() - at - 2);
+    at += 2;
+    if (gap) continue;
+    c.send(responder ? Side::kServer : Side::kClient, Bytes(in.begin() + static_cast<std::ptrdiff_t>(at),
+                                                            in.begin() + static_cast<std::ptrdiff_t>(at + n)));
+    at += n;
+  }
+}
+
 int fuzz(const fs::path& dir, const std::optional<fs::path>& corpus) {
   fs::create_directories(dir);
-  std::vector<Bytes> inputs;
-  if (corpus && fs::exists(*corpus)) {
-    for (const auto& entry : fs::recursive_directory_iterator(*corpus)) {
-      if (!entry.is_regular_file() || entry.file_size() > (1u << 20)) continue;
-      std::ifstream in(entry.path(), std::ios::binary);
-      inputs.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::vector<Bytes> streams;
+  std::vector<Bytes> scripts, frames;
+  if (corpus && fs::is_directory(*corpus)) {
+    for (const auto& entry : fs::directory_iterator(*corpus)) {
+      const std::string target = entry.path().filename().string();
+      if (target == "capture_file" || target == "conformance_script") continue;
+      std::vector<Bytes> in = read_inputs(entry.path());
+      std::vector<Bytes>& to = target == "capture_observer" ? scripts : target == "capture_frames" ? frames : streams;
+      to.insert(to.end(), std::make_move_iterator(in.begin()), std::make_move_iterator(in.end()));
     }
   }
-  if (inputs.empty()) {
+  if (streams.empty()) {
     std::mt19937 rng(20240601);
     for (int k = 0; k < 300; ++k) {
       mpa::Framer f({k % 2 == 0, true, 0});
@@ -645,16 +854,19 @@ int fuzz(const fs::path& dir, const std::optional<fs::path>& corpus) {
       const int flips = 1 + static_cast<int>(rng() % 8);
       for (int i = 0; i < flips && !s.empty(); ++i) s[rng() % s.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
       if (rng() % 4 == 0 && !s.empty()) s.resize(rng() % s.size());
-      inputs.push_back(s);
+      streams.push_back(s);
     }
   }
+  // Many inputs per capture: tshark's start-up, not the dissection, is what
+  // a capture costs.
+  constexpr std::size_t kPerFile = 700;
   std::size_t file_no = 0;
-  for (std::size_t base = 0; base < inputs.size(); base += 50) {
-    Writer w(dir / ("fuzz_" + std::to_string(file_no++) + ".pcapng"));
+  for (std::size_t base = 0; base < streams.size(); base += kPerFile) {
+    Writer w(dir / ("fuzz_streams_" + std::to_string(file_no++) + ".pcapng"));
     Expect ignored{"fuzz", {}, {}, {}};
     std::uint16_t port = 20000;
-    for (std::size_t i = base; i < std::min(inputs.size(), base + 50); ++i) {
-      const Bytes& in = inputs[i];
+    for (std::size_t i = base; i < std::min(streams.size(), base + kPerFile); ++i) {
+      const Bytes& in = streams[i];
       {
         MpaConnection::Options o;
         o.markers_to_responder = i % 2 == 1;
@@ -671,6 +883,32 @@ int fuzz(const fs::path& dir, const std::optional<fs::path>& corpus) {
         Bytes clc = {0xe2, 0xd4, 0xc3, 0xd9};
         clc.insert(clc.end(), in.begin(), in.end());
         c.send(Side::kClient, clc, {7, 1460});
+      }
+    }
+  }
+  if (!scripts.empty()) {
+    Writer w(dir / "fuzz_observer.pcapng");
+    std::uint16_t port = 20000;
+    for (const Bytes& in : scripts) observer_script(w.w, port++, in);
+  }
+  // capture_frames: octet 0 picks the link type, then (length, octets beyond
+  // the snapshot, frame) triples, as fuzz/targets/capture_frames.cpp reads them.
+  static constexpr capture::LinkType kLinks[] = {
+      capture::LinkType::kEthernet, capture::LinkType::kRaw,  capture::LinkType::kLinuxSll,
+      capture::LinkType::kLinuxSll2, capture::LinkType::kNull, capture::LinkType::kLoop,
+      capture::LinkType::kIpv4,     capture::LinkType::kIpv6};
+  for (std::size_t l = 0; l < std::size(kLinks) && !frames.empty(); ++l) {
+    std::ofstream out(dir / ("fuzz_frames_" + std::to_string(l) + ".pcapng"), std::ios::binary);
+    capture::CaptureWriter w(out, capture::FileFormat::kPcapng, kLinks[l]);
+    std::int64_t t = 1'700'000'000'000'000'000;
+    for (const Bytes& in : frames) {
+      if (in.empty() || (in[0] & 7) != l) continue;
+      for (std::size_t at = 1; at + 4 <= in.size();) {
+        const std::size_t length = std::size_t{in[at]} << 8 | in[at + 1];
+        at += 4;
+        const std::size_t n = std::min(length, in.size() - at);
+        w.write(capture::Timestamp{t += 1000}, wire::Bytes(in).subspan(at, n));
+        at += n;
       }
     }
   }
@@ -694,6 +932,7 @@ int main(int argc, char** argv) {
   markers(dir, all);
   clc_captures(dir, all);
   violations(dir, all);
+  mid_connection(dir, all);
   write_expectations(dir / "expected.json", all);
   return 0;
 }

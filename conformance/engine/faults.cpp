@@ -40,6 +40,10 @@ constexpr FaultInfo kFaults[] = {
     {F::kReadResponseWrongStag, "read-response-wrong-stag", "RDMAP", "answers an RDMA Read with the wrong Data Sink STag", "RFC 5040 §5.2.2", std::nullopt},
     {F::kAtomicResponseWrongId, "atomic-response-wrong-id", "RDMAP", "answers an Atomic Request with the wrong Request Identifier", "RFC 7306 §5", std::nullopt},
     {F::kEchoDropped, "send-not-delivered", "RDMAP", "does not deliver Sends to the ULP (no echo)", "RFC 5040 §5.3", std::nullopt},
+    {F::kSendReservedSet, "send-reserved-set", "RDMAP", "sends its Sends, Immediate Data and Atomic Responses with RDMAP Rsvd and the 32-bit RsvdULP not zero", "RFC 5040 §4.1", std::nullopt},
+    {F::kUntaggedMsnFromZero, "untagged-msn-from-zero", "DDP", "numbers the messages of each untagged queue from MSN 0 instead of 1", "RFC 5041 §5.2", std::nullopt},
+    {F::kAtomicResponseWrongQueue, "atomic-response-wrong-queue", "RDMAP", "sends Atomic Responses on the Send queue (QN 0)", "RFC 7306 §5", std::nullopt},
+    {F::kMpaMarkersUnasked, "mpa-markers-unasked", "MPA", "inserts Markers towards a peer that did not ask for them", "RFC 5044 §4.3", std::nullopt},
     {F::kClcSkipPeerIdCheck, "clc-skip-peer-id-check", "CLC", "accepts a Proposal whose peer ID is zero", "RFC 7609 App. A.2.1", std::nullopt},
     {F::kClcSkipGidMacCheck, "clc-skip-gid-mac-check", "CLC", "accepts a Proposal with a zero GID or a multicast MAC", "RFC 7609 App. A.2.1", std::nullopt},
     {F::kClcSkipPrefixCheck, "clc-skip-prefix-check", "CLC", "accepts SMC-Rv1 with an IP prefix it does not have", "RFC 7609 §4.3", std::nullopt},
@@ -50,6 +54,8 @@ constexpr FaultInfo kFaults[] = {
     {F::kClcDeclineZeroDiagnosis, "clc-decline-zero-diagnosis", "CLC", "declines without a diagnosis code", "RFC 7609 App. A.2.5", std::nullopt},
     {F::kClcSkipConfirmQpCheck, "clc-skip-confirm-qp-check", "CLC", "accepts a Confirm naming QP0 or QP1", "RFC 7609 App. A.2.4", std::nullopt},
     {F::kClcAnswerDecline, "clc-answer-decline", "CLC", "answers a Decline with a Decline", "RFC 7609 App. C.1", std::nullopt},
+    {F::kClcReservedSet, "clc-reserved-set", "CLC", "sends its Accepts and Declines with a reserved header bit set", "RFC 7609 App. A.2", std::nullopt},
+    {F::kClcCheckReserved, "clc-check-reserved", "CLC", "declines a Proposal whose reserved prefix-area octets are not zero", "RFC 7609 App. A.2", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace

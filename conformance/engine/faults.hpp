@@ -26,9 +26,12 @@ enum class FaultId : std::uint8_t {
   // Terminate and RDMAP responses
   kTerminateWrongCode, kTerminateNoCopies, kTerminateOmitted, kNoCloseAfterTerminate,
   kReadResponseWrongStag, kAtomicResponseWrongId, kEchoDropped,
+  // fields of what the IUT sends (outgoing seams)
+  kSendReservedSet, kUntaggedMsnFromZero, kAtomicResponseWrongQueue, kMpaMarkersUnasked,
   // CLC (server seams)
   kClcSkipPeerIdCheck, kClcSkipGidMacCheck, kClcSkipPrefixCheck, kClcSkipEidCheck, kClcAcceptBadEyecatcher,
   kClcInconsistentAccept, kClcWrongTrailer, kClcDeclineZeroDiagnosis, kClcSkipConfirmQpCheck, kClcAnswerDecline,
+  kClcReservedSet, kClcCheckReserved,
   kCount
 };
 

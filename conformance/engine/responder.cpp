@@ -128,6 +128,23 @@ bool rewrite_outgoing(const FaultSet& f, ddp::Segment& seg) {
   if (seg.header_size < 2) return true;
   const std::uint8_t opcode = seg.header_octets[1] & 0x0f;
   auto& h = seg.header_octets;
+  const bool tagged = (h[0] & 0x80) != 0;
+  if (!tagged && seg.header_size >= ddp::kUntaggedHeaderSize) {
+    // RFC 5040 §4.1 / RFC 7306 §4: RDMAP Rsvd and the 32-bit RsvdULP go out as zero.
+    const bool carries_no_stag = opcode == 0x3 || opcode == 0x5 || opcode == 0x8 || opcode == 0x9 || opcode == 0xb;
+    if (f.has(FaultId::kSendReservedSet) && carries_no_stag) {
+      h[1] |= 0x30;
+      wire::store_be(wire::MutableBytes(h).subspan(2, 4), std::uint32_t{0x5a5a5a5a});
+    }
+    // RFC 5041 §5.2: each queue's first MSN is 1 (octets 10-13).
+    if (f.has(FaultId::kUntaggedMsnFromZero)) {
+      const auto msn = static_cast<std::uint32_t>(wire::load_be(wire::Bytes(h).subspan(10, 4)));
+      wire::store_be(wire::MutableBytes(h).subspan(10, 4), msn - 1);
+    }
+    // RFC 7306 §5: Atomic Responses have their own queue (QN, octets 6-9).
+    if (opcode == 0xb && f.has(FaultId::kAtomicResponseWrongQueue))
+      wire::store_be(wire::MutableBytes(h).subspan(6, 4), std::uint32_t{0});
+  }
   if (opcode == 0x7) {
     if (f.has(FaultId::kTerminateOmitted)) return false;
     if (seg.header_size >= ddp::kUntaggedHeaderSize + 4) {
@@ -148,7 +165,7 @@ bool rewrite_outgoing(const FaultSet& f, ddp::Segment& seg) {
 void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationOutcome& o, rdmap::Stream& st,
                         Memory& mem, std::vector<std::uint8_t> rx) {
   mpa::FramerConfig fc;
-  fc.markers = o.markers_send && !f.has(FaultId::kMpaIgnoreMarkerRequest);
+  fc.markers = (o.markers_send && !f.has(FaultId::kMpaIgnoreMarkerRequest)) || f.has(FaultId::kMpaMarkersUnasked);
   fc.crc = o.crc && !f.has(FaultId::kMpaIgnoreCrcRequest);
   mpa::Framer framer(fc);
   mpa::DeframerConfig dc;
@@ -407,6 +424,12 @@ std::vector<std::uint8_t> patch_incoming_clc(const FaultSet& f, std::vector<std:
         p->ipv6_prefixes.clear();
         changed = true;
       }
+      if (f.has(FaultId::kClcCheckReserved) && p->ip_prefix &&
+          p->ip_prefix->get(clc::IpPrefixSpec::Field::Reserved) != 0) {
+        // Refused the way a prefix the server does not share is refused.
+        p->ip_prefix->set(clc::IpPrefixSpec::Field::OutgoingSubnet, 0);
+        changed = true;
+      }
       if (f.has(FaultId::kClcSkipEidCheck) && p->v2_ext && !p->user_eids.empty()) {
         p->user_eids[0].set_octets(clc::EidSpec::Field::Eid, clc::make_eid("RDMACONF-TEST-EID"));
         changed = true;
@@ -439,6 +462,10 @@ std::vector<std::uint8_t> patch_outgoing_clc(const FaultSet& f, std::vector<std:
     return changed;
   });
   if (f.has(FaultId::kClcWrongTrailer) && m.size() >= 12) wire::store_be(wire::MutableBytes(m).last(4), clc::kEyecatcherSmcd);
+  // RFC 7609 App. A.2: header bit 61 of an Accept or Decline is reserved (octet 7, 0x04).
+  const bool accept_or_decline = m.size() >= 8 && (m[4] == static_cast<std::uint8_t>(clc::MessageType::kAccept) ||
+                                                   m[4] == static_cast<std::uint8_t>(clc::MessageType::kDecline));
+  if (f.has(FaultId::kClcReservedSet) && accept_or_decline) m[7] |= 0x04;
   return m;
 }
 

@@ -202,6 +202,19 @@ def check_captures(args):
                 failures.append(f"{e['name']}: counts {dict(counts)} != expected {e['counts']}")
             if not decoded:
                 failures.append(f"{e['name']}: no message decoded")
+    # The captures shared in the tree (the capture_file fuzz seeds: iWARP over
+    # IPv4 and IPv6, pcap and pcapng, SMC-R CLC).
+    for shared in args.shared:
+        if not os.path.exists(shared):
+            continue
+        copy = os.path.join(args.workdir, "shared_" + os.path.basename(shared))
+        with open(shared, "rb") as src, open(copy, "wb") as dst:
+            dst.write(src.read())
+        make_readable(args.workdir)
+        f, counts, rules, decoded = compare(args, os.path.basename(shared), copy, opcodes)
+        failures += f
+        if not decoded:
+            failures.append(f"{shared}: no message decoded")
     if args.record_live:
         live = os.path.join(args.workdir, "live")
         os.makedirs(live, exist_ok=True)
@@ -294,6 +307,7 @@ def main():
     ap.add_argument("--corpus", action="append", default=[])
     ap.add_argument("--file-sample", type=int, default=16, help="every n-th capture_file input goes to tshark")
     ap.add_argument("--rdmaconf", help="the rdmaconf CLI (decode, analyze)")
+    ap.add_argument("--shared", action="append", default=[], help="a shared capture to compare too")
     ap.add_argument("--record-live", help="records live reference sessions into a directory")
     args = ap.parse_args()
     args.workdir = os.path.join(args.workdir, args.what)

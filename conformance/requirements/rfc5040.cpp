@@ -240,6 +240,27 @@ constexpr Requirement kRows[] = {
         "An STag advertised on one stream is refused on a stream of another Protection Domain"),
     row("rfc5040-8-ipsec", kMust, N, "An implementation supports IPsec as RFC 5042 describes",
         "IPsec works below TCP"),
+
+    // ---- Rules the passive capture observer reports (pcap/analysis/rules.hpp), registered under the ids
+    // it already emits. Where an older row states the same requirement from the implementation's side,
+    // the summary names it. Observable in a capture of both directions.
+    row("rfc5040-4.3-payload-size", kMust, W,
+        "An RDMAP message of fixed layout (Read Request; RFC 7306 Atomic Request and Response, Immediate Data) "
+        "carries exactly its header, no more and no fewer octets (passive form of rfc5040-4.4-read-request-layout, "
+        "extended to RFC 7306)"),
+    row("rfc5040-4.8-terminate-format", kMust, W,
+        "A Terminate is well formed: the M, D and R bits of its control field match the DDP Segment Length, DDP "
+        "header and RDMA header copies that follow, and nothing else follows"),
+    row("rfc5040-5.2.2-read-response-solicited", kMust, W,
+        "Every Read Response a side sends answers a Read Request it received and has not answered yet (the sender's "
+        "side of rfc5040-5.2.2-unsolicited-response)"),
+    row("rfc5040-5.2.2-read-response-sink", kMust, W,
+        "Checked by pairing requests with responses: a Read Response goes to the Data Sink STag of the Read Request "
+        "it answers and its segments cover consecutive TOs from that request's Data Sink TO (as "
+        "rfc5040-5.2.2-response-sink)"),
+    row("rfc5040-5.2.2-read-response-size", kMust, W,
+        "Checked by pairing: the payload of a Read Response, over all its segments, equals the RDMA Read Message "
+        "Size of the Read Request it answers (as rfc5040-5.2.2-response-size)"),
 };
 
 }  // namespace

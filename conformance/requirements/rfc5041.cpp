@@ -204,6 +204,13 @@ constexpr Requirement kRows[] = {
     row("rfc5041-8.1-invalidate-before-reuse", kShould, N,
         "A ULP invalidates an STag before reusing its buffer for something else",
         "buffer reuse is a local ULP decision"),
+
+    // ---- Rules the passive capture observer reports (pcap/analysis/rules.hpp), registered under the ids
+    // it already emits. Where an older row states the same requirement from the implementation's side,
+    // the summary names it. Observable in a capture of both directions.
+    row("rfc5041-4-segment-header", kMust, W,
+        "Every ULPDU an FPDU carries holds at least the complete DDP header its T bit announces (14 octets tagged, "
+        "18 untagged)"),
 };
 
 }  // namespace

@@ -241,6 +241,12 @@ constexpr Requirement kRows[] = {
     row("rfc5044-a.3-reassembly", kMust, P,
         "A receiver that places out of order still delivers every ULPDU correctly when segments arrive split, "
         "merged or reordered"),
+
+    // ---- Rules the passive capture observer reports (pcap/analysis/rules.hpp), registered under the ids
+    // it already emits. Where an older row states the same requirement from the implementation's side,
+    // the summary names it. Observable in a capture of both directions.
+    row("rfc5044-4.4-crc-off-zero", kMust, W,
+        "On a connection that negotiated no CRC, every FPDU is sent with zero in its CRC field"),
 };
 
 }  // namespace

@@ -95,6 +95,13 @@ constexpr Requirement kRows[] = {
         "A responder that receives a Rev higher than it supports rejects with a Reply carrying the highest revision "
         "it supports"),
     row("rfc6581-10-reply-rev-not-above", kMustNot, W, "A Reply never carries a higher Rev than the Request"),
+
+    // ---- Rules the passive capture observer reports (pcap/analysis/rules.hpp), registered under the ids
+    // it already emits. Where an older row states the same requirement from the implementation's side,
+    // the summary names it. Observable in a capture of both directions.
+    row("rfc6581-9-enhanced-data-present", kMust, W,
+        "A Rev 2 Request or Reply with the enhanced flag set has a PD_Length of at least 4: the IRD/ORD block is "
+        "really there"),
 };
 
 }  // namespace

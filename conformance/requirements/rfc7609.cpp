@@ -168,6 +168,41 @@ constexpr Requirement kRows[] = {
         "speak SMC: the side resets the TCP connection rather than falling back"),
     row("rfc7609-c.6-no-fallback-after-garbage", M, P,
         "After a CLC protocol error the side does not treat the octets as application data"),
+
+    // ---- Rules the passive capture observer reports (pcap/analysis/rules.hpp), registered under the ids
+    // it already emits. Where an older row states the same requirement from the implementation's side,
+    // the summary names it. Observable in a capture of both directions.
+    row("rfc7609-a.2-clc-format", M, W,
+        "Each CLC message is well formed: leading and trailing eyecatchers, a type the RFC defines, a Length that "
+        "matches the octets and the type's layout, and every block inside the message"),
+    row("rfc7609-c.6-clc-order", M, W,
+        "A connection's CLC messages come in order: the client's Proposal, the server's Accept, the client's "
+        "Confirm, a Decline from either side ending the exchange at any point, and no CLC message after the end"),
+    row("rfc7609-a.2.1-proposal-peer-id-set", M, W, "The Peer ID in the client's Proposal is not all zero"),
+    row("rfc7609-a.2.2-proposal-gid-mac-valid", M, W,
+        "The Proposal's RoCE GID is not zero and its MAC is a unicast address"),
+    row("rfc7609-a.2.3-accept-peer-valid", M, W,
+        "The Accept's Peer ID and GID are not zero and its MAC is a unicast address"),
+    row("rfc7609-a.2.3-accept-qp-number", M, W,
+        "The server's QP number in the Accept is neither 0 nor 1, InfiniBand's management QPs (as "
+        "rfc7609-a.2.3-qp-number)"),
+    row("rfc7609-a.2.3-accept-rmb-valid", M, W,
+        "The Accept's RMBE index is 1 or more, and its RMB virtual address plus the RMB size stays below 2^64"),
+    row("rfc7609-a.2.4-confirm-version", M, W, "The Confirm carries the version the Accept chose"),
+    row("rfc7609-a.2.4-confirm-path", M, W, "The Confirm names the path (SMC-R or SMC-D) the Accept chose"),
+    row("rfc7609-a.2.4-confirm-peer-id", M, W, "The Confirm carries the Peer ID of the client's Proposal"),
+    row("rfc7609-a.2.4-confirm-peer-valid", M, W, "The Confirm's GID is not zero and its MAC is a unicast address"),
+    row("rfc7609-a.2.4-confirm-qp-number", M, W, "The client's QP number in the Confirm is neither 0 nor 1"),
+    row("rfc7609-a.2.4-confirm-rmb-valid", M, W,
+        "The Confirm's RMBE index is 1 or more, and its RMB virtual address plus the RMB size stays below 2^64"),
+    row("rfc7609-a.2.4-confirm-mtu-not-above-accept", M, W,
+        "The QP MTU the Confirm announces is not larger than the Accept's"),
+    row("rfc7609-c.4-confirm-first-contact-echo", M, W,
+        "The Confirm's first-contact flag equals the Accept's, seen on the wire (as "
+        "rfc7609-a.2.4-confirm-first-contact)"),
+    row("rfc7609-c.4-decline-out-of-sync", M, W,
+        "A Decline sets the out-of-sync flag exactly when its diagnosis is the link-group synchronisation error "
+        "(Linux SMC_CLC_DECL_SYNCERR)"),
 };
 
 }  // namespace

@@ -94,6 +94,25 @@ constexpr Requirement kRows[] = {
         "checking them to follow RFC 7609)"),
     row("smcv2-decline-diagnosis", M, W,
         "The diagnosis code is one of Linux's SMC_CLC_DECL_* values naming why SMC was not used"),
+
+    // ---- Rules the passive capture observer reports (pcap/analysis/rules.hpp), registered under the ids
+    // it already emits. Where an older row states the same requirement from the implementation's side,
+    // the summary names it. Observable in a capture of both directions.
+    row("smcv2-accept-path-offered", M, W,
+        "An Accept uses a path (SMC-R or SMC-D) that the Proposal offered for the version the Accept carries"),
+    row("smcv2-accept-release", M, W,
+        "The release in a v2 Accept's first-contact extension is not above the release the Proposal states"),
+    row("smcv2-accept-max-conns", M, W,
+        "In release 2.1 the Accept's first-contact extension allows at least 16 connections per link group (Max Conns)"),
+    row("smcv2-accept-max-links", M, W, "In release 2.1 the Accept's Max Links is 1 or 2"),
+    row("smcv2-confirm-eid", M, W, "A v2 Confirm carries the EID the Accept chose"),
+    row("smcv2-confirm-release", M, W, "The release in a v2 Confirm's first-contact extension equals the Accept's"),
+    row("smcv2-confirm-max-conns", M, W, "In release 2.1 the Confirm's Max Conns equals the Accept's"),
+    row("smcv2-confirm-max-links", M, W, "In release 2.1 the Confirm's Max Links equals the Accept's"),
+    row("smcv2-decline-code-on-wire", M, W,
+        "A Decline carries a diagnosis meant for the peer, never one of the SMC_CLC_DECL_* reasons Linux keeps "
+        "local (the capture analyzer reports this one as a SHOULD: it rests on Linux's practice, not a written "
+        "rule)"),
 };
 
 }  // namespace

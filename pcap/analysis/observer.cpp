@@ -491,11 +491,18 @@ void ConnectionObserver::settle_mpa(FrameNo frame) {
     mpa_.ord[1] = rep.enhanced_data->ord;
     const mpa::EnhancedData& q = *req.enhanced_data;
     const mpa::EnhancedData& p = *rep.enhanced_data;
+    // RFC 6581 §9.2: an initiator asking for peer-to-peer offers at least
+    // one RTR kind.
+    if (q.peer_to_peer && !q.rtr_send && !q.rtr_write && !q.rtr_read)
+      violate(rules::kP2pOffer, Side::kInitiator, ini.frame_number, 0, "Request sets A but offers no RTR kind");
     if (q.peer_to_peer && !rep.reject) {
       mpa_.peer_to_peer = true;
       const int chosen = int{p.rtr_send} + int{p.rtr_write} + int{p.rtr_read};
       const bool offered = (!p.rtr_send || q.rtr_send) && (!p.rtr_write || q.rtr_write) && (!p.rtr_read || q.rtr_read);
-      if (!p.peer_to_peer || chosen != 1 || !offered)
+      // Choosing none is the no-matching-RTR path: the responder then fails
+      // the connection with a Terminate (LLP code 0x07), checked at its first
+      // FPDU; it needs a Reply first to be in full operation.
+      if (!p.peer_to_peer || chosen > 1 || !offered)
         violate(rules::kP2pEcho, Side::kResponder, rsp.frame_number, 0,
                 "Reply to a peer-to-peer Request: A=" + std::to_string(p.peer_to_peer) +
                     ", RTR kinds chosen=" + std::to_string(chosen) + (offered ? "" : ", one not offered"));
@@ -727,7 +734,17 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
   // RFC 6581 §9.2: the initiator's first FPDU in peer-to-peer mode is the RTR.
   if (!d.first_fpdu_seen) {
     d.first_fpdu_seen = true;
-    if (mpa_.peer_to_peer && d.side == Side::kInitiator && d.params_known) {
+    const bool rtr_chosen = mpa_.rtr_send || mpa_.rtr_write || mpa_.rtr_read;
+    if (mpa_.peer_to_peer && !rtr_chosen && d.side == Side::kResponder && d.params_known) {
+      // RFC 6581 §9.2, LLP error 0x07: no RTR kind matched.
+      const bool llp_no_match = info->opcode == rdmap::Opcode::kTerminate && have >= hs + 2 &&
+                                (h[hs] >> 4) == static_cast<std::uint8_t>(ddp::Layer::kLlp) && h[hs + 1] == 0x07;
+      if (!llp_no_match)
+        violate(rules::kNoMatchingRtr, d.side, frame, offset,
+                "Reply chose no RTR kind, but the first FPDU is " + std::string(info->name) +
+                    " rather than a Terminate with LLP error 0x07");
+    }
+    if (mpa_.peer_to_peer && rtr_chosen && d.side == Side::kInitiator && d.params_known) {
       const bool zero_send = info->opcode == rdmap::Opcode::kSend && seg.payload_length == 0;
       const bool zero_write = info->opcode == rdmap::Opcode::kRdmaWrite && seg.payload_length == 0;
       const bool zero_read = info->opcode == rdmap::Opcode::kRdmaReadRequest && have >= hs + 16 && be32(h, hs + 12) == 0;

@@ -48,8 +48,12 @@ inline constexpr Rule kFpduBeforeReply{"rfc5044-7.1.2-initiator-no-early-fpdu", 
                                        "the initiator sends no FPDU before it has received the Reply"};
 inline constexpr Rule kDataAfterReject{"rfc5044-7.1.2-no-data-after-reject", Level::kMust, "RFC 5044 §7.1.2",
                                        "no FPDU follows a Reply with R set"};
+inline constexpr Rule kP2pOffer{"rfc6581-9.2-p2p-flag-a", Level::kMust, "RFC 6581 §9.2",
+                                "a peer-to-peer Request (A set) offers at least one RTR kind"};
+inline constexpr Rule kNoMatchingRtr{"rfc6581-9.2-no-matching-rtr", Level::kMust, "RFC 6581 §9.2",
+                                     "after a Reply that chose no RTR kind the responder terminates with LLP error 0x07"};
 inline constexpr Rule kP2pEcho{"rfc6581-9.2-rtr-choice-one", Level::kMust, "RFC 6581 §9.2",
-                               "a Reply to a peer-to-peer Request sets A and chooses exactly one offered RTR kind"};
+                               "a Reply to a peer-to-peer Request sets A and chooses at most one RTR kind, an offered one"};
 inline constexpr Rule kRtrFirst{"rfc6581-9.2-rtr-first-fpdu", Level::kMust, "RFC 6581 §9.2",
                                 "in peer-to-peer mode the initiator's first FPDU is the chosen RTR message"};
 // ---- MPA full operation (RFC 5044 §4)

@@ -178,6 +178,40 @@ TEST(Observer, PeerToPeerReplyAndRtr) {
   EXPECT_TRUE(out2.violations.empty()) << out2.dump();
 }
 
+// RFC 6581 §9.2: a Request with A set and no RTR kind breaks the initiator's
+// rule; the responder's Reply that chooses none is the no-match path and
+// must be followed by a Terminate with LLP error 0x07, nothing else.
+TEST(Observer, PeerToPeerWithoutMatchingRtr) {
+  // Terminate: Layer 2 (LLP), EType 0, code 0x07, no headers copied.
+  const Bytes llp_no_match = untagged(0x7, 2, 1, 0, true, {0x20, 0x07, 0x00, 0x00});
+  const Bytes other_code = untagged(0x7, 2, 1, 0, true, {0x20, 0x02, 0x00, 0x00});
+  for (const Bytes* term : {&llp_no_match, &other_code}) {
+    Session s;
+    s.request.enhanced = mpa::EnhancedData{true, false, false, false, 4, 4};  // A, no kind
+    s.reply.enhanced = mpa::EnhancedData{true, false, false, false, 4, 4};    // A, none chosen
+    s.start();
+    s.fpdu(1, *term);
+    Collect out;
+    ConnectionObserver obs(out);
+    feed_session(obs, s);
+    EXPECT_EQ(out.count(rules::kP2pOffer), 1u) << out.dump();
+    EXPECT_EQ(out.count(rules::kP2pEcho), 0u) << out.dump();
+    EXPECT_EQ(out.count(rules::kNoMatchingRtr), term == &llp_no_match ? 0u : 1u) << out.dump();
+  }
+  // Kinds offered, none supported: only a responder that goes on without
+  // the Terminate is wrong.
+  Session s;
+  s.request.enhanced = mpa::EnhancedData{true, true, false, false, 4, 4};
+  s.reply.enhanced = mpa::EnhancedData{true, false, false, false, 4, 4};
+  s.start();
+  s.fpdu(1, send_msg(1, filler(8)));
+  Collect out;
+  ConnectionObserver obs(out);
+  feed_session(obs, s);
+  EXPECT_EQ(out.count(rules::kP2pOffer), 0u) << out.dump();
+  EXPECT_EQ(out.count(rules::kNoMatchingRtr), 1u) << out.dump();
+}
+
 // ------------------------------------------------------- full operation
 
 struct FpduCase {

@@ -1,7 +1,10 @@
-// rdmaconf analyze CAPTURE [--json FILE] [--annotate OUT.pcapng]: passive
-// conformance analysis of a capture (pcap/analysis/analyzer.hpp). Exit code 0
-// when no MUST was violated, 1 when one was, 2 when the capture could not be
-// read or an output not written.
+// rdmaconf analyze CAPTURE [--json FILE] [--annotate OUT.pcapng]
+// rdmaconf analyze -i IFACE [--filter BPF] [--duration S | --count N]:
+// passive conformance analysis of a capture file or a live interface
+// (pcap/analysis/analyzer.hpp). Exit code 0 when no MUST was violated, 1 when
+// one was, 2 when the input could not be read or an output not written.
+#include <atomic>
+#include <csignal>
 #include <fstream>
 #include <iostream>
 
@@ -13,18 +16,57 @@ namespace {
 
 struct AnalyzeOptions {
   std::string capture;
+  std::string interface;
+  double duration_s = 0;
+  std::uint64_t count = 0;
   std::string json;
   std::string annotate;
   std::string filter;
   bool quiet = false;
 };
 
+// Ctrl-C ends a live capture; what was seen is still analyzed and reported.
+std::atomic<bool> g_stop{false};
+void on_interrupt(int) { g_stop.store(true, std::memory_order_relaxed); }
+
 int run_analyze(const AnalyzeOptions& o) {
+  if (o.capture.empty() == o.interface.empty()) {
+    std::cerr << "rdmaconf analyze: give a capture file or -i IFACE (one of them)\n";
+    return 2;
+  }
+  if (o.capture.empty() && !o.annotate.empty()) {
+    std::cerr << "rdmaconf analyze: --annotate needs a capture file (it rewrites the file's frames)\n";
+    return 2;
+  }
+  if (!o.capture.empty() && (o.duration_s > 0 || o.count > 0)) {
+    std::cerr << "rdmaconf analyze: --duration and --count apply to -i only\n";
+    return 2;
+  }
   analysis::AnalysisOptions options;
   options.observer.report_fpdus = false;  // counts and violations only
   options.bpf_filter = o.filter;
   std::string error;
-  auto result = analysis::analyze_file(o.capture, options, nullptr, error);
+  std::optional<analysis::AnalysisResult> result;
+  if (!o.capture.empty()) {
+    result = analysis::analyze_file(o.capture, options, nullptr, error);
+  } else {
+    analysis::LiveAnalysis live;
+    live.interface = o.interface;
+    live.duration = std::chrono::milliseconds(static_cast<std::int64_t>(o.duration_s * 1000));
+    live.max_frames = o.count;
+    live.stop = &g_stop;
+    live.on_capturing = [&o] {
+      // On stderr, so that --json - keeps stdout clean; tests wait for it.
+      std::cerr << "rdmaconf analyze: capturing on " << o.interface
+                << (o.filter.empty() ? "" : " (" + o.filter + ")") << "\n"
+                << std::flush;
+    };
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+    result = analysis::analyze_live(live, options, nullptr, error);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+  }
   if (!result) {
     std::cerr << "rdmaconf analyze: " << error << "\n";
     return 2;
@@ -42,7 +84,7 @@ int run_analyze(const AnalyzeOptions& o) {
   }
   if (!o.json.empty()) {
     std::ofstream out(o.json == "-" ? "/dev/stdout" : o.json);
-    analysis::write_json(out, *result, o.capture);
+    analysis::write_json(out, *result, o.capture.empty() ? "live:" + o.interface : o.capture);
     if (!out) {
       std::cerr << "rdmaconf analyze: cannot write " << o.json << "\n";
       return 2;
@@ -59,10 +101,13 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
   static AnalyzeOptions o;
   CLI::App* sub = app.add_subcommand(
       "analyze", "Check a capture passively: every MPA/DDP/RDMAP/CLC message of both directions against the RFCs");
-  sub->add_option("capture", o.capture, "pcap or pcapng file")->required();
+  sub->add_option("capture", o.capture, "pcap or pcapng file");
+  sub->add_option("-i,--interface", o.interface, "Capture live on this interface instead (lo, eth0, any)");
+  sub->add_option("--duration", o.duration_s, "With -i: stop after this many seconds")->check(CLI::Range(0.0, 1e9));
+  sub->add_option("--count", o.count, "With -i: stop after this many frames");
   sub->add_option("--json", o.json, "Write summary, per-type counts and violations as JSON to FILE ('-': stdout)");
   sub->add_option("--annotate", o.annotate, "Write the capture again as pcapng with a comment on every violating frame");
-  sub->add_option("--filter", o.filter, "BPF filter applied while reading (frame numbers still count every frame)");
+  sub->add_option("--filter", o.filter, "BPF filter (files: frame numbers still count every frame; -i: applied in the kernel)");
   sub->add_flag("-q,--quiet", o.quiet, "Print nothing; the exit code says it");
   sub->final_callback([&exit_code] { exit_code = run_analyze(o); });
 }

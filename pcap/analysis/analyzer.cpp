@@ -137,6 +137,27 @@ std::optional<AnalysisResult> analyze_file(const std::string& path, const Analys
   return r;
 }
 
+std::optional<AnalysisResult> analyze_live(const LiveAnalysis& live, const AnalysisOptions& options,
+                                           AnalysisListener* listener, std::string& error) {
+  auto source = capture::PacketSource::open_live(live.interface, options.bpf_filter, capture::LiveOptions{}, error);
+  if (!source) return std::nullopt;
+  if (!source->link_supported()) {
+    error = live.interface + ": unsupported link type " + std::to_string(static_cast<unsigned>(source->link_type()));
+    return std::nullopt;
+  }
+  capture::RunLimits limits;
+  limits.max_frames = live.max_frames;
+  limits.stop = live.stop;
+  if (live.duration.count() > 0) limits.deadline = std::chrono::steady_clock::now() + live.duration;
+  Analyzer analyzer(options, listener);
+  capture::Reassembler reassembler(analyzer, options.limits);
+  if (live.on_capturing) live.on_capturing();
+  const capture::RunSummary run = capture::run_capture(*source, reassembler, analyzer, limits);
+  AnalysisResult r = analyzer.take_result(run.frames);
+  r.clean_end = run.clean_end;
+  return r;
+}
+
 // ------------------------------------------------------------------ JSON
 
 std::string json_escape(std::string_view s) {

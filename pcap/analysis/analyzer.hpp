@@ -9,7 +9,10 @@
 #pragma once
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -113,6 +116,20 @@ class Analyzer : public capture::StreamConsumer {
 // Reads a capture file through reassembly and the observers.
 // nullopt with `error` set when the file cannot be opened.
 std::optional<AnalysisResult> analyze_file(const std::string& path, const AnalysisOptions& options,
+                                           AnalysisListener* listener, std::string& error);
+
+// Live capture on an interface ("lo", "eth0", "any"; BPF filter from
+// options.bpf_filter) until a limit or `stop`. `on_capturing` runs once the
+// interface is open and capturing (the CLI says so; tests start traffic).
+// nullopt with `error` set when the interface cannot be opened.
+struct LiveAnalysis {
+  std::string interface;
+  std::chrono::milliseconds duration{0};  // 0: no limit
+  std::uint64_t max_frames = 0;           // 0: no limit
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void()> on_capturing;
+};
+std::optional<AnalysisResult> analyze_live(const LiveAnalysis& live, const AnalysisOptions& options,
                                            AnalysisListener* listener, std::string& error);
 
 // `rdmaconf analyze`'s JSON: summary, per-type counts, violations.

@@ -21,13 +21,15 @@ ExchangeRecorder::ExchangeRecorder(const std::string& path, RecordingOptions opt
   capture::TcpOptions syn;
   syn.smc = options.smc_option;
   tcp_->open(syn, syn);
+  opened_ = tcp_->now();
 }
 
 ExchangeRecorder::~ExchangeRecorder() { close(); }
 
-void ExchangeRecorder::add(Side from, wire::Bytes octets, std::string_view comment) {
+void ExchangeRecorder::add(Side from, wire::Bytes octets, std::string_view comment, double at_ms) {
   std::lock_guard lock(mu_);
   if (closed_ || octets.empty()) return;
+  if (at_ms >= 0) tcp_->advance_to(capture::Timestamp{opened_.ns + static_cast<std::int64_t>(at_ms * 1e6)});
   tcp_->send(tcp_side(from), octets, comment);
 }
 
@@ -41,11 +43,21 @@ bool ExchangeRecorder::close(Side first) {
   return out_.good();
 }
 
+bool ExchangeRecorder::abort(Side from) {
+  std::lock_guard lock(mu_);
+  if (!closed_) {
+    closed_ = true;
+    tcp_->reset(tcp_side(from));
+    out_.flush();
+  }
+  return out_.good();
+}
+
 bool ExchangeRecorder::ok() const { return out_.good(); }
 
 bool write_exchange(const std::string& path, std::span<const RecordedChunk> chunks, const RecordingOptions& options) {
   ExchangeRecorder rec(path, options);
-  for (const RecordedChunk& c : chunks) rec.add(c.from, c.octets, c.comment);
+  for (const RecordedChunk& c : chunks) rec.add(c.from, c.octets, c.comment, c.at_ms);
   return rec.close();
 }
 

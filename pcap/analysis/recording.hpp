@@ -40,6 +40,7 @@ struct RecordedChunk {
   Side from = Side::kInitiator;
   std::vector<std::uint8_t> octets;
   std::string comment;
+  double at_ms = -1;  // when it crossed the wire, since the connection opened; < 0: not known
 };
 
 // Writes the capture as chunks arrive. Thread-safe: an endpoint's I/O
@@ -52,9 +53,13 @@ class ExchangeRecorder {
   ExchangeRecorder(const ExchangeRecorder&) = delete;
   ExchangeRecorder& operator=(const ExchangeRecorder&) = delete;
 
-  void add(Side from, wire::Bytes octets, std::string_view comment = {});
+  // `at_ms` >= 0 stamps the frames that many milliseconds after the
+  // handshake (times never go backwards); otherwise frames are 10 µs apart.
+  void add(Side from, wire::Bytes octets, std::string_view comment = {}, double at_ms = -1);
   // Writes the FIN exchange (once) and flushes; returns ok().
   bool close(Side first = Side::kInitiator);
+  // Ends the connection with a RST from `from` instead (once); returns ok().
+  bool abort(Side from);
   bool ok() const;
 
  private:
@@ -62,6 +67,7 @@ class ExchangeRecorder {
   std::ofstream out_;
   std::unique_ptr<capture::CaptureWriter> writer_;
   std::unique_ptr<capture::TcpRecorder> tcp_;
+  capture::Timestamp opened_;
   bool closed_ = false;
 };
 

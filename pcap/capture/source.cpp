@@ -1,5 +1,6 @@
 #include "capture/source.hpp"
 
+#include <poll.h>
 #include <pcap/pcap.h>
 
 namespace rdmaconf::capture {
@@ -31,6 +32,8 @@ LinkType link_type_of(int dlt) {
 
 struct PacketSource::Pcap {
   pcap_t* handle = nullptr;
+  int fd = -1;          // live, non-blocking: what next() polls
+  int timeout_ms = 100;
   bpf_program filter{};
   bool has_filter = false;
   ~Pcap() {
@@ -98,6 +101,14 @@ std::unique_ptr<PacketSource> PacketSource::open_live(const std::string& interfa
   }
   s->nanoseconds_ = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO;
   s->link_ = link_type_of(pcap_datalink(p));
+  // In immediate mode Linux's libpcap waits for a packet without the
+  // timeout; non-blocking reads and our own poll() bound every next().
+  s->pcap_->fd = pcap_get_selectable_fd(p);
+  s->pcap_->timeout_ms = options.timeout_ms;
+  if (s->pcap_->fd >= 0 && pcap_setnonblock(p, 1, errbuf) != 0) {
+    error = interface + ": " + errbuf;
+    return nullptr;
+  }
   if (!bpf_filter.empty()) {
     const std::string f(bpf_filter);
     if (pcap_compile(p, &s->pcap_->filter, f.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0) {
@@ -117,7 +128,13 @@ PacketSource::Next PacketSource::next(RawFrame& out) {
   for (;;) {
     pcap_pkthdr* header = nullptr;
     const u_char* data = nullptr;
-    const int rc = pcap_next_ex(pcap_->handle, &header, &data);
+    int rc = pcap_next_ex(pcap_->handle, &header, &data);
+    if (rc == 0 && pcap_->fd >= 0) {
+      // Live and non-blocking: nothing buffered; wait for the interface.
+      pollfd p{pcap_->fd, POLLIN, 0};
+      if (::poll(&p, 1, pcap_->timeout_ms) <= 0) return Next::kTimeout;
+      rc = pcap_next_ex(pcap_->handle, &header, &data);
+    }
     if (rc == 0) return Next::kTimeout;
     if (rc == PCAP_ERROR_BREAK) return Next::kEnd;  // end of file, or break_loop()
     if (rc != 1) {
@@ -150,11 +167,15 @@ PacketSource::Next PacketSource::next(RawFrame& out) {
 void PacketSource::break_loop() { pcap_breakloop(pcap_->handle); }
 
 RunSummary run_capture(PacketSource& source, Reassembler& reassembler, StreamConsumer& consumer,
-                       std::uint64_t max_frames) {
+                       const RunLimits& limits) {
   RunSummary summary;
   RawFrame frame;
+  const bool timed = limits.deadline != std::chrono::steady_clock::time_point::max();
   for (;;) {
-    if (max_frames != 0 && summary.frames >= max_frames) break;
+    if (limits.max_frames != 0 && summary.frames >= limits.max_frames) break;
+    if (limits.stop && limits.stop->load(std::memory_order_relaxed)) break;
+    // A file is read to its end quickly; only live sources look at the clock.
+    if (timed && source.live() && std::chrono::steady_clock::now() >= limits.deadline) break;
     const PacketSource::Next n = source.next(frame);
     if (n == PacketSource::Next::kTimeout) continue;
     if (n != PacketSource::Next::kFrame) break;

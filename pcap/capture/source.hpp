@@ -7,6 +7,8 @@
 // buffer (no copy), valid until the next call.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -49,6 +51,7 @@ class PacketSource {
   Next next(RawFrame& out);
 
   LinkType link_type() const { return link_; }
+  bool live() const { return live_; }
   bool link_supported() const;
   // After kEnd/kError: how the input ended, when not cleanly (a truncated
   // file, a read error), as a Report for the report stream.
@@ -70,14 +73,23 @@ class PacketSource {
   std::string error_;
 };
 
+// When reading stops before the source ends (live captures, mostly).
+struct RunLimits {
+  std::uint64_t max_frames = 0;  // 0: no limit
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // Set from anywhere (a SIGINT handler: lock-free) to stop at the next frame
+  // or receive timeout.
+  const std::atomic<bool>* stop = nullptr;
+};
+
 // Reads a whole source into a reassembler: every frame is decoded and
 // reassembled; a file that ends badly is reported; finish() runs at the end.
-// For live sources it runs until break_loop() or `max_frames` (0: no limit).
+// Live sources run until break_loop() or a limit.
 struct RunSummary {
   std::uint64_t frames = 0;
   bool clean_end = true;
 };
 RunSummary run_capture(PacketSource& source, Reassembler& reassembler, StreamConsumer& consumer,
-                       std::uint64_t max_frames = 0);
+                       const RunLimits& limits = {});
 
 }  // namespace rdmaconf::capture

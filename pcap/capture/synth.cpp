@@ -171,4 +171,6 @@ void TcpRecorder::close(Side first) {
   emit(first, TcpFlags{.ack = true}, {}, {}, {});
 }
 
+void TcpRecorder::reset(Side from) { emit(from, TcpFlags{.ack = true, .rst = true}, {}, {}, {}); }
+
 }  // namespace rdmaconf::capture

@@ -70,6 +70,13 @@ class TcpRecorder {
   // `comment` goes on the first frame of this send.
   void send(Side from, wire::Bytes data, std::string_view comment = {});
   void close(Side first = Side::kClient);
+  // An abortive close: `from` sends RST (RFC 9293 §3.5.2), nothing follows.
+  void reset(Side from);
+  // Moves the clock forward to `t` (never back), so that recorded frames can
+  // carry the times they crossed the wire at.
+  void advance_to(Timestamp t) {
+    if (t.ns > now_.ns) now_ = t;
+  }
 
   // Sequence number of the next octet each side sends.
   SeqNum next_seq(Side s) const { return side(s).next; }

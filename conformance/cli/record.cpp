@@ -1,0 +1,68 @@
+// `rdmaconf run --pcap DIR`: the capture writer the engine calls for every
+// finished case (conformance/engine/pcap_hook.hpp). Not a subcommand: it
+// registers the writer that turns a case's ExchangeRecord into
+// DIR/<case id>.pcapng through pcap/'s ExchangeRecorder (synthesized
+// Ethernet/IPv4/TCP; docs/capture.md says what the capture shows and how
+// `rdmaconf analyze` verdicts relate to the case's).
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include "analysis/recording.hpp"
+#include "engine.hpp"
+#include "pcap_hook.hpp"
+
+namespace rdmaconf::cli {
+namespace {
+
+namespace cf = conformance;
+
+std::uint16_t port_of(const std::string& address, std::uint16_t fallback) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos) return fallback;
+  unsigned long p = 0;
+  for (char ch : address.substr(colon + 1)) {
+    if (ch < '0' || ch > '9') return fallback;
+    p = p * 10 + static_cast<unsigned long>(ch - '0');
+    if (p > 65535) return fallback;
+  }
+  return p == 0 ? fallback : static_cast<std::uint16_t>(p);
+}
+
+void record_case(const std::string& dir, const cf::CaseResult& r) {
+  if (!r.c) return;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  // The TCP initiator: the tester when the IUT is the MPA responder / CLC
+  // server, the IUT when it connects to the tester (role initiator).
+  const bool tester_initiates = r.c->role == cf::Role::kResponder;
+  const analysis::Side tester = tester_initiates ? analysis::Side::kInitiator : analysis::Side::kResponder;
+  const analysis::Side iut = tester_initiates ? analysis::Side::kResponder : analysis::Side::kInitiator;
+  analysis::RecordingOptions options;
+  // The real ports, so a capture can be matched with the run's report.
+  const std::string& client = tester_initiates ? r.exchange.tester_address : r.exchange.iut_address;
+  const std::string& server = tester_initiates ? r.exchange.iut_address : r.exchange.tester_address;
+  options.initiator_port = port_of(client, options.initiator_port);
+  options.responder_port = port_of(server, options.responder_port);
+  // The engine's CLC cases model a connection on which both peers offered
+  // SMC-R (RFC 7609 §3.1); user-space sockets cannot set the option, so the
+  // synthesized SYNs carry it.
+  options.smc_option = r.c->protocol == "clc";
+  analysis::ExchangeRecorder rec(analysis::case_capture_path(dir, r.c->id), options);
+  std::string note = "rdmaconf case " + r.c->id + " (" + r.c->title + "); requirement";
+  for (const std::string& q : r.c->requirements) note += " " + q;
+  note += "; verdict " + std::string(cf::to_string(r.verdict));
+  if (!r.reason.empty()) note += ": " + r.reason;
+  bool first = true;
+  for (const cf::StreamChunk& ch : r.exchange.chunks) {
+    rec.add(ch.from_tester ? tester : iut, ch.octets, first ? std::string_view(note) : std::string_view(), ch.at_ms);
+    first = false;
+  }
+  const bool ok = r.exchange.reset_by_iut ? rec.abort(iut) : rec.close(r.exchange.closed_by_iut ? iut : tester);
+  if (!ok) std::cerr << "rdmaconf run: --pcap: cannot write the capture of " << r.c->id << " into " << dir << "\n";
+}
+
+const cf::PcapWriterRegistration kRecorder{record_case};
+
+}  // namespace
+}  // namespace rdmaconf::cli

@@ -117,6 +117,7 @@ struct ConnectionObserver::Direction {
   std::optional<mpa::ReqRepFrame> frame;
   FrameNo frame_number = 0;
   bool resync_after_startup = false;  // octets were lost while waiting for the peer's frame
+  bool feeding = false;               // feed() is consuming from buf: pump() must leave it alone
 
   // Full operation. `position_base` maps a stream offset to an MPA stream
   // position (octets since full operation began): position = offset - base,
@@ -289,7 +290,12 @@ void ConnectionObserver::feed(Direction& d, FrameNo frame, wire::Bytes octets) {
     d.buf.insert(d.buf.end(), octets.begin(), octets.begin() + static_cast<std::ptrdiff_t>(take));
     octets = octets.subspan(take);
     if (d.need > d.buf.size()) continue;
+    // consume() reads a view of d.buf; the feeding flag keeps pump() (run
+    // when this side's own MPA frame settles the startup) from taking the
+    // buffer away underneath it: the ongoing consume() goes on in the new mode.
+    d.feeding = true;
     const Consumed c = consume(d, frame, d.buf, d.buf_first_frame);
+    d.feeding = false;
     if (c.used == d.buf.size()) {
       d.buf.clear();
       d.need = 0;
@@ -316,7 +322,7 @@ void ConnectionObserver::feed(Direction& d, FrameNo frame, wire::Bytes octets) {
 
 // Re-examines a side's kept octets (after the peer's frame settled MPA).
 void ConnectionObserver::pump(Direction& d, FrameNo frame) {
-  if (d.buf.empty()) return;
+  if (d.buf.empty() || d.feeding) return;
   std::vector<std::uint8_t> kept;
   kept.swap(d.buf);
   const FrameNo first = d.buf_first_frame;
@@ -533,6 +539,8 @@ void ConnectionObserver::settle_mpa(FrameNo frame) {
             "full-operation octets in frame " + std::to_string(ini.buf_first_frame) + " before the Reply (frame " +
                 std::to_string(rsp.frame_number) + ")");
   pump(ini, frame);
+  // A Reply captured before the Request may have FPDUs kept behind it too.
+  pump(rsp, frame);
 }
 
 void ConnectionObserver::enter_full_operation(Direction& d) {

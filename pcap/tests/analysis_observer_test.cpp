@@ -84,6 +84,28 @@ TEST(Observer, SameAnswersAtEverySplit) {
   }
 }
 
+// The Reply is seen before the Request (capture order), and the Request is
+// completed from the kept buffer together with the first FPDUs: settling the
+// startup must not pull the buffer away from the consume() reading it (a
+// crash the capture_observer fuzzer found). Every cut of the Request.
+TEST(Observer, RequestSettlingStartupFromTheKeptBuffer) {
+  Session s = clean_session({});
+  Collect whole;
+  {
+    ConnectionObserver obs(whole);
+    feed_session(obs, s);
+  }
+  const std::size_t request_end = s.boundaries[0].front();
+  for (std::size_t cut = 1; cut < request_end; ++cut) {
+    Collect out;
+    ConnectionObserver obs(out);
+    obs.on_data(Side::kResponder, 1, wire::Bytes(s.stream[1]));
+    obs.on_data(Side::kInitiator, 2, wire::Bytes(s.stream[0]).first(cut));
+    obs.on_data(Side::kInitiator, 3, wire::Bytes(s.stream[0]).subspan(cut));
+    ASSERT_EQ(out.fpdus(), whole.fpdus()) << "cut " << cut << "\n" << out.dump();
+  }
+}
+
 // ----------------------------------------------------------- MPA startup
 
 struct StartupCase {

@@ -1,6 +1,14 @@
 #include "capture/source.hpp"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <pcap/pcap.h>
 
 namespace rdmaconf::capture {
@@ -42,8 +50,116 @@ struct PacketSource::Pcap {
   }
 };
 
+// A classic pcap file read in place (libpcap's format, "pcap-savefile(5)"):
+// a 24-octet file header, then records of a 16-octet header and caplen
+// octets, all in the writer's byte order. The file is mapped a window at a
+// time; a frame never straddles the window's end (the window moves to the
+// record first), so a frame is one contiguous view.
+struct PacketSource::Mapped {
+  static constexpr std::size_t kBuffer = 4u << 20;         // read 4 MiB at a time
+  static constexpr std::uint32_t kMaxCaplen = 256u << 20;  // larger is a broken record, as for libpcap
+  int fd = -1;
+  std::uint64_t size = 0;
+  std::uint64_t pos = 0;  // the next record header
+  bool swapped = false;
+  std::vector<std::uint8_t> buffer;  // file octets [buffer_at, buffer_at + filled)
+  std::uint64_t buffer_at = 0;
+  std::size_t filled = 0;
+
+  ~Mapped() {
+    if (fd >= 0) ::close(fd);
+  }
+  std::uint32_t u32(const std::uint8_t* p) const {
+    const std::uint32_t v = std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
+                            std::uint32_t{p[3]} << 24;
+    return swapped ? __builtin_bswap32(v) : v;
+  }
+  // File octets [at, at + n) in memory (at >= buffer_at), or nullptr on a read error.
+  const std::uint8_t* view(std::uint64_t at, std::size_t n) {
+    if (at + n <= buffer_at + filled) return buffer.data() + (at - buffer_at);
+    // Keep what is still needed, then read straight into the buffer: one
+    // copy by the kernel, a few large reads.
+    const std::size_t keep = at < buffer_at + filled ? static_cast<std::size_t>(buffer_at + filled - at) : 0;
+    if (keep) std::memmove(buffer.data(), buffer.data() + (at - buffer_at), keep);
+    buffer_at = at;
+    filled = keep;
+    if (buffer.size() < n) buffer.resize(n);
+    if (buffer.size() < kBuffer) buffer.resize(kBuffer);
+    while (filled < n) {
+      const ssize_t r = ::pread(fd, buffer.data() + filled, buffer.size() - filled,
+                                static_cast<off_t>(buffer_at + filled));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return nullptr;
+      filled += static_cast<std::size_t>(r);
+    }
+    return buffer.data();
+  }
+};
+
+// Opens `path` for in-place reading when it is a regular classic pcap file
+// whose timestamps we understand; nullptr otherwise (libpcap reads it).
+std::unique_ptr<PacketSource::Mapped> PacketSource::map_classic_pcap(const std::string& path, LinkType& link,
+                                                                     bool& nanoseconds) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  auto m = std::make_unique<PacketSource::Mapped>();
+  m->fd = fd;
+  struct stat st {};
+  std::uint8_t h[24];
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || ::pread(fd, h, sizeof h, 0) != static_cast<ssize_t>(sizeof h))
+    return nullptr;
+  const std::uint32_t magic = std::uint32_t{h[0]} | std::uint32_t{h[1]} << 8 | std::uint32_t{h[2]} << 16 |
+                              std::uint32_t{h[3]} << 24;
+  switch (magic) {
+    case 0xa1b2c3d4: nanoseconds = false; break;
+    case 0xa1b23c4d: nanoseconds = true; break;
+    case 0xd4c3b2a1: nanoseconds = false; m->swapped = true; break;
+    case 0x4d3cb2a1: nanoseconds = true; m->swapped = true; break;
+    default: return nullptr;  // pcapng or not a capture: libpcap decides
+  }
+  // Version 2.x only; anything else is libpcap's to accept or refuse.
+  const std::uint16_t major = static_cast<std::uint16_t>(m->swapped ? (h[4] << 8 | h[5]) : (h[5] << 8 | h[4]));
+  if (major != 2) return nullptr;
+  // LINKTYPE_ in the low 16 bits; the upper bits carry FCS information.
+  link = static_cast<LinkType>(m->u32(h + 20) & 0xffffu);
+  m->size = static_cast<std::uint64_t>(st.st_size);
+  m->pos = 24;
+  return m;
+}
+
 PacketSource::PacketSource() : pcap_(std::make_unique<Pcap>()) {}
 PacketSource::~PacketSource() = default;
+
+PacketSource::Next PacketSource::next_mapped(RawFrame& out) {
+  Mapped& m = *mapped_;
+  auto ended = [&](ReportKind kind, const char* what) {
+    Report r;
+    r.kind = kind;
+    r.frame = FrameNumber{frames_ + 1};
+    r.offset = m.pos;
+    r.detail = wire::DecodeError{"capture file", what, "pcap", 0};
+    error_ = what;
+    end_report_ = r;
+    return kind == ReportKind::kTruncatedFile ? Next::kEnd : Next::kError;
+  };
+  if (m.pos == m.size) return Next::kEnd;
+  if (m.size - m.pos < 16) return ended(ReportKind::kTruncatedFile, "the file ends inside a packet record");
+  const std::uint8_t* h = m.view(m.pos, 16);
+  if (!h) return ended(ReportKind::kReadError, "the file could not be read");
+  const std::uint32_t sec = m.u32(h), frac = m.u32(h + 4), caplen = m.u32(h + 8), len = m.u32(h + 12);
+  if (caplen > Mapped::kMaxCaplen) return ended(ReportKind::kReadError, "a record's captured length is absurd");
+  if (m.size - m.pos - 16 < caplen) return ended(ReportKind::kTruncatedFile, "the file ends inside a packet record");
+  const std::uint8_t* data = m.view(m.pos, 16 + std::size_t{caplen});
+  if (!data) return ended(ReportKind::kReadError, "the file could not be read");
+  m.pos += 16 + std::uint64_t{caplen};
+  ++frames_;
+  out.number = FrameNumber{frames_};
+  out.time = Timestamp{std::int64_t{sec} * 1'000'000'000 + (nanoseconds_ ? std::int64_t{frac} : std::int64_t{frac} * 1000)};
+  out.link = link_;
+  out.captured = wire::Bytes(data + 16, caplen);
+  out.original_length = len;
+  return Next::kFrame;
+}
 
 bool PacketSource::link_supported() const {
   switch (link_) {
@@ -58,6 +174,12 @@ std::unique_ptr<PacketSource> PacketSource::open_file(const std::string& path, s
                                                       std::string& error) {
   char errbuf[PCAP_ERRBUF_SIZE] = {};
   std::unique_ptr<PacketSource> s(new PacketSource());
+  if (bpf_filter.empty()) {
+    // The fast path: no copy through stdio and the kernel. Filters need
+    // libpcap's compiled program and its link type, so they go through it.
+    s->mapped_ = map_classic_pcap(path, s->link_, s->nanoseconds_);
+    if (s->mapped_) return s;
+  }
   s->pcap_->handle = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, errbuf);
   if (!s->pcap_->handle) {
     error = errbuf;
@@ -125,6 +247,7 @@ std::unique_ptr<PacketSource> PacketSource::open_live(const std::string& interfa
 }
 
 PacketSource::Next PacketSource::next(RawFrame& out) {
+  if (mapped_) return next_mapped(out);
   for (;;) {
     pcap_pkthdr* header = nullptr;
     const u_char* data = nullptr;
@@ -164,7 +287,9 @@ PacketSource::Next PacketSource::next(RawFrame& out) {
   }
 }
 
-void PacketSource::break_loop() { pcap_breakloop(pcap_->handle); }
+void PacketSource::break_loop() {
+  if (pcap_->handle) pcap_breakloop(pcap_->handle);
+}
 
 RunSummary run_capture(PacketSource& source, Reassembler& reassembler, StreamConsumer& consumer,
                        const RunLimits& limits) {

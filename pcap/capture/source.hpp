@@ -3,8 +3,11 @@
 // is the only part of the capture layer that needs libpcap; decoding and
 // reassembly (rdmaconf_capture_core) see nothing but RawFrame.
 //
-// Streaming: one frame at a time, handed out as a view into libpcap's own
-// buffer (no copy), valid until the next call.
+// Streaming: one frame at a time, handed out as a view (no copy), valid
+// until the next call: into libpcap's buffer, or, for classic pcap files
+// read without a filter, into a window of the file mapped into memory (the
+// kernel then copies nothing either; the window slides, so the memory used
+// stays bounded whatever the file's size).
 #pragma once
 
 #include <atomic>
@@ -64,7 +67,12 @@ class PacketSource {
   struct Pcap;
   PacketSource();
 
+  struct Mapped;
+  static std::unique_ptr<Mapped> map_classic_pcap(const std::string& path, LinkType& link, bool& nanoseconds);
+  Next next_mapped(RawFrame& out);
+
   std::unique_ptr<Pcap> pcap_;
+  std::unique_ptr<Mapped> mapped_;  // classic pcap files without a filter: read through a sliding mmap window
   LinkType link_ = LinkType::kEthernet;
   bool nanoseconds_ = false;
   bool live_ = false;

@@ -79,6 +79,13 @@ int run_analyze(const AnalyzeOptions& o) {
     std::cout << s.frames << " frames, " << s.streams << " TCP connections (" << s.mpa_connections << " MPA, "
               << s.clc_connections << " CLC), " << s.mpa_fpdus << " FPDUs, " << s.clc_messages << " CLC messages, "
               << s.violations << " violations (" << s.must_violations << " MUST)\n";
+    // Whatever the capture layer could not use is said, never dropped silently.
+    if (s.capture_reports > 0) {
+      std::cout << s.capture_reports << " capture reports:";
+      for (const auto& [kind, n] : s.report_kinds) std::cout << " " << kind << " " << n;
+      std::cout << " (" << s.skipped_octets << " octets not decoded)\n";
+    }
+    if (!result->clean_end) std::cout << "the capture did not end cleanly (truncated or unreadable)\n";
     if (result->violations.size() < s.violations)
       std::cout << "(" << s.violations - result->violations.size() << " further violations counted, not listed)\n";
   }

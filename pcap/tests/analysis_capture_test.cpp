@@ -85,6 +85,24 @@ TEST(CaptureAnalysis, SegmentEndingInsideFirstEightOctetsOfAnFpdu) {
   }
 }
 
+// The link layers the capture layer decodes reach the observer alike: the
+// same session over Ethernet, two stacked VLAN tags, Linux cooked v2 (what
+// `tcpdump -i any` writes) and BSD loopback gives the same analysis.
+TEST(CaptureAnalysis, SameAnalysisOnEveryLinkLayer) {
+  SessionConfig c;
+  const Session s = busy_session(c, 5);
+  using F = CaptureBuilder::Framing;
+  for (F f : {F::kEthernet, F::kVlan, F::kSll2, F::kNull}) {
+    SCOPED_TRACE(static_cast<int>(f));
+    CaptureBuilder cap(20000, 40000, f);
+    const AnalysisResult r = analyze(lay_out(s, cap, {7, 3000}, "link.pcapng"));
+    EXPECT_EQ(r.summary.capture_reports, 0u);
+    EXPECT_EQ(r.summary.violations, 0u) << dump(r);
+    EXPECT_EQ(r.summary.mpa_connections, 1u);
+    EXPECT_EQ(r.summary.mpa_fpdus, s.boundaries[0].size() + s.boundaries[1].size());
+  }
+}
+
 // Hazard 2: Markers with several FPDUs per segment (small FPDUs packed into
 // full-size segments, Markers landing anywhere in them).
 TEST(CaptureAnalysis, MarkersWithSeveralFpdusPerSegment) {

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -225,8 +227,17 @@ inline void feed_session(ConnectionObserver& obs, const Session& s, std::size_t 
 // A capture laid out segment by segment (Ethernet/IPv4/TCP with checksums).
 class CaptureBuilder {
  public:
-  explicit CaptureBuilder(std::uint16_t server_port = 20000, std::uint16_t client_port = 40000)
-      : writer_(out_, capture::FileFormat::kPcapng) {
+  // How frames are wrapped below IPv4: Ethernet, Ethernet with two 802.1Q
+  // tags, Linux cooked v2, or BSD loopback (address family, host order).
+  enum class Framing : std::uint8_t { kEthernet, kVlan, kSll2, kNull };
+  static capture::LinkType link_of(Framing f) {
+    return f == Framing::kSll2 ? capture::LinkType::kLinuxSll2
+           : f == Framing::kNull ? capture::LinkType::kNull
+                                 : capture::LinkType::kEthernet;
+  }
+  explicit CaptureBuilder(std::uint16_t server_port = 20000, std::uint16_t client_port = 40000,
+                          Framing framing = Framing::kEthernet)
+      : writer_(out_, capture::FileFormat::kPcapng, link_of(framing)), framing_(framing) {
     key_[0] = capture::StreamKey{{capture::ipv4(192, 0, 2, 1), client_port}, {capture::ipv4(192, 0, 2, 2), server_port}};
     key_[1] = capture::StreamKey{key_[0].destination, key_[0].source};
   }
@@ -275,8 +286,28 @@ class CaptureBuilder {
     // Acknowledge nothing beyond the peer's SYN, so a gap is not certain
     // until the end of the capture (tests state their loss explicitly).
     const auto ip = capture::build_ip_tcp(spec);
-    const auto frame = capture::build_ethernet({2, 0, 0, 0, 0, static_cast<std::uint8_t>(2 - side)},
-                                               {2, 0, 0, 0, 0, static_cast<std::uint8_t>(1 + side)}, 0x0800, ip);
+    std::vector<std::uint8_t> frame;
+    const capture::MacAddress dst{2, 0, 0, 0, 0, static_cast<std::uint8_t>(2 - side)};
+    const capture::MacAddress src{2, 0, 0, 0, 0, static_cast<std::uint8_t>(1 + side)};
+    static constexpr std::uint16_t kTags[] = {100, 200};
+    switch (framing_) {
+      case Framing::kEthernet: frame = capture::build_ethernet(dst, src, 0x0800, ip); break;
+      case Framing::kVlan: frame = capture::build_ethernet(dst, src, 0x0800, ip, kTags); break;
+      case Framing::kSll2:
+        // Protocol 0x0800, reserved, ifindex 1, ARPHRD_ETHER, outgoing, 6-octet address (padded to 8).
+        frame = {0x08, 0x00, 0, 0, 0, 0, 0, 1, 0x00, 0x01, 4, 6};
+        frame.insert(frame.end(), src.begin(), src.end());
+        frame.insert(frame.end(), {0, 0});
+        frame.insert(frame.end(), ip.begin(), ip.end());
+        break;
+      case Framing::kNull: {
+        const std::uint32_t af_inet = 2;  // in the capturing host's byte order
+        frame.resize(4);
+        std::memcpy(frame.data(), &af_inet, 4);
+        frame.insert(frame.end(), ip.begin(), ip.end());
+        break;
+      }
+    }
     writer_.write(capture::Timestamp{1'700'000'000'000'000'000 + static_cast<std::int64_t>(frames_) * 1000}, frame);
     return ++frames_;
   }
@@ -285,6 +316,7 @@ class CaptureBuilder {
   capture::StreamKey key_[2];
   std::uint32_t isn_[2] = {0x10000000, 0x20000000};
   std::uint64_t frames_ = 0;
+  Framing framing_;
 };
 
 }  // namespace rdmaconf::analysis::testing

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include <fcntl.h>
@@ -12,6 +13,21 @@
 #include <pcap/pcap.h>
 
 namespace rdmaconf::capture {
+namespace {
+
+// Nanoseconds since the epoch. A pcapng record's seconds can be any 64-bit
+// value, far beyond what int64 nanoseconds hold (year 2262): saturate
+// instead of overflowing.
+Timestamp timestamp_of(std::int64_t seconds, std::int64_t fraction_ns) {
+  constexpr std::int64_t kNs = 1'000'000'000;
+  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / kNs - 1;
+  if (seconds > kMaxSeconds) return Timestamp{std::numeric_limits<std::int64_t>::max()};
+  if (seconds < -kMaxSeconds) return Timestamp{std::numeric_limits<std::int64_t>::min()};
+  return Timestamp{seconds * kNs + fraction_ns};
+}
+
+}  // namespace
+
 namespace {
 
 // libpcap hands out DLT_* values, which differ from the file's LINKTYPE_*
@@ -154,7 +170,7 @@ PacketSource::Next PacketSource::next_mapped(RawFrame& out) {
   m.pos += 16 + std::uint64_t{caplen};
   ++frames_;
   out.number = FrameNumber{frames_};
-  out.time = Timestamp{std::int64_t{sec} * 1'000'000'000 + (nanoseconds_ ? std::int64_t{frac} : std::int64_t{frac} * 1000)};
+  out.time = timestamp_of(sec, nanoseconds_ ? std::int64_t{frac} : std::int64_t{frac} * 1000);
   out.link = link_;
   out.captured = wire::Bytes(data + 16, caplen);
   out.original_length = len;
@@ -279,7 +295,7 @@ PacketSource::Next PacketSource::next(RawFrame& out) {
     if (!live_ && pcap_->has_filter && pcap_offline_filter(&pcap_->filter, header, data) == 0) continue;
     out.number = FrameNumber{frames_};
     const std::int64_t fraction = nanoseconds_ ? header->ts.tv_usec : std::int64_t{header->ts.tv_usec} * 1000;
-    out.time = Timestamp{std::int64_t{header->ts.tv_sec} * 1'000'000'000 + fraction};
+    out.time = timestamp_of(header->ts.tv_sec, fraction);
     out.link = link_;
     out.captured = wire::Bytes(data, header->caplen);
     out.original_length = header->len;

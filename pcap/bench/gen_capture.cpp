@@ -1,5 +1,5 @@
 // Writes a large marker-free iWARP capture for the analyze benchmark
-// (docs/performance-capture.md): one MPA connection (Rev 2, CRC, no
+// (docs/performance.md, capture analysis): one MPA connection (Rev 2, CRC, no
 // Markers), then RDMA Writes whose FPDUs fill the 1460-octet MSS exactly (one
 // FPDU per segment, as iWARP NICs send), with a Send every 64 FPDUs.
 //

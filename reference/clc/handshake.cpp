@@ -174,6 +174,23 @@ Decline build_decline(std::uint8_t version, PeerId sender, std::uint32_t diagnos
   return d;
 }
 
+// ------------------------------------------------- either role declines
+
+namespace {
+
+// Both roles answer a failed consistency check the same way: fall back to
+// TCP and send a Decline carrying the check's diagnosis code.
+Step declined(std::uint8_t version, const Check& c, PeerId sender, std::uint8_t os_type) {
+  Outcome o;
+  o.kind = OutcomeKind::kFallback;
+  o.decline_sent = true;
+  o.diagnosis = c.decline_code;
+  o.failed_check = &c;
+  return Step{encode(build_decline(version, sender, c.decline_code, os_type)), std::move(o)};
+}
+
+}  // namespace
+
 // ------------------------------------------------------------- client
 
 ClientHandshake::ClientHandshake(ClientConfig config) : cfg_(std::move(config)) {}
@@ -184,14 +201,8 @@ Step ClientHandshake::finish(Outcome o) {
 }
 
 Step ClientHandshake::decline(std::uint8_t version, const Check& c) {
-  Outcome o;
-  o.kind = OutcomeKind::kFallback;
-  o.decline_sent = true;
-  o.diagnosis = c.decline_code;
-  o.failed_check = &c;
-  Step s = finish(std::move(o));
-  s.send = encode(build_decline(version, cfg_.link.peer_id, c.decline_code, cfg_.v2.os_type));
-  return s;
+  state_ = State::kDone;
+  return declined(version, c, cfg_.link.peer_id, cfg_.v2.os_type);
 }
 
 Step ClientHandshake::start(bool peer_smc_capable) {
@@ -313,14 +324,8 @@ Step ServerHandshake::finish(Outcome o) {
 }
 
 Step ServerHandshake::decline(std::uint8_t version, const Check& c) {
-  Outcome o;
-  o.kind = OutcomeKind::kFallback;
-  o.decline_sent = true;
-  o.diagnosis = c.decline_code;
-  o.failed_check = &c;
-  Step s = finish(std::move(o));
-  s.send = encode(build_decline(version, cfg_.link.peer_id, c.decline_code, cfg_.v2.os_type));
-  return s;
+  state_ = State::kDone;
+  return declined(version, c, cfg_.link.peer_id, cfg_.v2.os_type);
 }
 
 Step ServerHandshake::start(bool peer_smc_capable) {

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -44,7 +45,9 @@ const Recorded& recorded() {
     Recorded out;
     out.catalogue = cf::load_catalogue(cf::default_cases_dir());
     for (const cf::Case& c : out.catalogue.cases) out.cases[c.id] = &c;
-    out.dir = ::testing::TempDir() + "run-pcap";
+    // One folder per test process: ctest runs this file's tests in
+    // parallel processes, each making its own recording.
+    out.dir = ::testing::TempDir() + "run-pcap-" + std::to_string(::getpid());
     fs::remove_all(out.dir);
     const std::string cmd = std::string(RDMACONF_CLI) + " run --reference -q --time-scale 0.5 --pcap " + out.dir +
                             " > " + out.dir + ".log 2>&1";

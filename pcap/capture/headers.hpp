@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "clc/tcp_option.hpp"
 #include "wire/field.hpp"
 
 namespace rdmaconf::capture {
@@ -334,10 +335,12 @@ inline constexpr std::uint8_t kSack = 5;
 inline constexpr std::uint8_t kTimestamps = 8;
 inline constexpr std::uint8_t kExperimental253 = 253;
 inline constexpr std::uint8_t kExperimental254 = 254;
-// SMC-R's experimental option: kind 254 with the 32-bit ExID 0xE2D4C3D9
-// ("SMCR" in EBCDIC), sent in SYN and SYN-ACK to offer SMC (RFC 7609;
-// RFC 6994 §3 for the ExID; Linux sends it 6 octets long plus two NOPs).
-inline constexpr std::uint32_t kSmcExid = 0xE2D4C3D9;
+// SMC-R's experimental option: kind 254 with the 32-bit ExID "SMCR" in
+// EBCDIC, sent in SYN and SYN-ACK to offer SMC (RFC 7609; RFC 6994 §3 for
+// the ExID). The value is the CLC module's; the capture layer only reads it
+// more leniently (kind 253 too, any length >= 6), as captures can hold
+// what a strict endpoint would refuse.
+inline constexpr std::uint32_t kSmcExid = clc::kTcpOptionSmcExId;
 }  // namespace tcp_option
 
 inline constexpr ValueName kTcpOptionKinds[] = {

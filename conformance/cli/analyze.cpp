@@ -19,6 +19,7 @@ struct AnalyzeOptions {
   std::string interface;
   double duration_s = 0;
   std::uint64_t count = 0;
+  std::uint32_t buffer_mib = capture::LiveOptions{}.buffer_mib;
   std::string json;
   std::string annotate;
   std::string filter;
@@ -54,6 +55,7 @@ int run_analyze(const AnalyzeOptions& o) {
     live.interface = o.interface;
     live.duration = std::chrono::milliseconds(static_cast<std::int64_t>(o.duration_s * 1000));
     live.max_frames = o.count;
+    live.buffer_mib = o.buffer_mib;
     live.stop = &g_stop;
     live.on_capturing = [&o] {
       // On stderr, so that --json - keeps stdout clean; tests wait for it.
@@ -85,6 +87,9 @@ int run_analyze(const AnalyzeOptions& o) {
       for (const auto& [kind, n] : s.report_kinds) std::cout << " " << kind << " " << n;
       std::cout << " (" << s.skipped_octets << " octets not decoded)\n";
     }
+    if (s.kernel_drops > 0)
+      std::cout << s.kernel_drops << " frames were dropped by the kernel before they could be read"
+                << " (a larger --buffer-size helps)\n";
     if (!result->clean_end) std::cout << "the capture did not end cleanly (truncated or unreadable)\n";
     if (result->violations.size() < s.violations)
       std::cout << "(" << s.violations - result->violations.size() << " further violations counted, not listed)\n";
@@ -112,6 +117,9 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
   sub->add_option("-i,--interface", o.interface, "Capture live on this interface instead (lo, eth0, any)");
   sub->add_option("--duration", o.duration_s, "With -i: stop after this many seconds")->check(CLI::Range(0.0, 1e9));
   sub->add_option("--count", o.count, "With -i: stop after this many frames");
+  sub->add_option("--buffer-size", o.buffer_mib, "With -i: the kernel's capture buffer in MiB (drops are reported)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   sub->add_option("--json", o.json, "Write summary, per-type counts and violations as JSON to FILE ('-': stdout)");
   sub->add_option("--annotate", o.annotate, "Write the capture again as pcapng with a comment on every violating frame");
   sub->add_option("--filter", o.filter, "BPF filter (files: frame numbers still count every frame; -i: applied in the kernel)");

@@ -94,6 +94,7 @@ void Analyzer::on_stream_end(capture::Stream& s, capture::StreamEnd) {
 void Analyzer::on_report(const capture::Report& r) {
   ++result_.summary.capture_reports;
   ++result_.summary.report_kinds[std::string(capture::report_kind_name(r.kind))];
+  if (r.kind == capture::ReportKind::kKernelDrop) result_.summary.kernel_drops += r.value;
   if (listener_) listener_->on_report(r);
 }
 
@@ -139,7 +140,9 @@ std::optional<AnalysisResult> analyze_file(const std::string& path, const Analys
 
 std::optional<AnalysisResult> analyze_live(const LiveAnalysis& live, const AnalysisOptions& options,
                                            AnalysisListener* listener, std::string& error) {
-  auto source = capture::PacketSource::open_live(live.interface, options.bpf_filter, capture::LiveOptions{}, error);
+  capture::LiveOptions live_options;
+  live_options.buffer_mib = live.buffer_mib;
+  auto source = capture::PacketSource::open_live(live.interface, options.bpf_filter, live_options, error);
   if (!source) return std::nullopt;
   if (!source->link_supported()) {
     error = live.interface + ": unsupported link type " + std::to_string(static_cast<unsigned>(source->link_type()));
@@ -197,7 +200,8 @@ void write_json(std::ostream& out, const AnalysisResult& result, const std::stri
       << ", \"clc_messages\": " << s.clc_messages << ", \"violations\": " << s.violations
       << ", \"must_violations\": " << s.must_violations << ", \"resyncs\": " << s.resyncs
       << ", \"octets\": " << s.octets << ", \"skipped_octets\": " << s.skipped_octets
-      << ", \"capture_reports\": " << s.capture_reports << ", \"clean_end\": " << (result.clean_end ? "true" : "false")
+      << ", \"capture_reports\": " << s.capture_reports << ", \"kernel_drops\": " << s.kernel_drops
+      << ", \"clean_end\": " << (result.clean_end ? "true" : "false")
       << "},\n";
   // Every opcode and CLC type is listed, zero or not, so consumers can index.
   out << "  \"rdmap_messages\": {";

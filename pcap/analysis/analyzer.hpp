@@ -23,6 +23,7 @@
 
 #include "analysis/observer.hpp"
 #include "capture/reassembly.hpp"
+#include "capture/source.hpp"
 
 namespace rdmaconf::analysis {
 
@@ -73,6 +74,7 @@ struct AnalysisSummary {
   std::uint64_t resyncs = 0;
   std::uint64_t octets = 0;           // TCP payload octets delivered
   std::uint64_t skipped_octets = 0;   // delivered but not decoded, or missing
+  std::uint64_t kernel_drops = 0;     // live: frames the kernel dropped before we read them
   std::uint64_t capture_reports = 0;  // frames or stream stretches the capture layer reported
   std::array<std::uint64_t, 16> rdmap_messages{};  // per opcode, complete messages
   std::array<std::uint64_t, 5> clc_types{};        // per CLC Type
@@ -126,6 +128,7 @@ struct LiveAnalysis {
   std::string interface;
   std::chrono::milliseconds duration{0};  // 0: no limit
   std::uint64_t max_frames = 0;           // 0: no limit
+  std::uint32_t buffer_mib = capture::LiveOptions{}.buffer_mib;  // the kernel's capture ring
   const std::atomic<bool>* stop = nullptr;
   std::function<void()> on_capturing;
 };

@@ -35,6 +35,8 @@ enum class ReportKind : std::uint8_t {
   // Per file, from the reader.
   kTruncatedFile,         // the file ends inside a record
   kReadError,             // the reader could not continue
+  // Per live capture, at its end.
+  kKernelDrop,            // frames the kernel dropped before we read them (value: how many)
 };
 std::string_view report_kind_name(ReportKind k);
 

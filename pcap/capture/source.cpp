@@ -231,6 +231,7 @@ std::unique_ptr<PacketSource> PacketSource::open_live(const std::string& interfa
   pcap_set_promisc(p, options.promiscuous ? 1 : 0);
   pcap_set_timeout(p, options.timeout_ms);
   pcap_set_immediate_mode(p, 1);  // deliver frames as they come, not when the buffer fills
+  pcap_set_buffer_size(p, static_cast<int>(std::min<std::uint32_t>(options.buffer_mib, 1024) << 20));
   pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);  // best effort; checked below
   const int activated = pcap_activate(p);
   if (activated < 0) {
@@ -262,7 +263,7 @@ std::unique_ptr<PacketSource> PacketSource::open_live(const std::string& interfa
   return s;
 }
 
-PacketSource::Next PacketSource::next(RawFrame& out) {
+PacketSource::Next PacketSource::next(RawFrame& out, Wait wait) {
   if (mapped_) return next_mapped(out);
   for (;;) {
     pcap_pkthdr* header = nullptr;
@@ -271,7 +272,7 @@ PacketSource::Next PacketSource::next(RawFrame& out) {
     if (rc == 0 && pcap_->fd >= 0) {
       // Live and non-blocking: nothing buffered; wait for the interface.
       pollfd p{pcap_->fd, POLLIN, 0};
-      if (::poll(&p, 1, pcap_->timeout_ms) <= 0) return Next::kTimeout;
+      if (::poll(&p, 1, wait == Wait::kWait ? pcap_->timeout_ms : 0) <= 0) return Next::kTimeout;
       rc = pcap_next_ex(pcap_->handle, &header, &data);
     }
     if (rc == 0) return Next::kTimeout;
@@ -303,6 +304,13 @@ PacketSource::Next PacketSource::next(RawFrame& out) {
   }
 }
 
+std::optional<std::uint64_t> PacketSource::kernel_drops() const {
+  if (!live_ || !pcap_->handle) return std::nullopt;
+  pcap_stat st{};
+  if (pcap_stats(pcap_->handle, &st) != 0) return std::nullopt;
+  return std::uint64_t{st.ps_drop} + st.ps_ifdrop;
+}
+
 void PacketSource::break_loop() {
   if (pcap_->handle) pcap_breakloop(pcap_->handle);
 }
@@ -312,20 +320,45 @@ RunSummary run_capture(PacketSource& source, Reassembler& reassembler, StreamCon
   RunSummary summary;
   RawFrame frame;
   const bool timed = limits.deadline != std::chrono::steady_clock::time_point::max();
-  for (;;) {
-    if (limits.max_frames != 0 && summary.frames >= limits.max_frames) break;
-    if (limits.stop && limits.stop->load(std::memory_order_relaxed)) break;
+  const auto below_frame_limit = [&] { return limits.max_frames == 0 || summary.frames < limits.max_frames; };
+  bool stopped = false;  // by the flag or the deadline, not by the source ending
+  while (below_frame_limit()) {
+    if (limits.stop && limits.stop->load(std::memory_order_relaxed)) {
+      stopped = true;
+      break;
+    }
     // A file is read to its end quickly; only live sources look at the clock.
-    if (timed && source.live() && std::chrono::steady_clock::now() >= limits.deadline) break;
+    if (timed && source.live() && std::chrono::steady_clock::now() >= limits.deadline) {
+      stopped = true;
+      break;
+    }
     const PacketSource::Next n = source.next(frame);
     if (n == PacketSource::Next::kTimeout) continue;
     if (n != PacketSource::Next::kFrame) break;
     ++summary.frames;
     reassembler.add_frame(frame);
   }
+  if (stopped && source.live()) {
+    // What the kernel captured before the stop is read too, without waiting
+    // for more. Bounded in time, so that a flooded interface still stops.
+    const auto drain_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+    while (below_frame_limit() && std::chrono::steady_clock::now() < drain_until) {
+      if (source.next(frame, PacketSource::Wait::kNoWait) != PacketSource::Next::kFrame) break;
+      ++summary.frames;
+      reassembler.add_frame(frame);
+    }
+  }
   if (auto r = source.end_report()) {
     summary.clean_end = false;
     consumer.on_report(*r);
+  }
+  // Frames the kernel could not hand us are lost data: said, never silent.
+  // The reassembler shows their octets as gaps where it can tell.
+  if (const auto dropped = source.kernel_drops(); dropped && *dropped > 0) {
+    Report r;
+    r.kind = ReportKind::kKernelDrop;
+    r.value = *dropped;
+    consumer.on_report(r);
   }
   reassembler.finish();
   return summary;

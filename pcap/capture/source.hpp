@@ -27,6 +27,11 @@ struct LiveOptions {
   std::uint32_t snaplen = 262144;
   bool promiscuous = false;
   int timeout_ms = 100;  // how long next() waits before returning kTimeout
+  // The kernel's capture ring. libpcap sizes each slot for the snaplen (the
+  // whole 256 KiB when the interface offloads segmentation, as lo does), so
+  // its 2 MiB default holds only a handful of frames and drops the rest of a
+  // burst while we are not scheduled.
+  std::uint32_t buffer_mib = 64;
 };
 
 class PacketSource {
@@ -51,7 +56,10 @@ class PacketSource {
   PacketSource(const PacketSource&) = delete;
   PacketSource& operator=(const PacketSource&) = delete;
 
-  Next next(RawFrame& out);
+  // Live sources: kWait waits up to LiveOptions::timeout_ms for a frame;
+  // kNoWait only takes what the kernel already holds (draining at a stop).
+  enum class Wait : std::uint8_t { kWait, kNoWait };
+  Next next(RawFrame& out, Wait wait = Wait::kWait);
 
   LinkType link_type() const { return link_; }
   bool live() const { return live_; }
@@ -60,6 +68,9 @@ class PacketSource {
   // file, a read error), as a Report for the report stream.
   std::optional<Report> end_report() const { return end_report_; }
   const std::string& error() const { return error_; }
+  // Live capture: frames the kernel received for us but dropped (ring full,
+  // interface drops), from pcap_stats; nullopt for files or when unknown.
+  std::optional<std::uint64_t> kernel_drops() const;
   // Live capture: makes a blocked next() return kEnd (safe from a signal handler).
   void break_loop();
 
@@ -86,7 +97,9 @@ struct RunLimits {
   std::uint64_t max_frames = 0;  // 0: no limit
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   // Set from anywhere (a SIGINT handler: lock-free) to stop at the next frame
-  // or receive timeout.
+  // or receive timeout. Frames the kernel already holds when a live capture
+  // stops (by this flag or the deadline) are still read: the traffic that
+  // happened before the stop is analysed whole.
   const std::atomic<bool>* stop = nullptr;
 };
 

@@ -99,6 +99,7 @@ std::string_view report_kind_name(ReportKind k) {
     case ReportKind::kReset: return "reset";
     case ReportKind::kTruncatedFile: return "truncated capture file";
     case ReportKind::kReadError: return "read error";
+    case ReportKind::kKernelDrop: return "frames dropped by the kernel";
   }
   return "unknown";
 }
@@ -123,6 +124,7 @@ std::string Report::to_string() const {
     s += " at stream offset " + std::to_string(offset) + ", " + std::to_string(length) + " octets";
   }
   if (kind == ReportKind::kGap) s += " (" + std::string(gap_cause_name(gap_cause)) + ")";
+  if (kind == ReportKind::kKernelDrop) s += ": " + std::to_string(value) + " frames (a larger capture buffer helps)";
   if (kind == ReportKind::kConflictingOverlap)
     s += " (first copy in frame " + std::to_string(other_frame.value) + ")";
   if (!detail.field.empty()) s += ": " + detail.to_string();

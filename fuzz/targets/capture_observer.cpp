@@ -27,10 +27,6 @@ namespace {
 struct Transcript : analysis::ObserverSink {
   std::vector<std::tuple<int, int, std::uint64_t, std::size_t>> messages;
   std::vector<std::tuple<const analysis::Rule*, int, std::uint64_t>> violations;
-  bool hunted = false;
-  void on_event(const analysis::Event& e) override {
-    if (e.kind == analysis::EventKind::kSkipped || e.kind == analysis::EventKind::kResynchronised) hunted = true;
-  }
   void on_message(const analysis::Message& m) override {
     messages.emplace_back(static_cast<int>(m.kind), static_cast<int>(m.side), m.stream_offset, m.octets);
   }
@@ -75,21 +71,12 @@ Transcript observe(fuzz::Bytes input, bool split) {
   return t;
 }
 
-// Known issue (reported; docs/fuzzing.md, "Findings"): while hunting for
-// framing (a mid-stream start, a gap, an undecodable MPA frame), the
-// observer resynchronises on a Marker when the FPDU arrives in one piece but
-// not when it arrives octet by octet (fuzz/known-issues/capture_observer/).
-// Until that is fixed, split invariance is checked only for runs in which
-// the observer never hunted. Set to true with the fix.
-constexpr bool kSplitInvarianceWhileHunting = false;
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const fuzz::Bytes input(data, size);
   const Transcript whole = observe(input, false);
   const Transcript octets = observe(input, true);
-  if (!kSplitInvarianceWhileHunting && (whole.hunted || octets.hunted)) return 0;
   FUZZ_CHECK(whole.messages == octets.messages);
   FUZZ_CHECK(whole.violations == octets.violations);
   return 0;

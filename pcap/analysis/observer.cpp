@@ -44,6 +44,12 @@ bool unicast_mac(Bytes mac) { return !all_zero(mac) && (mac[0] & 0x01) == 0; }
 // The octets a hunt must see of a candidate before judging its header: the
 // ULPDU_Length and the larger DDP header.
 constexpr std::size_t kCandidateHead = mpa::kUlpduLengthSize + ddp::kUntaggedHeaderSize;
+// How far back of a candidate Marker a hunt looks for the FPDU it points
+// into. The first Marker inside an FPDU is fewer than 512 octets after the
+// FPDU's header (RFC 5044 §4.3: a Marker every 512 octets of the stream), and
+// the hunt meets that Marker before any later one of the same FPDU, so a
+// longer FPDUPTR never finds an FPDU a shorter one did not.
+constexpr std::size_t kHuntLookback = mpa::kMarkerInterval - 1;
 // The smallest ULPDU is a tagged DDP header with no payload.
 constexpr std::size_t kMinUlpdu = ddp::kTaggedHeaderSize;
 // Octets of a DDP header and the largest RDMAP header a check reads.
@@ -129,6 +135,17 @@ struct ConnectionObserver::Direction {
   bool crc_known = false;
   std::uint64_t position_base = 0;
   bool first_fpdu_seen = false;
+
+  // Hunting (stream offsets). A hunt looks at candidate FPDU starts in
+  // stream order, `hunt_scan` being the next one; a Marker candidate may
+  // point back to octets before it, but never before `hunt_from` (where the
+  // hunt's octets begin) nor more than kHuntLookback octets. Every decision
+  // depends on the octets around its candidate only and waits for them, so a
+  // hunt ends the same however TCP cut the stream.
+  bool hunt_fresh = false;  // set by start_hunt(): hunt() takes its window from there
+  std::uint64_t hunt_began = 0;
+  std::uint64_t hunt_from = 0;
+  std::uint64_t hunt_scan = 0;
 
   // DDP/RDMAP per-sender state (RFC 5041 §4.3, §5; RFC 5040 §5)
   struct Queue {
@@ -238,6 +255,7 @@ void ConnectionObserver::on_gap(Side side, std::uint64_t length, FrameNo frame) 
         std::to_string(length) + " octets missing from the capture");
   d.consumed_to += d.buf.size() + length;
   d.buf.clear();
+  d.hunt_fresh = true;  // a hunt in progress starts over past the gap
   d.need = 0;
   // A gap loses messages, so request/response matching cannot be trusted
   // for the rest of the connection (both directions: a lost request or a
@@ -316,6 +334,7 @@ void ConnectionObserver::feed(Direction& d, FrameNo frame, wire::Bytes octets) {
     d.consumed_to += drop;
     d.buf_first_frame = frame;
     d.need = 0;
+    d.hunt_from = std::max(d.hunt_from, d.consumed_to);  // a hunt never looks back into dropped octets
     if (d.mode != Direction::Mode::kHunt && d.mode != Direction::Mode::kOpaque) start_hunt(d, frame, "buffer limit");
   }
 }
@@ -394,8 +413,10 @@ ConnectionObserver::Consumed ConnectionObserver::detect(Direction& d, FrameNo fr
           maybe_req ? "MPA (Request key)" : "MPA (Reply key)");
     return {};
   }
-  if (maybe_req || maybe_rep) return {0, mpa::kKeySize};
-  if (maybe_clc) return {0, 4};
+  // Still a prefix: look again at the next octet, not only once the whole
+  // key is there, so that a stream that stops matching is decided at the
+  // same octet however it was cut (a gap may come before the key's end).
+  if (maybe_req || maybe_rep || maybe_clc) return {0, rest.size() + 1};
 
   if (d.mid_stream) {
     start_hunt(d, frame, "capture starts mid-connection");
@@ -840,6 +861,7 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
 
 void ConnectionObserver::start_hunt(Direction& d, FrameNo frame, std::string_view why) {
   d.mode = Direction::Mode::kHunt;
+  d.hunt_fresh = true;
   d.deframer.reset();
   d.forget_ddp_state();
   event(EventKind::kSkipped, d.side, frame, d.consumed_to, 0, "hunting for FPDU framing: " + std::string(why));
@@ -853,13 +875,19 @@ void ConnectionObserver::start_hunt(Direction& d, FrameNo frame, std::string_vie
 // (mid-connection start), Marker hypotheses are tried too, and a run of
 // three plausible FPDUs with zero CRC fields says CRC is off.
 ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo frame, wire::Bytes rest) {
+  const std::uint64_t base = d.consumed_to;  // stream offset of rest[0]
+  if (d.hunt_fresh) {
+    d.hunt_fresh = false;
+    d.hunt_began = d.hunt_from = d.hunt_scan = base;
+  }
+  d.hunt_from = std::max(d.hunt_from, base);
+  d.hunt_scan = std::max(d.hunt_scan, base);
+
   struct Try {
     bool found = false;
     bool need_more = false;
-    std::size_t need = 0;
+    std::size_t need = 0;  // with need_more: octets of rest needed
   };
-  std::size_t crc_budget = config_.hunt_crc_budget;
-
   // Deframes one candidate FPDU at `start` under a hypothesis.
   auto attempt = [&](std::size_t start, bool markers, bool crc, std::uint64_t position) -> Try {
     mpa::DeframerConfig c;
@@ -872,7 +900,6 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
     if (const auto* more = std::get_if<mpa::NeedMore>(&r)) return {false, true, start + more->at_least};
     const auto* f = std::get_if<mpa::Fpdu>(&r);
     if (!f) return {};
-    if (crc_budget > 0) --crc_budget;
     if (f->ulpdu_length < kMinUlpdu) return {};
     if (crc) return {f->crc_status == mpa::CrcStatus::kMatch, false, 0};
     return {f->received_crc == 0, false, 0};
@@ -883,13 +910,13 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
     protocol_ = Protocol::kMpa;
     d.consumed_to += at;
     event(EventKind::kResynchronised, d.side, frame, d.consumed_to, at,
-          std::string("resynchronised ") + std::string(how) + " after skipping " + std::to_string(at) + " octets");
+          std::string("resynchronised ") + std::string(how) + " after skipping " +
+              std::to_string(d.consumed_to - d.hunt_began) + " octets");
     enter_full_operation(d);
     d.consumed_to -= at;
     return {at, 0};
   };
   auto header_plausible = [&](std::size_t c) {
-    if (c + kCandidateHead > rest.size()) return false;
     const std::uint32_t len = be16(rest, c);
     if (len < kMinUlpdu) return false;
     return plausible_segment(rest.subspan(c + mpa::kUlpduLengthSize, ddp::kUntaggedHeaderSize));
@@ -899,42 +926,39 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
   if (d.params_known && d.markers) {
     const std::uint64_t p0 = d.position(d.consumed_to);
     std::size_t k = static_cast<std::size_t>((mpa::kMarkerInterval - p0 % mpa::kMarkerInterval) % mpa::kMarkerInterval);
-    for (;; k += mpa::kMarkerInterval) {
-      if (k + mpa::kMarkerSize > rest.size()) return {0, k + mpa::kMarkerSize};
-      const std::uint32_t ptr = be16(rest, k + 2);
-      // FPDUPTR 0: the FPDU starts with this Marker; otherwise its header is
-      // FPDUPTR octets back, which must be octets we have.
-      if (ptr == 0 || ptr <= k) {
-        const std::size_t start = ptr == 0 ? k : k - ptr;
-        const Try t = attempt(start, true, d.crc, p0 + start);
-        if (t.found) return resync(start, "on a Marker");
-        if (t.need_more) return {0, t.need};
-      }
-      // Nothing before the next Marker can start a usable FPDU any more.
-      const std::size_t drop = k + mpa::kMarkerSize;
-      d.stats.skipped_octets += drop;
-      return {drop, 0};
+    if (k + mpa::kMarkerSize > rest.size()) return {0, k + mpa::kMarkerSize};
+    const std::uint32_t ptr = be16(rest, k + 2);
+    // FPDUPTR 0: the FPDU starts with this Marker; otherwise its header is
+    // FPDUPTR octets back, which must be octets we have.
+    if (ptr == 0 || ptr <= k) {
+      const std::size_t start = ptr == 0 ? k : k - ptr;
+      const Try t = attempt(start, true, d.crc, p0 + start);
+      if (t.found) return resync(start, "on a Marker");
+      if (t.need_more) return {0, t.need};
     }
+    // Nothing before the next Marker can start a usable FPDU any more.
+    const std::size_t drop = k + mpa::kMarkerSize;
+    d.stats.skipped_octets += drop;
+    return {drop, 0};
   }
 
-  // Every offset a candidate.
-  for (std::size_t c = 0;; ++c) {
-    if (c + kCandidateHead > rest.size()) {
-      d.stats.skipped_octets += c;
-      return {c, kCandidateHead};
-    }
-    if (crc_budget == 0) {
-      d.stats.skipped_octets += c;
-      return {c, 0};
-    }
-    const bool known = d.params_known || d.crc_known;
+  // Every offset a candidate, from hunt_scan on. Waiting for octets keeps
+  // the ones a later Marker candidate may point back to (kHuntLookback) and
+  // gives up the older ones.
+  auto wait = [&](std::size_t c, std::size_t need_from_c) -> Consumed {
+    d.hunt_scan = base + c;
+    const std::uint64_t keep_from = std::max(d.hunt_from, d.hunt_scan - std::min<std::uint64_t>(d.hunt_scan, kHuntLookback));
+    const std::size_t drop = static_cast<std::size_t>(std::max(keep_from, base) - base);
+    d.stats.skipped_octets += drop;
+    return {drop, need_from_c == 0 ? 0 : c - drop + need_from_c};
+  };
+  const bool known = d.params_known || d.crc_known;
+  for (std::size_t c = static_cast<std::size_t>(d.hunt_scan - base);; ++c) {
+    if (c + kCandidateHead > rest.size()) return wait(c, kCandidateHead);
     if (header_plausible(c)) {
       if (!known || d.crc) {
         const Try t = attempt(c, false, true, 0);
-        if (t.need_more) {
-          d.stats.skipped_octets += c;
-          return {c, t.need - c};
-        }
+        if (t.need_more) return wait(c, t.need - c);
         if (t.found) {
           if (!d.params_known) {
             d.markers = false;
@@ -948,17 +972,20 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
       }
       if ((!known || !d.crc) && !d.markers) {
         // CRC off: three plausible FPDUs in a row with zero CRC fields.
+        // A run that needs more octets than half the buffer from its start
+        // is not waited for.
         std::size_t at = c;
         int run = 0;
-        bool more = false;
+        std::size_t need_end = 0;  // octets of rest the run still needs
         while (run < 3) {
-          if (!header_plausible(at)) {
-            more = at + kCandidateHead > rest.size();
+          if (at + kCandidateHead > rest.size()) {
+            need_end = at + kCandidateHead;
             break;
           }
+          if (!header_plausible(at)) break;
           const Try t = attempt(at, false, false, 0);
           if (t.need_more) {
-            more = true;
+            need_end = t.need;
             break;
           }
           if (!t.found) break;
@@ -975,23 +1002,23 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
           }
           return resync(c, "on three FPDUs without CRC");
         }
-        if (more && rest.size() < config_.max_buffer / 2) {
-          d.stats.skipped_octets += c;
-          return {c, 0};
-        }
+        if (need_end != 0 && need_end - c <= config_.max_buffer / 2) return wait(c, need_end - c);
       }
     }
     // Unknown parameters: could `c` be a Marker (Reserved zero)? Then the
     // FPDU it points into starts FPDUPTR octets back (or at c for 0).
-    if (!d.params_known && c + mpa::kMarkerSize <= rest.size() && rest[c] == 0 && rest[c + 1] == 0) {
+    if (!d.params_known && rest[c] == 0 && rest[c + 1] == 0) {
       const std::uint32_t ptr = be16(rest, c + 2);
-      if (ptr == 0 || ptr <= c) {
+      const bool reachable = ptr == 0 || (ptr <= c && ptr <= kHuntLookback && base + c - ptr >= d.hunt_from);
+      if (reachable) {
         const std::size_t start = ptr == 0 ? c : c - ptr;
         // Position such that a Marker falls on `c`.
         const std::uint64_t position = (mpa::kMarkerInterval - (c - start) % mpa::kMarkerInterval) % mpa::kMarkerInterval;
         const std::size_t header = ptr == 0 ? c + mpa::kMarkerSize : start;
-        if (header_plausible(header) || (ptr == 0 && header + kCandidateHead > rest.size())) {
+        if (header + kCandidateHead > rest.size()) return wait(c, header + kCandidateHead - c);
+        if (header_plausible(header)) {
           const Try t = attempt(start, true, true, position);
+          if (t.need_more) return wait(c, t.need - c);
           if (t.found) {
             d.markers = true;
             d.crc = true;

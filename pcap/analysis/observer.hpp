@@ -133,9 +133,6 @@ struct ObserverConfig {
   // Octets one direction may hold: a partial message, or the window a hunt
   // scans. Beyond it the oldest octets are skipped (reported as kSkipped).
   std::size_t max_buffer = std::size_t{256} << 10;
-  // A hunt tries at most this many CRC computations per candidate window
-  // before it slides on, so garbage costs bounded work per octet.
-  std::size_t hunt_crc_budget = 256;
   // Emit on_message for FPDUs (off: violations and counts only, for speed).
   bool report_fpdus = true;
 };

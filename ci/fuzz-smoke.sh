@@ -6,6 +6,7 @@
 # input that did it is left in build/fuzz/artifacts/<target>/.
 #
 #   FUZZ_SECONDS=60 ci/fuzz-smoke.sh               # longer
+#   FUZZ_SECONDS=600 FUZZ_JOBS=2 ci/fuzz-smoke.sh  # 10 min per target, two at a time
 #   FUZZ_TARGETS="mpa_deframer clc_message" ci/fuzz-smoke.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,31 +35,61 @@ targets=${FUZZ_TARGETS:-$(cd "$build/fuzz" && ls *_fuzzer | sed 's/_fuzzer$//')}
 # Targets with an open finding in another folder (fuzz/known-issues/): a
 # failure is printed but does not fail the run.
 known=$(grep -v '^#' fuzz/known-issues/targets.txt 2>/dev/null || true)
+# One target: its verdict goes to $build/smoke/<t>.result ("ok ...",
+# "known ..." or "failed ...") and its libFuzzer log to <t>.log.
+run_target() {
+  local t=$1
+  local work=$build/smoke/$t
+  local artifacts=$build/artifacts/$t
+  rm -rf "$work"
+  mkdir -p "$work" "$artifacts"
+  local dict=$work.dict
+  : > "$dict"
+  for d in $(sed -n "s/^$t:[[:space:]]*//p" fuzz/dict/targets.txt); do cat "fuzz/dict/$d.dict" >> "$dict"; done
+  local dict_flag=()
+  [ -s "$dict" ] && dict_flag=("-dict=$dict")
+  local inputs=()
+  for d in "fuzz/corpus/$t" "$seeds/$t" "fuzz/regressions/$t"; do [ -d "$d" ] && inputs+=("$d"); done
+  if "$build/fuzz/${t}_fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+       "${dict_flag[@]}" -artifact_prefix="$artifacts/" "$work" "${inputs[@]}" > "$work.log" 2>&1; then
+    echo "ok  $(grep -E '^#[0-9]+' "$work.log" | tail -1 | grep -oE 'cov: [0-9]+|exec/s: [0-9]+' | tr '\n' ' ')" > "$work.result"
+  elif echo "$known" | grep -qx "$t"; then
+    echo "known" > "$work.result"
+  else
+    echo "failed" > "$work.result"
+  fi
+}
+
+# FUZZ_JOBS targets at a time (default 1): each fuzzer uses one core.
+jobs=${FUZZ_JOBS:-1}
+mkdir -p "$build/smoke"
+running=0
+for t in $targets; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  rm -f "$build/smoke/$t.result"
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait || true
+
 failed=()
 for t in $targets; do
   work=$build/smoke/$t
   artifacts=$build/artifacts/$t
-  rm -rf "$work"
-  mkdir -p "$work" "$artifacts"
-  dict=$work.dict
-  : > "$dict"
-  for d in $(sed -n "s/^$t:[[:space:]]*//p" fuzz/dict/targets.txt); do cat "fuzz/dict/$d.dict" >> "$dict"; done
-  dict_flag=()
-  [ -s "$dict" ] && dict_flag=("-dict=$dict")
-  inputs=()
-  for d in "fuzz/corpus/$t" "$seeds/$t" "fuzz/regressions/$t"; do [ -d "$d" ] && inputs+=("$d"); done
-  if "$build/fuzz/${t}_fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
-       "${dict_flag[@]}" -artifact_prefix="$artifacts/" "$work" "${inputs[@]}" > "$work.log" 2>&1; then
-    echo "fuzz $t: ok  $(grep -E '^#[0-9]+' "$work.log" | tail -1 | grep -oE 'cov: [0-9]+|exec/s: [0-9]+' | tr '\n' ' ')"
-  else
-    grep -E "ERROR|fuzz property violated|runtime error" "$work.log" | head -5 || true
-    if echo "$known" | grep -qx "$t"; then
-      echo "fuzz $t: failed, KNOWN ISSUE (fuzz/known-issues/README.md; log $work.log, input in $artifacts/)"
-    else
+  verdict=$(cat "$work.result" 2>/dev/null || echo failed)
+  case $verdict in
+    ok*) echo "fuzz $t: $verdict" ;;
+    known)
+      grep -E "ERROR|fuzz property violated|runtime error" "$work.log" | head -5 || true
+      echo "fuzz $t: failed, KNOWN ISSUE (fuzz/known-issues/README.md; log $work.log, input in $artifacts/)" ;;
+    *)
+      grep -E "ERROR|fuzz property violated|runtime error" "$work.log" 2>/dev/null | head -5 || true
       echo "fuzz $t: FAILED (log $work.log, input in $artifacts/)"
-      failed+=("$t")
-    fi
-  fi
+      failed+=("$t") ;;
+  esac
 done
 
 if [ ${#failed[@]} -ne 0 ]; then

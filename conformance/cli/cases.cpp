@@ -39,17 +39,12 @@ int list_cases(const CasesArgs& a) {
       }
   }
   if (!a.markdown.empty()) {
-    std::vector<cf::UnobservableRequirement> un;
-    for (const requirements::Requirement& r : requirements::all())
-      if (r.observable == requirements::Observability::kNotObservable)
-        un.push_back({std::string(r.id), std::string(r.rfc) + " §" + std::string(r.section),
-                      std::string(requirements::name(r.level)), std::string(r.summary), std::string(r.why_not_observable)});
     std::ofstream out(a.markdown);
     if (!out) {
       std::cerr << "rdmaconf cases: cannot write " << a.markdown << "\n";
       return 2;
     }
-    cf::write_catalogue_markdown(out, cat, un);
+    cf::write_catalogue_markdown(out, cat);
   } else if (!a.check) {
     for (const cf::Case* c : cf::select(cat, a.suites, {}))
       std::cout << std::left << std::setw(58) << c->id << " " << std::setw(18) << c->rfc << " " << std::setw(10)

@@ -108,7 +108,8 @@ bool mpa_field_known(std::string_view n) {
 }
 
 bool fpdu_field_known(std::string_view unit, std::string_view n) {
-  static constexpr std::string_view kPseudo[] = {"payload_len", "ulpdu_length", "crc_ok", "markers", "code", "payload"};
+  static constexpr std::string_view kPseudo[] = {"payload_len", "ulpdu_length", "crc_ok", "markers", "code", "payload",
+                                                  "crc_field", "pad_zero", "markers_res_zero"};
   if (std::find(std::begin(kPseudo), std::end(kPseudo), n) != std::end(kPseudo)) return true;
   std::uint32_t msn[4] = {1, 1, 1, 1};
   std::vector<std::string_view> units = {unit};

@@ -56,6 +56,9 @@ constexpr FaultInfo kFaults[] = {
     {F::kClcAnswerDecline, "clc-answer-decline", "CLC", "answers a Decline with a Decline", "RFC 7609 App. C.1", std::nullopt},
     {F::kClcReservedSet, "clc-reserved-set", "CLC", "sends its Accepts and Declines with a reserved header bit set", "RFC 7609 App. A.2", std::nullopt},
     {F::kClcCheckReserved, "clc-check-reserved", "CLC", "declines a Proposal whose reserved prefix-area octets are not zero", "RFC 7609 App. A.2", std::nullopt},
+    {F::kMpaPadNonzero, "mpa-pad-nonzero", "MPA", "sends its PAD octets as 0xA5 instead of zero", "RFC 5044 §4.1", std::nullopt},
+    {F::kMpaNoPad, "mpa-no-pad", "MPA", "sends its FPDUs without PAD (not a multiple of four octets)", "RFC 5044 §4.1", std::nullopt},
+    {F::kMpaMarkerReservedSet, "mpa-marker-reserved-set", "MPA", "sends its Markers with the Reserved half not zero", "RFC 5044 §4.2", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace

@@ -32,6 +32,7 @@ enum class FaultId : std::uint8_t {
   kClcSkipPeerIdCheck, kClcSkipGidMacCheck, kClcSkipPrefixCheck, kClcSkipEidCheck, kClcAcceptBadEyecatcher,
   kClcInconsistentAccept, kClcWrongTrailer, kClcDeclineZeroDiagnosis, kClcSkipConfirmQpCheck, kClcAnswerDecline,
   kClcReservedSet, kClcCheckReserved,
+  kMpaPadNonzero, kMpaNoPad, kMpaMarkerReservedSet,
   kCount
 };
 

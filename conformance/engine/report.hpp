@@ -25,8 +25,22 @@ void write_html(std::ostream& out, const std::vector<CaseResult>& results, const
 struct UnobservableRequirement {
   std::string id, rfc, level, summary, why;
 };
-void write_catalogue_markdown(std::ostream& out, const Catalogue& cat,
-                              const std::vector<UnobservableRequirement>& unobservable);
+// A registry row a peer can observe (on the wire, or as the peer) that no
+// case names yet: listed so the catalogue's gaps are in plain sight.
+struct UncoveredRequirement {
+  std::string id, rfc, level, summary, observable;
+};
+// The registry rows the catalogue cannot check (not observable) and the
+// observable ones no case names yet.
+struct RequirementGaps {
+  std::vector<UnobservableRequirement> unobservable;
+  std::vector<UncoveredRequirement> uncovered;
+};
+RequirementGaps requirement_gaps(const Catalogue& cat);
+
+// docs/catalogue.md: cases per protocol and level, requirement -> cases,
+// then the gaps of requirement_gaps().
+void write_catalogue_markdown(std::ostream& out, const Catalogue& cat);
 
 std::string json_escape(std::string_view s);
 std::string xml_escape(std::string_view s);

@@ -173,6 +173,11 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
   dc.crc = o.crc && !f.has(FaultId::kMpaIgnoreCrcRequest) && !f.has(FaultId::kMpaSkipCrcCheck);
   dc.fail_on_error = !f.has(FaultId::kMpaSkipMarkerCheck);
   mpa::Deframer deframer(dc);
+  // Sender-side MPA faults (RFC 5044 §4.1, §4.2).
+  mpa::FramerOverrides fo;
+  if (f.has(FaultId::kMpaPadNonzero)) fo.pad_octet = 0xa5;
+  if (f.has(FaultId::kMpaNoPad)) fo.pad_length = 0;
+  if (f.has(FaultId::kMpaMarkerReservedSet)) fo.marker_reserved = 0x0001;
 
   auto flush = [&] {
     std::vector<std::uint8_t> out;
@@ -181,7 +186,7 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
       wire::Chunks ulpdu;
       ulpdu.append(seg->header());
       seg->payload.for_each([&](wire::Bytes b) { ulpdu.append(b); });
-      framer.frame(ulpdu, out);
+      framer.frame(ulpdu, out, fo);
     }
     if (!out.empty()) sock.send(out);
   };

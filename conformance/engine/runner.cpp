@@ -372,6 +372,13 @@ struct Session {
     u.pseudo["ulpdu_length"] = f.ulpdu_length;
     u.pseudo["crc_ok"] = u.crc_ok;
     u.pseudo["markers"] = f.markers.size();
+    // What RFC 5044 §4 asks a sender to send as zero, for scripts to match
+    // (the framing checks above ignore them, as a receiver must).
+    u.pseudo["crc_field"] = f.received_crc;
+    u.pseudo["pad_zero"] = !f.pad_nonzero;
+    bool markers_res_zero = true;
+    for (std::size_t i = 0; i < f.markers.size(); ++i) markers_res_zero = markers_res_zero && f.markers[i].reserved == 0;
+    u.pseudo["markers_res_zero"] = markers_res_zero;
     record(false,
            "<-- " + u.name + ", FPDU " + std::to_string(consumed) + " octets" + (u.crc_ok ? "" : ", CRC MISMATCH") +
                (f.markers.size() ? ", " + std::to_string(f.markers.size()) + " marker(s)" : ""),

@@ -77,9 +77,10 @@ constexpr Requirement kRows[] = {
     row("rfc5044-4.4-crc-error-terminate", kMust, P,
         "A CRC mismatch is a fatal error: the receiver reports it (LLP Terminate, MPA CRC Error) and closes the "
         "connection"),
-    row("rfc5044-4.4-crc-error-no-delivery", kMustNot, N,
-        "An FPDU that fails its CRC is not passed up to DDP",
-        "what DDP received is local; only the Terminate that follows is visible"),
+    // Seen as the peer through a test ULP that echoes what it is given: a
+    // delivered ULPDU would come back (mpa-crc-error-no-delivery).
+    row("rfc5044-4.4-crc-error-no-delivery", kMustNot, P,
+        "An FPDU that fails its CRC is not passed up to DDP (an echoing ULP sends nothing back)"),
 
     // §4.5 FPDU Size Considerations — text not reached
     row("rfc5044-4.5-mulpdu-formula", kMust, N,

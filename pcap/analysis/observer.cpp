@@ -298,45 +298,51 @@ void ConnectionObserver::feed(Direction& d, FrameNo frame, wire::Bytes octets) {
       const Consumed c = consume(d, frame, octets, frame);
       octets = octets.subspan(c.used);
       if (octets.empty()) return;
-      d.buf.assign(octets.begin(), octets.end());
+      // The rest is kept below, in the same steps as if it came octet by
+      // octet (so the buffer limit strikes at the same octet).
       d.buf_first_frame = frame;
       d.need = c.need;
-      break;
     }
     std::size_t take = octets.size();
     if (d.need > d.buf.size()) take = std::min(take, d.need - d.buf.size());
+    // Never more than one octet beyond the limit before it is applied.
+    take = std::min(take, config_.max_buffer + 1 - std::min(d.buf.size(), config_.max_buffer));
     d.buf.insert(d.buf.end(), octets.begin(), octets.begin() + static_cast<std::ptrdiff_t>(take));
     octets = octets.subspan(take);
-    if (d.need > d.buf.size()) continue;
-    // consume() reads a view of d.buf; the feeding flag keeps pump() (run
-    // when this side's own MPA frame settles the startup) from taking the
-    // buffer away underneath it: the ongoing consume() goes on in the new mode.
-    d.feeding = true;
-    const Consumed c = consume(d, frame, d.buf, d.buf_first_frame);
-    d.feeding = false;
-    if (c.used == d.buf.size()) {
-      d.buf.clear();
-      d.need = 0;
-      continue;
+    if (d.need <= d.buf.size()) {
+      // consume() reads a view of d.buf; the feeding flag keeps pump() (run
+      // when this side's own MPA frame settles the startup) from taking the
+      // buffer away underneath it: the ongoing consume() goes on in the new mode.
+      d.feeding = true;
+      const Consumed c = consume(d, frame, d.buf, d.buf_first_frame);
+      d.feeding = false;
+      if (c.used == d.buf.size()) {
+        d.buf.clear();
+        d.need = 0;
+        continue;
+      }
+      if (c.used > 0) {
+        d.buf.erase(d.buf.begin(), d.buf.begin() + static_cast<std::ptrdiff_t>(c.used));
+        if (d.buf.size() <= take) d.buf_first_frame = frame;
+      }
+      d.need = c.need;
     }
-    if (c.used > 0) {
-      d.buf.erase(d.buf.begin(), d.buf.begin() + static_cast<std::ptrdiff_t>(c.used));
-      if (d.buf.size() <= take) d.buf_first_frame = frame;
-    }
-    d.need = c.need;
+    if (d.buf.size() > config_.max_buffer) apply_buffer_limit(d, frame);
   }
-  // Bound what one direction holds: beyond it the oldest octets are given up.
-  if (d.buf.size() > config_.max_buffer) {
-    const std::size_t drop = d.buf.size() - config_.max_buffer / 2;
-    d.stats.skipped_octets += drop;
-    event(EventKind::kLimit, d.side, frame, d.consumed_to, drop, "buffer limit: octets skipped");
-    d.buf.erase(d.buf.begin(), d.buf.begin() + static_cast<std::ptrdiff_t>(drop));
-    d.consumed_to += drop;
-    d.buf_first_frame = frame;
-    d.need = 0;
-    d.hunt_from = std::max(d.hunt_from, d.consumed_to);  // a hunt never looks back into dropped octets
-    if (d.mode != Direction::Mode::kHunt && d.mode != Direction::Mode::kOpaque) start_hunt(d, frame, "buffer limit");
-  }
+}
+
+// Bounds what one direction holds: beyond max_buffer the oldest octets are
+// given up, down to half of it.
+void ConnectionObserver::apply_buffer_limit(Direction& d, FrameNo frame) {
+  const std::size_t drop = d.buf.size() - config_.max_buffer / 2;
+  d.stats.skipped_octets += drop;
+  event(EventKind::kLimit, d.side, frame, d.consumed_to, drop, "buffer limit: octets skipped");
+  d.buf.erase(d.buf.begin(), d.buf.begin() + static_cast<std::ptrdiff_t>(drop));
+  d.consumed_to += drop;
+  d.buf_first_frame = frame;
+  d.need = 0;
+  d.hunt_from = std::max(d.hunt_from, d.consumed_to);  // a hunt never looks back into dropped octets
+  if (d.mode != Direction::Mode::kHunt && d.mode != Direction::Mode::kOpaque) start_hunt(d, frame, "buffer limit");
 }
 
 // Re-examines a side's kept octets (after the peer's frame settled MPA).

@@ -203,6 +203,7 @@ class ConnectionObserver {
   void settle_mpa(FrameNo frame);
   void enter_full_operation(Direction& d);
   void start_hunt(Direction& d, FrameNo frame, std::string_view why);
+  void apply_buffer_limit(Direction& d, FrameNo frame);
   bool plausible_segment(wire::Bytes ulpdu_start) const;
   void on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first_frame, FrameNo frame);
   void check_segment(Direction& d, const mpa::Fpdu& f, SegmentInfo& seg, FrameNo frame, std::uint64_t offset);

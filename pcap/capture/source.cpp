@@ -99,8 +99,11 @@ struct PacketSource::Mapped {
     if (keep) std::memmove(buffer.data(), buffer.data() + (at - buffer_at), keep);
     buffer_at = at;
     filled = keep;
-    if (buffer.size() < n) buffer.resize(n);
-    if (buffer.size() < kBuffer) buffer.resize(kBuffer);
+    // Large reads, but never a buffer larger than what is left of the file
+    // (a small capture does not cost 4 MiB of zeroed memory).
+    const std::uint64_t left = size > buffer_at ? size - buffer_at : 0;
+    const std::size_t want = std::max<std::size_t>(n, static_cast<std::size_t>(std::min<std::uint64_t>(kBuffer, left)));
+    if (buffer.size() < want) buffer.resize(want);
     while (filled < n) {
       const ssize_t r = ::pread(fd, buffer.data() + filled, buffer.size() - filled,
                                 static_cast<off_t>(buffer_at + filled));

@@ -103,6 +103,24 @@ TEST(CaptureAnalysis, SameAnalysisOnEveryLinkLayer) {
   }
 }
 
+// The same over IPv6, on every link layer (DLT_NULL with BSD's AF_INET6).
+TEST(CaptureAnalysis, SameAnalysisOverIpv6) {
+  SessionConfig c;
+  c.initiator_markers = true;
+  const Session s = busy_session(c, 5);
+  using F = CaptureBuilder::Framing;
+  for (F f : {F::kEthernet, F::kVlan, F::kSll2, F::kNull}) {
+    SCOPED_TRACE(static_cast<int>(f));
+    CaptureBuilder cap(20000, 40000, f, CaptureBuilder::Ip::kV6);
+    const AnalysisResult r = analyze(lay_out(s, cap, {7, 3000}, "link6.pcapng"));
+    EXPECT_EQ(r.summary.capture_reports, 0u);
+    EXPECT_EQ(r.summary.violations, 0u) << dump(r);
+    EXPECT_EQ(r.summary.mpa_connections, 1u);
+    EXPECT_EQ(r.summary.mpa_fpdus, s.boundaries[0].size() + s.boundaries[1].size());
+    EXPECT_EQ(r.summary.frames, cap.frames());  // every frame decoded: no "not TCP", no malformed IPv6
+  }
+}
+
 // Hazard 2: Markers with several FPDUs per segment (small FPDUs packed into
 // full-size segments, Markers landing anywhere in them).
 TEST(CaptureAnalysis, MarkersWithSeveralFpdusPerSegment) {

@@ -224,7 +224,8 @@ inline void feed_session(ConnectionObserver& obs, const Session& s, std::size_t 
   obs.on_end(Side::kResponder);
 }
 
-// A capture laid out segment by segment (Ethernet/IPv4/TCP with checksums).
+// A capture laid out segment by segment (Ethernet/IPv4/TCP with checksums;
+// IPv6 on request).
 class CaptureBuilder {
  public:
   // How frames are wrapped below IPv4: Ethernet, Ethernet with two 802.1Q
@@ -235,10 +236,16 @@ class CaptureBuilder {
            : f == Framing::kNull ? capture::LinkType::kNull
                                  : capture::LinkType::kEthernet;
   }
+  enum class Ip : std::uint8_t { kV4, kV6 };
   explicit CaptureBuilder(std::uint16_t server_port = 20000, std::uint16_t client_port = 40000,
-                          Framing framing = Framing::kEthernet)
-      : writer_(out_, capture::FileFormat::kPcapng, link_of(framing)), framing_(framing) {
-    key_[0] = capture::StreamKey{{capture::ipv4(192, 0, 2, 1), client_port}, {capture::ipv4(192, 0, 2, 2), server_port}};
+                          Framing framing = Framing::kEthernet, Ip ip = Ip::kV4)
+      : writer_(out_, capture::FileFormat::kPcapng, link_of(framing)), framing_(framing), ip_(ip) {
+    // RFC 5737 and RFC 3849 documentation addresses.
+    const capture::IpAddress client = ip == Ip::kV4 ? capture::ipv4(192, 0, 2, 1)
+                                                    : capture::ipv6({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
+    const capture::IpAddress server = ip == Ip::kV4 ? capture::ipv4(192, 0, 2, 2)
+                                                    : capture::ipv6({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2});
+    key_[0] = capture::StreamKey{{client, client_port}, {server, server_port}};
     key_[1] = capture::StreamKey{key_[0].destination, key_[0].source};
   }
   void handshake(bool smc_client = false, bool smc_server = false) {
@@ -290,18 +297,21 @@ class CaptureBuilder {
     const capture::MacAddress dst{2, 0, 0, 0, 0, static_cast<std::uint8_t>(2 - side)};
     const capture::MacAddress src{2, 0, 0, 0, 0, static_cast<std::uint8_t>(1 + side)};
     static constexpr std::uint16_t kTags[] = {100, 200};
+    const std::uint16_t ethertype = ip_ == Ip::kV4 ? 0x0800 : 0x86dd;
     switch (framing_) {
-      case Framing::kEthernet: frame = capture::build_ethernet(dst, src, 0x0800, ip); break;
-      case Framing::kVlan: frame = capture::build_ethernet(dst, src, 0x0800, ip, kTags); break;
+      case Framing::kEthernet: frame = capture::build_ethernet(dst, src, ethertype, ip); break;
+      case Framing::kVlan: frame = capture::build_ethernet(dst, src, ethertype, ip, kTags); break;
       case Framing::kSll2:
-        // Protocol 0x0800, reserved, ifindex 1, ARPHRD_ETHER, outgoing, 6-octet address (padded to 8).
-        frame = {0x08, 0x00, 0, 0, 0, 0, 0, 1, 0x00, 0x01, 4, 6};
+        // Protocol, reserved, ifindex 1, ARPHRD_ETHER, outgoing, 6-octet address (padded to 8).
+        frame = {static_cast<std::uint8_t>(ethertype >> 8), static_cast<std::uint8_t>(ethertype), 0, 0, 0, 0, 0, 1,
+                 0x00, 0x01, 4, 6};
         frame.insert(frame.end(), src.begin(), src.end());
         frame.insert(frame.end(), {0, 0});
         frame.insert(frame.end(), ip.begin(), ip.end());
         break;
       case Framing::kNull: {
-        const std::uint32_t af_inet = 2;  // in the capturing host's byte order
+        // AF_INET, or BSD's AF_INET6 (24), in the capturing host's byte order.
+        const std::uint32_t af_inet = ip_ == Ip::kV4 ? 2 : 24;
         frame.resize(4);
         std::memcpy(frame.data(), &af_inet, 4);
         frame.insert(frame.end(), ip.begin(), ip.end());
@@ -317,6 +327,7 @@ class CaptureBuilder {
   std::uint32_t isn_[2] = {0x10000000, 0x20000000};
   std::uint64_t frames_ = 0;
   Framing framing_;
+  Ip ip_;
 };
 
 }  // namespace rdmaconf::analysis::testing

@@ -168,7 +168,11 @@ std::vector<std::string> check_case(const Case& c) {
       for (const Alternative& alt : st.alternatives) {
         const std::string& u = alt.unit;
         if (u == "close" || u == "silence") {
-          if (!alt.args.empty()) err(st, "expected no matchers after '" + u + "'");
+          // `close nothing_before`: the close must be the next thing the IUT does.
+          const bool strict_close = u == "close" && alt.args.size() == 1 && alt.args[0].name == "nothing_before" &&
+                                    !alt.args[0].has_value;
+          if (!alt.args.empty() && !strict_close)
+            err(st, u == "close" ? "expected nothing or 'nothing_before' after 'close'" : "expected no matchers after 'silence'");
           continue;
         }
         for (const Arg& a : alt.args) {

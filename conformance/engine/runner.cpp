@@ -776,8 +776,12 @@ struct StepOutcome {
 
 StepOutcome expect(Session& s, const Step& st) {
   bool has_close = false, has_silence = false, has_unit = false;
+  bool nothing_before_close = false;  // `close nothing_before`: no unit may come first
   for (const Alternative& a : st.alternatives) {
-    if (a.unit == "close") has_close = true;
+    if (a.unit == "close") {
+      has_close = true;
+      if (find_arg(a.args, "nothing_before")) nothing_before_close = true;
+    }
     else if (a.unit == "silence") has_silence = true;
     else has_unit = true;
   }
@@ -813,6 +817,8 @@ StepOutcome expect(Session& s, const Step& st) {
     }
     if (why.empty()) why = (has_silence ? "expected silence, got " : "got ") + describe_unit(ev.unit);
     if (!has_close) return {StepOutcome::Kind::kMismatch, why};
+    if (nothing_before_close)
+      return {StepOutcome::Kind::kMismatch, "the IUT sent " + describe_unit(ev.unit) + " where it must only close"};
     if (first_mismatch.empty()) first_mismatch = why;
     // `close` lets frames pass on the way to the close.
   }

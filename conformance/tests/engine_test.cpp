@@ -202,6 +202,23 @@ TEST(Runner, AFaultMakesTheMatchingCaseFail) {
   EXPECT_FALSE(r.reason.empty());
 }
 
+// `close` lets frames pass on the way to the close; `close nothing_before`
+// fails on the first one. The reference closes after a Terminate, but only
+// once it has echoed the Send that came before the error.
+TEST(Runner, CloseNothingBeforeFailsOnAnEarlierFrame) {
+  Reference ref;
+  const std::string steps = "handshake\n> send payload=4\n> send payload=4 qn=9\n";
+  const Case lenient = parse_one(header("MUST", "echo") + steps + "< close\n");
+  EXPECT_EQ(run_case(lenient, ref.options).verdict, Verdict::kPass);
+  const Case strict = parse_one(header("MUST", "echo") + steps + "< close nothing_before\n");
+  const CaseResult r = run_case(strict, ref.options);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_NE(r.reason.find("where it must only close"), std::string::npos) << r.reason;
+  const Case after_terminate =
+      parse_one(header("MUST", "echo") + steps + "< send payload=4\n< terminate\n< close nothing_before\n");
+  EXPECT_EQ(run_case(after_terminate, ref.options).verdict, Verdict::kPass);
+}
+
 TEST(Grading, LevelsAndStrict) {
   // The IUT answers a bad key by closing; a script that demands a Reply fails.
   Reference ref;

@@ -45,14 +45,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(!(f.kind == mpa::FrameKind::kRequest && f.reject));
   fuzz::header_round_trip<mpa::ReqRepSpec>(frame, (mode & 8) != 0);
 
-  // Exact re-encoding: every header field forced to what was received.
+  // What the frame means: the encoder computes S, Res and PD_Length.
+  mpa::ReqRepFields meaning;
+  meaning.kind = f.kind;
+  meaning.markers = f.markers;
+  meaning.crc = f.crc;
+  meaning.reject = f.reject;
+  meaning.revision = f.revision;
+  meaning.enhanced = f.enhanced_data;
+  meaning.private_data = f.ulp_private_data;
+
+  // Exact re-encoding: the same, with every header field forced to what was received.
   using F = mpa::ReqRepSpec::Field;
-  mpa::ReqRepFields exact;
-  exact.kind = f.kind;
-  exact.markers = f.markers;
-  exact.crc = f.crc;
-  exact.reject = f.reject;
-  exact.revision = f.revision;
+  mpa::ReqRepFields exact = meaning;
+  exact.enhanced.reset();
+  exact.private_data = {};
   std::array<std::uint8_t, mpa::kKeySize> key{};
   std::copy_n(f.header.octets(F::Key).begin(), mpa::kKeySize, key.begin());
   exact.key = key;
@@ -64,15 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(bytes.size() == f.frame_size);
   FUZZ_CHECK(std::equal(bytes.begin(), bytes.end(), frame.begin()));
 
-  // Meaning round trip: nothing forced, the encoder computes S, Res, PD_Length.
-  mpa::ReqRepFields meaning;
-  meaning.kind = f.kind;
-  meaning.markers = f.markers;
-  meaning.crc = f.crc;
-  meaning.reject = f.reject;
-  meaning.revision = f.revision;
-  meaning.enhanced = f.enhanced_data;
-  meaning.private_data = f.ulp_private_data;
+  // Meaning round trip.
   const auto again_bytes = mpa::encode_req_rep(meaning);
   auto again = mpa::decode_req_rep(again_bytes, {f.kind, true});
   FUZZ_CHECK(again.ok());

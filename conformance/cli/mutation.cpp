@@ -38,6 +38,8 @@ int run_mutation(const MutationArgs& a) {
   for (const auto& row : r.faults)
     if (row.caught_by.empty()) std::cout << "fault not caught: " << row.fault->name << "\n";
   for (const cf::Case* c : r.catching_nothing) std::cout << "case catches no fault and says not why: " << c->id << "\n";
+  for (const cf::Case* c : r.stale_uncaught)
+    std::cout << "case says no fault catches it, yet one does (drop its 'uncaught:' line): " << c->id << "\n";
   std::cout << "rdmaconf mutation: " << cases.size() << " cases x " << (faults.size() + 1) << " configurations in "
             << static_cast<long long>(r.wall_ms) << " ms: " << (r.ok() ? "every fault caught, every case can fail" : "FAILED")
             << "\n";

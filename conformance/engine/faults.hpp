@@ -33,6 +33,9 @@ enum class FaultId : std::uint8_t {
   kClcInconsistentAccept, kClcWrongTrailer, kClcDeclineZeroDiagnosis, kClcSkipConfirmQpCheck, kClcAnswerDecline,
   kClcReservedSet, kClcCheckReserved,
   kMpaPadNonzero, kMpaNoPad, kMpaMarkerReservedSet,
+  // CLC: what the reference sends, as server and as client
+  kClcMulticastMac, kClcRmbWraps, kClcAcceptWrongPath, kClcV21LimitsOutOfRange, kClcProposalNoPath,
+  kClcConfirmPeerIdChanged, kClcConfirmOtherVersion, kClcConfirmIgnoresAccept,
   kCount
 };
 

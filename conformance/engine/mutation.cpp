@@ -13,7 +13,7 @@
 namespace rdmaconf::conformance {
 
 bool MutationResult::ok() const {
-  if (!clean_failures.empty() || !catching_nothing.empty()) return false;
+  if (!clean_failures.empty() || !catching_nothing.empty() || !stale_uncaught.empty()) return false;
   return std::all_of(faults.begin(), faults.end(), [](const FaultRow& r) { return !r.caught_by.empty(); });
 }
 
@@ -81,7 +81,11 @@ MutationResult run_mutation(const std::vector<const Case*>& cases, RunOptions ba
     out.faults.push_back(std::move(row));
   }
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (catches[i] > 0) continue;
+    if (catches[i] > 0) {
+      // An `uncaught:` reason that a fault disproves is no longer true.
+      if (!cases[i]->uncaught.empty()) out.stale_uncaught.push_back(cases[i]);
+      continue;
+    }
     if (cases[i]->uncaught.empty()) out.catching_nothing.push_back(cases[i]);
     else out.declared_uncaught.push_back(cases[i]);
   }

@@ -25,6 +25,7 @@ struct MutationResult {
   std::vector<const Case*> clean_failures;    // cases that did not pass against the clean IUT
   std::vector<const Case*> catching_nothing;  // without an `uncaught:` reason
   std::vector<const Case*> declared_uncaught; // with one
+  std::vector<const Case*> stale_uncaught;    // say no fault catches them, yet one does
   double wall_ms = 0;
   bool ok() const;
 };

@@ -464,6 +464,65 @@ std::vector<std::uint8_t> patch_outgoing_clc(const FaultSet& f, std::vector<std:
       d->body.set(clc::DeclineSpec::Field::PeerDiagnosis, 0);
       changed = true;
     }
+    if (auto* p = std::get_if<clc::Proposal>(&msg)) {
+      if (f.has(FaultId::kClcMulticastMac)) {
+        std::array<std::uint8_t, 6> mac{};
+        const wire::Bytes have = p->body.octets(clc::ProposalBodySpec::Field::Mac);
+        std::copy(have.begin(), have.end(), mac.begin());
+        mac[0] |= 0x01;  // IEEE 802 I/G bit: a group address
+        p->body.set_octets(clc::ProposalBodySpec::Field::Mac, mac);
+        changed = true;
+      }
+      if (f.has(FaultId::kClcProposalNoPath)) {
+        // Header bits 60-61 SMCv2 type, 62-63 SMCv1 type; 2 is "none".
+        p->header.set(HF::TypeBits, (static_cast<std::uint64_t>(clc::SmcType::kNone) << 2) |
+                                        static_cast<std::uint64_t>(clc::SmcType::kNone));
+        changed = true;
+      }
+    }
+    if (auto* a = std::get_if<clc::AcceptConfirm>(&msg)) {
+      using RF = clc::SmcrAcceptConfirmSpec::Field;
+      const bool accept = a->type() == clc::MessageType::kAccept;
+      if (a->smcr && f.has(FaultId::kClcMulticastMac)) {
+        std::array<std::uint8_t, 6> mac{};
+        const wire::Bytes have = a->smcr->octets(RF::Mac);
+        std::copy(have.begin(), have.end(), mac.begin());
+        mac[0] |= 0x01;
+        a->smcr->set_octets(RF::Mac, mac);
+        changed = true;
+      }
+      if (a->smcr && f.has(FaultId::kClcRmbWraps)) {
+        // 4 KiB below 2^64: smaller than any RMB (16 KiB and up).
+        a->smcr->set(RF::RmbVirtualAddress, ~std::uint64_t{0} - 0xfff);
+        changed = true;
+      }
+      if (accept && f.has(FaultId::kClcAcceptWrongPath)) {
+        // Header bits 62-63 of an Accept: the path; First Contact stays.
+        a->header.set(HF::TypeBits, (a->header.get(HF::TypeBits) & ~std::uint64_t{3}) |
+                                        static_cast<std::uint64_t>(clc::SmcType::kD));
+        changed = true;
+      }
+      if (accept && a->fce_v2x && f.has(FaultId::kClcV21LimitsOutOfRange)) {
+        a->fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxConns, 8).set(clc::FirstContactExtV2xSpec::Field::MaxLinks, 3);
+        changed = true;
+      }
+      if (!accept && a->smcr && f.has(FaultId::kClcConfirmPeerIdChanged)) {
+        a->smcr->set(RF::PeerId, a->smcr->get(RF::PeerId) ^ 1);
+        changed = true;
+      }
+      if (!accept && f.has(FaultId::kClcConfirmOtherVersion)) {
+        a->header.set(HF::Version, a->version() == clc::kVersion1 ? clc::kVersion2 : clc::kVersion1);
+        changed = true;
+      }
+      if (!accept && f.has(FaultId::kClcConfirmIgnoresAccept)) {
+        const clc::V2Settings own = reference_client().v2;
+        if (a->fce) a->fce->set(clc::FirstContactExtSpec::Field::Release, own.release);
+        if (a->fce_v2x)
+          a->fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxConns, own.max_conns)
+              .set(clc::FirstContactExtV2xSpec::Field::MaxLinks, own.max_links);
+        changed = a->fce.has_value();
+      }
+    }
     return changed;
   });
   if (f.has(FaultId::kClcWrongTrailer) && m.size() >= 12) wire::store_be(wire::MutableBytes(m).last(4), clc::kEyecatcherSmcd);

@@ -181,6 +181,7 @@ struct Session {
   std::vector<std::uint8_t> rx;
   bool eof = false, reset = false;
   Variables vars;
+  Captures captures;  // `field=@name` values the IUT sent earlier in this case
 
   // MPA state
   std::vector<std::uint8_t> sent_frame;  // the tester's Request/Reply, as sent
@@ -332,6 +333,13 @@ struct Session {
       u.clc = std::move(*m);
       u.name = std::string(clc_name(clc::message_type(*u.clc)));
       if (auto* d = std::get_if<clc::Decline>(&*u.clc)) u.pseudo["code"] = d->diagnosis();
+      if (auto* a = std::get_if<clc::AcceptConfirm>(&*u.clc); a && a->smcr) {
+        // RFC 7609 App. A.2.3/A.2.4: the RMB (virtual address, size from the
+        // compressed RMBE size) must not run past 2^64.
+        using RF = clc::SmcrAcceptConfirmSpec::Field;
+        const std::uint64_t size = clc::uncompress_buffer_size(static_cast<std::uint8_t>(a->smcr->get(RF::RmbeSize)));
+        u.pseudo["rmb_wraps"] = a->smcr->get(RF::RmbVirtualAddress) > ~std::uint64_t{0} - size + 1;
+      }
       record(false, "<-- CLC " + u.name.substr(4) + ", " + std::to_string(u.octets.size()) + " octets",
              clc::describe(*u.clc));
       return u;
@@ -450,7 +458,7 @@ std::string apply_args(Session& s, std::vector<Block>& blocks, const std::vector
     auto hit = find_field(blocks, name);
     if (!hit && name == "code") hit = find_field(blocks, "errcode");
     if (!hit) return "no field '" + a.name + "' in this unit";
-    auto v = resolve(a.value, hit->field, s.vars);
+    auto v = resolve(a.value, hit->field, s.vars, &s.captures);
     if (auto* e = std::get_if<std::string>(&v)) return a.name + ": " + *e;
     store(*hit, std::get<Resolved>(v));
   }
@@ -464,7 +472,7 @@ const Arg* find_arg(const std::vector<Arg>& args, std::string_view name) {
 }
 
 std::variant<std::uint64_t, std::string> number_arg(Session& s, const Arg& a) {
-  auto v = resolve(a.value, nullptr, s.vars);
+  auto v = resolve(a.value, nullptr, s.vars, &s.captures);
   if (auto* e = std::get_if<std::string>(&v)) return a.name + ": " + *e;
   const auto& r = std::get<Resolved>(v);
   if (!r.number) return a.name + ": expected a number";
@@ -522,7 +530,7 @@ std::variant<Built, std::string> build_mpa(Session& s, bool request, const std::
   // rev was applied above through the encoder; apply it again in case it was forced.
   if (const Arg* a = find_arg(args, "rev")) {
     auto hit = find_field(blocks, "rev");
-    auto v = resolve(a->value, hit->field, s.vars);
+    auto v = resolve(a->value, hit->field, s.vars, &s.captures);
     if (auto* r = std::get_if<Resolved>(&v)) store(*hit, *r);
   }
   const mpa::ReqRepHeader h(wire::Bytes(out.octets).first<20>());
@@ -634,14 +642,28 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
     octets = s.clc_client->start(true).send;
   } else if (unit == "clc.accept") {
     if (s.last_clc_received.empty()) return std::string("clc.accept answers a Proposal: expect one first");
-    s.clc_server = std::make_unique<clc::ServerHandshake>(tester_server(s.o));
+    clc::ServerConfig cfg = tester_server(s.o);
+    if (const Arg* a = find_arg(args, "choose")) {
+      // The version the tester's server settles on, when the IUT offered both.
+      const std::string v = a->value.text;
+      cfg.accept_v1 = v == "v1";
+      cfg.accept_v2 = v == "v2";
+      if (!cfg.accept_v1 && !cfg.accept_v2) return std::string("choose: expected v1 or v2");
+    }
+    s.clc_server = std::make_unique<clc::ServerHandshake>(cfg);
     (void)s.clc_server->start(true);
     octets = s.clc_server->on_message(s.last_clc_received).send;
     if (octets.empty()) return std::string("the reference server would not answer the IUT's Proposal");
   } else if (unit == "clc.confirm") {
     if (!s.clc_client || s.last_clc_received.empty()) return std::string("clc.confirm answers an Accept: send clc.proposal and expect clc.accept first");
-    octets = s.clc_client->on_message(s.last_clc_received).send;
+    const clc::Step step = s.clc_client->on_message(s.last_clc_received);
+    octets = step.send;
     if (octets.empty()) return std::string("the reference client would not confirm the IUT's Accept");
+    // The tester's client found the Accept wrong and would decline it: the
+    // case cannot go on to judge what it was written for.
+    if (step.outcome && step.outcome->kind == clc::OutcomeKind::kFallback && step.outcome->failed_check)
+      return "the tester's client declines the IUT's Accept (" + std::string(step.outcome->failed_check->summary) +
+             "), so it cannot send a Confirm";
   } else if (unit == "clc.decline") {
     octets = clc::encode(clc::build_decline(clc::kVersion2, 0x52434e4643000001ull, clc::kDeclPeerDecl, clc::kOsLinux));
   } else {
@@ -653,7 +675,7 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
   bool length_forced = false, trailer_forced = false;
   {
     std::vector<Block> blocks = clc_blocks(msg);
-    if (auto e = apply_args(s, blocks, args, {"offer"}); !e.empty()) return e;
+    if (auto e = apply_args(s, blocks, args, {"offer", "choose"}); !e.empty()) return e;
     length_forced = find_arg(args, "length") != nullptr;
     trailer_forced = find_arg(args, "trailer") != nullptr;
   }
@@ -661,7 +683,7 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
   std::visit([](auto& x) { clc::finalize(x); }, msg);
   {
     std::vector<Block> blocks = clc_blocks(msg);
-    if (auto e = apply_args(s, blocks, args, {"offer"}); !e.empty()) return e;
+    if (auto e = apply_args(s, blocks, args, {"offer", "choose"}); !e.empty()) return e;
   }
   (void)length_forced;
   (void)trailer_forced;
@@ -706,6 +728,16 @@ std::string describe_unit(const Received& u) {
   return u.name;
 }
 
+// A captured value, for messages.
+std::string shown(const Captures& c, const std::string& name) {
+  const auto it = c.find(name);
+  if (it == c.end()) return "nothing captured";
+  if (it->second.is_octets) return "hex:" + hex(it->second.octets, 64);
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(it->second.number.value_or(0)));
+  return buf;
+}
+
 // Empty when `u` matches `alt`; otherwise why not.
 std::string match(Session& s, const Alternative& alt, Received& u) {
   if (u.kind == Received::Kind::kMalformed) return u.problem;
@@ -725,20 +757,31 @@ std::string match(Session& s, const Alternative& alt, Received& u) {
     const Arg* crc = find_arg(alt.args, "crc_ok");
     if (!(crc && crc->value.kind == Value::Kind::kNumber && crc->value.number == 0)) return u.problem;
   }
+  // Captures bind only when the whole alternative matches.
+  Captures captures = s.captures;
   for (const Arg& a : alt.args) {
     bool ok = false;
     std::string have;
+    const bool binds = a.value.kind == Value::Kind::kCapture && !captures.contains(a.value.text);
     if (a.name == "payload") {
       auto b = payload_octets(a.value, s.vars);
       if (auto* e = std::get_if<std::string>(&b)) return "payload: " + *e;
       const auto& want_octets = std::get<std::vector<std::uint8_t>>(b);
       const wire::Bytes got = u.payload();
       ok = got.size() == want_octets.size() && std::equal(got.begin(), got.end(), want_octets.begin());
+      if (a.negate()) ok = !ok;
       have = std::to_string(got.size()) + " octets " + hex(got, 16);
     } else if (auto it = u.pseudo.find(a.name); it != u.pseudo.end()) {
-      auto v = resolve(a.value, nullptr, s.vars);
-      if (auto* e = std::get_if<std::string>(&v)) return a.name + ": " + *e;
-      ok = std::get<Resolved>(v).number == it->second;
+      const std::uint64_t value = a.mask ? it->second & *a.mask : it->second;
+      if (binds) {
+        captures[a.value.text] = Resolved::of(value);
+        ok = true;
+      } else {
+        auto v = resolve(a.value, nullptr, s.vars, &captures);
+        if (auto* e = std::get_if<std::string>(&v)) return a.name + ": " + *e;
+        const auto& want = std::get<Resolved>(v).number;
+        ok = want && compare(value, a.op, *want);
+      }
       have = std::to_string(it->second);
     } else {
       const std::string name = a.name == "code" && u.name == "terminate" ? "errcode"
@@ -747,14 +790,51 @@ std::string match(Session& s, const Alternative& alt, Received& u) {
       const auto blocks = u.all_blocks();
       auto hit = find_field(blocks, name);
       if (!hit) return "no field '" + a.name + "' in the received " + u.name;
-      auto v = resolve(a.value, hit->field, s.vars);
-      if (auto* e = std::get_if<std::string>(&v)) return a.name + ": " + *e;
-      ok = holds(*hit, std::get<Resolved>(v));
       have = show(*hit);
+      if (binds) {
+        Resolved r = capture(*hit);
+        if (a.mask) {
+          auto n = numeric_value(*hit);
+          if (!n) return a.name + ": a mask needs a field of at most 8 octets";
+          r = Resolved::of(*n & *a.mask);
+        }
+        captures[a.value.text] = std::move(r);
+        ok = true;
+      } else {
+        auto v = resolve(a.value, hit->field, s.vars, &captures);
+        if (auto* e = std::get_if<std::string>(&v)) return a.name + ": " + *e;
+        const Resolved& want = std::get<Resolved>(v);
+        if (!a.mask && (a.op == Op::kEq || a.op == Op::kNe || a.op == Op::kNone)) {
+          ok = holds(*hit, want) == (a.op != Op::kNe);
+        } else {
+          // Masks and order comparisons read the field as a number.
+          auto n = numeric_value(*hit);
+          if (!n) return a.name + ": '" + std::string(to_string(a.op)) + "' needs a field of at most 8 octets";
+          std::optional<std::uint64_t> w = want.number;
+          if (want.is_octets && want.octets.size() <= 8) {
+            w = 0;
+            for (std::uint8_t b : want.octets) *w = (*w << 8) | b;
+          }
+          if (!w) return a.name + ": expected a number to compare with";
+          ok = compare(a.mask ? *n & *a.mask : *n, a.op, *w);
+        }
+      }
     }
-    if (a.negate) ok = !ok;
-    if (!ok) return u.name + ": expected " + a.name + (a.negate ? "!=" : "=") + (a.value.kind == Value::Kind::kNumber ? std::to_string(a.value.number) : a.value.text.empty() ? "..." : a.value.text) + ", got " + have;
+    if (!ok) {
+      std::string lhs = a.name;
+      if (a.mask) {
+        char m[24];
+        std::snprintf(m, sizeof m, "&0x%llx", static_cast<unsigned long long>(*a.mask));
+        lhs += m;
+      }
+      const std::string want_text = a.value.kind == Value::Kind::kNumber    ? std::to_string(a.value.number)
+                                    : a.value.kind == Value::Kind::kCapture ? "@" + a.value.text + " (" + shown(captures, a.value.text) + ")"
+                                    : a.value.text.empty()                  ? std::string("...")
+                                                                            : a.value.text;
+      return u.name + ": expected " + lhs + std::string(to_string(a.op)) + want_text + ", got " + have;
+    }
   }
+  s.captures = std::move(captures);
   return {};
 }
 

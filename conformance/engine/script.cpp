@@ -60,7 +60,7 @@ std::optional<std::vector<std::uint8_t>> parse_hex(std::string_view s) {
 // ---------------------------------------------------------------- lexer
 
 struct Token {
-  enum class Kind : std::uint8_t { kWord, kString, kEquals, kNotEquals, kBar };
+  enum class Kind : std::uint8_t { kWord, kString, kOperator, kBar };
   Kind kind;
   std::string text;
 };
@@ -80,12 +80,18 @@ std::variant<std::vector<Token>, LexError> lex(std::string_view s) {
       out.push_back({Token::Kind::kBar, "|"});
       ++i;
     } else if (c == '=') {
-      out.push_back({Token::Kind::kEquals, "="});
+      out.push_back({Token::Kind::kOperator, "="});
       ++i;
     } else if (c == '!') {
       if (i + 1 >= s.size() || s[i + 1] != '=') return LexError{"expected '!=' after '!'"};
-      out.push_back({Token::Kind::kNotEquals, "!="});
+      out.push_back({Token::Kind::kOperator, "!="});
       i += 2;
+    } else if ((c == '<' || c == '>') && i > 0 && !is_space(s[i - 1]) && s[i - 1] != '|') {
+      // Right after a field name: a comparison. At the start of a word ('<'
+      // and '>' that begin a step) it stays a word.
+      const bool or_equal = i + 1 < s.size() && s[i + 1] == '=';
+      out.push_back({Token::Kind::kOperator, std::string(1, c) + (or_equal ? "=" : "")});
+      i += or_equal ? 2 : 1;
     } else if (c == '"') {
       std::string text;
       ++i;
@@ -111,7 +117,9 @@ std::variant<std::vector<Token>, LexError> lex(std::string_view s) {
       out.push_back({Token::Kind::kString, std::move(text)});
     } else {
       std::size_t j = i;
-      while (j < s.size() && !is_space(s[j]) && s[j] != '=' && s[j] != '|' && s[j] != '"' && s[j] != '!') ++j;
+      while (j < s.size() && !is_space(s[j]) && s[j] != '=' && s[j] != '|' && s[j] != '"' && s[j] != '!' &&
+             !(j > i && (s[j] == '<' || s[j] == '>')))
+        ++j;
       out.push_back({Token::Kind::kWord, std::string(s.substr(i, j - i))});
       i = j;
     }
@@ -129,20 +137,34 @@ class LineParser {
   const Token* peek() const { return done() ? nullptr : &t_[i_]; }
   Token take() { return t_[i_++]; }
 
-  // name[=value | !=value]
+  // name[&MASK][OP value]
   std::optional<std::string> arg(Arg& out) {
     const Token* t = peek();
     if (t == nullptr || t->kind != Token::Kind::kWord) return "expected a field name";
     out.name = take().text;
+    if (const std::size_t amp = out.name.find('&'); amp != std::string::npos) {
+      auto m = parse_number(std::string_view(out.name).substr(amp + 1));
+      if (!m) return "expected a number (decimal or 0x hex) after '&' in '" + out.name + "'";
+      out.mask = *m;
+      out.name.resize(amp);
+    }
     if (!valid_name(out.name)) return "expected a field name, got '" + out.name + "'";
     const Token* op = peek();
-    if (op == nullptr || (op->kind != Token::Kind::kEquals && op->kind != Token::Kind::kNotEquals)) return std::nullopt;
-    out.negate = take().kind == Token::Kind::kNotEquals;
+    if (op == nullptr || op->kind != Token::Kind::kOperator) {
+      if (out.mask) return "expected a comparison after '" + out.name + "&...'";
+      return std::nullopt;
+    }
+    const std::string op_text = take().text;
+    out.op = op_text == "="    ? Op::kEq
+             : op_text == "!=" ? Op::kNe
+             : op_text == "<"  ? Op::kLt
+             : op_text == "<=" ? Op::kLe
+             : op_text == ">"  ? Op::kGt
+                               : Op::kGe;
     out.has_value = true;
     const Token* v = peek();
-    if (v == nullptr || v->kind == Token::Kind::kBar || v->kind == Token::Kind::kEquals ||
-        v->kind == Token::Kind::kNotEquals)
-      return "expected a value after '" + out.name + (out.negate ? "!='" : "='");
+    if (v == nullptr || v->kind == Token::Kind::kBar || v->kind == Token::Kind::kOperator)
+      return "expected a value after '" + out.name + op_text + "'";
     Token vt = take();
     return value(vt, out.value);
   }
@@ -181,6 +203,14 @@ class LineParser {
         if (!n || *n > static_cast<std::uint64_t>(INT64_MAX)) return "expected a number after '" + std::string(1, w[op]) + "' in '" + t.text + "'";
         v.offset = w[op] == '-' ? -static_cast<std::int64_t>(*n) : static_cast<std::int64_t>(*n);
       }
+      return std::nullopt;
+    }
+    if (w.starts_with("@")) {
+      // A value the IUT sent earlier in the case (docs/conformance.md).
+      w.remove_prefix(1);
+      if (!valid_name(w)) return "expected a name after '@', got '" + t.text + "'";
+      v.kind = Value::Kind::kCapture;
+      v.text = std::string(w);
       return std::nullopt;
     }
     if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0]))) {
@@ -341,6 +371,19 @@ std::string_view to_string(Level l) {
 }
 
 std::string_view to_string(Role r) { return r == Role::kResponder ? "responder" : "initiator"; }
+
+std::string_view to_string(Op op) {
+  switch (op) {
+    case Op::kNone: return "";
+    case Op::kEq: return "=";
+    case Op::kNe: return "!=";
+    case Op::kLt: return "<";
+    case Op::kLe: return "<=";
+    case Op::kGt: return ">";
+    case Op::kGe: return ">=";
+  }
+  return "";
+}
 
 std::optional<Level> parse_level(std::string_view s) {
   if (s == "MUST") return Level::kMust;

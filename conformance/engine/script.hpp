@@ -31,20 +31,29 @@ constexpr bool is_mandatory(Level l) { return l == Level::kMust || l == Level::k
 constexpr bool is_recommended(Level l) { return l == Level::kShould || l == Level::kShouldNot; }
 
 struct Value {
-  enum class Kind : std::uint8_t { kNone, kNumber, kString, kBytes, kWord, kVariable };
+  enum class Kind : std::uint8_t { kNone, kNumber, kString, kBytes, kWord, kVariable, kCapture };
   Kind kind = Kind::kNone;
   std::uint64_t number = 0;         // kNumber
-  std::string text;                 // kString, kWord, kVariable (name without '$')
+  std::string text;                 // kString, kWord, kVariable (name without '$'), kCapture (without '@')
   std::vector<std::uint8_t> bytes;  // kBytes; kString also fills it with the text's octets
   std::int64_t offset = 0;          // kVariable: $name+offset
 };
 
-// `name=value`, `name!=value` or a bare `name`.
+// How a matcher compares: `=`, `!=`, `<`, `<=`, `>`, `>=` (a bare name has kNone).
+enum class Op : std::uint8_t { kNone, kEq, kNe, kLt, kLe, kGt, kGe };
+std::string_view to_string(Op op);
+
+// `name=value`, `name!=value`, `name<value` ... or a bare `name`; in an
+// expectation the name may carry a mask, `name&MASK=value`, which compares
+// only the bits of MASK (e.g. a MAC's I/G bit).
 struct Arg {
   std::string name;
-  bool negate = false;
+  Op op = Op::kNone;
+  std::optional<std::uint64_t> mask;
   bool has_value = false;
   Value value;
+
+  bool negate() const { return op == Op::kNe; }
 };
 
 struct Alternative {

@@ -101,7 +101,8 @@ std::optional<FieldHit> find_field(const std::vector<Block>& blocks, std::string
   return std::nullopt;
 }
 
-std::variant<Resolved, std::string> resolve(const Value& v, const wire::FieldDecl* field, const Variables& vars) {
+std::variant<Resolved, std::string> resolve(const Value& v, const wire::FieldDecl* field, const Variables& vars,
+                                            const Captures* captures) {
   Resolved r;
   const bool octet_field = field != nullptr && field->is_octet_string();
   switch (v.kind) {
@@ -127,6 +128,19 @@ std::variant<Resolved, std::string> resolve(const Value& v, const wire::FieldDec
       auto it = vars.find(v.text);
       if (it == vars.end()) return "the IUT advertised no $" + v.text;
       r.number = it->second + static_cast<std::uint64_t>(v.offset);
+      return r;
+    }
+    case Value::Kind::kCapture: {
+      if (captures == nullptr || !captures->contains(v.text)) return "nothing was captured as @" + v.text + " yet";
+      const auto it = captures->find(v.text);
+      r = it->second;
+      if (octet_field && !r.is_octets) return "@" + v.text + " holds a number, " + std::string(field->name) + " takes octets";
+      if (!octet_field && r.is_octets) {
+        if (r.octets.size() > 8) return "@" + v.text + " holds more than 8 octets for a numeric field";
+        std::uint64_t n = 0;
+        for (std::uint8_t b : r.octets) n = (n << 8) | b;
+        r = Resolved::of(n);
+      }
       return r;
     }
     case Value::Kind::kWord: {
@@ -185,6 +199,40 @@ std::string show(const FieldHit& hit) {
   }
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(hit.block->get(*hit.field)));
   return buf;
+}
+
+std::optional<std::uint64_t> numeric_value(const FieldHit& hit) {
+  if (!hit.field->is_octet_string()) return hit.block->get(*hit.field);
+  const wire::Bytes o = hit.block->octets(*hit.field);
+  if (o.size() > 8) return std::nullopt;
+  std::uint64_t n = 0;
+  for (std::uint8_t b : o) n = (n << 8) | b;
+  return n;
+}
+
+Resolved capture(const FieldHit& hit) {
+  Resolved r;
+  if (hit.field->is_octet_string()) {
+    const wire::Bytes o = hit.block->octets(*hit.field);
+    r.is_octets = true;
+    r.octets.assign(o.begin(), o.end());
+  } else {
+    r.number = hit.block->get(*hit.field);
+  }
+  return r;
+}
+
+bool compare(std::uint64_t have, Op op, std::uint64_t want) {
+  switch (op) {
+    case Op::kNone:
+    case Op::kEq: return have == want;
+    case Op::kNe: return have != want;
+    case Op::kLt: return have < want;
+    case Op::kLe: return have <= want;
+    case Op::kGt: return have > want;
+    case Op::kGe: return have >= want;
+  }
+  return false;
 }
 
 std::variant<std::vector<std::uint8_t>, std::string> payload_octets(const Value& v, const Variables& vars) {

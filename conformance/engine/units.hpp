@@ -53,11 +53,21 @@ struct Resolved {
   std::optional<std::uint64_t> number;
   std::vector<std::uint8_t> octets;
   bool is_octets = false;
+
+  static Resolved of(std::uint64_t n) {
+    Resolved r;
+    r.number = n;
+    return r;
+  }
 };
 
+// Values the IUT sent earlier in a case (`field=@name` binds, docs/conformance.md).
+using Captures = std::map<std::string, Resolved, std::less<>>;
+
 // Resolves a script value for a field (named values of its declaration,
-// variables, numbers, strings). Error text says what was expected.
-std::variant<Resolved, std::string> resolve(const Value& v, const wire::FieldDecl* field, const Variables& vars);
+// variables, captures, numbers, strings). Error text says what was expected.
+std::variant<Resolved, std::string> resolve(const Value& v, const wire::FieldDecl* field, const Variables& vars,
+                                            const Captures* captures = nullptr);
 
 // Writes `v` into the field; octet strings pad with zeros or truncate.
 void store(const FieldHit& hit, const Resolved& v);
@@ -65,6 +75,13 @@ void store(const FieldHit& hit, const Resolved& v);
 bool holds(const FieldHit& hit, const Resolved& v);
 // The field's value, for messages ("0x1f").
 std::string show(const FieldHit& hit);
+// The field's value as a number: numeric fields, and octet strings of at most
+// eight octets read big-endian (a MAC); nullopt for longer octet strings.
+std::optional<std::uint64_t> numeric_value(const FieldHit& hit);
+// The field's value as a capture keeps it (octets or number).
+Resolved capture(const FieldHit& hit);
+// `have OP want` for the comparisons of a matcher.
+bool compare(std::uint64_t have, Op op, std::uint64_t want);
 
 // The payload a `payload=` argument asks for.
 std::variant<std::vector<std::uint8_t>, std::string> payload_octets(const Value& v, const Variables& vars);

@@ -219,6 +219,42 @@ TEST(Runner, CloseNothingBeforeFailsOnAnEarlierFrame) {
   EXPECT_EQ(run_case(after_terminate, ref.options).verdict, Verdict::kPass);
 }
 
+// Order comparisons, masks and captures (`@name`) judge what the IUT sent.
+TEST(Runner, ComparisonsMasksAndCaptures) {
+  Reference ref;
+  const std::string steps = "handshake\n> send payload=4\n< send payload_len>=4 payload_len<=4 msn=@first qn&0x1=0\n"
+                            "> send payload=6\n";
+  const Case pass = parse_one(header("MUST", "echo") + steps + "< send msn>@first msn!=@first payload_len>4\n");
+  EXPECT_TRUE(check_case(pass).empty());
+  const CaseResult ok = run_case(pass, ref.options);
+  EXPECT_EQ(ok.verdict, Verdict::kPass) << ok.reason;
+  const Case fail = parse_one(header("MUST", "echo") + steps + "< send msn=@first\n");
+  const CaseResult r = run_case(fail, ref.options);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_NE(r.reason.find("expected msn=@first (0x1), got 0x2"), std::string::npos) << r.reason;
+  const Case masked = parse_one(header("MUST", "echo") + "handshake\n> send payload=4\n< send msn&0x1=0\n");
+  const CaseResult m = run_case(masked, ref.options);
+  EXPECT_EQ(m.verdict, Verdict::kFail);
+  EXPECT_NE(m.reason.find("expected msn&0x1=0, got 0x1"), std::string::npos) << m.reason;
+}
+
+TEST(Runner, CapturesAndComparisonsAreCheckedWhenTheCatalogueLoads) {
+  auto errors = [](const std::string& steps) { return check_case(parse_one(header() + steps)); };
+  EXPECT_TRUE(errors("handshake\n> send payload=4\n< send msn=@m\n< send msn=@m\n").empty());
+  const auto once = errors("handshake\n< send msn=@m\n");
+  ASSERT_EQ(once.size(), 1u);
+  EXPECT_NE(once[0].find("@m is captured but never used again"), std::string::npos);
+  const auto unbound = errors("handshake\n> send msn=@m\n< send msn=@m\n");
+  ASSERT_FALSE(unbound.empty());
+  EXPECT_NE(unbound[0].find("expected @m to be captured first"), std::string::npos);
+  const auto compared_first = errors("handshake\n< send msn>@m\n< send msn=@m\n");
+  ASSERT_FALSE(compared_first.empty());
+  EXPECT_NE(compared_first[0].find("captured first"), std::string::npos);
+  const auto sending = errors("handshake\n> send msn<4\n");
+  ASSERT_EQ(sending.size(), 1u);
+  EXPECT_NE(sending[0].find("masks and comparisons are for '<' steps"), std::string::npos);
+}
+
 TEST(Grading, LevelsAndStrict) {
   // The IUT answers a bad key by closing; a script that demands a Reply fails.
   Reference ref;

@@ -24,6 +24,7 @@ TEST(Mutation, EveryFaultCaughtEveryCaseCanFail) {
   }
   for (const auto& row : r.faults) EXPECT_FALSE(row.caught_by.empty()) << "fault not caught: " << row.fault->name;
   for (const Case* c : r.catching_nothing) ADD_FAILURE() << "case catches no fault and gives no reason: " << c->id;
+  for (const Case* c : r.stale_uncaught) ADD_FAILURE() << "case says no fault catches it, yet one does: " << c->id;
   EXPECT_TRUE(r.ok());
 }
 

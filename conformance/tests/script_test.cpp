@@ -83,7 +83,7 @@ TEST(Script, StepsAndValues) {
   EXPECT_EQ(st[3].args[0].value.bytes, (std::vector<std::uint8_t>{0x00, 0x11, 0x22}));
   EXPECT_EQ(st[4].kind, StepKind::kExpect);
   ASSERT_EQ(st[4].alternatives.size(), 2u);
-  EXPECT_TRUE(st[4].alternatives[0].args[2].negate);
+  EXPECT_EQ(st[4].alternatives[0].args[2].op, Op::kNe);
   EXPECT_EQ(st[4].alternatives[0].args[2].value.number, 0x10u);
   EXPECT_EQ(st[4].alternatives[1].unit, "close");
   EXPECT_EQ(st[4].within, Duration(1500));
@@ -92,6 +92,38 @@ TEST(Script, StepsAndValues) {
   EXPECT_EQ(st[6].duration, Duration(250));
   EXPECT_EQ(cs[0].steps.back().line, 14);
   (void)st;
+}
+
+TEST(Script, ComparisonsMasksAndCaptures) {
+  auto cs = ok(std::string(kHeader) +
+               "< clc.accept smcr.qp_mtu<=3 smcr.rmbe_index>=1 x<2 y>0x10 smcr.mac&0x010000000000=0 smcr.peer_id=@peer\n"
+               "> clc.confirm smcr.peer_id=@peer\n");
+  const auto& st = cs[0].steps;
+  ASSERT_EQ(st.size(), 2u);
+  ASSERT_EQ(st[0].alternatives.size(), 1u);
+  const auto& a = st[0].alternatives[0].args;
+  ASSERT_EQ(a.size(), 6u);
+  EXPECT_EQ(a[0].op, Op::kLe);
+  EXPECT_EQ(a[0].value.number, 3u);
+  EXPECT_EQ(a[1].op, Op::kGe);
+  EXPECT_EQ(a[2].op, Op::kLt);
+  EXPECT_EQ(a[3].op, Op::kGt);
+  EXPECT_EQ(a[3].value.number, 0x10u);
+  EXPECT_EQ(a[4].name, "smcr.mac");
+  EXPECT_EQ(a[4].mask, 0x010000000000u);
+  EXPECT_EQ(a[4].op, Op::kEq);
+  EXPECT_EQ(a[5].value.kind, Value::Kind::kCapture);
+  EXPECT_EQ(a[5].value.text, "peer");
+  // '<' and '>' that begin a step stay step markers.
+  EXPECT_EQ(st[1].kind, StepKind::kSend);
+  EXPECT_EQ(st[1].args[0].value.kind, Value::Kind::kCapture);
+}
+
+TEST(Script, ComparisonErrorsNameWhatWasExpected) {
+  EXPECT_NE(bad(std::string(kHeader) + "< fpdu x<=\n").message.find("expected a value after 'x<='"), std::string::npos);
+  EXPECT_NE(bad(std::string(kHeader) + "< fpdu x&zz=1\n").message.find("after '&'"), std::string::npos);
+  EXPECT_NE(bad(std::string(kHeader) + "< fpdu x&1\n").message.find("expected a comparison"), std::string::npos);
+  EXPECT_NE(bad(std::string(kHeader) + "< fpdu x=@\n").message.find("after '@'"), std::string::npos);
 }
 
 TEST(Script, ParamMakesOneCasePerValue) {

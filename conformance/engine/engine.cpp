@@ -1,5 +1,7 @@
 #include "engine.hpp"
 
+#include "test_ulp.hpp"
+
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -111,6 +113,10 @@ bool fpdu_field_known(std::string_view unit, std::string_view n) {
   if (std::find(std::begin(kPseudo), std::end(kPseudo), n) != std::end(kPseudo)) return true;
   std::uint32_t msn[4] = {1, 1, 1, 1};
   std::vector<std::string_view> units = {unit};
+  if (unit == "ulp.command") {
+    if (wire::find_field(UlpCommandSpec::decl, n)) return true;
+    units = {"send"};
+  }
   if (unit == "fpdu") units = {"write", "send", "read_request", "terminate", "atomic", "atomic_response", "immediate"};
   for (std::string_view u : units) {
     Segment s = default_segment(u, msn);
@@ -127,7 +133,7 @@ bool fpdu_field_known(std::string_view unit, std::string_view n) {
 }
 
 bool is_fpdu_unit(std::string_view u) {
-  return opcode_for(u).has_value() || u == "ddp.tagged" || u == "ddp.untagged" || u == "fpdu";
+  return opcode_for(u).has_value() || u == "ddp.tagged" || u == "ddp.untagged" || u == "fpdu" || u == "ulp.command";
 }
 
 }  // namespace

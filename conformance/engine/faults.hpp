@@ -36,6 +36,8 @@ enum class FaultId : std::uint8_t {
   // CLC: what the reference sends, as server and as client
   kClcMulticastMac, kClcRmbWraps, kClcAcceptWrongPath, kClcV21LimitsOutOfRange, kClcProposalNoPath,
   kClcConfirmPeerIdChanged, kClcConfirmOtherVersion, kClcConfirmIgnoresAccept,
+  // the IUT as requester (test ULP commands)
+  kOrd, kReadFence, kReadRequestWrongQueue, kAtomicRequestReservedSet, kUntaggedMoOffByOne,
   kCount
 };
 

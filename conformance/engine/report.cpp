@@ -230,9 +230,10 @@ void write_catalogue_markdown(std::ostream& out, const Catalogue& cat) {
   if (!uncovered.empty()) {
     out << "\n## Observable requirements without a case yet\n\n"
         << by_req.size() << " requirements have cases; these " << uncovered.size()
-        << " could be observed but no script checks them yet (most are rules on the implementation as\n"
-           "requester or sender, which a case can check only where the test ULP makes it send). The capture\n"
-           "analyzer checks some of them passively (`rdmaconf analyze`, docs/capture.md).\n\n"
+        << " could be observed but no script checks them yet: rules on TCP segmentation and\n"
+           "retransmission the tester's socket does not see, two-connection and link-group rules, timers, the\n"
+           "MPA initiator's first FPDU and RTR, and sender rules the test ULP commands cannot yet provoke. The\n"
+           "capture analyzer checks some of them passively (`rdmaconf analyze`, docs/capture.md).\n\n"
            "| requirement | RFC | level | observable | summary |\n|---|---|---|---|---|\n";
     for (const auto& u : uncovered)
       out << "| `" << u.id << "` | " << u.rfc << " | " << u.level << " | " << u.observable << " | " << u.summary

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <functional>
 
 #include "clc/handshake.hpp"
 #include "clc/messages.hpp"
@@ -90,6 +91,7 @@ struct Socket {
 
 struct Memory {
   std::array<std::uint8_t, 4096> rw{};
+  ddp::Stag rw_stag{};  // also the Data Sink of the test ULP's own RDMA Reads
   std::array<std::uint8_t, 1024> ro{}, wo{}, local{};
   std::array<std::uint8_t, 512> inv{}, noinv{}, otherpd{}, stale{};
   std::array<std::array<std::uint8_t, 256>, 8> recv{};
@@ -104,7 +106,8 @@ std::vector<AdvertisedBuffer> register_all(rdmap::Stream& st, Memory& m) {
   auto add = [&](std::string name, ddp::Stag s, std::uint64_t to, std::size_t len) {
     ads.push_back({std::move(name), ddp::value(s), to, static_cast<std::uint32_t>(len)});
   };
-  add("rw", st.register_memory(m.rw, 0x10000, remote_all), 0x10000, m.rw.size());
+  m.rw_stag = st.register_memory(m.rw, 0x10000, remote_all);
+  add("rw", m.rw_stag, 0x10000, m.rw.size());
   add("ro", st.register_memory(m.ro, 0x20000, local | A::kRemoteRead), 0x20000, m.ro.size());
   add("wo", st.register_memory(m.wo, 0x30000, local | A::kRemoteWrite), 0x30000, m.wo.size());
   add("local", st.register_memory(m.local, 0x40000, local), 0x40000, m.local.size());
@@ -144,6 +147,17 @@ bool rewrite_outgoing(const FaultSet& f, ddp::Segment& seg) {
     // RFC 7306 §5: Atomic Responses have their own queue (QN, octets 6-9).
     if (opcode == 0xb && f.has(FaultId::kAtomicResponseWrongQueue))
       wire::store_be(wire::MutableBytes(h).subspan(6, 4), std::uint32_t{0});
+    // RFC 5040 §4.2: RDMA Read Requests go on queue 1.
+    if (opcode == 0x1 && f.has(FaultId::kReadRequestWrongQueue))
+      wire::store_be(wire::MutableBytes(h).subspan(6, 4), std::uint32_t{0});
+    // RFC 5041 §5.2: MO counts the message octets before the segment (octets 14-17).
+    if ((opcode == 0x3 || opcode == 0x5) && f.has(FaultId::kUntaggedMoOffByOne)) {
+      const auto mo = static_cast<std::uint32_t>(wire::load_be(wire::Bytes(h).subspan(14, 4)));
+      wire::store_be(wire::MutableBytes(h).subspan(14, 4), mo + 1);
+    }
+    // RFC 7306 §5: the reserved bits before the atomic opcode go out as zero.
+    if (opcode == 0xa && f.has(FaultId::kAtomicRequestReservedSet) && seg.header_size > ddp::kUntaggedHeaderSize)
+      h[ddp::kUntaggedHeaderSize] |= 0x80;
   }
   if (opcode == 0x7) {
     if (f.has(FaultId::kTerminateOmitted)) return false;
@@ -161,6 +175,78 @@ bool rewrite_outgoing(const FaultSet& f, ddp::Segment& seg) {
   }
   return true;
 }
+
+// The test ULP as requester (test_ulp.hpp, UlpCommandSpec): the operations a
+// command asks for, posted in order. A post the ORD refuses (RFC 5040
+// §5.2.1: no more outstanding Read and Atomic Requests than ORD) waits until
+// a Response completes one; payloads live here until the connection ends.
+class Requester {
+ public:
+  Requester(rdmap::Stream& st, Memory& mem) : st_(st), mem_(mem) {}
+
+  void obey(const UlpCommand& c) {
+    using F = UlpCommandSpec::Field;
+    const auto count = std::max<std::uint64_t>(1, c.get(F::Count));
+    const auto length = static_cast<std::uint32_t>(std::min<std::uint64_t>(c.get(F::Length), kMaxLength));
+    const ddp::Stag stag{static_cast<std::uint32_t>(c.get(F::Stag))};
+    const std::uint64_t to = c.get(F::TaggedOffset);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      switch (c.get(F::Operation)) {
+        case 1:  // RDMA Read into our rw buffer
+          queue_.push_back([this, stag, to, length] {
+            return st_.post_read(next_id_++, {mem_.rw_stag, 0x10000, std::min<std::uint32_t>(length, 4096), stag, to});
+          });
+          break;
+        case 2:  // Send of `length` octets of a counting pattern
+          queue_.push_back([this, p = payload(length)] { return st_.post_send(next_id_++, wire::Chunks(p)); });
+          break;
+        case 3:  // RDMA Write of `length` octets into the tester's buffer
+          queue_.push_back([this, p = payload(length), stag, to] { return st_.post_write(next_id_++, wire::Chunks(p), stag, to); });
+          break;
+        case 4: {  // Atomic: RFC 7306 §5
+          rdmap::AtomicRequest a;
+          a.op = static_cast<rdmap::AtomicOpcode>(c.get(F::AtomicOpcode) & 0x0f);
+          a.remote_stag = stag;
+          a.remote_to = to;
+          a.add_or_swap_data = c.get(F::Data);
+          a.compare_data = c.get(F::Compare);
+          queue_.push_back([this, a] { return st_.post_atomic(next_id_++, a); });
+          break;
+        }
+        default:
+          return;  // not an operation of the profile: nothing is done
+      }
+    }
+    if (c.get(F::Fence)) {
+      queue_.push_back([this, p = payload(4)] {
+        return st_.post_send(next_id_++, wire::Chunks(p), {.solicited_event = false, .invalidate = std::nullopt, .read_fence = true});
+      });
+    }
+    run();
+  }
+
+  // Posts what waits, in order, until the ORD refuses one.
+  void run() {
+    while (!queue_.empty()) {
+      const wire::Status s = queue_.front()();
+      if (!s.ok() && s.error().field == "ORD") return;
+      queue_.pop_front();
+    }
+  }
+
+ private:
+  static constexpr std::uint64_t kMaxLength = 1u << 20;
+  wire::Bytes payload(std::uint32_t n) {
+    auto& p = payloads_.emplace_back(n);
+    for (std::uint32_t i = 0; i < n; ++i) p[i] = static_cast<std::uint8_t>(i);
+    return wire::Bytes(p);
+  }
+  rdmap::Stream& st_;
+  Memory& mem_;
+  std::deque<std::function<wire::Status()>> queue_;
+  std::deque<std::vector<std::uint8_t>> payloads_;
+  rdmap::WorkRequestId next_id_ = 5000;
+};
 
 void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationOutcome& o, rdmap::Stream& st,
                         Memory& mem, std::vector<std::uint8_t> rx) {
@@ -190,10 +276,24 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
     }
     if (!out.empty()) sock.send(out);
   };
+  Requester requester(st, mem);
   auto completions = [&] {
     while (auto c = st.poll_completion()) {
       if (c->status != rdmap::CompletionStatus::kSuccess || f.has(FaultId::kEchoDropped)) continue;
+      if (c->type == rdmap::CompletionType::kRdmaRead || c->type == rdmap::CompletionType::kAtomic) {
+        requester.run();  // the ORD has room again
+        flush();
+        continue;
+      }
       if (c->type == rdmap::CompletionType::kReceive && c->wr_id < mem.recv.size()) {
+        const wire::Bytes got = wire::Bytes(mem.recv[c->wr_id]).first(std::min<std::size_t>(c->byte_len, mem.recv[c->wr_id].size()));
+        if (auto command = parse_command(got)) {
+          // A test ULP command is obeyed, not echoed.
+          requester.obey(*command);
+          flush();
+          st.post_receive(c->wr_id, mem.recv[c->wr_id]);
+          continue;
+        }
         // The test ULP echoes every Send, then gives the buffer back.
         std::vector<std::uint8_t> copy(mem.recv[c->wr_id].begin(), mem.recv[c->wr_id].begin() + std::min<std::size_t>(c->byte_len, 256));
         (void)st.post_send(1000 + c->wr_id, wire::Chunks(wire::Bytes(copy)));
@@ -360,6 +460,9 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator) {
     rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(std::min(used, rx.size())));
   }
   const mpa::NegotiationOutcome o = *n.outcome();
+  // RFC 6581 §5: with the IRD/ORD exchange, our ORD is what it settled (never
+  // above the peer's IRD).
+  if (o.enhanced) st.settle_ird_ord(o.ird, o.ord);
   if (initiator && o.rtr_to_send != mpa::RtrKind::kNone) {
     // RFC 6581: peer-to-peer RTR (the reference initiator only asks for it
     // when configured; the default does not).

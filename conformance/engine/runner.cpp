@@ -544,10 +544,20 @@ std::variant<Built, std::string> build_mpa(Session& s, bool request, const std::
 // An RDMAP message in one FPDU.
 std::variant<Built, std::string> build_fpdu(Session& s, const std::string& unit, const std::vector<Arg>& args) {
   if (!s.framer) return std::string("'" + unit + "' needs full operation: run 'handshake' first");
-  Segment seg = default_segment(unit, s.next_msn);
+  // A test ULP command is a Send whose payload is the command (test_ulp.hpp).
+  const bool command = unit == "ulp.command";
+  Segment seg = default_segment(command ? "send" : unit, s.next_msn);
   seg.rebuild_blocks();
   std::vector<std::uint8_t> payload;
-  if (const Arg* p = find_arg(args, "payload")) {
+  if (command) {
+    payload.assign(UlpCommandSpec::decl.size_octets, 0);
+    Block b = raw_block(UlpCommandSpec::decl, payload, 0);
+    using F = UlpCommandSpec::Field;
+    b.set(UlpCommandSpec::fields[static_cast<std::size_t>(F::Magic)], kUlpMagic);
+    b.set(UlpCommandSpec::fields[static_cast<std::size_t>(F::Version)], 1);
+    b.set(UlpCommandSpec::fields[static_cast<std::size_t>(F::Count)], 1);
+    seg.blocks.push_back(std::move(b));
+  } else if (const Arg* p = find_arg(args, "payload")) {
     auto b = payload_octets(p->value, s.vars);
     if (auto* e = std::get_if<std::string>(&b)) return "payload: " + *e;
     payload = std::get<std::vector<std::uint8_t>>(b);
@@ -566,6 +576,7 @@ std::variant<Built, std::string> build_fpdu(Session& s, const std::string& unit,
   }
   const std::size_t header_size = seg.octets.size();
   seg.octets.insert(seg.octets.end(), payload.begin(), payload.end());
+  if (command) seg.blocks.push_back(raw_block(UlpCommandSpec::decl, seg.octets, header_size));
 
   mpa::FramerOverrides fo;
   bool bad_crc = false;
@@ -595,7 +606,7 @@ std::variant<Built, std::string> build_fpdu(Session& s, const std::string& unit,
   // to the next FPDU); a bad one differs in its last octet.
   if (bad_crc && n >= 4) out.octets.back() ^= 0x5a;
   const std::uint8_t opcode = seg.octets.size() >= 2 ? (seg.octets[1] & 0x0f) : 0;
-  out.headline = "--> " + std::string(message_name(opcode)) + ", FPDU " + std::to_string(n) + " octets" +
+  out.headline = "--> " + std::string(message_name(opcode)) + (command ? " (test ULP command)" : "") + ", FPDU " + std::to_string(n) + " octets" +
                  (bad_crc ? ", bad CRC" : "") + (fo.ulpdu_length ? ", ULPDU_Length forced" : "");
   out.detail = describe_blocks(seg.blocks, seg.octets, header_size);
   return out;
@@ -704,7 +715,8 @@ std::variant<Built, std::string> build(Session& s, const Step& st) {
     b.detail = "    " + hex(b.octets, 64) + "\n";
     r = b;
   } else if (st.unit.starts_with("clc.")) r = build_clc(s, st.unit, st.args);
-  else if (opcode_for(st.unit) || st.unit == "ddp.tagged" || st.unit == "ddp.untagged") r = build_fpdu(s, st.unit, st.args);
+  else if (opcode_for(st.unit) || st.unit == "ddp.tagged" || st.unit == "ddp.untagged" || st.unit == "ulp.command")
+    r = build_fpdu(s, st.unit, st.args);
   if (auto* b = std::get_if<Built>(&r)) {
     if (const Arg* t = find_arg(st.args, "truncate")) {
       auto n = number_arg(s, *t);

@@ -55,4 +55,11 @@ std::uint8_t parse_hint(wire::Bytes pd) {
   return pd[kMagic.size() + 1];
 }
 
+std::optional<UlpCommand> parse_command(wire::Bytes payload) {
+  if (payload.size() < UlpCommandSpec::decl.size_octets) return std::nullopt;
+  UlpCommand c(payload.first<UlpCommandSpec::decl.size_octets>());
+  if (c.get(UlpCommandSpec::Field::Magic) != kUlpMagic || c.get(UlpCommandSpec::Field::Version) != 1) return std::nullopt;
+  return c;
+}
+
 }  // namespace rdmaconf::conformance

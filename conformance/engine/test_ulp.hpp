@@ -6,18 +6,67 @@
 //   advertisement  "RDMACONF" | version 1 | count | count x
 //                  (name[8] NUL padded, STag[4], base TO[8], length[4]), big-endian
 //   hint           "RDMACONF" | version 1 | flags (0x01: ask for Markers)
+//   command        a Send from the tester whose payload is UlpCommandSpec
+//                  below: the IUT starts an operation as requester
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "wire/bytes.hpp"
+#include "wire/field.hpp"
 
 namespace rdmaconf::conformance {
 
 inline constexpr std::uint8_t kHintMarkers = 0x01;
+
+// A test ULP command (`needs: commands`): rules on the IUT as requester (RDMA
+// Read and Atomic Requests, their ORD limit and the Read fence, untagged
+// segmentation of a long Send, RDMA Write) can only be seen when the IUT
+// sends, so the tester asks it to, the way Autobahn's echo server is asked
+// to echo. An IUT does not echo a command; it obeys it.
+namespace ulp_names {
+inline constexpr wire::ValueName kOperation[] = {{1, "read"}, {2, "send"}, {3, "write"}, {4, "atomic"}};
+inline constexpr wire::ValueName kAtomicOpcode[] = {{0, "fetchadd"}, {1, "swap"}, {2, "cmpswap"}};
+}  // namespace ulp_names
+inline constexpr std::string_view kTestUlpProfile = "docs/conformance.md, Test ULP";
+inline constexpr std::uint64_t kUlpMagic = 0x52444d41434f4e46ull;  // "RDMACONF"
+
+struct UlpCommandSpec {
+  enum class Field : std::uint8_t {
+    Magic, Version, Operation, Count, Fence, Reserved, Length, Stag, TaggedOffset, AtomicOpcode, Reserved2,
+    Data, Compare
+  };
+  static constexpr wire::FieldDecl fields[] = {
+      {"Magic", "ulp.magic", 0, 64, "\"RDMACONF\"", kTestUlpProfile, wire::Display::kHex},
+      {"Version", "ulp.version", 64, 8, "profile version, 1", kTestUlpProfile},
+      {"Operation", "ulp.op", 72, 8, "what the IUT does as requester", kTestUlpProfile, wire::Display::kDecimal,
+       ulp_names::kOperation},
+      {"Count", "ulp.count", 80, 8, "how many such operations it posts back to back", kTestUlpProfile},
+      {"Fence", "ulp.fence", 88, 1, "then a 4-octet Send posted with the Read fence (RFC 5040 §5.5)",
+       kTestUlpProfile, wire::Display::kFlag},
+      {"Reserved", "ulp.reserved", 89, 31, "zero", kTestUlpProfile, wire::Display::kHex},
+      {"Length", "ulp.length", 120, 32, "octets to read, send or write", kTestUlpProfile},
+      {"STag", "ulp.stag", 152, 32, "the tester's buffer: Data Source of a Read, Data Sink of a Write, target of an Atomic",
+       kTestUlpProfile, wire::Display::kHex},
+      {"Tagged Offset", "ulp.to", 184, 64, "where in that buffer", kTestUlpProfile, wire::Display::kHex},
+      {"Atomic opcode", "ulp.atomic_opcode", 248, 8, "RFC 7306 §5 atomic operation", kTestUlpProfile,
+       wire::Display::kDecimal, ulp_names::kAtomicOpcode},
+      {"Reserved", "ulp.reserved2", 256, 32, "zero", kTestUlpProfile, wire::Display::kHex},
+      {"Add or Swap Data", "ulp.data", 288, 64, "the Atomic's Add or Swap Data", kTestUlpProfile, wire::Display::kHex},
+      {"Compare Data", "ulp.compare", 352, 64, "the CompareSwap's Compare Data", kTestUlpProfile, wire::Display::kHex},
+  };
+  static constexpr wire::HeaderDecl decl{"Test ULP command", "ulp", 52, fields, kTestUlpProfile};
+};
+using UlpCommand = wire::Header<UlpCommandSpec>;
+static_assert(wire::tiles_exactly(UlpCommandSpec::decl));
+
+// The command in a received Send's payload, if it is one.
+std::optional<UlpCommand> parse_command(wire::Bytes payload);
 
 struct AdvertisedBuffer {
   std::string name;  // at most 8 characters

@@ -202,6 +202,17 @@ wire::Status Stream::enqueue_tagged(Opcode op, ddp::Stag stag, std::uint64_t to,
 // RFC 5040 §5.3: the four Send variants.
 wire::Status Stream::post_send(WorkRequestId id, const wire::Chunks& payload, SendOptions o) {
   if (auto s = require_operational(); !s) return s;
+  // RFC 5040 §5.5: a fenced Send waits for every earlier Read and Atomic
+  // Response; Sends behind a waiting one keep their order.
+  const bool outstanding = !reads_.empty() || !atomics_.empty();
+  if (!fenced_.empty() || (o.read_fence && outstanding && check(Fault::kSkipReadFence))) {
+    fenced_.push_back({id, payload, o});
+    return {};
+  }
+  return enqueue_send(id, payload, o);
+}
+
+wire::Status Stream::enqueue_send(WorkRequestId id, const wire::Chunks& payload, const SendOptions& o) {
   const Opcode op = o.invalidate ? (o.solicited_event ? Opcode::kSendWithSeAndInvalidate
                                                       : Opcode::kSendWithInvalidate)
                                  : (o.solicited_event ? Opcode::kSendWithSe : Opcode::kSend);
@@ -210,10 +221,29 @@ wire::Status Stream::post_send(WorkRequestId id, const wire::Chunks& payload, Se
   return enqueue_untagged(op, inval, {}, payload, id, CompletionType::kSend);
 }
 
+void Stream::release_fenced() {
+  while (!fenced_.empty() && state_ == StreamState::kOperational) {
+    const FencedSend& f = fenced_.front();
+    if (f.options.read_fence && (!reads_.empty() || !atomics_.empty())) return;
+    if (!enqueue_send(f.id, f.payload, f.options))
+      complete(done(f.id, CompletionType::kSend, CompletionStatus::kFlushed, 0));
+    fenced_.pop_front();
+  }
+}
+
+// Work other than a Send cannot overtake a fenced Send (RFC 5040 §5.5); the
+// reference refuses it rather than queueing every kind of work.
+namespace {
+wire::Status behind_fence() {
+  return local_error("Read fence", "work posted while a fenced Send waits for earlier Responses", "RFC 5040 §5.5");
+}
+}  // namespace
+
 // RFC 5040 §5.1.
 wire::Status Stream::post_write(WorkRequestId id, const wire::Chunks& payload, ddp::Stag sink_stag,
                                 std::uint64_t sink_to) {
   if (auto s = require_operational(); !s) return s;
+  if (!fenced_.empty()) return behind_fence();
   return enqueue_tagged(Opcode::kRdmaWrite, sink_stag, sink_to, payload, id,
                         CompletionType::kRdmaWrite);
 }
@@ -221,6 +251,7 @@ wire::Status Stream::post_write(WorkRequestId id, const wire::Chunks& payload, d
 // RFC 5040 §5.2.1: an RDMA Read Request, counted against ORD.
 wire::Status Stream::post_read(WorkRequestId id, const ReadRequest& read) {
   if (auto s = require_operational(); !s) return s;
+  if (!fenced_.empty()) return behind_fence();
   if (check(Fault::kSkipOrdCheck) && reads_.size() + atomics_.size() >= config_.ord)
     return local_error("ORD", "outstanding RDMA Read and Atomic Requests would exceed ORD",
                        "RFC 5040 §5.2.1");
@@ -240,6 +271,7 @@ wire::Status Stream::post_read(WorkRequestId id, const ReadRequest& read) {
 // RFC 7306 §5: an Atomic Request, counted against ORD like a Read.
 wire::Status Stream::post_atomic(WorkRequestId id, const AtomicRequest& a) {
   if (auto s = require_operational(); !s) return s;
+  if (!fenced_.empty()) return behind_fence();
   if (check(Fault::kSkipOrdCheck) && reads_.size() + atomics_.size() >= config_.ord)
     return local_error("ORD", "outstanding RDMA Read and Atomic Requests would exceed ORD",
                        "RFC 7306 §5");
@@ -263,6 +295,7 @@ wire::Status Stream::post_atomic(WorkRequestId id, const AtomicRequest& a) {
 // RFC 7306 §6: Immediate Data (with or without SE), 8 octets, QN 0.
 wire::Status Stream::post_immediate(WorkRequestId id, std::uint64_t data, bool solicited_event) {
   if (auto s = require_operational(); !s) return s;
+  if (!fenced_.empty()) return behind_fence();
   ImmediateDataHeader h;
   h.set(ImmediateDataSpec::Field::ImmediateData, data);
   return enqueue_untagged(solicited_event ? Opcode::kImmediateDataWithSe : Opcode::kImmediateData,
@@ -408,6 +441,7 @@ void Stream::receive_tagged(const ddp::Control& ctl, const OpcodeInfo& op,
       OutstandingRead r = reads_.front();
       reads_.pop_front();
       complete(done(r.id, CompletionType::kRdmaRead, CompletionStatus::kSuccess, r.placed));
+      release_fenced();
     }
   }
   // RFC 5040 §5.1: an RDMA Write has no completion at the Data Sink.
@@ -669,6 +703,7 @@ void Stream::deliver_atomic_response(const ddp::DeliveredMessage& m) {
   Completion c = done(a.id, CompletionType::kAtomic, CompletionStatus::kSuccess, 8);
   c.atomic_original = h.get(F::OriginalRemoteDataValue);
   complete(std::move(c));
+  release_fenced();
 }
 
 // RFC 5040 §5.4 / §6.2.2: the peer terminated the stream.
@@ -738,6 +773,8 @@ void Stream::flush_all() {
   for (const OutstandingAtomic& a : atomics_)
     complete(done(a.id, CompletionType::kAtomic, CompletionStatus::kFlushed, 0));
   atomics_.clear();
+  for (const FencedSend& f : fenced_) complete(done(f.id, CompletionType::kSend, CompletionStatus::kFlushed, 0));
+  fenced_.clear();
   pending_immediate_.clear();
   inbound_outstanding_ = 0;
 }

@@ -72,6 +72,7 @@ enum class Fault : std::uint8_t {
   kSkipOrdCheck,                // RFC 5040 §5.2.1: outbound requests <= ORD (local)
   kSkipInvalidateCheck,         // RFC 5040 §5.3 / RFC 5042 §5.2: which STags may be invalidated
   kSkipAtomicAlignmentCheck,    // RFC 7306 §5: 8-octet aligned target
+  kSkipReadFence,               // RFC 5040 §5.5: a fenced message waits for Read/Atomic Responses (local)
   kCount
 };
 
@@ -131,6 +132,10 @@ struct Completion {
 struct SendOptions {
   bool solicited_event = false;
   std::optional<ddp::Stag> invalidate;  // Send with Invalidate (RFC 5040 §5.3)
+  // RFC 5040 §5.5 (RFC 7306 §7): the Read fence. The Send is not handed to
+  // the LLP until every RDMA Read and Atomic Request posted before it has its
+  // Response; Sends posted behind it wait in order behind it.
+  bool read_fence = false;
 };
 
 struct ReadRequest {
@@ -170,9 +175,11 @@ class Stream {
   void post_receive(WorkRequestId id, std::span<std::uint8_t> buffer);
 
   // ---- operations as initiator. Payload memory must stay alive until the
-  // segments carrying it were taken with take_outgoing(). Errors are local
-  // (nothing goes on the wire): stream not operational, ORD exhausted,
-  // message too large for the MULPDU's segmentation. ----
+  // segments carrying it were taken with take_outgoing() (for a Send held
+  // by a Read fence: until it completes). Errors are local (nothing goes on
+  // the wire): stream not operational, ORD exhausted, message too large for
+  // the MULPDU's segmentation, or work other than a Send posted while a
+  // fenced Send waits (the reference keeps only Sends behind a fence). ----
   wire::Status post_send(WorkRequestId id, const wire::Chunks& payload, SendOptions options = {});
   wire::Status post_write(WorkRequestId id, const wire::Chunks& payload, ddp::Stag sink_stag,
                           std::uint64_t sink_to);
@@ -198,6 +205,15 @@ class Stream {
   const std::optional<TerminateMessage>& terminate_sent() const { return terminate_sent_; }
   std::uint64_t dropped_segments() const { return dropped_; }
   const StreamConfig& config() const { return config_; }
+  // RFC 5040 §6.1 / RFC 6581 §5: IRD and ORD are settled when the stream
+  // starts (for MPA by the Request/Reply exchange) and hold for its life;
+  // call before any work is posted or any segment arrives.
+  void settle_ird_ord(std::uint32_t ird, std::uint32_t ord) {
+    config_.ird = ird;
+    config_.ord = ord;
+  }
+  // Sends waiting behind a Read fence.
+  std::size_t fenced_waiting() const { return fenced_.size(); }
 
  private:
   struct Outgoing {
@@ -216,6 +232,11 @@ class Stream {
   struct OutstandingAtomic {
     WorkRequestId id;
     std::uint32_t request_id;
+  };
+  struct FencedSend {
+    WorkRequestId id;
+    wire::Chunks payload;
+    SendOptions options;
   };
   // The segment being processed, for the headers a Terminate copies.
   struct Current {
@@ -255,6 +276,9 @@ class Stream {
   void terminate_with(ddp::TerminateCode code, bool copy_current);
   void flush_all();
   void complete(Completion c) { completions_.push_back(std::move(c)); }
+  wire::Status enqueue_send(WorkRequestId id, const wire::Chunks& payload, const SendOptions& o);
+  // RFC 5040 §5.5: hands fenced Sends to the LLP once nothing is outstanding.
+  void release_fenced();
 
   StreamConfig config_;
   StreamState state_ = StreamState::kOperational;
@@ -266,6 +290,7 @@ class Stream {
   std::deque<Completion> completions_;
   std::deque<OutstandingRead> reads_;      // ORD: ours, awaiting Read Responses
   std::deque<OutstandingAtomic> atomics_;  // ORD: ours, awaiting Atomic Responses
+  std::deque<FencedSend> fenced_;          // Sends held by a Read fence, in order
   std::uint32_t inbound_outstanding_ = 0;  // IRD: peer's requests not yet answered on the wire
   std::uint32_t next_atomic_id_ = 1;
   std::map<std::uint32_t, std::uint64_t> pending_immediate_;  // QN 0 MSN -> Immediate Data

@@ -548,6 +548,78 @@ TEST(StreamOrd, InitiatorEnforcesOrd) {
   for (WorkRequestId id = 0; id < 4; ++id) EXPECT_TRUE(b.post_read(id, {}));
 }
 
+// RFC 5040 §5.5 / RFC 7306 §7: a Send posted with the Read fence is not
+// handed to the LLP while an earlier Read or Atomic Request has no Response;
+// Sends behind it keep their order, other work is refused meanwhile.
+TEST(StreamFence, FencedSendWaitsForEarlierResponses) {
+  Pair p;
+  std::vector<std::uint8_t> source = pattern(64), sink(64, 0), target(8, 0), rx(64, 0), rx2(64, 0);
+  const Stag src = p.b.register_memory(source, 0, Access::kRemoteRead);
+  const Stag tgt = p.b.register_memory(target, 0, Access::kRemoteAtomic);
+  const Stag dst = p.a.register_memory(sink, 0, Access::kLocalWrite);
+  p.b.post_receive(10, rx);
+  p.b.post_receive(11, rx2);
+  const auto msg = pattern(4, 0x40);
+  ASSERT_TRUE(p.a.post_read(1, {dst, 0, 64, src, 0}));
+  ASSERT_TRUE(p.a.post_atomic(2, atomic(AtomicOpcode::kFetchAdd, tgt, 0, 1)));
+  ASSERT_TRUE(p.a.post_send(3, wire::Chunks(wire::Bytes(msg)), {.solicited_event = false, .invalidate = std::nullopt, .read_fence = true}));
+  ASSERT_TRUE(p.a.post_send(4, wire::Chunks(wire::Bytes(msg))));  // behind the fence, in order
+  EXPECT_EQ(p.a.fenced_waiting(), 2u);
+  EXPECT_FALSE(p.a.post_write(5, wire::Chunks(wire::Bytes(msg)), src, 0).ok());
+  // Only the two requests go out; the Sends wait.
+  int requests = 0;
+  while (auto seg = p.a.take_outgoing()) {
+    ++requests;
+    hand_over(p.b, seg->to_vector());
+  }
+  EXPECT_EQ(requests, 2);
+  // The Read Response alone does not release them: the Atomic is outstanding.
+  auto read_response = p.b.take_outgoing();
+  ASSERT_TRUE(read_response);
+  hand_over(p.a, read_response->to_vector());
+  EXPECT_EQ(p.a.fenced_waiting(), 2u);
+  EXPECT_FALSE(p.a.has_outgoing());
+  p.pump();  // the Atomic Response arrives, the Sends follow
+  EXPECT_EQ(p.a.fenced_waiting(), 0u);
+  const auto at_b = drain(p.b);
+  ASSERT_NE(find(at_b, 10, CompletionType::kReceive), nullptr);
+  ASSERT_NE(find(at_b, 11, CompletionType::kReceive), nullptr);
+  const auto at_a = drain(p.a);
+  EXPECT_NE(find(at_a, 3, CompletionType::kSend), nullptr);
+  EXPECT_NE(find(at_a, 4, CompletionType::kSend), nullptr);
+  EXPECT_EQ(sink, source);
+}
+
+TEST(StreamFence, WithoutOutstandingRequestsTheFenceIsFree) {
+  Stream a{StreamConfig{}};
+  const auto msg = pattern(4);
+  ASSERT_TRUE(a.post_send(1, wire::Chunks(wire::Bytes(msg)), {.solicited_event = false, .invalidate = std::nullopt, .read_fence = true}));
+  EXPECT_TRUE(a.has_outgoing());
+  EXPECT_EQ(a.fenced_waiting(), 0u);
+}
+
+TEST(StreamFence, SkipReadFenceFaultSendsAtOnce) {
+  StreamConfig c;
+  c.faults.set(Fault::kSkipReadFence);
+  Stream a(c);
+  const auto msg = pattern(4);
+  ASSERT_TRUE(a.post_read(1, {}));
+  ASSERT_TRUE(a.post_send(2, wire::Chunks(wire::Bytes(msg)), {.solicited_event = false, .invalidate = std::nullopt, .read_fence = true}));
+  EXPECT_EQ(a.fenced_waiting(), 0u);
+}
+
+TEST(StreamFence, WaitingSendsAreFlushedWhenTheStreamEnds) {
+  Stream a{StreamConfig{}};
+  const auto msg = pattern(4);
+  ASSERT_TRUE(a.post_read(1, {}));
+  ASSERT_TRUE(a.post_send(2, wire::Chunks(wire::Bytes(msg)), {.solicited_event = false, .invalidate = std::nullopt, .read_fence = true}));
+  a.close();
+  const auto cs = drain(a);
+  const Completion* c = find(cs, 2, CompletionType::kSend);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, CompletionStatus::kFlushed);
+}
+
 // RFC 7306 §5: atomic target checks at the responder.
 struct AtomicErrors : StreamErrors {
   void check(AtomicRequest a, TerminateCode code) {

@@ -38,6 +38,8 @@ enum class FaultId : std::uint8_t {
   kClcConfirmPeerIdChanged, kClcConfirmOtherVersion, kClcConfirmIgnoresAccept,
   // the IUT as requester (test ULP commands)
   kOrd, kReadFence, kReadRequestWrongQueue, kAtomicRequestReservedSet, kUntaggedMoOffByOne,
+  // MPA without CRCs, and the initiator's first FPDU
+  kMpaCrcWhenOff, kMpaCheckCrcWhenOff, kMpaInitiatorWaits,
   kCount
 };
 

@@ -252,11 +252,12 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
                         Memory& mem, std::vector<std::uint8_t> rx) {
   mpa::FramerConfig fc;
   fc.markers = (o.markers_send && !f.has(FaultId::kMpaIgnoreMarkerRequest)) || f.has(FaultId::kMpaMarkersUnasked);
-  fc.crc = o.crc && !f.has(FaultId::kMpaIgnoreCrcRequest);
+  fc.crc = (o.crc && !f.has(FaultId::kMpaIgnoreCrcRequest)) || f.has(FaultId::kMpaCrcWhenOff);
   mpa::Framer framer(fc);
   mpa::DeframerConfig dc;
   dc.markers = o.markers_receive;
-  dc.crc = o.crc && !f.has(FaultId::kMpaIgnoreCrcRequest) && !f.has(FaultId::kMpaSkipCrcCheck);
+  dc.crc = (o.crc && !f.has(FaultId::kMpaIgnoreCrcRequest) && !f.has(FaultId::kMpaSkipCrcCheck)) ||
+           f.has(FaultId::kMpaCheckCrcWhenOff);
   dc.fail_on_error = !f.has(FaultId::kMpaSkipMarkerCheck);
   mpa::Deframer deframer(dc);
   // Sender-side MPA faults (RFC 5044 §4.1, §4.2).
@@ -380,6 +381,9 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator) {
   nc.check_reserved = f.has(FaultId::kMpaCheckResBits);
   nc.ird = 4;
   nc.ord = 4;
+  // RFC 5044 §7.1.1: CRCs are used when either side asks; the test ULP asks
+  // for none itself, so a tester that asks for none can see MPA without them.
+  nc.want_crc = false;
   std::vector<std::uint8_t> frame;
   if (!initiator) {
     // Gather the whole Request first: the test ULP's hint (in its private
@@ -463,10 +467,11 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator) {
   // RFC 6581 §5: with the IRD/ORD exchange, our ORD is what it settled (never
   // above the peer's IRD).
   if (o.enhanced) st.settle_ird_ord(o.ird, o.ord);
-  if (initiator && o.rtr_to_send != mpa::RtrKind::kNone) {
-    // RFC 6581: peer-to-peer RTR (the reference initiator only asks for it
-    // when configured; the default does not).
-  }
+  // RFC 5044 §7.1.2, RFC 5040 §6.1: in the client/server model the initiator
+  // sends the first FPDU. The test ULP as initiator opens with a Send that
+  // carries its advertisement (the reference initiator asks for no
+  // peer-to-peer model, so no RTR, RFC 6581 §9.2).
+  if (initiator && !f.has(FaultId::kMpaInitiatorWaits)) (void)st.post_send(900, wire::Chunks(wire::Bytes(ad)));
   run_full_operation(sock, f, o, st, mem, std::move(rx));
 }
 

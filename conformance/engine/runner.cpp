@@ -940,6 +940,10 @@ StepOutcome handshake(Session& s, const Step& st) {
     return {optional_feature ? StepOutcome::Kind::kUnimplemented : StepOutcome::Kind::kMismatch,
             "handshake: the IUT rejected a valid Request (Rev " + std::to_string(rp.get(mpa::ReqRepSpec::Field::Rev)) + ")"};
   s.enter_full_operation(s.sent_frame, ev.unit.octets);
+  // RFC 5044 §7.1.1: either side may ask for CRCs; an IUT that always does
+  // cannot show what it does without them.
+  if (s.c.needs_item("no-crc") && s.vars["crc"])
+    return {StepOutcome::Kind::kUnimplemented, "the IUT asks for CRCs itself (C set in its Reply)"};
   if (s.c.needs_item("markers") && find_arg(st.args, "hint") && !s.vars["iut.markers"])
     return {StepOutcome::Kind::kUnimplemented, "the IUT does not ask for Markers"};
   return {};

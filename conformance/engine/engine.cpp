@@ -173,10 +173,12 @@ std::vector<std::string> check_case(const Case& c) {
         const std::string& u = alt.unit;
         if (u == "close" || u == "silence") {
           // `close nothing_before`: the close must be the next thing the IUT does.
-          const bool strict_close = u == "close" && alt.args.size() == 1 && alt.args[0].name == "nothing_before" &&
-                                    !alt.args[0].has_value;
-          if (!alt.args.empty() && !strict_close)
-            err(st, u == "close" ? "expected nothing or 'nothing_before' after 'close'" : "expected no matchers after 'silence'");
+          // `close reset`: the close must be an RST.
+          const bool close_words = u == "close" && std::all_of(alt.args.begin(), alt.args.end(), [](const Arg& a) {
+            return !a.has_value && (a.name == "nothing_before" || a.name == "reset");
+          });
+          if (!alt.args.empty() && !close_words)
+            err(st, u == "close" ? "expected nothing, 'nothing_before' or 'reset' after 'close'" : "expected no matchers after 'silence'");
           continue;
         }
         for (const Arg& a : alt.args) {

@@ -40,6 +40,8 @@ enum class FaultId : std::uint8_t {
   kOrd, kReadFence, kReadRequestWrongQueue, kAtomicRequestReservedSet, kUntaggedMoOffByOne,
   // MPA without CRCs, and the initiator's first FPDU
   kMpaCrcWhenOff, kMpaCheckCrcWhenOff, kMpaInitiatorWaits,
+  kCheckAtomicReserved, kClcCheckDeclineReserved, kClcSkipAcceptReleaseCheck, kClcSkipAcceptLimitsCheck,
+  kClcSkipFirstContactCheck,
   kCount
 };
 

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -548,6 +549,26 @@ std::vector<std::uint8_t> patch_incoming_clc(const FaultSet& f, std::vector<std:
         changed = true;
       }
     } else if (auto* a = std::get_if<clc::AcceptConfirm>(&msg)) {
+      if (a->type() == clc::MessageType::kAccept) {
+        // Client-side checks switched off by rewriting the Accept into one
+        // that passes them.
+        const clc::V2Settings own = reference_client().v2;
+        if (a->fce && f.has(FaultId::kClcSkipAcceptReleaseCheck) &&
+            a->fce->get(clc::FirstContactExtSpec::Field::Release) > own.release) {
+          a->fce->set(clc::FirstContactExtSpec::Field::Release, own.release);
+          changed = true;
+        }
+        if (a->fce_v2x && f.has(FaultId::kClcSkipAcceptLimitsCheck)) {
+          using XF = clc::FirstContactExtV2xSpec::Field;
+          a->fce_v2x->set(XF::MaxConns, std::max<std::uint64_t>(a->fce_v2x->get(XF::MaxConns), 16));
+          a->fce_v2x->set(XF::MaxLinks, std::clamp<std::uint64_t>(a->fce_v2x->get(XF::MaxLinks), 1, 2));
+          changed = true;
+        }
+        if (!a->first_contact() && f.has(FaultId::kClcSkipFirstContactCheck)) {
+          a->header.set(clc::ClcHeaderSpec::Field::TypeBits, a->header.get(clc::ClcHeaderSpec::Field::TypeBits) | 0x8);
+          changed = true;
+        }
+      }
       if (f.has(FaultId::kClcSkipConfirmQpCheck) && a->smcr && a->smcr->get(clc::SmcrAcceptConfirmSpec::Field::QpNumber) < 2) {
         a->smcr->set(clc::SmcrAcceptConfirmSpec::Field::QpNumber, 0x600);
         changed = true;
@@ -689,6 +710,17 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
       std::vector<std::uint8_t> msg(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(n));
       rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(n));
       const bool is_decline = msg.size() > 4 && msg[4] == static_cast<std::uint8_t>(clc::MessageType::kDecline);
+      if (is_decline && f.has(FaultId::kClcCheckDeclineReserved)) {
+        auto d = clc::decode(msg);
+        const auto* dec = d ? std::get_if<clc::Decline>(&*d) : nullptr;
+        const bool reserved_set = msg.size() > 7 && ((msg[7] & 0x04) != 0 ||
+                                  (dec && (dec->body.get(clc::DeclineSpec::Field::Reserved1) != 0 ||
+                                           dec->body.get(clc::DeclineSpec::Field::Reserved2) != 0)));
+        if (reserved_set) {
+          sock.reset();
+          return;
+        }
+      }
       msg = patch_incoming_clc(f, std::move(msg));
       step = client ? cl->on_message(msg) : server->on_message(msg);
       if (is_decline && f.has(FaultId::kClcAnswerDecline))

@@ -869,10 +869,12 @@ struct StepOutcome {
 StepOutcome expect(Session& s, const Step& st) {
   bool has_close = false, has_silence = false, has_unit = false;
   bool nothing_before_close = false;  // `close nothing_before`: no unit may come first
+  bool reset_close = false;           // `close reset`: an RST, not a FIN
   for (const Alternative& a : st.alternatives) {
     if (a.unit == "close") {
       has_close = true;
       if (find_arg(a.args, "nothing_before")) nothing_before_close = true;
+      if (find_arg(a.args, "reset")) reset_close = true;
     }
     else if (a.unit == "silence") has_silence = true;
     else has_unit = true;
@@ -883,6 +885,8 @@ StepOutcome expect(Session& s, const Step& st) {
   for (;;) {
     auto ev = s.next_event(deadline);
     if (ev.kind == Session::EventKind::kClosed) {
+      if (has_close && reset_close && !s.reset)
+        return {StepOutcome::Kind::kMismatch, "the IUT closed the connection with a FIN; expected a reset (RST)"};
       if (has_close) return {};
       return {StepOutcome::Kind::kMismatch,
               "the IUT closed the connection; expected " + alternatives_text(st) +

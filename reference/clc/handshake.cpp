@@ -232,7 +232,7 @@ Step ClientHandshake::on_timeout() {
 
 Step ClientHandshake::on_message(Bytes bytes) {
   if (state_ != State::kAwaitAccept) return Step{};
-  auto m = decode(bytes);
+  auto m = decode(bytes, DecodeRules::kReceiver);
   if (!m) return finish(failed(FailReason::kProtocolError, m.error()));
   if (const auto* d = std::get_if<Decline>(&*m)) return finish(fallback_received(*d));
   const auto* a = std::get_if<AcceptConfirm>(&*m);
@@ -349,7 +349,7 @@ Step ServerHandshake::on_timeout() {
 
 Step ServerHandshake::on_message(Bytes bytes) {
   if (state_ != State::kAwaitProposal && state_ != State::kAwaitConfirm) return Step{};
-  auto m = decode(bytes);
+  auto m = decode(bytes, DecodeRules::kReceiver);
   if (!m) return finish(failed(FailReason::kProtocolError, m.error()));
   if (const auto* d = std::get_if<Decline>(&*m)) return finish(fallback_received(*d));
   if (state_ == State::kAwaitProposal) {

@@ -41,12 +41,13 @@ Result<void> check_reserved(const HeaderDecl& decl, Bytes block, std::size_t bas
 
 // Decodes one block, mapping a short read to "Length ends inside this block".
 template <typename H>
-Result<H> take_block(ByteReader& r) {
+Result<H> take_block(ByteReader& r, bool check_reserved_fields = true) {
   std::size_t at = r.offset();
   auto b = r.take(H::kSize);
   if (!b) return ends_inside(H::decl, at);
   H h(b->template first<H::kSize>());
-  if (auto s = check_reserved(H::decl, h.bytes(), at); !s) return s.error();
+  if (check_reserved_fields)
+    if (auto s = check_reserved(H::decl, h.bytes(), at); !s) return s.error();
   return h;
 }
 
@@ -251,17 +252,18 @@ Result<Message> decode_accept_confirm(const ClcHeader& h, ByteReader& r) {
   return Message(std::move(m));
 }
 
-Result<Message> decode_decline(const ClcHeader& h, ByteReader& r) {
+Result<Message> decode_decline(const ClcHeader& h, ByteReader& r, DecodeRules rules) {
   Decline m;
   m.header = h;
   const SmcType path = static_cast<SmcType>(type_bits_field(h, kDeclineTypeBits[2]));
   if (path != SmcType::kR && path != SmcType::kD)
     return type_bits_error(kDeclineTypeBits[2], "must be SMC-R (0) or SMC-D (1)");
-  auto b = take_block<DeclineBody>(r);
+  // A Decline's receiver does not check its reserved bits (DecodeRules).
+  auto b = take_block<DeclineBody>(r, rules == DecodeRules::kSender);
   if (!b) return b.error();
   m.body = *b;
   if (m.version() == kVersion1) {
-    if (b->get(DeclineSpec::Field::OsType) != 0)
+    if (rules == DecodeRules::kSender && b->get(DeclineSpec::Field::OsType) != 0)
       return wire::field_error(DeclineSpec::fields[2], "reserved in a version 1 Decline: must be zero", kHeaderSize);
     if (auto s = consumed_exactly(r, "a version 1 Decline is 28 octets", cite::kDecline); !s) return s.error();
   } else {
@@ -338,7 +340,7 @@ Result<std::size_t> message_length(Bytes first) {
   return static_cast<std::size_t>(length);
 }
 
-Result<Message> decode(Bytes octets) {
+Result<Message> decode(Bytes octets, DecodeRules rules) {
   auto len = message_length(octets);
   if (!len) return len.error();
   const std::size_t length = *len;
@@ -348,8 +350,9 @@ Result<Message> decode(Bytes octets) {
   Trailer trailer;
   if (auto s = check_trailer(octets, length, trailer); !s) return s.error();
   const auto type = static_cast<MessageType>(h.get(HF::Type));
+  const bool ignore_reserved = rules == DecodeRules::kReceiver && type == MessageType::kDecline;
   for (const FieldDecl& f : type_bits_decl(type))
-    if (f.rule == wire::Rule::kMustBeZero && type_bits_field(h, f) != 0)
+    if (!ignore_reserved && f.rule == wire::Rule::kMustBeZero && type_bits_field(h, f) != 0)
       return type_bits_error(f, "reserved: must be zero");
   ByteReader body(octets.subspan(kHeaderSize, length - kHeaderSize - kTrailerSize), kHeaderSize);
   Result<Message> m = [&]() -> Result<Message> {
@@ -357,7 +360,7 @@ Result<Message> decode(Bytes octets) {
       case MessageType::kProposal: return decode_proposal(h, body);
       case MessageType::kAccept:
       case MessageType::kConfirm: return decode_accept_confirm(h, body);
-      case MessageType::kDecline: return decode_decline(h, body);
+      case MessageType::kDecline: return decode_decline(h, body, rules);
     }
     return header_error(HF::Type, "must be 1 (Proposal) to 4 (Decline)");
   }();

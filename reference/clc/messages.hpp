@@ -168,7 +168,13 @@ Result<std::size_t> message_length(Bytes first_octets);
 // than the message: the header's Length says where it ends). Every rule the
 // layout implies is checked; the error names the field, the rule and where
 // the rule is written.
-Result<Message> decode(Bytes octets);
+// Whose rules a decode applies. A Decline's reserved bits must be sent as
+// zero but are not checked by its receiver (SMC v2: Linux stopped checking
+// them to follow RFC 7609, so that a Decline always means fallback): an
+// analyzer judging the sender decodes with kSender, a handshake machine
+// receiving the message with kReceiver.
+enum class DecodeRules : std::uint8_t { kSender, kReceiver };
+Result<Message> decode(Bytes octets, DecodeRules rules = DecodeRules::kSender);
 
 // Computes Length, offsets, counts and the trailer from the blocks present.
 void finalize(Proposal& m);

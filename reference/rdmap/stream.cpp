@@ -634,8 +634,10 @@ void Stream::deliver_atomic_request(const ddp::DeliveredMessage& m) {
   }
   const AtomicRequestHeader h(wire::Bytes(copy).first<kAtomicRequestHeaderSize>());
   using F = AtomicRequestSpec::Field;
-  // RFC 7306 §4: the reserved bits are sent as zero.
-  if (check(Fault::kSkipMessageShapeCheck) && h.get(F::Reserved) != 0) {
+  // RFC 7306 §5: the reserved bits are sent as zero but not checked on
+  // receipt (rfc7306-5-reserved-ignored), so that they can be given a
+  // meaning later; only a deliberately faulty stream checks them.
+  if (config_.faults.has(Fault::kCheckAtomicReserved) && h.get(F::Reserved) != 0) {
     terminate_with(operation(ErrorCode::kUnspecified), true);
     return;
   }

@@ -73,6 +73,7 @@ enum class Fault : std::uint8_t {
   kSkipInvalidateCheck,         // RFC 5040 §5.3 / RFC 5042 §5.2: which STags may be invalidated
   kSkipAtomicAlignmentCheck,    // RFC 7306 §5: 8-octet aligned target
   kSkipReadFence,               // RFC 5040 §5.5: a fenced message waits for Read/Atomic Responses (local)
+  kCheckAtomicReserved,         // the opposite of RFC 7306 §5: terminates on reserved bits it must ignore
   kCount
 };
 

@@ -405,6 +405,25 @@ TEST(ClcMessages, DeclineV2KnownAnswer) {
   EXPECT_EQ(encode(built), v);
 }
 
+// SMC v2 (Linux follows RFC 7609): a Decline's reserved bits are sent as
+// zero, which an analyzer judges (DecodeRules::kSender), but its receiver
+// does not check them: a Decline always means fallback.
+TEST(ClcMessages, DeclineReservedBitsAreTheSendersRuleNotTheReceivers) {
+  for (auto v : {decline_v1(), decline_v2()}) {
+    v[7] |= 0x04;  // header bit 61, reserved
+    v[8 + 12] |= 0x0f;  // the body's Reserved1 (with OS Type, octet 20)
+    v[8 + 13] = 0xff;   // Reserved2
+    EXPECT_FALSE(decode(v).ok());
+    auto r = decode(v, DecodeRules::kReceiver);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_TRUE(std::holds_alternative<Decline>(*r));
+  }
+  // Other messages keep their reserved rules for a receiver too.
+  auto a = accept_v1();
+  a[7] |= 0x04;
+  EXPECT_FALSE(decode(a, DecodeRules::kReceiver).ok());
+}
+
 TEST(ClcMessages, DescribeNamesEveryBlock) {
   auto m = decode(accept_v2_first_contact());
   ASSERT_TRUE(m.ok());

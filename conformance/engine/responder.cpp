@@ -15,12 +15,14 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <utility>
 
 #include "clc/handshake.hpp"
 #include "clc/messages.hpp"
 #include "mpa/deframer.hpp"
 #include "mpa/framer.hpp"
 #include "mpa/negotiation.hpp"
+#include "rdmap/rtr.hpp"
 #include "rdmap/stream.hpp"
 #include "test_ulp.hpp"
 
@@ -309,6 +311,7 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
     }
   };
 
+  mpa::RtrKind awaiting_rtr = o.rtr_to_expect;
   std::size_t pos = 0;
   for (;;) {
     while (pos < rx.size() && st.state() == rdmap::StreamState::kOperational) {
@@ -325,6 +328,16 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
         st.report_llp_error(mpa::LlpErrorCode::kCrcError);
         pos = rx.size();
         break;
+      }
+      // RFC 6581 §9.2: in the peer-to-peer model the first FPDU is the RTR
+      // the Reply chose; anything else is "no matching RTR" (code 0x07).
+      if (awaiting_rtr != mpa::RtrKind::kNone) {
+        const mpa::RtrKind expected = std::exchange(awaiting_rtr, mpa::RtrKind::kNone);
+        if (!rdmap::is_rtr(expected, fp.ulpdu()) && !f.has(FaultId::kMpaAnyFirstFpdu)) {
+          st.report_llp_error(mpa::LlpErrorCode::kNoMatchingRtr);
+          pos = rx.size();
+          break;
+        }
       }
       st.on_segment(fp.ulpdu());
       pos += fp.consumed;

@@ -239,6 +239,14 @@ struct IwarpEndpoint::Impl {
       const auto& f = std::get<mpa::Fpdu>(r);
       if (config.observer)
         observe(describe_fpdu(Direction::kReceived, f.ulpdu(), f.consumed, f.crc_status, f.markers.size()));
+      // RFC 6581 §9.2: the first FPDU is the RTR the Reply chose, or there
+      // is no matching RTR (LLP error code 0x07).
+      if (state_is(ConnectionState::kAwaitingRtr) && outcome && !rdmap::is_rtr(outcome->rtr_to_expect, f.ulpdu())) {
+        stream->report_llp_error(mpa::LlpErrorCode::kNoMatchingRtr);
+        set_state(ConnectionState::kClosed, "the first FPDU is not the chosen RTR (RFC 6581 §9.2)");
+        pump();
+        return bytes.size();
+      }
       stream->on_segment(f.ulpdu());
       pos += f.consumed;
       if (state_is(ConnectionState::kAwaitingRtr)) set_state(ConnectionState::kOperational);

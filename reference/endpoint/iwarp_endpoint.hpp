@@ -31,6 +31,7 @@
 #include "endpoint/asio.hpp"
 #include "endpoint/transcript.hpp"
 #include "mpa/negotiation.hpp"
+#include "rdmap/rtr.hpp"
 #include "rdmap/stream.hpp"
 
 namespace rdmaconf::endpoint {

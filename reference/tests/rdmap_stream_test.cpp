@@ -7,6 +7,8 @@
 //    the stream to its terminated state.
 #include "rdmap/stream.hpp"
 
+#include "rdmap/rtr.hpp"
+
 #include <numeric>
 #include <vector>
 
@@ -618,6 +620,34 @@ TEST(StreamFence, WaitingSendsAreFlushedWhenTheStreamEnds) {
   const Completion* c = find(cs, 2, CompletionType::kSend);
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->status, CompletionStatus::kFlushed);
+}
+
+// RFC 6581 §9.2: each RTR kind is recognised, and nothing else passes for it.
+TEST(Rtr, EachKindMatchesOnlyItsZeroLengthMessage) {
+  Stream a{StreamConfig{}};
+  const auto data = pattern(4);
+  ASSERT_TRUE(a.post_send(1, wire::Chunks{}));
+  ASSERT_TRUE(a.post_write(2, wire::Chunks{}, Stag{0}, 0));
+  ASSERT_TRUE(a.post_read(3, {Stag{0}, 0, 0, Stag{0}, 0}));
+  ASSERT_TRUE(a.post_send(4, wire::Chunks(wire::Bytes(data))));
+  ASSERT_TRUE(a.post_read(5, {Stag{0}, 0, 8, Stag{0}, 0}));
+  std::vector<std::vector<std::uint8_t>> segs;
+  while (auto s = a.take_outgoing()) segs.push_back(s->to_vector());
+  ASSERT_EQ(segs.size(), 5u);
+  using K = mpa::RtrKind;
+  auto is = [&](K k, std::size_t i) { return is_rtr(k, wire::Chunks(wire::Bytes(segs[i]))); };
+  EXPECT_TRUE(is(K::kZeroLengthSend, 0));
+  EXPECT_TRUE(is(K::kZeroLengthWrite, 1));
+  EXPECT_TRUE(is(K::kZeroLengthRead, 2));
+  for (K k : {K::kZeroLengthSend, K::kZeroLengthWrite, K::kZeroLengthRead}) {
+    EXPECT_FALSE(is(k, 3)) << "a Send with data";
+    EXPECT_FALSE(is(k, 4)) << "a Read of 8 octets";
+  }
+  EXPECT_FALSE(is(K::kZeroLengthSend, 1));
+  EXPECT_FALSE(is(K::kZeroLengthWrite, 0));
+  EXPECT_FALSE(is(K::kZeroLengthRead, 0));
+  EXPECT_FALSE(is(K::kNone, 0));
+  EXPECT_FALSE(is_rtr(K::kZeroLengthSend, wire::Chunks{}));
 }
 
 // RFC 7306 §5: atomic target checks at the responder.

@@ -1,0 +1,33 @@
+#include "rdmap/rtr.hpp"
+
+#include <array>
+
+#include "ddp/headers.hpp"
+#include "rdmap/headers.hpp"
+#include "rdmap/opcodes.hpp"
+
+namespace rdmaconf::rdmap {
+
+bool is_rtr(mpa::RtrKind kind, const wire::Chunks& ulpdu) {
+  // The longest RTR is an untagged header and a Read Request header.
+  std::array<std::uint8_t, ddp::kUntaggedHeaderSize + kReadRequestHeaderSize> h{};
+  const std::size_t n = std::min(ulpdu.size(), h.size());
+  if (n < ddp::kControlSize || !ulpdu.copy_prefix(wire::MutableBytes(h).first(n))) return false;
+  const bool tagged = (h[0] & 0x80) != 0, last = (h[0] & 0x40) != 0;
+  const auto opcode = static_cast<Opcode>(h[1] & 0x0f);
+  switch (kind) {
+    case mpa::RtrKind::kZeroLengthSend:
+      return !tagged && last && opcode == Opcode::kSend && ulpdu.size() == ddp::kUntaggedHeaderSize;
+    case mpa::RtrKind::kZeroLengthWrite:
+      return tagged && last && opcode == Opcode::kRdmaWrite && ulpdu.size() == ddp::kTaggedHeaderSize;
+    case mpa::RtrKind::kZeroLengthRead: {
+      if (tagged || !last || opcode != Opcode::kRdmaReadRequest || ulpdu.size() != h.size()) return false;
+      const ReadRequestHeader r(wire::Bytes(h).subspan(ddp::kUntaggedHeaderSize).first<kReadRequestHeaderSize>());
+      return r.get(ReadRequestSpec::Field::ReadSize) == 0;
+    }
+    case mpa::RtrKind::kNone: return false;
+  }
+  return false;
+}
+
+}  // namespace rdmaconf::rdmap

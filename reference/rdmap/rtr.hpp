@@ -1,0 +1,19 @@
+// RFC 6581 §9.2: the Ready-to-Receive (RTR) messages of the peer-to-peer
+// model. After a Reply that chose one RTR kind, the initiator's first FPDU is
+// that message, and the responder sends nothing before it arrived; a first
+// FPDU that is anything else is an error ("no matching RTR", LLP error code
+// 0x07, RFC 6581 §10).
+#pragma once
+
+#include "mpa/negotiation.hpp"
+#include "wire/chunks.hpp"
+
+namespace rdmaconf::rdmap {
+
+// Whether `ulpdu` (one DDP segment) is the RTR message of `kind`:
+//   zero-length Send         untagged, L set, opcode Send, no payload
+//   zero-length RDMA Write   tagged, L set, opcode RDMA Write, no payload
+//   zero-length RDMA Read    a Read Request whose RDMA Read Message Size is 0
+bool is_rtr(mpa::RtrKind kind, const wire::Chunks& ulpdu);
+
+}  // namespace rdmaconf::rdmap

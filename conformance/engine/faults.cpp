@@ -78,6 +78,7 @@ constexpr FaultInfo kFaults[] = {
     {F::kClcSkipAcceptLimitsCheck, "clc-skip-accept-limits-check", "CLC", "as client, confirms a release 2.1 Accept with Max Conns below 16 or Max Links above 2", "SMC v2.1 (Linux smc_clc.c)", std::nullopt},
     {F::kClcSkipFirstContactCheck, "clc-skip-first-contact-check", "CLC", "as client, confirms an Accept that reuses a link group it does not have", "RFC 7609 §3.5.2", std::nullopt},
     {F::kMpaAnyFirstFpdu, "mpa-any-first-fpdu", "MPA", "in the peer-to-peer model, takes any first FPDU instead of the chosen RTR", "RFC 6581 §9.2", std::nullopt},
+    {F::kMpaStartMarkerPointsBack, "mpa-start-marker-points-back", "MPA", "gives a Marker that falls where an FPDU begins the FPDUPTR of the previous FPDU (512) instead of 0", "RFC 5044 §4.3", std::nullopt},
     {F::kMpaPadNonzero, "mpa-pad-nonzero", "MPA", "sends its PAD octets as 0xA5 instead of zero", "RFC 5044 §4.1", std::nullopt},
     {F::kMpaNoPad, "mpa-no-pad", "MPA", "sends its FPDUs without PAD (not a multiple of four octets)", "RFC 5044 §4.1", std::nullopt},
     {F::kMpaMarkerReservedSet, "mpa-marker-reserved-set", "MPA", "sends its Markers with the Reserved half not zero", "RFC 5044 §4.2", std::nullopt},

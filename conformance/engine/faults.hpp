@@ -41,7 +41,7 @@ enum class FaultId : std::uint8_t {
   // MPA without CRCs, and the initiator's first FPDU
   kMpaCrcWhenOff, kMpaCheckCrcWhenOff, kMpaInitiatorWaits,
   kCheckAtomicReserved, kClcCheckDeclineReserved, kClcSkipAcceptReleaseCheck, kClcSkipAcceptLimitsCheck,
-  kClcSkipFirstContactCheck, kMpaAnyFirstFpdu,
+  kClcSkipFirstContactCheck, kMpaAnyFirstFpdu, kMpaStartMarkerPointsBack,
   kCount
 };
 

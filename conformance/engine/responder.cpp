@@ -268,6 +268,7 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
   if (f.has(FaultId::kMpaPadNonzero)) fo.pad_octet = 0xa5;
   if (f.has(FaultId::kMpaNoPad)) fo.pad_length = 0;
   if (f.has(FaultId::kMpaMarkerReservedSet)) fo.marker_reserved = 0x0001;
+  if (f.has(FaultId::kMpaStartMarkerPointsBack)) fo.start_marker_ptr = 512;
 
   auto flush = [&] {
     std::vector<std::uint8_t> out;

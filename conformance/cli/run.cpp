@@ -19,7 +19,7 @@ namespace cf = conformance;
 
 struct RunArgs {
   std::string target, clc_target, listen, cases_dir = cf::default_cases_dir();
-  std::vector<std::string> suites, ids, faults;
+  std::vector<std::string> suites, ids, faults, iut_lacks;
   bool reference = false, strict = false, quiet = false;
   unsigned jobs = 8;
   double time_scale = 1.0;
@@ -34,6 +34,7 @@ int run(const RunArgs& a) {
   o.jobs = a.jobs;
   o.time_scale = a.time_scale;
   o.strict = a.strict;
+  o.iut_lacks = a.iut_lacks;
   std::unique_ptr<cf::ReferenceIut> iut;
   cf::Listener listener;
   std::string what;
@@ -161,6 +162,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--suite", a.suites, "Protocol suites to run: mpa, ddp, rdmap, clc");
   sub->add_option("--case", a.ids, "Case ids (a trailing * selects a prefix)");
   sub->add_option("--cases-dir", a.cases_dir, "Folder of the case scripts");
+  sub->add_option("--iut-lacks", a.iut_lacks,
+                  "Features the IUT does not offer (case 'needs' items: commands, atomics, immediate, rev2, "
+                  "markers, no-crc, echo, receives, clc, buffer): their cases are reported unimplemented, not run")
+      ->check(CLI::IsMember({"commands", "atomics", "immediate", "rev2", "markers", "no-crc", "echo", "receives",
+                             "clc", "buffer"}));
   sub->add_option("-j,--jobs", a.jobs, "Cases run in parallel")->check(CLI::Range(1, 64));
   sub->add_option("--time-scale", a.time_scale, "Multiply every time bound (0.25 on loopback)")->check(CLI::Range(0.05, 20.0));
   sub->add_flag("--strict", a.strict, "A missed SHOULD fails the run");

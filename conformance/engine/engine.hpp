@@ -64,6 +64,10 @@ struct RunOptions {
   unsigned jobs = 8;
   double time_scale = 1.0;
   bool strict = false;
+  // What the IUT lacks (`needs` items, docs/conformance.md): a case that
+  // needs one is reported unimplemented without a connection. "buffer"
+  // stands for every buffer:NAME.
+  std::vector<std::string> iut_lacks;
   // CLC tester settings that must match the IUT's configuration.
   std::string clc_eid = "RDMACONF-TEST-EID";
   std::uint32_t clc_subnet = 0x7f000000;

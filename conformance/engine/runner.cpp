@@ -982,6 +982,15 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
   CaseResult result;
   result.c = &c;
   const auto started = Clock::now();
+  for (const std::string& need : c.needs) {
+    const std::string item = need.starts_with("buffer:") ? "buffer" : need;
+    if (std::find(o.iut_lacks.begin(), o.iut_lacks.end(), item) == o.iut_lacks.end() &&
+        std::find(o.iut_lacks.begin(), o.iut_lacks.end(), need) == o.iut_lacks.end())
+      continue;
+    result.verdict = Verdict::kUnimplemented;
+    result.reason = "the IUT lacks '" + need + "' (--iut-lacks)";
+    return result;
+  }
   Session s(c, o, result);
   if (c.protocol == "clc") s.phase = Phase::kClc;
   std::string error;

@@ -284,6 +284,19 @@ TEST(Grading, MissingOptionalFeatureIsUnimplemented) {
   EXPECT_EQ(r.verdict, Verdict::kUnimplemented) << r.reason;
 }
 
+// `--iut-lacks`: a case that needs what the IUT lacks is unimplemented and
+// never connects (here there is nothing to connect to).
+TEST(Grading, WhatTheIutLacksIsUnimplementedWithoutAConnection) {
+  RunOptions o;
+  o.iut_lacks = {"commands", "buffer"};
+  const CaseResult cmd = run_case(parse_one(header("MUST", "commands, echo") + "handshake\n"), o);
+  EXPECT_EQ(cmd.verdict, Verdict::kUnimplemented);
+  EXPECT_NE(cmd.reason.find("lacks 'commands'"), std::string::npos) << cmd.reason;
+  EXPECT_EQ(run_case(parse_one(header("MUST", "buffer:rw") + "handshake\n"), o).verdict, Verdict::kUnimplemented);
+  // Anything else still runs (and, with no connection, is an error).
+  EXPECT_EQ(run_case(parse_one(header("MUST", "echo") + "handshake\n"), o).verdict, Verdict::kError);
+}
+
 TEST(Grading, SummaryExitCodes) {
   Case c = parse_one(header() + "> mpa.request\n");
   auto mk = [&](Verdict v) {

@@ -1,7 +1,8 @@
 // Capture files (pcap and pcapng) as rdmaconf reads them: libpcap through
 // capture::PacketSource, then decoding and TCP reassembly. The input is the
 // whole file; it is handed to PacketSource::open_file() as an in-memory file
-// (memfd), so the project's own open/next/end-of-file handling is what runs.
+// (one memfd, rewritten per input), so the project's own open/next/end-of-file
+// handling is what runs.
 // Properties: see common/capture_check.hpp; frame numbers count from 1 with
 // no hole; a source that fails to open says why.
 #include <sys/mman.h>
@@ -37,22 +38,37 @@ class NumberingSource {
   std::uint64_t frames_ = 0;
 };
 
+// One in-memory file for the whole run, rewritten for each input: creating
+// and freeing a memfd per input cost more kernel time than the target's own
+// work. PacketSource still opens it by path, as it opens any file.
+struct MemoryFile {
+  int fd = memfd_create("rdmaconf-fuzz-capture", 0);
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+
+  // The file holds exactly `data` afterwards; false if the kernel refused.
+  bool hold(const std::uint8_t* data, std::size_t size) const {
+    if (fd < 0) return false;
+    std::size_t written = 0;
+    while (written < size) {
+      const ssize_t n = pwrite(fd, data + written, size - written, static_cast<off_t>(written));
+      if (n <= 0) return false;
+      written += static_cast<std::size_t>(n);
+    }
+    // Cut what a longer earlier input left behind (after writing: the pages
+    // that stay are reused, not freed and allocated again).
+    return ftruncate(fd, static_cast<off_t>(size)) == 0;
+  }
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const int fd = memfd_create("rdmaconf-fuzz-capture", 0);
-  if (fd < 0) return 0;
-  std::size_t written = 0;
-  while (written < size) {
-    const ssize_t n = write(fd, data + written, size - written);
-    if (n <= 0) break;
-    written += static_cast<std::size_t>(n);
-  }
+  static const MemoryFile file;
+  if (!file.hold(data, size)) return 0;
   std::string error;
-  auto source = capture::PacketSource::open_file("/proc/self/fd/" + std::to_string(fd), {}, error);
+  auto source = capture::PacketSource::open_file(file.path, {}, error);
   if (!source) {
     FUZZ_CHECK(!error.empty());
-    close(fd);
     return 0;
   }
   (void)source->link_supported();
@@ -74,7 +90,5 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(reassembler.stats().frames == numbered.frames());
   }
   consumer.check_all_ended();
-  source.reset();
-  close(fd);
   return 0;
 }

@@ -1,4 +1,7 @@
-#include <cstdio>
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <string>
 
 #include "capture/headers.hpp"
 #include "capture/report.hpp"
@@ -23,16 +26,30 @@ IpAddress ipv6(const std::array<std::uint8_t, 16>& octets) {
   return ip;
 }
 
-std::string IpAddress::to_string() const {
-  char buf[48];
-  if (version == IpVersion::kV4) {
-    std::snprintf(buf, sizeof buf, "%u.%u.%u.%u", octets[0], octets[1], octets[2], octets[3]);
-    return buf;
+namespace {
+
+// The printers append to one string: the capture fuzz targets print every
+// report, and building each piece as its own std::string (and through
+// snprintf) cost them more than decoding and reassembly together.
+void append_number(std::string& s, std::uint64_t v, int base = 10) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, base);
+  s.append(buf, r.ptr);
+}
+
+void append_address(std::string& s, const IpAddress& ip) {
+  const auto& o = ip.octets;
+  if (ip.version == IpVersion::kV4) {
+    for (int i = 0; i < 4; ++i) {
+      if (i > 0) s += '.';
+      append_number(s, o[i]);
+    }
+    return;
   }
   // RFC 5952 §4: lowercase hex, leading zeros dropped, the longest run of two
   // or more zero groups shortened to "::".
   std::array<unsigned, 8> g{};
-  for (int i = 0; i < 8; ++i) g[i] = static_cast<unsigned>(octets[2 * i] << 8 | octets[2 * i + 1]);
+  for (int i = 0; i < 8; ++i) g[i] = static_cast<unsigned>(o[2 * i] << 8 | o[2 * i + 1]);
   int best = -1, best_len = 0;
   for (int i = 0; i < 8;) {
     if (g[i] != 0) { ++i; continue; }
@@ -41,28 +58,51 @@ std::string IpAddress::to_string() const {
     if (j - i > best_len && j - i >= 2) { best = i; best_len = j - i; }
     i = j;
   }
-  std::string s;
+  const std::size_t start = s.size();
   for (int i = 0; i < 8; ++i) {
     if (i == best) {
       s += "::";
       i += best_len - 1;
       continue;
     }
-    if (!s.empty() && s.back() != ':') s += ':';
-    std::snprintf(buf, sizeof buf, "%x", g[i]);
-    s += buf;
+    if (s.size() > start && s.back() != ':') s += ':';
+    append_number(s, g[i], 16);
   }
+}
+
+void append_endpoint(std::string& s, const Endpoint& e) {
+  const bool v6 = e.address.version == IpVersion::kV6;
+  if (v6) s += '[';
+  append_address(s, e.address);
+  if (v6) s += ']';
+  s += ':';
+  append_number(s, e.port);
+}
+
+void append_stream(std::string& s, const StreamKey& k) {
+  append_endpoint(s, k.source);
+  s += " -> ";
+  append_endpoint(s, k.destination);
+}
+
+}  // namespace
+
+std::string IpAddress::to_string() const {
+  std::string s;
+  append_address(s, *this);
   return s;
 }
 
 std::string Endpoint::to_string() const {
-  std::string a = address.to_string();
-  if (address.version == IpVersion::kV6) a = "[" + a + "]";
-  return a + ":" + std::to_string(port);
+  std::string s;
+  append_endpoint(s, *this);
+  return s;
 }
 
 std::string StreamKey::to_string() const {
-  return source.to_string() + " -> " + destination.to_string();
+  std::string s;
+  append_stream(s, *this);
+  return s;
 }
 
 std::string_view link_type_name(LinkType t) {
@@ -115,19 +155,39 @@ std::string_view gap_cause_name(GapCause c) {
 
 std::string Report::to_string() const {
   std::string s;
-  if (frame.value != 0) s += "frame " + std::to_string(frame.value) + ": ";
+  s.reserve(160);
+  if (frame.value != 0) {
+    s += "frame ";
+    append_number(s, frame.value);
+    s += ": ";
+  }
   s += report_kind_name(kind);
-  if (has_stream) s += " [" + stream.to_string() + "]";
+  if (has_stream) {
+    s += " [";
+    append_stream(s, stream);
+    s += ']';
+  }
   if (kind == ReportKind::kGap || kind == ReportKind::kConflictingOverlap ||
       kind == ReportKind::kRetransmission || kind == ReportKind::kBufferLimit ||
       kind == ReportKind::kDataAfterFin || kind == ReportKind::kLateData || kind == ReportKind::kDataBeforeStreamStart) {
-    s += " at stream offset " + std::to_string(offset) + ", " + std::to_string(length) + " octets";
+    s += " at stream offset ";
+    append_number(s, offset);
+    s += ", ";
+    append_number(s, length);
+    s += " octets";
   }
-  if (kind == ReportKind::kGap) s += " (" + std::string(gap_cause_name(gap_cause)) + ")";
-  if (kind == ReportKind::kKernelDrop) s += ": " + std::to_string(value) + " frames (a larger capture buffer helps)";
-  if (kind == ReportKind::kConflictingOverlap)
-    s += " (first copy in frame " + std::to_string(other_frame.value) + ")";
-  if (!detail.field.empty()) s += ": " + detail.to_string();
+  if (kind == ReportKind::kGap) s.append(" (").append(gap_cause_name(gap_cause)).append(")");
+  if (kind == ReportKind::kKernelDrop) {
+    s += ": ";
+    append_number(s, value);
+    s += " frames (a larger capture buffer helps)";
+  }
+  if (kind == ReportKind::kConflictingOverlap) {
+    s += " (first copy in frame ";
+    append_number(s, other_frame.value);
+    s += ')';
+  }
+  if (!detail.field.empty()) s.append(": ").append(detail.to_string());
   return s;
 }
 

@@ -268,7 +268,6 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
   if (f.has(FaultId::kMpaPadNonzero)) fo.pad_octet = 0xa5;
   if (f.has(FaultId::kMpaNoPad)) fo.pad_length = 0;
   if (f.has(FaultId::kMpaMarkerReservedSet)) fo.marker_reserved = 0x0001;
-  if (f.has(FaultId::kMpaStartMarkerPointsBack)) fo.start_marker_ptr = 512;
 
   auto flush = [&] {
     std::vector<std::uint8_t> out;
@@ -277,7 +276,14 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
       wire::Chunks ulpdu;
       ulpdu.append(seg->header());
       seg->payload.for_each([&](wire::Bytes b) { ulpdu.append(b); });
-      framer.frame(ulpdu, out, fo);
+      mpa::FramerOverrides this_fo = fo;
+      // Fault (RFC 5044 §4.3): a Marker in front of an FPDU that is its only
+      // Marker points 512 octets back, into the previous FPDU, not 0.
+      if (f.has(FaultId::kMpaStartMarkerPointsBack) && fc.markers &&
+          framer.stream_position() % mpa::kMarkerInterval == 0 &&
+          framer.fpdu_size(ulpdu.size()) <= mpa::kMarkerInterval)
+        this_fo.fpdu_ptr = mpa::kMarkerInterval;
+      framer.frame(ulpdu, out, this_fo);
     }
     if (!out.empty()) sock.send(out);
   };

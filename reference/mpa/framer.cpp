@@ -34,11 +34,9 @@ class MarkedWriter {
     // RFC 5044 §4.3: FPDUPTR counts back to ULPDU_Length; a Marker in front
     // of the header (the FPDU starts on a Marker position) carries 0.
     const std::uint64_t distance = header_at_ ? position_ - *header_at_ : 0;
-    std::uint16_t ptr = o_.fpdu_ptr.value_or(static_cast<std::uint16_t>(distance));
-    if (!header_at_ && o_.start_marker_ptr) ptr = *o_.start_marker_ptr;
     MarkerHeader m;
     m.set(MarkerSpec::Field::Reserved, o_.marker_reserved);
-    m.set(MarkerSpec::Field::FPDUPTR, ptr);
+    m.set(MarkerSpec::Field::FPDUPTR, o_.fpdu_ptr.value_or(static_cast<std::uint16_t>(distance)));
     out_.insert(out_.end(), m.bytes().begin(), m.bytes().end());
     position_ += kMarkerSize;
   }

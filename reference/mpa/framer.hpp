@@ -35,7 +35,6 @@ struct FramerOverrides {
   std::uint8_t pad_octet = 0;                 // value of every PAD octet
   std::optional<std::uint32_t> crc;           // CRC value carried (still least significant octet first)
   std::optional<std::uint16_t> fpdu_ptr;      // FPDUPTR of every Marker inside this FPDU
-  std::optional<std::uint16_t> start_marker_ptr;  // FPDUPTR of a Marker that falls where this FPDU begins
   std::uint16_t marker_reserved = 0;          // Reserved field of those Markers
   bool omit_markers = false;                  // send this FPDU without its Markers
 };

@@ -85,12 +85,18 @@ void TcpLink::write_next() {
   writing_ = true;
   asio::async_write(socket_, asio::buffer(tx_.front()),
                     [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+                      // The front buffer was this write's; abort() leaves it
+                      // in place while the write is in flight.
+                      self->tx_.pop_front();
                       if (ec) {
                         self->finish(ec.message());
                         return;
                       }
                       self->octets_sent_ += n;
-                      self->tx_.pop_front();
+                      if (!self->open_) {
+                        self->writing_ = false;
+                        return;
+                      }
                       self->write_next();
                     });
 }
@@ -106,7 +112,11 @@ void TcpLink::do_close_after_flush() {
 
 void TcpLink::abort(const std::string& reason) {
   asio::dispatch(socket_.get_executor(), [self = shared_from_this(), reason] {
-    self->tx_.clear();
+    // Drop what is queued, but not the buffer a write in flight still uses:
+    // its completion handler releases it (freeing it here was a double free
+    // when that handler ran).
+    if (self->writing_ && !self->tx_.empty()) self->tx_.erase(self->tx_.begin() + 1, self->tx_.end());
+    else self->tx_.clear();
     self->finish(reason.empty() ? "aborted" : reason);
   });
 }

@@ -182,13 +182,17 @@ bool rewrite_outgoing(const FaultSet& f, ddp::Segment& seg) {
 // The test ULP as requester (test_ulp.hpp, UlpCommandSpec): the operations a
 // command asks for, posted in order. A post the ORD refuses (RFC 5040
 // §5.2.1: no more outstanding Read and Atomic Requests than ORD) waits until
-// a Response completes one; payloads live here until the connection ends.
+// a Response completes one. Every payload is a view of one shared counting
+// pattern, so a command's length and count never drive allocation.
 class Requester {
  public:
   Requester(rdmap::Stream& st, Memory& mem) : st_(st), mem_(mem) {}
 
   void obey(const UlpCommand& c) {
     using F = UlpCommandSpec::Field;
+    // Work the ORD holds back waits here; a peer that keeps asking without
+    // answering is not followed past a bound.
+    if (queue_.size() > kMaxWaiting) return;
     const auto count = std::max<std::uint64_t>(1, c.get(F::Count));
     const auto length = static_cast<std::uint32_t>(std::min<std::uint64_t>(c.get(F::Length), kMaxLength));
     const ddp::Stag stag{static_cast<std::uint32_t>(c.get(F::Stag))};
@@ -239,15 +243,18 @@ class Requester {
 
  private:
   static constexpr std::uint64_t kMaxLength = 1u << 20;
-  wire::Bytes payload(std::uint32_t n) {
-    auto& p = payloads_.emplace_back(n);
-    for (std::uint32_t i = 0; i < n; ++i) p[i] = static_cast<std::uint8_t>(i);
-    return wire::Bytes(p);
+  static constexpr std::size_t kMaxWaiting = 1024;
+  static wire::Bytes payload(std::uint32_t n) {
+    static const std::vector<std::uint8_t> pattern = [] {
+      std::vector<std::uint8_t> p(kMaxLength);
+      for (std::size_t i = 0; i < p.size(); ++i) p[i] = static_cast<std::uint8_t>(i);
+      return p;
+    }();
+    return wire::Bytes(pattern).first(std::min<std::size_t>(n, pattern.size()));
   }
   rdmap::Stream& st_;
   Memory& mem_;
   std::deque<std::function<wire::Status()>> queue_;
-  std::deque<std::vector<std::uint8_t>> payloads_;
   rdmap::WorkRequestId next_id_ = 5000;
 };
 

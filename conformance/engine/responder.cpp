@@ -93,6 +93,7 @@ struct Socket {
 // ------------------------------------------------------------- iWARP side
 
 struct Memory {
+  static constexpr std::uint64_t kRwBaseTo = 0x10000;
   std::array<std::uint8_t, 4096> rw{};
   ddp::Stag rw_stag{};  // also the Data Sink of the test ULP's own RDMA Reads
   std::array<std::uint8_t, 1024> ro{}, wo{}, local{};
@@ -109,8 +110,8 @@ std::vector<AdvertisedBuffer> register_all(rdmap::Stream& st, Memory& m) {
   auto add = [&](std::string name, ddp::Stag s, std::uint64_t to, std::size_t len) {
     ads.push_back({std::move(name), ddp::value(s), to, static_cast<std::uint32_t>(len)});
   };
-  m.rw_stag = st.register_memory(m.rw, 0x10000, remote_all);
-  add("rw", m.rw_stag, 0x10000, m.rw.size());
+  m.rw_stag = st.register_memory(m.rw, Memory::kRwBaseTo, remote_all);
+  add("rw", m.rw_stag, Memory::kRwBaseTo, m.rw.size());
   add("ro", st.register_memory(m.ro, 0x20000, local | A::kRemoteRead), 0x20000, m.ro.size());
   add("wo", st.register_memory(m.wo, 0x30000, local | A::kRemoteWrite), 0x30000, m.wo.size());
   add("local", st.register_memory(m.local, 0x40000, local), 0x40000, m.local.size());
@@ -142,25 +143,29 @@ bool rewrite_outgoing(const FaultSet& f, ddp::Segment& seg) {
       h[1] |= 0x30;
       wire::store_be(wire::MutableBytes(h).subspan(2, 4), std::uint32_t{0x5a5a5a5a});
     }
-    // RFC 5041 §5.2: each queue's first MSN is 1 (octets 10-13).
-    if (f.has(FaultId::kUntaggedMsnFromZero)) {
-      const auto msn = static_cast<std::uint32_t>(wire::load_be(wire::Bytes(h).subspan(10, 4)));
-      wire::store_be(wire::MutableBytes(h).subspan(10, 4), msn - 1);
-    }
-    // RFC 7306 §5: Atomic Responses have their own queue (QN, octets 6-9).
-    if (opcode == 0xb && f.has(FaultId::kAtomicResponseWrongQueue))
-      wire::store_be(wire::MutableBytes(h).subspan(6, 4), std::uint32_t{0});
+    // Untagged header fields through their declaration (RFC 5041 §4.3).
+    using UF = ddp::UntaggedSpec::Field;
+    using rdmap::Opcode;
+    ddp::UntaggedHeader u(wire::Bytes(h).first<ddp::kUntaggedHeaderSize>());
+    const auto op = static_cast<Opcode>(opcode);
+    // RFC 5041 §5.2: each queue's first MSN is 1.
+    if (f.has(FaultId::kUntaggedMsnFromZero)) u.set(UF::MSN, u.get(UF::MSN) - 1);
+    // RFC 7306 §5: Atomic Responses have their own queue.
+    if (op == Opcode::kAtomicResponse && f.has(FaultId::kAtomicResponseWrongQueue)) u.set(UF::QN, 0);
     // RFC 5040 §4.2: RDMA Read Requests go on queue 1.
-    if (opcode == 0x1 && f.has(FaultId::kReadRequestWrongQueue))
-      wire::store_be(wire::MutableBytes(h).subspan(6, 4), std::uint32_t{0});
-    // RFC 5041 §5.2: MO counts the message octets before the segment (octets 14-17).
-    if ((opcode == 0x3 || opcode == 0x5) && f.has(FaultId::kUntaggedMoOffByOne)) {
-      const auto mo = static_cast<std::uint32_t>(wire::load_be(wire::Bytes(h).subspan(14, 4)));
-      wire::store_be(wire::MutableBytes(h).subspan(14, 4), mo + 1);
-    }
+    if (op == Opcode::kRdmaReadRequest && f.has(FaultId::kReadRequestWrongQueue)) u.set(UF::QN, 0);
+    // RFC 5041 §5.2: MO counts the message octets before the segment.
+    if ((op == Opcode::kSend || op == Opcode::kSendWithSe) && f.has(FaultId::kUntaggedMoOffByOne))
+      u.set(UF::MO, u.get(UF::MO) + 1);
+    std::copy(u.bytes().begin(), u.bytes().end(), h.begin());
     // RFC 7306 §5: the reserved bits before the atomic opcode go out as zero.
-    if (opcode == 0xa && f.has(FaultId::kAtomicRequestReservedSet) && seg.header_size > ddp::kUntaggedHeaderSize)
-      h[ddp::kUntaggedHeaderSize] |= 0x80;
+    if (op == Opcode::kAtomicRequest && f.has(FaultId::kAtomicRequestReservedSet) &&
+        seg.header_size >= ddp::kUntaggedHeaderSize + rdmap::kAtomicRequestHeaderSize) {
+      const auto at = wire::MutableBytes(h).subspan(ddp::kUntaggedHeaderSize, rdmap::kAtomicRequestHeaderSize);
+      rdmap::AtomicRequestHeader a(wire::Bytes(at).first<rdmap::kAtomicRequestHeaderSize>());
+      a.set(rdmap::AtomicRequestSpec::Field::Reserved, 1);
+      std::copy(a.bytes().begin(), a.bytes().end(), at.begin());
+    }
   }
   if (opcode == 0x7) {
     if (f.has(FaultId::kTerminateOmitted)) return false;
@@ -198,19 +203,20 @@ class Requester {
     const ddp::Stag stag{static_cast<std::uint32_t>(c.get(F::Stag))};
     const std::uint64_t to = c.get(F::TaggedOffset);
     for (std::uint64_t i = 0; i < count; ++i) {
-      switch (c.get(F::Operation)) {
-        case 1:  // RDMA Read into our rw buffer
+      switch (static_cast<UlpOperation>(c.get(F::Operation))) {
+        case UlpOperation::kRead:  // into our rw buffer
           queue_.push_back([this, stag, to, length] {
-            return st_.post_read(next_id_++, {mem_.rw_stag, 0x10000, std::min<std::uint32_t>(length, 4096), stag, to});
+            return st_.post_read(next_id_++, {mem_.rw_stag, Memory::kRwBaseTo,
+                                              std::min<std::uint32_t>(length, mem_.rw.size()), stag, to});
           });
           break;
-        case 2:  // Send of `length` octets of a counting pattern
+        case UlpOperation::kSend:  // `length` octets of a counting pattern
           queue_.push_back([this, p = payload(length)] { return st_.post_send(next_id_++, wire::Chunks(p)); });
           break;
-        case 3:  // RDMA Write of `length` octets into the tester's buffer
+        case UlpOperation::kWrite:  // `length` octets into the tester's buffer
           queue_.push_back([this, p = payload(length), stag, to] { return st_.post_write(next_id_++, wire::Chunks(p), stag, to); });
           break;
-        case 4: {  // Atomic: RFC 7306 §5
+        case UlpOperation::kAtomic: {  // RFC 7306 §5
           rdmap::AtomicRequest a;
           a.op = static_cast<rdmap::AtomicOpcode>(c.get(F::AtomicOpcode) & 0x0f);
           a.remote_stag = stag;
@@ -607,6 +613,10 @@ std::vector<std::uint8_t> patch_incoming_clc(const FaultSet& f, std::vector<std:
   });
 }
 
+// A 48-bit MAC (a numeric field) with the IEEE 802 I/G bit set, the least
+// significant bit of its first octet: a group address.
+std::uint64_t group_mac(std::uint64_t mac) { return mac | (std::uint64_t{1} << 40); }
+
 std::vector<std::uint8_t> patch_outgoing_clc(const FaultSet& f, std::vector<std::uint8_t> m) {
   using HF = clc::ClcHeaderSpec::Field;
   m = patch_clc(std::move(m), [&](clc::Message& msg) {
@@ -622,11 +632,7 @@ std::vector<std::uint8_t> patch_outgoing_clc(const FaultSet& f, std::vector<std:
     }
     if (auto* p = std::get_if<clc::Proposal>(&msg)) {
       if (f.has(FaultId::kClcMulticastMac)) {
-        std::array<std::uint8_t, 6> mac{};
-        const wire::Bytes have = p->body.octets(clc::ProposalBodySpec::Field::Mac);
-        std::copy(have.begin(), have.end(), mac.begin());
-        mac[0] |= 0x01;  // IEEE 802 I/G bit: a group address
-        p->body.set_octets(clc::ProposalBodySpec::Field::Mac, mac);
+        p->body.set(clc::ProposalBodySpec::Field::Mac, group_mac(p->body.get(clc::ProposalBodySpec::Field::Mac)));
         changed = true;
       }
       if (f.has(FaultId::kClcProposalNoPath)) {
@@ -640,11 +646,7 @@ std::vector<std::uint8_t> patch_outgoing_clc(const FaultSet& f, std::vector<std:
       using RF = clc::SmcrAcceptConfirmSpec::Field;
       const bool accept = a->type() == clc::MessageType::kAccept;
       if (a->smcr && f.has(FaultId::kClcMulticastMac)) {
-        std::array<std::uint8_t, 6> mac{};
-        const wire::Bytes have = a->smcr->octets(RF::Mac);
-        std::copy(have.begin(), have.end(), mac.begin());
-        mac[0] |= 0x01;
-        a->smcr->set_octets(RF::Mac, mac);
+        a->smcr->set(RF::Mac, group_mac(a->smcr->get(RF::Mac)));
         changed = true;
       }
       if (a->smcr && f.has(FaultId::kClcRmbWraps)) {
@@ -737,16 +739,12 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
       std::vector<std::uint8_t> msg(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(n));
       rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(n));
       const bool is_decline = msg.size() > 4 && msg[4] == static_cast<std::uint8_t>(clc::MessageType::kDecline);
-      if (is_decline && f.has(FaultId::kClcCheckDeclineReserved)) {
-        auto d = clc::decode(msg);
-        const auto* dec = d ? std::get_if<clc::Decline>(&*d) : nullptr;
-        const bool reserved_set = msg.size() > 7 && ((msg[7] & 0x04) != 0 ||
-                                  (dec && (dec->body.get(clc::DeclineSpec::Field::Reserved1) != 0 ||
-                                           dec->body.get(clc::DeclineSpec::Field::Reserved2) != 0)));
-        if (reserved_set) {
-          sock.reset();
-          return;
-        }
+      // Fault: a Decline whose reserved bits are set (what a receiver's
+      // rules accept and a sender's refuse) is taken as a protocol error.
+      if (is_decline && f.has(FaultId::kClcCheckDeclineReserved) && !clc::decode(msg).ok() &&
+          clc::decode(msg, clc::DecodeRules::kReceiver).ok()) {
+        sock.reset();
+        return;
       }
       msg = patch_incoming_clc(f, std::move(msg));
       step = client ? cl->on_message(msg) : server->on_message(msg);

@@ -333,13 +333,8 @@ struct Session {
       u.clc = std::move(*m);
       u.name = std::string(clc_name(clc::message_type(*u.clc)));
       if (auto* d = std::get_if<clc::Decline>(&*u.clc)) u.pseudo["code"] = d->diagnosis();
-      if (auto* a = std::get_if<clc::AcceptConfirm>(&*u.clc); a && a->smcr) {
-        // RFC 7609 App. A.2.3/A.2.4: the RMB (virtual address, size from the
-        // compressed RMBE size) must not run past 2^64.
-        using RF = clc::SmcrAcceptConfirmSpec::Field;
-        const std::uint64_t size = clc::uncompress_buffer_size(static_cast<std::uint8_t>(a->smcr->get(RF::RmbeSize)));
-        u.pseudo["rmb_wraps"] = a->smcr->get(RF::RmbVirtualAddress) > ~std::uint64_t{0} - size + 1;
-      }
+      // RFC 7609 App. A.2.3/A.2.4: the RMB must not run past 2^64.
+      if (auto* a = std::get_if<clc::AcceptConfirm>(&*u.clc); a && a->smcr) u.pseudo["rmb_wraps"] = clc::rmb_wraps(*a->smcr);
       record(false, "<-- CLC " + u.name.substr(4) + ", " + std::to_string(u.octets.size()) + " octets",
              clc::describe(*u.clc));
       return u;
@@ -823,10 +818,7 @@ std::string match(Session& s, const Alternative& alt, Received& u) {
           auto n = numeric_value(*hit);
           if (!n) return a.name + ": '" + std::string(to_string(a.op)) + "' needs a field of at most 8 octets";
           std::optional<std::uint64_t> w = want.number;
-          if (want.is_octets && want.octets.size() <= 8) {
-            w = 0;
-            for (std::uint8_t b : want.octets) *w = (*w << 8) | b;
-          }
+          if (want.is_octets && want.octets.size() <= 8) w = wire::load_be(want.octets);
           if (!w) return a.name + ": expected a number to compare with";
           ok = compare(a.mask ? *n & *a.mask : *n, a.op, *w);
         }

@@ -5,7 +5,7 @@
 
 namespace rdmaconf::conformance {
 namespace {
-constexpr std::string_view kMagic = "RDMACONF";
+constexpr std::string_view kMagic = kUlpMagicText;
 constexpr std::size_t kEntrySize = 8 + 4 + 8 + 4;
 bool has_magic(wire::Bytes b) {
   return b.size() >= kMagic.size() + 1 && std::equal(kMagic.begin(), kMagic.end(), b.begin()) && b[kMagic.size()] == 1;

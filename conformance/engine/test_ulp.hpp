@@ -29,12 +29,25 @@ inline constexpr std::uint8_t kHintMarkers = 0x01;
 // segmentation of a long Send, RDMA Write) can only be seen when the IUT
 // sends, so the tester asks it to, the way Autobahn's echo server is asked
 // to echo. An IUT does not echo a command; it obeys it.
+// What a command asks the IUT to do.
+enum class UlpOperation : std::uint8_t { kRead = 1, kSend = 2, kWrite = 3, kAtomic = 4 };
+
 namespace ulp_names {
-inline constexpr wire::ValueName kOperation[] = {{1, "read"}, {2, "send"}, {3, "write"}, {4, "atomic"}};
+inline constexpr wire::ValueName kOperation[] = {{static_cast<std::uint8_t>(UlpOperation::kRead), "read"},
+                                                 {static_cast<std::uint8_t>(UlpOperation::kSend), "send"},
+                                                 {static_cast<std::uint8_t>(UlpOperation::kWrite), "write"},
+                                                 {static_cast<std::uint8_t>(UlpOperation::kAtomic), "atomic"}};
 inline constexpr wire::ValueName kAtomicOpcode[] = {{0, "fetchadd"}, {1, "swap"}, {2, "cmpswap"}};
 }  // namespace ulp_names
 inline constexpr std::string_view kTestUlpProfile = "docs/conformance.md, Test ULP";
-inline constexpr std::uint64_t kUlpMagic = 0x52444d41434f4e46ull;  // "RDMACONF"
+// Every message of the profile starts with these octets.
+inline constexpr std::string_view kUlpMagicText = "RDMACONF";
+// ... read as the command's 64-bit Magic field.
+inline constexpr std::uint64_t kUlpMagic = [] {
+  std::uint64_t v = 0;
+  for (char c : kUlpMagicText) v = (v << 8) | static_cast<std::uint8_t>(c);
+  return v;
+}();
 
 struct UlpCommandSpec {
   enum class Field : std::uint8_t {

@@ -121,8 +121,7 @@ std::variant<Resolved, std::string> resolve(const Value& v, const wire::FieldDec
         return r;
       }
       if (v.bytes.size() > 8) return std::string("expected at most 8 octets for a numeric field");
-      r.number = 0;
-      for (std::uint8_t b : v.bytes) *r.number = (*r.number << 8) | b;
+      r.number = wire::load_be(v.bytes);
       return r;
     case Value::Kind::kVariable: {
       auto it = vars.find(v.text);
@@ -137,9 +136,7 @@ std::variant<Resolved, std::string> resolve(const Value& v, const wire::FieldDec
       if (octet_field && !r.is_octets) return "@" + v.text + " holds a number, " + std::string(field->name) + " takes octets";
       if (!octet_field && r.is_octets) {
         if (r.octets.size() > 8) return "@" + v.text + " holds more than 8 octets for a numeric field";
-        std::uint64_t n = 0;
-        for (std::uint8_t b : r.octets) n = (n << 8) | b;
-        r = Resolved::of(n);
+        r = Resolved::of(wire::load_be(r.octets));
       }
       return r;
     }
@@ -205,9 +202,7 @@ std::optional<std::uint64_t> numeric_value(const FieldHit& hit) {
   if (!hit.field->is_octet_string()) return hit.block->get(*hit.field);
   const wire::Bytes o = hit.block->octets(*hit.field);
   if (o.size() > 8) return std::nullopt;
-  std::uint64_t n = 0;
-  for (std::uint8_t b : o) n = (n << 8) | b;
-  return n;
+  return wire::load_be(o);
 }
 
 Resolved capture(const FieldHit& hit) {

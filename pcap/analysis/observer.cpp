@@ -1132,11 +1132,6 @@ void ConnectionObserver::on_clc(Direction& d, const clc::Message& m, wire::Bytes
 
 namespace {
 using RF = clc::SmcrAcceptConfirmSpec::Field;
-bool rmb_valid(const clc::SmcrBody& b) {
-  if (b.get(RF::RmbeIndex) < 1) return false;
-  const std::uint64_t size = clc::uncompress_buffer_size(static_cast<std::uint8_t>(b.get(RF::RmbeSize)));
-  return b.get(RF::RmbVirtualAddress) <= ~std::uint64_t{0} - size + 1;
-}
 bool same(Bytes a, Bytes b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
 }  // namespace
 
@@ -1156,7 +1151,7 @@ void ConnectionObserver::check_accept(Direction& d, const clc::AcceptConfirm& a,
     if (b.get(RF::PeerId) == 0 || all_zero(b.octets(RF::Gid)) || !unicast_mac(b.octets(RF::Mac)))
       bad(rules::kAcceptPeer, "Accept peer ID or GID zero, or MAC not unicast");
     if (b.get(RF::QpNumber) < 2) bad(rules::kAcceptQp, "Accept QP " + std::to_string(b.get(RF::QpNumber)));
-    if (!rmb_valid(b)) bad(rules::kAcceptRmb, "Accept RMBE index 0 or RMB wraps");
+    if (!clc::rmb_valid(b)) bad(rules::kAcceptRmb, "Accept RMBE index 0 or RMB wraps");
   }
   if (v == clc::kVersion2 && a.smcr_v2) {
     const Bytes eid = a.smcr_v2->octets(clc::SmcrV2AcceptConfirmSpec::Field::Eid);
@@ -1192,7 +1187,7 @@ void ConnectionObserver::check_confirm(Direction& d, const clc::AcceptConfirm& c
     if (all_zero(b.octets(RF::Gid)) || !unicast_mac(b.octets(RF::Mac)))
       bad(rules::kConfirmPeer, "Confirm GID zero or MAC not unicast");
     if (b.get(RF::QpNumber) < 2) bad(rules::kConfirmQp, "Confirm QP " + std::to_string(b.get(RF::QpNumber)));
-    if (!rmb_valid(b)) bad(rules::kConfirmRmb, "Confirm RMBE index 0 or RMB wraps");
+    if (!clc::rmb_valid(b)) bad(rules::kConfirmRmb, "Confirm RMBE index 0 or RMB wraps");
     if (a.smcr && b.get(RF::QpMtu) > a.smcr->get(RF::QpMtu))
       bad(rules::kConfirmMtu, "Confirm QP MTU " + std::to_string(b.get(RF::QpMtu)) + " above the Accept's " +
                                   std::to_string(a.smcr->get(RF::QpMtu)));

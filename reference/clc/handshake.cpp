@@ -50,11 +50,6 @@ bool peer_valid(const SmcrBody& b, bool need_peer_id) {
   return (!need_peer_id || b.get(RF::PeerId) != 0) && !all_zero(b.octets(RF::Gid)) && unicast_mac(b.octets(RF::Mac));
 }
 bool qp_valid(const SmcrBody& b) { return b.get(RF::QpNumber) >= 2; }
-bool rmb_valid(const SmcrBody& b) {
-  if (b.get(RF::RmbeIndex) < 1) return false;
-  const std::uint64_t size = uncompress_buffer_size(static_cast<std::uint8_t>(b.get(RF::RmbeSize)));
-  return b.get(RF::RmbVirtualAddress) <= ~std::uint64_t{0} - size + 1;
-}
 
 bool matches(const LinkGroupPeer& g, PeerId id, Bytes gid) {
   return g.peer_id == id && std::equal(g.gid.begin(), g.gid.end(), gid.begin(), gid.end());

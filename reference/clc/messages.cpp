@@ -279,6 +279,16 @@ void put(ByteWriter& w, Bytes b) { w.put(b); }
 
 }  // namespace
 
+bool rmb_wraps(const SmcrBody& b) {
+  using RF = SmcrAcceptConfirmSpec::Field;
+  const std::uint64_t size = uncompress_buffer_size(static_cast<std::uint8_t>(b.get(RF::RmbeSize)));
+  return b.get(RF::RmbVirtualAddress) > ~std::uint64_t{0} - size + 1;
+}
+
+bool rmb_valid(const SmcrBody& b) {
+  return b.get(SmcrAcceptConfirmSpec::Field::RmbeIndex) >= 1 && !rmb_wraps(b);
+}
+
 // ------------------------------------------------ header bit overlays
 
 std::uint64_t type_bits_field(const ClcHeader& h, const FieldDecl& f) { return wire::read_field(h.bytes(), f); }

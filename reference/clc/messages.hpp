@@ -223,6 +223,13 @@ constexpr std::uint8_t compress_buffer_size(std::uint64_t octets) {
   return n;
 }
 
+// RFC 7609 App. A.2.3/A.2.4: the RMB an Accept or Confirm names (virtual
+// address, size from the compressed RMBE size) runs past 2^64.
+bool rmb_wraps(const SmcrBody& b);
+// ... and the whole RMB rule: the RMBE index counts from 1 and the RMB does
+// not wrap. One definition for the handshake, the analyzer and the tester.
+bool rmb_valid(const SmcrBody& b);
+
 // QP MTU, InfiniBand enumeration: 1 = 256 ... 5 = 4096; 0 for other codes.
 constexpr std::uint32_t qp_mtu_octets(std::uint8_t code) {
   return code >= 1 && code <= 5 ? 256u << (code - 1) : 0u;

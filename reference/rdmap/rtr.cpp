@@ -13,15 +13,15 @@ bool is_rtr(mpa::RtrKind kind, const wire::Chunks& ulpdu) {
   std::array<std::uint8_t, ddp::kUntaggedHeaderSize + kReadRequestHeaderSize> h{};
   const std::size_t n = std::min(ulpdu.size(), h.size());
   if (n < ddp::kControlSize || !ulpdu.copy_prefix(wire::MutableBytes(h).first(n))) return false;
-  const bool tagged = (h[0] & 0x80) != 0, last = (h[0] & 0x40) != 0;
-  const auto opcode = static_cast<Opcode>(h[1] & 0x0f);
+  const ddp::Control ctl = ddp::Control::from_octets(h[0], h[1]);
+  const auto opcode = static_cast<Opcode>(Control::from_octet(ctl.rsvd_ulp).opcode);
   switch (kind) {
     case mpa::RtrKind::kZeroLengthSend:
-      return !tagged && last && opcode == Opcode::kSend && ulpdu.size() == ddp::kUntaggedHeaderSize;
+      return !ctl.tagged && ctl.last && opcode == Opcode::kSend && ulpdu.size() == ddp::kUntaggedHeaderSize;
     case mpa::RtrKind::kZeroLengthWrite:
-      return tagged && last && opcode == Opcode::kRdmaWrite && ulpdu.size() == ddp::kTaggedHeaderSize;
+      return ctl.tagged && ctl.last && opcode == Opcode::kRdmaWrite && ulpdu.size() == ddp::kTaggedHeaderSize;
     case mpa::RtrKind::kZeroLengthRead: {
-      if (tagged || !last || opcode != Opcode::kRdmaReadRequest || ulpdu.size() != h.size()) return false;
+      if (ctl.tagged || !ctl.last || opcode != Opcode::kRdmaReadRequest || ulpdu.size() != h.size()) return false;
       const ReadRequestHeader r(wire::Bytes(h).subspan(ddp::kUntaggedHeaderSize).first<kReadRequestHeaderSize>());
       return r.get(ReadRequestSpec::Field::ReadSize) == 0;
     }

@@ -182,7 +182,10 @@ std::vector<std::string> check_case(const Case& c) {
           continue;
         }
         for (const Arg& a : alt.args) {
-          if (!a.has_value) err(st, "expected field=value, got '" + a.name + "'");
+          // `ends_case`: when this alternative matches, the case has passed
+          // and ends (for rules that allow "either ... or fail the connection").
+          if (!a.has_value && a.name == "ends_case") continue;
+          if (!a.has_value) err(st, "expected field=value or 'ends_case', got '" + a.name + "'");
           if (u.starts_with("mpa.")) {
             if (!mpa_field_known(a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
           } else if (u.starts_with("clc")) {

@@ -82,6 +82,12 @@ constexpr FaultInfo kFaults[] = {
     {F::kMpaPadNonzero, "mpa-pad-nonzero", "MPA", "sends its PAD octets as 0xA5 instead of zero", "RFC 5044 §4.1", std::nullopt},
     {F::kMpaNoPad, "mpa-no-pad", "MPA", "sends its FPDUs without PAD (not a multiple of four octets)", "RFC 5044 §4.1", std::nullopt},
     {F::kMpaMarkerReservedSet, "mpa-marker-reserved-set", "MPA", "sends its Markers with the Reserved half not zero", "RFC 5044 §4.2", std::nullopt},
+    {F::kMpaP2pNoRtrOffered, "mpa-p2p-no-rtr-offered", "MPA", "as initiator, asks for the peer-to-peer model (flag A) without offering any RTR kind", "RFC 6581 §9.2", std::nullopt},
+    {F::kMpaRtrReadWithoutOrd, "mpa-rtr-read-ord-zero", "MPA", "as initiator, offers the zero-length RDMA Read RTR with an ORD of 0", "RFC 6581 §9.2", std::nullopt},
+    {F::kMpaInitiatorWrongRtr, "mpa-initiator-wrong-rtr", "MPA", "as initiator, sends another RTR kind than the one the Reply chose", "RFC 6581 §9.2", std::nullopt},
+    {F::kMpaNoHandshakeTimer, "mpa-no-handshake-timer", "MPA", "waits for the Request (responder) or the Reply (initiator) without a timer", "RFC 5044 §7.1.2", std::nullopt},
+    {F::kClcNoTimer, "clc-no-timer", "CLC", "waits for the peer's next CLC message without a timer", "RFC 7609 App. C.5", std::nullopt},
+    {F::kClcProposalOffsetWrong, "clc-proposal-offset-wrong", "CLC", "as client, gives its Proposal an IP Area Offset of 4 without the four octets it skips", "RFC 7609 App. A.2.2", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace

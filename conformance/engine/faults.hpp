@@ -42,6 +42,11 @@ enum class FaultId : std::uint8_t {
   kMpaCrcWhenOff, kMpaCheckCrcWhenOff, kMpaInitiatorWaits,
   kCheckAtomicReserved, kClcCheckDeclineReserved, kClcSkipAcceptReleaseCheck, kClcSkipAcceptLimitsCheck,
   kClcSkipFirstContactCheck, kMpaAnyFirstFpdu, kMpaStartMarkerPointsBack,
+  // the MPA initiator in the peer-to-peer model (RFC 6581 §9.2)
+  kMpaP2pNoRtrOffered, kMpaRtrReadWithoutOrd, kMpaInitiatorWrongRtr,
+  // handshake timers (RFC 5044 §7.1.2, RFC 7609 App. C.5)
+  kMpaNoHandshakeTimer, kClcNoTimer,
+  kClcProposalOffsetWrong,
   kCount
 };
 

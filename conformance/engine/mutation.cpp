@@ -4,13 +4,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <cstdio>
 #include <thread>
 
 #include "responder.hpp"
 
 namespace rdmaconf::conformance {
+namespace {
+// Faulty configurations run at once (see run_mutation).
+constexpr unsigned kConcurrentConfigurations = 4;
+}  // namespace
 
 bool MutationResult::ok() const {
   if (!clean_failures.empty() || !catching_nothing.empty() || !stale_uncaught.empty()) return false;
@@ -25,7 +31,7 @@ RunOptions reference_options(ReferenceIut& iut, RunOptions o) {
     Listener l;
     if (!listen_on("127.0.0.1", 0, l, error)) return -1;
     const std::uint16_t port = static_cast<std::uint16_t>(std::stoi(l.address.substr(l.address.rfind(':') + 1)));
-    iut.connect("127.0.0.1", port, c.protocol == "clc");
+    iut.connect("127.0.0.1", port, c.protocol == "clc", {.rev2_peer_to_peer = c.needs_item("rev2")});
     return accept_connector(l, std::chrono::milliseconds(2000))(c, error);
   };
   o.initiator_parallel = true;
@@ -60,11 +66,34 @@ MutationResult run_mutation(const std::vector<const Case*>& cases, RunOptions ba
     if (out.clean[i].verdict != Verdict::kPass) out.clean_failures.push_back(cases[i]);
   if (progress) progress("clean reference: " + std::to_string(cases.size() - out.clean_failures.size()) + "/" +
                          std::to_string(cases.size()) + " pass");
-  for (const FaultInfo* f : faults) {
-    const auto t = Clock::now();
-    FaultSet fs;
-    fs.set(f->id);
-    auto rs = run_with(fs);
+  // The faulty configurations are independent, each with its own IUT and
+  // ports, and mostly wait on the network (handshake timers, silence
+  // windows), so a few run at once.
+  std::vector<std::vector<CaseResult>> per_fault(faults.size());
+  std::vector<double> wall_ms(faults.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex progress_mu;
+  auto worker = [&] {
+    for (std::size_t k; (k = next++) < faults.size();) {
+      const auto t = Clock::now();
+      FaultSet fs;
+      fs.set(faults[k]->id);
+      per_fault[k] = run_with(fs);
+      wall_ms[k] = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+      if (progress) {
+        std::lock_guard lock(progress_mu);
+        progress(std::string(faults[k]->name) + ": ran in " + std::to_string(static_cast<long>(wall_ms[k])) + " ms");
+      }
+    }
+  };
+  {
+    std::vector<std::thread> pool;
+    for (unsigned i = 0; i < std::max(1u, kConcurrentConfigurations); ++i) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  for (std::size_t k = 0; k < faults.size(); ++k) {
+    const FaultInfo* f = faults[k];
+    const auto& rs = per_fault[k];
     MutationResult::FaultRow row;
     row.fault = f;
     for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -76,7 +105,7 @@ MutationResult run_mutation(const std::vector<const Case*>& cases, RunOptions ba
         ++catches[i];
       }
     }
-    row.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+    row.wall_ms = wall_ms[k];
     if (progress) progress(std::string(f->name) + ": caught by " + std::to_string(row.caught_by.size()) + " case(s)");
     out.faults.push_back(std::move(row));
   }

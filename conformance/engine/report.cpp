@@ -230,10 +230,12 @@ void write_catalogue_markdown(std::ostream& out, const Catalogue& cat) {
   if (!uncovered.empty()) {
     out << "\n## Observable requirements without a case yet\n\n"
         << by_req.size() << " requirements have cases; these " << uncovered.size()
-        << " could be observed but no script checks them yet: rules on TCP segmentation and\n"
-           "retransmission the tester's socket does not see, two-connection and link-group rules, timers, the\n"
-           "MPA initiator's first FPDU and RTR, and sender rules the test ULP commands cannot yet provoke. The\n"
-           "capture analyzer checks some of them passively (`rdmaconf analyze`, docs/capture.md).\n\n"
+        << " could be observed but no script checks them yet: rules on TCP segmentation,\n"
+           "retransmission and the SYN's SMC option, which the tester's socket does not see; two-connection\n"
+           "and link-group rules; local failures a peer cannot provoke (catastrophic errors, a full\n"
+           "completion queue); malformed v2 lengths the message builder cannot make yet; and sender rules\n"
+           "the test ULP commands cannot yet provoke. The capture analyzer checks some of them passively\n"
+           "(`rdmaconf analyze`, docs/capture.md).\n\n"
            "| requirement | RFC | level | observable | summary |\n|---|---|---|---|---|\n";
     for (const auto& u : uncovered)
       out << "| `" << u.id << "` | " << u.rfc << " | " << u.level << " | " << u.observable << " | " << u.summary

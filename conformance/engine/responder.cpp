@@ -34,6 +34,14 @@ using namespace std::chrono_literals;
 
 constexpr auto kConnectionLifetime = 20s;  // no connection of a case lives longer
 constexpr auto kCloseGrace = 1s;
+// RFC 5044 §7.1.2 and RFC 7609 App. C.5: the wait for the peer's next
+// handshake frame (MPA Request or Reply, CLC message) is bounded. Linux siw
+// waits 5 s for a Request and 10 s for a Reply, SMC 2 s per CLC message; the
+// reference serves a tester, mostly on loopback, so it waits 2 s.
+constexpr auto kHandshakeTimer = 2s;
+// The work request of the initiator's RTR (RFC 6581 §9.2); the test ULP's
+// own work uses small numbers.
+constexpr rdmap::WorkRequestId kRtrWorkRequest = ~rdmap::WorkRequestId{0};
 
 // A blocking socket with a stop flag: reads give up after 100 ms slices so
 // that stop() is noticed.
@@ -42,8 +50,12 @@ struct Socket {
   const std::atomic<bool>& stopping;
   Clock::time_point born = Clock::now();
   bool eof = false;
+  // A guard against leaked connections. It acts as a timer too, so the
+  // faults that drop a handshake timer lift it: the IUT then waits until
+  // stop().
+  Clock::duration lifetime = kConnectionLifetime;
 
-  bool alive() const { return !stopping && Clock::now() - born < kConnectionLifetime; }
+  bool alive() const { return !stopping && Clock::now() - born < lifetime; }
 
   // Appends what arrives to `rx`; false on EOF/error/stop or after `wait`.
   bool read(std::vector<std::uint8_t>& rx, std::chrono::milliseconds wait = 100ms) {
@@ -399,7 +411,8 @@ void patch_request(const FaultSet& f, std::vector<std::uint8_t>& frame) {
   std::copy(h.bytes().begin(), h.bytes().end(), frame.begin());
 }
 
-void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator) {
+void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const InitiatorProfile& profile) {
+  if (f.has(FaultId::kMpaNoHandshakeTimer)) sock.lifetime = Clock::duration::max() / 2;
   std::vector<std::uint8_t> rx;
   Memory mem;
   rdmap::StreamConfig sc;
@@ -410,7 +423,11 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator) {
 
   mpa::NegotiationConfig nc;
   nc.role = initiator ? mpa::Role::kInitiator : mpa::Role::kResponder;
-  nc.revision = 1;
+  // As initiator, Rev 2 with the peer-to-peer model and every RTR kind
+  // offered when the profile says so (RFC 6581 §9.2), Rev 1 otherwise.
+  nc.revision = initiator && profile.rev2_peer_to_peer ? 2 : 1;
+  nc.peer_to_peer = initiator && profile.rev2_peer_to_peer;
+  nc.rtr = {true, true, true};
   // RFC 5044 §7.1.1: Res is not checked on receipt.
   nc.check_reserved = f.has(FaultId::kMpaCheckResBits);
   nc.ird = 4;
@@ -419,6 +436,7 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator) {
   // for none itself, so a tester that asks for none can see MPA without them.
   nc.want_crc = false;
   std::vector<std::uint8_t> frame;
+  const auto handshake_deadline = Clock::now() + kHandshakeTimer;
   if (!initiator) {
     // Gather the whole Request first: the test ULP's hint (in its private
     // data) decides whether we ask for Markers.
@@ -437,6 +455,11 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator) {
       } else if (!need || probe.size() >= *need) {
         frame = rx;
         break;
+      }
+      // RFC 5044 §7.1.2: no Request in time, the connection is closed.
+      if (Clock::now() >= handshake_deadline && !f.has(FaultId::kMpaNoHandshakeTimer)) {
+        sock.close_gracefully();
+        return;
       }
       if (!sock.read(rx)) return;
     }
@@ -457,6 +480,14 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator) {
       if (accepting && f.has(FaultId::kMpaIgnoreCrcRequest)) h.set(F::C, 0);
       if (!accepting && f.has(FaultId::kMpaRejectWithoutR)) h.set(F::R, 0);
       std::copy(h.bytes().begin(), h.bytes().end(), out.begin());
+    }
+    if (out.size() >= 24 && initiator && nc.peer_to_peer) {
+      // Faults in the initiator's enhanced data (RFC 6581 §9.2).
+      mpa::EnhancedDataHeader e(wire::Bytes(out).subspan(20).first<4>());
+      using E = mpa::EnhancedDataSpec::Field;
+      if (f.has(FaultId::kMpaP2pNoRtrOffered)) e.set(E::B, 0).set(E::C, 0).set(E::D, 0);
+      if (f.has(FaultId::kMpaRtrReadWithoutOrd)) e.set(E::ORD, 0);
+      std::copy(e.bytes().begin(), e.bytes().end(), out.begin() + 20);
     }
     if (!out.empty()) sock.send(out);
   };
@@ -493,6 +524,11 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator) {
       sock.close_gracefully();
       return;
     }
+    // RFC 5044 §7.1.2: the initiator's wait for the Reply is bounded.
+    if (n.timer_running() && Clock::now() >= handshake_deadline && !f.has(FaultId::kMpaNoHandshakeTimer)) {
+      n.timer_expired();
+      continue;
+    }
     if (!sock.read(rx)) return;
     used = n.receive(rx);
     rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(std::min(used, rx.size())));
@@ -505,6 +541,14 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator) {
   // sends the first FPDU. The test ULP as initiator opens with a Send that
   // carries its advertisement (the reference initiator asks for no
   // peer-to-peer model, so no RTR, RFC 6581 §9.2).
+  // In the peer-to-peer model the RTR the Reply chose comes first (RFC 6581
+  // §9.2), and the advertisement after it.
+  mpa::RtrKind rtr = o.rtr_to_send;
+  if (rtr != mpa::RtrKind::kNone && f.has(FaultId::kMpaInitiatorWrongRtr))
+    rtr = rtr == mpa::RtrKind::kZeroLengthSend    ? mpa::RtrKind::kZeroLengthWrite
+          : rtr == mpa::RtrKind::kZeroLengthWrite ? mpa::RtrKind::kZeroLengthRead
+                                                  : mpa::RtrKind::kZeroLengthSend;
+  (void)rdmap::post_rtr(st, rtr, kRtrWorkRequest);
   if (initiator && !f.has(FaultId::kMpaInitiatorWaits)) (void)st.post_send(900, wire::Chunks(wire::Bytes(ad)));
   run_full_operation(sock, f, o, st, mem, std::move(rx));
 }
@@ -683,6 +727,16 @@ std::vector<std::uint8_t> patch_outgoing_clc(const FaultSet& f, std::vector<std:
     }
     return changed;
   });
+  // Fault (RFC 7609 App. A.2.2): the Proposal's IP Area Offset names four
+  // octets of future growth that are not there.
+  if (f.has(FaultId::kClcProposalOffsetWrong) && m.size() >= clc::kHeaderSize + clc::ProposalBodySpec::decl.size_octets &&
+      m[4] == static_cast<std::uint8_t>(clc::MessageType::kProposal)) {
+    const wire::MutableBytes at = wire::MutableBytes(m).subspan(clc::kHeaderSize, clc::ProposalBodySpec::decl.size_octets);
+    wire::Header<clc::ProposalBodySpec> body(wire::Bytes(at).first<clc::ProposalBodySpec::decl.size_octets>());
+    using PF = clc::ProposalBodySpec::Field;
+    body.set(PF::IpAreaOffset, body.get(PF::IpAreaOffset) + 4);
+    std::copy(body.bytes().begin(), body.bytes().end(), at.begin());
+  }
   if (f.has(FaultId::kClcWrongTrailer) && m.size() >= 12) wire::store_be(wire::MutableBytes(m).last(4), clc::kEyecatcherSmcd);
   // RFC 7609 App. A.2: header bit 61 of an Accept or Decline is reserved (octet 7, 0x04).
   const bool accept_or_decline = m.size() >= 8 && (m[4] == static_cast<std::uint8_t>(clc::MessageType::kAccept) ||
@@ -692,6 +746,7 @@ std::vector<std::uint8_t> patch_outgoing_clc(const FaultSet& f, std::vector<std:
 }
 
 void serve_clc(Socket& sock, const FaultSet& f, bool client) {
+  if (f.has(FaultId::kClcNoTimer)) sock.lifetime = Clock::duration::max() / 2;
   std::unique_ptr<clc::ServerHandshake> server;
   std::unique_ptr<clc::ClientHandshake> cl;
   clc::Step step;
@@ -703,7 +758,8 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
     step = server->start(true);
   }
   std::vector<std::uint8_t> rx;
-  const auto clc_deadline = Clock::now() + 3s;
+  // RFC 7609 App. C.5: each wait for the peer's next CLC message is bounded.
+  auto clc_deadline = Clock::now() + kHandshakeTimer;
   for (;;) {
     if (!step.send.empty()) sock.send(patch_outgoing_clc(f, step.send));
     if (step.outcome) {
@@ -725,7 +781,7 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
         if (!len) break;
         if (rx.size() >= *len) break;
       }
-      if (Clock::now() > clc_deadline) {
+      if (Clock::now() > clc_deadline && !f.has(FaultId::kClcNoTimer)) {
         step = client ? cl->on_timeout() : server->on_timeout();
         goto next;
       }
@@ -747,6 +803,7 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
         return;
       }
       msg = patch_incoming_clc(f, std::move(msg));
+      clc_deadline = Clock::now() + kHandshakeTimer;
       step = client ? cl->on_message(msg) : server->on_message(msg);
       if (is_decline && f.has(FaultId::kClcAnswerDecline))
         step.send = clc::encode(clc::build_decline(clc::kVersion2, reference_server().link.peer_id, clc::kDeclPeerDecl, clc::kOsLinux));
@@ -809,11 +866,11 @@ void ReferenceIut::accept_loop(int lfd, bool clc) {
     if (::poll(&p, 1, 100) <= 0) continue;
     const int fd = ::accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
-    spawn(fd, clc, false);
+    spawn(fd, clc, false, {});
   }
 }
 
-void ReferenceIut::spawn(int fd, bool clc, bool initiator) {
+void ReferenceIut::spawn(int fd, bool clc, bool initiator, InitiatorProfile profile) {
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   std::lock_guard lock(mu_);
@@ -821,15 +878,15 @@ void ReferenceIut::spawn(int fd, bool clc, bool initiator) {
     ::close(fd);
     return;
   }
-  threads_.emplace_back([this, fd, clc, initiator] {
+  threads_.emplace_back([this, fd, clc, initiator, profile] {
     Socket s{fd, stopping_};
     if (clc) serve_clc(s, faults_, initiator);
-    else serve_iwarp(s, faults_, initiator);
+    else serve_iwarp(s, faults_, initiator, profile);
     ::close(fd);
   });
 }
 
-void ReferenceIut::connect(const std::string& host, std::uint16_t port, bool clc) {
+void ReferenceIut::connect(const std::string& host, std::uint16_t port, bool clc, InitiatorProfile profile) {
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV;
@@ -842,7 +899,7 @@ void ReferenceIut::connect(const std::string& host, std::uint16_t port, bool clc
     ::close(fd);
     return;
   }
-  spawn(fd, clc, true);
+  spawn(fd, clc, true, profile);
 }
 
 void ReferenceIut::stop() {

@@ -25,6 +25,14 @@
 
 namespace rdmaconf::conformance {
 
+// How the reference connects as MPA initiator. Cases that need Rev 2 get an
+// initiator that asks for RFC 6581's enhanced setup with the peer-to-peer
+// model and offers all three RTR kinds (as Linux siw does by default); the
+// others a Rev 1 initiator (the client/server model).
+struct InitiatorProfile {
+  bool rev2_peer_to_peer = false;
+};
+
 class ReferenceIut {
  public:
   explicit ReferenceIut(FaultSet faults = {});
@@ -41,7 +49,7 @@ class ReferenceIut {
 
   // Initiator role: connects to a tester waiting at host:port, as the MPA
   // initiator (clc false) or the CLC client (clc true), in the background.
-  void connect(const std::string& host, std::uint16_t port, bool clc);
+  void connect(const std::string& host, std::uint16_t port, bool clc, InitiatorProfile profile = {});
 
   // Stops accepting, ends every connection, joins every thread.
   void stop();
@@ -50,7 +58,7 @@ class ReferenceIut {
 
  private:
   void accept_loop(int fd, bool clc);
-  void spawn(int fd, bool clc, bool initiator);
+  void spawn(int fd, bool clc, bool initiator, InitiatorProfile profile);
 
   FaultSet faults_;
   std::atomic<bool> stopping_{false};

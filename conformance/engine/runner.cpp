@@ -195,6 +195,17 @@ struct Session {
 
   Session(const Case& cc, const RunOptions& oo, CaseResult& r) : c(cc), o(oo), result(r) {}
 
+  // The IUT's Request (role initiator): the first frame it sent, once whole.
+  std::optional<std::vector<std::uint8_t>> iut_request() const {
+    std::vector<std::uint8_t> iut;
+    for (const auto& ch : result.exchange.chunks)
+      if (!ch.from_tester) iut.insert(iut.end(), ch.octets.begin(), ch.octets.end());
+    auto need = mpa::required_frame_size(iut);
+    if (!need || iut.size() < *need) return std::nullopt;
+    iut.resize(*need);
+    return iut;
+  }
+
   double now_ms() const { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
   Duration scaled(Duration d) const {
     return Duration(static_cast<Duration::rep>(static_cast<double>(d.count()) * o.time_scale + 0.5));
@@ -767,6 +778,7 @@ std::string match(Session& s, const Alternative& alt, Received& u) {
   // Captures bind only when the whole alternative matches.
   Captures captures = s.captures;
   for (const Arg& a : alt.args) {
+    if (!a.has_value && a.name == "ends_case") continue;
     bool ok = false;
     std::string have;
     const bool binds = a.value.kind == Value::Kind::kCapture && !captures.contains(a.value.text);
@@ -856,6 +868,7 @@ std::string alternatives_text(const Step& st) {
 struct StepOutcome {
   enum class Kind : std::uint8_t { kOk, kMismatch, kUnimplemented, kError } kind = Kind::kOk;
   std::string reason;
+  bool ends_case = false;  // an alternative marked `ends_case` matched: the case passed
 };
 
 StepOutcome expect(Session& s, const Step& st) {
@@ -890,19 +903,26 @@ StepOutcome expect(Session& s, const Step& st) {
       return {StepOutcome::Kind::kMismatch, "nothing within " + std::to_string(bound.count()) + " ms; expected " + alternatives_text(st)};
     }
     std::string why;
+    std::size_t tried = 0;
     for (const Alternative& a : st.alternatives) {
       if (a.unit == "close" || a.unit == "silence") continue;
       std::string m = match(s, a, ev.unit);
+      ++tried;
       if (m.empty()) {
         // An accepting Reply to the tester's Request starts full operation.
         if (ev.unit.name == "mpa.reply" && s.c.role == Role::kResponder && s.sent_frame.size() >= 20 &&
             ev.unit.problem.empty() &&
             !mpa::ReqRepHeader(wire::Bytes(ev.unit.octets).first<20>()).flag(mpa::ReqRepSpec::Field::R))
           s.enter_full_operation(s.sent_frame, ev.unit.octets);
+        if (find_arg(a.args, "ends_case")) return {StepOutcome::Kind::kOk, {}, true};
         return {};
       }
-      if (why.empty()) why = m;
+      // With several alternatives every one's reason is told (the first
+      // alone often names the wrong one).
+      if (why.find(m) == std::string::npos) why += (why.empty() ? "" : " | ") + m;
     }
+    if (tried > 1 && why.find(" | ") != std::string::npos)
+      why = "none of " + std::to_string(tried) + " alternatives matched: " + why;
     if (why.empty()) why = (has_silence ? "expected silence, got " : "got ") + describe_unit(ev.unit);
     if (!has_close) return {StepOutcome::Kind::kMismatch, why};
     if (nothing_before_close)
@@ -945,6 +965,34 @@ StepOutcome handshake(Session& s, const Step& st) {
   return {};
 }
 
+// RFC 6581 §9, §9.2: an accepting Reply with enhanced data answers a Rev 2
+// Request with S set, and the peer-to-peer model and RTR kind it chooses must
+// be ones the initiator offered. When the IUT's Request did not offer what
+// the case's Reply chooses, the IUT lacks an optional feature: the case is
+// unimplemented (as `handshake` does for a responder that refuses Rev 2).
+std::string unoffered_choice(const Session& s, wire::Bytes reply) {
+  using F = mpa::ReqRepSpec::Field;
+  using E = mpa::EnhancedDataSpec::Field;
+  const mpa::ReqRepHeader rp(reply.first<20>());
+  if (rp.flag(F::R) || rp.get(F::Rev) != 2 || !rp.flag(F::S) || reply.size() < 24) return {};
+  const auto request = s.iut_request();
+  if (!request) return {};
+  const mpa::ReqRepHeader rq(wire::Bytes(*request).first<20>());
+  if (rq.get(F::Rev) != 2 || !rq.flag(F::S) || request->size() < 24)
+    return "the IUT's Request asks for no RFC 6581 enhanced setup (Rev " + std::to_string(rq.get(F::Rev)) +
+           (rq.flag(F::S) ? "" : ", S clear") + ")";
+  const mpa::EnhancedDataHeader theirs(wire::Bytes(*request).subspan(20).first<4>());
+  const mpa::EnhancedDataHeader ours(reply.subspan(20).first<4>());
+  static constexpr std::pair<E, std::string_view> kOffers[] = {{E::A, "the peer-to-peer model (flag A)"},
+                                                               {E::B, "the zero-length Send RTR (flag B)"},
+                                                               {E::C, "the zero-length RDMA Write RTR (flag C)"},
+                                                               {E::D, "the zero-length RDMA Read RTR (flag D)"}};
+  for (const auto& [flag, what] : kOffers)
+    if (ours.flag(flag) && !theirs.flag(flag))
+      return "the IUT's Request does not offer " + std::string(what) + ", which this case's Reply chooses";
+  return {};
+}
+
 StepOutcome send_step(Session& s, const Step& st) {
   if (st.unit == "fin") {
     s.record(true, "--> FIN (tester half-closes)", "");
@@ -962,6 +1010,9 @@ StepOutcome send_step(Session& s, const Step& st) {
   auto b = build(s, st);
   if (auto* e = std::get_if<std::string>(&b)) return {StepOutcome::Kind::kError, "line " + std::to_string(st.line) + ": " + *e};
   Built& built = std::get<Built>(b);
+  if (st.unit == "mpa.reply" && s.c.role == Role::kInitiator)
+    if (std::string lacks = unoffered_choice(s, built.octets); !lacks.empty())
+      return {StepOutcome::Kind::kUnimplemented, lacks};
   s.record(true, built.headline, built.detail);
   if (st.unit == "mpa.request" || st.unit == "mpa.reply") s.sent_frame = built.octets;
   if (!s.send_octets(built.octets)) return {StepOutcome::Kind::kMismatch, "the IUT closed the connection before the tester could send " + st.unit};
@@ -1038,19 +1089,10 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
     if (outcome.kind == StepOutcome::Kind::kOk && st.kind == StepKind::kSend && st.unit == "mpa.reply" &&
         c.role == Role::kInitiator && s.sent_frame.size() >= 20 && s.phase == Phase::kMpaSetup) {
       const mpa::ReqRepHeader rp(wire::Bytes(s.sent_frame).first<20>());
-      if (!rp.flag(mpa::ReqRepSpec::Field::R) && s.result.exchange.chunks.size() > 0) {
-        // The IUT's Request is the first chunk it sent.
-        std::vector<std::uint8_t> iut;
-        for (const auto& ch : s.result.exchange.chunks)
-          if (!ch.from_tester) iut.insert(iut.end(), ch.octets.begin(), ch.octets.end());
-        auto need = mpa::required_frame_size(iut);
-        if (need && iut.size() >= *need) {
-          iut.resize(*need);
-          s.enter_full_operation(iut, s.sent_frame);
-        }
-      }
+      if (!rp.flag(mpa::ReqRepSpec::Field::R))
+        if (auto iut = s.iut_request()) s.enter_full_operation(*iut, s.sent_frame);
     }
-    if (outcome.kind != StepOutcome::Kind::kOk) break;
+    if (outcome.kind != StepOutcome::Kind::kOk || outcome.ends_case) break;
   }
   if (s.fd >= 0) ::close(s.fd);
   result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();

@@ -196,18 +196,7 @@ struct IwarpEndpoint::Impl {
     // RFC 6581 §5: in the peer-to-peer model the initiator's first message
     // is the RTR of the kind agreed; the responder sends nothing before it
     // has arrived.
-    switch (o.rtr_to_send) {
-      case mpa::RtrKind::kNone: break;
-      case mpa::RtrKind::kZeroLengthSend: (void)stream->post_send(kRtrWorkRequest, wire::Chunks{}); break;
-      case mpa::RtrKind::kZeroLengthWrite:
-        (void)stream->post_write(kRtrWorkRequest, wire::Chunks{}, ddp::Stag{0}, 0);
-        break;
-      case mpa::RtrKind::kZeroLengthRead: {
-        rdmap::ReadRequest rr;  // zero octets from STag 0 into STag 0
-        (void)stream->post_read(kRtrWorkRequest, rr);
-        break;
-      }
-    }
+    (void)rdmap::post_rtr(*stream, o.rtr_to_send, kRtrWorkRequest);
     set_state(o.rtr_to_expect != mpa::RtrKind::kNone ? ConnectionState::kAwaitingRtr
                                                       : ConnectionState::kOperational);
     pump();

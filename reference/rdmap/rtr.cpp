@@ -30,4 +30,14 @@ bool is_rtr(mpa::RtrKind kind, const wire::Chunks& ulpdu) {
   return false;
 }
 
+wire::Status post_rtr(Stream& stream, mpa::RtrKind kind, WorkRequestId id) {
+  switch (kind) {
+    case mpa::RtrKind::kZeroLengthSend: return stream.post_send(id, wire::Chunks{});
+    case mpa::RtrKind::kZeroLengthWrite: return stream.post_write(id, wire::Chunks{}, ddp::Stag{0}, 0);
+    case mpa::RtrKind::kZeroLengthRead: return stream.post_read(id, ReadRequest{});
+    case mpa::RtrKind::kNone: break;
+  }
+  return {};
+}
+
 }  // namespace rdmaconf::rdmap

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "mpa/negotiation.hpp"
+#include "rdmap/stream.hpp"
 #include "wire/chunks.hpp"
 
 namespace rdmaconf::rdmap {
@@ -15,5 +16,11 @@ namespace rdmaconf::rdmap {
 //   zero-length RDMA Write   tagged, L set, opcode RDMA Write, no payload
 //   zero-length RDMA Read    a Read Request whose RDMA Read Message Size is 0
 bool is_rtr(mpa::RtrKind kind, const wire::Chunks& ulpdu);
+
+// Posts the RTR message of `kind` on the initiator's stream, before any other
+// work, so that it is the first FPDU sent (the zero-length Write names STag 0
+// and the Read asks for zero octets from STag 0: RFC 6581 §9.2 gives the RTR
+// no buffer). kNone posts nothing.
+wire::Status post_rtr(Stream& stream, mpa::RtrKind kind, WorkRequestId id);
 
 }  // namespace rdmaconf::rdmap

@@ -88,6 +88,7 @@ constexpr FaultInfo kFaults[] = {
     {F::kMpaNoHandshakeTimer, "mpa-no-handshake-timer", "MPA", "waits for the Request (responder) or the Reply (initiator) without a timer", "RFC 5044 §7.1.2", std::nullopt},
     {F::kClcNoTimer, "clc-no-timer", "CLC", "waits for the peer's next CLC message without a timer", "RFC 7609 App. C.5", std::nullopt},
     {F::kClcProposalOffsetWrong, "clc-proposal-offset-wrong", "CLC", "as client, gives its Proposal an IP Area Offset of 4 without the four octets it skips", "RFC 7609 App. A.2.2", std::nullopt},
+    {F::kClcRefuseSurplus, "clc-refuse-surplus", "CLC", "resets the connection on a v2 Accept or Confirm whose Length runs past its blocks instead of ignoring the surplus", "SMC v2 (Linux smc_clc.c)", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace

@@ -794,11 +794,16 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
       const std::size_t n = len ? std::min(*len, rx.size()) : rx.size();
       std::vector<std::uint8_t> msg(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(n));
       rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(n));
-      const bool is_decline = msg.size() > 4 && msg[4] == static_cast<std::uint8_t>(clc::MessageType::kDecline);
-      // Fault: a Decline whose reserved bits are set (what a receiver's
-      // rules accept and a sender's refuse) is taken as a protocol error.
-      if (is_decline && f.has(FaultId::kClcCheckDeclineReserved) && !clc::decode(msg).ok() &&
-          clc::decode(msg, clc::DecodeRules::kReceiver).ok()) {
+      const std::uint8_t type = msg.size() > 4 ? msg[4] : 0;
+      const bool is_decline = type == static_cast<std::uint8_t>(clc::MessageType::kDecline);
+      const bool is_accept_confirm = type == static_cast<std::uint8_t>(clc::MessageType::kAccept) ||
+                                     type == static_cast<std::uint8_t>(clc::MessageType::kConfirm);
+      // Faults: what a receiver's rules take and a sender's refuse (a
+      // Decline's reserved bits, a v2 Accept/Confirm's surplus octets) is
+      // taken as a protocol error.
+      if (((is_decline && f.has(FaultId::kClcCheckDeclineReserved)) ||
+           (is_accept_confirm && f.has(FaultId::kClcRefuseSurplus))) &&
+          !clc::decode(msg).ok() && clc::decode(msg, clc::DecodeRules::kReceiver).ok()) {
         sock.reset();
         return;
       }

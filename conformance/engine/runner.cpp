@@ -689,23 +689,43 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
   auto m = clc::decode(octets);
   if (!m) return "the reference built an undecodable " + unit + ": " + m.error().to_string();
   clc::Message msg = std::move(*m);
-  bool length_forced = false, trailer_forced = false;
   {
     std::vector<Block> blocks = clc_blocks(msg);
-    if (auto e = apply_args(s, blocks, args, {"offer", "choose"}); !e.empty()) return e;
-    length_forced = find_arg(args, "length") != nullptr;
-    trailer_forced = find_arg(args, "trailer") != nullptr;
+    if (auto e = apply_args(s, blocks, args, {"offer", "choose", "grow", "shrink"}); !e.empty()) return e;
   }
   // Recompute what a sender derives, then force again what the script forced.
   std::visit([](auto& x) { clc::finalize(x); }, msg);
   {
     std::vector<Block> blocks = clc_blocks(msg);
-    if (auto e = apply_args(s, blocks, args, {"offer", "choose"}); !e.empty()) return e;
+    if (auto e = apply_args(s, blocks, args, {"offer", "choose", "grow", "shrink"}); !e.empty()) return e;
   }
-  (void)length_forced;
-  (void)trailer_forced;
   Built out;
   out.octets = clc::encode(msg);
+  // `grow=N` / `shrink=N`: N zero octets more, or N octets fewer, just before
+  // the trailer, with Length following (unless the script forced it): a
+  // message whose Length disagrees with its blocks but whose trailer is where
+  // Length says (SMC v2: smc_clc_msg_prop_valid, smc_clc_msg_acc_conf_valid).
+  for (const char* name : {"grow", "shrink"}) {
+    const Arg* a = find_arg(args, name);
+    if (!a) continue;
+    auto n = number_arg(s, *a);
+    if (auto* e = std::get_if<std::string>(&n)) return *e;
+    const std::size_t k = static_cast<std::size_t>(std::get<std::uint64_t>(n));
+    const std::size_t body_end = out.octets.size() - clc::kTrailerSize;
+    if (std::string_view(name) == "grow") {
+      if (k > 1024) return std::string("grow: at most 1024 octets");
+      out.octets.insert(out.octets.begin() + static_cast<std::ptrdiff_t>(body_end), k, 0);
+    } else {
+      if (k > body_end - clc::kHeaderSize) return std::string("shrink: the message has fewer octets between header and trailer");
+      out.octets.erase(out.octets.begin() + static_cast<std::ptrdiff_t>(body_end - k),
+                       out.octets.begin() + static_cast<std::ptrdiff_t>(body_end));
+    }
+    if (!find_arg(args, "length")) {
+      clc::ClcHeader h(wire::Bytes(out.octets).first<clc::kHeaderSize>());
+      h.set(clc::ClcHeaderSpec::Field::Length, out.octets.size());
+      std::copy(h.bytes().begin(), h.bytes().end(), out.octets.begin());
+    }
+  }
   out.headline = "--> CLC " + unit.substr(4) + ", " + std::to_string(out.octets.size()) + " octets";
   out.detail = clc::describe(msg);
   return out;

@@ -27,8 +27,9 @@ constexpr Requirement kRows[] = {
         "A v2 message carries \"SMCR\" or \"SMCD\" in EBCDIC as eyecatcher, matching the path, in header and trailer"),
     row("smcv2-hdr-valid", M, P,
         "A message whose header, length or trailer fails smc_clc_msg_hdr_valid is a protocol error"),
-    row("smcv2-hdr-length-max", M, P,
-        "A v2 message longer than the largest CLC message Linux accepts (SMC_CLC_RECV_BUF_LEN) is a protocol error"),
+    row("smcv2-hdr-surplus-ignored", M, P,
+        "A v2 Accept or Confirm whose Length runs past its blocks is taken, the surplus read and ignored "
+        "(smc_clc_msg_acc_conf_valid checks a minimum Length; smc_clc_wait_msg reads to the Length)"),
 
     // Proposal (smc_clc_msg_proposal, smc_clc_v2_extension, smc_clc_msg_prop_valid)
     row("smcv2-proposal-v2-extension", M, W,

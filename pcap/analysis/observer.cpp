@@ -1060,8 +1060,14 @@ ConnectionObserver::Consumed ConnectionObserver::clc_stream(Direction& d, FrameN
   const wire::Bytes octets = rest.first(*len);
   ++d.stats.clc_messages;
   auto m = clc::decode(octets);
-  if (!m) violate(rules::kClcFormat, d.side, frame, d.consumed_to, m.error().to_string());
-  else on_clc(d, *m, octets, first_frame, frame, d.consumed_to);
+  if (!m) {
+    violate(rules::kClcFormat, d.side, frame, d.consumed_to, m.error().to_string());
+    // The peer takes what a receiver's rules allow (a Decline's reserved
+    // bits, a v2 Accept's surplus octets, clc::DecodeRules): the exchange
+    // goes on as the peer sees it.
+    m = clc::decode(octets, clc::DecodeRules::kReceiver);
+  }
+  if (m) on_clc(d, *m, octets, first_frame, frame, d.consumed_to);
   return {*len, 0};
 }
 

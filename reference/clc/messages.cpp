@@ -176,7 +176,7 @@ Result<Message> decode_proposal(const ClcHeader& h, ByteReader& r) {
   return Message(std::move(m));
 }
 
-Result<Message> decode_accept_confirm(const ClcHeader& h, ByteReader& r) {
+Result<Message> decode_accept_confirm(const ClcHeader& h, ByteReader& r, DecodeRules rules) {
   AcceptConfirm m;
   m.header = h;
   const bool v2 = m.version() >= kVersion2;
@@ -244,7 +244,11 @@ Result<Message> decode_accept_confirm(const ClcHeader& h, ByteReader& r) {
         return s.error();
     }
   }
-  if (v2) {
+  // A v2 sender ends the message where its blocks end; a receiver takes a
+  // longer one and ignores the surplus (Linux smc_clc_msg_acc_conf_valid
+  // asks only for a minimum Length, and smc_clc_wait_msg reads to the
+  // Length, discarding what its buffer cannot hold).
+  if (v2 && rules == DecodeRules::kSender) {
     if (auto s = consumed_exactly(r, "must end where the blocks its flags announce end", cite::kV2AcceptConfirmLength);
         !s)
       return s.error();
@@ -369,7 +373,7 @@ Result<Message> decode(Bytes octets, DecodeRules rules) {
     switch (type) {
       case MessageType::kProposal: return decode_proposal(h, body);
       case MessageType::kAccept:
-      case MessageType::kConfirm: return decode_accept_confirm(h, body);
+      case MessageType::kConfirm: return decode_accept_confirm(h, body, rules);
       case MessageType::kDecline: return decode_decline(h, body, rules);
     }
     return header_error(HF::Type, "must be 1 (Proposal) to 4 (Decline)");

@@ -170,9 +170,11 @@ Result<std::size_t> message_length(Bytes first_octets);
 // the rule is written.
 // Whose rules a decode applies. A Decline's reserved bits must be sent as
 // zero but are not checked by its receiver (SMC v2: Linux stopped checking
-// them to follow RFC 7609, so that a Decline always means fallback): an
-// analyzer judging the sender decodes with kSender, a handshake machine
-// receiving the message with kReceiver.
+// them to follow RFC 7609, so that a Decline always means fallback), and a
+// v2 Accept or Confirm must end where its blocks end but a receiver takes a
+// longer one, ignoring the surplus (Linux smc_clc_msg_acc_conf_valid checks
+// a minimum Length only): an analyzer judging the sender decodes with
+// kSender, a handshake machine receiving the message with kReceiver.
 enum class DecodeRules : std::uint8_t { kSender, kReceiver };
 Result<Message> decode(Bytes octets, DecodeRules rules = DecodeRules::kSender);
 

@@ -424,6 +424,39 @@ TEST(ClcMessages, DeclineReservedBitsAreTheSendersRuleNotTheReceivers) {
   EXPECT_FALSE(decode(a, DecodeRules::kReceiver).ok());
 }
 
+// SMC v2 (Linux smc_clc_msg_acc_conf_valid checks a minimum Length only): a
+// v2 Accept that runs past its blocks is the sender's fault, but its receiver
+// takes it and ignores the surplus. v1 keeps its exact length for both, and a
+// v2 Accept below its minimum is refused by both.
+TEST(ClcMessages, V2AcceptSurplusIsTheSendersRuleNotTheReceivers) {
+  auto grow = [](std::vector<std::uint8_t> m, std::size_t n) {
+    m.insert(m.end() - static_cast<std::ptrdiff_t>(kTrailerSize), n, 0);
+    wire::store_be(wire::MutableBytes(m).subspan(5, 2), static_cast<std::uint16_t>(m.size()));
+    return m;
+  };
+  const auto v2 = grow(accept_v2_first_contact(), 16);
+  const auto sender = decode(v2);
+  ASSERT_FALSE(sender.ok());
+  EXPECT_EQ(sender.error().field, "Length");
+  auto r = decode(v2, DecodeRules::kReceiver);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  // The same blocks as the Accept without surplus; only Length differs.
+  const auto& got = std::get<AcceptConfirm>(*r);
+  const auto plain = decode(accept_v2_first_contact());
+  ASSERT_TRUE(plain.ok());
+  const auto& want = std::get<AcceptConfirm>(*plain);
+  EXPECT_EQ(got.smcr, want.smcr);
+  EXPECT_EQ(got.smcr_v2, want.smcr_v2);
+  EXPECT_EQ(got.fce, want.fce);
+  EXPECT_EQ(got.fce_v2x, want.fce_v2x);
+  EXPECT_EQ(got.header.get(ClcHeaderSpec::Field::Length), v2.size());
+  EXPECT_FALSE(decode(grow(accept_v1(), 4), DecodeRules::kReceiver).ok());
+  auto short_v2 = accept_v2_first_contact();
+  short_v2.erase(short_v2.end() - static_cast<std::ptrdiff_t>(kTrailerSize) - 60, short_v2.end() - static_cast<std::ptrdiff_t>(kTrailerSize));
+  wire::store_be(wire::MutableBytes(short_v2).subspan(5, 2), static_cast<std::uint16_t>(short_v2.size()));
+  EXPECT_FALSE(decode(short_v2, DecodeRules::kReceiver).ok());
+}
+
 TEST(ClcMessages, DescribeNamesEveryBlock) {
   auto m = decode(accept_v2_first_contact());
   ASSERT_TRUE(m.ok());

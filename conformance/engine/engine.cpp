@@ -158,7 +158,7 @@ std::vector<std::string> check_case(const Case& c) {
             err(st, "expected clc.proposal, clc.accept, clc.confirm or clc.decline, got '" + u + "'");
             break;
           }
-          if (!clc_field_known(a.name) && a.name != "offer" && a.name != "choose" && a.name != "grow" && a.name != "shrink") err(st, "expected a field of " + u + ", got '" + a.name + "'");
+          if (!clc_field_known(a.name) && a.name != "offer" && a.name != "choose" && a.name != "grow" && a.name != "shrink" && a.name != "growth") err(st, "expected a field of " + u + ", got '" + a.name + "'");
         } else if (is_fpdu_unit(u)) {
           if (!is_framing_arg(a.name) && !fpdu_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
         } else {

@@ -89,6 +89,8 @@ constexpr FaultInfo kFaults[] = {
     {F::kClcNoTimer, "clc-no-timer", "CLC", "waits for the peer's next CLC message without a timer", "RFC 7609 App. C.5", std::nullopt},
     {F::kClcProposalOffsetWrong, "clc-proposal-offset-wrong", "CLC", "as client, gives its Proposal an IP Area Offset of 4 without the four octets it skips", "RFC 7609 App. A.2.2", std::nullopt},
     {F::kClcRefuseSurplus, "clc-refuse-surplus", "CLC", "resets the connection on a v2 Accept or Confirm whose Length runs past its blocks instead of ignoring the surplus", "SMC v2 (Linux smc_clc.c)", std::nullopt},
+    {F::kClcRefuseGrowth, "clc-refuse-growth", "CLC", "reads a version 1 Proposal's future-growth octets as its prefix area (and declines)", "RFC 7609 App. A.2.2", std::nullopt},
+    {F::kMpaSkipLengthCheck, "mpa-skip-length-check", "MPA", "waits for the octets of a ULPDU_Length no TCP segment could carry instead of failing the stream", "RFC 5044 §6", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace

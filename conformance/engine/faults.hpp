@@ -46,7 +46,7 @@ enum class FaultId : std::uint8_t {
   kMpaP2pNoRtrOffered, kMpaRtrReadWithoutOrd, kMpaInitiatorWrongRtr,
   // handshake timers (RFC 5044 §7.1.2, RFC 7609 App. C.5)
   kMpaNoHandshakeTimer, kClcNoTimer,
-  kClcProposalOffsetWrong, kClcRefuseSurplus,
+  kClcProposalOffsetWrong, kClcRefuseSurplus, kClcRefuseGrowth, kMpaSkipLengthCheck,
   kCount
 };
 

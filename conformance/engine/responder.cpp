@@ -21,6 +21,7 @@
 #include "clc/messages.hpp"
 #include "mpa/deframer.hpp"
 #include "mpa/framer.hpp"
+#include "mpa/mulpdu.hpp"
 #include "mpa/negotiation.hpp"
 #include "rdmap/rtr.hpp"
 #include "rdmap/stream.hpp"
@@ -287,6 +288,8 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
   dc.crc = (o.crc && !f.has(FaultId::kMpaIgnoreCrcRequest) && !f.has(FaultId::kMpaSkipCrcCheck)) ||
            f.has(FaultId::kMpaCheckCrcWhenOff);
   dc.fail_on_error = !f.has(FaultId::kMpaSkipMarkerCheck);
+  // RFC 5044 §6: a ULPDU_Length no TCP segment could carry is a framing error.
+  if (!f.has(FaultId::kMpaSkipLengthCheck)) dc.max_ulpdu_length = static_cast<std::uint16_t>(mpa::kLargestMulpdu);
   mpa::Deframer deframer(dc);
   // Sender-side MPA faults (RFC 5044 §4.1, §4.2).
   mpa::FramerOverrides fo;
@@ -618,6 +621,11 @@ std::vector<std::uint8_t> patch_incoming_clc(const FaultSet& f, std::vector<std:
       if (f.has(FaultId::kClcCheckReserved) && p->ip_prefix &&
           p->ip_prefix->get(clc::IpPrefixSpec::Field::Reserved) != 0) {
         // Refused the way a prefix the server does not share is refused.
+        p->ip_prefix->set(clc::IpPrefixSpec::Field::OutgoingSubnet, 0);
+        changed = true;
+      }
+      if (f.has(FaultId::kClcRefuseGrowth) && !p->v1_growth_area.empty() && p->ip_prefix) {
+        // Octets of future growth taken for the prefix area: no prefix in common.
         p->ip_prefix->set(clc::IpPrefixSpec::Field::OutgoingSubnet, 0);
         changed = true;
       }

@@ -689,15 +689,26 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
   auto m = clc::decode(octets);
   if (!m) return "the reference built an undecodable " + unit + ": " + m.error().to_string();
   clc::Message msg = std::move(*m);
+  // `growth=N`: N octets of future growth between the IP Area Offset and the
+  // prefix area of a version 1 SMC-R Proposal (RFC 7609 App. A.2.2); the
+  // offset and Length follow.
+  if (const Arg* a = find_arg(args, "growth")) {
+    auto* p = std::get_if<clc::Proposal>(&msg);
+    if (!p || p->version() != clc::kVersion1 || p->smcd) return std::string("growth: only in a version 1 SMC-R Proposal (offer=v1)");
+    auto n = number_arg(s, *a);
+    if (auto* e = std::get_if<std::string>(&n)) return *e;
+    if (std::get<std::uint64_t>(n) > 256) return std::string("growth: at most 256 octets");
+    p->v1_growth_area.assign(static_cast<std::size_t>(std::get<std::uint64_t>(n)), 0);
+  }
   {
     std::vector<Block> blocks = clc_blocks(msg);
-    if (auto e = apply_args(s, blocks, args, {"offer", "choose", "grow", "shrink"}); !e.empty()) return e;
+    if (auto e = apply_args(s, blocks, args, {"offer", "choose", "grow", "shrink", "growth"}); !e.empty()) return e;
   }
   // Recompute what a sender derives, then force again what the script forced.
   std::visit([](auto& x) { clc::finalize(x); }, msg);
   {
     std::vector<Block> blocks = clc_blocks(msg);
-    if (auto e = apply_args(s, blocks, args, {"offer", "choose", "grow", "shrink"}); !e.empty()) return e;
+    if (auto e = apply_args(s, blocks, args, {"offer", "choose", "grow", "shrink", "growth"}); !e.empty()) return e;
   }
   Built out;
   out.octets = clc::encode(msg);

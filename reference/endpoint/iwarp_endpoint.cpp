@@ -8,6 +8,7 @@
 #include "endpoint/tcp_link.hpp"
 #include "mpa/deframer.hpp"
 #include "mpa/framer.hpp"
+#include "mpa/mulpdu.hpp"
 
 namespace rdmaconf::endpoint {
 
@@ -22,15 +23,6 @@ std::string_view to_string(ConnectionState s) {
 }
 
 namespace {
-
-// RFC 5044 §4.1: the largest ULPDU that fits in one TCP segment of `emss`
-// octets, allowing for the FPDU header and CRC (6 octets), the worst-case
-// Markers (one per 512 octets), and the PAD.
-std::size_t mulpdu_for(std::size_t emss) {
-  std::size_t overhead = 6 + 4 * ((emss + 511) / 512) + emss % 4;
-  std::size_t m = emss > overhead ? emss - overhead : 0;
-  return std::min<std::size_t>(m, 0xffff);
-}
 
 // Marker octets inside an FPDU of `fpdu_octets` carrying `ulpdu_octets`.
 std::size_t markers_in(std::size_t fpdu_octets, std::size_t ulpdu_octets) {
@@ -49,7 +41,7 @@ struct IwarpEndpoint::Impl {
     // The RDMAP stream exists before the connection (so the ULP can
     // register memory and post receives first); its MULPDU is sized for the
     // configured segment budget with the worst case of Markers.
-    sc.mulpdu = mulpdu_for(config.fpdu_budget);
+    sc.mulpdu = mpa::mulpdu_for_emss(config.fpdu_budget);
     stream = std::make_unique<rdmap::Stream>(sc);
     thread = std::thread([this] { io.run(); });
   }
@@ -191,6 +183,8 @@ struct IwarpEndpoint::Impl {
     mpa::DeframerConfig dc;
     dc.markers = o.markers_receive;
     dc.crc = o.crc;
+    // RFC 5044 §6: a ULPDU_Length no TCP segment could carry is a framing error.
+    dc.max_ulpdu_length = static_cast<std::uint16_t>(mpa::kLargestMulpdu);
     deframer = std::make_unique<mpa::Deframer>(dc);
 
     // RFC 6581 §5: in the peer-to-peer model the initiator's first message

@@ -181,7 +181,11 @@ std::vector<std::string> check_case(const Case& c) {
             err(st, u == "close" ? "expected nothing, 'nothing_before' or 'reset' after 'close'" : "expected no matchers after 'silence'");
           continue;
         }
+        if (u == "message" && st.alternatives.size() != 1) err(st, "expected 'message' as the only alternative of its step");
         for (const Arg& a : alt.args) {
+          // `message`: the first segment's fields, and the whole message's
+          // payload_len and segments.
+          if (u == "message" && a.name != "payload" && (a.name == "segments" || fpdu_field_known("fpdu", a.name))) continue;
           // `ends_case`: when this alternative matches, the case has passed
           // and ends (for rules that allow "either ... or fail the connection").
           if (!a.has_value && a.name == "ends_case") continue;
@@ -195,7 +199,7 @@ std::vector<std::string> check_case(const Case& c) {
             if (!fpdu_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
           }
         }
-        if (!(u.starts_with("mpa.") || u.starts_with("clc") || is_fpdu_unit(u)))
+        if (!(u.starts_with("mpa.") || u.starts_with("clc") || is_fpdu_unit(u) || u == "message"))
           err(st, "expected close, silence or a unit, got '" + u + "'");
         if (u.starts_with("mpa.") && u != "mpa.reply" && u != "mpa.request" && u != "mpa.reject")
           err(st, "expected mpa.reply, mpa.reject or mpa.request, got '" + u + "'");

@@ -91,6 +91,7 @@ constexpr FaultInfo kFaults[] = {
     {F::kClcRefuseSurplus, "clc-refuse-surplus", "CLC", "resets the connection on a v2 Accept or Confirm whose Length runs past its blocks instead of ignoring the surplus", "SMC v2 (Linux smc_clc.c)", std::nullopt},
     {F::kClcRefuseGrowth, "clc-refuse-growth", "CLC", "reads a version 1 Proposal's future-growth octets as its prefix area (and declines)", "RFC 7609 App. A.2.2", std::nullopt},
     {F::kMpaSkipLengthCheck, "mpa-skip-length-check", "MPA", "waits for the octets of a ULPDU_Length no TCP segment could carry instead of failing the stream", "RFC 5044 §6", std::nullopt},
+    {F::kDdpInterleaveMessages, "ddp-interleave-messages", "DDP", "sends the segments of untagged messages posted together in turns, interleaved", "RFC 5041 §5.2", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace

@@ -143,6 +143,34 @@ std::vector<AdvertisedBuffer> register_all(rdmap::Stream& st, Memory& m) {
   return ads;
 }
 
+// Fault (RFC 5041 §5.2): the segments of the untagged messages in `segs` go
+// out in turns, one segment of each message at a time, instead of message
+// after message.
+std::vector<ddp::Segment> interleave_messages(std::vector<ddp::Segment> segs) {
+  std::vector<std::vector<ddp::Segment>> messages;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> keys;  // QN, MSN
+  for (ddp::Segment& seg : segs) {
+    std::pair<std::uint64_t, std::uint64_t> key{~std::uint64_t{0}, messages.size()};  // tagged: alone
+    if (seg.header_size >= ddp::kUntaggedHeaderSize && (seg.header_octets[0] & 0x80) == 0) {
+      const ddp::UntaggedHeader u(wire::Bytes(seg.header_octets).first<ddp::kUntaggedHeaderSize>());
+      key = {u.get(ddp::UntaggedSpec::Field::QN), u.get(ddp::UntaggedSpec::Field::MSN)};
+    }
+    const auto at = std::find(keys.begin(), keys.end(), key);
+    if (at == keys.end()) {
+      keys.push_back(key);
+      messages.emplace_back();
+      messages.back().push_back(std::move(seg));
+    } else {
+      messages[static_cast<std::size_t>(at - keys.begin())].push_back(std::move(seg));
+    }
+  }
+  std::vector<ddp::Segment> out;
+  for (std::size_t i = 0; out.size() < segs.size(); ++i)
+    for (auto& m : messages)
+      if (i < m.size()) out.push_back(std::move(m[i]));
+  return out;
+}
+
 // Outgoing seams: a segment about to be framed.
 bool rewrite_outgoing(const FaultSet& f, ddp::Segment& seg) {
   if (seg.header_size < 2) return true;
@@ -298,12 +326,15 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
   if (f.has(FaultId::kMpaMarkerReservedSet)) fo.marker_reserved = 0x0001;
 
   auto flush = [&] {
+    std::vector<ddp::Segment> segs;
+    while (auto seg = st.take_outgoing()) segs.push_back(std::move(*seg));
+    if (f.has(FaultId::kDdpInterleaveMessages)) segs = interleave_messages(std::move(segs));
     std::vector<std::uint8_t> out;
-    while (auto seg = st.take_outgoing()) {
-      if (!rewrite_outgoing(f, *seg)) continue;
+    for (ddp::Segment& seg : segs) {
+      if (!rewrite_outgoing(f, seg)) continue;
       wire::Chunks ulpdu;
-      ulpdu.append(seg->header());
-      seg->payload.for_each([&](wire::Bytes b) { ulpdu.append(b); });
+      ulpdu.append(seg.header());
+      seg.payload.for_each([&](wire::Bytes b) { ulpdu.append(b); });
       mpa::FramerOverrides this_fo = fo;
       // Fault (RFC 5044 §4.3): a Marker in front of an FPDU that is its only
       // Marker points 512 octets back, into the previous FPDU, not 0.

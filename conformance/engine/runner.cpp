@@ -902,7 +902,73 @@ struct StepOutcome {
   bool ends_case = false;  // an alternative marked `ends_case` matched: the case passed
 };
 
+// `< message ...`: the next FPDUs are the segments of one message, up to the
+// one with L set, and no segment of another message comes between them (RFC
+// 5041 §5.2: a Data Source does not interleave messages on a stream; MO or
+// TO runs on without a gap). The matchers judge the first segment's headers;
+// `payload_len` and `segments` count the whole message.
+StepOutcome expect_message(Session& s, const Step& st) {
+  const Duration bound = s.scaled(st.within.value_or(Duration(2000)));
+  const auto deadline = Clock::now() + bound;
+  std::optional<Received> first;
+  std::uint64_t total = 0, segments = 0, next_offset = 0;
+  bool tagged = false;
+  std::uint64_t qn = 0, msn = 0, stag = 0;
+  auto field = [](Received& u, std::string_view name) -> std::uint64_t {
+    auto blocks = u.all_blocks();
+    auto hit = find_field(blocks, std::string(name));
+    return hit ? hit->block->get(*hit->field) : 0;
+  };
+  for (;;) {
+    auto ev = s.next_event(deadline);
+    if (ev.kind == Session::EventKind::kClosed)
+      return {StepOutcome::Kind::kMismatch, first ? "the IUT closed the connection inside a message (no segment with L set)"
+                                                  : "the IUT closed the connection; expected a message"};
+    if (ev.kind == Session::EventKind::kTimeout)
+      return {StepOutcome::Kind::kMismatch, (first ? "the message's last segment (L set) did not arrive within "
+                                                   : "no message within ") +
+                                                std::to_string(bound.count()) + " ms"};
+    Received& u = ev.unit;
+    if (u.kind != Received::Kind::kFpdu) return {StepOutcome::Kind::kMismatch, "expected a message's segment, got " + describe_unit(u)};
+    if (!u.crc_ok || !u.markers_ok) return {StepOutcome::Kind::kMismatch, u.problem};
+    const bool t = field(u, "t") != 0;
+    const std::uint64_t offset = field(u, t ? "to" : "mo");
+    const std::uint64_t len = u.pseudo["payload_len"];
+    if (!first) {
+      tagged = t;
+      qn = field(u, "qn");
+      msn = field(u, "msn");
+      stag = field(u, "stag");
+      first = u;
+    } else {
+      const bool same = t == tagged && (t ? field(u, "stag") == stag : field(u, "qn") == qn && field(u, "msn") == msn);
+      auto which = [&](Received& x, bool x_tagged) {
+        return x_tagged ? "STag " + std::to_string(field(x, "stag"))
+                        : "QN " + std::to_string(field(x, "qn")) + " MSN " + std::to_string(field(x, "msn"));
+      };
+      if (!same)
+        return {StepOutcome::Kind::kMismatch, "interleaved: a " + describe_unit(u) + " segment (" + which(u, t) +
+                                                  ") arrived before the last segment (L set) of the message of " +
+                                                  which(*first, tagged) + " (RFC 5041 §5.2)"};
+      if (offset != next_offset)
+        return {StepOutcome::Kind::kMismatch, std::string(t ? "TO" : "MO") + " " + std::to_string(offset) + " where the message's previous segment ended at " +
+                                                  std::to_string(next_offset) + " (RFC 5041 §5.2)"};
+    }
+    next_offset = offset + len;
+    total += len;
+    ++segments;
+    if (field(u, "l")) break;
+  }
+  first->pseudo["payload_len"] = total;
+  first->pseudo["segments"] = segments;
+  Alternative a = st.alternatives.front();
+  a.unit = "fpdu";
+  if (std::string m = match(s, a, *first); !m.empty()) return {StepOutcome::Kind::kMismatch, "message: " + m};
+  return {};
+}
+
 StepOutcome expect(Session& s, const Step& st) {
+  if (st.alternatives.size() == 1 && st.alternatives.front().unit == "message") return expect_message(s, st);
   bool has_close = false, has_silence = false, has_unit = false;
   bool nothing_before_close = false;  // `close nothing_before`: no unit may come first
   bool reset_close = false;           // `close reset`: an RST, not a FIN

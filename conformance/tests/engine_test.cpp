@@ -268,6 +268,29 @@ TEST(Runner, EndsCaseAndTheReasonsOfEveryAlternative) {
   EXPECT_NE(bare[0].find("expected field=value or 'ends_case'"), std::string::npos) << bare[0];
 }
 
+// `message` takes one message's segments up to L and fails when another
+// message's segment comes between them.
+TEST(Runner, MessageTakesTheSegmentsOfOneMessage) {
+  const std::string text = header("MUST", "commands") +
+                           "handshake\n> ulp.command ulp.op=send ulp.count=2 ulp.length=3000\n"
+                           "< message opcode=send msn=@m payload_len=3000 segments>=2\n"
+                           "< message msn>@m payload_len=3000\n";
+  const Case c = parse_one(text);
+  EXPECT_TRUE(check_case(c).empty());
+  Reference clean;
+  const CaseResult ok = run_case(c, clean.options);
+  EXPECT_EQ(ok.verdict, Verdict::kPass) << ok.reason;
+  FaultSet f;
+  f.set(FaultId::kDdpInterleaveMessages);
+  Reference faulty(f);
+  const CaseResult r = run_case(c, faulty.options);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_NE(r.reason.find("interleaved"), std::string::npos) << r.reason;
+  const auto two = check_case(parse_one(header() + "handshake\n< message | send\n"));
+  ASSERT_FALSE(two.empty());
+  EXPECT_NE(two[0].find("only alternative"), std::string::npos) << two[0];
+}
+
 // RFC 6581 §9.2: a Reply that chooses what the IUT's Request did not offer
 // makes the case unimplemented. A case without `needs: rev2` gets the Rev 1
 // reference initiator.

@@ -81,8 +81,11 @@ inline constexpr ErrorRow kRdmapErrorRows[] = {
      "STag cannot be Invalidated", "RFC 5040 §4.8", Copies::kDdpAndRdmapHeader},
     {protection(ErrorCode::kUnspecified), false, "Remote Protection Error", "Unspecified Error",
      "RFC 5040 §4.8", Copies::kDdpAndRdmapHeader},
+    // A header of unknown layout (an RDMAP version we do not speak) is not
+    // copied (RFC 5040 §4.8; Linux siw copies nothing for it either). An
+    // unexpected opcode copies unless the opcode is undefined (make_terminate).
     {operation(ErrorCode::kInvalidRdmapVersion), false, "Remote Operation Error",
-     "Invalid RDMAP version", "RFC 5040 §4.8", Copies::kDdpAndRdmapHeader},
+     "Invalid RDMAP version", "RFC 5040 §4.8", Copies::kNothing},
     {operation(ErrorCode::kUnexpectedOpcode), false, "Remote Operation Error", "Unexpected OpCode",
      "RFC 5040 §4.8", Copies::kDdpAndRdmapHeader},
     {operation(ErrorCode::kCatastrophicLocalized), false, "Remote Operation Error",

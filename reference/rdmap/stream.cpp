@@ -725,7 +725,11 @@ void Stream::deliver_terminate(const ddp::DeliveredMessage& m) {
 void Stream::terminate_with(TerminateCode code, bool copy_current) {
   if (state_ != StreamState::kOperational) return;
   const OffendingSegment offending = current_.offending();
-  TerminateMessage t = make_terminate(code, copy_current && current_.ddp_header_size ? &offending : nullptr);
+  // Fault: copy what the offending segment holds whatever its layout.
+  const auto forced = config_.faults.has(Fault::kCopyUnknownLayout) ? std::optional(ddp::Copies::kDdpAndRdmapHeader)
+                                                                    : std::nullopt;
+  TerminateMessage t =
+      make_terminate(code, copy_current && current_.ddp_header_size ? &offending : nullptr, forced);
   state_ = StreamState::kTerminateSent;
   flush_all();
 

@@ -18,6 +18,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ddp/errors.hpp"
@@ -64,9 +65,11 @@ struct OffendingSegment {
 };
 
 // Builds the Terminate for `code`, copying from `offending` what the
-// registry row says the error copies (ddp::Copies). With no offending
-// segment (an error not caused by one), nothing is copied.
-TerminateMessage make_terminate(ddp::TerminateCode code, const OffendingSegment* offending);
+// registry row says the error copies (ddp::Copies), or `copies` when given
+// (a conformance fault). With no offending segment (an error not caused by
+// one), nothing is copied.
+TerminateMessage make_terminate(ddp::TerminateCode code, const OffendingSegment* offending,
+                                std::optional<ddp::Copies> copies = std::nullopt);
 
 // Writes the body exactly as the fields say (M/D/R are not recomputed, so a
 // conformance case can send an inconsistent Terminate).

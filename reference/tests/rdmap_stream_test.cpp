@@ -324,26 +324,44 @@ struct StreamErrors : ::testing::Test {
   }
 };
 
-// RFC 5041 §7.2 0x1/0x1/0x04 and 0x1/0x2/0x06: DV != 1.
+void expect_nothing_copied(const TerminateMessage& t) {
+  EXPECT_FALSE(t.m);
+  EXPECT_FALSE(t.d);
+  EXPECT_FALSE(t.r);
+}
+
+// RFC 5041 §7.2 0x1/0x1/0x04 and 0x1/0x2/0x06: DV != 1. A header of unknown
+// layout is not copied (RFC 5040 §4.8).
 TEST_F(StreamErrors, InvalidDdpVersionTaggedAndUntagged) {
   const auto seg = tagged(0xc2, rdmap_octet(Opcode::kRdmaWrite), 1, 0, {1});
-  auto t = inject(seg, ddp::code_of(ddp::TaggedError::kInvalidDdpVersion));
-  expect_copied_ddp_header(t, seg);
+  expect_nothing_copied(inject(seg, ddp::code_of(ddp::TaggedError::kInvalidDdpVersion)));
   Stream u{StreamConfig{}};
   hand_over(u, untagged(0x40, rdmap_octet(Opcode::kSend), 0, 0, 1, 0, {}));  // DV=0
-  expect_terminate(u, ddp::code_of(ddp::UntaggedError::kInvalidDdpVersion));
+  expect_nothing_copied(expect_terminate(u, ddp::code_of(ddp::UntaggedError::kInvalidDdpVersion)));
 }
 
-// RFC 5040 §4.8 0x0/0x2/0x05: RV != 1.
+// RFC 5040 §4.8 0x0/0x2/0x05: RV != 1; nothing copied (unknown layout).
 TEST_F(StreamErrors, InvalidRdmapVersion) {
   const auto seg = untagged(kUntaggedLast, 0x83, 0, 0, 1, 0, {});  // RV=2 Send
-  expect_copied_ddp_header(inject(seg, operation(ErrorCode::kInvalidRdmapVersion)), seg);
+  expect_nothing_copied(inject(seg, operation(ErrorCode::kInvalidRdmapVersion)));
 }
 
-// RFC 5040 §4.8 0x0/0x2/0x06: reserved opcode, wrong T bit, wrong queue,
-// Read Response with no Read outstanding, Atomic Response with none either.
+// The conformance fault kCopyUnknownLayout copies them anyway.
+TEST(StreamFaults, CopyUnknownLayout) {
+  StreamConfig c;
+  c.faults.set(Fault::kCopyUnknownLayout);
+  Stream s(c);
+  const auto seg = untagged(kUntaggedLast, 0x83, 0, 0, 1, 0, {});
+  hand_over(s, seg);
+  expect_copied_ddp_header(expect_terminate(s, operation(ErrorCode::kInvalidRdmapVersion)), seg);
+}
+
+// RFC 5040 §4.8 0x0/0x2/0x06: reserved opcode (nothing copied: its layout is
+// unknown), and defined opcodes out of place (copied): wrong T bit, wrong
+// queue, Read Response with no Read outstanding, Atomic Response with none.
 TEST_F(StreamErrors, UnexpectedOpcode) {
-  inject(untagged(kUntaggedLast, 0x4c, 0, 0, 1, 0, {}), operation(ErrorCode::kUnexpectedOpcode));
+  expect_nothing_copied(
+      inject(untagged(kUntaggedLast, 0x4c, 0, 0, 1, 0, {}), operation(ErrorCode::kUnexpectedOpcode)));
   for (const auto& seg : {
            tagged(kTaggedLast, rdmap_octet(Opcode::kSend), 1, 0, {}),
            untagged(kUntaggedLast, rdmap_octet(Opcode::kRdmaWrite), 0, 0, 1, 0, {}),

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <deque>
 
 namespace rdmaconf::conformance {
 namespace {
@@ -16,9 +17,11 @@ constexpr std::size_t kMaxParamValues = 256;
 // fuzz build traces every comparison, and a chain of them per character
 // (space? '='? '|'? ...) was most of what parsing a line cost there.
 enum CharClass : std::uint8_t {
-  kSpace = 1,    // ' ', '\t', '\r'
-  kWordEnd = 2,  // ends a word: a space, '=', '|', '"', '!'
-  kAngle = 4,    // '<' or '>': an operator inside a word, a word at its start
+  kSpace = 1,     // ' ', '\t', '\r'
+  kWordEnd = 2,   // ends a word: a space, '=', '|', '"', '!'
+  kAngle = 4,     // '<' or '>': an operator inside a word, a word at its start
+  kNameChar = 8,  // in a unit, field or variable name: letters, digits, '_', '.', '-'
+  kIdChar = 16,   // in a case id: letters, digits, '-', '_', '{', '}'
 };
 
 constexpr std::array<std::uint8_t, 256> kCharClass = [] {
@@ -26,10 +29,23 @@ constexpr std::array<std::uint8_t, 256> kCharClass = [] {
   for (unsigned char c : {' ', '\t', '\r'}) t[c] = kSpace | kWordEnd;
   for (unsigned char c : {'=', '|', '"', '!'}) t[c] = kWordEnd;
   t['<'] = t['>'] = kAngle;
+  for (unsigned char c = '0'; c <= '9'; ++c) t[c] = kNameChar | kIdChar;
+  for (unsigned char c = 'a'; c <= 'z'; ++c) t[c] = kNameChar | kIdChar;
+  for (unsigned char c = 'A'; c <= 'Z'; ++c) t[c] = kNameChar | kIdChar;
+  t['_'] = t['-'] = kNameChar | kIdChar;
+  t['.'] = kNameChar;
+  t['{'] = t['}'] = kIdChar;
   return t;
 }();
 
 std::uint8_t char_class(char c) { return kCharClass[static_cast<unsigned char>(c)]; }
+
+// Every character of `s` has `cls` (true for an empty s).
+bool all_of_class(std::string_view s, std::uint8_t cls) {
+  for (char c : s)
+    if ((char_class(c) & cls) == 0) return false;
+  return true;
+}
 
 bool is_space(char c) { return (char_class(c) & kSpace) != 0; }
 
@@ -194,12 +210,7 @@ class LineParser {
     return value(vt, out.value);
   }
 
-  static bool valid_name(std::string_view n) {
-    if (n.empty()) return false;
-    return std::all_of(n.begin(), n.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
-    });
-  }
+  static bool valid_name(std::string_view n) { return !n.empty() && all_of_class(n, kNameChar); }
 
   static std::optional<std::string> value(const Token& t, Value& v) {
     if (t.kind == Token::Kind::kString) {
@@ -364,12 +375,7 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
   return s;
 }
 
-bool valid_id(std::string_view id) {
-  return !id.empty() && std::all_of(id.begin(), id.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '{' || c == '}' || c == '_' ||
-           (c >= 'A' && c <= 'Z');
-  });
-}
+bool valid_id(std::string_view id) { return !id.empty() && all_of_class(id, kIdChar); }
 
 std::string id_suffix(std::string_view v) {
   std::string out;
@@ -423,7 +429,16 @@ bool Case::needs_item(std::string_view n) const {
   return std::find(needs.begin(), needs.end(), n) != needs.end();
 }
 
-std::string SyntaxError::to_string() const { return file + ":" + std::to_string(line) + ": " + message; }
+std::string SyntaxError::to_string() const {
+  // One string, appended to in place (operator+ would build three
+  // temporaries; the fuzz target prints every error it provokes).
+  std::array<char, 16> number{};
+  const auto [end, ec] = std::to_chars(number.data(), number.data() + number.size(), line);
+  std::string out;
+  out.reserve(file.size() + 16 + message.size());
+  out.append(file).append(":").append(number.data(), end).append(": ").append(message);
+  return out;
+}
 
 std::optional<Duration> parse_duration(std::string_view s) {
   double scale = 0;
@@ -458,12 +473,15 @@ ParseResult parse_script(std::string_view text, std::string_view file) {
   const std::string f(file);
   auto error = [&](int line, std::string m) -> ParseResult { return SyntaxError{f, line, std::move(m)}; };
 
-  // Split into lines, joining '\' continuations.
+  // Split into lines, joining '\' continuations. A line is a view into
+  // `text`; only a joined line is built, and kept in `joined` (a deque, so
+  // that the views stay valid as it grows).
   struct Line {
     int number;
-    std::string text;
+    std::string_view text;
   };
   std::vector<Line> lines;
+  std::deque<std::string> joined;
   {
     int n = 0;
     std::string pending;
@@ -481,9 +499,11 @@ ParseResult parse_script(std::string_view text, std::string_view file) {
       if (!s.empty() && s.back() == '\\') {
         s.remove_suffix(1);
         pending.append(s).push_back(' ');
+      } else if (pending.empty()) {
+        if (!s.empty()) lines.push_back({n, s});  // already trimmed
       } else {
         pending.append(s);
-        if (!trim(pending).empty()) lines.push_back({pending_line, std::string(trim(pending))});
+        if (!trim(pending).empty()) lines.push_back({pending_line, joined.emplace_back(trim(pending))});
         pending.clear();
       }
       if (nl == std::string_view::npos) break;
@@ -507,8 +527,8 @@ ParseResult parse_script(std::string_view text, std::string_view file) {
     }
     std::size_t colon = l.text.find(':');
     if (colon == std::string::npos) return error(l.number, "expected 'key: value' in the header, or a step");
-    std::string key(trim(std::string_view(l.text).substr(0, colon)));
-    std::string value(trim(std::string_view(l.text).substr(colon + 1)));
+    std::string key(trim(l.text.substr(0, colon)));
+    std::string value(trim(l.text.substr(colon + 1)));
     if (key == "id") {
       if (!valid_id(value)) return error(l.number, "expected an id of letters, digits and '-', got '" + value + "'");
       base.id = value;
@@ -584,7 +604,7 @@ ParseResult parse_script(std::string_view text, std::string_view file) {
       // Without a param the line is parsed where it is, not copied first.
       std::string_view step_text = lines[i].text;
       std::string substituted;
-      if (!param_name.empty()) step_text = substituted = subst(lines[i].text);
+      if (!param_name.empty()) step_text = substituted = subst(std::string(lines[i].text));
       if (auto e = parse_step(step_text, lines[i].number, st)) return error(e->line, e->message);
       c.steps.push_back(std::move(st));
     }

@@ -134,7 +134,9 @@ std::size_t mutate_fpdu_stream(std::uint8_t* data, std::size_t size, std::size_t
       break;
   }
 
-  Octets out = prefix;
+  Octets out;
+  out.reserve(max_size);  // what can be returned: one allocation, not one per FPDU framed
+  out = prefix;
   mpa::FramerConfig fc = l.framing;
   mpa::Framer framer(fc);
   const std::size_t broken = rng.one_in(8) ? rng.below(units.size()) : units.size();

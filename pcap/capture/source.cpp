@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -75,6 +76,7 @@ struct PacketSource::Mapped {
   static constexpr std::size_t kBuffer = 4u << 20;         // read 4 MiB at a time
   static constexpr std::uint32_t kMaxCaplen = 256u << 20;  // larger is a broken record, as for libpcap
   int fd = -1;
+  const std::uint8_t* memory = nullptr;  // open_memory: the file's octets, read instead of fd
   std::uint64_t size = 0;
   std::uint64_t pos = 0;  // the next record header
   bool swapped = false;
@@ -89,6 +91,15 @@ struct PacketSource::Mapped {
     const std::uint32_t v = std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
                             std::uint32_t{p[3]} << 24;
     return swapped ? __builtin_bswap32(v) : v;
+  }
+  // pread() of the file, or its copy from memory for open_memory: the
+  // window below works the same over both.
+  ssize_t read_at(std::uint8_t* dst, std::size_t n, std::uint64_t at) const {
+    if (memory == nullptr) return ::pread(fd, dst, n, static_cast<off_t>(at));
+    if (at >= size) return 0;
+    const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(n, size - at));
+    std::memcpy(dst, memory + at, k);
+    return static_cast<ssize_t>(k);
   }
   // File octets [at, at + n) in memory (at >= buffer_at), or nullptr on a read error.
   const std::uint8_t* view(std::uint64_t at, std::size_t n) {
@@ -105,8 +116,7 @@ struct PacketSource::Mapped {
     const std::size_t want = std::max<std::size_t>(n, static_cast<std::size_t>(std::min<std::uint64_t>(kBuffer, left)));
     if (buffer.size() < want) buffer.resize(want);
     while (filled < n) {
-      const ssize_t r = ::pread(fd, buffer.data() + filled, buffer.size() - filled,
-                                static_cast<off_t>(buffer_at + filled));
+      const ssize_t r = read_at(buffer.data() + filled, buffer.size() - filled, buffer_at + filled);
       if (r < 0 && errno == EINTR) continue;
       if (r <= 0) return nullptr;
       filled += static_cast<std::size_t>(r);
@@ -127,23 +137,39 @@ std::unique_ptr<PacketSource::Mapped> PacketSource::map_classic_pcap(const std::
   std::uint8_t h[24];
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || ::pread(fd, h, sizeof h, 0) != static_cast<ssize_t>(sizeof h))
     return nullptr;
+  if (!read_classic_header(*m, h, link, nanoseconds)) return nullptr;
+  m->size = static_cast<std::uint64_t>(st.st_size);
+  return m;
+}
+
+std::unique_ptr<PacketSource::Mapped> PacketSource::map_classic_pcap(wire::Bytes file, LinkType& link,
+                                                                     bool& nanoseconds) {
+  auto m = std::make_unique<PacketSource::Mapped>();
+  m->memory = file.data();
+  if (file.size() < 24 || !read_classic_header(*m, file.data(), link, nanoseconds)) return nullptr;
+  m->size = file.size();
+  return m;
+}
+
+// The 24-octet file header: byte order, timestamp unit, version, link type;
+// false for anything the in-place reader leaves to libpcap.
+bool PacketSource::read_classic_header(Mapped& m, const std::uint8_t* h, LinkType& link, bool& nanoseconds) {
   const std::uint32_t magic = std::uint32_t{h[0]} | std::uint32_t{h[1]} << 8 | std::uint32_t{h[2]} << 16 |
                               std::uint32_t{h[3]} << 24;
   switch (magic) {
     case 0xa1b2c3d4: nanoseconds = false; break;
     case 0xa1b23c4d: nanoseconds = true; break;
-    case 0xd4c3b2a1: nanoseconds = false; m->swapped = true; break;
-    case 0x4d3cb2a1: nanoseconds = true; m->swapped = true; break;
-    default: return nullptr;  // pcapng or not a capture: libpcap decides
+    case 0xd4c3b2a1: nanoseconds = false; m.swapped = true; break;
+    case 0x4d3cb2a1: nanoseconds = true; m.swapped = true; break;
+    default: return false;  // pcapng or not a capture: libpcap decides
   }
   // Version 2.x only; anything else is libpcap's to accept or refuse.
-  const std::uint16_t major = static_cast<std::uint16_t>(m->swapped ? (h[4] << 8 | h[5]) : (h[5] << 8 | h[4]));
-  if (major != 2) return nullptr;
+  const std::uint16_t major = static_cast<std::uint16_t>(m.swapped ? (h[4] << 8 | h[5]) : (h[5] << 8 | h[4]));
+  if (major != 2) return false;
   // LINKTYPE_ in the low 16 bits; the upper bits carry FCS information.
-  link = static_cast<LinkType>(m->u32(h + 20) & 0xffffu);
-  m->size = static_cast<std::uint64_t>(st.st_size);
-  m->pos = 24;
-  return m;
+  link = static_cast<LinkType>(m.u32(h + 20) & 0xffffu);
+  m.pos = 24;
+  return true;
 }
 
 PacketSource::PacketSource() : pcap_(std::make_unique<Pcap>()) {}
@@ -204,6 +230,37 @@ std::unique_ptr<PacketSource> PacketSource::open_file(const std::string& path, s
     error = errbuf;
     return nullptr;
   }
+  return finish_offline(std::move(s), bpf_filter, error);
+}
+
+std::unique_ptr<PacketSource> PacketSource::open_memory(wire::Bytes file, std::string_view bpf_filter,
+                                                        std::string& error) {
+  char errbuf[PCAP_ERRBUF_SIZE] = {};
+  std::unique_ptr<PacketSource> s(new PacketSource());
+  if (bpf_filter.empty()) {
+    s->mapped_ = map_classic_pcap(file, s->link_, s->nanoseconds_);
+    if (s->mapped_) return s;
+  }
+  // pcap_open_offline is fopen + pcap_fopen_offline; a read-only stdio
+  // stream over the octets stands in for the file (fmemopen wants a
+  // buffer even for an empty file).
+  static const std::uint8_t kEmpty = 0;
+  std::FILE* f = fmemopen(const_cast<std::uint8_t*>(file.empty() ? &kEmpty : file.data()), file.size(), "rb");
+  if (f == nullptr) {
+    error = std::string("fmemopen: ") + std::strerror(errno);
+    return nullptr;
+  }
+  s->pcap_->handle = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+  if (!s->pcap_->handle) {
+    std::fclose(f);  // pcap_close closes it once libpcap has taken it, not before
+    error = errbuf;
+    return nullptr;
+  }
+  return finish_offline(std::move(s), bpf_filter, error);
+}
+
+std::unique_ptr<PacketSource> PacketSource::finish_offline(std::unique_ptr<PacketSource> s,
+                                                           std::string_view bpf_filter, std::string& error) {
   s->nanoseconds_ = pcap_get_tstamp_precision(s->pcap_->handle) == PCAP_TSTAMP_PRECISION_NANO;
   s->link_ = link_type_of(pcap_datalink(s->pcap_->handle));
   if (!bpf_filter.empty()) {

@@ -48,6 +48,13 @@ class PacketSource {
   // nullptr and `error` set when the file cannot be opened.
   static std::unique_ptr<PacketSource> open_file(const std::string& path, std::string_view bpf_filter,
                                                  std::string& error);
+  // The same for a whole capture file already in memory (`file` must stay
+  // valid while the source is used): the same in-place pcap reader, or
+  // libpcap over a stdio stream of the octets (fmemopen), so frames and end
+  // reports are what open_file gives for a file holding those octets, with
+  // no file opened (the capture_file fuzz target).
+  static std::unique_ptr<PacketSource> open_memory(wire::Bytes file, std::string_view bpf_filter,
+                                                   std::string& error);
   // Opens a live interface ("lo", "eth0", "any") with a BPF filter.
   static std::unique_ptr<PacketSource> open_live(const std::string& interface, std::string_view bpf_filter,
                                                  const LiveOptions& options, std::string& error);
@@ -80,6 +87,11 @@ class PacketSource {
 
   struct Mapped;
   static std::unique_ptr<Mapped> map_classic_pcap(const std::string& path, LinkType& link, bool& nanoseconds);
+  static std::unique_ptr<Mapped> map_classic_pcap(wire::Bytes file, LinkType& link, bool& nanoseconds);
+  static bool read_classic_header(Mapped& m, const std::uint8_t* h, LinkType& link, bool& nanoseconds);
+  // The libpcap path of open_file/open_memory once libpcap holds the file.
+  static std::unique_ptr<PacketSource> finish_offline(std::unique_ptr<PacketSource> s, std::string_view bpf_filter,
+                                                      std::string& error);
   Next next_mapped(RawFrame& out);
 
   std::unique_ptr<Pcap> pcap_;

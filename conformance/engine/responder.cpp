@@ -573,10 +573,8 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
   if (o.enhanced) st.settle_ird_ord(o.ird, o.ord);
   // RFC 5044 §7.1.2, RFC 5040 §6.1: in the client/server model the initiator
   // sends the first FPDU. The test ULP as initiator opens with a Send that
-  // carries its advertisement (the reference initiator asks for no
-  // peer-to-peer model, so no RTR, RFC 6581 §9.2).
-  // In the peer-to-peer model the RTR the Reply chose comes first (RFC 6581
-  // §9.2), and the advertisement after it.
+  // carries its advertisement; in the peer-to-peer model the RTR the Reply
+  // chose comes before it (RFC 6581 §9.2).
   mpa::RtrKind rtr = o.rtr_to_send;
   if (rtr != mpa::RtrKind::kNone && f.has(FaultId::kMpaInitiatorWrongRtr))
     rtr = rtr == mpa::RtrKind::kZeroLengthSend    ? mpa::RtrKind::kZeroLengthWrite

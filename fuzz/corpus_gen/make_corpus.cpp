@@ -9,6 +9,7 @@
 // row, CLC exchanges recorded from the handshake machines, TCP headers with
 // the SMC option, and pcap/pcapng captures of those exchanges written by
 // pcap/capture's TcpRecorder. fuzz/make-corpus.sh refreshes fuzz/corpus/.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -29,6 +30,7 @@
 #include "mpa/negotiation.hpp"
 #include "mpa/req_rep.hpp"
 #include "rdmap/error_codes.hpp"
+#include "rdmap/rtr.hpp"
 #include "rdmap/stream.hpp"
 #include "rdmap/terminate.hpp"
 
@@ -486,6 +488,12 @@ void iwarp_session() {
       {"responder_markers", setup_octets(0x11, 0x00, 4, 4, 0, 0), 0x03, true},
       {"initiator_rev1_no_crc", setup_octets(0x42, 0x00, 4, 4, 0, 0), 0x01, false},
       {"responder_peer_markers", setup_octets(0x01, 0x00, 4, 4, 0, 0), 0x0c, true},
+      // Peer-to-peer (RFC 6581 §9.2), every RTR kind offered; the first
+      // preference picks the kind: Write, Read, Send.
+      {"initiator_p2p_rtr_write", setup_octets(0x80, 0x07, 4, 4, 0, 0), 0x03, false},
+      {"initiator_p2p_rtr_read", setup_octets(0x80, 0x07, 4, 4, 1, 0), 0x09, false},
+      {"responder_p2p_rtr_read", setup_octets(0x81, 0x07, 4, 4, 1, 0), 0x01, false},
+      {"responder_p2p_rtr_send", setup_octets(0x81, 0x07, 4, 4, 2, 0), 0x05, true},
   };
   const std::uint8_t sa = 20, sb = 0x1b, sc = 0;
   for (const Case& c : cases) {
@@ -495,6 +503,9 @@ void iwarp_session() {
     peer_cfg.revision = ours.revision;
     peer_cfg.want_markers = c.peer_markers;
     peer_cfg.want_crc = ours.want_crc;
+    peer_cfg.peer_to_peer = ours.peer_to_peer;
+    peer_cfg.rtr = ours.rtr;
+    std::copy(std::begin(ours.rtr_preference), std::end(ours.rtr_preference), std::begin(peer_cfg.rtr_preference));
     mpa::Negotiation us(ours), them(peer_cfg);
     Octets wire_in;
     if (peer_cfg.role == mpa::Role::kInitiator) {
@@ -518,6 +529,9 @@ void iwarp_session() {
     for (int i = 0; i < 4; ++i) peer.post_receive(128);
     static constexpr std::uint8_t kHello[] = {'h', 'e', 'l', 'l', 'o'};
     rdmap::Stream& m = me.stream();
+    // The initiator's RTR is its first message (RFC 6581 §5), on either side.
+    (void)rdmap::post_rtr(m, us.outcome()->rtr_to_send, me.next_wr());
+    (void)rdmap::post_rtr(peer.stream(), them.outcome()->rtr_to_send, 100);
     if (c.posts & 1) (void)m.post_send(me.next_wr(), wire::Chunks(wire::Bytes(kHello)));
     if (c.posts & 2)
       (void)m.post_read(me.next_wr(), rdmap::ReadRequest{me.stag(1), me.base_to(1), 32,
@@ -536,6 +550,13 @@ void iwarp_session() {
     (void)p.post_read(3, rdmap::ReadRequest{peer.stag(1), peer.base_to(1), 48, me.stag(3), me.base_to(3)});
     (void)p.post_immediate(4, 42);
     mpa::Framer to_us(mpa::FramerConfig{them.outcome()->markers_send, them.outcome()->crc, 0});
+    // A responder sends nothing before the initiator's RTR arrived.
+    if (them.outcome()->rtr_to_send != mpa::RtrKind::kNone) {
+      if (auto s = peer.take_outgoing()) {
+        to_us.frame(wire::Bytes(*s), wire_in);
+        fuzz::hand_over(m, *s, 0);
+      }
+    }
     for (bool moved = true; moved;) {
       moved = false;
       while (auto s = me.take_outgoing()) { fuzz::hand_over(p, *s, 0); moved = true; }

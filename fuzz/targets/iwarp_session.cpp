@@ -13,6 +13,10 @@
 // Properties:
 //  - full operation uses the deframer and framer configuration the outcome
 //    says; a deframing error becomes a Terminate with layer LLP;
+//  - peer-to-peer (RFC 6581 §9.2), as the endpoint does it: an initiator's
+//    first FPDU is the RTR the Reply chose; a responder sends nothing but a
+//    Terminate before that RTR arrived, and a first FPDU that is not it ends
+//    the stream with "no matching RTR" (LLP error code 0x07);
 //  - every FPDU we send deframes, with the peer's view of Markers and CRC,
 //    to exactly the segment the stream produced (what we send, a peer
 //    accepts), and every segment passes RdmapSide's checks;
@@ -21,6 +25,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -31,6 +36,9 @@
 #include "mpa/deframer.hpp"
 #include "mpa/framer.hpp"
 #include "mpa/negotiation.hpp"
+#include "rdmap/headers.hpp"
+#include "rdmap/opcodes.hpp"
+#include "rdmap/rtr.hpp"
 
 using namespace rdmaconf;
 
@@ -64,6 +72,13 @@ void decide(mpa::Negotiation& n, const fuzz::NegotiationInput& setup) {
   else n.accept();
 }
 
+// The RDMAP opcode of one DDP segment we produced.
+rdmap::Opcode opcode_of(const std::vector<std::uint8_t>& segment) {
+  FUZZ_CHECK(segment.size() >= ddp::kControlSize);
+  const ddp::Control ctl = ddp::Control::from_octets(segment[0], segment[1]);
+  return static_cast<rdmap::Opcode>(rdmap::Control::from_octet(ctl.rsvd_ulp).opcode);
+}
+
 // Our side in full operation.
 class FullOperation {
  public:
@@ -71,11 +86,24 @@ class FullOperation {
       : side_(sc),
         deframer_(mpa::DeframerConfig{o.markers_receive, o.crc, 0xffff, 0, true}),
         framer_(mpa::FramerConfig{o.markers_send, o.crc, 0}),
-        mirror_(mpa::DeframerConfig{o.markers_send, o.crc, 0xffff, 0, true}) {
+        mirror_(mpa::DeframerConfig{o.markers_send, o.crc, 0xffff, 0, true}),
+        rtr_to_send_(o.rtr_to_send),
+        rtr_to_expect_(o.rtr_to_expect) {
     for (int i = 0; i < 4; ++i) side_.post_receive(128);
   }
 
   fuzz::RdmapSide& side() { return side_; }
+
+  // Entering full operation (RFC 6581 §5): the initiator's RTR goes first; a
+  // responder that awaits one holds its own work until it arrived.
+  void start(std::uint8_t posts) {
+    if (rtr_to_send_ != mpa::RtrKind::kNone) {
+      FUZZ_CHECK(rdmap::post_rtr(side_.stream(), rtr_to_send_, side_.next_wr()).ok());
+      flush();
+    }
+    if (rtr_to_expect_ != mpa::RtrKind::kNone) held_posts_ = posts;
+    else post(posts);
+  }
 
   void post(std::uint8_t posts) {
     rdmap::Stream& s = side_.stream();
@@ -115,15 +143,29 @@ class FullOperation {
         return;
       }
       const mpa::Fpdu& f = std::get<mpa::Fpdu>(r);
+      if (held_posts_ && !rdmap::is_rtr(rtr_to_expect_, f.ulpdu())) {
+        side_.stream().report_llp_error(mpa::LlpErrorCode::kNoMatchingRtr);
+        failed_ = true;
+        flush();
+        FUZZ_CHECK(side_.stream().terminate_sent().has_value());
+        return;
+      }
       side_.stream().on_segment(f.ulpdu());
       start_ += f.consumed;
+      // Once the RTR is in, the responder's own work may go.
+      const std::optional<std::uint8_t> released = std::exchange(held_posts_, std::nullopt);
       flush();
+      if (released) post(*released);
     }
   }
 
   // Frames what the stream sends and deframes it as the peer would.
   void flush() {
     while (auto seg = side_.take_outgoing()) {
+      if (sent_ == 0 && rtr_to_send_ != mpa::RtrKind::kNone)
+        FUZZ_CHECK(rdmap::is_rtr(rtr_to_send_, wire::Chunks(wire::Bytes(*seg))));
+      if (held_posts_) FUZZ_CHECK(opcode_of(*seg) == rdmap::Opcode::kTerminate);
+      ++sent_;
       std::vector<std::uint8_t> wire_octets;
       framer_.frame(wire::Bytes(*seg), wire_octets);
       mirror_buffer_.insert(mirror_buffer_.end(), wire_octets.begin(), wire_octets.end());
@@ -157,6 +199,10 @@ class FullOperation {
   std::vector<std::uint8_t> mirror_buffer_;
   std::deque<std::vector<std::uint8_t>> expected_;
   bool failed_ = false;
+  mpa::RtrKind rtr_to_send_;
+  mpa::RtrKind rtr_to_expect_;
+  std::optional<std::uint8_t> held_posts_;  // set while awaiting the peer's RTR
+  std::size_t sent_ = 0;                     // segments sent so far
 };
 
 fuzz::FpduLayout fpdu_layout(fuzz::Bytes input) {
@@ -192,7 +238,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       read = read.subspan(used);
       if (n.state() == mpa::NegotiationState::kFullOperation) {
         full = std::make_unique<FullOperation>(*n.outcome(), setup.stream);
-        full->post(setup.posts);
+        full->start(setup.posts);
       }
     }
     if (full) full->receive(read);

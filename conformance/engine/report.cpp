@@ -230,12 +230,15 @@ void write_catalogue_markdown(std::ostream& out, const Catalogue& cat) {
   if (!uncovered.empty()) {
     out << "\n## Observable requirements without a case yet\n\n"
         << by_req.size() << " requirements have cases; these " << uncovered.size()
-        << " could be observed but no script checks them yet: rules on TCP segmentation,\n"
-           "retransmission and the SYN's SMC option, which the tester's socket does not see; two-connection\n"
-           "and link-group rules; local failures a peer cannot provoke (catastrophic errors, a full\n"
-           "completion queue); malformed v2 lengths the message builder cannot make yet; and sender rules\n"
-           "the test ULP commands cannot yet provoke. The capture analyzer checks some of them passively\n"
-           "(`rdmaconf analyze`, docs/capture.md).\n\n"
+        << " could be observed but no script checks them yet. Mostly: rules on TCP segmentation,\n"
+           "retransmission, the FIN and the SYN's SMC option, which the tester's socket does not see, and\n"
+           "the MULPDU bound, which the tester cannot know; two-connection and link-group rules (an STag\n"
+           "on another stream, first and subsequent contact, out of sync); local failures a peer cannot\n"
+           "provoke (catastrophic errors, a full completion queue); RFC 6581's IRD/ORD value rules that\n"
+           "every 14-bit value meets or that are MAYs; an SMC-D limit for a Proposal the tester cannot\n"
+           "make; and sender rules the test ULP commands cannot yet provoke (unused atomic fields, one\n"
+           "IRD for Reads and Atomics, an STag revoked after its transfer). The capture analyzer checks\n"
+           "some of them passively (`rdmaconf analyze`, docs/capture.md).\n\n"
            "| requirement | RFC | level | observable | summary |\n|---|---|---|---|---|\n";
     for (const auto& u : uncovered)
       out << "| `" << u.id << "` | " << u.rfc << " | " << u.level << " | " << u.observable << " | " << u.summary

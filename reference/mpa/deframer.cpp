@@ -2,65 +2,11 @@
 
 #include <array>
 
+#include "mpa/marker_layout.hpp"
 #include "wire/crc32c.hpp"
 
 namespace rdmaconf::mpa {
 namespace {
-
-// Where the logical octets of an FPDU (header, ULPDU, PAD, CRC) lie in the
-// stream octets that start at `position`, with a Marker at every multiple
-// of 512 when Markers are on (RFC 5044 §4.3).
-class Layout {
- public:
-  Layout(std::uint64_t position, bool markers)
-      : markers_(markers),
-        first_marker_(static_cast<std::size_t>((kMarkerInterval - position % kMarkerInterval) % kMarkerInterval)) {}
-
-  // Stream offset of logical octet `i`.
-  std::size_t offset_of(std::size_t i) const {
-    return markers_ ? i + kMarkerSize * markers_within_logical(i + 1) : i;
-  }
-  // Stream octets taken by the first `logical` logical octets.
-  std::size_t span_of(std::size_t logical) const {
-    return markers_ ? logical + kMarkerSize * markers_within_logical(logical) : logical;
-  }
-  // The first Marker at or after stream offset `s` (SIZE_MAX without Markers).
-  std::size_t next_marker(std::size_t s) const {
-    if (!markers_) return SIZE_MAX;
-    if (s <= first_marker_) return first_marker_;
-    return first_marker_ + (s - first_marker_ + kMarkerInterval - 1) / kMarkerInterval * kMarkerInterval;
-  }
-  std::size_t first_marker() const { return markers_ ? first_marker_ : SIZE_MAX; }
-
-  // Calls f(view) for the stream pieces holding logical octets [from, to).
-  template <typename F>
-  void for_each_piece(wire::Bytes stream, std::size_t from, std::size_t to, F&& f) const {
-    if (from >= to) return;
-    std::size_t s = offset_of(from);
-    std::size_t left = to - from;
-    // One division to find the first Marker, then a step of 512 per piece.
-    std::size_t m = next_marker(s);
-    while (left > 0) {
-      const std::size_t n = m == SIZE_MAX ? left : std::min(left, m - s);
-      f(stream.subspan(s, n));
-      s += n;
-      left -= n;
-      if (s == m) {
-        s += kMarkerSize;
-        m += kMarkerInterval;
-      }
-    }
-  }
-
- private:
-  std::size_t markers_within_logical(std::size_t logical) const {
-    if (logical <= first_marker_) return 0;
-    return 1 + (logical - first_marker_ - 1) / (kMarkerInterval - kMarkerSize);
-  }
-
-  bool markers_;
-  std::size_t first_marker_;
-};
 
 std::uint32_t read_fpdu_ptr(wire::Bytes fpdu, std::size_t marker) {
   return std::uint32_t{fpdu[marker + 2]} << 8 | fpdu[marker + 3];
@@ -94,7 +40,7 @@ DeframeResult Deframer::fail(DeframeError e) {
 
 DeframeResult Deframer::next(wire::Bytes u) {
   if (error_) return *error_;
-  const Layout layout(position_, config_.markers);
+  const MarkerLayout layout(position_, config_.markers);
 
   // The ULPDU_Length field: two logical octets, possibly split by a Marker.
   const std::size_t header_at = layout.offset_of(0);
@@ -124,7 +70,7 @@ DeframeResult Deframer::next(wire::Bytes u) {
 
   // Where the Markers are is arithmetic; where the CRC field starts follows:
   // at the end unless a Marker falls among the PAD and CRC octets.
-  const std::size_t marker_count = config_.markers ? markers_within(position_, logical) : 0;
+  const std::size_t marker_count = layout.markers_before(logical);
   const std::size_t last_marker = marker_count ? layout.first_marker() + (marker_count - 1) * kMarkerInterval : 0;
   const std::size_t tail = pad + kCrcSize;
   const bool tail_contiguous = marker_count == 0 || last_marker + kMarkerSize <= total - tail;

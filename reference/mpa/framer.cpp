@@ -1,105 +1,87 @@
 #include "mpa/framer.hpp"
 
-#include <array>
+#include <algorithm>
 
+#include "mpa/marker_layout.hpp"
 #include "wire/crc32c.hpp"
 
 namespace rdmaconf::mpa {
-namespace {
-
-// Appends logical FPDU octets to the stream, inserting a Marker wherever the
-// stream position reaches a multiple of 512 (RFC 5044 §4.3).
-class MarkedWriter {
- public:
-  MarkedWriter(std::vector<std::uint8_t>& out, std::uint64_t& position, bool markers,
-               const FramerOverrides& o)
-      : out_(out), position_(position), markers_(markers && !o.omit_markers), o_(o),
-        fpdu_start_(out.size()) {}
-
-  void put(wire::Bytes b) {
-    while (!b.empty()) {
-      marker_if_due();
-      std::size_t n = b.size();
-      if (markers_) n = std::min<std::size_t>(n, kMarkerInterval - position_ % kMarkerInterval);
-      if (!header_at_) header_at_ = position_;
-      out_.insert(out_.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n));
-      position_ += n;
-      b = b.subspan(n);
-    }
-  }
-
-  // A Marker due at the current position is sent before the next octet.
-  void marker_if_due() {
-    if (!markers_ || position_ % kMarkerInterval != 0) return;
-    // RFC 5044 §4.3: FPDUPTR counts back to ULPDU_Length; a Marker in front
-    // of the header (the FPDU starts on a Marker position) carries 0.
-    const std::uint64_t distance = header_at_ ? position_ - *header_at_ : 0;
-    MarkerHeader m;
-    m.set(MarkerSpec::Field::Reserved, o_.marker_reserved);
-    m.set(MarkerSpec::Field::FPDUPTR, o_.fpdu_ptr.value_or(static_cast<std::uint16_t>(distance)));
-    out_.insert(out_.end(), m.bytes().begin(), m.bytes().end());
-    position_ += kMarkerSize;
-  }
-
-  // The FPDU octets sent so far, Markers included.
-  wire::Bytes so_far() const { return wire::Bytes(out_).subspan(fpdu_start_); }
-
- private:
-  std::vector<std::uint8_t>& out_;
-  std::uint64_t& position_;
-  bool markers_;
-  const FramerOverrides& o_;
-  std::size_t fpdu_start_;
-  std::optional<std::uint64_t> header_at_;
-};
-
-}  // namespace
 
 std::size_t Framer::frame(wire::Bytes ulpdu, std::vector<std::uint8_t>& out, const FramerOverrides& o) {
   return frame(wire::Chunks(ulpdu), out, o);
 }
 
+// The FPDU's size is known before its first octet is written, so it is laid
+// out in place: the logical octets (RFC 5044 §4.1) around the places of the
+// Markers, then the Markers (§4.3), then the CRC over all of that (§4.4).
 std::size_t Framer::frame(const wire::Chunks& ulpdu, std::vector<std::uint8_t>& out, const FramerOverrides& o) {
-  const std::size_t start = out.size();
   const std::size_t pad = o.pad_length.value_or(pad_length(ulpdu.size()));
-  out.reserve(start + fpdu_size(ulpdu.size()) + pad);
-  MarkedWriter w(out, position_, config_.markers, o);
+  const std::size_t logical = kUlpduLengthSize + ulpdu.size() + pad + kCrcSize;
+  const MarkerLayout layout(position_, config_.markers && !o.omit_markers);
+  const std::size_t total = layout.span_of(logical);
+  const std::size_t start = out.size();
+  out.resize(start + total);
+  const wire::MutableBytes fpdu = wire::MutableBytes(out).subspan(start);
 
-  FpduHeader h;
-  h.set(FpduHeaderSpec::Field::ULPDU_Length, o.ulpdu_length.value_or(static_cast<std::uint16_t>(ulpdu.size())));
-  w.put(h.bytes());
-  ulpdu.for_each([&](wire::Bytes piece) { w.put(piece); });
-  const std::array<std::uint8_t, 4> pad_octets = {o.pad_octet, o.pad_octet, o.pad_octet, o.pad_octet};
-  for (std::size_t left = pad; left > 0;) {
-    const std::size_t n = std::min(left, pad_octets.size());
-    w.put(wire::Bytes(pad_octets).first(n));
-    left -= n;
+  // Logical octets [from, from + octets.size()) go around the Markers' places.
+  const auto place = [&](std::size_t from, wire::Bytes octets) {
+    layout.for_each_piece(fpdu, from, from + octets.size(), [&](wire::MutableBytes piece) {
+      std::copy_n(octets.begin(), piece.size(), piece.begin());
+      octets = octets.subspan(piece.size());
+    });
+  };
+  FpduHeader header;
+  header.set(FpduHeaderSpec::Field::ULPDU_Length,
+             o.ulpdu_length.value_or(static_cast<std::uint16_t>(ulpdu.size())));
+  place(0, header.bytes());
+  std::size_t at = kUlpduLengthSize;
+  ulpdu.for_each([&](wire::Bytes piece) {
+    place(at, piece);
+    at += piece.size();
+  });
+  layout.for_each_piece(fpdu, at, at + pad, [&](wire::MutableBytes piece) {
+    std::fill(piece.begin(), piece.end(), o.pad_octet);
+  });
+
+  // RFC 5044 §4.3: FPDUPTR counts back from the Marker to ULPDU_Length; a
+  // Marker in front of the header (the FPDU starts on a Marker position)
+  // carries 0.
+  const std::size_t header_at = layout.offset_of(0);
+  for (std::size_t m = layout.first_marker(); m < total; m += kMarkerInterval) {
+    MarkerHeader marker;
+    marker.set(MarkerSpec::Field::Reserved, o.marker_reserved);
+    marker.set(MarkerSpec::Field::FPDUPTR,
+               o.fpdu_ptr.value_or(static_cast<std::uint16_t>(m < header_at ? 0 : m - header_at)));
+    std::copy_n(marker.bytes().begin(), kMarkerSize, fpdu.begin() + static_cast<std::ptrdiff_t>(m));
   }
+
   // RFC 5044 §4.4: the CRC covers every octet of the FPDU before the CRC
   // field, Markers included (also one that falls right before the CRC).
-  w.marker_if_due();
+  const std::size_t crc_logical = logical - kCrcSize;
   std::uint32_t crc = 0;
   if (o.crc)
     crc = *o.crc;
   else if (config_.crc)
-    crc = wire::crc32c(w.so_far());
-  w.put(wire::crc32c_wire_octets(crc));
-  return out.size() - start;
+    crc = wire::crc32c(fpdu.first(layout.offset_of(crc_logical)));
+  place(crc_logical, wire::crc32c_wire_octets(crc));
+  position_ += total;
+  return total;
 }
 
 std::size_t Framer::fpdu_size(std::size_t ulpdu_length) const {
-  const std::size_t logical = fpdu_length_without_markers(ulpdu_length);
-  return logical + (config_.markers ? kMarkerSize * markers_within(position_, logical) : 0);
+  return MarkerLayout(position_, config_.markers).span_of(fpdu_length_without_markers(ulpdu_length));
 }
 
 std::size_t Framer::max_ulpdu_length(std::size_t fpdu_budget) const {
   const std::size_t overhead = kUlpduLengthSize + kCrcSize;
-  if (fpdu_budget < overhead) return 0;
-  std::size_t n = std::min<std::size_t>(fpdu_budget - overhead, 0xffff);
-  // Markers and PAD cost at most 4 octets per 508 plus 3; walk down from the
-  // marker-free bound (a few hundred steps at most).
-  while (n > 0 && fpdu_size(n) > fpdu_budget) --n;
-  return fpdu_size(n) <= fpdu_budget ? n : 0;
+  // A ULPDU that leaves room for the most PAD (3) and for every Marker the
+  // whole budget could hold fits; fpdu_size() never shrinks as the ULPDU
+  // grows, so walk up from there (a few steps: PAD and a Marker or two).
+  const std::size_t room = kMarkerSize * MarkerLayout(position_, config_.markers).markers_before(fpdu_budget);
+  std::size_t n = fpdu_budget > overhead + 3 + room ? fpdu_budget - overhead - 3 - room : 0;
+  n = std::min<std::size_t>(n, 0xffff);
+  while (n < 0xffff && fpdu_size(n + 1) <= fpdu_budget) ++n;
+  return n;
 }
 
 }  // namespace rdmaconf::mpa

@@ -178,17 +178,4 @@ constexpr std::size_t fpdu_length_without_markers(std::size_t ulpdu_length) {
   return kUlpduLengthSize + ulpdu_length + pad_length(ulpdu_length) + kCrcSize;
 }
 
-// RFC 5044 §4.3: how many Markers fall inside `logical` FPDU octets
-// (header, ULPDU, PAD and CRC) sent from `stream_position` (octets since the
-// start of full operation in that direction). A Marker sits at every multiple
-// of 512 and is inserted before the FPDU octet that would occupy that
-// position; one at the position just after the last CRC octet belongs to
-// the next FPDU.
-constexpr std::size_t markers_within(std::uint64_t stream_position, std::size_t logical) {
-  const std::size_t before_first =
-      static_cast<std::size_t>((kMarkerInterval - stream_position % kMarkerInterval) % kMarkerInterval);
-  if (logical <= before_first) return 0;
-  return 1 + (logical - before_first - 1) / (kMarkerInterval - kMarkerSize);
-}
-
 }  // namespace rdmaconf::mpa

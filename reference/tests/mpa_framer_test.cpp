@@ -109,17 +109,22 @@ TEST(MpaFramer, FpduSizeAndStreamPositionCountMarkers) {
 }
 
 TEST(MpaFramer, MaxUlpduLengthFitsTheBudget) {
-  for (std::uint64_t pos : {0ull, 4ull, 508ull, 1000ull}) {
+  std::vector<std::size_t> budgets = {6, 7, 12, 100, 1460, 9000, 65541, 65542, 66100, 70000};
+  for (std::size_t b = 500; b < 1600; ++b) budgets.push_back(b);  // across one and two Markers
+  for (std::uint64_t pos : {0ull, 4ull, 508ull, 510ull, 511ull, 1000ull}) {
     for (bool markers : {false, true}) {
       Framer f(FramerConfig{markers, true, pos});
-      for (std::size_t budget : {6u, 7u, 12u, 100u, 1460u, 9000u}) {
+      for (std::size_t budget : budgets) {
         const std::size_t n = f.max_ulpdu_length(budget);
         if (f.fpdu_size(0) > budget) {
           EXPECT_EQ(n, 0u);  // not even an empty ULPDU fits
           continue;
         }
         EXPECT_LE(f.fpdu_size(n), budget);
-        EXPECT_GT(f.fpdu_size(n + 1), budget) << pos << " " << markers << " " << budget;
+        // The largest: one octet more no longer fits, or ULPDU_Length is full.
+        if (n < 0xffff) {
+          EXPECT_GT(f.fpdu_size(n + 1), budget) << pos << " " << markers << " " << budget;
+        }
       }
       EXPECT_EQ(f.max_ulpdu_length(5), 0u);
     }

@@ -2,6 +2,7 @@
 // every field at its RFC position, round trips through Header<Spec>, value
 // names, and the pad/marker arithmetic the framer and deframer share.
 #include "mpa/headers.hpp"
+#include "mpa/marker_layout.hpp"
 
 #include <vector>
 

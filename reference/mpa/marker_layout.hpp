@@ -30,7 +30,7 @@ class MarkerLayout {
   // included. A Marker due right after the last of them belongs to whatever
   // is sent next.
   constexpr std::size_t span_of(std::size_t logical) const { return logical + kMarkerSize * markers_before(logical); }
-  // Markers among the first `logical` logical octets.
+  // Markers that go in front of one of the first `logical` logical octets.
   constexpr std::size_t markers_before(std::size_t logical) const {
     if (!markers_ || logical <= first_marker_) return 0;
     return 1 + (logical - first_marker_ - 1) / (kMarkerInterval - kMarkerSize);

@@ -12,11 +12,10 @@ std::uint32_t read_fpdu_ptr(wire::Bytes fpdu, std::size_t marker) {
   return std::uint32_t{fpdu[marker + 2]} << 8 | fpdu[marker + 3];
 }
 
-// RFC 5044 §4.3: FPDUPTR counts back from the Marker to ULPDU_Length; a
-// Marker in front of the header (header_at == marker + 4) carries 0. A
+// The FPDUPTR a Marker must carry (fpdu_ptr_distance), capped at 2^16: a
 // distance beyond 16 bits can never match.
 std::uint32_t expected_fpdu_ptr(std::size_t marker, std::size_t header_at) {
-  return marker < header_at ? 0 : static_cast<std::uint32_t>(std::min<std::size_t>(marker - header_at, 0x10000));
+  return static_cast<std::uint32_t>(std::min<std::size_t>(fpdu_ptr_distance(marker, header_at), 0x10000));
 }
 
 }  // namespace
@@ -90,7 +89,7 @@ DeframeResult Deframer::next(wire::Bytes u) {
   std::size_t piece_at = layout.offset_of(kUlpduLengthSize);
   std::size_t ulpdu_left = ulpdu_length;
   for (std::size_t i = 0, m = layout.first_marker(); i < marker_count; ++i, m += kMarkerInterval) {
-    const std::uint32_t expected = m < header_at ? 0 : static_cast<std::uint32_t>(m - header_at);
+    const std::uint32_t expected = expected_fpdu_ptr(m, header_at);
     if (!bad_marker && read_fpdu_ptr(fpdu, m) != expected) bad_marker = m;
     if (ulpdu_left > 0 && m >= piece_at) {
       const std::size_t n = std::min(ulpdu_left, m - piece_at);

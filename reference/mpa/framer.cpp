@@ -43,15 +43,14 @@ std::size_t Framer::frame(const wire::Chunks& ulpdu, std::vector<std::uint8_t>& 
     std::fill(piece.begin(), piece.end(), o.pad_octet);
   });
 
-  // RFC 5044 §4.3: FPDUPTR counts back from the Marker to ULPDU_Length; a
-  // Marker in front of the header (the FPDU starts on a Marker position)
-  // carries 0.
+  // RFC 5044 §4.3: every Marker inside the FPDU points back to its
+  // ULPDU_Length (fpdu_ptr_distance).
   const std::size_t header_at = layout.offset_of(0);
   for (std::size_t m = layout.first_marker(); m < total; m += kMarkerInterval) {
     MarkerHeader marker;
     marker.set(MarkerSpec::Field::Reserved, o.marker_reserved);
     marker.set(MarkerSpec::Field::FPDUPTR,
-               o.fpdu_ptr.value_or(static_cast<std::uint16_t>(m < header_at ? 0 : m - header_at)));
+               o.fpdu_ptr.value_or(static_cast<std::uint16_t>(fpdu_ptr_distance(m, header_at))));
     std::copy_n(marker.bytes().begin(), kMarkerSize, fpdu.begin() + static_cast<std::ptrdiff_t>(m));
   }
 

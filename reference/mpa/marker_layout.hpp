@@ -72,14 +72,11 @@ class MarkerLayout {
   std::size_t first_marker_;
 };
 
-// RFC 5044 §4.3: how many Markers fall inside `logical` FPDU octets
-// (header, ULPDU, PAD and CRC) sent from `stream_position` (octets since the
-// start of full operation in that direction). A Marker sits at every multiple
-// of 512 and is inserted before the FPDU octet that would occupy that
-// position; one at the position just after the last CRC octet belongs to
-// the next FPDU.
-constexpr std::size_t markers_within(std::uint64_t stream_position, std::size_t logical) {
-  return MarkerLayout(stream_position, true).markers_before(logical);
+// RFC 5044 §4.3: the FPDUPTR a Marker at stream offset `marker` carries:
+// its distance back to ULPDU_Length (at `header_at`), or 0 for a Marker in
+// front of the header. A distance beyond 16 bits cannot be carried.
+constexpr std::size_t fpdu_ptr_distance(std::size_t marker, std::size_t header_at) {
+  return marker < header_at ? 0 : marker - header_at;
 }
 
 }  // namespace rdmaconf::mpa

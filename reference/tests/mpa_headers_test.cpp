@@ -134,7 +134,7 @@ TEST(MpaHeaders, PadLength) {
 
 // RFC 5044 §4.3: Markers at every multiple of 512; one due exactly after the
 // last octet belongs to the next FPDU.
-TEST(MpaHeaders, MarkersWithinCountsByBruteForce) {
+TEST(MpaHeaders, MarkerLayoutCountsMarkersByBruteForce) {
   for (std::uint64_t pos = 0; pos < 1100; pos += 4) {
     for (std::size_t logical : {8u, 12u, 500u, 508u, 509u, 1016u, 1017u, 4100u}) {
       // Walk the stream octet by octet: a Marker occupies each multiple of 512.
@@ -149,7 +149,7 @@ TEST(MpaHeaders, MarkersWithinCountsByBruteForce) {
         ++placed;
         ++p;
       }
-      EXPECT_EQ(markers_within(pos, logical), markers) << pos << " " << logical;
+      EXPECT_EQ(MarkerLayout(pos, true).markers_before(logical), markers) << pos << " " << logical;
     }
   }
 }

@@ -19,6 +19,8 @@ packages=(
   libpcap-dev tshark
   # the Wireshark dissector plugin (dissector/): Wireshark 4.0 headers (wireshark.pc) and GLib
   libwireshark-dev libglib2.0-dev
+  # the device agent (conformance/agent/): verbs and rdma_cm from rdma-core; JSON for its control channel
+  libibverbs-dev librdmacm-dev nlohmann-json3-dev
 )
 
 missing=()

@@ -1,10 +1,14 @@
 // `rdmaconf run`: the catalogue against an implementation under test.
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <map>
 #include <fstream>
 #include <iostream>
 #include <filesystem>
 #include <mutex>
 
+#include "agent_run.hpp"
 #include "command.hpp"
 #include "engine.hpp"
 #include "mutation.hpp"
@@ -24,7 +28,36 @@ struct RunArgs {
   unsigned jobs = 8;
   double time_scale = 1.0;
   std::string junit, json, html, pcap;
+  AgentRunArgs agent;
 };
+
+// A suite runs only against a target that speaks it (the iWARP suites need
+// an MPA peer, clc an SMC-R CLC peer); what is left out is said, with why.
+std::vector<const cf::Case*> runnable_cases(const std::vector<const cf::Case*>& selected, const cf::RunOptions& o,
+                                            std::vector<std::string>& skipped, const std::string& no_initiator_why) {
+  std::vector<const cf::Case*> out;
+  std::map<std::string, std::pair<int, std::string>> left;  // "suite, role" -> count, why
+  for (const cf::Case* c : selected) {
+    const bool clc = c->protocol == "clc";
+    std::string why;
+    if (c->role == cf::Role::kInitiator) {
+      if (!o.accept_initiator) why = no_initiator_why;
+    } else if (clc ? !o.connect_clc : !o.connect_responder) {
+      why = clc ? "no CLC target (give --clc-target HOST:PORT, or --suite clc to use --target)"
+                : "no iWARP target (give --target HOST:PORT)";
+    }
+    if (why.empty()) {
+      out.push_back(c);
+      continue;
+    }
+    auto& [n, w] = left[c->protocol + " (" + std::string(cf::to_string(c->role)) + " role)"];
+    ++n;
+    w = why;
+  }
+  for (const auto& [what, nw] : left)
+    skipped.push_back(what + ": " + std::to_string(nw.first) + " cases skipped, " + nw.second);
+  return out;
+}
 
 int run(const RunArgs& a) {
   auto cat = cf::load_catalogue(a.cases_dir);
@@ -35,9 +68,18 @@ int run(const RunArgs& a) {
   o.time_scale = a.time_scale;
   o.strict = a.strict;
   o.iut_lacks = a.iut_lacks;
+  if (a.reference && !a.agent.url.empty()) {
+    std::cerr << "rdmaconf run: --agent and --reference exclude each other\n";
+    return 2;
+  }
+  std::unique_ptr<cf::AgentView> reference_view;  // outlives the IUT that reports into it
   std::unique_ptr<cf::ReferenceIut> iut;
+  std::unique_ptr<AgentRun> device_agent;
+  std::vector<agent::MpaConfig> passes{agent::MpaConfig{}};
   cf::Listener listener;
   std::string what;
+  std::string no_initiator_why = "no listener for an IUT that connects (give --listen ADDR:PORT)";
+  const bool clc_explicit = std::find(a.suites.begin(), a.suites.end(), "clc") != a.suites.end();
   if (a.reference) {
     cf::FaultSet fs;
     for (const std::string& n : a.faults) {
@@ -49,18 +91,42 @@ int run(const RunArgs& a) {
       fs.set(f->id);
     }
     iut = std::make_unique<cf::ReferenceIut>(fs);
+    // The reference reports its own side as a device agent would.
+    reference_view = std::make_unique<cf::AgentView>();
+    cf::observe(*iut, *reference_view);
     std::string error;
     if (!iut->listen("127.0.0.1", 0, error) || !iut->listen_clc("127.0.0.1", 0, error)) {
       std::cerr << "rdmaconf run: " << error << "\n";
       return 2;
     }
     o = cf::reference_options(*iut, o);
+    o.agent = reference_view.get();
     what = "built-in reference IUT" + (fs.names().empty() ? std::string() : " with faults " + fs.names());
-  } else {
-    if (a.target.empty() && a.listen.empty()) {
-      std::cerr << "rdmaconf run: give --target HOST:PORT, --listen ADDR:PORT or --reference\n";
+  } else if (!a.agent.url.empty()) {
+    AgentRunArgs aa = a.agent;
+    aa.target = a.target;
+    aa.listen = a.listen;
+    aa.clc_target = a.clc_target;
+    if (aa.token.empty())
+      if (const char* env = std::getenv("RDMACONF_AGENT_TOKEN")) aa.token = env;
+    device_agent = std::make_unique<AgentRun>(aa);
+    std::string error;
+    if (!device_agent->open(error) || !device_agent->configurations(passes, error)) {
+      std::cerr << "rdmaconf run: " << error << "\n";
       return 2;
     }
+    for (const std::string& item : device_agent->lacks())
+      if (std::find(o.iut_lacks.begin(), o.iut_lacks.end(), item) == o.iut_lacks.end()) o.iut_lacks.push_back(item);
+    what = device_agent->describe();
+    no_initiator_why = "the agent is not on this host: give --listen ADDR:PORT the device can reach";
+  } else {
+    if (a.target.empty() && a.listen.empty() && a.clc_target.empty()) {
+      std::cerr << "rdmaconf run: give --target HOST:PORT, --clc-target HOST:PORT, --listen ADDR:PORT, --agent URL "
+                   "or --reference\n";
+      return 2;
+    }
+    // Without an agent nobody reports the IUT's own side.
+    o.iut_lacks.push_back("agent");
     std::string host;
     std::uint16_t port = 0;
     if (!a.target.empty()) {
@@ -69,6 +135,8 @@ int run(const RunArgs& a) {
         return 2;
       }
       o.connect_responder = cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
+      // --target serves the clc suite only when asked for by name.
+      if (clc_explicit && a.clc_target.empty()) o.connect_clc = o.connect_responder;
       what = a.target;
     }
     if (!a.clc_target.empty()) {
@@ -77,6 +145,7 @@ int run(const RunArgs& a) {
         return 2;
       }
       o.connect_clc = cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
+      what += (what.empty() ? "" : ", ") + std::string("CLC at ") + a.clc_target;
     }
     if (!a.listen.empty()) {
       std::string error;
@@ -90,18 +159,6 @@ int run(const RunArgs& a) {
     }
   }
   auto selected = cf::select(cat, a.suites, a.ids);
-  // Cases whose role has no connection in this run are left out.
-  std::vector<const cf::Case*> runnable;
-  for (const cf::Case* c : selected) {
-    const bool have = c->role == cf::Role::kInitiator ? static_cast<bool>(o.accept_initiator)
-                                                      : static_cast<bool>(o.connect_responder) ||
-                                                            (c->protocol == "clc" && o.connect_clc);
-    if (have) runnable.push_back(c);
-  }
-  if (runnable.empty()) {
-    std::cerr << "rdmaconf run: no case selected\n";
-    return 2;
-  }
   cf::PcapWriter pcap_writer;
   if (!a.pcap.empty()) {
     pcap_writer = cf::pcap_writer();
@@ -111,27 +168,75 @@ int run(const RunArgs& a) {
     }
   }
   std::mutex mu;
-  std::size_t done = 0;
-  o.on_result = [&](const cf::CaseResult& r) {
-    std::lock_guard lock(mu);
-    ++done;
-    if (!pcap_writer && a.quiet) return;
-    if (pcap_writer) pcap_writer(a.pcap, r);
-    if (a.quiet) return;
-    std::cout << "[" << done << "/" << runnable.size() << "] " << cf::to_string(r.verdict) << "  " << r.c->id;
-    if (r.verdict != cf::Verdict::kPass) std::cout << "  -- " << r.reason;
-    std::cout << "\n";
-  };
-  const auto t0 = std::chrono::steady_clock::now();
-  auto results = cf::run_cases(runnable, o);
-  const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::size_t done = 0, total = 0;
+  const bool labelled = passes.size() > 1;
+  std::vector<cf::CaseResult> results;
+  std::vector<std::string> skipped;
+  double wall = 0;
+  bool any_run = false;
+  for (std::size_t p = 0; p < passes.size(); ++p) {
+    cf::RunOptions po = o;
+    if (device_agent) {
+      std::string error;
+      // The clc suite runs once (no MPA setting changes it), in the first pass.
+      const bool with_clc = p == 0 && !std::count(po.iut_lacks.begin(), po.iut_lacks.end(), "clc");
+      if (!device_agent->begin_pass(passes[p], with_clc, po, error)) {
+        std::cerr << "rdmaconf run: " << error << "\n";
+        return 2;
+      }
+      if (labelled) po.configuration = passes[p].label();
+    }
+    std::vector<std::string> pass_skipped;
+    auto runnable = runnable_cases(selected, po, pass_skipped, no_initiator_why);
+    if (device_agent && p > 0) {
+      // Later passes leave the clc suite out on purpose: say so once.
+      std::erase_if(pass_skipped, [](const std::string& s) { return s.rfind("clc", 0) == 0; });
+    }
+    for (const std::string& s : pass_skipped)
+      skipped.push_back(po.configuration.empty() ? s : "[" + po.configuration + "] " + s);
+    if (runnable.empty()) {
+      if (device_agent) device_agent->end_pass();
+      continue;
+    }
+    any_run = true;
+    total = runnable.size();
+    done = 0;
+    if (labelled && !a.quiet) std::cout << "rdmaconf run: pass " << p + 1 << "/" << passes.size() << ": " << po.configuration << "\n";
+    po.on_result = [&](const cf::CaseResult& r) {
+      std::lock_guard lock(mu);
+      ++done;
+      if (!pcap_writer && a.quiet) return;
+      if (pcap_writer) pcap_writer(a.pcap, r);
+      if (a.quiet) return;
+      std::cout << "[" << done << "/" << total << "] " << cf::to_string(r.verdict) << "  " << r.c->id;
+      if (!r.configuration.empty()) std::cout << " [" << r.configuration << "]";
+      if (r.verdict != cf::Verdict::kPass) {
+        std::cout << "  -- " << r.reason << "\n";
+        // Beside a verdict that is not a pass: what the IUT saw itself.
+        for (const cf::AgentEvent& e : r.agent) std::cout << "      agent: " << cf::describe(e) << "\n";
+      } else {
+        std::cout << "\n";
+      }
+    };
+    const auto t0 = std::chrono::steady_clock::now();
+    auto rs = cf::run_cases(runnable, po);
+    wall += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (device_agent) device_agent->end_pass();
+    results.insert(results.end(), std::make_move_iterator(rs.begin()), std::make_move_iterator(rs.end()));
+  }
   if (iut) iut->stop();
+  for (const std::string& s : skipped) std::cout << "rdmaconf run: skipped " << s << "\n";
+  if (!any_run) {
+    std::cerr << "rdmaconf run: no case selected\n";
+    return 2;
+  }
   const cf::Summary s = cf::summarize(results);
-  std::cout << "\nrdmaconf run: " << s.total << " cases against " << what << " in " << static_cast<long long>(wall)
-            << " ms:";
+  std::cout << "\nrdmaconf run: " << s.total << " cases against " << what;
+  if (labelled) std::cout << " in " << passes.size() << " configurations";
+  std::cout << " in " << static_cast<long long>(wall) << " ms:";
   for (const auto& [v, n] : s.counts) std::cout << " " << cf::to_string(v) << " " << n;
   std::cout << "\n";
-  cf::RunInfo info{what, a.faults.empty() ? "" : a.faults.front(), a.strict, wall};
+  cf::RunInfo info{what, a.faults.empty() ? "" : a.faults.front(), a.strict, wall, skipped};
   auto write = [&](const std::string& path, auto fn) {
     std::ofstream f(path);
     if (!f) {
@@ -154,8 +259,10 @@ int run(const RunArgs& a) {
 void add_run_command(CLI::App& app, int& exit_code) {
   static RunArgs a;
   CLI::App* sub = app.add_subcommand("run", "Run conformance cases against an implementation under test");
-  sub->add_option("--target", a.target, "HOST:PORT of an IUT that accepts connections (MPA responder, CLC server)");
-  sub->add_option("--clc-target", a.clc_target, "HOST:PORT for the clc suite, if not --target");
+  sub->add_option("--target", a.target,
+                  "HOST:PORT of an IUT that accepts MPA connections (the iWARP suites; the clc suite too with --suite "
+                  "clc); with --agent: where the device's listener is reached, if not where the agent says");
+  sub->add_option("--clc-target", a.clc_target, "HOST:PORT of an SMC-R CLC server (the clc suite)");
   sub->add_option("--listen", a.listen, "ADDR:PORT where the tester waits for an IUT that connects (initiator role)");
   sub->add_flag("--reference", a.reference, "Test the built-in reference IUT (with --fault to break it)");
   sub->add_option("--fault", a.faults, "With --reference: a named fault (rdmaconf faults)");
@@ -166,7 +273,18 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Features the IUT does not offer (case 'needs' items: commands, atomics, immediate, rev2, "
                   "markers, no-crc, echo, receives, clc, buffer): their cases are reported unimplemented, not run")
       ->check(CLI::IsMember({"commands", "atomics", "immediate", "rev2", "markers", "no-crc", "echo", "receives",
-                             "clc", "buffer"}));
+                             "clc", "buffer", "agent"}));
+  sub->add_option("--agent", a.agent.url, "http://HOST:PORT of an rdmaconf-agent on the device's host (docs/agent.md)");
+  sub->add_option("--token", a.agent.token, "The agent's bearer token (default: $RDMACONF_AGENT_TOKEN)");
+  sub->add_option("--agent-config", a.agent.configs,
+                  "With --agent: MPA configurations, one catalogue pass each: auto (every setting the device can "
+                  "choose), default, or e.g. crc=off,markers=on");
+  sub->add_option("--agent-listen", a.agent.agent_listen, "With --agent: [HOST:]PORT the agent listens on (default: --target's port)");
+  sub->add_option("--agent-connect-to", a.agent.connect_to,
+                  "With --agent: HOST[:PORT] the device dials to reach --listen (default: --listen's address)");
+  sub->add_flag("--agent-nat", a.agent.nat,
+                "With --agent: the device sees other addresses than the tester (NAT): one case at a time, events "
+                "tied to the running case");
   sub->add_option("-j,--jobs", a.jobs, "Cases run in parallel")->check(CLI::Range(1, 64));
   sub->add_option("--time-scale", a.time_scale, "Multiply every time bound (0.25 on loopback)")->check(CLI::Range(0.05, 20.0));
   sub->add_flag("--strict", a.strict, "A missed SHOULD fails the run");

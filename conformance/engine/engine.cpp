@@ -182,6 +182,17 @@ std::vector<std::string> check_case(const Case& c) {
           continue;
         }
         if (u == "message" && st.alternatives.size() != 1) err(st, "expected 'message' as the only alternative of its step");
+        if (u.starts_with("agent.")) {
+          // What the IUT reports locally (agent_view.hpp): one alternative,
+          // matchers `=` or `!=` on its known fields.
+          if (!is_agent_unit(u)) err(st, "expected agent.completion, agent.async or agent.connection, got '" + u + "'");
+          if (st.alternatives.size() != 1) err(st, "expected '" + u + "' as the only alternative of its step");
+          if (!c.needs_item("agent")) err(st, "expected 'needs: agent' in a case that checks what the IUT reports");
+          for (const Arg& a : alt.args)
+            if (!agent_field_known(a.name) || !a.has_value || a.mask || (a.op != Op::kEq && a.op != Op::kNe))
+              err(st, "expected name=, opcode=, status=, byte_len= or detail= (with = or !=) after '" + u + "', got '" + a.name + "'");
+          continue;
+        }
         for (const Arg& a : alt.args) {
           // `message`: the first segment's fields, and the whole message's
           // payload_len and segments.

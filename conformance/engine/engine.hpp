@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent_view.hpp"
 #include "script.hpp"
 
 namespace rdmaconf::conformance {
@@ -50,6 +51,10 @@ struct CaseResult {
   double duration_ms = 0;
   std::vector<FrameRecord> frames;
   ExchangeRecord exchange;
+  // What the IUT reported locally for this connection (agent_view.hpp),
+  // at_ms relative to the case's connection; empty without an agent view.
+  std::vector<AgentEvent> agent{};
+  std::string configuration{};  // the pass it ran in ("crc=on"), empty for a single pass
 };
 
 // How the engine gets a connection to the IUT for a case. Returns a
@@ -72,6 +77,12 @@ struct RunOptions {
   std::string clc_eid = "RDMACONF-TEST-EID";
   std::uint32_t clc_subnet = 0x7f000000;
   std::uint8_t clc_prefix_length = 8;
+  // The IUT's own view (a device agent, or the reference IUT in process):
+  // `agent.*` expectations read it, reports show it beside the exchange.
+  // Without it, cases that need `agent` are unimplemented.
+  AgentView* agent = nullptr;
+  Duration agent_settle{500};  // at a case's end, how long to wait for the IUT to report the close
+  std::string configuration{};  // copied into every CaseResult
   std::function<void(const CaseResult&)> on_result;  // progress, captures
 };
 

@@ -31,11 +31,20 @@ RunOptions reference_options(ReferenceIut& iut, RunOptions o) {
     Listener l;
     if (!listen_on("127.0.0.1", 0, l, error)) return -1;
     const std::uint16_t port = static_cast<std::uint16_t>(std::stoi(l.address.substr(l.address.rfind(':') + 1)));
-    iut.connect("127.0.0.1", port, c.protocol == "clc", {.rev2_peer_to_peer = c.needs_item("rev2")});
+    InitiatorProfile profile;
+    profile.rev2_peer_to_peer = c.needs_item("rev2");
+    iut.connect("127.0.0.1", port, c.protocol == "clc", profile);
     return accept_connector(l, std::chrono::milliseconds(2000))(c, error);
   };
   o.initiator_parallel = true;
   return o;
+}
+
+void observe(ReferenceIut& iut, AgentView& view) {
+  iut.set_observer([&view](const IutEvent& e) {
+    static constexpr const char* kKinds[] = {"connection", "completion", "async"};
+    view.add({0, kKinds[static_cast<int>(e.kind)], e.name, e.status, e.byte_len, e.detail, e.local, e.peer});
+  });
 }
 
 MutationResult run_mutation(const std::vector<const Case*>& cases, RunOptions base,
@@ -45,7 +54,11 @@ MutationResult run_mutation(const std::vector<const Case*>& cases, RunOptions ba
   const auto t0 = Clock::now();
   MutationResult out;
   auto run_with = [&](FaultSet fs) {
+    AgentView view;  // outlives the IUT that reports into it
     ReferenceIut iut(fs);
+    observe(iut, view);
+    RunOptions with_view = base;
+    with_view.agent = &view;
     std::string error;
     if (!iut.listen("127.0.0.1", 0, error) || !iut.listen_clc("127.0.0.1", 0, error)) {
       std::vector<CaseResult> rs(cases.size());
@@ -56,7 +69,7 @@ MutationResult run_mutation(const std::vector<const Case*>& cases, RunOptions ba
       }
       return rs;
     }
-    auto rs = run_cases(cases, reference_options(iut, base));
+    auto rs = run_cases(cases, reference_options(iut, with_view));
     iut.stop();
     return rs;
   };

@@ -38,6 +38,10 @@ MutationResult run_mutation(const std::vector<const Case*>& cases, RunOptions ba
 // Options that run cases against an in-process reference IUT.
 RunOptions reference_options(class ReferenceIut& iut, RunOptions base);
 
+// Feeds what the reference IUT sees locally into `view` (call before the
+// IUT listens), so `agent.*` expectations run against the reference too.
+void observe(class ReferenceIut& iut, AgentView& view);
+
 void write_mutation_markdown(std::ostream& out, const MutationResult& r);
 
 }  // namespace rdmaconf::conformance

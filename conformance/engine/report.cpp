@@ -61,12 +61,30 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
   for (const auto& x : v) s += (s.empty() ? "" : std::string(sep)) + x;
   return s;
 }
+std::string case_name(const CaseResult& r) {
+  return r.configuration.empty() ? r.c->id : r.c->id + " [" + r.configuration + "]";
+}
+// The IUT's own view, one line per event, times relative to the case.
+std::string agent_lines(const CaseResult& r) {
+  std::string out;
+  for (const AgentEvent& e : r.agent) {
+    char at[32];
+    std::snprintf(at, sizeof at, "%8.1f ms  ", e.at_ms);
+    out += at + describe(e) + "\n";
+  }
+  return out;
+}
 }  // namespace
 
 void write_junit(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info) {
   std::map<std::string, std::vector<const CaseResult*>> suites;
   for (const CaseResult& r : results) suites[r.c->protocol].push_back(&r);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"rdmaconf\" time=\"" << ms(info.wall_ms) << "\">\n";
+  if (!info.skipped.empty()) {
+    out << "  <testsuite name=\"skipped-suites\" tests=\"0\"><properties>";
+    for (const std::string& sk : info.skipped) out << "<property name=\"skipped\" value=\"" << xml_escape(sk) << "\"/>";
+    out << "</properties></testsuite>\n";
+  }
   for (const auto& [name, rs] : suites) {
     int failures = 0, errors = 0, skipped = 0;
     double t = 0;
@@ -79,11 +97,12 @@ void write_junit(std::ostream& out, const std::vector<CaseResult>& results, cons
     out << "  <testsuite name=\"" << xml_escape(name) << "\" tests=\"" << rs.size() << "\" failures=\"" << failures
         << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\" time=\"" << ms(t) << "\">\n";
     for (const CaseResult* r : rs) {
-      out << "    <testcase classname=\"rdmaconf." << xml_escape(name) << "\" name=\"" << xml_escape(r->c->id)
+      out << "    <testcase classname=\"rdmaconf." << xml_escape(name) << "\" name=\"" << xml_escape(case_name(*r))
           << "\" time=\"" << ms(r->duration_ms) << "\">\n";
       out << "      <properties><property name=\"requirement\" value=\"" << xml_escape(join(r->c->requirements, ","))
           << "\"/><property name=\"rfc\" value=\"" << xml_escape(r->c->rfc) << "\"/><property name=\"level\" value=\""
-          << to_string(r->c->level) << "\"/><property name=\"verdict\" value=\"" << to_string(r->verdict) << "\"/></properties>\n";
+          << to_string(r->c->level) << "\"/><property name=\"verdict\" value=\"" << to_string(r->verdict)
+          << "\"/><property name=\"configuration\" value=\"" << xml_escape(r->configuration) << "\"/></properties>\n";
       const std::string msg = xml_escape(r->reason);
       if (r->verdict == Verdict::kFail)
         out << "      <failure message=\"" << msg << "\" type=\"" << to_string(r->c->level) << "\">" << xml_escape(r->c->file)
@@ -92,8 +111,11 @@ void write_junit(std::ostream& out, const std::vector<CaseResult>& results, cons
         out << "      <error message=\"" << msg << "\"/>\n";
       else if (r->verdict == Verdict::kUnimplemented)
         out << "      <skipped message=\"" << msg << "\"/>\n";
-      else if (r->verdict != Verdict::kPass)
-        out << "      <system-out>" << to_string(r->verdict) << ": " << msg << "</system-out>\n";
+      std::string system_out;
+      if (r->verdict == Verdict::kNonStrict || r->verdict == Verdict::kInformational)
+        system_out = std::string(to_string(r->verdict)) + ": " + r->reason + "\n";
+      if (!r->agent.empty()) system_out += "IUT's own view (agent):\n" + agent_lines(*r);
+      if (!system_out.empty()) out << "      <system-out>" << xml_escape(system_out) << "</system-out>\n";
       out << "    </testcase>\n";
     }
     out << "  </testsuite>\n";
@@ -105,7 +127,9 @@ void write_json(std::ostream& out, const std::vector<CaseResult>& results, const
   const Summary s = summarize(results);
   out << "{\n  \"tool\": \"rdmaconf\",\n  \"target\": \"" << json_escape(info.target) << "\",\n  \"faults\": \""
       << json_escape(info.faults) << "\",\n  \"strict\": " << (info.strict ? "true" : "false")
-      << ",\n  \"duration_ms\": " << static_cast<long long>(info.wall_ms) << ",\n  \"summary\": {";
+      << ",\n  \"duration_ms\": " << static_cast<long long>(info.wall_ms) << ",\n  \"skipped\": [";
+  for (std::size_t k = 0; k < info.skipped.size(); ++k) out << (k ? ", " : "") << "\"" << json_escape(info.skipped[k]) << "\"";
+  out << "],\n  \"summary\": {";
   bool first = true;
   for (Verdict v : {Verdict::kPass, Verdict::kNonStrict, Verdict::kInformational, Verdict::kUnimplemented,
                     Verdict::kFail, Verdict::kError}) {
@@ -117,7 +141,8 @@ void write_json(std::ostream& out, const std::vector<CaseResult>& results, const
   for (std::size_t i = 0; i < results.size(); ++i) {
     const CaseResult& r = results[i];
     out << "    {\"id\": \"" << json_escape(r.c->id) << "\", \"protocol\": \"" << json_escape(r.c->protocol)
-        << "\", \"title\": \"" << json_escape(r.c->title) << "\", \"requirements\": [";
+        << "\", \"configuration\": \"" << json_escape(r.configuration) << "\", \"title\": \"" << json_escape(r.c->title)
+        << "\", \"requirements\": [";
     for (std::size_t k = 0; k < r.c->requirements.size(); ++k)
       out << (k ? ", " : "") << "\"" << json_escape(r.c->requirements[k]) << "\"";
     out << "], \"rfc\": \"" << json_escape(r.c->rfc) << "\", \"level\": \"" << to_string(r.c->level)
@@ -130,6 +155,14 @@ void write_json(std::ostream& out, const std::vector<CaseResult>& results, const
       out << (k ? ", " : "") << "{\"from\": \"" << (f.from_tester ? "tester" : "iut") << "\", \"at_ms\": "
           << static_cast<long long>(f.at_ms) << ", \"headline\": \"" << json_escape(f.headline) << "\", \"detail\": \""
           << json_escape(f.detail) << "\"}";
+    }
+    out << "], \"agent\": [";
+    for (std::size_t k = 0; k < r.agent.size(); ++k) {
+      const AgentEvent& e = r.agent[k];
+      out << (k ? ", " : "") << "{\"at_ms\": " << static_cast<long long>(e.at_ms) << ", \"kind\": \""
+          << json_escape(e.kind) << "\", \"name\": \"" << json_escape(e.name) << "\", \"status\": \""
+          << json_escape(e.status) << "\", \"byte_len\": " << e.byte_len << ", \"detail\": \"" << json_escape(e.detail)
+          << "\"}";
     }
     out << "]}" << (i + 1 < results.size() ? "," : "") << "\n";
   }
@@ -146,18 +179,24 @@ void write_html(std::ostream& out, const std::vector<CaseResult>& results, const
          "details{margin:.3em 0}summary{cursor:pointer}\n</style></head><body>\n";
   out << "<h1>rdmaconf conformance report</h1>\n<p>Target: " << xml_escape(info.target)
       << (info.faults.empty() ? "" : " (reference with faults: " + xml_escape(info.faults) + ")")
-      << (info.strict ? ", strict" : "") << ". " << s.total << " cases.</p>\n<p>";
+      << (info.strict ? ", strict" : "") << ". " << s.total << " cases.</p>\n";
+  if (!info.skipped.empty()) {
+    out << "<p>Not run:</p><ul>";
+    for (const std::string& sk : info.skipped) out << "<li>" << xml_escape(sk) << "</li>";
+    out << "</ul>\n";
+  }
+  out << "<p>";
   for (const auto& [v, n] : s.counts) out << "<span class=\"" << to_string(v) << "\">" << to_string(v) << ": " << n << "</span> &nbsp; ";
   out << "</p>\n<table><tr><th>case</th><th>level</th><th>requirement</th><th>verdict</th></tr>\n";
   for (const CaseResult& r : results)
-    out << "<tr><td><a href=\"#" << xml_escape(r.c->id) << "\">" << xml_escape(r.c->id) << "</a></td><td>"
+    out << "<tr><td><a href=\"#" << xml_escape(case_name(r)) << "\">" << xml_escape(case_name(r)) << "</a></td><td>"
         << to_string(r.c->level) << "</td><td>" << xml_escape(r.c->rfc) << "</td><td class=\"" << to_string(r.verdict)
         << "\">" << to_string(r.verdict) << "</td></tr>\n";
   out << "</table>\n";
   for (const CaseResult& r : results) {
-    out << "<details id=\"" << xml_escape(r.c->id) << "\"" << (r.verdict == Verdict::kFail ? " open" : "")
+    out << "<details id=\"" << xml_escape(case_name(r)) << "\"" << (r.verdict == Verdict::kFail ? " open" : "")
         << "><summary><span class=\"" << to_string(r.verdict) << "\">" << to_string(r.verdict) << "</span> "
-        << xml_escape(r.c->id) << ": " << xml_escape(r.c->title) << "</summary>\n<p>" << to_string(r.c->level) << ", "
+        << xml_escape(case_name(r)) << ": " << xml_escape(r.c->title) << "</summary>\n<p>" << to_string(r.c->level) << ", "
         << xml_escape(r.c->rfc) << ", requirement " << xml_escape(join(r.c->requirements, ", ")) << "; IUT role "
         << to_string(r.c->role) << "; script " << xml_escape(r.c->file) << "</p>\n";
     if (!r.reason.empty()) out << "<p>line " << r.failed_line << ": " << xml_escape(r.reason) << "</p>\n";
@@ -167,7 +206,9 @@ void write_html(std::ostream& out, const std::vector<CaseResult>& results, const
       std::snprintf(at, sizeof at, "%8.1f ms  ", f.at_ms);
       out << at << (f.from_tester ? "tester " : "IUT    ") << xml_escape(f.headline) << "\n" << xml_escape(f.detail);
     }
-    out << "</pre></details>\n";
+    out << "</pre>";
+    if (!r.agent.empty()) out << "<p>The IUT's own view (agent):</p><pre>" << xml_escape(agent_lines(r)) << "</pre>";
+    out << "</details>\n";
   }
   out << "</body></html>\n";
 }

@@ -15,6 +15,7 @@ struct RunInfo {
   std::string faults;  // reference faults, if the IUT was the reference
   bool strict = false;
   double wall_ms = 0;
+  std::vector<std::string> skipped{};  // suites not run, and why
 };
 
 void write_junit(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info);

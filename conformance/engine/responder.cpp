@@ -55,6 +55,16 @@ struct Socket {
   // faults that drop a handshake timer lift it: the IUT then waits until
   // stop().
   Clock::duration lifetime = kConnectionLifetime;
+  // The observer (the agent's view) and this connection's MPA choices.
+  const IutObserver* observer = nullptr;
+  IutMpaConfig mpa{};
+  std::string local{}, peer{};
+
+  void emit(IutEvent::Kind kind, std::string name, std::string status = {}, std::string detail = {},
+            std::uint32_t byte_len = 0, std::uint64_t wr_id = 0) const {
+    if (!observer || !*observer) return;
+    (*observer)(IutEvent{kind, local, peer, std::move(name), std::move(status), byte_len, wr_id, std::move(detail)});
+  }
 
   bool alive() const { return !stopping && Clock::now() - born < lifetime; }
 
@@ -305,6 +315,32 @@ class Requester {
   rdmap::WorkRequestId next_id_ = 5000;
 };
 
+std::string describe(const ddp::TerminateCode& code) {
+  std::string out = "layer=" + std::string(rdmap::layer_name(code.layer)) + " etype=" + std::to_string(code.etype) +
+                    " code=" + std::to_string(code.code);
+  if (const auto* row = rdmap::find_error(code)) out += " (" + std::string(row->name) + ")";
+  return out;
+}
+
+// The completion as a device's host would report it (verbs opcode names).
+void report_completion(const Socket& sock, const rdmap::Completion& c) {
+  using T = rdmap::CompletionType;
+  const std::string status = c.status == rdmap::CompletionStatus::kSuccess ? "success" : "flushed";
+  switch (c.type) {
+    case T::kTerminateReceived:
+      sock.emit(IutEvent::Kind::kAsync, "terminate_received", {},
+                c.terminate ? describe(c.terminate->code) : "undecodable Terminate");
+      return;
+    case T::kSend: sock.emit(IutEvent::Kind::kCompletion, "send", status, {}, c.byte_len, c.wr_id); return;
+    case T::kRdmaWrite: sock.emit(IutEvent::Kind::kCompletion, "rdma_write", status, {}, c.byte_len, c.wr_id); return;
+    case T::kRdmaRead: sock.emit(IutEvent::Kind::kCompletion, "rdma_read", status, {}, c.byte_len, c.wr_id); return;
+    case T::kAtomic: sock.emit(IutEvent::Kind::kCompletion, "atomic", status, {}, c.byte_len, c.wr_id); return;
+    case T::kImmediateData: sock.emit(IutEvent::Kind::kCompletion, "immediate", status, {}, c.byte_len, c.wr_id); return;
+    case T::kReceive: sock.emit(IutEvent::Kind::kCompletion, "recv", status, {}, c.byte_len, c.wr_id); return;
+    case T::kReceiveImmediate: sock.emit(IutEvent::Kind::kCompletion, "recv_imm", status, {}, c.byte_len, c.wr_id); return;
+  }
+}
+
 void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationOutcome& o, rdmap::Stream& st,
                         Memory& mem, std::vector<std::uint8_t> rx) {
   mpa::FramerConfig fc;
@@ -349,6 +385,7 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
   Requester requester(st, mem);
   auto completions = [&] {
     while (auto c = st.poll_completion()) {
+      report_completion(sock, *c);
       if (c->status != rdmap::CompletionStatus::kSuccess || f.has(FaultId::kEchoDropped)) continue;
       if (c->type == rdmap::CompletionType::kRdmaRead || c->type == rdmap::CompletionType::kAtomic) {
         requester.run();  // the ORD has room again
@@ -412,6 +449,7 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
     }
     flush();
     if (st.state() != rdmap::StreamState::kOperational) {
+      if (const auto& t = st.terminate_sent()) sock.emit(IutEvent::Kind::kAsync, "terminate_sent", {}, describe(t->code));
       // RFC 5040 §6.2: the stream is over once a Terminate went either way.
       if (f.has(FaultId::kNoCloseAfterTerminate)) {
         std::vector<std::uint8_t> sink;
@@ -468,7 +506,11 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
   nc.ord = 4;
   // RFC 5044 §7.1.1: CRCs are used when either side asks; the test ULP asks
   // for none itself, so a tester that asks for none can see MPA without them.
-  nc.want_crc = false;
+  nc.want_crc = sock.mpa.want_crc.value_or(false);
+  if (!initiator && sock.mpa.revision) {
+    nc.accept_rev1 = *sock.mpa.revision == 1;
+    nc.accept_rev2 = *sock.mpa.revision == 2;
+  }
   std::vector<std::uint8_t> frame;
   const auto handshake_deadline = Clock::now() + kHandshakeTimer;
   if (!initiator) {
@@ -502,6 +544,7 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
       if (parse_hint(req->ulp_private_data) & kHintMarkers) nc.want_markers = true;
     }
   }
+  if (sock.mpa.want_markers) nc.want_markers = *sock.mpa.want_markers;
   mpa::Negotiation n(nc);
   auto send_output = [&](bool accepting) {
     std::vector<std::uint8_t> out(n.pending_output().begin(), n.pending_output().end());
@@ -539,6 +582,7 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
     }
     if (n.state() == mpa::NegotiationState::kFailed) {
       const auto& fail = *n.failure();
+      sock.emit(IutEvent::Kind::kConnection, "rejected", {}, "MPA negotiation failed");
       if (!(fail.action == mpa::FailureAction::kSendRejectThenClose && f.has(FaultId::kMpaCloseWithoutReject)))
         send_output(false);
       if (fail.action == mpa::FailureAction::kSendTerminateThenClose && fail.terminate_code) {
@@ -568,6 +612,10 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
     rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(std::min(used, rx.size())));
   }
   const mpa::NegotiationOutcome o = *n.outcome();
+  sock.emit(IutEvent::Kind::kConnection, "established", {},
+            "rev " + std::to_string(o.revision) + (o.crc ? " crc=on" : " crc=off") +
+                (o.markers_send || o.markers_receive ? " markers=on" : " markers=off") +
+                (o.peer_to_peer ? " p2p" : ""));
   // RFC 6581 §5: with the IRD/ORD exchange, our ORD is what it settled (never
   // above the peer's IRD).
   if (o.enhanced) st.settle_ird_ord(o.ird, o.ord);
@@ -854,6 +902,23 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
   }
 }
 
+std::string socket_address(int fd, bool peer) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  if ((peer ? ::getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len)
+            : ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len)) != 0)
+    return "?";
+  char host[INET6_ADDRSTRLEN] = {};
+  if (a.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&a);
+    ::inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+    return "[" + std::string(host) + "]:" + std::to_string(ntohs(in6->sin6_port));
+  }
+  const auto* in = reinterpret_cast<const sockaddr_in*>(&a);
+  ::inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+  return std::string(host) + ":" + std::to_string(ntohs(in->sin_port));
+}
+
 int open_listener(const std::string& host, std::uint16_t port, std::uint16_t& bound, std::string& error) {
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
@@ -922,26 +987,34 @@ void ReferenceIut::spawn(int fd, bool clc, bool initiator, InitiatorProfile prof
   }
   threads_.emplace_back([this, fd, clc, initiator, profile] {
     Socket s{fd, stopping_};
+    s.observer = &observer_;
+    s.mpa = initiator ? profile.mpa : mpa_;
+    if (observer_) {
+      s.local = socket_address(fd, false);
+      s.peer = socket_address(fd, true);
+    }
     if (clc) serve_clc(s, faults_, initiator);
     else serve_iwarp(s, faults_, initiator, profile);
+    s.emit(IutEvent::Kind::kConnection, "closed");
     ::close(fd);
   });
 }
 
-void ReferenceIut::connect(const std::string& host, std::uint16_t port, bool clc, InitiatorProfile profile) {
+bool ReferenceIut::connect(const std::string& host, std::uint16_t port, bool clc, InitiatorProfile profile) {
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV;
   addrinfo* res = nullptr;
-  if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res) != 0 || !res) return;
+  if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res) != 0 || !res) return false;
   const int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   const bool ok = ::connect(fd, res->ai_addr, res->ai_addrlen) == 0;
   ::freeaddrinfo(res);
   if (!ok) {
     ::close(fd);
-    return;
+    return false;
   }
   spawn(fd, clc, true, profile);
+  return true;
 }
 
 void ReferenceIut::stop() {

@@ -969,6 +969,12 @@ StepOutcome expect_message(Session& s, const Step& st) {
 
 StepOutcome expect(Session& s, const Step& st) {
   if (st.alternatives.size() == 1 && st.alternatives.front().unit == "message") return expect_message(s, st);
+  if (st.alternatives.size() == 1 && is_agent_unit(st.alternatives.front().unit)) {
+    if (!s.o.agent) return {StepOutcome::Kind::kUnimplemented, "no view of the IUT's own side in this run (rdmaconf run --agent)"};
+    const std::string why = expect_agent(*s.o.agent, s.result.exchange, st, s.scaled(st.within.value_or(Duration(2000))));
+    if (!why.empty()) return {StepOutcome::Kind::kMismatch, why};
+    return {};
+  }
   bool has_close = false, has_silence = false, has_unit = false;
   bool nothing_before_close = false;  // `close nothing_before`: no unit may come first
   bool reset_close = false;           // `close reset`: an RST, not a FIN
@@ -1167,6 +1173,9 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
     int one = 1;
     ::setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   }
+  result.configuration = o.configuration;
+  const double agent_t0 = o.agent ? o.agent->now_ms() : 0;
+  if (o.agent) o.agent->begin_case(result.exchange.tester_address, result.exchange.iut_address);
   const auto case_deadline = Clock::now() + s.scaled(c.timeout);
   StepOutcome outcome;
   int line = 0;
@@ -1192,6 +1201,7 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
     if (outcome.kind != StepOutcome::Kind::kOk || outcome.ends_case) break;
   }
   if (s.fd >= 0) ::close(s.fd);
+  if (o.agent) collect_agent_view(*o.agent, result, agent_t0, s.scaled(o.agent_settle));
   result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   switch (outcome.kind) {
     case StepOutcome::Kind::kOk: result.verdict = Verdict::kPass; break;

@@ -136,8 +136,8 @@ bool RdmaCoreBackend::open(const std::string& device, std::string& error) {
   }
   facts_ = query_device_facts(ctx_, problems_);
   facts_.smc = SmcSide::available();
-  budget_ = reply_private_data_budget(0);
-  template_ad_ = fit_advertisement(Connection::advertised_buffers_template(), budget_);
+  budget_ = reply_private_data_budget(driver_reply_private_data_limit(facts_));
+  template_ad_ = fit_advertisement(Connection::advertised_buffers_template(facts_), budget_);
   channel_ = rdma_create_event_channel();
   comp_ = ibv_create_comp_channel(ctx_);
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -43,6 +43,10 @@ SiwParameters parse_siw_parameters(const std::map<std::string, std::string>& fil
 
 bool is_siw(const DeviceFacts& f) { return f.vendor_id == kSiwVendorId || f.name.rfind("siw", 0) == 0; }
 
+std::size_t driver_reply_private_data_limit(const DeviceFacts& f) {
+  return is_siw(f) ? kSiwMaxPrivateData - kMpaV2EnhancedPrefix : 0;
+}
+
 Capabilities map_capabilities(const DeviceFacts& f, const FittedAdvertisement& fitted, std::size_t reply_budget) {
   Capabilities c;
   c.backend = "rdma-core";
@@ -104,11 +108,17 @@ Capabilities map_capabilities(const DeviceFacts& f, const FittedAdvertisement& f
   c.notes.push_back("immediate: verbs' Send with Immediate is InfiniBand's operation; the backend does not post "
                     "RFC 7306 Immediate Data");
   c.memory_windows = f.mw_type2;
-  // A peer may invalidate only an STag made for it (a type 2 memory window
-  // bound through the send queue); ibv_reg_mr regions are `noinv`.
-  c.remote_invalidate = false;
-  c.notes.push_back("inv: not advertised; only a type 2 memory window bound after the QP reaches RTS could be "
-                    "remotely invalidated, and the Reply carrying the advertisement goes out before that");
+  // RFC 5040 §6.10 (Send with Invalidate): which STags a peer may
+  // invalidate is the device's. siw invalidates any STag of the QP's PD,
+  // so `inv` there is an ordinary region (and `noinv` shows whether that
+  // is too much); elsewhere only a type 2 memory window would be one.
+  c.remote_invalidate = is_siw(f);
+  if (is_siw(f))
+    c.notes.push_back("inv, noinv: both ordinary memory regions; siw lets a peer invalidate any STag of the QP's "
+                      "protection domain");
+  else
+    c.notes.push_back("inv: not advertised; only a type 2 memory window bound after the QP reaches RTS could be "
+                      "remotely invalidated, and the Reply carrying the advertisement goes out before that");
 
   c.echo = c.receives = c.commands = true;
   c.buffers = fitted.advertised;

@@ -57,6 +57,12 @@ struct DeviceFacts {
 inline constexpr std::uint32_t kSiwVendorId = 0x626d74;
 bool is_siw(const DeviceFacts& f);
 
+// The private data a driver lets the ULP put in an MPA Reply, where known
+// (0: only rdma_cm's own limit). Linux siw keeps 256 octets including RFC
+// 6581's 4 (siw_cm.c, siw_accept: MPA_MAX_PRIVDATA less struct
+// mpa_v2_data), so 252 under Rev 2.
+std::size_t driver_reply_private_data_limit(const DeviceFacts& f);
+
 // The capabilities the tester sees. `fitted` is the advertisement the
 // backend builds for every connection (what fit, what did not).
 Capabilities map_capabilities(const DeviceFacts& f, const FittedAdvertisement& fitted, std::size_t reply_budget);

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 
 #include "names.hpp"
 
@@ -13,15 +14,16 @@ namespace rdmaconf::agent::rdma_core {
 
 namespace {
 // The reference's layout (conformance/engine/responder.cpp, register_all):
-// the same names, lengths and base TOs, so reports of both read alike.
+// the same names and lengths. A region's base TO is its virtual address:
+// ibv_reg_mr_iova could choose the reference's TOs, yet a provider may take
+// the iova and ignore it (Linux siw 6.1, siw_reg_user_mr: "rnic_va: not used
+// by siw"), which would advertise addresses the device does not use.
 struct BufferLayout {
-  const char* name;
+  std::string_view name;
   std::size_t length;
-  std::uint64_t base_to;
 };
-constexpr BufferLayout kRw{"rw", 4096, 0x10000}, kRo{"ro", 1024, 0x20000}, kWo{"wo", 1024, 0x30000},
-    kLocal{"local", 1024, 0x40000}, kNoinv{"noinv", 512, 0x60000}, kOtherpd{"otherpd", 512, 0x70000},
-    kStale{"stale", 512, 0x80000};
+constexpr BufferLayout kRw{"rw", 4096}, kRo{"ro", 1024}, kWo{"wo", 1024}, kLocal{"local", 1024}, kInv{"inv", 512},
+    kNoinv{"noinv", 512}, kOtherpd{"otherpd", 512}, kStale{"stale", 512};
 
 // The counting pattern every Send and Write payload is a prefix of, shared
 // by all connections (each registers it in its own PD).
@@ -54,10 +56,13 @@ Connection::~Connection() {
   destroy(ignored);
 }
 
-std::vector<conformance::AdvertisedBuffer> Connection::advertised_buffers_template() {
+bool Connection::peer_may_invalidate_mrs(const DeviceFacts& f) { return is_siw(f); }
+
+std::vector<conformance::AdvertisedBuffer> Connection::advertised_buffers_template(const DeviceFacts& f) {
   std::vector<conformance::AdvertisedBuffer> v;
-  for (const BufferLayout& b : {kRw, kRo, kWo, kLocal, kNoinv, kOtherpd, kStale})
-    v.push_back({b.name, 0, b.base_to, static_cast<std::uint32_t>(b.length)});
+  for (const BufferLayout& b : {kRw, kRo, kWo, kLocal, kInv, kNoinv, kOtherpd, kStale})
+    if (b.name != kInv.name || peer_may_invalidate_mrs(f))
+      v.push_back({std::string(b.name), 0, 0, static_cast<std::uint32_t>(b.length)});
   v.push_back({"recv", static_cast<std::uint32_t>(kRecvSlots), 0, static_cast<std::uint32_t>(kRecvSize)});
   return v;
 }
@@ -78,17 +83,10 @@ void Connection::note(std::vector<Event>& out, const char* name, std::string det
   out.push_back(std::move(e));
 }
 
-bool Connection::reg(Region& r, ibv_pd* pd, std::size_t length, std::uint64_t iova, int access, std::string& error) {
+bool Connection::reg(Region& r, ibv_pd* pd, std::size_t length, int access, std::string& error) {
   r.octets.assign(length, 0);
-  // A chosen TO (ibv_reg_mr_iova) gives the tester the reference's
-  // addresses; a provider without it gets the virtual address.
-  if (iova != 0) r.mr = ibv_reg_mr_iova(pd, r.octets.data(), length, iova, access);
-  if (r.mr) {
-    r.base = iova;
-  } else {
-    r.mr = ibv_reg_mr(pd, r.octets.data(), length, access);
-    r.base = reinterpret_cast<std::uintptr_t>(r.octets.data());
-  }
+  r.mr = ibv_reg_mr(pd, r.octets.data(), length, access);
+  r.base = reinterpret_cast<std::uintptr_t>(r.octets.data());
   if (!r.mr) error = std::string("ibv_reg_mr (") + std::to_string(length) + " octets): " + std::strerror(errno);
   return r.mr != nullptr;
 }
@@ -134,24 +132,25 @@ bool Connection::create_resources(ibv_comp_channel* comp, std::string& error) {
   // `rw` is also where the IUT's own Reads land.
   const int remote_all = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
                          (facts_.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0);
-  const bool ok = reg(rw_, pd_, kRw.length, kRw.base_to, remote_all, error) &&
-                  reg(ro_, pd_, kRo.length, kRo.base_to, IBV_ACCESS_REMOTE_READ, error) &&
-                  reg(wo_, pd_, kWo.length, kWo.base_to, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, error) &&
-                  reg(local_, pd_, kLocal.length, kLocal.base_to, IBV_ACCESS_LOCAL_WRITE, error) &&
-                  reg(noinv_, pd_, kNoinv.length, kNoinv.base_to, remote_all, error) &&
+  const bool ok = reg(rw_, pd_, kRw.length, remote_all, error) &&
+                  reg(ro_, pd_, kRo.length, IBV_ACCESS_REMOTE_READ, error) &&
+                  reg(wo_, pd_, kWo.length, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, error) &&
+                  reg(local_, pd_, kLocal.length, IBV_ACCESS_LOCAL_WRITE, error) &&
+                  (!peer_may_invalidate_mrs(facts_) || reg(inv_, pd_, kInv.length, remote_all, error)) &&
+                  reg(noinv_, pd_, kNoinv.length, remote_all, error) &&
                   // RFC 5042 §5.1: registered in a protection domain the QP is not in.
-                  reg(otherpd_, other_pd_, kOtherpd.length, kOtherpd.base_to, remote_all, error) &&
-                  reg(recv_, pd_, kRecvSlots * kRecvSize, 0, IBV_ACCESS_LOCAL_WRITE, error) &&
-                  reg(echo_, pd_, kEchoSlots * kRecvSize, 0, IBV_ACCESS_LOCAL_WRITE, error) &&
-                  reg(adv_, pd_, 512, 0, IBV_ACCESS_LOCAL_WRITE, error) &&
-                  reg(atomic_, pd_, 64, 0, IBV_ACCESS_LOCAL_WRITE, error) && reg_pattern(error);
+                  reg(otherpd_, other_pd_, kOtherpd.length, remote_all, error) &&
+                  reg(recv_, pd_, kRecvSlots * kRecvSize, IBV_ACCESS_LOCAL_WRITE, error) &&
+                  reg(echo_, pd_, kEchoSlots * kRecvSize, IBV_ACCESS_LOCAL_WRITE, error) &&
+                  reg(adv_, pd_, 512, IBV_ACCESS_LOCAL_WRITE, error) &&
+                  reg(atomic_, pd_, 64, IBV_ACCESS_LOCAL_WRITE, error) && reg_pattern(error);
   if (!ok) return false;
   // ro's octets are a pattern a Read can be checked against (as the reference's).
   for (std::size_t i = 0; i < ro_.octets.size(); ++i) ro_.octets[i] = static_cast<std::uint8_t>(i * 3 + 5);
   // `stale`: registered, then deregistered, last so that no later region
   // of this connection takes its STag.
   Region stale;
-  if (!reg(stale, pd_, kStale.length, kStale.base_to, remote_all, error)) return false;
+  if (!reg(stale, pd_, kStale.length, remote_all, error)) return false;
   stale_stag_ = stale.mr->rkey;
   ibv_dereg_mr(stale.mr);
   std::vector<Event> ignored;
@@ -164,11 +163,11 @@ bool Connection::create_resources(ibv_comp_channel* comp, std::string& error) {
 }
 
 const std::vector<std::uint8_t>& Connection::reply_advertisement(std::size_t budget) {
-  auto ads = advertised_buffers_template();
+  auto ads = advertised_buffers_template(facts_);
   for (auto& a : ads) {
     const std::string& n = a.name;
     const Region* r = n == "rw" ? &rw_ : n == "ro" ? &ro_ : n == "wo" ? &wo_ : n == "local" ? &local_
-                    : n == "noinv" ? &noinv_ : n == "otherpd" ? &otherpd_ : nullptr;
+                    : n == "inv" ? &inv_ : n == "noinv" ? &noinv_ : n == "otherpd" ? &otherpd_ : nullptr;
     if (r && r->mr) {
       a.stag = r->mr->rkey;
       a.base_to = r->base;
@@ -354,7 +353,7 @@ void Connection::destroy(std::vector<Event>& out) {
   if (cq_) drain(out);  // what completed up to now is still reported
   if (qp_) rdma_destroy_qp(id_);
   qp_ = false;
-  for (Region* r : {&rw_, &ro_, &wo_, &local_, &noinv_, &otherpd_, &recv_, &echo_, &adv_, &atomic_})
+  for (Region* r : {&rw_, &ro_, &wo_, &local_, &inv_, &noinv_, &otherpd_, &recv_, &echo_, &adv_, &atomic_})
     if (r->mr) {
       ibv_dereg_mr(r->mr);
       r->mr = nullptr;

@@ -39,9 +39,15 @@ class Connection {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Names, sizes and base TOs in advertisement order (STags zero): what
-  // every connection advertises, for the capabilities.
-  static std::vector<conformance::AdvertisedBuffer> advertised_buffers_template();
+  // Names and sizes in advertisement order (STags zero): what every
+  // connection on this device advertises, for the capabilities.
+  static std::vector<conformance::AdvertisedBuffer> advertised_buffers_template(const DeviceFacts& f);
+  // Whether a peer's Send with Invalidate can invalidate an ordinary memory
+  // region (ibv_reg_mr) of the QP's protection domain. Linux siw: yes, any
+  // STag of the PD (siw_mem.c, siw_invalidate_stag), so `inv` is such a
+  // region there. Elsewhere only a type 2 memory window would be, and none
+  // is bound (README.md): `inv` is then not advertised.
+  static bool peer_may_invalidate_mrs(const DeviceFacts& f);
 
   // PDs, CQ (on `comp`), QP, memory regions, posted receives. false with a
   // line for the report; destroy() frees what was made.
@@ -72,7 +78,7 @@ class Connection {
     ibv_mr* mr = nullptr;
     std::uint64_t base = 0;  // address of octets[0] in work requests and the advertisement
   };
-  bool reg(Region& r, ibv_pd* pd, std::size_t length, std::uint64_t iova, int access, std::string& error);
+  bool reg(Region& r, ibv_pd* pd, std::size_t length, int access, std::string& error);
   bool reg_pattern(std::string& error);
   void post_receive(std::size_t slot, std::vector<Event>& out);
   void pump(std::vector<Event>& out);
@@ -89,7 +95,7 @@ class Connection {
   ibv_pd* other_pd_ = nullptr;
   ibv_cq* cq_ = nullptr;
   bool qp_ = false;
-  Region rw_, ro_, wo_, local_, noinv_, otherpd_, recv_, echo_, adv_, atomic_;
+  Region rw_, ro_, wo_, local_, inv_, noinv_, otherpd_, recv_, echo_, adv_, atomic_;
   ibv_mr* pattern_mr_ = nullptr;
   std::uint32_t stale_stag_ = 0;
   std::vector<std::uint8_t> reply_ad_;

@@ -36,6 +36,9 @@ inline constexpr std::size_t kRdmaCmPrivateDataMax = 255;
 // ULP's, inside that limit: the ULP keeps 508 under Rev 2.
 inline constexpr std::size_t kMpaPrivateDataMax = 512;
 inline constexpr std::size_t kMpaV2EnhancedPrefix = 4;
+// Linux siw's MPA_MAX_PRIVDATA (RDMA_MAX_PRIVATE_DATA): its cap on private
+// data sent and received, RFC 6581's octets included.
+inline constexpr std::size_t kSiwMaxPrivateData = 256;
 
 // Octets the test ULP may put in a Reply: the smallest of rdma_cm's field,
 // MPA Rev 2's share, and a driver limit when one is known (0 = none known).

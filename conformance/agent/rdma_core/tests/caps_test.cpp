@@ -23,7 +23,7 @@ DeviceFacts siw_facts(std::optional<SiwParameters> p) {
 
 FittedAdvertisement fitted() {
   FittedAdvertisement a;
-  a.advertised = {"rw", "ro", "wo", "local", "noinv", "otherpd", "stale", "recv"};
+  a.advertised = {"rw", "ro", "wo", "local", "inv", "noinv", "otherpd", "stale", "recv"};
   return a;
 }
 
@@ -58,11 +58,12 @@ TEST(MapCapabilities, FixedSiwWithoutCrcNorAtomics) {
   EXPECT_FALSE(c.peer_to_peer);
   EXPECT_FALSE(c.atomics);
   EXPECT_FALSE(c.immediate_data);
-  EXPECT_FALSE(c.remote_invalidate);
+  // siw invalidates any STag of the PD: `inv` can be an ordinary region.
+  EXPECT_TRUE(c.remote_invalidate);
   EXPECT_TRUE(c.echo && c.receives && c.commands);
-  EXPECT_EQ(c.buffers, fitted().advertised);  // `inv` is not among them
+  EXPECT_EQ(c.buffers, fitted().advertised);
   EXPECT_EQ(c.max_reply_private_data, 255u);
-  EXPECT_TRUE(has_note(c, "inv: not advertised"));
+  EXPECT_TRUE(has_note(c, "inv, noinv: both ordinary"));
   EXPECT_TRUE(has_note(c, "atomic_cap"));
 }
 
@@ -111,9 +112,24 @@ TEST(MapCapabilities, UnknownIwarpDeviceIsConservative) {
   EXPECT_TRUE(c.crc.can_on);
   EXPECT_FALSE(c.crc.can_off);  // not choosable through rdma_cm
   EXPECT_FALSE(c.peer_to_peer);
-  EXPECT_EQ(c.buffers.size(), 7u);
+  EXPECT_FALSE(c.remote_invalidate);
+  EXPECT_TRUE(has_note(c, "inv: not advertised"));
+  EXPECT_EQ(c.buffers.size(), 8u);
   EXPECT_TRUE(has_note(c, "buffer recv: left out"));
   EXPECT_EQ(c.max_reply_private_data, 100u);
+}
+
+TEST(DriverLimit, SiwKeeps252OctetsForTheUlpUnderRev2) {
+  EXPECT_EQ(driver_reply_private_data_limit(siw_facts(std::nullopt)), 252u);
+  EXPECT_EQ(reply_private_data_budget(driver_reply_private_data_limit(siw_facts(std::nullopt))), 252u);
+  DeviceFacts other = siw_facts(std::nullopt);
+  other.name = "iwp0";
+  other.vendor_id = 0x1425;
+  EXPECT_EQ(driver_reply_private_data_limit(other), 0u);
+  // Nine buffers (226 octets) fit within siw's 252; of eleven, the eleventh (250 + 24) does not.
+  std::vector<conformance::AdvertisedBuffer> nine(9, {"b", 1, 0, 1}), eleven(11, {"b", 1, 0, 1});
+  EXPECT_TRUE(fit_advertisement(nine, 252).omitted.empty());
+  EXPECT_EQ(fit_advertisement(eleven, 252).omitted.size(), 1u);
 }
 
 TEST(MapCapabilities, RoceDeviceOffersOnlyClc) {

@@ -414,7 +414,10 @@ void RdmaCoreBackend::on_cm_event() {
         c->local = format_sockaddr(rdma_get_local_addr(id));
         c->peer = format_sockaddr(rdma_get_peer_addr(id));
         Event e = c->event(EventKind::kConnection, "established");
-        e.detail = detail + "; peer IRD " + std::to_string(info.peer_ird) + ", peer ORD " + std::to_string(info.peer_ord) +
+        // What the driver reports here differs (siw: its own negotiated
+        // IRD and ORD), so the fields are named as rdma_cm names them.
+        e.detail = detail + "; initiator_depth " + std::to_string(info.peer_ird) + ", responder_resources " +
+                   std::to_string(info.peer_ord) +
                    (c->notes.empty() ? "" : "; " + c->notes);
         emit(std::move(e));
         // RFC 5044 §7.1.2: in the client/server model the initiator sends

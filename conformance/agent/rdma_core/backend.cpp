@@ -62,6 +62,7 @@ class RdmaCoreBackend final : public Backend {
     sink_ = std::move(sink);
   }
   Capabilities capabilities() override {
+    std::lock_guard lock(facts_mu_);
     Capabilities c = map_capabilities(facts_, template_ad_, budget_);
     if (!problems_.empty()) c.notes.push_back("device query: " + problems_);
     return c;
@@ -86,13 +87,15 @@ class RdmaCoreBackend final : public Backend {
   Connection* find(rdma_cm_id* id);
   void emit(Event e) { pending_.push_back(std::move(e)); }
   void flush_events();
-  // Applies a listen/connect request's MPA configuration (siw parameters).
-  std::string apply(const MpaConfig& m);
+  // Applies a listen/connect request's MPA configuration (siw parameters);
+  // what cannot be chosen becomes an event for `handle`.
+  std::string apply(const MpaConfig& m, std::uint64_t handle);
 
   // Runs `fn` on the loop thread and waits for its result (bounded).
   template <typename T>
   Outcome<T> call(std::function<Outcome<T>()> fn);
 
+  std::mutex facts_mu_;  // facts_ changes (siw parameters) on the loop thread only
   DeviceFacts facts_;
   std::string problems_;
   FittedAdvertisement template_ad_;
@@ -179,19 +182,31 @@ Outcome<T> RdmaCoreBackend::call(std::function<Outcome<T>()> fn) {
   return future.get();
 }
 
-std::string RdmaCoreBackend::apply(const MpaConfig& m) {
+std::string RdmaCoreBackend::apply(const MpaConfig& m, std::uint64_t handle) {
   const ConfigPlan plan = plan_mpa_config(m, facts_);
   if (!plan.error.empty()) return plan.error;
   std::string error;
   if (!plan.writes.empty() && !write_siw_parameters(plan.writes, error)) return error;
-  if (!plan.writes.empty()) facts_.siw = read_siw_parameters();
+  if (!plan.writes.empty()) {
+    std::lock_guard lock(facts_mu_);
+    facts_.siw = read_siw_parameters();
+  }
+  for (const std::string& n : plan.notes) {
+    Event e;
+    e.kind = EventKind::kAsync;
+    e.handle = handle;
+    e.name = "mpa_config_not_applied";
+    e.detail = n;
+    emit(std::move(e));
+  }
   return "";
 }
 
 Outcome<Handle> RdmaCoreBackend::listen(const ListenRequest& r) {
   return call<Handle>([this, r]() -> Outcome<Handle> {
     Outcome<Handle> out;
-    if (std::string e = apply(r.mpa); !e.empty()) {
+    const std::uint64_t handle = next_handle_++;
+    if (std::string e = apply(r.mpa, handle); !e.empty()) {
       out.error.message = e;
       return out;
     }
@@ -212,7 +227,6 @@ Outcome<Handle> RdmaCoreBackend::listen(const ListenRequest& r) {
       rdma_destroy_id(id);
       return out;
     }
-    const std::uint64_t handle = next_handle_++;
     listeners_[handle] = id;
     out.value = Handle{handle, format_sockaddr(rdma_get_local_addr(id))};
     return out;
@@ -222,7 +236,8 @@ Outcome<Handle> RdmaCoreBackend::listen(const ListenRequest& r) {
 Outcome<Handle> RdmaCoreBackend::connect(const ConnectRequest& r) {
   return call<Handle>([this, r]() -> Outcome<Handle> {
     Outcome<Handle> out;
-    if (std::string e = apply(r.mpa); !e.empty()) {
+    const std::uint64_t handle = next_handle_++;
+    if (std::string e = apply(r.mpa, handle); !e.empty()) {
       out.error.message = e;
       return out;
     }
@@ -245,7 +260,6 @@ Outcome<Handle> RdmaCoreBackend::connect(const ConnectRequest& r) {
       rdma_destroy_id(id);
       return out;
     }
-    const std::uint64_t handle = next_handle_++;
     auto c = std::make_unique<Connection>(handle, id, true, facts_);
     c->peer = format_sockaddr(reinterpret_cast<sockaddr*>(&dst));
     conns_[id] = std::move(c);

@@ -139,26 +139,23 @@ ConfigPlan plan_mpa_config(const MpaConfig& want, const DeviceFacts& f) {
   }
   const std::optional<SiwParameters>& siw = f.siw;
   const bool settable = siw && siw->writable;
-  auto fixed = [&](const char* what, std::string current) {
-    p.error = std::string(what) + " is fixed by the driver (" + current + "); rdma_cm cannot choose it";
+  // One setting: written when the agent may, accepted when the driver runs
+  // it already, refused when the driver is known to run another value, and
+  // left to the driver (with a note) when nothing says what it runs.
+  auto one = [&](const char* what, const char* param, const std::optional<std::string>& wanted,
+                 const std::optional<std::string>& current) {
+    if (!wanted || !p.error.empty()) return;
+    if (settable) p.writes[param] = *wanted;
+    else if (!current) p.notes.push_back(std::string(what) + ": not selectable through rdma_cm; the driver's setting applies");
+    else if (*current != *wanted)
+      p.error = std::string(what) + " is fixed by the driver (siw " + param + "=" + *current + "); rdma_cm cannot choose it";
   };
-  if (want.revision) {
-    if (settable) p.writes["mpa_version"] = std::to_string(*want.revision);
-    else if (!(siw && siw->mpa_version == *want.revision)) fixed("mpa revision", siw && siw->mpa_version ? std::to_string(*siw->mpa_version) : "unknown");
-  }
-  if (want.crc && p.error.empty()) {
-    if (settable) {
-      p.writes["mpa_crc_required"] = *want.crc ? "Y" : "N";
-      p.writes["mpa_crc_strict"] = "N";
-    } else if (!(siw && siw->mpa_crc_required == *want.crc)) {
-      fixed("crc", siw && siw->mpa_crc_required ? (*siw->mpa_crc_required ? "required" : "not required") : "unknown");
-    }
-  }
-  if (want.peer_to_peer && p.error.empty()) {
-    if (settable) p.writes["peer_to_peer"] = *want.peer_to_peer ? "Y" : "N";
-    else if (!(siw && siw->peer_to_peer == *want.peer_to_peer))
-      fixed("peer-to-peer", siw && siw->peer_to_peer ? (*siw->peer_to_peer ? "on" : "off") : "unknown");
-  }
+  auto yn = [](const std::optional<bool>& b) { return b ? std::optional<std::string>(*b ? "Y" : "N") : std::nullopt; };
+  auto num = [](const std::optional<int>& n) { return n ? std::optional<std::string>(std::to_string(*n)) : std::nullopt; };
+  one("mpa revision", "mpa_version", num(want.revision), siw ? num(siw->mpa_version) : std::nullopt);
+  one("crc", "mpa_crc_required", yn(want.crc), siw ? yn(siw->mpa_crc_required) : std::nullopt);
+  if (want.crc && settable) p.writes["mpa_crc_strict"] = "N";
+  one("peer-to-peer", "peer_to_peer", yn(want.peer_to_peer), siw ? yn(siw->peer_to_peer) : std::nullopt);
   if (!p.error.empty()) p.writes.clear();
   return p;
 }

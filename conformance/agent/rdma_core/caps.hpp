@@ -68,11 +68,14 @@ std::size_t driver_reply_private_data_limit(const DeviceFacts& f);
 Capabilities map_capabilities(const DeviceFacts& f, const FittedAdvertisement& fitted, std::size_t reply_budget);
 
 // A listen/connect request's MPA configuration against what the device
-// lets the agent set: the siw parameters to write (name -> value), or an
-// error saying why the configuration cannot be run.
+// lets the agent set: the siw parameters to write (name -> value), an error
+// when the device is known to run something else and cannot be changed (or
+// Markers are asked for), and notes for what cannot be chosen but is not
+// known either (the driver's setting applies; the wire shows it).
 struct ConfigPlan {
   std::map<std::string, std::string> writes;
-  std::string error;  // empty: runnable
+  std::string error;               // empty: runnable
+  std::vector<std::string> notes;  // settings left to the driver
 };
 ConfigPlan plan_mpa_config(const MpaConfig& want, const DeviceFacts& f);
 

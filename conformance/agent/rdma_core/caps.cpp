@@ -41,6 +41,16 @@ SiwParameters parse_siw_parameters(const std::map<std::string, std::string>& fil
   return p;
 }
 
+SiwParameters stock_siw_parameters() {
+  SiwParameters p;
+  p.mpa_version = 2;
+  p.mpa_crc_required = false;
+  p.mpa_crc_strict = false;
+  p.peer_to_peer = false;
+  p.compiled_in = true;
+  return p;
+}
+
 bool is_siw(const DeviceFacts& f) { return f.vendor_id == kSiwVendorId || f.name.rfind("siw", 0) == 0; }
 
 std::size_t driver_reply_private_data_limit(const DeviceFacts& f) {
@@ -99,6 +109,9 @@ Capabilities map_capabilities(const DeviceFacts& f, const FittedAdvertisement& f
     c.peer_to_peer = settable || siw->peer_to_peer.value_or(false);
     if (c.peer_to_peer) c.rtr = {"write", "read"};
   }
+  if (siw && siw->compiled_in)
+    c.notes.push_back("siw without module parameters: its compiled-in settings (Rev 2, CRC only when the peer asks, "
+                      "client/server model) are fixed");
   if (settable)
     c.notes.push_back("siw module parameters (mpa_version, mpa_crc_required, peer_to_peer) are set per listen/connect "
                       "request; they are device-wide, so passes with different settings must not overlap");

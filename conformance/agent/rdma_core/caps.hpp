@@ -34,7 +34,12 @@ struct SiwParameters {
   std::optional<bool> mpa_crc_strict;    // rejects a peer asking for CRC when not required
   std::optional<bool> peer_to_peer;      // RFC 6581 §9 peer-to-peer model with RTR
   bool writable = false;                 // the agent may change them
+  bool compiled_in = false;              // no module parameters: upstream siw's constants
 };
+// Upstream siw (Linux 6.1, siw_main.c) has no module parameters: these are
+// its compile-time constants (Rev 2, no CRC asked for nor refused, the
+// client/server model).
+SiwParameters stock_siw_parameters();
 // From the parameter files' contents ("2\n", "Y\n", "N\n"); unknown names
 // and unparsable values are left unset.
 SiwParameters parse_siw_parameters(const std::map<std::string, std::string>& files);

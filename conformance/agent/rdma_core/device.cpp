@@ -97,7 +97,7 @@ DeviceFacts query_device_facts(ibv_context* ctx, std::string& problems) {
   if (ctx->device->transport_type == IBV_TRANSPORT_IWARP) f.transport = Transport::kIwarp;
   else if (ctx->device->transport_type == IBV_TRANSPORT_IB)
     f.transport = have_port && port.link_layer == IBV_LINK_LAYER_ETHERNET ? Transport::kRoce : Transport::kInfiniband;
-  if (is_siw(f)) f.siw = read_siw_parameters();
+  if (is_siw(f)) f.siw = read_siw_parameters().value_or(stock_siw_parameters());
   f.address = device_address(f.name);
   return f;
 }

@@ -67,6 +67,17 @@ TEST(MapCapabilities, FixedSiwWithoutCrcNorAtomics) {
   EXPECT_TRUE(has_note(c, "atomic_cap"));
 }
 
+TEST(MapCapabilities, StockSiwRunsRev2WithCrcOnlyWhenAsked) {
+  const Capabilities c = map_capabilities(siw_facts(stock_siw_parameters()), fitted(), 252);
+  EXPECT_EQ(c.mpa_revisions, (std::vector<int>{1, 2}));
+  EXPECT_TRUE(c.crc.can_on && c.crc.can_off);
+  EXPECT_FALSE(c.peer_to_peer);
+  EXPECT_TRUE(has_note(c, "compiled-in"));
+  MpaConfig p2p;
+  p2p.peer_to_peer = true;  // known to be off, not writable
+  EXPECT_NE(plan_mpa_config(p2p, siw_facts(stock_siw_parameters())).error.find("peer-to-peer"), std::string::npos);
+}
+
 TEST(MapCapabilities, CrcRequiredMeansNoCrcCannotBeRun) {
   SiwParameters p;
   p.mpa_version = 1;

@@ -106,9 +106,10 @@ AgentClient::Reply AgentClient::post(const std::string& target, const nlohmann::
 }
 
 void AgentClient::start_events(std::function<void(std::uint64_t, Event)> on_event, std::function<void()> on_restart,
-                               std::uint64_t after) {
+                               std::uint64_t after, std::function<void()> on_lost) {
   on_event_ = std::move(on_event);
   on_restart_ = std::move(on_restart);
+  on_lost_ = std::move(on_lost);
   stopping_ = false;
   thread_ = std::thread([this, after] { event_loop(after); });
 }
@@ -167,7 +168,8 @@ void AgentClient::event_loop(std::uint64_t after) {
         if (on_event_) on_event_(seq, std::move(*e));
       }
     }
-    ws_connected_ = false;
+    const bool was_connected = ws_connected_.exchange(false);
+    if (was_connected && !stopping_ && on_lost_) on_lost_();
     {
       std::lock_guard lock(ws_mu_);
       ws_fd_ = -1;

@@ -44,8 +44,9 @@ class AgentClient {
   // event to `on_event`. `on_restart` is called when the agent's numbering
   // started over (a new agent process).
   // Events after `after` (0: every event the agent still holds).
+  // `on_lost` is called when an open stream breaks.
   void start_events(std::function<void(std::uint64_t seq, Event e)> on_event, std::function<void()> on_restart = {},
-                    std::uint64_t after = 0);
+                    std::uint64_t after = 0, std::function<void()> on_lost = {});
   void stop_events();
   bool events_connected() const { return ws_connected_; }
 
@@ -56,7 +57,7 @@ class AgentClient {
   std::string token_;
   std::chrono::milliseconds timeout_;
   std::function<void(std::uint64_t, Event)> on_event_;
-  std::function<void()> on_restart_;
+  std::function<void()> on_restart_, on_lost_;
   std::atomic<bool> stopping_{false}, ws_connected_{false};
   std::atomic<int> ws_fd_{-1};
   std::mutex ws_mu_;

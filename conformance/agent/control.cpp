@@ -14,8 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::chrono::milliseconds kMaxPollWait{5000};
-
 // Deeply nested JSON is refused before parsing: nothing a client sends here
 // nests, and the depth bounds what a parser and a destructor recurse over.
 bool nesting_within(std::string_view body, std::size_t max_depth) {
@@ -236,7 +234,7 @@ HttpResponse Control::handle(const HttpRequest& r) {
           !query_number(query, "wait_ms", wait_ms, error))
         return error_response(400, error);
       max = std::min<std::uint64_t>(std::max<std::uint64_t>(max, 1), limits_.max_events_per_poll);
-      const auto wait = std::min(std::chrono::milliseconds(std::min<std::uint64_t>(wait_ms, 1u << 20)), kMaxPollWait);
+      const auto wait = std::min(std::chrono::milliseconds(std::min<std::uint64_t>(wait_ms, 1u << 20)), limits_.max_poll_wait);
       std::uint64_t dropped = 0;
       json list = json::array();
       std::uint64_t next = after;

@@ -24,6 +24,7 @@ struct ControlLimits {
   std::size_t max_json_depth = 16;            // nesting of arrays/objects
   std::size_t event_buffer = 65536;           // events kept for late readers
   std::size_t max_events_per_poll = 4096;
+  std::chrono::milliseconds max_poll_wait{5000};  // longest wait_ms of GET /v1/events
 };
 
 struct HttpRequest {

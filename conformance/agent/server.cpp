@@ -9,7 +9,9 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
+#include <functional>
 #include <list>
+#include <utility>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -92,7 +94,7 @@ struct Server::Impl {
     ws.close(websocket::close_code::going_away, ec);
   }
 
-  void session(tcp::socket& socket) {
+  void session(tcp::socket& socket, const std::function<void()>& release) {
     const int fd = socket.native_handle();
     timeval tv{static_cast<time_t>(options.idle_timeout.count()), 0};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -145,6 +147,9 @@ struct Server::Impl {
                     std::string(req[http::field::authorization]), std::move(req.body())};
       auto res = make_response(req, control.handle(r));
       const bool keep = res.keep_alive();
+      // The last answer of a connection gives its slot back first: a client
+      // that reconnects at once must not find its old connection counted.
+      if (!keep) release();
       http::write(socket, res, ec);
       if (ec || !keep || stopping) break;
     }
@@ -182,12 +187,15 @@ struct Server::Impl {
       open_fds.insert(socket.native_handle());
       auto done = std::make_shared<std::atomic<bool>>(false);
       sessions.push_back({std::thread([this, done, s = std::move(socket)]() mutable {
-                            session(s);
-                            {
+                            bool released = false;
+                            auto release = [&] {
+                              if (std::exchange(released, true)) return;
                               std::lock_guard l(mu);
                               open_fds.erase(s.native_handle());
                               --active;
-                            }
+                            };
+                            session(s, release);
+                            release();
                             beast::error_code ec;
                             s.close(ec);
                             *done = true;

@@ -108,7 +108,7 @@ bool AgentRun::open(std::string& error) {
       [this](std::uint64_t, agent::Event e) {
         view_->add({0, std::string(agent::to_string(e.kind)), e.name, e.status, e.byte_len, e.detail, e.local, e.peer});
       },
-      [this] { view_->restart(); }, after);
+      [this] { view_->restart(); }, after, [this] { view_->lost(); });
   // The first case's events must not race the stream's opening.
   for (int i = 0; i < 100 && !client_->events_connected(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   return true;

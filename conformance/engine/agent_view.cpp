@@ -44,6 +44,16 @@ void AgentView::restart() {
   alias_.clear();
 }
 
+void AgentView::lost() {
+  std::lock_guard lock(mu_);
+  ++epoch_;
+}
+
+std::uint64_t AgentView::epoch() const {
+  std::lock_guard lock(mu_);
+  return epoch_;
+}
+
 void AgentView::begin_case(const std::string& tester, const std::string& iut) {
   std::lock_guard lock(mu_);
   const std::string k = key(iut, tester);

@@ -45,6 +45,10 @@ class AgentView {
   void add(AgentEvent e);
   // The agent started over (a new process): connections it knew are gone.
   void restart();
+  // The event stream broke (the agent went away or restarted): a case that
+  // ran across it cannot trust its view, nor the IUT it talked to.
+  void lost();
+  std::uint64_t epoch() const;
 
   // The runner's side. begin_case/end_case bracket a case's connection
   // (tester side and IUT side as the tester sees them).
@@ -68,6 +72,7 @@ class AgentView {
   std::map<std::string, std::string> alias_;  // serial: agent key -> the case's key
   std::set<std::string> cases_;               // keys of cases running now
   std::string current_;                       // serial: the running case's key
+  std::uint64_t epoch_ = 0;                   // counts lost()
 };
 
 // An `agent.*` expectation (docs/conformance.md, "What the IUT reports"):

@@ -1175,6 +1175,7 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
   }
   result.configuration = o.configuration;
   const double agent_t0 = o.agent ? o.agent->now_ms() : 0;
+  const std::uint64_t agent_epoch = o.agent ? o.agent->epoch() : 0;
   if (o.agent) o.agent->begin_case(result.exchange.tester_address, result.exchange.iut_address);
   const auto case_deadline = Clock::now() + s.scaled(c.timeout);
   StepOutcome outcome;
@@ -1216,6 +1217,13 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
   if (outcome.kind != StepOutcome::Kind::kOk) {
     result.reason = outcome.reason;
     result.failed_line = line;
+  }
+  // The agent went away during the case: the IUT's side was torn down
+  // under it, so no verdict about the IUT stands.
+  if (o.agent && o.agent->epoch() != agent_epoch && result.verdict != Verdict::kUnimplemented) {
+    result.reason = "lost the agent during the case (it stopped or restarted)" +
+                    (result.reason.empty() ? std::string() : "; " + result.reason);
+    result.verdict = Verdict::kError;
   }
   return result;
 }

@@ -221,8 +221,8 @@ constexpr Requirement kRows[] = {
         "placement is local"),
 
     // §7 RDMAP Error Management — text not reached
-    row("rfc5040-7.1-surface-to-ulp", kMust, N, "Errors detected by RDMAP, DDP or the LLP are surfaced to the local ULP",
-        "a local interface"),
+    // Observable as peer through the IUT's own report (the device agent).
+    row("rfc5040-7.1-surface-to-ulp", kMust, P, "Errors detected by RDMAP, DDP or the LLP are surfaced to the local ULP"),
     row("rfc5040-7.2-local-errors-terminate", kMust, P,
         "An error detected in a received message is reported to the peer in a Terminate with the detecting layer's "
         "code"),

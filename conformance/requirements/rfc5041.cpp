@@ -113,9 +113,9 @@ constexpr Requirement kRows[] = {
         "buffer contents after delivery are local"),
 
     // §5.4 DDP Message Completion and Delivery — text not reached
-    row("rfc5041-5.4-untagged-length", kMust, N,
-        "On delivery of an untagged message DDP gives the ULP its length, queue and MSN",
-        "a local interface"),
+    // Observable as peer through the IUT's own report (the device agent).
+    row("rfc5041-5.4-untagged-length", kMust, P,
+        "On delivery of an untagged message DDP gives the ULP its length, queue and MSN"),
     row("rfc5041-5.4-tagged-no-delivery", kMay, N,
         "Tagged messages may be delivered to the ULP without a data length (the ULP may not need one)",
         "a local interface"),

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -151,6 +152,9 @@ bool netlink_request(int protocol, std::span<const std::uint8_t> request, std::v
   if (!ok) error = std::string("netlink send: ") + std::strerror(errno);
   std::vector<std::uint8_t> buf(32768);
   bool done = !ok;
+  nlmsghdr sent{};
+  std::memcpy(&sent, request.data(), std::min(sizeof sent, request.size()));
+  const bool dump = (sent.nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP;
   while (!done && out.size() < kMaxNetlinkMessages) {
     const ssize_t n = ::recv(fd, buf.data(), buf.size(), 0);
     if (n <= 0) {
@@ -181,6 +185,11 @@ bool netlink_request(int protocol, std::span<const std::uint8_t> request, std::v
       }
       out.emplace_back(body.begin(), body.end());
       at += NLMSG_ALIGN(h.nlmsg_len);
+      // A request that is not a dump has one answer and no NLMSG_DONE.
+      if (!dump) {
+        done = true;
+        break;
+      }
     }
   }
   ::close(fd);

@@ -3,7 +3,8 @@
 # conformance catalogue against the built-in reference implementation,
 # leaving JUnit, JSON and HTML reports in reports/. Extra arguments go to
 # `rdmaconf run` (e.g. `--target HOST:PORT` to test another implementation
-# instead of the reference, `--suite mpa`, `--strict`).
+# instead of the reference, `--agent URL --token T` for a device behind
+# rdmaconf-agent, `--suite mpa`, `--strict`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,7 @@ cmake --build build/gcc -j "$(nproc)" --target rdmaconf
 mkdir -p reports
 target=(--reference)
 for a in "$@"; do
-  case "$a" in --target|--target=*|--listen|--listen=*) target=() ;; esac
+  case "$a" in --target|--target=*|--clc-target|--clc-target=*|--listen|--listen=*|--agent|--agent=*) target=() ;; esac
 done
 ./build/gcc/conformance/cli/rdmaconf run "${target[@]}" \
   --junit reports/junit.xml --json reports/results.json --html reports/html "$@"

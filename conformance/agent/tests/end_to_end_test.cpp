@@ -1,0 +1,204 @@
+// rdmaconf-agent and `rdmaconf run --agent` as a vendor engineer runs them:
+// two processes on one host. The whole catalogue through the agent with the
+// reference backend gives the verdicts `run --reference` gives; an agent
+// that restarts mid-run costs the affected cases an `error` and the run goes
+// on; a run against a target that speaks only MPA leaves the clc suite out
+// and says why.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+constexpr const char* kToken = "e2e-token";
+
+// A child process whose stdout is read until a line names "127.0.0.1:PORT"
+// after `marker`; stopped with SIGTERM.
+class Process {
+ public:
+  Process(std::vector<std::string> args, const std::string& marker) {
+    int out[2];
+    EXPECT_EQ(::pipe(out), 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    EXPECT_EQ(posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(out[1]);
+    out_ = ::fdopen(out[0], "r");
+    char line[512];
+    while (out_ && std::fgets(line, sizeof line, out_)) {
+      const std::string l(line);
+      const auto m = l.find(marker);
+      if (m == std::string::npos) continue;
+      const auto at = l.find("127.0.0.1:", m);
+      if (at == std::string::npos) continue;
+      address_ = l.substr(at, l.find_first_not_of("0123456789.:", at) - at);
+      break;
+    }
+    EXPECT_FALSE(address_.empty()) << "the process printed no address after '" << marker << "'";
+  }
+  ~Process() { stop(); }
+  void stop() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+      pid_ = -1;
+    }
+    if (out_) std::fclose(out_);
+    out_ = nullptr;
+  }
+  const std::string& address() const { return address_; }
+
+ private:
+  pid_t pid_ = -1;
+  FILE* out_ = nullptr;
+  std::string address_;
+};
+
+struct AgentProcess : Process {
+  explicit AgentProcess(const std::string& control = "127.0.0.1:0")
+      : Process({RDMACONF_AGENT_EXE, "--backend", "reference", "--control", control, "--token", kToken}, "control http://") {}
+  std::string url() const { return "http://" + address(); }
+  std::string port() const { return address().substr(address().rfind(':') + 1); }
+};
+
+std::string temp(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("rdmaconf-agent-test-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+int run(const std::string& args, const std::string& log) {
+  const std::string cmd = std::string(RDMACONF_EXE) + " run " + args + " > " + log + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+json load(const std::string& path) {
+  std::ifstream f(path);
+  return json::parse(f, nullptr, false);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST(EndToEnd, TheCatalogueThroughTheAgentGivesTheReferenceVerdicts) {
+  AgentProcess agent;
+  const std::string via_agent = temp("agent.json"), via_reference = temp("reference.json");
+  const int agent_rc = run("--agent " + agent.url() + " --token " + kToken +
+                               " --agent-config default --time-scale 0.25 -q --json " + via_agent,
+                           temp("agent.log"));
+  const int reference_rc = run("--reference --time-scale 0.25 -q --json " + via_reference, temp("reference.log"));
+  EXPECT_EQ(agent_rc, reference_rc) << slurp(temp("agent.log"));
+  const json a = load(via_agent), r = load(via_reference);
+  ASSERT_TRUE(a.is_object() && r.is_object());
+  std::map<std::string, std::string> want;
+  for (const json& c : r["cases"]) want[c["id"]] = c["verdict"];
+  ASSERT_EQ(a["cases"].size(), want.size());
+  int with_view = 0;
+  for (const json& c : a["cases"]) {
+    EXPECT_EQ(c["verdict"], want[c["id"]]) << c["id"] << ": " << c["reason"];
+    with_view += !c["agent"].empty();
+  }
+  // Every case's connection reaches the IUT, which reports at least its close.
+  EXPECT_EQ(with_view, static_cast<int>(want.size()));
+  // The agent view carries what the IUT saw: a Terminate it sent.
+  bool saw_terminate = false;
+  for (const json& c : a["cases"])
+    if (c["id"] == "rdmap-agent-error-surfaced")
+      for (const json& e : c["agent"]) saw_terminate |= e["name"] == "terminate_sent";
+  EXPECT_TRUE(saw_terminate);
+  std::filesystem::remove(via_agent);
+  std::filesystem::remove(via_reference);
+}
+
+TEST(EndToEnd, EveryConfigurationIsAPassOfItsOwn) {
+  AgentProcess agent;
+  const std::string out = temp("configs.json");
+  run("--agent " + agent.url() + " --token " + kToken +
+          " --time-scale 0.25 -q --suite mpa --case 'mpa-handshake*' 'mpa-crc*' --json " + out,
+      temp("configs.log"));
+  const json j = load(out);
+  ASSERT_TRUE(j.is_object()) << slurp(temp("configs.log"));
+  std::map<std::string, int> per_pass;
+  for (const json& c : j["cases"]) ++per_pass[c["configuration"].get<std::string>()];
+  // The reference can choose CRC and Markers per connection: four passes.
+  EXPECT_EQ(per_pass.size(), 4u) << slurp(temp("configs.log"));
+  for (const char* label : {"crc=on markers=off", "crc=on markers=on", "crc=off markers=off", "crc=off markers=on"})
+    EXPECT_GT(per_pass[label], 0) << label;
+  std::filesystem::remove(out);
+}
+
+TEST(EndToEnd, AnAgentRestartMidRunIsAnErrorForTheCasesItHitAndTheRunGoesOn) {
+  auto agent = std::make_unique<AgentProcess>();
+  const std::string url = agent->url(), port = agent->port();
+  const std::string out = temp("restart.json"), log = temp("restart.log");
+  std::thread tester([&] {
+    run("--agent " + url + " --token " + kToken + " --agent-config default --time-scale 0.25 -q -j 4 --json " + out, log);
+  });
+  std::this_thread::sleep_for(700ms);
+  agent->stop();
+  std::this_thread::sleep_for(300ms);
+  agent = std::make_unique<AgentProcess>("127.0.0.1:" + port);
+  tester.join();
+  const json j = load(out);
+  ASSERT_TRUE(j.is_object()) << slurp(log);
+  int errors = 0, passes = 0;
+  for (const json& c : j["cases"]) {
+    errors += c["verdict"] == "error";
+    passes += c["verdict"] == "pass";
+  }
+  EXPECT_GT(errors, 0) << slurp(log);
+  // After the restart the tester listens anew and goes on.
+  EXPECT_GT(passes, 100) << slurp(log);
+  EXPECT_NE(slurp(log).find("agent"), std::string::npos);
+  std::filesystem::remove(out);
+}
+
+TEST(EndToEnd, ATargetThatSpeaksOnlyMpaDoesNotGetTheClcSuite) {
+  Process responder({RDMACONF_EXE, "responder", "--listen", "127.0.0.1:0", "--clc-listen", "127.0.0.1:0"},
+                    "iWARP (MPA responder) on");
+  const std::string log = temp("target.log"), out = temp("target.json");
+  run("--target " + responder.address() + " --time-scale 0.25 -q --json " + out, log);
+  const json j = load(out);
+  ASSERT_TRUE(j.is_object()) << slurp(log);
+  for (const json& c : j["cases"]) {
+    EXPECT_NE(c["protocol"], "clc") << c["id"];
+    // Nobody reports the IUT's own side of a plain --target run.
+    if (c["id"].get<std::string>().find("-agent-") != std::string::npos) {
+      EXPECT_EQ(c["verdict"], "unimplemented");
+    }
+  }
+  bool said = false;
+  for (const json& s : j["skipped"]) said |= s.get<std::string>().rfind("clc", 0) == 0;
+  EXPECT_TRUE(said) << j["skipped"];
+  EXPECT_NE(slurp(log).find("skipped clc"), std::string::npos) << slurp(log);
+  std::filesystem::remove(out);
+}
+
+}  // namespace

@@ -537,9 +537,6 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
       {"v_crc", "rfc5044-4.4-crc32c", {}, [&](MpaConnection& c) {
          send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data), crc(0xdeadbeef));
        }},
-      {"v_crc_off", "rfc5044-4.4-crc-off-zero", {.crc = false}, [&](MpaConnection& c) {
-         send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data), crc(0x1234));
-       }},
       {"v_marker", "rfc5044-4.2-fpduptr", {.markers_to_responder = true}, [&](MpaConnection& c) {
          send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(1000, 1)), fpdu_ptr(3));
        }},

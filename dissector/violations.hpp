@@ -7,7 +7,10 @@
 // warning, MAY -> note) whose message starts with the rule id,
 //   "<rule id> <LEVEL>: <summary> (<section>): <what was seen>",
 // and a filterable generated subtree (rdmaconf.violation.rule, .level,
-// .section). The plugin makes no check of its own: one source of truth.
+// .section). When a known encoding mistake explains the octets (the
+// observer's hint, reference/wire/hint.hpp), the expert message ends with
+// " [hint: ...]" and the subtree holds rdmaconf.violation.hint. The plugin
+// makes no check of its own: one source of truth.
 #pragma once
 
 #include <string>
@@ -21,6 +24,6 @@ namespace rdmaconf::dissector {
 // of tvb (length -1: to the end). `proto` selects which protocol's expert
 // fields carry it (ids().proto_mpa, ...).
 void report(int proto, packet_info* pinfo, proto_tree* tree, tvbuff_t* tvb, int offset, int length,
-            const analysis::Rule& rule, const std::string& seen);
+            const analysis::Rule& rule, const std::string& seen, const std::string& hint = {});
 
 }  // namespace rdmaconf::dissector

@@ -77,7 +77,8 @@ int run_analyze(const AnalyzeOptions& o) {
   if (!o.quiet) {
     for (const analysis::ViolationRecord& v : result->violations)
       std::cout << "frame " << v.frame << "  " << v.stream << "  " << v.rule->id << " " << analysis::name(v.rule->level)
-                << " (" << v.rule->section << "): " << v.text << "\n";
+                << " (" << v.rule->section << "): " << v.text << "\n"
+                << (v.hint.empty() ? "" : "    hint: " + v.hint + "\n");
     std::cout << s.frames << " frames, " << s.streams << " TCP connections (" << s.mpa_connections << " MPA, "
               << s.clc_connections << " CLC), " << s.mpa_fpdus << " FPDUs, " << s.clc_messages << " CLC messages, "
               << s.violations << " violations (" << s.must_violations << " MUST)\n";

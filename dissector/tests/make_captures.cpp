@@ -38,6 +38,7 @@
 #include "rdmap/headers.hpp"
 #include "rdmap/opcodes.hpp"
 #include "rdmap/terminate.hpp"
+#include "wire/crc32c.hpp"
 
 namespace fs = std::filesystem;
 using namespace rdmaconf;
@@ -118,6 +119,7 @@ struct Expect {
   std::map<std::string, int> counts;  // "mpa_request", "fpdus", "opcode.0x3", "clc.1"...
   std::vector<std::string> keys;      // "op=0x3 msn=1", "op=0x0 stag=0x1234" ...
   std::vector<std::string> violations;
+  std::vector<std::string> mistakes = {};  // diagnosis captures: the hint analyze must give (wire::Hint::mistake)
 };
 
 // Decodes a direction's full-operation stream the way a receiver would.
@@ -713,6 +715,105 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
 // A capture that starts in the middle of full operation: no SYNs, no MPA
 // startup, the tail of an FPDU first. The observer hunts for framing (an
 // FPDU whose CRC checks) and the plugin shows the FPDUs found after it.
+// Octets that break a rule the way a known encoding mistake would; analyze
+// and the plugin must name the mistake (reference/*/diagnosis.hpp). The two
+// Terminates carry the exact octets Linux siw sends (drivers/infiniband/sw/
+// siw: struct iwarp_terminate's control word is a little-endian bitfield,
+// siw_send_terminate copies the offending segment's MPA length field,
+// adjusted to its payload length, as the DDP Segment Length, then its
+// headers), for an RDMA Read Request and an RDMA Write naming an invalid
+// STag; MPA v2 without CRC, siw's defaults.
+void diagnosis(const fs::path& dir, std::vector<Expect>& all) {
+  struct Case {
+    std::string name;
+    std::string rule;
+    std::string mistake;
+    MpaConnection::Options options;
+    std::function<void(MpaConnection&)> run;
+    bool own_startup = false;
+  };
+  auto swap16 = [](std::uint16_t v) { return static_cast<std::uint16_t>((v >> 8) | (v << 8)); };
+  auto swap32 = [](std::uint32_t v) {
+    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+  };
+  auto siw_terminate = [](const Bytes& control, std::uint16_t segment_length, const Bytes& headers) {
+    Bytes body = control;
+    body.push_back(static_cast<std::uint8_t>(segment_length >> 8));
+    body.push_back(static_cast<std::uint8_t>(segment_length));
+    body.insert(body.end(), headers.begin(), headers.end());
+    return untagged(u(rdmap::Opcode::kTerminate, 2, 1, 0, true), body);
+  };
+  const MpaConnection::Options siw{.crc = false};
+  const std::vector<Case> cases = {
+      {"diag_siw_terminate_read", "rfc5040-4.8-terminate-format", "le-bitfield", siw, [&](MpaConnection& c) {
+         // RDMAP / Remote Protection Error / Invalid STag, M D R: siw sends 10 00 07 00.
+         const Bytes rreq = untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 1, 0, true),
+                                     read_request(0x1234, 0x7f0000001000, 64, 0xdead00, 0x7f0000002000));
+         c.fpdu(Side::kClient, rreq);
+         c.flush(Side::kClient);
+         c.fpdu(Side::kServer, siw_terminate({0x10, 0x00, 0x07, 0x00}, 0, rreq));
+         c.flush(Side::kServer);
+       }},
+      {"diag_siw_terminate_write", "rfc5040-4.8-terminate-format", "le-bitfield", siw, [&](MpaConnection& c) {
+         // DDP / Tagged Buffer Error / Invalid STag, M D: siw sends 11 00 03 00.
+         const Bytes write = tagged(rdmap::Opcode::kRdmaWrite, 0xdead00, 0x7f0000001000, true, pattern(64, 3));
+         c.fpdu(Side::kClient, write);
+         c.flush(Side::kClient);
+         c.fpdu(Side::kServer, siw_terminate({0x11, 0x00, 0x03, 0x00}, 64,
+                                             Bytes(write.begin(), write.begin() + ddp::kTaggedHeaderSize)));
+         c.flush(Side::kServer);
+       }},
+      {"diag_crc_swapped", "rfc5044-4.4-crc32c", "byte-swapped", {}, [&](MpaConnection& c) {
+         const Bytes send = untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(40, 5));
+         mpa::Framer plain({false, true, 0});
+         Bytes framed;
+         plain.frame(wire::Bytes(send), framed);
+         const std::uint32_t right = wire::crc32c_from_wire(wire::Bytes(framed).last(4));
+         mpa::FramerOverrides o;
+         o.crc = swap32(right);
+         c.fpdu(Side::kClient, send, o);
+         c.flush(Side::kClient);
+       }},
+      {"diag_ulpdu_length_swapped", "rfc5044-4.4-crc32c", "byte-swapped", {}, [&](MpaConnection& c) {
+         // The length sent little-endian (CRC over the octets as sent), then
+         // enough further FPDUs for the swapped length to be read whole.
+         const Bytes send = untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(16, 9));
+         mpa::FramerOverrides o;
+         o.ulpdu_length = swap16(static_cast<std::uint16_t>(send.size()));
+         c.fpdu(Side::kClient, send, o);
+         for (std::uint32_t msn = 2; msn < 12; ++msn)
+           c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, msn, 0, true), pattern(1000, 1)));
+         c.flush(Side::kClient);
+       }},
+      {"diag_pd_length_swapped", "rfc5044-7.1.1-pd-length-max", "byte-swapped", {}, [&](MpaConnection& c) {
+         mpa::ReqRepFields f;
+         f.kind = mpa::FrameKind::kRequest;
+         f.crc = true;
+         f.revision = 2;
+         f.enhanced = mpa::EnhancedData{false, false, false, false, 4, 4};
+         Bytes req = mpa::encode_req_rep(f);
+         std::swap(req[18], req[19]);  // PD_Length 4 sent as 0x0400
+         c.raw(Side::kClient, req);
+       }, true},
+      {"diag_ird_ord_swapped", "rfc6581-9.2-rtr-choice-one", "ird-ord-swapped",
+       {.request_enhanced = mpa::EnhancedData{true, false, false, true, 4, 4},   // A, offers the Read RTR
+        // The Reply meant A, IRD 8 and the Read RTR with ORD 2; its words went out exchanged.
+        .reply_enhanced = mpa::EnhancedData{false, true, true, false, 2, 8}},
+       [&](MpaConnection&) {}},
+  };
+  std::uint16_t port = 43000;
+  for (const Case& k : cases) {
+    Expect e{k.name, {}, {}, {k.rule}, {k.mistake}};
+    {
+      Writer w(dir / (k.name + ".pcapng"));
+      MpaConnection c(w.w, e, port++, k.options);
+      if (!k.own_startup) c.startup();
+      k.run(c);
+    }
+    all.push_back(e);
+  }
+}
+
 void mid_connection(const fs::path& dir, std::vector<Expect>& all) {
   Expect e{"iwarp_midstream", {}, {}, {}};
   {
@@ -752,6 +853,8 @@ void write_expectations(const fs::path& file, const std::vector<Expect>& all) {
     for (std::size_t k = 0; k < e.keys.size(); ++k) out << (k ? ", " : "") << json_string(e.keys[k]);
     out << "], \"violations\": [";
     for (std::size_t k = 0; k < e.violations.size(); ++k) out << (k ? ", " : "") << json_string(e.violations[k]);
+    out << "], \"mistakes\": [";
+    for (std::size_t k = 0; k < e.mistakes.size(); ++k) out << (k ? ", " : "") << json_string(e.mistakes[k]);
     out << "]}" << (i + 1 < all.size() ? "," : "") << "\n";
   }
   out << "]\n";
@@ -929,6 +1032,7 @@ int main(int argc, char** argv) {
   markers(dir, all);
   clc_captures(dir, all);
   violations(dir, all);
+  diagnosis(dir, all);
   mid_connection(dir, all);
   write_expectations(dir / "expected.json", all);
   return 0;

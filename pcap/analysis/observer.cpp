@@ -449,6 +449,20 @@ ConnectionObserver::Consumed ConnectionObserver::detect(Direction& d, FrameNo fr
     start_hunt(d, frame, "capture starts mid-connection");
     return {};
   }
+  // The seven octets both keys start with, then something else: an MPA
+  // Request or Reply with a wrong key (RFC 5044 §7.1.1), not another protocol.
+  static constexpr std::string_view kKeyStem = "MPA ID ";
+  const std::size_t stem = std::min(rest.size(), kKeyStem.size());
+  if (std::equal(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(stem), kKeyStem.begin())) {
+    if (rest.size() < mpa::kKeySize) return {0, mpa::kKeySize};
+    protocol_ = Protocol::kMpa;
+    std::string key;
+    for (std::uint8_t o : rest.first(mpa::kKeySize)) key += (o >= 0x20 && o < 0x7f) ? static_cast<char>(o) : '.';
+    violate(rules::kReqRepKey, d.side, frame, d.consumed_to,
+            "key \"" + key + "\" is neither the Request key nor the Reply key");
+    d.mode = Mode::kOpaque;
+    return {};
+  }
   if (protocol_ == Protocol::kMpa && d.side == Side::kResponder && dir(Side::kInitiator).frame) {
     violate(rules::kReqRepKey, d.side, frame, d.consumed_to, "the answer to an MPA Request does not start with the Reply key");
   } else if (protocol_ == Protocol::kUnknown) {
@@ -674,8 +688,10 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
   // §4.1, §7.1.1 C bit): nothing to report then.
   if (f.crc_status == mpa::CrcStatus::kMismatch)
     violate(rules::kCrc, d.side, frame, offset, "CRC " + hex(f.received_crc) + ", computed " + hex(f.computed_crc),
-            d.length_hint ? std::move(d.length_hint) : mpa::diagnose_crc(f.received_crc, f.computed_crc));
-  if (f.pad_nonzero)
+            d.length_hint ? d.length_hint : mpa::diagnose_crc(f.received_crc, f.computed_crc));
+  // A length read byte-swapped makes PAD and CRC fall elsewhere: only the
+  // CRC violation (with its hint) says something about this FPDU.
+  if (f.pad_nonzero && !d.length_hint)
     violate(rules::kPadZero, d.side, frame, offset,
             "PAD " + hex_octets(wire::Bytes(f.pad).first(f.pad_length)) + " after a " + std::to_string(f.ulpdu_length) +
                 "-octet ULPDU: the " + std::to_string(f.pad_length) + " PAD octets are sent as zero");
@@ -894,7 +910,7 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
       if (!t)
         violate(rules::kTerminateFormat, d.side, frame, offset,
                 "Terminate Control " + hex_octets(wire::Bytes(body).first(std::min<std::size_t>(body.size(), 4))) +
-                    ": " + t.error().to_string(),
+                    rdmap::describe_control(body) + ": " + t.error().to_string(),
                 rdmap::diagnose_terminate(body));
       else seg.terminate = *t;
       d.terminated = true;

@@ -36,6 +36,21 @@ std::string describe_code(ddp::TerminateCode code) {
   return s;
 }
 
+std::string describe_control(wire::Bytes body) {
+  if (body.size() < kTerminateControlSize) return {};
+  wire::ByteReader r(body.first(kTerminateControlSize));
+  auto c = TerminateControlHeader::decode(r);
+  if (!c) return {};
+  using F = TerminateControlSpec::Field;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, " (Layer %u, EType %u, Error Code 0x%02x, M/D/R %u%u%u, Reserved 0x%04x)",
+                static_cast<unsigned>(c->get(F::Layer)), static_cast<unsigned>(c->get(F::EType)),
+                static_cast<unsigned>(c->get(F::ErrorCode)), static_cast<unsigned>(c->get(F::M)),
+                static_cast<unsigned>(c->get(F::D)), static_cast<unsigned>(c->get(F::R)),
+                static_cast<unsigned>(c->get(F::Reserved)));
+  return buf;
+}
+
 std::array<std::uint8_t, kTerminateControlSize> encode_control(ddp::TerminateCode code, bool m, bool d, bool r) {
   using F = TerminateControlSpec::Field;
   TerminateControlHeader c;

@@ -30,6 +30,11 @@ namespace rdmaconf::rdmap {
 // is unknown): the names of RFC 5040 §4.8, RFC 5041 §7.2 and RFC 5044 §8.
 std::string describe_code(ddp::TerminateCode code);
 
+// " (Layer 1, EType 0, Error Code 0x00, M/D/R 000, Reserved 0x0700)": the
+// control word's sub-fields as RFC 5040 §4.8 lays them out; empty when the
+// body is shorter than the word.
+std::string describe_control(wire::Bytes body);
+
 // The Terminate Control word as RFC 5040 §4.8 encodes these values.
 std::array<std::uint8_t, kTerminateControlSize> encode_control(ddp::TerminateCode code, bool m, bool d, bool r);
 

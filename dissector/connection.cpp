@@ -198,7 +198,7 @@ class Connection final : public analysis::ObserverSink {
   }
 
   void on_violation(const analysis::Violation& v) override {
-    record(static_cast<std::uint32_t>(v.frame)).violations.push_back({v.rule, v.side, v.stream_offset, v.text, v.hint});
+    record(static_cast<std::uint32_t>(v.frame)).violations.push_back({v.rule, v.side, v.stream_offset, v.text, v.hint, v.hint_mistake});
   }
 
   void on_event(const analysis::Event& e) override {
@@ -419,9 +419,9 @@ int show_frame(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Connec
       if (s.side == v.side && v.stream_offset >= s.from && v.stream_offset < std::max(s.to, s.from + 1)) at = &s;
     if (at)
       report(slot_of_rule(*v.rule), pinfo, at->tree, at->tvb, static_cast<int>(v.stream_offset - at->from), -1,
-             *v.rule, v.text, v.hint);
+             *v.rule, v.text, v.hint, v.mistake);
     else
-      report(slot_of_rule(*v.rule), pinfo, fallback(), tvb, 0, 0, *v.rule, v.text, v.hint);
+      report(slot_of_rule(*v.rule), pinfo, fallback(), tvb, 0, 0, *v.rule, v.text, v.hint, v.mistake);
   }
   return length;
 }

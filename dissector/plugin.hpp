@@ -166,6 +166,7 @@ struct ViolationRecord {
   std::uint64_t stream_offset = 0;
   std::string text;
   std::string hint;  // a known encoding mistake that explains it (wire/hint.hpp), or empty
+  std::string_view mistake;  // that mistake's id
 };
 
 struct EventRecord {

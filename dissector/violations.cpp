@@ -25,7 +25,8 @@ int slot_of(int proto) {
 }  // namespace
 
 void report(int proto, packet_info* pinfo, proto_tree* tree, tvbuff_t* tvb, int offset, int length,
-            const analysis::Rule& rule, const std::string& seen, const std::string& hint) {
+            const analysis::Rule& rule, const std::string& seen, const std::string& hint,
+            std::string_view mistake) {
   const Ids& i = ids();
   ExpertSet& set = g_experts[static_cast<std::size_t>(slot_of(proto))];
   expert_field* ei = rule.level == analysis::Level::kMust     ? &set.error
@@ -41,8 +42,8 @@ void report(int proto, packet_info* pinfo, proto_tree* tree, tvbuff_t* tvb, int 
   const std::string id(rule.id);
   const std::string level(analysis::name(rule.level));
   const std::string section(rule.section);
-  const std::string text = id + " " + level + ": " + std::string(rule.summary) + " (" + section + "): " + seen +
-                           (hint.empty() ? "" : " [hint: " + hint + "]");
+  const std::string text = id + " " + level + (hint.empty() ? "" : " [hint: " + std::string(mistake) + "]") + ": " +
+                           std::string(rule.summary) + " (" + section + "): " + seen;
   proto_item* item = proto_tree_add_string_format(tree, i.violation, tvb, offset, length, id.c_str(), "Violation %s",
                                                   text.c_str());
   proto_tree* sub = proto_item_add_subtree(item, i.ett_violation);

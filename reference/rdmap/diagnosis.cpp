@@ -62,6 +62,17 @@ std::array<std::uint8_t, kTerminateControlSize> encode_control(ddp::TerminateCod
   return out;
 }
 
+std::array<std::uint8_t, kTerminateControlSize> encode_control_as_le_bitfield(wire::Bytes rfc) {
+  std::array<std::uint8_t, kTerminateControlSize> out{};
+  if (rfc.size() < kTerminateControlSize) return out;
+  const unsigned layer = rfc[0] >> 4, etype = rfc[0] & 0x0f;
+  const unsigned m = (rfc[2] >> 7) & 1, d = (rfc[2] >> 6) & 1, r = (rfc[2] >> 5) & 1;
+  out[0] = static_cast<std::uint8_t>(etype << 4 | layer);
+  out[1] = rfc[1];
+  out[2] = static_cast<std::uint8_t>(m | d << 1 | r << 2);
+  return out;
+}
+
 std::optional<TerminateMessage> read_as_le_bitfield(wire::Bytes body) {
   if (body.size() < kTerminateControlSize) return std::nullopt;
   // Bitfield members allocated from the least significant bit of a 32-bit

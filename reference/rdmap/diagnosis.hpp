@@ -38,6 +38,10 @@ std::string describe_control(wire::Bytes body);
 // The Terminate Control word as RFC 5040 §4.8 encodes these values.
 std::array<std::uint8_t, kTerminateControlSize> encode_control(ddp::TerminateCode code, bool m, bool d, bool r);
 
+// The mistake itself, for conformance faults: a control word written per
+// RFC 5040 §4.8 (`rfc`, 4 octets) rewritten as a little-endian C bitfield.
+std::array<std::uint8_t, kTerminateControlSize> encode_control_as_le_bitfield(wire::Bytes rfc);
+
 // The Terminate body read with the control word as a little-endian C
 // bitfield: a value only when that reading decodes cleanly (reserved zero,
 // M/D/R consistent with the octets that follow) to a registered error code.

@@ -57,6 +57,12 @@ int run_decode(const DecodeOptions& o) {
     return 2;
   }
   printer.finish();
+  // As analyze (and tshark): what was read is printed, the exit code says
+  // the file was cut short.
+  if (!result->clean_end) {
+    std::cerr << "rdmaconf decode: " << o.capture << " did not end cleanly (truncated or unreadable)\n";
+    return 2;
+  }
   return 0;
 }
 

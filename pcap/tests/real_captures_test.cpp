@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
@@ -162,6 +164,40 @@ TEST(RealCaptureMessages, AnalyzeExitCodeFollowsTheMustViolations) {
   const std::string json =
       run(std::string(RDMACONF_CLI) + " analyze -q --json - " + path_of("siw-perftest-read-bw.pcap"), status);
   EXPECT_EQ(occurrences(json, "\"rule\": \"rfc5044-4.1-pad-zero\""), 2u) << json;
+}
+
+// A file cut inside a packet record: everything before the cut is reported,
+// and the exit code is 2, as tshark's (docs/capture.md).
+TEST(RealCaptureMessages, TruncatedFileIsReportedAndExitsTwo) {
+  std::ifstream in(path_of("siw-perftest-read-bw.pcap"), std::ios::binary);
+  std::string octets((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string cut = ::testing::TempDir() + "real-truncated.pcap";
+  std::ofstream(cut, std::ios::binary) << octets.substr(0, 3000);
+  int status = 0;
+  const std::string text = run(std::string(RDMACONF_CLI) + " analyze " + cut + " 2>&1", status);
+  EXPECT_EQ(WEXITSTATUS(status), 2) << text;
+  EXPECT_NE(text.find("did not end cleanly"), std::string::npos) << text;
+  EXPECT_NE(text.find("frame 14 "), std::string::npos) << "violations before the cut are still reported:\n" << text;
+  const std::string json = run(std::string(RDMACONF_CLI) + " analyze -q --json - " + cut + " 2>/dev/null", status);
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  EXPECT_NE(json.find("\"clean_end\": false"), std::string::npos) << json;
+  const std::string decoded = run(std::string(RDMACONF_CLI) + " decode " + cut + " 2>&1", status);
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  EXPECT_NE(decoded.find("MPA Request"), std::string::npos) << decoded;
+  // The whole file is clean.
+  run(std::string(RDMACONF_CLI) + " decode " + path_of("siw-perftest-read-bw.pcap") + " >/dev/null", status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// --annotate rewrites a file's frames: with -i it is refused at once, before
+// any interface is opened (no privilege needed to see the message).
+TEST(RealCaptureMessages, AnnotateWithLiveInputIsAClearError) {
+  int status = 0;
+  const std::string text =
+      run(std::string(RDMACONF_CLI) + " analyze -i lo --duration 1 --annotate /dev/null 2>&1", status);
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  EXPECT_NE(text.find("--annotate needs a capture file"), std::string::npos) << text;
+  EXPECT_EQ(text.find("capturing on"), std::string::npos) << text;
 }
 
 }  // namespace

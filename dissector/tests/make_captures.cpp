@@ -30,6 +30,7 @@
 #include "capture/synth.hpp"
 #include "capture/writer.hpp"
 #include "clc/decline_codes.hpp"
+#include "clc/handshake.hpp"
 #include "clc/messages.hpp"
 #include "ddp/headers.hpp"
 #include "mpa/deframer.hpp"
@@ -167,6 +168,7 @@ class Connection {
     if (open) rec_.open(o, o);
   }
   ~Connection() { rec_.close(); }
+  void lose(Side s, std::size_t octets) { rec_.lose(s, octets); }
 
   // Sends octets cut at the given sizes (cycled), each piece one segment.
   void send(Side s, const Bytes& octets, std::vector<std::size_t> cuts = {1460}) {
@@ -250,6 +252,16 @@ class MpaConnection {
     pending_[i].clear();
   }
   void raw(Side s, const Bytes& octets, std::vector<std::size_t> cuts = {1460}) { conn_.send(s, octets, cuts); }
+  // Flushes like flush(), but the capture misses `n` octets from `at` on.
+  void flush_losing(Side s, std::size_t at, std::size_t n) {
+    const int i = s == Side::kClient ? 0 : 1;
+    const Bytes& p = pending_[i];
+    conn_.send(s, Bytes(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(at)));
+    conn_.lose(s, n);
+    conn_.send(s, Bytes(p.begin() + static_cast<std::ptrdiff_t>(at + n), p.end()));
+    stream_[i].insert(stream_[i].end(), p.begin(), p.end());
+    pending_[i].clear();
+  }
   // An FPDU a receiver must not take as one (sent where none may be sent):
   // on the wire, but not in the expected FPDUs.
   void stray_fpdu(Side s, const Bytes& ulpdu) {
@@ -460,6 +472,36 @@ ClcExchange clean_clc_v1() {
   return x;
 }
 
+// A clean SMC-Rv2 exchange (first contact, release 1), as the reference
+// client and server negotiate it (clc/handshake.hpp).
+ClcExchange clean_clc_v2() {
+  clc::ClientConfig c;
+  c.link.peer_id = 0x0001020000000001ull;
+  c.link.gid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0xff, 0xfe, 0, 0, 1};
+  c.link.mac = {2, 0, 0, 0, 0, 1};
+  c.link.qp_number = 0x456;
+  c.offer_v1 = false;
+  c.v2.user_eids = {clc::make_eid("RDMACONF-TEST-EID")};
+  c.v2.rocev2_gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1};
+  clc::ServerConfig v;
+  v.link.peer_id = 0x0001020000000002ull;
+  v.link.gid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0xff, 0xfe, 0, 0, 2};
+  v.link.mac = {2, 0, 0, 0, 0, 2};
+  v.link.qp_number = 0x123;
+  v.v2.user_eids = {clc::make_eid("RDMACONF-TEST-EID")};
+  clc::ClientHandshake client(c);
+  clc::ServerHandshake server(v);
+  server.start(true);
+  const Bytes proposal = client.start(true).send;
+  const Bytes accept = server.on_message(proposal).send;
+  const Bytes confirm = client.on_message(accept).send;
+  ClcExchange x;
+  x.proposal = std::get<clc::Proposal>(*clc::decode(proposal));
+  x.accept = std::get<clc::AcceptConfirm>(*clc::decode(accept));
+  x.confirm = std::get<clc::AcceptConfirm>(*clc::decode(confirm));
+  return x;
+}
+
 // One capture per violation kind the observer detects: a clean startup (or
 // CLC exchange), then the one fault. `rule` is the row of
 // pcap/analysis/rules.hpp the fault breaks; the test checks that
@@ -643,6 +685,7 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
     std::function<void(ClcExchange&)> tweak;
     bool smc_option = true;
     bool confirm_first = false;
+    bool v2 = false;  // tweak a clean SMC-Rv2 exchange instead of a v1 one
   };
   const std::vector<ClcCase> clc_cases = {
       {"v_clc_no_option", "rfc7609-3.1-no-clc-without-option", {}, false},
@@ -665,13 +708,49 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
        [](ClcExchange& x) { x.confirm.smcr->set(clc::SmcrAcceptConfirmSpec::Field::QpMtu, 5); }},
       {"v_clc_confirm_first_contact", "rfc7609-c.4-confirm-first-contact-echo",
        [](ClcExchange& x) { clc::set_type_bits_field(x.confirm.header, clc::kAcceptConfirmTypeBits[0], 0); }},
+      // SMC v2 consistency (Linux net/smc smc_clc.c), on a v2-only Proposal
+      // whose v1 identity fields are zero (as Linux sends them).
+      {"v_clc_v2_clean_v1_fields_zero", "",
+       [](ClcExchange& x) {
+         using PF = clc::ProposalBodySpec::Field;
+         x.proposal.body.set(PF::PeerId, 0).set_octets(PF::Gid, Bytes(16, 0)).set_octets(PF::Mac, Bytes(6, 0));
+       }, true, false, true},
+      {"v_clc_v2_accept_eid", "smcv2-accept-eid",
+       [](ClcExchange& x) { x.accept.smcr_v2->set_octets(clc::SmcrV2AcceptConfirmSpec::Field::Eid, clc::make_eid("NOT-OFFERED")); },
+       true, false, true},
+      {"v_clc_v2_confirm_eid", "smcv2-confirm-eid",
+       [](ClcExchange& x) { x.confirm.smcr_v2->set_octets(clc::SmcrV2AcceptConfirmSpec::Field::Eid, clc::make_eid("OTHER")); },
+       true, false, true},
+      {"v_clc_v2_accept_release", "smcv2-accept-release",
+       [](ClcExchange& x) {
+         x.accept.fce->set(clc::FirstContactExtSpec::Field::Release, 2);
+         x.confirm.fce->set(clc::FirstContactExtSpec::Field::Release, 2);
+       }, true, false, true},
+      {"v_clc_v2_accept_max_conns", "smcv2-accept-max-conns",
+       [](ClcExchange& x) {
+         x.accept.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxConns, 8);
+         x.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxConns, 8);
+       }, true, false, true},
+      {"v_clc_v2_accept_max_links", "smcv2-accept-max-links",
+       [](ClcExchange& x) {
+         x.accept.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxLinks, 3);
+         x.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxLinks, 3);
+       }, true, false, true},
+      {"v_clc_v2_confirm_release", "smcv2-confirm-release",
+       [](ClcExchange& x) { x.confirm.fce->set(clc::FirstContactExtSpec::Field::Release, 0); }, true, false, true},
+      {"v_clc_v2_confirm_max_conns", "smcv2-confirm-max-conns",
+       [](ClcExchange& x) { x.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxConns, 17); }, true, false,
+       true},
+      {"v_clc_v2_confirm_max_links", "smcv2-confirm-max-links",
+       [](ClcExchange& x) { x.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxLinks, 1); }, true, false,
+       true},
   };
   for (const ClcCase& k : clc_cases) {
-    Expect e{k.name, {}, {}, {k.rule}};
+    Expect e{k.name, {}, {}, k.rule.empty() ? std::vector<std::string>{} : std::vector<std::string>{k.rule}};
     {
       Writer w(dir / (k.name + ".pcapng"));
       Connection c(w.w, port++, k.smc_option);
-      ClcExchange x = clean_clc_v1();
+      ClcExchange x = k.v2 ? clean_clc_v2() : clean_clc_v1();
       if (k.tweak) k.tweak(x);
       clc::finalize(x.proposal);
       clc::finalize(x.accept);
@@ -708,6 +787,33 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
       if (e.name == "v_clc_trailer") octets[octets.size() - 1] ^= 0xff;
       c.send(Side::kServer, octets);
     }
+    all.push_back(e);
+  }
+}
+
+// Captures with loss: octets of one direction missing in the middle (the
+// peer acknowledged them), once with CRC (the observer resynchronises on an
+// FPDU whose CRC checks) and once with Markers (on the next Marker). The
+// FPDUs after the resynchronisation are shown by the plugin as decode shows
+// them; a capture with loss cannot have the codecs' counts.
+void gaps(const fs::path& dir, std::vector<Expect>& all) {
+  for (const bool markers : {false, true}) {
+    const std::string name = markers ? "iwarp_gap_markers" : "iwarp_gap_crc";
+    Expect e{name, {}, {}, {}};
+    {
+      Writer w(dir / (name + ".pcapng"));
+      MpaConnection::Options o;
+      o.markers_to_responder = markers;
+      MpaConnection c(w.w, e, markers ? 42001 : 42000, o);
+      c.startup();
+      for (std::uint32_t msn = 1; msn <= 12; ++msn)
+        c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, msn, 0, true), pattern(300 + msn, 2)));
+      c.flush_losing(Side::kClient, 1000, 700);  // inside the 4th FPDU to the middle of the 5th
+      c.fpdu(Side::kServer, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(40, 4)));
+      c.flush(Side::kServer);
+    }
+    e.counts.clear();
+    e.keys.clear();
     all.push_back(e);
   }
 }
@@ -1033,6 +1139,7 @@ int main(int argc, char** argv) {
   clc_captures(dir, all);
   violations(dir, all);
   diagnosis(dir, all);
+  gaps(dir, all);
   mid_connection(dir, all);
   write_expectations(dir / "expected.json", all);
   return 0;

@@ -1016,12 +1016,25 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
     return {drop, need_from_c == 0 ? 0 : c - drop + need_from_c};
   };
   const bool known = d.params_known || d.crc_known;
+  // With CRC known to be on, a candidate whose FPDU is not all here yet is
+  // not waited for while later candidates can be checked: a false one (a plausible header inside
+  // payload or CRC octets) may claim tens of kilooctets, and a true FPDU
+  // follows it much sooner. Only when no complete candidate checks does the
+  // hunt wait, from the first incomplete one.
+  std::optional<std::pair<std::size_t, std::size_t>> pending;  // (candidate, octets of rest it needs)
   for (std::size_t c = static_cast<std::size_t>(d.hunt_scan - base);; ++c) {
-    if (c + kCandidateHead > rest.size()) return wait(c, kCandidateHead);
+    if (c + kCandidateHead > rest.size())
+      return pending ? wait(pending->first, pending->second - pending->first) : wait(c, kCandidateHead);
     if (header_plausible(c)) {
       if (!known || d.crc) {
         const Try t = attempt(c, false, true, 0);
-        if (t.need_more) return wait(c, t.need - c);
+        if (t.need_more) {
+          // (Unknown parameters: the other hypotheses at this offset need
+          // the same octets, so wait as before.)
+          if (!known) return wait(c, t.need - c);
+          if (!pending) pending.emplace(c, t.need);
+          continue;
+        }
         if (t.found) {
           if (!d.params_known) {
             d.markers = false;

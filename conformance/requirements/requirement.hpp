@@ -60,8 +60,18 @@ std::span<const Requirement> all();
 // The rows of one document ("RFC 5044", "SMCv2").
 std::span<const Requirement> of(std::string_view rfc);
 
-// The row with this id, or nullptr.
+// The row with this id, or nullptr. An old id (an alias) finds the row it
+// was renamed to.
 const Requirement* find(std::string_view id);
+
+// A row's earlier id. When a row's id named another section than the one it
+// cites, the row was renamed to name its section; the old id stays here so
+// reports, filters and scripts written with it still resolve.
+struct Alias {
+  std::string_view old_id;
+  std::string_view id;
+};
+std::span<const Alias> aliases();
 
 // The documents the registry covers, in registry order.
 std::span<const std::string_view> documents();
@@ -93,5 +103,9 @@ bool well_formed_id(std::string_view id);
 // rows are sound. Tests call it on all(); it takes any rows so that its own
 // checks can be tested on bad data.
 std::vector<std::string> problems(std::span<const Requirement> rows);
+
+// The problems of an alias table: old ids malformed or still in use as a
+// row's id, targets missing, an old id listed twice.
+std::vector<std::string> alias_problems(std::span<const Alias> table, std::span<const Requirement> rows);
 
 }  // namespace rdmaconf::requirements

@@ -82,11 +82,18 @@ constexpr Requirement kRows[] = {
     row("rfc5040-4.8-segment-length", kMust, W,
         "The DDP Segment Length field gives the length of the DDP segment in error as the LLP delivered it"),
     row("rfc5040-4.8-copy-ddp-header", kShould, W,
-        "A Terminate for an error caused by a received segment copies that segment's DDP header"),
+        "A Terminate for a DDP-layer error, or an RDMAP Remote Protection or Remote Operation Error caused by a "
+        "received segment, sets M and D and carries that segment's length and DDP header (Figure 10), whatever "
+        "its DDP or RDMAP version or opcode"),
     row("rfc5040-4.8-copy-rdma-header", kShould, W,
-        "A Terminate for an error in a Read Request copies the Read Request header as well"),
-    row("rfc5040-4.8-no-copy-unknown-layout", kShouldNot, W,
-        "A header whose layout is unknown (bad DDP or RDMAP version, unknown opcode) is not copied"),
+        "A Terminate for a Remote Protection Error in a Read Request sets R and carries the Read Request header "
+        "as well; no other error carries an RDMA header (Figure 10)"),
+    // Withdrawn: written before the text was read; Figure 10 requires the opposite
+    // (rfc5040-4.8-copy-ddp-header). Kept so old reports still resolve.
+    row("rfc5040-4.8-no-copy-unknown-layout", kShouldNot, N,
+        "Withdrawn: the RFC has no rule against copying a header of unknown layout; Figure 10 has the DDP header "
+        "copied for these errors (rfc5040-4.8-copy-ddp-header)",
+        "withdrawn: not a requirement of the RFC"),
     row("rfc5040-4.8-code-catastrophic", kMust, W,
         "Local catastrophic error: RDMAP layer, error type 0x0, code 0x00"),
     row("rfc5040-4.8-code-invalid-stag", kMust, W, "Remote protection / invalid STag: type 0x1, code 0x00"),

@@ -36,9 +36,9 @@ inline constexpr Rule kReqRepReserved{"rfc5044-7.1.1-res-zero", Level::kMust, "R
                                       "Res bits of a Request/Reply are sent as zero"};
 inline constexpr Rule kReqRepRevision{"rfc5044-7.1.1-rev-1", Level::kMust, "RFC 5044 §7.1.1",
                                       "Rev is a revision the RFCs define (1 or 2)"};
-inline constexpr Rule kRequestReject{"rfc5044-7.1.1-r-request-zero", Level::kMust, "RFC 5044 §7.1.1",
-                                     "R is set only in a Reply"};
-inline constexpr Rule kPdLengthMax{"rfc5044-7.1.1-pd-length-max", Level::kMust, "RFC 5044 §7.1.4",
+inline constexpr Rule kRequestReject{"rfc5044-7.1.1-r-request-zero", Level::kShould, "RFC 5044 §7.1.1",
+                                     "R is set only in a Reply (defined so, without an RFC 2119 keyword)"};
+inline constexpr Rule kPdLengthMax{"rfc5044-7.1.1-pd-length-max", Level::kMust, "RFC 5044 §7.1.1",
                                    "PD_Length is at most 512"};
 inline constexpr Rule kEnhancedDataShort{"rfc6581-9-enhanced-data-present", Level::kMust, "RFC 6581 §9",
                                          "a Rev 2 frame with S set carries at least 4 octets of IRD/ORD data"};
@@ -59,8 +59,8 @@ inline constexpr Rule kRtrFirst{"rfc6581-9.2-rtr-first-fpdu", Level::kMust, "RFC
 // ---- MPA full operation (RFC 5044 §4)
 inline constexpr Rule kCrc{"rfc5044-4.4-crc32c", Level::kMust, "RFC 5044 §4.4",
                            "the CRC field holds the CRC32c of the FPDU"};
-inline constexpr Rule kCrcZeroWhenOff{"rfc5044-4.4-crc-off-zero", Level::kMust, "RFC 5044 §4.4",
-                                      "without CRC the CRC field is sent as zero"};
+inline constexpr Rule kCrcZeroWhenOff{"rfc5044-4.4-crc-off-zero", Level::kMay, "RFC 5044 §4.1",
+                                      "without CRC the CRC field may hold anything; zero is the clean choice"};
 inline constexpr Rule kMarkerFpduPtr{"rfc5044-4.2-fpduptr", Level::kMust, "RFC 5044 §4.2",
                                      "every Marker's FPDUPTR points back to its FPDU's ULPDU_Length"};
 inline constexpr Rule kMarkerReserved{"rfc5044-4.2-marker-res-zero", Level::kMust, "RFC 5044 §4.2",

@@ -725,9 +725,15 @@ void Stream::deliver_terminate(const ddp::DeliveredMessage& m) {
 void Stream::terminate_with(TerminateCode code, bool copy_current) {
   if (state_ != StreamState::kOperational) return;
   const OffendingSegment offending = current_.offending();
-  // Fault: copy what the offending segment holds whatever its layout.
-  const auto forced = config_.faults.has(Fault::kCopyUnknownLayout) ? std::optional(ddp::Copies::kDdpAndRdmapHeader)
-                                                                    : std::nullopt;
+  // Fault: for a bad DDP or RDMAP version or an unexpected opcode, copy
+  // nothing of the segment (as Linux siw does), against Figure 10.
+  const bool bad_layout = code == ddp::code_of(ddp::TaggedError::kInvalidDdpVersion) ||
+                          code == ddp::code_of(ddp::UntaggedError::kInvalidDdpVersion) ||
+                          code == operation(ErrorCode::kInvalidRdmapVersion) ||
+                          code == operation(ErrorCode::kUnexpectedOpcode);
+  const auto forced = config_.faults.has(Fault::kOmitTerminatedHeader) && bad_layout
+                          ? std::optional(ddp::Copies::kNothing)
+                          : std::nullopt;
   TerminateMessage t =
       make_terminate(code, copy_current && current_.ddp_header_size ? &offending : nullptr, forced);
   state_ = StreamState::kTerminateSent;

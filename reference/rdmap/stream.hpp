@@ -74,7 +74,7 @@ enum class Fault : std::uint8_t {
   kSkipAtomicAlignmentCheck,    // RFC 7306 §5: 8-octet aligned target
   kSkipReadFence,               // RFC 5040 §5.5: a fenced message waits for Read/Atomic Responses (local)
   kCheckAtomicReserved,         // the opposite of RFC 7306 §5: terminates on reserved bits it must ignore
-  kCopyUnknownLayout,           // against RFC 5040 §4.8: copies headers of unknown layout into a Terminate
+  kOmitTerminatedHeader,        // against RFC 5040 §4.8 Fig. 10: no DDP header for a bad version or opcode
   kCount
 };
 

@@ -49,8 +49,9 @@ constexpr Requirement kRows[] = {
     row("rfc7306-5-reserved-zero", kMust, W, "The reserved bits before the atomic opcode are sent as zero"),
     row("rfc7306-5-reserved-ignored", kMustNot, P, "Those reserved bits are not checked on receipt"),
     row("rfc7306-5-alignment", kMust, P,
-        "The Remote Tagged Offset of an atomic names a naturally aligned 64-bit word; a misaligned one is an error "
-        "that terminates the stream"),
+        "The Remote Tagged Offset of an atomic names a naturally aligned 64-bit word; a misaligned one changes no "
+        "memory and is refused with a Terminate: Remote Operation Error, catastrophic error localized to the stream "
+        "(0x2/0x07, §8.2)"),
     row("rfc7306-5-length-8", kMust, W, "An atomic operation acts on exactly 8 octets of the remote buffer"),
     row("rfc7306-5-stag-check", kMust, P,
         "The responder checks the Remote STag and range like an RDMA Read source (valid, stream, bounds, wrap) and "

@@ -680,6 +680,8 @@ TEST(Rtr, EachKindMatchesOnlyItsZeroLengthMessage) {
 
 // RFC 7306 §5: atomic target checks at the responder.
 struct AtomicErrors : StreamErrors {
+  // A Remote Protection Error copies the Atomic Request header (R); a
+  // Remote Operation Error never copies an RDMA header (RFC 5040 §4.8 Fig. 10).
   void check(AtomicRequest a, TerminateCode code) {
     StreamConfig cfg;
     Stream initiator(cfg);
@@ -689,6 +691,10 @@ struct AtomicErrors : StreamErrors {
     const auto bytes = seg->to_vector();
     auto t = inject(bytes, code);
     expect_copied_ddp_header(t, bytes);
+    if (code.etype == operation(ErrorCode::kUnexpectedOpcode).etype) {
+      EXPECT_FALSE(t.r);
+      return;
+    }
     ASSERT_TRUE(t.r);  // the Atomic Request header is copied (RFC 7306 extension of §4.8)
     EXPECT_EQ(t.rdma_header_size, kAtomicRequestHeaderSize);
   }
@@ -699,7 +705,8 @@ TEST_F(AtomicErrors, NoRemoteAtomicRight) {
 }
 TEST_F(AtomicErrors, Misaligned) {
   const Stag st = s.register_memory(mem, 0, Access::kRemoteAtomic);
-  check(atomic(AtomicOpcode::kFetchAdd, st, 4, 1), protection(ErrorCode::kBaseOrBoundsViolation));
+  // RFC 7306 §8.2: Remote Operation Error, catastrophic error localized to the stream.
+  check(atomic(AtomicOpcode::kFetchAdd, st, 4, 1), operation(ErrorCode::kCatastrophicLocalized));
 }
 TEST_F(AtomicErrors, OutOfBoundsAndInvalidStag) {
   const Stag st = s.register_memory(mem, 0, Access::kRemoteAtomic);

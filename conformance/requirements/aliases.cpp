@@ -14,6 +14,15 @@ constexpr Alias kAliases[] = {
     {"rfc5044-4.1-ulpdu-max-mulpdu", "rfc5044-3-ulpdu-max-mulpdu"},
     {"rfc5044-7.1.4-private-data-max", "rfc5044-7.1.1-private-data-max"},
     {"rfc5044-a.1-no-middlebox-dependence", "rfc5044-a.4-no-middlebox-dependence"},
+    // RFC 6581: Rev and the S flag are §6's; IRD/ORD negotiation is §9.1; the catch-all error code §9.3.
+    {"rfc6581-9-rev-2", "rfc6581-6-rev-2"},
+    {"rfc6581-9-enhanced-flag", "rfc6581-6-enhanced-flag"},
+    {"rfc6581-9-responder-ord", "rfc6581-9.1-responder-ord"},
+    {"rfc6581-9-initiator-ord-adjust", "rfc6581-9.1-initiator-ord-adjust"},
+    {"rfc6581-9-error-insufficient-ird", "rfc6581-9.1-error-insufficient-ird"},
+    {"rfc6581-9-reject-with-reply", "rfc6581-9.1-reject-with-reply"},
+    {"rfc6581-9-error-catastrophic", "rfc6581-9.3-error-catastrophic"},
+    {"rfc6581-9-ird-ord-max", "rfc6581-9.1-ird-ord-no-negotiation"},
 };
 
 }  // namespace

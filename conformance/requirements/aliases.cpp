@@ -23,6 +23,8 @@ constexpr Alias kAliases[] = {
     {"rfc6581-9-reject-with-reply", "rfc6581-9.1-reject-with-reply"},
     {"rfc6581-9-error-catastrophic", "rfc6581-9.3-error-catastrophic"},
     {"rfc6581-9-ird-ord-max", "rfc6581-9.1-ird-ord-no-negotiation"},
+    // RFC 5041: the IPsec requirements are stated in §8.4.2.
+    {"rfc5041-8.3-ipsec", "rfc5041-8.4.2-ipsec"},
 };
 
 }  // namespace

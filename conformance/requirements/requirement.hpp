@@ -9,9 +9,11 @@
 //   <document>-<section>-<short-name>     e.g. rfc5044-7.1.2-pd-length-max
 //
 // The conformance cases, the capture analyzer and the Wireshark dissector
-// name requirements by these ids, so a row's id never changes once
-// published; a wrong row is corrected in place, a withdrawn one stays with
-// its summary saying why. Summaries are in our own words, never RFC text.
+// name requirements by these ids. An id names the section holding its
+// requirement; a row found under the wrong section is renamed and its old id
+// kept as an Alias that find() still resolves. A wrong row is corrected in
+// place, a withdrawn one stays with its summary saying why. Summaries are in
+// our own words, never RFC text.
 //
 // Standard library only: fuzz targets, the analyzer and the dissector link
 // this library.

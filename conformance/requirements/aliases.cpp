@@ -25,6 +25,20 @@ constexpr Alias kAliases[] = {
     {"rfc6581-9-ird-ord-max", "rfc6581-9.1-ird-ord-no-negotiation"},
     // RFC 5041: the IPsec requirements are stated in §8.4.2.
     {"rfc5041-8.3-ipsec", "rfc5041-8.4.2-ipsec"},
+    // RFC 5040: opcodes, tagged/untagged use and queue numbers are §4.1 (Figure 4) and §5.x; the checks on
+    // receipt are §7.2; the payload rule §4.2; IPsec §8.2.2; STag scope §8.1.1.
+    {"rfc5040-4.2-opcodes", "rfc5040-4.1-opcodes"},
+    {"rfc5040-4.2-tagged-kinds", "rfc5040-4.1-tagged-kinds"},
+    {"rfc5040-4.2-untagged-kinds", "rfc5040-4.1-untagged-kinds"},
+    {"rfc5040-4.2-qn-send", "rfc5040-5.3-qn-send"},
+    {"rfc5040-4.2-qn-read-request", "rfc5040-5.2.1-qn-read-request"},
+    {"rfc5040-4.2-qn-terminate", "rfc5040-5.4-qn-terminate"},
+    {"rfc5040-4.2-qn-opcode-match", "rfc5040-4.1-qn-opcode-match"},
+    {"rfc5040-4.2-opcode-check", "rfc5040-7.2-opcode-check"},
+    {"rfc5040-4.1-rv-check", "rfc5040-7.2-rv-check"},
+    {"rfc5040-4.3-payload-size", "rfc5040-4.2-payload-size"},
+    {"rfc5040-8-ipsec", "rfc5040-8.2.2-ipsec"},
+    {"rfc5040-8-stag-per-stream", "rfc5040-8.1.1-stag-per-stream"},
 };
 
 }  // namespace

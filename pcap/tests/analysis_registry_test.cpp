@@ -20,7 +20,9 @@ TEST(RuleRegistry, EveryEmittedIdIsRegistered) {
   for (const Rule* r : all_rules()) {
     const rq::Requirement* row = rq::find(r->id);
     EXPECT_NE(row, nullptr) << r->id << " is not a registry row";
-    if (row) EXPECT_EQ(row->id, r->id) << r->id << " is an old id: the rule names the current one";
+    if (row) {
+      EXPECT_EQ(row->id, r->id) << r->id << " is an old id: the rule names the current one";
+    }
   }
 }
 

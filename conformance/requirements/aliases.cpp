@@ -39,6 +39,18 @@ constexpr Alias kAliases[] = {
     {"rfc5040-4.3-payload-size", "rfc5040-4.2-payload-size"},
     {"rfc5040-8-ipsec", "rfc5040-8.2.2-ipsec"},
     {"rfc5040-8-stag-per-stream", "rfc5040-8.1.1-stag-per-stream"},
+    // RFC 5042: the RNIC and ULP requirements are stated in §6 and §7; the IPsec rule in §5.4.5.
+    {"rfc5042-5.1.4-stag-other-pd", "rfc5042-6.1.1-stag-other-pd"},
+    {"rfc5042-5.1.4-stag-other-stream", "rfc5042-6.1.1-stag-other-stream"},
+    {"rfc5042-5.2.1-bounds", "rfc5042-6.2.1-bounds"},
+    {"rfc5042-5.2.2-no-change-after-indication", "rfc5042-6.2.2-no-change-after-indication"},
+    {"rfc5042-5.3.2-stale-data", "rfc5042-6.3.2-stale-data"},
+    {"rfc5042-5.3.3-revoke-after-transfer", "rfc5042-6.3.3-revoke-after-transfer"},
+    {"rfc5042-5.3.5-read-into-write-buffer", "rfc5042-6.3.5-read-into-write-buffer"},
+    {"rfc5042-5.4.3.2-shared-cq", "rfc5042-7.1-shared-cq"},
+    {"rfc5042-5.4.3.3-cq-overflow", "rfc5042-6.4.6-cq-overflow"},
+    {"rfc5042-5.4.3.1-shared-receive-queue", "rfc5042-6.4.3.1-shared-receive-queue"},
+    {"rfc5042-6-ipsec-implement", "rfc5042-5.4.5-ipsec-implement"},
 };
 
 }  // namespace

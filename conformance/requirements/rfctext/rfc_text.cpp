@@ -39,15 +39,19 @@ bool is_running_header(std::string_view line) {
 }
 
 // A heading's section number, or "" for an unnumbered column-0 line.
-// "4.1.  Title" -> "4.1"; "A.5.1  Title" -> "a.5.1"; "Appendix B.  Title" -> "b".
+// "4.1.  Title" -> "4.1"; "A.5.1  Title" -> "a.5.1"; "Appendix B.  Title"
+// and "Appendix B: Title" -> "b".
 std::string heading_section(std::string_view line, std::size_t max_section) {
   std::string section;
   std::size_t i = 0;
+  bool appendix = false;
   if (starts_with(line, "Appendix ") && line.size() > 9 && is_upper(line[9]) &&
-      (line.size() == 10 || line[10] == '.' || is_space(line[10]))) {
+      (line.size() == 10 || line[10] == '.' || line[10] == ':' || is_space(line[10]))) {
     line.remove_prefix(9);
+    appendix = true;
   }
-  if (!line.empty() && is_upper(line[0]) && (line.size() == 1 || line[1] == '.' || is_space(line[1]))) {
+  if (!line.empty() && is_upper(line[0]) &&
+      (line.size() == 1 || line[1] == '.' || is_space(line[1]) || (appendix && line[1] == ':'))) {
     section.push_back(static_cast<char>(line[0] - 'A' + 'a'));
     i = 1;
   } else if (!line.empty() && is_digit(line[0])) {
@@ -61,7 +65,7 @@ std::string heading_section(std::string_view line, std::size_t max_section) {
     ++i;
     while (i < line.size() && is_digit(line[i])) section.push_back(line[i++]);
   }
-  if (i < line.size() && line[i] == '.') ++i;
+  if (i < line.size() && (line[i] == '.' || (appendix && line[i] == ':'))) ++i;
   // A heading number is followed by white space (or ends the line).
   if (i < line.size() && !is_space(line[i])) return {};
   if (section.size() > max_section) section.resize(max_section);

@@ -10,8 +10,9 @@
 //   - page footers ("... [Page N]"), form feeds, the running header after a
 //     page break ("RFC NNNN ... <date>") and the blank lines around the
 //     break are removed, so a paragraph continues across pages;
-//   - a line starting in column 0 is a heading: "4.1.  Title", "A.2  Title"
-//     and "Appendix A.  Title" open a section ("4.1", "a.2", "a"); any other
+//   - a line starting in column 0 is a heading: "4.1.  Title", "A.2  Title",
+//     "Appendix A.  Title" and "Appendix A: Title" open a section ("4.1",
+//     "a.2", "a"); any other
 //     column-0 line (front and back matter) opens the unnumbered section "";
 //   - a blank line, or a line opening a list item ("o ", "* ", "- ", "+ ",
 //     "1.  ", "(a) "), ends a paragraph; a paragraph's lines are joined;

@@ -53,6 +53,10 @@ const std::string kMemo =
     "   Legacy receivers REQUIRED nothing. The old text says it must be\n"
     "   zero.\n"
     "\n"
+    "Appendix B: Colon Style\n"
+    "\n"
+    "   Later senders SHOULD count.\n"
+    "\n"
     "Author's Address\n"
     "\n"
     "   A. Writer, Example Street 1\n";
@@ -127,6 +131,9 @@ TEST(RfcText, AppendicesAndBackMatter) {
   const auto* lower = find(d, "The old text says");
   ASSERT_NE(lower, nullptr);
   EXPECT_EQ(lower->keywords, 0u) << "lower case only counts when asked";
+  const auto* colon = find(d, "Later senders SHOULD");
+  ASSERT_NE(colon, nullptr);
+  EXPECT_EQ(colon->section, "b");
   const auto* address = find(d, "A. Writer, Example");
   ASSERT_NE(address, nullptr);
   EXPECT_EQ(address->section, "");

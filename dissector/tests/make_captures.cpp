@@ -316,7 +316,7 @@ void basic(const fs::path& dir, std::vector<Expect>& all) {
     rdmap::AtomicRequestHeader ar;
     ar.set(AF::AtomicOpcode, 0).set(AF::RequestIdentifier, 7).set(AF::RemoteSTag, 0xcccc).set(AF::RemoteTO, 0x40);
     ar.set(AF::AddOrSwapData, 1);
-    c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kAtomicRequest, 3, 1, 0, true), bytes_of(ar)));
+    c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kAtomicRequest, 1, 2, 0, true), bytes_of(ar)));  // RFC 7306 §5.2: QN 1, after the Read Request
     c.flush(Side::kClient, {50});
     rdmap::AtomicResponseHeader aresp;
     aresp.set(rdmap::AtomicResponseSpec::Field::OriginalRequestIdentifier, 7);

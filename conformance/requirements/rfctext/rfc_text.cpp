@@ -121,7 +121,8 @@ struct Builder {
         space = !text.empty();
         continue;
       }
-      if (text.size() >= options.limits.max_sentence) {
+      // The separating space counts too: the text never passes the limit.
+      if (text.size() + (space ? 2 : 1) > options.limits.max_sentence) {
         doc.truncated = true;
         break;
       }

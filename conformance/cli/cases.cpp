@@ -32,11 +32,16 @@ int list_cases(const CasesArgs& a) {
       std::cerr << e << "\n";
       ++problems;
     }
-    for (const std::string& r : c.requirements)
-      if (!requirements::find(r)) {
+    for (const std::string& r : c.requirements) {
+      const requirements::Requirement* row = requirements::find(r);
+      if (!row) {
         std::cerr << c.file << ":" << c.line << ": requirement '" << r << "' is not in the registry\n";
         ++problems;
+      } else if (row->id != r) {  // an old id (alias): cases name the current one
+        std::cerr << c.file << ":" << c.line << ": requirement '" << r << "' was renamed to '" << row->id << "'\n";
+        ++problems;
       }
+    }
   }
   if (!a.markdown.empty()) {
     std::ofstream out(a.markdown);

@@ -93,7 +93,7 @@ constexpr FaultInfo kFaults[] = {
     {F::kClcRefuseGrowth, "clc-refuse-growth", "CLC", "reads a version 1 Proposal's future-growth octets as its prefix area (and declines)", "RFC 7609 App. A.2.2", std::nullopt},
     {F::kMpaSkipLengthCheck, "mpa-skip-length-check", "MPA", "waits for the octets of a ULPDU_Length no TCP segment could carry instead of failing the stream", "RFC 5044 §6", std::nullopt},
     {F::kDdpInterleaveMessages, "ddp-interleave-messages", "DDP", "sends the segments of untagged messages posted together in turns, interleaved", "RFC 5041 §5.2", std::nullopt},
-    {F::kCopyUnknownLayout, "terminate-copies-unknown-layout", "RDMAP", "copies the DDP header of a segment with a bad DDP or RDMAP version or an unexpected opcode into its Terminate", "RFC 5040 §4.8", S::kCopyUnknownLayout},
+    {F::kOmitTerminatedHeader, "terminate-omits-ddp-header", "RDMAP", "copies neither the DDP header nor the segment length into a Terminate for a bad DDP or RDMAP version or an unexpected opcode", "RFC 5040 §4.8", S::kOmitTerminatedHeader},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace

@@ -47,7 +47,7 @@ enum class FaultId : std::uint8_t {
   // handshake timers (RFC 5044 §7.1.2, RFC 7609 App. C.5)
   kMpaNoHandshakeTimer, kClcNoTimer,
   kClcProposalOffsetWrong, kClcRefuseSurplus, kClcRefuseGrowth, kMpaSkipLengthCheck,
-  kDdpInterleaveMessages, kCopyUnknownLayout,
+  kDdpInterleaveMessages, kOmitTerminatedHeader,
   kCount
 };
 

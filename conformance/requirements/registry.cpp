@@ -100,8 +100,10 @@ const Requirement* find(std::string_view id) {
   const Index& ix = index();
   const auto it = std::lower_bound(ix.by_id.begin(), ix.by_id.end(), id,
                                    [](const auto& entry, std::string_view key) { return entry.first < key; });
-  if (it == ix.by_id.end() || it->first != id) return nullptr;
-  return &ix.rows[it->second];
+  if (it != ix.by_id.end() && it->first == id) return &ix.rows[it->second];
+  for (const Alias& a : aliases())
+    if (a.old_id == id) return find(a.id);
+  return nullptr;
 }
 
 std::span<const std::string_view> documents() { return index().names; }
@@ -203,6 +205,23 @@ std::vector<std::string> problems(std::span<const Requirement> rows) {
   std::sort(ids.begin(), ids.end());
   for (std::size_t i = 1; i < ids.size(); ++i) {
     if (ids[i] == ids[i - 1] && (i == 1 || ids[i - 2] != ids[i])) say(ids[i], "id is not unique");
+  }
+  return found;
+}
+
+std::vector<std::string> alias_problems(std::span<const Alias> table, std::span<const Requirement> rows) {
+  std::vector<std::string> found;
+  auto row_with = [rows](std::string_view id) {
+    return std::find_if(rows.begin(), rows.end(), [id](const Requirement& r) { return r.id == id; }) != rows.end();
+  };
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const Alias& a = table[i];
+    const std::string name(a.old_id);
+    if (!well_formed_id(a.old_id)) found.push_back(name + ": old id is not well formed");
+    if (row_with(a.old_id)) found.push_back(name + ": old id is still a row's id");
+    if (!row_with(a.id)) found.push_back(name + ": renamed to " + std::string(a.id) + ", which is not a row");
+    for (std::size_t j = 0; j < i; ++j)
+      if (table[j].old_id == a.old_id) found.push_back(name + ": listed twice");
   }
   return found;
 }

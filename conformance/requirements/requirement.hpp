@@ -9,9 +9,11 @@
 //   <document>-<section>-<short-name>     e.g. rfc5044-7.1.2-pd-length-max
 //
 // The conformance cases, the capture analyzer and the Wireshark dissector
-// name requirements by these ids, so a row's id never changes once
-// published; a wrong row is corrected in place, a withdrawn one stays with
-// its summary saying why. Summaries are in our own words, never RFC text.
+// name requirements by these ids. An id names the section holding its
+// requirement; a row found under the wrong section is renamed and its old id
+// kept as an Alias that find() still resolves. A wrong row is corrected in
+// place, a withdrawn one stays with its summary saying why. Summaries are in
+// our own words, never RFC text.
 //
 // Standard library only: fuzz targets, the analyzer and the dissector link
 // this library.
@@ -60,8 +62,18 @@ std::span<const Requirement> all();
 // The rows of one document ("RFC 5044", "SMCv2").
 std::span<const Requirement> of(std::string_view rfc);
 
-// The row with this id, or nullptr.
+// The row with this id, or nullptr. An old id (an alias) finds the row it
+// was renamed to.
 const Requirement* find(std::string_view id);
+
+// A row's earlier id. When a row's id named another section than the one it
+// cites, the row was renamed to name its section; the old id stays here so
+// reports, filters and scripts written with it still resolve.
+struct Alias {
+  std::string_view old_id;
+  std::string_view id;
+};
+std::span<const Alias> aliases();
 
 // The documents the registry covers, in registry order.
 std::span<const std::string_view> documents();
@@ -93,5 +105,9 @@ bool well_formed_id(std::string_view id);
 // rows are sound. Tests call it on all(); it takes any rows so that its own
 // checks can be tested on bad data.
 std::vector<std::string> problems(std::span<const Requirement> rows);
+
+// The problems of an alias table: old ids malformed or still in use as a
+// row's id, targets missing, an old id listed twice.
+std::vector<std::string> alias_problems(std::span<const Alias> table, std::span<const Requirement> rows);
 
 }  // namespace rdmaconf::requirements

@@ -330,7 +330,7 @@ void basic(const fs::path& dir, std::vector<Expect>& all) {
     rdmap::AtomicRequestHeader ar;
     ar.set(AF::AtomicOpcode, 0).set(AF::RequestIdentifier, 7).set(AF::RemoteSTag, 0xcccc).set(AF::RemoteTO, 0x40);
     ar.set(AF::AddOrSwapData, 1);
-    c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kAtomicRequest, 3, 1, 0, true), bytes_of(ar)));
+    c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kAtomicRequest, 1, 2, 0, true), bytes_of(ar)));  // RFC 7306 §5.2: QN 1, after the Read Request
     c.flush(Side::kClient, {50});
     rdmap::AtomicResponseHeader aresp;
     aresp.set(rdmap::AtomicResponseSpec::Field::OriginalRequestIdentifier, 7);
@@ -609,24 +609,24 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
          c.fpdu(Side::kClient, tagged(rdmap::Opcode::kRdmaWrite, 0x77, 0, false, data));
          send(c, Side::kClient, tagged(rdmap::Opcode::kRdmaWrite, 0x77, 500, true, data));
        }},
-      {"v_qn", "rfc5040-4.2-qn-opcode-match", {}, [&](MpaConnection& c) {
+      {"v_qn", "rfc5040-4.1-qn-opcode-match", {}, [&](MpaConnection& c) {
          send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 2, 1, 0, true), data));
        }},
       // ---- RDMAP (RFC 5040, RFC 7306)
       {"v_rv", "rfc5040-4.1-rv-1", {}, [&](MpaConnection& c) {
          send(c, Side::kClient, untagged([] { Untagged x; x.rv = 0; return x; }(), data));
        }},
-      {"v_opcode", "rfc5040-4.2-opcodes", {}, [&](MpaConnection& c) {
+      {"v_opcode", "rfc5040-4.1-opcodes", {}, [&](MpaConnection& c) {
          send(c, Side::kClient, untagged([] { Untagged x; x.raw_opcode = 0xd; return x; }(), data));
        }},
-      {"v_t_bit", "rfc5040-4.2-tagged-kinds", {}, [&](MpaConnection& c) {
+      {"v_t_bit", "rfc5040-4.1-tagged-kinds", {}, [&](MpaConnection& c) {
          send(c, Side::kClient, tagged(rdmap::Opcode::kSend, 1, 0, true, data));
        }},
       {"v_single_segment", "rfc5040-5.2.1-single-segment", {}, [&](MpaConnection& c) {
          send(c, Side::kClient,
               untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 1, 0, false), read_request(1, 0, 10, 2, 0)));
        }},
-      {"v_payload_size", "rfc5040-4.3-payload-size", {}, [&](MpaConnection& c) {
+      {"v_payload_size", "rfc5040-4.2-payload-size", {}, [&](MpaConnection& c) {
          send(c, Side::kClient, untagged(u(rdmap::Opcode::kImmediateData, 0, 1, 0, true), pattern(12, 1)));
        }},
       {"v_unsolicited_read", "rfc5040-5.2.2-read-response-solicited", {}, [&](MpaConnection& c) {

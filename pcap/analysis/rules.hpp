@@ -36,9 +36,9 @@ inline constexpr Rule kReqRepReserved{"rfc5044-7.1.1-res-zero", Level::kMust, "R
                                       "Res bits of a Request/Reply are sent as zero"};
 inline constexpr Rule kReqRepRevision{"rfc5044-7.1.1-rev-1", Level::kMust, "RFC 5044 §7.1.1",
                                       "Rev is a revision the RFCs define (1 or 2)"};
-inline constexpr Rule kRequestReject{"rfc5044-7.1.1-r-request-zero", Level::kMust, "RFC 5044 §7.1.1",
-                                     "R is set only in a Reply"};
-inline constexpr Rule kPdLengthMax{"rfc5044-7.1.1-pd-length-max", Level::kMust, "RFC 5044 §7.1.4",
+inline constexpr Rule kRequestReject{"rfc5044-7.1.1-r-request-zero", Level::kShould, "RFC 5044 §7.1.1",
+                                     "R is set only in a Reply (defined so, without an RFC 2119 keyword)"};
+inline constexpr Rule kPdLengthMax{"rfc5044-7.1.1-pd-length-max", Level::kMust, "RFC 5044 §7.1.1",
                                    "PD_Length is at most 512"};
 inline constexpr Rule kEnhancedDataShort{"rfc6581-9-enhanced-data-present", Level::kMust, "RFC 6581 §9",
                                          "a Rev 2 frame with S set carries at least 4 octets of IRD/ORD data"};
@@ -75,17 +75,17 @@ inline constexpr Rule kMoSequence{"rfc5041-5.2-untagged-mo-advance", Level::kMus
                                   "a message's segments carry consecutive MOs starting at 0"};
 inline constexpr Rule kToSequence{"rfc5041-5.2-tagged-to-advance", Level::kMust, "RFC 5041 §5.2",
                                   "a tagged message's segments keep the STag and carry consecutive TOs"};
-inline constexpr Rule kQueueNumber{"rfc5040-4.2-qn-opcode-match", Level::kMust, "RFC 5040 §4.1, RFC 5041 §4.3",
+inline constexpr Rule kQueueNumber{"rfc5040-4.1-qn-opcode-match", Level::kMust, "RFC 5040 §4.1, RFC 5041 §4.3",
                                    "an untagged message uses the queue its opcode belongs to"};
 // ---- RDMAP (RFC 5040, RFC 7306)
 inline constexpr Rule kRdmapVersion{"rfc5040-4.1-rv-1", Level::kMust, "RFC 5040 §4.1", "RV is 1"};
-inline constexpr Rule kOpcodeDefined{"rfc5040-4.2-opcodes", Level::kMust, "RFC 5040 §4.3, RFC 7306 §4",
+inline constexpr Rule kOpcodeDefined{"rfc5040-4.1-opcodes", Level::kMust, "RFC 5040 §4.3, RFC 7306 §4",
                                      "the opcode is one RFC 5040 or RFC 7306 defines"};
-inline constexpr Rule kOpcodeTagged{"rfc5040-4.2-tagged-kinds", Level::kMust, "RFC 5040 §4.3",
+inline constexpr Rule kOpcodeTagged{"rfc5040-4.1-tagged-kinds", Level::kMust, "RFC 5040 §4.3",
                                     "the DDP T bit is the one the opcode requires"};
 inline constexpr Rule kSingleSegment{"rfc5040-5.2.1-single-segment", Level::kMust, "RFC 5040 §4.3",
                                      "Read Requests, Terminates, Immediate Data and Atomics are one segment with L set"};
-inline constexpr Rule kExactSize{"rfc5040-4.3-payload-size", Level::kMust, "RFC 5040 §4.4, RFC 7306 §4",
+inline constexpr Rule kExactSize{"rfc5040-4.2-payload-size", Level::kMust, "RFC 5040 §4.4, RFC 7306 §4",
                                  "a fixed-size RDMAP message carries exactly its header"};
 inline constexpr Rule kReadUnsolicited{"rfc5040-5.2.2-read-response-solicited", Level::kMust, "RFC 5040 §5.2.2",
                                        "an RDMA Read Response answers an outstanding Read Request"};

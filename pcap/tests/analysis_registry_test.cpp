@@ -17,7 +17,13 @@ namespace {
 namespace rq = requirements;
 
 TEST(RuleRegistry, EveryEmittedIdIsRegistered) {
-  for (const Rule* r : all_rules()) EXPECT_NE(rq::find(r->id), nullptr) << r->id << " is not a registry row";
+  for (const Rule* r : all_rules()) {
+    const rq::Requirement* row = rq::find(r->id);
+    EXPECT_NE(row, nullptr) << r->id << " is not a registry row";
+    if (row) {
+      EXPECT_EQ(row->id, r->id) << r->id << " is an old id: the rule names the current one";
+    }
+  }
 }
 
 TEST(RuleRegistry, IdsAreUniqueAndWellFormed) {

@@ -138,17 +138,17 @@ TEST(RunRecording, MalformedFramesShowTheRuleTheyBreak) {
       {"ddp-dv-tagged-2", {"rfc5041-4.1-dv-1"}},
       {"ddp-msn-zero", {"rfc5041-5.2-msn-increment"}},
       {"ddp-mo-beyond-buffer-1000", {"rfc5041-5.2-untagged-mo-advance"}},
-      {"ddp-qn-invalid-4", {"rfc5040-4.2-qn-opcode-match"}},
+      {"ddp-qn-invalid-4", {"rfc5040-4.1-qn-opcode-match"}},
       {"ddp-terminate-catastrophic-short-segment", {"rfc5041-4-segment-header"}},
       // RDMAP (RFC 5040, RFC 7306)
       {"rdmap-rv-send-0", {"rfc5040-4.1-rv-1"}},
-      {"rdmap-opcode-reserved-untagged-0xc", {"rfc5040-4.2-opcodes"}},
-      {"rdmap-qn-opcode-mismatch-1", {"rfc5040-4.2-qn-opcode-match"}},
+      {"rdmap-opcode-reserved-untagged-0xc", {"rfc5040-4.1-opcodes"}},
+      {"rdmap-qn-opcode-mismatch-1", {"rfc5040-4.1-qn-opcode-match"}},
       {"rdmap-read-request-segmented", {"rfc5040-5.2.1-single-segment"}},
-      {"rdmap-read-request-size-4", {"rfc5040-4.3-payload-size"}},
+      {"rdmap-read-request-size-4", {"rfc5040-4.2-payload-size"}},
       {"rdmap-unsolicited-read-response-0", {"rfc5040-5.2.2-read-response-solicited"}},
       {"rdmap-atomic-unsolicited-response", {"rfc7306-5-response-order"}},
-      {"rdmap-immediate-size-1", {"rfc5040-4.3-payload-size"}},
+      {"rdmap-immediate-size-1", {"rfc5040-4.2-payload-size"}},
       // MSN IRD+1 on QN 1: passively, MSNs were skipped
       {"rdmap-read-request-beyond-ird", {"rfc5041-5.2-msn-increment"}},
       // CLC (RFC 7609, SMC v2)

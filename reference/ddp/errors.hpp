@@ -71,8 +71,7 @@ constexpr TerminateCode kDdpLocalCatastrophic{
 // What a Terminate reporting this error copies from the offending segment
 // (RFC 5040 §4.8, header control bits M, D, R).
 enum class Copies : std::uint8_t {
-  kNothing,            // no segment is at fault (local catastrophic, LLP errors), or its
-                       // layout is unknown (bad DDP or RDMAP version, unexpected opcode)
+  kNothing,            // no segment is at fault (local catastrophic, LLP errors)
   kDdpHeader,          // M and D: segment length and the DDP header
   kDdpAndRdmapHeader,  // M, D, and R when the segment carried an RDMAP request header
 };
@@ -98,10 +97,11 @@ inline constexpr ErrorRow kDdpErrorRows[] = {
     {code_of(TaggedError::kStagNotAssociated), false, "Tagged Buffer Error",
      "STag not associated with DDP Stream", "RFC 5041 §7.2"},
     {code_of(TaggedError::kToWrap), false, "Tagged Buffer Error", "TO wrap", "RFC 5041 §7.2"},
-    // RFC 5040 §4.8: a header of unknown layout (a DDP version we do not
-    // speak) is not copied; Linux siw copies nothing for these either.
+    // RFC 5040 §4.8 Figure 10: every DDP-layer error includes the DDP header
+    // and segment length, a bad DDP version too (its T bit still gives the
+    // header's size). Linux siw copies nothing here: docs/interop.md.
     {code_of(TaggedError::kInvalidDdpVersion), false, "Tagged Buffer Error",
-     "Invalid DDP version", "RFC 5041 §7.2", Copies::kNothing},
+     "Invalid DDP version", "RFC 5041 §7.2"},
     {code_of(UntaggedError::kInvalidQn), false, "Untagged Buffer Error", "Invalid QN",
      "RFC 5041 §7.2"},
     {code_of(UntaggedError::kInvalidMsnNoBuffer), false, "Untagged Buffer Error",
@@ -113,7 +113,7 @@ inline constexpr ErrorRow kDdpErrorRows[] = {
     {code_of(UntaggedError::kMessageTooLong), false, "Untagged Buffer Error",
      "DDP Message too long for available buffer", "RFC 5041 §7.2"},
     {code_of(UntaggedError::kInvalidDdpVersion), false, "Untagged Buffer Error",
-     "Invalid DDP version", "RFC 5041 §7.2", Copies::kNothing},
+     "Invalid DDP version", "RFC 5041 §7.2"},
 };
 
 // An error a DDP Data Sink detected in a segment: the triple to report and

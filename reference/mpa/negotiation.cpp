@@ -294,10 +294,16 @@ void Negotiation::accept(wire::Bytes private_data) {
   if (request.enhanced_data) {
     const EnhancedData& theirs = *request.enhanced_data;
     EnhancedData ours;
-    // RFC 6581: our ORD never exceeds the initiator's IRD; our IRD is what
-    // we have (the initiator lowers its ORD to it if it must).
-    ours.ird = std::min(config_.ird, kMaxIrdOrd);
-    ours.ord = std::min({config_.ord, theirs.ird, kMaxIrdOrd});
+    // RFC 6581 §9.1: our ORD never exceeds the initiator's IRD; our IRD is
+    // what we have (the initiator lowers its ORD to it if it must). 0x3FFF
+    // asks for no automatic negotiation: an initiator ORD of 0x3FFF leaves
+    // our IRD as it is and is answered with IRD 0x3FFF; an initiator IRD of
+    // 0x3FFF leaves our ORD as it is and is answered with ORD 0x3FFF.
+    const std::uint16_t local_ird = std::min(config_.ird, kMaxIrdOrd);
+    const std::uint16_t local_ord = theirs.ird == kMaxIrdOrd ? std::min(config_.ord, kMaxIrdOrd)
+                                                             : std::min({config_.ord, theirs.ird, kMaxIrdOrd});
+    ours.ird = theirs.ord == kMaxIrdOrd ? kMaxIrdOrd : local_ird;
+    ours.ord = theirs.ird == kMaxIrdOrd ? kMaxIrdOrd : local_ord;
     if (theirs.peer_to_peer) {
       // RFC 6581 §9.2: A is echoed, and exactly one offered RTR kind chosen.
       ours.peer_to_peer = true;
@@ -306,7 +312,7 @@ void Negotiation::accept(wire::Bytes private_data) {
       for (RtrKind k : config_.rtr_preference) {
         if (!offered.contains(k) || !config_.rtr.contains(k)) continue;
         // A zero-length Read needs a Read credit on both sides.
-        if (k == RtrKind::kZeroLengthRead && (ours.ird == 0 || theirs.ord == 0)) continue;
+        if (k == RtrKind::kZeroLengthRead && (local_ird == 0 || theirs.ord == 0)) continue;
         chosen = k;
         break;
       }
@@ -319,8 +325,8 @@ void Negotiation::accept(wire::Bytes private_data) {
     }
     reply_data = ours;
     out.enhanced = true;
-    out.ird = ours.ird;
-    out.ord = ours.ord;
+    out.ird = local_ird;
+    out.ord = local_ord;
     out.peer_ird = theirs.ird;
     out.peer_ord = theirs.ord;
   }
@@ -436,13 +442,14 @@ void Negotiation::on_reply(const ReqRepFrame& reply) {
     out.ird = ours.ird;
     out.peer_ird = theirs.ird;
     out.peer_ord = theirs.ord;
-    // RFC 6581: the responder may not read from us with more outstanding
-    // reads than our IRD allows.
-    if (theirs.ord > ours.ird)
+    // RFC 6581 §9.1: the responder may not read from us with more
+    // outstanding reads than our IRD allows. A responder ORD (or IRD) of
+    // 0x3FFF declines automatic negotiation: our IRD (ORD) stays as it is.
+    if (theirs.ord != kMaxIrdOrd && theirs.ord > ours.ird)
       return terminate(FailureKind::kInsufficientIrd, LlpErrorCode::kInsufficientIrd,
                        "responder's ORD exceeds our IRD (RFC 6581 §9)");
     out.ord = ours.ord;
-    if (theirs.ird < ours.ord) {
+    if (theirs.ird != kMaxIrdOrd && theirs.ird < ours.ord) {
       if (!config_.allow_ord_reduction)
         return terminate(FailureKind::kInsufficientIrd, LlpErrorCode::kInsufficientIrd,
                          "responder's IRD is below our ORD (RFC 6581 §9)");

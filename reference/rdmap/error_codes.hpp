@@ -81,22 +81,22 @@ inline constexpr ErrorRow kRdmapErrorRows[] = {
      "STag cannot be Invalidated", "RFC 5040 §4.8", Copies::kDdpAndRdmapHeader},
     {protection(ErrorCode::kUnspecified), false, "Remote Protection Error", "Unspecified Error",
      "RFC 5040 §4.8", Copies::kDdpAndRdmapHeader},
-    // A header of unknown layout (an RDMAP version we do not speak) is not
-    // copied (RFC 5040 §4.8; Linux siw copies nothing for it either). An
-    // unexpected opcode copies unless the opcode is undefined (make_terminate).
+    // RFC 5040 §4.8 Figure 10: a Remote Operation Error includes the DDP
+    // header and segment length when possible (a received segment caused
+    // it) and never the RDMA header, whatever the opcode or RDMAP version.
     {operation(ErrorCode::kInvalidRdmapVersion), false, "Remote Operation Error",
-     "Invalid RDMAP version", "RFC 5040 §4.8", Copies::kNothing},
+     "Invalid RDMAP version", "RFC 5040 §4.8", Copies::kDdpHeader},
     {operation(ErrorCode::kUnexpectedOpcode), false, "Remote Operation Error", "Unexpected OpCode",
-     "RFC 5040 §4.8", Copies::kDdpAndRdmapHeader},
+     "RFC 5040 §4.8", Copies::kDdpHeader},
     {operation(ErrorCode::kCatastrophicLocalized), false, "Remote Operation Error",
      "Catastrophic error, localized to RDMAP Stream", "RFC 5040 §4.8",
-     Copies::kDdpAndRdmapHeader},
+     Copies::kDdpHeader},
     {operation(ErrorCode::kCatastrophicGlobal), false, "Remote Operation Error",
-     "Catastrophic error, global", "RFC 5040 §4.8", Copies::kDdpAndRdmapHeader},
+     "Catastrophic error, global", "RFC 5040 §4.8", Copies::kDdpHeader},
     {operation(ErrorCode::kStagCannotBeInvalidated), false, "Remote Operation Error",
-     "STag cannot be Invalidated", "RFC 5040 §4.8", Copies::kDdpAndRdmapHeader},
+     "STag cannot be Invalidated", "RFC 5040 §4.8", Copies::kDdpHeader},
     {operation(ErrorCode::kUnspecified), false, "Remote Operation Error", "Unspecified Error",
-     "RFC 5040 §4.8", Copies::kDdpAndRdmapHeader},
+     "RFC 5040 §4.8", Copies::kDdpHeader},
 };
 
 // RFC 5044 §8 and RFC 6581 (registered by RFC 6580, "MPA Errors"). The

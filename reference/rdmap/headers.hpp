@@ -174,7 +174,7 @@ struct TerminateSegmentLengthSpec {
 using TerminateSegmentLengthHeader = wire::Header<TerminateSegmentLengthSpec>;
 
 // RFC 7306 §4: the Atomic Request header, the whole payload of an Atomic
-// Request message (untagged, QN 3).
+// Request message (untagged, QN 1 like the Read Requests: §5.2).
 struct AtomicRequestSpec {
   enum class Field : std::uint8_t {
     Reserved,

@@ -61,8 +61,10 @@ inline constexpr OpcodeInfo kOpcodeTable[] = {
      true, false, false, false, true, "RFC 7306 §6"},
     {Opcode::kImmediateDataWithSe, "Immediate Data with Solicited Event", false, Queue::kSend,
      kImmediateDataHeaderSize, true, false, true, false, true, "RFC 7306 §6"},
-    {Opcode::kAtomicRequest, "Atomic Request", false, Queue::kAtomic, kAtomicRequestHeaderSize,
-     true, false, false, false, true, "RFC 7306 §5"},
+    // RFC 7306 §5.2: Atomic Requests use the Read Requests' queue (QN 1),
+    // Atomic Responses QN 3.
+    {Opcode::kAtomicRequest, "Atomic Request", false, Queue::kReadRequest, kAtomicRequestHeaderSize,
+     true, false, false, false, true, "RFC 7306 §5.2"},
     {Opcode::kAtomicResponse, "Atomic Response", false, Queue::kAtomic, kAtomicResponseHeaderSize,
      true, false, false, false, true, "RFC 7306 §5"},
 };

@@ -94,16 +94,16 @@ std::uint64_t atomic_result(AtomicOpcode op, std::uint64_t original, const Atomi
 Stream::Stream(StreamConfig config)
     : config_(config),
       read_request_slots_(config.ird),
-      atomic_slots_(std::size_t{config.ird} + config.ord) {
+      atomic_slots_(config.ord) {
   // RFC 5040 §5.2.1: the Data Source holds IRD buffers on QN 1, one per
   // RDMA Read Request it can have outstanding; a Read Request beyond them
   // finds no buffer (RFC 5041 §7.2, 0x1/0x2/0x02).
   for (auto& slot : read_request_slots_) queues_.post(qn(Queue::kReadRequest), {0, slot});
   // RFC 5040 §5.4: one buffer for the peer's Terminate.
   queues_.post(qn(Queue::kTerminate), {0, terminate_slot_});
-  // RFC 7306: QN 3 receives Atomic Requests (up to IRD) and Atomic
-  // Responses (up to ORD); each buffer is handed back as soon as its message
-  // is delivered, and IRD is enforced by RDMAP itself.
+  // RFC 7306 §5.2: Atomic Requests arrive on QN 1 with the Read Requests
+  // and share their IRD buffers; QN 3 receives Atomic Responses (up to ORD),
+  // each buffer handed back as soon as its message is delivered.
   for (auto& slot : atomic_slots_) queues_.post(qn(Queue::kAtomic), {0, slot});
 }
 
@@ -154,7 +154,7 @@ wire::Status Stream::require_operational() const {
 wire::Status Stream::enqueue_untagged(Opcode op, std::uint32_t rsvd_ulp32,
                                       wire::Bytes rdmap_header, const wire::Chunks& payload,
                                       std::optional<WorkRequestId> wr, CompletionType type,
-                                      bool releases_inbound) {
+                                      bool releases_inbound, bool read_request_credit) {
   const OpcodeInfo& oi = info(op);
   const auto q = static_cast<std::size_t>(*oi.queue);
   ddp::UntaggedTarget t{Control::octet(op), rsvd_ulp32, qn(*oi.queue), next_send_msn_[q]};
@@ -171,6 +171,7 @@ wire::Status Stream::enqueue_untagged(Opcode op, std::uint32_t rsvd_ulp32,
       o.type = type;
       o.byte_len = static_cast<std::uint32_t>(payload.size());
       o.releases_inbound = releases_inbound;
+      o.read_request_credit = read_request_credit;
     }
     outgoing_.push_back(std::move(o));
   }
@@ -625,7 +626,8 @@ void Stream::deliver_read_request(const ddp::DeliveredMessage& m) {
 void Stream::deliver_atomic_request(const ddp::DeliveredMessage& m) {
   std::array<std::uint8_t, kAtomicRequestHeaderSize> copy{};
   std::copy_n(m.buffer.memory.begin(), std::min(copy.size(), m.buffer.memory.size()), copy.begin());
-  queues_.post(qn(Queue::kAtomic), {0, m.buffer.memory});  // buffer back on QN 3 at once
+  // The QN 1 buffer it arrived in goes back when the Atomic Response is
+  // handed to the LLP, as for a Read Request (RFC 7306 §5.2).
 
   // RFC 7306 §5: Atomic Requests count against IRD together with Reads.
   if (check(Fault::kSkipIrdCheck) && inbound_outstanding_ >= config_.ird) {
@@ -665,9 +667,11 @@ void Stream::deliver_atomic_request(const ddp::DeliveredMessage& m) {
     terminate_with(protection_code(*fault), true);
     return;
   }
-  // RFC 7306 §5: the target is a naturally aligned 64-bit word.
+  // RFC 7306 §5: the target is a naturally aligned 64-bit word; §8.2 names
+  // the error: Remote Operation Error, catastrophic error localized to the
+  // RDMAP Stream.
   if (check(Fault::kSkipAtomicAlignmentCheck) && a.remote_to % 8 != 0) {
-    terminate_with(protection(ErrorCode::kBaseOrBoundsViolation), true);
+    terminate_with(operation(ErrorCode::kCatastrophicLocalized), true);
     return;
   }
   std::span<std::uint8_t> target = std::get<std::span<std::uint8_t>>(where);
@@ -682,7 +686,7 @@ void Stream::deliver_atomic_request(const ddp::DeliveredMessage& m) {
   resp.set(AtomicResponseSpec::Field::OriginalRemoteDataValue, original);
   ++inbound_outstanding_;
   if (auto s = enqueue_untagged(Opcode::kAtomicResponse, 0, resp.bytes(), {}, std::nullopt,
-                                CompletionType::kAtomic, true);
+                                CompletionType::kAtomic, true, true);
       !s)
     terminate_with(kRdmapLocalCatastrophic, false);
 }
@@ -725,9 +729,15 @@ void Stream::deliver_terminate(const ddp::DeliveredMessage& m) {
 void Stream::terminate_with(TerminateCode code, bool copy_current) {
   if (state_ != StreamState::kOperational) return;
   const OffendingSegment offending = current_.offending();
-  // Fault: copy what the offending segment holds whatever its layout.
-  const auto forced = config_.faults.has(Fault::kCopyUnknownLayout) ? std::optional(ddp::Copies::kDdpAndRdmapHeader)
-                                                                    : std::nullopt;
+  // Fault: for a bad DDP or RDMAP version or an unexpected opcode, copy
+  // nothing of the segment (as Linux siw does), against Figure 10.
+  const bool bad_layout = code == ddp::code_of(ddp::TaggedError::kInvalidDdpVersion) ||
+                          code == ddp::code_of(ddp::UntaggedError::kInvalidDdpVersion) ||
+                          code == operation(ErrorCode::kInvalidRdmapVersion) ||
+                          code == operation(ErrorCode::kUnexpectedOpcode);
+  const auto forced = config_.faults.has(Fault::kOmitTerminatedHeader) && bad_layout
+                          ? std::optional(ddp::Copies::kNothing)
+                          : std::nullopt;
   TerminateMessage t =
       make_terminate(code, copy_current && current_.ddp_header_size ? &offending : nullptr, forced);
   state_ = StreamState::kTerminateSent;

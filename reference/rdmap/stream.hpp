@@ -74,7 +74,7 @@ enum class Fault : std::uint8_t {
   kSkipAtomicAlignmentCheck,    // RFC 7306 §5: 8-octet aligned target
   kSkipReadFence,               // RFC 5040 §5.5: a fenced message waits for Read/Atomic Responses (local)
   kCheckAtomicReserved,         // the opposite of RFC 7306 §5: terminates on reserved bits it must ignore
-  kCopyUnknownLayout,           // against RFC 5040 §4.8: copies headers of unknown layout into a Terminate
+  kOmitTerminatedHeader,        // against RFC 5040 §4.8 Fig. 10: no DDP header for a bad version or opcode
   kCount
 };
 
@@ -258,7 +258,8 @@ class Stream {
   wire::Status require_operational() const;
   wire::Status enqueue_untagged(Opcode op, std::uint32_t rsvd_ulp32, wire::Bytes rdmap_header,
                                 const wire::Chunks& payload, std::optional<WorkRequestId> wr,
-                                CompletionType type, bool releases_inbound = false);
+                                CompletionType type, bool releases_inbound = false,
+                                bool read_request_credit = false);
   wire::Status enqueue_tagged(Opcode op, ddp::Stag stag, std::uint64_t to,
                               const wire::Chunks& payload, std::optional<WorkRequestId> wr,
                               CompletionType type, bool releases_inbound = false,
@@ -297,7 +298,8 @@ class Stream {
   std::uint32_t next_atomic_id_ = 1;
   std::map<std::uint32_t, std::uint64_t> pending_immediate_;  // QN 0 MSN -> Immediate Data
   // Storage behind the RDMAP-owned untagged queues (QN 1, 2, 3).
-  std::vector<std::array<std::uint8_t, kReadRequestHeaderSize>> read_request_slots_;
+  // QN 1 buffers: Read Requests and (RFC 7306 §5.2) Atomic Requests.
+  std::vector<std::array<std::uint8_t, kAtomicRequestHeaderSize>> read_request_slots_;
   std::array<std::uint8_t, kMaxTerminateSize> terminate_slot_{};
   std::vector<std::array<std::uint8_t, kAtomicRequestHeaderSize>> atomic_slots_;
   std::size_t next_read_slot_ = 0;

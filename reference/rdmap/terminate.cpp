@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "rdmap/error_codes.hpp"
-#include "rdmap/opcodes.hpp"
 
 namespace rdmaconf::rdmap {
 namespace {
@@ -30,11 +29,6 @@ TerminateMessage make_terminate(ddp::TerminateCode code, const OffendingSegment*
   const ddp::ErrorRow* row = find_error(code);
   const ddp::Copies copies = forced ? *forced : row ? row->copies : ddp::Copies::kDdpHeader;
   if (offending == nullptr || copies == ddp::Copies::kNothing) return t;
-  // RFC 5040 §4.8: a header whose layout is unknown is not copied; an opcode
-  // no RFC defines (0xC-0xF) says nothing of what follows it.
-  const bool undefined_opcode =
-      offending->ddp_header.size() >= 2 && find_opcode(offending->ddp_header[1] & 0x0f) == nullptr;
-  if (!forced && undefined_opcode) return t;
   const std::size_t n = std::min(offending->ddp_header.size(), t.ddp_header.size());
   if (n != ddp::kTaggedHeaderSize && n != ddp::kUntaggedHeaderSize) return t;
   // RFC 5040 §4.8: M and D: the segment's length and its DDP header.

@@ -312,6 +312,28 @@ TEST(MpaNegotiation, IrdOrdExchangeAndAdjustment) {
   EXPECT_EQ(ii.peer_ord, 8);
 }
 
+// RFC 6581 §9.1: 0x3FFF declines automatic negotiation. The responder keeps
+// its local IRD (ORD) and answers 0x3FFF; the initiator keeps its own values
+// when the Reply says 0x3FFF.
+TEST(MpaNegotiation, AllOnesDeclinesAutomaticNegotiation) {
+  NegotiationConfig i = initiator(), r = responder();
+  i.ird = 0x3fff;
+  i.ord = 0x3fff;
+  r.ird = 4;
+  r.ord = 6;
+  Pair p(i, r);
+  p.run();
+  ASSERT_EQ(p.init.state(), NegotiationState::kFullOperation);
+  const NegotiationOutcome& ro = *p.resp.outcome();
+  EXPECT_EQ(ro.ird, 4) << "local IRD unchanged";
+  EXPECT_EQ(ro.ord, 6) << "local ORD unchanged";
+  const NegotiationOutcome& io = *p.init.outcome();
+  EXPECT_EQ(io.peer_ird, 0x3fff) << "the Reply's IRD";
+  EXPECT_EQ(io.peer_ord, 0x3fff) << "the Reply's ORD";
+  EXPECT_EQ(io.ird, 0x3fff) << "initiator IRD unchanged";
+  EXPECT_EQ(io.ord, 0x3fff) << "initiator ORD unchanged";
+}
+
 TEST(MpaNegotiation, StrictOrdIsInsufficientIrd) {
   NegotiationConfig i = initiator(), r = responder();
   i.ord = 16;

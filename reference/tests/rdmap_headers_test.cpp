@@ -133,7 +133,7 @@ TEST(RdmapOpcodes, TableMatchesTheRfcs) {
   for (std::uint8_t v = 12; v < 16; ++v) EXPECT_EQ(find_opcode(v), nullptr) << int(v);
   EXPECT_EQ(info(Opcode::kRdmaReadRequest).queue, Queue::kReadRequest);
   EXPECT_EQ(info(Opcode::kTerminate).queue, Queue::kTerminate);
-  EXPECT_EQ(info(Opcode::kAtomicRequest).queue, Queue::kAtomic);
+  EXPECT_EQ(info(Opcode::kAtomicRequest).queue, Queue::kReadRequest);  // RFC 7306 §5.2: QN 1
   EXPECT_EQ(info(Opcode::kAtomicResponse).queue, Queue::kAtomic);
   EXPECT_EQ(info(Opcode::kImmediateData).queue, Queue::kSend);
   EXPECT_TRUE(info(Opcode::kSendWithSeAndInvalidate).carries_invalidate_stag);

@@ -330,38 +330,48 @@ void expect_nothing_copied(const TerminateMessage& t) {
   EXPECT_FALSE(t.r);
 }
 
-// RFC 5041 §7.2 0x1/0x1/0x04 and 0x1/0x2/0x06: DV != 1. A header of unknown
-// layout is not copied (RFC 5040 §4.8).
+// RFC 5041 §7.2 0x1/0x1/0x04 and 0x1/0x2/0x06: DV != 1. RFC 5040 §4.8
+// Figure 10: a DDP-layer error includes the DDP header and segment length.
 TEST_F(StreamErrors, InvalidDdpVersionTaggedAndUntagged) {
   const auto seg = tagged(0xc2, rdmap_octet(Opcode::kRdmaWrite), 1, 0, {1});
-  expect_nothing_copied(inject(seg, ddp::code_of(ddp::TaggedError::kInvalidDdpVersion)));
+  expect_copied_ddp_header(inject(seg, ddp::code_of(ddp::TaggedError::kInvalidDdpVersion)), seg);
   Stream u{StreamConfig{}};
-  hand_over(u, untagged(0x40, rdmap_octet(Opcode::kSend), 0, 0, 1, 0, {}));  // DV=0
-  expect_nothing_copied(expect_terminate(u, ddp::code_of(ddp::UntaggedError::kInvalidDdpVersion)));
+  const auto useg = untagged(0x40, rdmap_octet(Opcode::kSend), 0, 0, 1, 0, {});  // DV=0
+  hand_over(u, useg);
+  const auto t = expect_terminate(u, ddp::code_of(ddp::UntaggedError::kInvalidDdpVersion));
+  expect_copied_ddp_header(t, useg);
+  EXPECT_FALSE(t.r);
 }
 
-// RFC 5040 §4.8 0x0/0x2/0x05: RV != 1; nothing copied (unknown layout).
+// RFC 5040 §4.8 0x0/0x2/0x05: RV != 1. Figure 10: a Remote Operation Error
+// includes the DDP header and segment length, not the RDMA header.
 TEST_F(StreamErrors, InvalidRdmapVersion) {
   const auto seg = untagged(kUntaggedLast, 0x83, 0, 0, 1, 0, {});  // RV=2 Send
-  expect_nothing_copied(inject(seg, operation(ErrorCode::kInvalidRdmapVersion)));
+  const auto t = inject(seg, operation(ErrorCode::kInvalidRdmapVersion));
+  expect_copied_ddp_header(t, seg);
+  EXPECT_FALSE(t.r);
 }
 
-// The conformance fault kCopyUnknownLayout copies them anyway.
-TEST(StreamFaults, CopyUnknownLayout) {
+// The conformance fault kOmitTerminatedHeader copies nothing for these (as
+// Linux siw does), and still copies for other errors.
+TEST(StreamFaults, OmitTerminatedHeader) {
   StreamConfig c;
-  c.faults.set(Fault::kCopyUnknownLayout);
+  c.faults.set(Fault::kOmitTerminatedHeader);
   Stream s(c);
-  const auto seg = untagged(kUntaggedLast, 0x83, 0, 0, 1, 0, {});
-  hand_over(s, seg);
-  expect_copied_ddp_header(expect_terminate(s, operation(ErrorCode::kInvalidRdmapVersion)), seg);
+  hand_over(s, untagged(kUntaggedLast, 0x83, 0, 0, 1, 0, {}));
+  expect_nothing_copied(expect_terminate(s, operation(ErrorCode::kInvalidRdmapVersion)));
+  Stream q(c);
+  const auto seg = untagged(kUntaggedLast, rdmap_octet(Opcode::kSend), 0, 7, 1, 0, {});
+  hand_over(q, seg);
+  expect_copied_ddp_header(expect_terminate(q, ddp::code_of(ddp::UntaggedError::kInvalidQn)), seg);
 }
 
-// RFC 5040 §4.8 0x0/0x2/0x06: reserved opcode (nothing copied: its layout is
-// unknown), and defined opcodes out of place (copied): wrong T bit, wrong
-// queue, Read Response with no Read outstanding, Atomic Response with none.
+// RFC 5040 §4.8 0x0/0x2/0x06: a reserved opcode, and defined opcodes out of
+// place: wrong T bit, wrong queue, Read Response with no Read outstanding,
+// Atomic Response with none. Every one copies the DDP header (Figure 10).
 TEST_F(StreamErrors, UnexpectedOpcode) {
-  expect_nothing_copied(
-      inject(untagged(kUntaggedLast, 0x4c, 0, 0, 1, 0, {}), operation(ErrorCode::kUnexpectedOpcode)));
+  const auto reserved = untagged(kUntaggedLast, 0x4c, 0, 0, 1, 0, {});
+  expect_copied_ddp_header(inject(reserved, operation(ErrorCode::kUnexpectedOpcode)), reserved);
   for (const auto& seg : {
            tagged(kTaggedLast, rdmap_octet(Opcode::kSend), 1, 0, {}),
            untagged(kUntaggedLast, rdmap_octet(Opcode::kRdmaWrite), 0, 0, 1, 0, {}),
@@ -670,6 +680,8 @@ TEST(Rtr, EachKindMatchesOnlyItsZeroLengthMessage) {
 
 // RFC 7306 §5: atomic target checks at the responder.
 struct AtomicErrors : StreamErrors {
+  // A Remote Protection Error copies the Atomic Request header (R); a
+  // Remote Operation Error never copies an RDMA header (RFC 5040 §4.8 Fig. 10).
   void check(AtomicRequest a, TerminateCode code) {
     StreamConfig cfg;
     Stream initiator(cfg);
@@ -679,6 +691,10 @@ struct AtomicErrors : StreamErrors {
     const auto bytes = seg->to_vector();
     auto t = inject(bytes, code);
     expect_copied_ddp_header(t, bytes);
+    if (code.etype == operation(ErrorCode::kUnexpectedOpcode).etype) {
+      EXPECT_FALSE(t.r);
+      return;
+    }
     ASSERT_TRUE(t.r);  // the Atomic Request header is copied (RFC 7306 extension of §4.8)
     EXPECT_EQ(t.rdma_header_size, kAtomicRequestHeaderSize);
   }
@@ -689,7 +705,8 @@ TEST_F(AtomicErrors, NoRemoteAtomicRight) {
 }
 TEST_F(AtomicErrors, Misaligned) {
   const Stag st = s.register_memory(mem, 0, Access::kRemoteAtomic);
-  check(atomic(AtomicOpcode::kFetchAdd, st, 4, 1), protection(ErrorCode::kBaseOrBoundsViolation));
+  // RFC 7306 §8.2: Remote Operation Error, catastrophic error localized to the stream.
+  check(atomic(AtomicOpcode::kFetchAdd, st, 4, 1), operation(ErrorCode::kCatastrophicLocalized));
 }
 TEST_F(AtomicErrors, OutOfBoundsAndInvalidStag) {
   const Stag st = s.register_memory(mem, 0, Access::kRemoteAtomic);

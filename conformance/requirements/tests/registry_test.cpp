@@ -169,3 +169,29 @@ TEST(Names, LevelsAndObservability) {
 }
 
 }  // namespace
+
+// Renamed rows: every old id still finds the row it was renamed to, and the
+// alias table itself is sound.
+namespace {
+TEST(Registry, EveryAliasResolvesToItsRow) {
+  const auto found = rq::alias_problems(rq::aliases(), rq::all());
+  for (const auto& p : found) ADD_FAILURE() << p;
+  EXPECT_TRUE(found.empty());
+  for (const rq::Alias& a : rq::aliases()) {
+    const rq::Requirement* row = rq::find(a.old_id);
+    ASSERT_NE(row, nullptr) << a.old_id;
+    EXPECT_EQ(row->id, a.id) << a.old_id;
+    EXPECT_EQ(rq::find(a.id), row);
+  }
+}
+
+TEST(Registry, AliasChecksCatchBadTables) {
+  const rq::Requirement rows[] = {rq::all()[0]};
+  const rq::Alias bad[] = {{"not an id", rows[0].id},
+                           {rows[0].id, rows[0].id},
+                           {"rfc5044-1-gone", "rfc5044-1-missing"},
+                           {"rfc5044-1-gone", rows[0].id}};
+  const auto found = rq::alias_problems(bad, rows);
+  EXPECT_EQ(found.size(), 4u);
+}
+}  // namespace

@@ -6,7 +6,9 @@
 #
 # Builds what is missing (host packages, rdmaconf and rdmaconf-agent, the guest image), boots the
 # guest, and leaves in reports/interop/:
-#   siw/results.json, siw/junit.xml, siw/html/   `rdmaconf run` through the agent against siw
+#   siw/results.json                             `rdmaconf run` through the agent against siw (both passes)
+#   siw/junit.xml, siw/html/, siw/initiator/     the responder-role pass; the initiator-role pass
+#   siw/cases/                                   one capture per case, as the tester saw it
 #   siw/replay.txt                               the shared rping recordings replayed against siw's rping
 #   siw/live.pcap, siw/analyze.json              tcpdump in the guest during the run, and its analysis
 #   smc/results.json, smc/junit.xml, smc/html/   the clc suite against Linux SMC (net/smc)
@@ -16,7 +18,8 @@
 #
 # Environment: RDMACONF_VM_DIR (guest image and run folders, default ~/.cache/rdmaconf/interop-vm),
 # RDMACONF_INTEROP_PORT (first of four host loopback ports, default 17170), RDMACONF_BIN and
-# RDMACONF_AGENT_BIN (use these binaries instead of building build/interop).
+# RDMACONF_AGENT_BIN (use these binaries instead of building build/interop; RDMACONF_REPLAY_BIN, if
+# set, is the rdmaconf used for the replay step).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -36,7 +39,7 @@ want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 t_start=$SECONDS
 out="$root/reports/interop"
 rm -rf "$out"
-mkdir -p "$out/siw" "$out/smc" "$out/guest"
+mkdir -p "$out/siw/cases" "$out/smc" "$out/guest"
 timing() { printf '%-36s %6s s\n' "$1" "$2" | tee -a "$out/timings.txt" >&2; }
 
 # --- host side: packages, binaries, guest image -------------------------------------------------
@@ -83,6 +86,10 @@ clang -target bpf -O2 -g -Wall -I/usr/include/x86_64-linux-gnu -c ci/interop/gue
 gcc -O2 -Wall -Wextra -o "$run/smc_config" ci/interop/guest/smc_config.c
 bins+=("$run/smc_option.bpf.o" "$run/smc_config")
 
+# The tester runs in the guest for the clc suite: it reads the catalogue from the bin share.
+mkdir -p "$run/bin"
+cp -r conformance/cases "$run/bin/cases"
+
 vm() { bash ci/interop/vm.sh "$@"; }
 guest() { vm exec "$run" "$@"; }
 stop_guest() {
@@ -104,44 +111,97 @@ if want siw; then
   # Everything siw sends or receives on eth0, for `rdmaconf analyze` afterwards.
   guest 'setsid tcpdump -i eth0 -s 0 -U -n -w live.pcap tcp > tcpdump.log 2>&1 < /dev/null & echo $! > tcpdump.pid; sleep 2; cat tcpdump.log'
 
-  # The replay proof: the recorded rping client against siw's own rping server. Once as fast as
-  # the replayer can (siw may miss an FPDU that arrives right after its MPA Reply: docs/interop.md),
-  # then paced like a real client; the paced runs must match message by message.
-  guest "setsid rping -s -P -a 0.0.0.0 -p $p_rping > rping.log 2>&1 < /dev/null & sleep 2"
-  replay_failed=0
-  for c in ci/interop/captures/siw-rping-*.pcap; do
-    for pace in 0 20; do
-      echo "== $(basename "$c") --pace $pace" | tee -a "$out/siw/replay.txt"
-      rc=0
-      "$rdmaconf" replay "$c" --target "127.0.0.1:$p_rping" --timeout 3000 --pace "$pace" \
-        2>&1 | tee -a "$out/siw/replay.txt" || rc=$?
-      echo "exit $rc" | tee -a "$out/siw/replay.txt"
-      if [ "$pace" != 0 ] && [ "$rc" != 0 ]; then replay_failed=1; fi
-    done
-  done
-  timing "siw: setup and rping replay" $((SECONDS - t0))
-
+  # The catalogue through the agent, responder-role cases first: an initiator-role case can take
+  # the guest's kernel down (docs/interop.md), so those run in a second pass, then the replays.
   if [ -n "$agent" ]; then
     t0=$SECONDS
     guest "setsid rdmaconf-agent --backend rdma-core --device siw0 --control 10.0.2.15:7500 --bind --token $token \
              > agent.log 2>&1 < /dev/null & sleep 3; cat agent.log"
+    responder_cases=()
+    while read -r id _; do responder_cases+=(--case "$id"); done \
+      < <("$rdmaconf" cases --suite mpa --suite ddp --suite rdmap | awk '$NF == "responder"')
+    common=(--agent "http://127.0.0.1:$p_control" --token "$token" --target "127.0.0.1:$p_iut"
+            --listen "127.0.0.1:$p_tester" --agent-connect-to "10.0.2.100:$p_tester" --agent-nat --time-scale 2)
+    mkdir -p "$out/siw/initiator"
     rc=0
-    "$rdmaconf" run --agent "http://127.0.0.1:$p_control" --token "$token" \
-      --target "127.0.0.1:$p_iut" --listen "127.0.0.1:$p_tester" --agent-connect-to "10.0.2.100:$p_tester" \
-      --agent-nat --suite mpa --suite ddp --suite rdmap \
-      --json "$out/siw/results.json" --junit "$out/siw/junit.xml" --html "$out/siw/html" \
+    "$rdmaconf" run "${common[@]}" "${responder_cases[@]}" \
+      --json "$out/siw/responder.json" --junit "$out/siw/junit.xml" --html "$out/siw/html" --pcap "$out/siw/cases" \
       2>&1 | tee "$out/siw/run.txt" || rc=$?
-    echo "rdmaconf run exit status $rc" >> "$out/siw/run.txt"
+    echo "rdmaconf run (responder role) exit status $rc" >> "$out/siw/run.txt"
+    rc=0
+    "$rdmaconf" run "${common[@]}" --case 'mpa-initiator-*' \
+      --json "$out/siw/initiator/results.json" --junit "$out/siw/initiator/junit.xml" \
+      --html "$out/siw/initiator/html" --pcap "$out/siw/cases" \
+      2>&1 | tee -a "$out/siw/run.txt" || rc=$?
+    echo "rdmaconf run (initiator role) exit status $rc" >> "$out/siw/run.txt"
+    # One results.json for both passes, in `rdmaconf run`'s format.
+    jq -s '.[0] + {duration_ms: (.[0].duration_ms + .[1].duration_ms),
+                   summary: (.[0].summary as $a | .[1].summary as $b
+                             | reduce ($a | keys[]) as $k ({}; .[$k] = $a[$k] + ($b[$k] // 0))),
+                   exit_code: ([.[0].exit_code, .[1].exit_code] | max),
+                   cases: (.[0].cases + .[1].cases)}' \
+      "$out/siw/responder.json" "$out/siw/initiator/results.json" > "$out/siw/results.json"
     timing "siw: catalogue through the agent" $((SECONDS - t0))
   else
     echo "rdmaconf-agent is not built in this tree: the catalogue was not run against siw" | tee "$out/siw/run.txt"
   fi
+
+  # The replay proof: the recorded rping client against siw's own rping server (one server per
+  # replay: `rping -s` serves one connection and exits). First paced like a real client, which must
+  # match message by message; then as fast as the replayer can, which shows siw missing an FPDU
+  # that arrives right after its MPA Reply (docs/interop.md).
+  t0=$SECONDS
+  replay_failed=0
+  for pace in 20 0; do
+    for c in ci/interop/captures/siw-rping-*.pcap; do
+      echo "== $(basename "$c") --pace $pace" | tee -a "$out/siw/replay.txt"
+      guest "setsid rping -s -a 0.0.0.0 -p $p_rping -v >> rping.log 2>&1 < /dev/null & echo \$! > rping.pid; sleep 1"
+      rc=0
+      "${RDMACONF_REPLAY_BIN:-$rdmaconf}" replay "$c" --target "127.0.0.1:$p_rping" --timeout 3000 --pace "$pace" \
+        2>&1 | tee -a "$out/siw/replay.txt" || rc=$?
+      echo "exit $rc" | tee -a "$out/siw/replay.txt"
+      if [ "$pace" != 0 ] && [ "$rc" != 0 ]; then replay_failed=1; fi
+      guest 'p=$(cat rping.pid); for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $p 2> /dev/null || exit 0; sleep 0.5; done; kill $p' || true
+    done
+  done
+  timing "siw: rping replay" $((SECONDS - t0))
 
   guest 'kill -INT "$(cat tcpdump.pid)"; sleep 1; cat tcpdump.log' || true
   cp "$run/share/live.pcap" "$out/siw/live.pcap"
   "$rdmaconf" analyze "$out/siw/live.pcap" --json "$out/siw/analyze.json" > "$out/siw/analyze.txt" 2>&1 || true
   tail -1 "$out/siw/analyze.txt"
   for f in rping.log agent.log; do [ -e "$run/share/$f" ] && cp "$run/share/$f" "$out/guest/"; done
+fi
+
+# --- SMC ----------------------------------------------------------------------------------------
+# The CLC suite runs in the guest (ci/interop/README.md, "SMC"): tester in namespace "tester" and in
+# the cgroup whose sockets carry the SMC TCP option, a second agent on rxe0's side for AF_SMC.
+if want smc; then
+  t0=$SECONDS
+  guest 'bash /opt/rdmaconf/smc-up.sh' | tee "$out/guest/smc-up.txt"
+  if [ -n "$agent" ]; then
+    guest 'setsid tcpdump -i smc0 -s 0 -U -n -w smc.pcap tcp > tcpdump-smc.log 2>&1 < /dev/null & echo $! > tcpdump-smc.pid; sleep 2'
+    guest "setsid rdmaconf-agent --backend rdma-core --device rxe0 --control 10.78.0.1:7501 --bind --token $token \
+             > agent-smc.log 2>&1 < /dev/null & sleep 3; cat agent-smc.log"
+    rc=0
+    guest "echo \$\$ > /sys/fs/cgroup/rdmaconf-tester/cgroup.procs
+           exec ip netns exec tester rdmaconf run --agent http://10.78.0.1:7501 --token $token \
+             --clc-target 10.78.0.1:7502 --listen 10.78.0.2:7503 --suite clc --cases-dir /opt/rdmaconf/cases \
+             --json smc-results.json --junit smc-junit.xml --html smc-html" 3600 \
+      2>&1 | tee "$out/smc/run.txt" || rc=$?
+    echo "rdmaconf run exit status $rc" >> "$out/smc/run.txt"
+    guest 'kill -INT "$(cat tcpdump-smc.pid)"; sleep 1' || true
+    cp "$run/share/smc-results.json" "$out/smc/results.json" 2> /dev/null || true
+    cp "$run/share/smc-junit.xml" "$out/smc/junit.xml" 2> /dev/null || true
+    cp -r "$run/share/smc-html" "$out/smc/html" 2> /dev/null || true
+    cp "$run/share/smc.pcap" "$out/smc/live.pcap" 2> /dev/null || true
+    [ -e "$out/smc/live.pcap" ] && "$rdmaconf" analyze "$out/smc/live.pcap" --json "$out/smc/analyze.json" \
+      > "$out/smc/analyze.txt" 2>&1 || true
+    [ -e "$run/share/agent-smc.log" ] && cp "$run/share/agent-smc.log" "$out/guest/"
+  else
+    echo "rdmaconf-agent is not built in this tree: the clc suite was not run against Linux SMC" | tee "$out/smc/run.txt"
+  fi
+  timing "smc: setup and clc suite" $((SECONDS - t0))
 fi
 
 timing "total" $((SECONDS - t_start))

@@ -8,6 +8,8 @@ set -euo pipefail
 packages=(
   qemu-system-x86 qemu-utils
   debootstrap debian-archive-keyring e2fsprogs
+  # merging the two passes' reports
+  jq
   # per-connection relay from a guestfwd address to the tester's listener on host loopback
   socat
   clang llvm libbpf-dev

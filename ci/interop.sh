@@ -6,8 +6,8 @@
 #
 # Builds what is missing (host packages, rdmaconf and rdmaconf-agent, the guest image), boots the
 # guest, and leaves in reports/interop/:
-#   siw/results.json                             `rdmaconf run` through the agent against siw (both passes)
-#   siw/junit.xml, siw/html/, siw/initiator/     the responder-role pass; the initiator-role pass
+#   siw/results.json                             `rdmaconf run` through the agent against siw (all passes)
+#   siw/{responder,initiator,initiator-last}/    each pass's results.json, junit.xml and html/
 #   siw/cases/                                   one capture per case, as the tester saw it
 #   siw/replay.txt                               the shared rping recordings replayed against siw's rping
 #   siw/live.pcap, siw/analyze.json              tcpdump in the guest during the run, and its analysis
@@ -111,60 +111,65 @@ if want siw; then
   # Everything siw sends or receives on eth0, for `rdmaconf analyze` afterwards.
   guest 'setsid tcpdump -i eth0 -s 0 -U -n -w live.pcap tcp > tcpdump.log 2>&1 < /dev/null & echo $! > tcpdump.pid; sleep 2; cat tcpdump.log'
 
-  # The catalogue through the agent, responder-role cases first: an initiator-role case can take
-  # the guest's kernel down (docs/interop.md), so those run in a second pass, then the replays.
+  # The catalogue through the agent, in three passes, because two things in siw end its usefulness
+  # for the rest of a boot (docs/interop.md, "Kernel crashes"): responder-role cases first, then
+  # the replays (paced like a real client: these must match message by message), then the
+  # initiator-role cases, the one whose Reply crashes siw last.
   if [ -n "$agent" ]; then
     t0=$SECONDS
     guest "setsid rdmaconf-agent --backend rdma-core --device siw0 --control 10.0.2.15:7500 --bind --token $token \
              > agent.log 2>&1 < /dev/null & sleep 3; cat agent.log"
-    responder_cases=()
-    while read -r id _; do responder_cases+=(--case "$id"); done \
-      < <("$rdmaconf" cases --suite mpa --suite ddp --suite rdmap | awk '$NF == "responder"')
+    cases_of() {  # cases_of ROLE [grep -v PATTERN]: --case arguments for the iWARP suites' cases of ROLE
+      "$rdmaconf" cases --suite mpa --suite ddp --suite rdmap | awk -v role="$1" '$NF == role { print $1 }' \
+        | grep -v -e "${2:-^$}" | sed 's/^/--case\n/' | tr '\n' ' '
+    }
     common=(--agent "http://127.0.0.1:$p_control" --token "$token" --target "127.0.0.1:$p_iut"
             --listen "127.0.0.1:$p_tester" --agent-connect-to "10.0.2.100:$p_tester" --agent-nat --time-scale 2)
-    mkdir -p "$out/siw/initiator"
-    rc=0
-    "$rdmaconf" run "${common[@]}" "${responder_cases[@]}" \
-      --json "$out/siw/responder.json" --junit "$out/siw/junit.xml" --html "$out/siw/html" --pcap "$out/siw/cases" \
-      2>&1 | tee "$out/siw/run.txt" || rc=$?
-    echo "rdmaconf run (responder role) exit status $rc" >> "$out/siw/run.txt"
-    rc=0
-    "$rdmaconf" run "${common[@]}" --case 'mpa-initiator-*' \
-      --json "$out/siw/initiator/results.json" --junit "$out/siw/initiator/junit.xml" \
-      --html "$out/siw/initiator/html" --pcap "$out/siw/cases" \
-      2>&1 | tee -a "$out/siw/run.txt" || rc=$?
-    echo "rdmaconf run (initiator role) exit status $rc" >> "$out/siw/run.txt"
-    # One results.json for both passes, in `rdmaconf run`'s format.
-    jq -s '.[0] + {duration_ms: (.[0].duration_ms + .[1].duration_ms),
-                   summary: (.[0].summary as $a | .[1].summary as $b
-                             | reduce ($a | keys[]) as $k ({}; .[$k] = $a[$k] + ($b[$k] // 0))),
-                   exit_code: ([.[0].exit_code, .[1].exit_code] | max),
-                   cases: (.[0].cases + .[1].cases)}' \
-      "$out/siw/responder.json" "$out/siw/initiator/results.json" > "$out/siw/results.json"
-    timing "siw: catalogue through the agent" $((SECONDS - t0))
+    siw_pass() {  # siw_pass NAME CASE-ARGS...: one `rdmaconf run`, reports in $out/siw/NAME/
+      local name=$1 rc=0; shift
+      mkdir -p "$out/siw/$name"
+      "$rdmaconf" run "${common[@]}" "$@" --json "$out/siw/$name/results.json" --junit "$out/siw/$name/junit.xml" \
+        --html "$out/siw/$name/html" --pcap "$out/siw/cases" 2>&1 | tee -a "$out/siw/run.txt" || rc=$?
+      echo "rdmaconf run ($name) exit status $rc" | tee -a "$out/siw/run.txt"
+    }
+    # shellcheck disable=SC2046  # one word per --case argument
+    siw_pass responder $(cases_of responder)
+    timing "siw: responder-role cases" $((SECONDS - t0))
   else
     echo "rdmaconf-agent is not built in this tree: the catalogue was not run against siw" | tee "$out/siw/run.txt"
   fi
 
   # The replay proof: the recorded rping client against siw's own rping server (one server per
-  # replay: `rping -s` serves one connection and exits). First paced like a real client, which must
-  # match message by message; then as fast as the replayer can, which shows siw missing an FPDU
-  # that arrives right after its MPA Reply (docs/interop.md).
+  # replay: `rping -s` serves one connection and exits), paced like a real client.
   t0=$SECONDS
   replay_failed=0
-  for pace in 20 0; do
-    for c in ci/interop/captures/siw-rping-*.pcap; do
-      echo "== $(basename "$c") --pace $pace" | tee -a "$out/siw/replay.txt"
-      guest "setsid rping -s -a 0.0.0.0 -p $p_rping -v >> rping.log 2>&1 < /dev/null & echo \$! > rping.pid; sleep 1"
-      rc=0
-      "${RDMACONF_REPLAY_BIN:-$rdmaconf}" replay "$c" --target "127.0.0.1:$p_rping" --timeout 3000 --pace "$pace" \
-        2>&1 | tee -a "$out/siw/replay.txt" || rc=$?
-      echo "exit $rc" | tee -a "$out/siw/replay.txt"
-      if [ "$pace" != 0 ] && [ "$rc" != 0 ]; then replay_failed=1; fi
-      guest 'p=$(cat rping.pid); for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $p 2> /dev/null || exit 0; sleep 0.5; done; kill $p' || true
-    done
+  for c in ci/interop/captures/siw-rping-*.pcap; do
+    echo "== $(basename "$c") --pace 20" | tee -a "$out/siw/replay.txt"
+    guest "setsid rping -s -a 0.0.0.0 -p $p_rping -v >> rping.log 2>&1 < /dev/null & echo \$! > rping.pid; sleep 1"
+    rc=0
+    "${RDMACONF_REPLAY_BIN:-$rdmaconf}" replay "$c" --target "127.0.0.1:$p_rping" --timeout 3000 --pace 20 \
+      2>&1 | tee -a "$out/siw/replay.txt" || rc=$?
+    echo "exit $rc" | tee -a "$out/siw/replay.txt"
+    [ "$rc" = 0 ] || replay_failed=1
+    guest 'p=$(cat rping.pid); for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $p 2> /dev/null || exit 0; sleep 0.5; done; kill $p' || true
   done
   timing "siw: rping replay" $((SECONDS - t0))
+
+  if [ -n "$agent" ]; then
+    t0=$SECONDS
+    # shellcheck disable=SC2046
+    siw_pass initiator $(cases_of initiator 'mpa-initiator-reply-bad-rev')
+    siw_pass initiator-last --case 'mpa-initiator-reply-bad-rev-*'
+    # One results.json for all passes, in `rdmaconf run`'s format.
+    jq -s 'reduce .[1:][] as $p (.[0];
+             .duration_ms += $p.duration_ms
+             | .summary = (.summary as $a | reduce ($a | keys[]) as $k ({}; .[$k] = $a[$k] + ($p.summary[$k] // 0)))
+             | .exit_code = ([.exit_code, $p.exit_code] | max)
+             | .cases += $p.cases)' \
+      "$out/siw/responder/results.json" "$out/siw/initiator/results.json" "$out/siw/initiator-last/results.json" \
+      > "$out/siw/results.json"
+    timing "siw: initiator-role cases" $((SECONDS - t0))
+  fi
 
   guest 'kill -INT "$(cat tcpdump.pid)"; sleep 1; cat tcpdump.log' || true
   cp "$run/share/live.pcap" "$out/siw/live.pcap"

@@ -118,7 +118,8 @@ if want siw; then
   if [ -n "$agent" ]; then
     t0=$SECONDS
     guest "setsid rdmaconf-agent --backend rdma-core --device siw0 --control 10.0.2.15:7500 --bind --token $token \
-             > agent.log 2>&1 < /dev/null & sleep 3; cat agent.log"
+             > agent.log 2>&1 < /dev/null &
+           for i in \$(seq 60); do ss -Htln 'sport = :7500' | grep -q . && break; sleep 0.5; done; cat agent.log"
     cases_of() {  # cases_of ROLE [grep -v PATTERN]: --case arguments for the iWARP suites' cases of ROLE
       "$rdmaconf" cases --suite mpa --suite ddp --suite rdmap | awk -v role="$1" '$NF == role { print $1 }' \
         | grep -v -e "${2:-^$}" | sed 's/^/--case\n/' | tr '\n' ' '
@@ -158,8 +159,8 @@ if want siw; then
   if [ -n "$agent" ]; then
     t0=$SECONDS
     # shellcheck disable=SC2046
-    siw_pass initiator $(cases_of initiator 'mpa-initiator-reply-bad-rev')
-    siw_pass initiator-last --case 'mpa-initiator-reply-bad-rev-*'
+    siw_pass initiator $(cases_of initiator 'mpa-initiator-reply-pd-too-long')
+    siw_pass initiator-last --case 'mpa-initiator-reply-pd-too-long'
     # One results.json for all passes, in `rdmaconf run`'s format.
     jq -s 'reduce .[1:][] as $p (.[0];
              .duration_ms += $p.duration_ms
@@ -187,7 +188,8 @@ if want smc; then
   if [ -n "$agent" ]; then
     guest 'setsid tcpdump -i smc0 -s 0 -U -n -w smc.pcap tcp > tcpdump-smc.log 2>&1 < /dev/null & echo $! > tcpdump-smc.pid; sleep 2'
     guest "setsid rdmaconf-agent --backend rdma-core --device rxe0 --control 10.78.0.1:7501 --bind --token $token \
-             > agent-smc.log 2>&1 < /dev/null & sleep 3; cat agent-smc.log"
+             > agent-smc.log 2>&1 < /dev/null &
+           for i in \$(seq 60); do ss -Htln 'sport = :7501' | grep -q . && break; sleep 0.5; done; cat agent-smc.log"
     rc=0
     guest "echo \$\$ > /sys/fs/cgroup/rdmaconf-tester/cgroup.procs
            exec ip netns exec tester rdmaconf run --agent http://10.78.0.1:7501 --token $token \

@@ -41,7 +41,7 @@ namespace {
 
 using analysis::Side;
 
-constexpr std::size_t kKeyProbe = 8;  // "MPA ID R": enough to claim a direction that starts with a key
+constexpr std::size_t kKeyProbe = 8;  // "MPA ID " and one more octet: enough to claim a direction
 // Octets kept per direction for messages that span segments: well above
 // what the observer itself holds (ObserverConfig::max_buffer).
 constexpr std::size_t kMaxWindow = std::size_t{1} << 20;
@@ -198,7 +198,7 @@ class Connection final : public analysis::ObserverSink {
   }
 
   void on_violation(const analysis::Violation& v) override {
-    record(static_cast<std::uint32_t>(v.frame)).violations.push_back({v.rule, v.side, v.stream_offset, v.text});
+    record(static_cast<std::uint32_t>(v.frame)).violations.push_back({v.rule, v.side, v.stream_offset, v.text, v.hint, v.hint_mistake});
   }
 
   void on_event(const analysis::Event& e) override {
@@ -419,9 +419,9 @@ int show_frame(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Connec
       if (s.side == v.side && v.stream_offset >= s.from && v.stream_offset < std::max(s.to, s.from + 1)) at = &s;
     if (at)
       report(slot_of_rule(*v.rule), pinfo, at->tree, at->tvb, static_cast<int>(v.stream_offset - at->from), -1,
-             *v.rule, v.text);
+             *v.rule, v.text, v.hint, v.mistake);
     else
-      report(slot_of_rule(*v.rule), pinfo, fallback(), tvb, 0, 0, *v.rule, v.text);
+      report(slot_of_rule(*v.rule), pinfo, fallback(), tvb, 0, 0, *v.rule, v.text, v.hint, v.mistake);
   }
   return length;
 }
@@ -429,8 +429,9 @@ int show_frame(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Connec
 bool starts_with_key(tvbuff_t* tvb) {
   const int available = tvb_captured_length_remaining(tvb, 0);
   if (available < static_cast<int>(kKeyProbe)) return false;
-  const auto n = static_cast<std::size_t>(std::min(available, static_cast<int>(mpa::kKeySize)));
-  return tvb_memeql(tvb, 0, mpa::kRequestKey.data(), n) == 0 || tvb_memeql(tvb, 0, mpa::kReplyKey.data(), n) == 0;
+  // The stem both keys share ("MPA ID "): a frame with a wrong key after it
+  // is still an MPA Request/Reply, and the observer reports the key.
+  return tvb_memeql(tvb, 0, mpa::kRequestKey.data(), 7) == 0;
 }
 
 bool looks_like_clc(tvbuff_t* tvb) {

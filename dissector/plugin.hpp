@@ -76,6 +76,7 @@ struct Ids {
   int violation_rule = -1;
   int violation_level = -1;
   int violation_section = -1;
+  int violation_hint = -1;
 
   int ett_mpa = -1, ett_ddp = -1, ett_rdmap = -1, ett_clc = -1, ett_violation = -1, ett_negotiated = -1,
       ett_marker = -1, ett_payload = -1;
@@ -164,6 +165,8 @@ struct ViolationRecord {
   analysis::Side side = analysis::Side::kInitiator;
   std::uint64_t stream_offset = 0;
   std::string text;
+  std::string hint;  // a known encoding mistake that explains it (wire/hint.hpp), or empty
+  std::string_view mistake;  // that mistake's id
 };
 
 struct EventRecord {

@@ -25,7 +25,8 @@ int slot_of(int proto) {
 }  // namespace
 
 void report(int proto, packet_info* pinfo, proto_tree* tree, tvbuff_t* tvb, int offset, int length,
-            const analysis::Rule& rule, const std::string& seen) {
+            const analysis::Rule& rule, const std::string& seen, const std::string& hint,
+            std::string_view mistake) {
   const Ids& i = ids();
   ExpertSet& set = g_experts[static_cast<std::size_t>(slot_of(proto))];
   expert_field* ei = rule.level == analysis::Level::kMust     ? &set.error
@@ -41,13 +42,16 @@ void report(int proto, packet_info* pinfo, proto_tree* tree, tvbuff_t* tvb, int 
   const std::string id(rule.id);
   const std::string level(analysis::name(rule.level));
   const std::string section(rule.section);
-  const std::string text = id + " " + level + ": " + std::string(rule.summary) + " (" + section + "): " + seen;
+  const std::string text = id + " " + level + (hint.empty() ? "" : " [hint: " + std::string(mistake) + "]") + ": " +
+                           std::string(rule.summary) + " (" + section + "): " + seen;
   proto_item* item = proto_tree_add_string_format(tree, i.violation, tvb, offset, length, id.c_str(), "Violation %s",
                                                   text.c_str());
   proto_tree* sub = proto_item_add_subtree(item, i.ett_violation);
   proto_item_set_generated(proto_tree_add_string(sub, i.violation_rule, tvb, offset, length, id.c_str()));
   proto_item_set_generated(proto_tree_add_string(sub, i.violation_level, tvb, offset, length, level.c_str()));
   proto_item_set_generated(proto_tree_add_string(sub, i.violation_section, tvb, offset, length, section.c_str()));
+  if (!hint.empty())
+    proto_item_set_generated(proto_tree_add_string(sub, i.violation_hint, tvb, offset, length, hint.c_str()));
   proto_item_set_generated(item);
   expert_add_info_format(pinfo, item, ei, "%s", text.c_str());
 }
@@ -67,6 +71,9 @@ void register_violations(void) {
       {&i.violation_section,
        {"RFC section", "rdmaconf.violation.section", FT_STRING, BASE_NONE, nullptr, 0x0,
         "Where the rule is written", HFILL}},
+      {&i.violation_hint,
+       {"Likely encoding mistake", "rdmaconf.violation.hint", FT_STRING, BASE_NONE, nullptr, 0x0,
+        "A known encoding mistake that explains the octets, and what they mean read that way", HFILL}},
   };
   proto_register_field_array(i.proto_mpa, hf, static_cast<int>(G_N_ELEMENTS(hf)));
 

@@ -7,10 +7,16 @@
 // warning, MAY -> note) whose message starts with the rule id,
 //   "<rule id> <LEVEL>: <summary> (<section>): <what was seen>",
 // and a filterable generated subtree (rdmaconf.violation.rule, .level,
-// .section). The plugin makes no check of its own: one source of truth.
+// .section). When a known encoding mistake explains the octets (the
+// observer's hint, reference/wire/hint.hpp), the expert message names it
+// after the level ("<rule id> <LEVEL> [hint: <mistake>]: ...", where
+// Wireshark's label length cannot cut it off) and the subtree holds the
+// whole hint as rdmaconf.violation.hint. The plugin makes no check of its
+// own: one source of truth.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "analysis/rules.hpp"
 #include "plugin.hpp"
@@ -21,6 +27,7 @@ namespace rdmaconf::dissector {
 // of tvb (length -1: to the end). `proto` selects which protocol's expert
 // fields carry it (ids().proto_mpa, ...).
 void report(int proto, packet_info* pinfo, proto_tree* tree, tvbuff_t* tvb, int offset, int length,
-            const analysis::Rule& rule, const std::string& seen);
+            const analysis::Rule& rule, const std::string& seen, const std::string& hint = {},
+            std::string_view mistake = {});
 
 }  // namespace rdmaconf::dissector

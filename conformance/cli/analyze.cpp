@@ -36,7 +36,8 @@ int run_analyze(const AnalyzeOptions& o) {
     return 2;
   }
   if (o.capture.empty() && !o.annotate.empty()) {
-    std::cerr << "rdmaconf analyze: --annotate needs a capture file (it rewrites the file's frames)\n";
+    std::cerr << "rdmaconf analyze: --annotate needs a capture file (it rewrites the file's frames); capture "
+                 "with tcpdump -w FILE first, then run analyze FILE --annotate OUT\n";
     return 2;
   }
   if (!o.capture.empty() && (o.duration_s > 0 || o.count > 0)) {
@@ -77,7 +78,8 @@ int run_analyze(const AnalyzeOptions& o) {
   if (!o.quiet) {
     for (const analysis::ViolationRecord& v : result->violations)
       std::cout << "frame " << v.frame << "  " << v.stream << "  " << v.rule->id << " " << analysis::name(v.rule->level)
-                << " (" << v.rule->section << "): " << v.text << "\n";
+                << " (" << v.rule->section << "): " << v.text << "\n"
+                << (v.hint.empty() ? "" : "    hint: " + v.hint + "\n");
     std::cout << s.frames << " frames, " << s.streams << " TCP connections (" << s.mpa_connections << " MPA, "
               << s.clc_connections << " CLC), " << s.mpa_fpdus << " FPDUs, " << s.clc_messages << " CLC messages, "
               << s.violations << " violations (" << s.must_violations << " MUST)\n";
@@ -104,6 +106,15 @@ int run_analyze(const AnalyzeOptions& o) {
   }
   if (!o.annotate.empty() && !analysis::write_annotated(o.capture, o.annotate, *result, error)) {
     std::cerr << "rdmaconf analyze: " << error << "\n";
+    return 2;
+  }
+  // A file cut short (or unreadable part way) is reported with everything
+  // read before the cut, and fails like a file that cannot be read: as
+  // tshark does, the exit code says the input was not whole.
+  if (!result->clean_end) {
+    std::cerr << "rdmaconf analyze: " << (o.capture.empty() ? "live capture on " + o.interface : o.capture)
+              << " did not end cleanly (truncated or unreadable); "
+              << s.frames << " frames analyzed\n";
     return 2;
   }
   return s.must_violations > 0 ? 1 : 0;

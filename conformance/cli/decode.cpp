@@ -30,7 +30,8 @@ class Printer : public analysis::AnalysisListener {
   void on_violation(const analysis::ConnectionInfo& c, const analysis::Violation& v) override {
     if (!json_)
       std::cout << "  ! frame " << v.frame << "  " << c.stream(v.side) << "  " << v.rule->id << " "
-                << analysis::name(v.rule->level) << ": " << v.text << "\n";
+                << analysis::name(v.rule->level) << ": " << v.text << "\n"
+                << (v.hint.empty() ? "" : "    hint: " + v.hint + "\n");
   }
   void on_event(const analysis::ConnectionInfo& c, const analysis::Event& e) override {
     if (!json_ && e.kind != analysis::EventKind::kDetected)
@@ -56,6 +57,12 @@ int run_decode(const DecodeOptions& o) {
     return 2;
   }
   printer.finish();
+  // As analyze (and tshark): what was read is printed, the exit code says
+  // the file was cut short.
+  if (!result->clean_end) {
+    std::cerr << "rdmaconf decode: " << o.capture << " did not end cleanly (truncated or unreadable)\n";
+    return 2;
+  }
   return 0;
 }
 

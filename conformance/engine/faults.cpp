@@ -36,6 +36,7 @@ constexpr FaultInfo kFaults[] = {
     {F::kTerminateWrongCode, "terminate-wrong-code", "RDMAP", "reports every error with the wrong Error Code", "RFC 5040 §4.8", std::nullopt},
     {F::kTerminateNoCopies, "terminate-no-copies", "RDMAP", "copies no headers into its Terminate (M, D, R clear)", "RFC 5040 §4.8", std::nullopt},
     {F::kTerminateOmitted, "terminate-omitted", "RDMAP", "closes without sending a Terminate", "RFC 5040 §5.4", std::nullopt},
+    {F::kTerminateLeBitfield, "terminate-le-bitfield", "RDMAP", "writes its Terminate Control field as a little-endian C bitfield (as Linux siw does)", "RFC 5040 §4.8", std::nullopt},
     {F::kNoCloseAfterTerminate, "no-close-after-terminate", "RDMAP", "keeps the LLP connection open after its Terminate", "RFC 5040 §6.2", std::nullopt},
     {F::kReadResponseWrongStag, "read-response-wrong-stag", "RDMAP", "answers an RDMA Read with the wrong Data Sink STag", "RFC 5040 §5.2.2", std::nullopt},
     {F::kAtomicResponseWrongId, "atomic-response-wrong-id", "RDMAP", "answers an Atomic Request with the wrong Request Identifier", "RFC 7306 §5", std::nullopt},

@@ -24,7 +24,7 @@ enum class FaultId : std::uint8_t {
   kMpaSkipCrcCheck, kMpaSkipMarkerCheck, kMpaIgnoreCrcRequest, kMpaIgnoreMarkerRequest, kMpaCloseWithoutReject,
   kMpaReplyBadKey, kMpaReplyWrongRevision, kMpaRejectWithoutR,
   // Terminate and RDMAP responses
-  kTerminateWrongCode, kTerminateNoCopies, kTerminateOmitted, kNoCloseAfterTerminate,
+  kTerminateWrongCode, kTerminateNoCopies, kTerminateOmitted, kNoCloseAfterTerminate, kTerminateLeBitfield,
   kReadResponseWrongStag, kAtomicResponseWrongId, kEchoDropped,
   // fields of what the IUT sends (outgoing seams)
   kSendReservedSet, kUntaggedMsnFromZero, kAtomicResponseWrongQueue, kMpaMarkersUnasked,

@@ -23,6 +23,7 @@
 #include "mpa/framer.hpp"
 #include "mpa/mulpdu.hpp"
 #include "mpa/negotiation.hpp"
+#include "rdmap/diagnosis.hpp"
 #include "rdmap/rtr.hpp"
 #include "rdmap/stream.hpp"
 #include "test_ulp.hpp"
@@ -212,6 +213,11 @@ bool rewrite_outgoing(const FaultSet& f, ddp::Segment& seg) {
     if (f.has(FaultId::kTerminateOmitted)) return false;
     if (seg.header_size >= ddp::kUntaggedHeaderSize + 4) {
       if (f.has(FaultId::kTerminateWrongCode)) h[ddp::kUntaggedHeaderSize + 1] ^= 0x01;
+      if (f.has(FaultId::kTerminateLeBitfield)) {
+        const auto at = wire::MutableBytes(h).subspan(ddp::kUntaggedHeaderSize, rdmap::kTerminateControlSize);
+        const auto le = rdmap::encode_control_as_le_bitfield(wire::Bytes(at));
+        std::copy(le.begin(), le.end(), at.begin());
+      }
       if (f.has(FaultId::kTerminateNoCopies)) {
         h[ddp::kUntaggedHeaderSize + 2] &= 0x1f;
         seg.header_size = ddp::kUntaggedHeaderSize + 4;

@@ -20,6 +20,7 @@
 #include "mpa/deframer.hpp"
 #include "mpa/framer.hpp"
 #include "mpa/req_rep.hpp"
+#include "rdmap/diagnosis.hpp"
 #include "rdmap/headers.hpp"
 #include "rdmap/opcodes.hpp"
 #include "test_ulp.hpp"
@@ -878,7 +879,12 @@ std::string match(Session& s, const Alternative& alt, Received& u) {
                                     : a.value.kind == Value::Kind::kCapture ? "@" + a.value.text + " (" + shown(captures, a.value.text) + ")"
                                     : a.value.text.empty()                  ? std::string("...")
                                                                             : a.value.text;
-      return u.name + ": expected " + lhs + std::string(to_string(a.op)) + want_text + ", got " + have;
+      std::string reason = u.name + ": expected " + lhs + std::string(to_string(a.op)) + want_text + ", got " + have;
+      // A known encoding mistake that explains the octets (rdmap/diagnosis.hpp).
+      if (u.name == "terminate" && u.segment.octets.size() > ddp::kUntaggedHeaderSize)
+        if (auto h = rdmap::diagnose_terminate(wire::Bytes(u.segment.octets).subspan(ddp::kUntaggedHeaderSize)))
+          reason += " (hint: " + h->text + ")";
+      return reason;
     }
   }
   s.captures = std::move(captures);

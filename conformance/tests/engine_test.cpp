@@ -208,6 +208,23 @@ TEST(Runner, AFaultMakesTheMatchingCaseFail) {
   EXPECT_FALSE(r.reason.empty());
 }
 
+// An IUT that writes its Terminate Control field as Linux siw does (a
+// little-endian C bitfield): the case fails, and the reason says what the
+// octets mean read that way (rdmap/diagnosis.hpp).
+TEST(Runner, ATerminateWrittenAsALittleEndianBitfieldFailsWithAHint) {
+  FaultSet f;
+  f.set(FaultId::kTerminateLeBitfield);
+  Reference ref(f);
+  auto cs = select(catalogue(), {}, {"rdmap-read-terminate-copies-request"});
+  ASSERT_EQ(cs.size(), 1u);
+  CaseResult r = run_case(*cs[0], ref.options);
+  EXPECT_EQ(r.verdict, Verdict::kNonStrict);  // a SHOULD-level case
+  EXPECT_NE(r.reason.find("hint: the control field 10 02 07 00 reads as RDMAP / Remote Protection Error / Access "
+                          "rights violation with M, D, R set"),
+            std::string::npos)
+      << r.reason;
+}
+
 // `close` lets frames pass on the way to the close; `close nothing_before`
 // fails on the first one. The reference closes after a Terminate, but only
 // once it has echoed the Send that came before the error.

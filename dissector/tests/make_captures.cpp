@@ -30,6 +30,7 @@
 #include "capture/synth.hpp"
 #include "capture/writer.hpp"
 #include "clc/decline_codes.hpp"
+#include "clc/handshake.hpp"
 #include "clc/messages.hpp"
 #include "ddp/headers.hpp"
 #include "mpa/deframer.hpp"
@@ -38,6 +39,7 @@
 #include "rdmap/headers.hpp"
 #include "rdmap/opcodes.hpp"
 #include "rdmap/terminate.hpp"
+#include "wire/crc32c.hpp"
 
 namespace fs = std::filesystem;
 using namespace rdmaconf;
@@ -118,6 +120,7 @@ struct Expect {
   std::map<std::string, int> counts;  // "mpa_request", "fpdus", "opcode.0x3", "clc.1"...
   std::vector<std::string> keys;      // "op=0x3 msn=1", "op=0x0 stag=0x1234" ...
   std::vector<std::string> violations;
+  std::vector<std::string> mistakes = {};  // diagnosis captures: the hint analyze must give (wire::Hint::mistake)
 };
 
 // Decodes a direction's full-operation stream the way a receiver would.
@@ -165,6 +168,7 @@ class Connection {
     if (open) rec_.open(o, o);
   }
   ~Connection() { rec_.close(); }
+  void lose(Side s, std::size_t octets) { rec_.lose(s, octets); }
 
   // Sends octets cut at the given sizes (cycled), each piece one segment.
   void send(Side s, const Bytes& octets, std::vector<std::size_t> cuts = {1460}) {
@@ -248,6 +252,16 @@ class MpaConnection {
     pending_[i].clear();
   }
   void raw(Side s, const Bytes& octets, std::vector<std::size_t> cuts = {1460}) { conn_.send(s, octets, cuts); }
+  // Flushes like flush(), but the capture misses `n` octets from `at` on.
+  void flush_losing(Side s, std::size_t at, std::size_t n) {
+    const int i = s == Side::kClient ? 0 : 1;
+    const Bytes& p = pending_[i];
+    conn_.send(s, Bytes(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(at)));
+    conn_.lose(s, n);
+    conn_.send(s, Bytes(p.begin() + static_cast<std::ptrdiff_t>(at + n), p.end()));
+    stream_[i].insert(stream_[i].end(), p.begin(), p.end());
+    pending_[i].clear();
+  }
   // An FPDU a receiver must not take as one (sent where none may be sent):
   // on the wire, but not in the expected FPDUs.
   void stray_fpdu(Side s, const Bytes& ulpdu) {
@@ -458,6 +472,36 @@ ClcExchange clean_clc_v1() {
   return x;
 }
 
+// A clean SMC-Rv2 exchange (first contact, release 1), as the reference
+// client and server negotiate it (clc/handshake.hpp).
+ClcExchange clean_clc_v2() {
+  clc::ClientConfig c;
+  c.link.peer_id = 0x0001020000000001ull;
+  c.link.gid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0xff, 0xfe, 0, 0, 1};
+  c.link.mac = {2, 0, 0, 0, 0, 1};
+  c.link.qp_number = 0x456;
+  c.offer_v1 = false;
+  c.v2.user_eids = {clc::make_eid("RDMACONF-TEST-EID")};
+  c.v2.rocev2_gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1};
+  clc::ServerConfig v;
+  v.link.peer_id = 0x0001020000000002ull;
+  v.link.gid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0xff, 0xfe, 0, 0, 2};
+  v.link.mac = {2, 0, 0, 0, 0, 2};
+  v.link.qp_number = 0x123;
+  v.v2.user_eids = {clc::make_eid("RDMACONF-TEST-EID")};
+  clc::ClientHandshake client(c);
+  clc::ServerHandshake server(v);
+  server.start(true);
+  const Bytes proposal = client.start(true).send;
+  const Bytes accept = server.on_message(proposal).send;
+  const Bytes confirm = client.on_message(accept).send;
+  ClcExchange x;
+  x.proposal = std::get<clc::Proposal>(*clc::decode(proposal));
+  x.accept = std::get<clc::AcceptConfirm>(*clc::decode(accept));
+  x.confirm = std::get<clc::AcceptConfirm>(*clc::decode(confirm));
+  return x;
+}
+
 // One capture per violation kind the observer detects: a clean startup (or
 // CLC exchange), then the one fault. `rule` is the row of
 // pcap/analysis/rules.hpp the fault breaks; the test checks that
@@ -536,9 +580,6 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
       // ---- MPA full operation (RFC 5044 §4)
       {"v_crc", "rfc5044-4.4-crc32c", {}, [&](MpaConnection& c) {
          send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data), crc(0xdeadbeef));
-       }},
-      {"v_crc_off", "rfc5044-4.4-crc-off-zero", {.crc = false}, [&](MpaConnection& c) {
-         send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data), crc(0x1234));
        }},
       {"v_marker", "rfc5044-4.2-fpduptr", {.markers_to_responder = true}, [&](MpaConnection& c) {
          send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(1000, 1)), fpdu_ptr(3));
@@ -644,6 +685,7 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
     std::function<void(ClcExchange&)> tweak;
     bool smc_option = true;
     bool confirm_first = false;
+    bool v2 = false;  // tweak a clean SMC-Rv2 exchange instead of a v1 one
   };
   const std::vector<ClcCase> clc_cases = {
       {"v_clc_no_option", "rfc7609-3.1-no-clc-without-option", {}, false},
@@ -666,13 +708,49 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
        [](ClcExchange& x) { x.confirm.smcr->set(clc::SmcrAcceptConfirmSpec::Field::QpMtu, 5); }},
       {"v_clc_confirm_first_contact", "rfc7609-c.4-confirm-first-contact-echo",
        [](ClcExchange& x) { clc::set_type_bits_field(x.confirm.header, clc::kAcceptConfirmTypeBits[0], 0); }},
+      // SMC v2 consistency (Linux net/smc smc_clc.c), on a v2-only Proposal
+      // whose v1 identity fields are zero (as Linux sends them).
+      {"v_clc_v2_clean_v1_fields_zero", "",
+       [](ClcExchange& x) {
+         using PF = clc::ProposalBodySpec::Field;
+         x.proposal.body.set(PF::PeerId, 0).set_octets(PF::Gid, Bytes(16, 0)).set_octets(PF::Mac, Bytes(6, 0));
+       }, true, false, true},
+      {"v_clc_v2_accept_eid", "smcv2-accept-eid",
+       [](ClcExchange& x) { x.accept.smcr_v2->set_octets(clc::SmcrV2AcceptConfirmSpec::Field::Eid, clc::make_eid("NOT-OFFERED")); },
+       true, false, true},
+      {"v_clc_v2_confirm_eid", "smcv2-confirm-eid",
+       [](ClcExchange& x) { x.confirm.smcr_v2->set_octets(clc::SmcrV2AcceptConfirmSpec::Field::Eid, clc::make_eid("OTHER")); },
+       true, false, true},
+      {"v_clc_v2_accept_release", "smcv2-accept-release",
+       [](ClcExchange& x) {
+         x.accept.fce->set(clc::FirstContactExtSpec::Field::Release, 2);
+         x.confirm.fce->set(clc::FirstContactExtSpec::Field::Release, 2);
+       }, true, false, true},
+      {"v_clc_v2_accept_max_conns", "smcv2-accept-max-conns",
+       [](ClcExchange& x) {
+         x.accept.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxConns, 8);
+         x.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxConns, 8);
+       }, true, false, true},
+      {"v_clc_v2_accept_max_links", "smcv2-accept-max-links",
+       [](ClcExchange& x) {
+         x.accept.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxLinks, 3);
+         x.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxLinks, 3);
+       }, true, false, true},
+      {"v_clc_v2_confirm_release", "smcv2-confirm-release",
+       [](ClcExchange& x) { x.confirm.fce->set(clc::FirstContactExtSpec::Field::Release, 0); }, true, false, true},
+      {"v_clc_v2_confirm_max_conns", "smcv2-confirm-max-conns",
+       [](ClcExchange& x) { x.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxConns, 17); }, true, false,
+       true},
+      {"v_clc_v2_confirm_max_links", "smcv2-confirm-max-links",
+       [](ClcExchange& x) { x.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxLinks, 1); }, true, false,
+       true},
   };
   for (const ClcCase& k : clc_cases) {
-    Expect e{k.name, {}, {}, {k.rule}};
+    Expect e{k.name, {}, {}, k.rule.empty() ? std::vector<std::string>{} : std::vector<std::string>{k.rule}};
     {
       Writer w(dir / (k.name + ".pcapng"));
       Connection c(w.w, port++, k.smc_option);
-      ClcExchange x = clean_clc_v1();
+      ClcExchange x = k.v2 ? clean_clc_v2() : clean_clc_v1();
       if (k.tweak) k.tweak(x);
       clc::finalize(x.proposal);
       clc::finalize(x.accept);
@@ -713,9 +791,135 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
   }
 }
 
+// Captures with loss: octets of one direction missing in the middle (the
+// peer acknowledged them), once with CRC (the observer resynchronises on an
+// FPDU whose CRC checks) and once with Markers (on the next Marker). The
+// FPDUs after the resynchronisation are shown by the plugin as decode shows
+// them; a capture with loss cannot have the codecs' counts.
+void gaps(const fs::path& dir, std::vector<Expect>& all) {
+  for (const bool markers : {false, true}) {
+    const std::string name = markers ? "iwarp_gap_markers" : "iwarp_gap_crc";
+    Expect e{name, {}, {}, {}};
+    {
+      Writer w(dir / (name + ".pcapng"));
+      MpaConnection::Options o;
+      o.markers_to_responder = markers;
+      MpaConnection c(w.w, e, markers ? 42001 : 42000, o);
+      c.startup();
+      for (std::uint32_t msn = 1; msn <= 12; ++msn)
+        c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, msn, 0, true), pattern(300 + msn, 2)));
+      c.flush_losing(Side::kClient, 1000, 700);  // inside the 4th FPDU to the middle of the 5th
+      c.fpdu(Side::kServer, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(40, 4)));
+      c.flush(Side::kServer);
+    }
+    e.counts.clear();
+    e.keys.clear();
+    all.push_back(e);
+  }
+}
+
 // A capture that starts in the middle of full operation: no SYNs, no MPA
 // startup, the tail of an FPDU first. The observer hunts for framing (an
 // FPDU whose CRC checks) and the plugin shows the FPDUs found after it.
+// Octets that break a rule the way a known encoding mistake would; analyze
+// and the plugin must name the mistake (reference/*/diagnosis.hpp). The two
+// Terminates carry the exact octets Linux siw sends (drivers/infiniband/sw/
+// siw: struct iwarp_terminate's control word is a little-endian bitfield,
+// siw_send_terminate copies the offending segment's MPA length field,
+// adjusted to its payload length, as the DDP Segment Length, then its
+// headers), for an RDMA Read Request and an RDMA Write naming an invalid
+// STag; MPA v2 without CRC, siw's defaults.
+void diagnosis(const fs::path& dir, std::vector<Expect>& all) {
+  struct Case {
+    std::string name;
+    std::string rule;
+    std::string mistake;
+    MpaConnection::Options options;
+    std::function<void(MpaConnection&)> run;
+    bool own_startup = false;
+  };
+  auto swap16 = [](std::uint16_t v) { return static_cast<std::uint16_t>((v >> 8) | (v << 8)); };
+  auto swap32 = [](std::uint32_t v) {
+    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+  };
+  auto siw_terminate = [](const Bytes& control, std::uint16_t segment_length, const Bytes& headers) {
+    Bytes body = control;
+    body.push_back(static_cast<std::uint8_t>(segment_length >> 8));
+    body.push_back(static_cast<std::uint8_t>(segment_length));
+    body.insert(body.end(), headers.begin(), headers.end());
+    return untagged(u(rdmap::Opcode::kTerminate, 2, 1, 0, true), body);
+  };
+  const MpaConnection::Options siw{.crc = false};
+  const std::vector<Case> cases = {
+      {"diag_siw_terminate_read", "rfc5040-4.8-terminate-format", "le-bitfield", siw, [&](MpaConnection& c) {
+         // RDMAP / Remote Protection Error / Invalid STag, M D R: siw sends 10 00 07 00.
+         const Bytes rreq = untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 1, 0, true),
+                                     read_request(0x1234, 0x7f0000001000, 64, 0xdead00, 0x7f0000002000));
+         c.fpdu(Side::kClient, rreq);
+         c.flush(Side::kClient);
+         c.fpdu(Side::kServer, siw_terminate({0x10, 0x00, 0x07, 0x00}, 0, rreq));
+         c.flush(Side::kServer);
+       }},
+      {"diag_siw_terminate_write", "rfc5040-4.8-terminate-format", "le-bitfield", siw, [&](MpaConnection& c) {
+         // DDP / Tagged Buffer Error / Invalid STag, M D: siw sends 11 00 03 00.
+         const Bytes write = tagged(rdmap::Opcode::kRdmaWrite, 0xdead00, 0x7f0000001000, true, pattern(64, 3));
+         c.fpdu(Side::kClient, write);
+         c.flush(Side::kClient);
+         c.fpdu(Side::kServer, siw_terminate({0x11, 0x00, 0x03, 0x00}, 64,
+                                             Bytes(write.begin(), write.begin() + ddp::kTaggedHeaderSize)));
+         c.flush(Side::kServer);
+       }},
+      {"diag_crc_swapped", "rfc5044-4.4-crc32c", "byte-swapped", {}, [&](MpaConnection& c) {
+         const Bytes send = untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(40, 5));
+         mpa::Framer plain({false, true, 0});
+         Bytes framed;
+         plain.frame(wire::Bytes(send), framed);
+         const std::uint32_t right = wire::crc32c_from_wire(wire::Bytes(framed).last(4));
+         mpa::FramerOverrides o;
+         o.crc = swap32(right);
+         c.fpdu(Side::kClient, send, o);
+         c.flush(Side::kClient);
+       }},
+      {"diag_ulpdu_length_swapped", "rfc5044-4.4-crc32c", "byte-swapped", {}, [&](MpaConnection& c) {
+         // The length sent little-endian (CRC over the octets as sent), then
+         // enough further FPDUs for the swapped length to be read whole.
+         const Bytes send = untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(16, 9));
+         mpa::FramerOverrides o;
+         o.ulpdu_length = swap16(static_cast<std::uint16_t>(send.size()));
+         c.fpdu(Side::kClient, send, o);
+         for (std::uint32_t msn = 2; msn < 12; ++msn)
+           c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, msn, 0, true), pattern(1000, 1)));
+         c.flush(Side::kClient);
+       }},
+      {"diag_pd_length_swapped", "rfc5044-7.1.1-pd-length-max", "byte-swapped", {}, [&](MpaConnection& c) {
+         mpa::ReqRepFields f;
+         f.kind = mpa::FrameKind::kRequest;
+         f.crc = true;
+         f.revision = 2;
+         f.enhanced = mpa::EnhancedData{false, false, false, false, 4, 4};
+         Bytes req = mpa::encode_req_rep(f);
+         std::swap(req[18], req[19]);  // PD_Length 4 sent as 0x0400
+         c.raw(Side::kClient, req);
+       }, true},
+      {"diag_ird_ord_swapped", "rfc6581-9.2-rtr-choice-one", "ird-ord-swapped",
+       {.request_enhanced = mpa::EnhancedData{true, false, false, true, 4, 4},   // A, offers the Read RTR
+        // The Reply meant A, IRD 8 and the Read RTR with ORD 2; its words went out exchanged.
+        .reply_enhanced = mpa::EnhancedData{false, true, true, false, 2, 8}},
+       [&](MpaConnection&) {}},
+  };
+  std::uint16_t port = 43000;
+  for (const Case& k : cases) {
+    Expect e{k.name, {}, {}, {k.rule}, {k.mistake}};
+    {
+      Writer w(dir / (k.name + ".pcapng"));
+      MpaConnection c(w.w, e, port++, k.options);
+      if (!k.own_startup) c.startup();
+      k.run(c);
+    }
+    all.push_back(e);
+  }
+}
+
 void mid_connection(const fs::path& dir, std::vector<Expect>& all) {
   Expect e{"iwarp_midstream", {}, {}, {}};
   {
@@ -755,6 +959,8 @@ void write_expectations(const fs::path& file, const std::vector<Expect>& all) {
     for (std::size_t k = 0; k < e.keys.size(); ++k) out << (k ? ", " : "") << json_string(e.keys[k]);
     out << "], \"violations\": [";
     for (std::size_t k = 0; k < e.violations.size(); ++k) out << (k ? ", " : "") << json_string(e.violations[k]);
+    out << "], \"mistakes\": [";
+    for (std::size_t k = 0; k < e.mistakes.size(); ++k) out << (k ? ", " : "") << json_string(e.mistakes[k]);
     out << "]}" << (i + 1 < all.size() ? "," : "") << "\n";
   }
   out << "]\n";
@@ -932,6 +1138,8 @@ int main(int argc, char** argv) {
   markers(dir, all);
   clc_captures(dir, all);
   violations(dir, all);
+  diagnosis(dir, all);
+  gaps(dir, all);
   mid_connection(dir, all);
   write_expectations(dir / "expected.json", all);
   return 0;

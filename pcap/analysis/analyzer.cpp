@@ -29,7 +29,8 @@ struct Analyzer::Connection : ObserverSink {
     ++s.violations_per_rule[std::string(v.rule->id)];
     if (analyzer.result_.violations.size() < analyzer.options_.max_violations_kept)
       analyzer.result_.violations.push_back(
-          {v.rule, v.frame, info.id, info.stream(v.side), v.side, v.stream_offset, v.text});
+          {v.rule, v.frame, info.id, info.stream(v.side), v.side, v.stream_offset, v.text,
+           std::string(v.hint_mistake), v.hint});
     if (analyzer.listener_) analyzer.listener_->on_violation(info, v);
   }
   void on_event(const Event& e) override {
@@ -233,7 +234,9 @@ void write_json(std::ostream& out, const AnalysisResult& result, const std::stri
         << ", \"stream\": " << quoted(v.stream) << ", \"side\": " << quoted(name(v.side))
         << ", \"stream_offset\": " << v.stream_offset << ", \"rule\": " << quoted(v.rule->id)
         << ", \"level\": " << quoted(name(v.rule->level)) << ", \"section\": " << quoted(v.rule->section)
-        << ", \"text\": " << quoted(v.text) << "}";
+        << ", \"text\": " << quoted(v.text);
+    if (!v.hint.empty()) out << ", \"mistake\": " << quoted(v.hint_mistake) << ", \"hint\": " << quoted(v.hint);
+    out << "}";
     first = false;
   }
   out << (first ? "]\n}\n" : "\n  ]\n}\n");
@@ -249,6 +252,7 @@ bool write_annotated(const std::string& in_path, const std::string& out_path, co
     if (!c.empty()) c += "\n";
     c += std::string(v.rule->id) + " " + std::string(name(v.rule->level)) + " (" + std::string(v.rule->section) +
          "): " + v.text;
+    if (!v.hint.empty()) c += " (hint: " + v.hint + ")";
   }
   auto source = capture::PacketSource::open_file(in_path, "", error);
   if (!source) return false;

@@ -59,6 +59,8 @@ struct ViolationRecord {
   Side side = Side::kInitiator;
   std::uint64_t stream_offset = 0;
   std::string text;
+  std::string hint_mistake;  // Violation::hint_mistake, hint
+  std::string hint;
 };
 
 struct AnalysisSummary {

@@ -4,6 +4,7 @@
 
 #include "analysis/analyzer.hpp"
 #include "clc/headers.hpp"
+#include "rdmap/error_codes.hpp"
 #include "rdmap/opcodes.hpp"
 
 namespace rdmaconf::analysis {
@@ -77,9 +78,20 @@ Fields fields_of(const Message& m) {
         f.text("source_stag", hex(s.read_request->get(RF::SourceSTag)));
       }
       if (s.terminate) {
-        f.num("layer", static_cast<std::uint8_t>(s.terminate->code.layer));
-        f.num("etype", s.terminate->code.etype);
-        f.num("error_code", s.terminate->code.code);
+        // By name, as RFC 5040 §4.8, RFC 5041 §7.2 and RFC 5044 §8 call them.
+        const rdmap::TerminateMessage& t = *s.terminate;
+        const ddp::ErrorRow* row = rdmap::find_error(t.code);
+        f.num("layer", static_cast<std::uint8_t>(t.code.layer));
+        f.text("layer_name", std::string(rdmap::layer_name(t.code.layer)));
+        f.num("etype", t.code.etype);
+        f.text("etype_name", row ? std::string(row->etype_name) : "unknown");
+        f.num("error_code", t.code.code);
+        f.text("error_name", row && !row->any_code ? std::string(row->name) : row ? "any" : "unknown");
+        std::string hdrct;
+        for (auto [set, n] : {std::pair{t.m, "M"}, std::pair{t.d, "D"}, std::pair{t.r, "R"}})
+          if (set) hdrct += n;
+        f.text("hdrct", hdrct.empty() ? "none" : hdrct);
+        if (t.has_segment_length()) f.num("ddp_segment_length", t.ddp_segment_length);
       }
     }
   } else if (m.clc) {
@@ -114,7 +126,7 @@ std::string describe_line(const ConnectionInfo& c, const Message& m) {
   std::string s = "frame " + std::to_string(m.frame) + "  " + c.stream(m.side) + "  " + message_type_name(m) + " (" +
                   std::to_string(m.octets) + " octets)";
   const Fields f = fields_of(m);
-  for (const auto& [k, v] : f.items) s += " " + k + "=" + v;
+  for (const auto& [k, v] : f.items) s += " " + k + "=" + (v.find(' ') == std::string::npos ? v : "\"" + v + "\"");
   return s;
 }
 

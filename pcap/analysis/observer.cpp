@@ -1,11 +1,16 @@
 #include "analysis/observer.hpp"
 
+#include "mpa/diagnosis.hpp"
+#include "rdmap/diagnosis.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
 
 #include "clc/decline_codes.hpp"
+#include "mpa/diagnosis.hpp"
 #include "mpa/headers.hpp"
+#include "rdmap/diagnosis.hpp"
 #include "rdmap/opcodes.hpp"
 #include "rdmap/terminate.hpp"
 #include "wire/crc32c.hpp"
@@ -85,6 +90,16 @@ std::string hex(std::uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
+}
+
+std::string hex_octets(Bytes b) {
+  std::string out;
+  char buf[4];
+  for (std::uint8_t o : b) {
+    std::snprintf(buf, sizeof buf, "%s%02x", out.empty() ? "" : ":", o);
+    out += buf;
+  }
+  return out;
 }
 
 }  // namespace
@@ -170,6 +185,7 @@ struct ConnectionObserver::Direction {
   std::deque<OutstandingRead> reads;      // Read Requests this side sent, unanswered
   std::deque<std::uint32_t> atomics;      // Request Identifiers this side sent
   bool terminated = false;
+  std::optional<wire::Hint> length_hint;  // for the FPDU being reported: its ULPDU_Length looks byte-swapped
   bool after_terminate_reported = false;
 
   DirectionStats stats;
@@ -202,13 +218,18 @@ const std::array<std::uint64_t, 5>& ConnectionObserver::clc_types(Side s) const 
   return dirs_[static_cast<int>(s)]->clc_types;
 }
 
-void ConnectionObserver::violate(const Rule& rule, Side side, FrameNo frame, std::uint64_t offset, std::string text) {
+void ConnectionObserver::violate(const Rule& rule, Side side, FrameNo frame, std::uint64_t offset, std::string text,
+                                 std::optional<wire::Hint> hint) {
   Violation v;
   v.rule = &rule;
   v.side = side;
   v.frame = frame;
   v.stream_offset = offset;
   v.text = std::move(text);
+  if (hint) {
+    v.hint_mistake = hint->mistake;
+    v.hint = std::move(hint->text);
+  }
   sink_.on_violation(v);
 }
 
@@ -428,6 +449,20 @@ ConnectionObserver::Consumed ConnectionObserver::detect(Direction& d, FrameNo fr
     start_hunt(d, frame, "capture starts mid-connection");
     return {};
   }
+  // The seven octets both keys start with, then something else: an MPA
+  // Request or Reply with a wrong key (RFC 5044 §7.1.1), not another protocol.
+  static constexpr std::string_view kKeyStem = "MPA ID ";
+  const std::size_t stem = std::min(rest.size(), kKeyStem.size());
+  if (std::equal(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(stem), kKeyStem.begin())) {
+    if (rest.size() < mpa::kKeySize) return {0, mpa::kKeySize};
+    protocol_ = Protocol::kMpa;
+    std::string key;
+    for (std::uint8_t o : rest.first(mpa::kKeySize)) key += (o >= 0x20 && o < 0x7f) ? static_cast<char>(o) : '.';
+    violate(rules::kReqRepKey, d.side, frame, d.consumed_to,
+            "key \"" + key + "\" is neither the Request key nor the Reply key");
+    d.mode = Mode::kOpaque;
+    return {};
+  }
   if (protocol_ == Protocol::kMpa && d.side == Side::kResponder && dir(Side::kInitiator).frame) {
     violate(rules::kReqRepKey, d.side, frame, d.consumed_to, "the answer to an MPA Request does not start with the Reply key");
   } else if (protocol_ == Protocol::kUnknown) {
@@ -444,7 +479,13 @@ ConnectionObserver::Consumed ConnectionObserver::mpa_startup(Direction& d, Frame
   using Mode = Direction::Mode;
   auto size = mpa::required_frame_size(rest);
   if (!size) {
-    violate(rule_for_req_rep(size.error()), d.side, frame, d.consumed_to, size.error().to_string());
+    std::optional<wire::Hint> hint;
+    if (size.error().field == "PD_Length" && rest.size() >= mpa::kReqRepHeaderSize) {
+      wire::ByteReader hr(rest);
+      if (auto h = mpa::ReqRepHeader::decode(hr))
+        hint = mpa::diagnose_pd_length(static_cast<std::uint16_t>(h->get(mpa::ReqRepSpec::Field::PD_Length)));
+    }
+    violate(rule_for_req_rep(size.error()), d.side, frame, d.consumed_to, size.error().to_string(), std::move(hint));
     d.mid_stream = true;
     start_hunt(d, frame, "unusable MPA Request/Reply");
     return {};
@@ -535,10 +576,11 @@ void ConnectionObserver::settle_mpa(FrameNo frame) {
       // Choosing none is the no-matching-RTR path: the responder then fails
       // the connection with a Terminate (LLP code 0x07), checked at its first
       // FPDU; it needs a Reply first to be in full operation.
-      if (!p.peer_to_peer || chosen > 1 || !offered)
+      if (!mpa::reply_rtr_choice_valid(q, p))
         violate(rules::kP2pEcho, Side::kResponder, rsp.frame_number, 0,
                 "Reply to a peer-to-peer Request: A=" + std::to_string(p.peer_to_peer) +
-                    ", RTR kinds chosen=" + std::to_string(chosen) + (offered ? "" : ", one not offered"));
+                    ", RTR kinds chosen=" + std::to_string(chosen) + (offered ? "" : ", one not offered"),
+                mpa::diagnose_ird_ord_swapped(q, p));
       mpa_.rtr_send = p.rtr_send;
       mpa_.rtr_write = p.rtr_write;
       mpa_.rtr_read = p.rtr_read;
@@ -604,15 +646,21 @@ ConnectionObserver::Consumed ConnectionObserver::full_operation(Direction& d, Fr
       f.ulpdu().copy_prefix(wire::MutableBytes(head).first(n));
       if (!plausible_segment(wire::Bytes(head).first(n))) {
         violate(rules::kCrc, d.side, frame, d.consumed_to + pos,
-                "CRC mismatch over an implausible DDP header: framing lost, resynchronising");
+                "CRC mismatch over an implausible DDP header: framing lost, resynchronising",
+                f.markers.size() == 0 ? mpa::diagnose_ulpdu_length(rest.subspan(pos)) : std::nullopt);
         d.consumed_to += pos;
         start_hunt(d, frame, "framing lost");
         d.consumed_to -= pos;
         return {pos, 0};
       }
     }
+    // A CRC that fails over a plausible header may be a length sent in the
+    // wrong byte order (the CRC checks at the swapped length's end).
+    if (f.crc_status == mpa::CrcStatus::kMismatch && f.markers.size() == 0)
+      d.length_hint = mpa::diagnose_ulpdu_length(rest.subspan(pos));
     d.consumed_to += pos;
     on_fpdu(d, f, pos == 0 ? first_frame : frame, frame);
+    d.length_hint.reset();
     d.consumed_to -= pos;
     pos += f.consumed;
   }
@@ -636,12 +684,17 @@ bool ConnectionObserver::plausible_segment(wire::Bytes h) const {
 void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first_frame, FrameNo frame) {
   ++d.stats.fpdus;
   const std::uint64_t offset = d.consumed_to;
+  // Without CRC the field may hold anything and is not checked (RFC 5044
+  // §4.1, §7.1.1 C bit): nothing to report then.
   if (f.crc_status == mpa::CrcStatus::kMismatch)
-    violate(rules::kCrc, d.side, frame, offset,
-            "CRC " + hex(f.received_crc) + ", computed " + hex(f.computed_crc));
-  if (!d.crc && f.received_crc != 0)
-    violate(rules::kCrcZeroWhenOff, d.side, frame, offset, "CRC field " + hex(f.received_crc) + " with CRC off");
-  if (f.pad_nonzero) violate(rules::kPadZero, d.side, frame, offset, "non-zero PAD octet");
+    violate(rules::kCrc, d.side, frame, offset, "CRC " + hex(f.received_crc) + ", computed " + hex(f.computed_crc),
+            d.length_hint ? d.length_hint : mpa::diagnose_crc(f.received_crc, f.computed_crc));
+  // A length read byte-swapped makes PAD and CRC fall elsewhere: only the
+  // CRC violation (with its hint) says something about this FPDU.
+  if (f.pad_nonzero && !d.length_hint)
+    violate(rules::kPadZero, d.side, frame, offset,
+            "PAD " + hex_octets(wire::Bytes(f.pad).first(f.pad_length)) + " after a " + std::to_string(f.ulpdu_length) +
+                "-octet ULPDU: the " + std::to_string(f.pad_length) + " PAD octets are sent as zero");
   for (std::size_t i = 0; i < f.markers.size(); ++i) {
     const mpa::MarkerSeen m = f.markers[i];
     if (!m.valid)
@@ -854,7 +907,11 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
     case rdmap::Opcode::kTerminate: {
       std::vector<std::uint8_t> body = u.subrange(hs).to_vector();
       auto t = rdmap::decode_terminate(body);
-      if (!t) violate(rules::kTerminateFormat, d.side, frame, offset, t.error().to_string());
+      if (!t)
+        violate(rules::kTerminateFormat, d.side, frame, offset,
+                "Terminate Control " + hex_octets(wire::Bytes(body).first(std::min<std::size_t>(body.size(), 4))) +
+                    rdmap::describe_control(body) + ": " + t.error().to_string(),
+                rdmap::diagnose_terminate(body));
       else seg.terminate = *t;
       d.terminated = true;
       break;
@@ -959,12 +1016,25 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
     return {drop, need_from_c == 0 ? 0 : c - drop + need_from_c};
   };
   const bool known = d.params_known || d.crc_known;
+  // With CRC known to be on, a candidate whose FPDU is not all here yet is
+  // not waited for while later candidates can be checked: a false one (a plausible header inside
+  // payload or CRC octets) may claim tens of kilooctets, and a true FPDU
+  // follows it much sooner. Only when no complete candidate checks does the
+  // hunt wait, from the first incomplete one.
+  std::optional<std::pair<std::size_t, std::size_t>> pending;  // (candidate, octets of rest it needs)
   for (std::size_t c = static_cast<std::size_t>(d.hunt_scan - base);; ++c) {
-    if (c + kCandidateHead > rest.size()) return wait(c, kCandidateHead);
+    if (c + kCandidateHead > rest.size())
+      return pending ? wait(pending->first, pending->second - pending->first) : wait(c, kCandidateHead);
     if (header_plausible(c)) {
       if (!known || d.crc) {
         const Try t = attempt(c, false, true, 0);
-        if (t.need_more) return wait(c, t.need - c);
+        if (t.need_more) {
+          // (Unknown parameters: the other hypotheses at this offset need
+          // the same octets, so wait as before.)
+          if (!known) return wait(c, t.need - c);
+          if (!pending) pending.emplace(c, t.need);
+          continue;
+        }
         if (t.found) {
           if (!d.params_known) {
             d.markers = false;
@@ -1101,10 +1171,17 @@ void ConnectionObserver::on_clc(Direction& d, const clc::Message& m, wire::Bytes
       const auto& p = std::get<clc::Proposal>(m);
       if (!client || proposal_) order(client ? "a second Proposal" : "a Proposal from the server");
       using PF = clc::ProposalBodySpec::Field;
-      if (p.body.get(PF::PeerId) == 0) violate(rules::kProposalPeerId, d.side, frame, offset, "Proposal peer ID 0");
-      if ((clc::offers_r(p.smcv1_type()) || clc::offers_r(p.smcv2_type())) &&
-          (all_zero(p.body.octets(PF::Gid)) || !unicast_mac(p.body.octets(PF::Mac))))
-        violate(rules::kProposalGidMac, d.side, frame, offset, "Proposal GID zero or MAC not unicast");
+      // Peer ID, GID and MAC are the client's identity only on a v1 SMC-R
+      // offer; a v2-only Proposal leaves them zero (clc::Proposal::v1_smcr_identity).
+      if (p.v1_smcr_identity()) {
+        if (p.body.get(PF::PeerId) == 0)
+          violate(rules::kProposalPeerId, d.side, frame, offset,
+                  "Proposal offers SMC-R v1 with peer ID 0 (the Peer ID names the client's SMC-R instance)");
+        if (all_zero(p.body.octets(PF::Gid)) || !unicast_mac(p.body.octets(PF::Mac)))
+          violate(rules::kProposalGidMac, d.side, frame, offset,
+                  "Proposal offers SMC-R v1 with GID " + std::string(all_zero(p.body.octets(PF::Gid)) ? "zero" : "set") +
+                      " and MAC " + hex_octets(p.body.octets(PF::Mac)) + " (GID must be set, MAC unicast)");
+      }
       if (!proposal_) proposal_ = p;
       break;
     }
@@ -1188,8 +1265,9 @@ void ConnectionObserver::check_confirm(Direction& d, const clc::AcceptConfirm& c
   if (c.first_contact() != a.first_contact()) bad(rules::kConfirmFirstContact, "First Contact differs from the Accept's");
   if (c.smcr) {
     const clc::SmcrBody& b = *c.smcr;
-    if (b.get(RF::PeerId) != proposal_->body.get(clc::ProposalBodySpec::Field::PeerId))
-      bad(rules::kConfirmPeerId, "Confirm peer ID differs from the Proposal's");
+    if (proposal_->v1_smcr_identity() && b.get(RF::PeerId) != proposal_->body.get(clc::ProposalBodySpec::Field::PeerId))
+      bad(rules::kConfirmPeerId, "Confirm peer ID " + hex(b.get(RF::PeerId)) + " differs from the Proposal's " +
+                                     hex(proposal_->body.get(clc::ProposalBodySpec::Field::PeerId)));
     if (all_zero(b.octets(RF::Gid)) || !unicast_mac(b.octets(RF::Mac)))
       bad(rules::kConfirmPeer, "Confirm GID zero or MAC not unicast");
     if (b.get(RF::QpNumber) < 2) bad(rules::kConfirmQp, "Confirm QP " + std::to_string(b.get(RF::QpNumber)));

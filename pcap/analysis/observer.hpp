@@ -50,6 +50,7 @@
 #include "rdmap/headers.hpp"
 #include "rdmap/terminate.hpp"
 #include "wire/bytes.hpp"
+#include "wire/hint.hpp"
 
 namespace rdmaconf::analysis {
 
@@ -107,6 +108,10 @@ struct Violation {
   FrameNo frame = 0;
   std::uint64_t stream_offset = 0;
   std::string text;  // one line: what was seen
+  // When a known encoding mistake explains the octets (wire/hint.hpp): its
+  // id and the reading that makes sense; empty otherwise.
+  std::string_view hint_mistake;
+  std::string hint;
 };
 
 // Things worth knowing that are not violations: protocol detection, gaps,
@@ -212,7 +217,8 @@ class ConnectionObserver {
   void check_accept(Direction& d, const clc::AcceptConfirm& a, FrameNo frame, std::uint64_t offset);
   void check_confirm(Direction& d, const clc::AcceptConfirm& c, FrameNo frame, std::uint64_t offset);
 
-  void violate(const Rule& rule, Side side, FrameNo frame, std::uint64_t offset, std::string text);
+  void violate(const Rule& rule, Side side, FrameNo frame, std::uint64_t offset, std::string text,
+               std::optional<wire::Hint> hint = std::nullopt);
   void event(EventKind kind, Side side, FrameNo frame, std::uint64_t offset, std::uint64_t length,
              std::string text);
 

@@ -18,7 +18,6 @@ constexpr const Rule* kAll[] = {
     &rules::kNoMatchingRtr,
     &rules::kRtrFirst,
     &rules::kCrc,
-    &rules::kCrcZeroWhenOff,
     &rules::kMarkerFpduPtr,
     &rules::kMarkerReserved,
     &rules::kPadZero,

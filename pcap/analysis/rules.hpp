@@ -59,8 +59,6 @@ inline constexpr Rule kRtrFirst{"rfc6581-9.2-rtr-first-fpdu", Level::kMust, "RFC
 // ---- MPA full operation (RFC 5044 §4)
 inline constexpr Rule kCrc{"rfc5044-4.4-crc32c", Level::kMust, "RFC 5044 §4.4",
                            "the CRC field holds the CRC32c of the FPDU"};
-inline constexpr Rule kCrcZeroWhenOff{"rfc5044-4.4-crc-off-zero", Level::kMust, "RFC 5044 §4.4",
-                                      "without CRC the CRC field is sent as zero"};
 inline constexpr Rule kMarkerFpduPtr{"rfc5044-4.2-fpduptr", Level::kMust, "RFC 5044 §4.2",
                                      "every Marker's FPDUPTR points back to its FPDU's ULPDU_Length"};
 inline constexpr Rule kMarkerReserved{"rfc5044-4.2-marker-res-zero", Level::kMust, "RFC 5044 §4.2",

@@ -164,6 +164,8 @@ void TcpRecorder::send(Side from, Bytes data, std::string_view comment) {
   emit(to, TcpFlags{.ack = true}, {}, {}, {});
 }
 
+void TcpRecorder::lose(Side from, std::size_t octets) { side(from).next.value += static_cast<std::uint32_t>(octets); }
+
 void TcpRecorder::close(Side first) {
   const Side second = first == Side::kClient ? Side::kServer : Side::kClient;
   emit(first, TcpFlags{.ack = true, .fin = true}, {}, {}, {});

@@ -70,6 +70,10 @@ class TcpRecorder {
   // `comment` goes on the first frame of this send.
   void send(Side from, wire::Bytes data, std::string_view comment = {});
   void close(Side first = Side::kClient);
+  // `octets` that `from` sent and the capture missed: its sequence numbers
+  // advance, no frame is written, and the peer's next ACK covers them (a
+  // gap the analyzer sees as lost data, not as a retransmission to come).
+  void lose(Side from, std::size_t octets);
   // An abortive close: `from` sends RST (RFC 9293 §3.5.2), nothing follows.
   void reset(Side from);
   // Moves the clock forward to `t` (never back), so that recorded frames can

@@ -358,9 +358,12 @@ Step ServerHandshake::on_message(Bytes bytes) {
 Step ServerHandshake::on_proposal(const Proposal& p) {
   proposal_ = p;
   const std::uint8_t reply_version = p.version() >= kVersion2 && cfg_.accept_v2 ? kVersion2 : kVersion1;
-  if (p.body.get(ProposalBodySpec::Field::PeerId) == 0) return decline(reply_version, checks::kProposalPeerId);
-  if (all_zero(p.body.octets(ProposalBodySpec::Field::Gid)) || !unicast_mac(p.body.octets(ProposalBodySpec::Field::Mac)))
-    return decline(reply_version, checks::kProposalGidMac);
+  // The body's Peer ID, GID and MAC mean something only on a v1 SMC-R offer.
+  if (p.v1_smcr_identity()) {
+    if (p.body.get(ProposalBodySpec::Field::PeerId) == 0) return decline(reply_version, checks::kProposalPeerId);
+    if (all_zero(p.body.octets(ProposalBodySpec::Field::Gid)) || !unicast_mac(p.body.octets(ProposalBodySpec::Field::Mac)))
+      return decline(reply_version, checks::kProposalGidMac);
+  }
   const bool r_v1 = offers_r(p.smcv1_type());
   const bool r_v2 = offers_r(p.smcv2_type());
   if (!r_v1 && !r_v2) return decline(reply_version, checks::kProposalSmcrOffered);
@@ -451,7 +454,7 @@ Step ServerHandshake::on_confirm(const AcceptConfirm& c) {
   if (c.smc_type() != accept_.smc_type()) return decline(v, checks::kConfirmPath);
   if (c.first_contact() != accept_.first_contact()) return decline(v, checks::kConfirmFirstContact);
   const SmcrBody& b = *c.smcr;
-  if (b.get(RF::PeerId) != proposal_.body.get(ProposalBodySpec::Field::PeerId))
+  if (proposal_.v1_smcr_identity() && b.get(RF::PeerId) != proposal_.body.get(ProposalBodySpec::Field::PeerId))
     return decline(v, checks::kConfirmPeerId);
   if (!peer_valid(b, false)) return decline(v, checks::kConfirmPeer);
   if (!qp_valid(b)) return decline(v, checks::kConfirmQp);

@@ -321,6 +321,7 @@ SmcType Proposal::smcv2_type() const {
   if (version() < kVersion2) return SmcType::kNone;
   return static_cast<SmcType>(type_bits_field(header, kProposalTypeBits[0]));
 }
+bool Proposal::v1_smcr_identity() const { return offers_r(smcv1_type()); }
 bool AcceptConfirm::first_contact() const { return type_bits_field(header, kAcceptConfirmTypeBits[0]) != 0; }
 SmcType AcceptConfirm::smc_type() const {
   return static_cast<SmcType>(type_bits_field(header, kAcceptConfirmTypeBits[2]));

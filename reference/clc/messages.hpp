@@ -115,6 +115,12 @@ struct Proposal {
   std::uint8_t version() const { return static_cast<std::uint8_t>(header.get(ClcHeaderSpec::Field::Version)); }
   SmcType smcv1_type() const;
   SmcType smcv2_type() const;
+  // Whether the body's SMC-R fields (Peer ID, GID, MAC) carry the client's
+  // identity: only when the version 1 path offers SMC-R (RFC 7609 App.
+  // A.2.2). A Proposal that offers SMC-R only in version 2 leaves them zero
+  // (Linux smc_clc_send_proposal fills them only for a v1 SMC-R offer) and
+  // names its RoCE GID in the v2 extension instead, so no rule may read them.
+  bool v1_smcr_identity() const;
   friend bool operator==(const Proposal&, const Proposal&) = default;
 };
 

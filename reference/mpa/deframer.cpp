@@ -110,11 +110,18 @@ DeframeResult Deframer::next(wire::Bytes u) {
   // carried least significant octet first.
   std::array<std::uint8_t, kCrcSize> crc_octets{};
   if (tail_contiguous) {
-    for (std::size_t i = total - tail; i < crc_at; ++i) out.pad_nonzero |= fpdu[i] != 0;
+    for (std::size_t i = total - tail, k = 0; i < crc_at; ++i, ++k) {
+      out.pad_nonzero |= fpdu[i] != 0;
+      if (k < out.pad.size()) out.pad[k] = fpdu[i];
+    }
     for (std::size_t i = 0; i < kCrcSize; ++i) crc_octets[i] = fpdu[crc_at + i];
   } else {
+    std::size_t k = 0;
     layout.for_each_piece(fpdu, kUlpduLengthSize + ulpdu_length, logical - kCrcSize, [&](wire::Bytes piece) {
-      for (std::uint8_t o : piece) out.pad_nonzero |= o != 0;
+      for (std::uint8_t o : piece) {
+        out.pad_nonzero |= o != 0;
+        if (k < out.pad.size()) out.pad[k++] = o;
+      }
     });
     std::size_t filled = 0;
     layout.for_each_piece(fpdu, logical - kCrcSize, logical, [&](wire::Bytes piece) {

@@ -20,6 +20,7 @@
 // they lie (the octets it covers, Markers included, are contiguous).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -83,6 +84,7 @@ struct Fpdu {
   std::uint16_t ulpdu_length = 0;
   std::size_t pad_length = 0;
   bool pad_nonzero = false;           // PAD is sent as zero, ignored on receipt (reported)
+  std::array<std::uint8_t, 3> pad{};  // the PAD octets as received (first pad_length)
   std::uint32_t received_crc = 0;
   std::uint32_t computed_crc = 0;     // 0 when CRC is off
   CrcStatus crc_status = CrcStatus::kNotChecked;

@@ -125,6 +125,32 @@ TEST(ClcHandshake, V2FirstContactNegotiatesEidReleaseAndLimits) {
   EXPECT_EQ(accept.fce_v2x->get(FirstContactExtV2xSpec::Field::MaxConns), 200u) << "min(255, 200)";
 }
 
+TEST(ClcHandshake, V2OnlyProposalLeavesV1IdentityZero) {
+  // Linux smc_clc_send_proposal fills Peer ID, GID and MAC only for a v1
+  // SMC-R offer: a v2-only Proposal carries zeros there, and the Confirm's
+  // Peer ID has nothing to be compared with.
+  auto cc = client_config();
+  cc.offer_v1 = false;
+  ClientHandshake c(cc);
+  ServerHandshake s(server_config());
+  Step cs = c.start(true);
+  auto p = std::get<Proposal>(*decode(cs.send));
+  ASSERT_FALSE(p.v1_smcr_identity());
+  p.body.set(ProposalBodySpec::Field::PeerId, 0)
+      .set_octets(ProposalBodySpec::Field::Gid, Gid{})
+      .set_octets(ProposalBodySpec::Field::Mac, Mac{});
+  finalize(p);
+  s.start(true);
+  Step accept = s.on_message(encode(Message{p}));
+  ASSERT_FALSE(accept.outcome.has_value()) << "declined: " << accept.outcome->diagnosis;
+  Step confirm = c.on_message(accept.send);
+  ASSERT_FALSE(confirm.send.empty());
+  Step done = s.on_message(confirm.send);
+  ASSERT_TRUE(done.outcome.has_value());
+  EXPECT_EQ(done.outcome->kind, OutcomeKind::kSmc);
+  EXPECT_EQ(done.outcome->version, 2);
+}
+
 TEST(ClcHandshake, V2ClientFallsBackToV1WhenServerIsV1Only) {
   auto sc = server_config();
   sc.accept_v2 = false;

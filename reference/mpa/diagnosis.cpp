@@ -1,0 +1,87 @@
+#include "mpa/diagnosis.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "mpa/headers.hpp"
+#include "wire/crc32c.hpp"
+
+namespace rdmaconf::mpa {
+namespace {
+
+std::string hex(std::uint64_t v, int width) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%0*llx", width, static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::uint32_t swap32(std::uint32_t v) {
+  return (v >> 24) | ((v >> 8) & 0xff00) | ((v << 8) & 0xff0000) | (v << 24);
+}
+std::uint16_t swap16(std::uint16_t v) { return static_cast<std::uint16_t>((v >> 8) | (v << 8)); }
+
+EnhancedData exchanged(const EnhancedData& e) {
+  const EnhancedDataHeader h = e.to_header();
+  std::array<std::uint8_t, kEnhancedDataSize> o{};
+  const wire::Bytes b = h.bytes();
+  std::copy(b.begin() + 2, b.begin() + 4, o.begin());
+  std::copy(b.begin(), b.begin() + 2, o.begin() + 2);
+  wire::ByteReader r{wire::Bytes(o)};
+  return EnhancedData::from_header(*EnhancedDataHeader::decode(r));
+}
+
+}  // namespace
+
+std::optional<wire::Hint> diagnose_crc(std::uint32_t received, std::uint32_t computed) {
+  if (received == computed || swap32(received) != computed || received == swap32(received)) return std::nullopt;
+  return wire::Hint{"byte-swapped",
+                    "the CRC field holds this FPDU's CRC32c " + hex(computed, 8) +
+                        " with its four octets in reverse order: it was written most significant octet first, "
+                        "where RFC 5044 §4.4 (as iSCSI) sends the least significant octet first"};
+}
+
+std::optional<wire::Hint> diagnose_ulpdu_length(wire::Bytes fpdu) {
+  if (fpdu.size() < kUlpduLengthSize) return std::nullopt;
+  const auto sent = static_cast<std::uint16_t>((fpdu[0] << 8) | fpdu[1]);
+  const std::uint16_t meant = swap16(sent);
+  if (meant == sent) return std::nullopt;
+  const std::size_t total = fpdu_length_without_markers(meant);
+  if (fpdu.size() < total) return std::nullopt;
+  const std::uint32_t crc = wire::crc32c(fpdu.first(total - kCrcSize));
+  if (crc != wire::crc32c_from_wire(fpdu.subspan(total - kCrcSize, kCrcSize))) return std::nullopt;
+  return wire::Hint{"byte-swapped",
+                    "ULPDU_Length " + hex(sent, 4) + " (" + std::to_string(sent) + ") is " + std::to_string(meant) +
+                        " sent least significant octet first: with that length the FPDU's CRC32c checks; RFC 5044 "
+                        "§4.1 sends the field in network order"};
+}
+
+std::optional<wire::Hint> diagnose_pd_length(std::uint16_t pd_length) {
+  const std::uint16_t meant = swap16(pd_length);
+  if (pd_length <= kMaxPrivateDataLength || meant > kMaxPrivateDataLength) return std::nullopt;
+  return wire::Hint{"byte-swapped", "PD_Length " + hex(pd_length, 4) + " (" + std::to_string(pd_length) + ") is " +
+                                        std::to_string(meant) +
+                                        " sent least significant octet first; RFC 5044 §7.1 sends it in network order"};
+}
+
+bool reply_rtr_choice_valid(const EnhancedData& q, const EnhancedData& p) {
+  const int chosen = int{p.rtr_send} + int{p.rtr_write} + int{p.rtr_read};
+  const bool offered = (!p.rtr_send || q.rtr_send) && (!p.rtr_write || q.rtr_write) && (!p.rtr_read || q.rtr_read);
+  return p.peer_to_peer && chosen <= 1 && offered;
+}
+
+std::optional<wire::Hint> diagnose_ird_ord_swapped(const EnhancedData& request, const EnhancedData& reply) {
+  if (reply_rtr_choice_valid(request, reply)) return std::nullopt;
+  const EnhancedData fixed = exchanged(reply);
+  if (!reply_rtr_choice_valid(request, fixed)) return std::nullopt;
+  const std::string kind = fixed.rtr_send ? "the zero-length Send" : fixed.rtr_write ? "the zero-length RDMA Write"
+                                          : fixed.rtr_read ? "the zero-length RDMA Read" : "no";
+  return wire::Hint{"ird-ord-swapped", "read with its IRD and ORD words exchanged the Reply sets A, chooses " + kind +
+                                           " RTR and has IRD " + std::to_string(fixed.ird) + ", ORD " +
+                                           std::to_string(fixed.ord) +
+                                           "; RFC 6581 §9 sends the IRD word (A, B, IRD) first, then the ORD word "
+                                           "(C, D, ORD)"};
+}
+
+}  // namespace rdmaconf::mpa

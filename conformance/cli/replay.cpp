@@ -19,6 +19,7 @@ struct ReplayCliOptions {
   std::vector<std::string> ignore;
   std::vector<std::string> compare;
   int timeout_ms = 3000;
+  int pace_ms = 0;
 };
 
 int run_replay(const ReplayCliOptions& o) {
@@ -40,6 +41,7 @@ int run_replay(const ReplayCliOptions& o) {
   r.side = o.side == "server" ? replay::Side::kResponder : replay::Side::kInitiator;
   r.connection = o.connection;
   r.answer_timeout = std::chrono::milliseconds(o.timeout_ms);
+  r.pace = std::chrono::milliseconds(o.pace_ms);
   for (const std::string& f : o.ignore) r.ignore_fields.insert(f);
   for (const std::string& f : o.compare) r.ignore_fields.erase(f);
 
@@ -68,6 +70,8 @@ void add_replay_command(CLI::App& app, int& exit_code) {
   sub->add_option("--ignore", o.ignore, "Fields that may differ (in addition to stag, to, sink_stag, source_stag, pd_length)");
   sub->add_option("--compare", o.compare, "Fields to compare after all (removes them from the ignored set)");
   sub->add_option("--timeout", o.timeout_ms, "Milliseconds to wait for each live answer");
+  sub->add_option("--pace", o.pace_ms, "Milliseconds to wait after each live answer before sending on")
+      ->check(CLI::Range(0, 60000));
   sub->final_callback([&exit_code] { exit_code = run_replay(o); });
 }
 

@@ -3,11 +3,14 @@
 #include <array>
 #include <deque>
 #include <map>
+#include <optional>
+#include <span>
 #include <thread>
 
 #include "analysis/analyzer.hpp"
 #include "analysis/decode_text.hpp"
 #include "capture/source.hpp"
+#include "replay/sink_map.hpp"
 #include "endpoint/asio.hpp"
 
 namespace rdmaconf::replay {
@@ -24,7 +27,26 @@ struct MessageRecord {
   std::size_t octets = 0;
   std::string type;
   std::vector<std::pair<std::string, std::string>> fields;
+  std::optional<TaggedFpdu> tagged;        // a tagged FPDU: what rewriting it needs
+  std::optional<ReadSink> read_sink;       // an RDMA Read Request: its Data Sink
 };
+
+MessageRecord record_of(const Message& m) {
+  MessageRecord r{m.side, m.stream_offset, m.octets, analysis::message_type_name(m), analysis::describe_fields(m),
+                  std::nullopt, std::nullopt};
+  if (m.fpdu && m.segment && m.segment->has_header) {
+    const analysis::SegmentInfo& s = *m.segment;
+    if (s.ddp.tagged)
+      r.tagged = TaggedFpdu{s.stag, s.to, m.fpdu->ulpdu_length, !m.fpdu->markers.empty(),
+                            m.fpdu->crc_status == mpa::CrcStatus::kMatch};
+    if (s.read_request) {
+      using RF = rdmap::ReadRequestSpec::Field;
+      r.read_sink = ReadSink{static_cast<std::uint32_t>(s.read_request->get(RF::SinkSTag)),
+                             s.read_request->get(RF::SinkTO)};
+    }
+  }
+  return r;
+}
 
 // The recorded connection: its messages in capture order and both streams.
 struct Recorded {
@@ -44,8 +66,7 @@ class Loader : public analysis::AnalysisListener {
       keys_[1] = c.stream(Side::kResponder);
     }
     if (c.id != chosen_) return;
-    out.messages.push_back({m.side, m.stream_offset, m.octets, analysis::message_type_name(m),
-                            analysis::describe_fields(m)});
+    out.messages.push_back(record_of(m));
   }
   std::uint64_t chosen() const { return chosen_; }
   const std::string& key(int side) const { return keys_[side]; }
@@ -104,8 +125,7 @@ bool load(const ReplayOptions& o, Recorded& rec, std::string& error) {
 struct LiveSink : analysis::ObserverSink {
   explicit LiveSink(Side peer) : peer(peer) {}
   void on_message(const Message& m) override {
-    if (m.side == peer) messages.push_back({m.side, m.stream_offset, m.octets, analysis::message_type_name(m),
-                                             analysis::describe_fields(m)});
+    if (m.side == peer) messages.push_back(record_of(m));
   }
   void on_violation(const analysis::Violation& v) override {
     if (v.side == peer) violations.push_back(std::string(v.rule->id) + ": " + v.text);
@@ -194,9 +214,20 @@ ReplayResult replay(const ReplayOptions& o) {
 
   std::size_t sent = 0;  // octets of our recorded stream sent
   std::size_t peer_index = 0;
-  const std::vector<std::uint8_t>& ours = rec.stream[static_cast<int>(mine)];
+  // Our recorded octets, patched where the live peer chose other values than the recorded one did.
+  std::vector<std::uint8_t> ours = rec.stream[static_cast<int>(mine)];
+  SinkMap sinks;
+  bool answered = false;  // a live answer came since we last sent
   for (const MessageRecord& m : rec.messages) {
     if (m.side == mine) {
+      if (answered && o.pace.count() > 0) std::this_thread::sleep_for(o.pace);
+      answered = false;
+      if (m.tagged && m.offset + m.octets <= ours.size() && m.offset >= sent) {
+        const RewriteResult rw = sinks.rewrite(*m.tagged, std::span<std::uint8_t>(ours).subspan(m.offset, m.octets));
+        if (rw == RewriteResult::kNotRewritable)
+          result.differences.push_back({peer_index, "stag", "a tagged FPDU to a live Data Sink",
+                                        "cannot be rewritten (Markers inside the FPDU)"});
+      }
       const std::size_t end = std::min<std::size_t>(ours.size(), m.offset + m.octets);
       if (end > sent) {
         const wire::Bytes out = wire::Bytes(ours).subspan(sent, end - sent);
@@ -220,6 +251,8 @@ ReplayResult replay(const ReplayOptions& o) {
       continue;
     }
     const MessageRecord& got = sink.messages[peer_index];
+    answered = true;
+    if (m.read_sink && got.read_sink) sinks.learn(*m.read_sink, *got.read_sink);
     bool same = true;
     if (got.type != m.type) {
       result.differences.push_back({peer_index, "type", m.type, got.type});

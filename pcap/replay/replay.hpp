@@ -37,6 +37,11 @@ struct ReplayOptions {
   std::uint64_t connection = 0;  // which connection of the capture (0: the first MPA or CLC one)
   std::set<std::string> ignore_fields = {"stag", "to", "sink_stag", "source_stag", "pd_length"};
   std::chrono::milliseconds answer_timeout{3000};
+  // Wait this long after each live answer before sending our next message. Recorded peers were
+  // never as quick as a replayer, and some implementations lose a message that arrives right
+  // after their own (Linux siw misses an FPDU that comes in while it hands the socket from its
+  // connection manager to the QP, just after sending the MPA Reply: docs/interop.md).
+  std::chrono::milliseconds pace{0};
 };
 
 struct Difference {

@@ -1,0 +1,39 @@
+#include "replay/sink_map.hpp"
+
+#include "mpa/headers.hpp"
+#include "wire/crc32c.hpp"
+
+namespace rdmaconf::replay {
+
+namespace {
+
+// Offsets inside an FPDU without Markers: ULPDU_Length, then the tagged DDP header (RFC 5041 §4.1:
+// DDP control, RDMAP control, STag, TO).
+constexpr std::size_t kStagAt = mpa::kUlpduLengthSize + 2;
+constexpr std::size_t kToAt = kStagAt + 4;
+constexpr std::size_t kTaggedHeaderEnd = kToAt + 8;
+
+}  // namespace
+
+void SinkMap::learn(const ReadSink& recorded, const ReadSink& live) {
+  if (recorded.stag == live.stag && recorded.to == live.to) return;
+  by_recorded_stag_[recorded.stag] = Live{live.stag, live.to - recorded.to};
+}
+
+RewriteResult SinkMap::rewrite(const TaggedFpdu& info, std::span<std::uint8_t> fpdu) const {
+  const auto it = by_recorded_stag_.find(info.stag);
+  if (it == by_recorded_stag_.end()) return RewriteResult::kUnchanged;
+  if (info.has_markers || fpdu.size() != mpa::fpdu_length_without_markers(info.ulpdu_length) ||
+      mpa::kUlpduLengthSize + info.ulpdu_length < kTaggedHeaderEnd)
+    return RewriteResult::kNotRewritable;
+  wire::store_be(fpdu.subspan(kStagAt, 4), it->second.stag);
+  wire::store_be(fpdu.subspan(kToAt, 8), info.to + it->second.to_shift);
+  const std::size_t covered = fpdu.size() - mpa::kCrcSize;  // RFC 5044 §4.4: CRC over all but itself
+  if (info.crc_valid) {
+    const auto crc = wire::crc32c_wire_octets(wire::crc32c(wire::Bytes(fpdu.first(covered))));
+    std::copy(crc.begin(), crc.end(), fpdu.begin() + static_cast<std::ptrdiff_t>(covered));
+  }
+  return RewriteResult::kRewritten;
+}
+
+}  // namespace rdmaconf::replay

@@ -72,6 +72,11 @@ struct Capabilities {
   bool immediate_data = false;  // `immediate`
   bool memory_windows = false;  // informational (no case needs it yet)
   bool remote_invalidate = false;  // buffers `inv`/`noinv` differ (RFC 5040 §6.2 Send with Invalidate)
+  // Reports a Terminate it sent or received as an async event named so
+  // (`terminate-events`). Verbs has no such event: an RNIC shows only the QP
+  // going to error and the flushed work, so cases that check the Terminate
+  // itself in the IUT's report are unimplemented there.
+  bool terminate_events = false;
 
   // The test ULP profile.
   bool echo = false;      // echoes every Send (`echo`)

@@ -22,6 +22,7 @@ std::vector<std::string> lacks(const Capabilities& c) {
   if (!c.echo) out.emplace_back("echo");
   if (!c.receives) out.emplace_back("receives");
   if (!c.commands) out.emplace_back("commands");
+  if (!c.terminate_events) out.emplace_back("terminate-events");
   if (!c.clc) out.emplace_back("clc");
   for (const char* b : kProfileBuffers)
     if (!has(c.buffers, std::string(b))) out.push_back("buffer:" + std::string(b));

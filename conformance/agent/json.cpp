@@ -90,6 +90,7 @@ json to_json(const Capabilities& c) {
           {"immediate_data", c.immediate_data},
           {"memory_windows", c.memory_windows},
           {"remote_invalidate", c.remote_invalidate},
+          {"terminate_events", c.terminate_events},
           {"echo", c.echo},
           {"receives", c.receives},
           {"commands", c.commands},
@@ -114,7 +115,8 @@ std::optional<Capabilities> capabilities_from_json(const json& j, std::string& e
             read(j, "peer_to_peer", c.peer_to_peer, error) && read(j, "rtr", c.rtr, error) &&
             read(j, "atomics", c.atomics, error) && read(j, "immediate_data", c.immediate_data, error) &&
             read(j, "memory_windows", c.memory_windows, error) &&
-            read(j, "remote_invalidate", c.remote_invalidate, error) && read(j, "echo", c.echo, error) &&
+            read(j, "remote_invalidate", c.remote_invalidate, error) &&
+            read(j, "terminate_events", c.terminate_events, error) && read(j, "echo", c.echo, error) &&
             read(j, "receives", c.receives, error) && read(j, "commands", c.commands, error) &&
             read(j, "buffers", c.buffers, error) &&
             read_uint(j, "max_reply_private_data", c.max_reply_private_data, 1u << 20, error) &&

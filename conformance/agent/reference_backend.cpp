@@ -37,6 +37,7 @@ class ReferenceBackend final : public Backend {
     c.peer_to_peer = true;
     c.rtr = {"send", "write", "read"};
     c.atomics = c.immediate_data = c.remote_invalidate = true;
+    c.terminate_events = true;  // the reference stream knows its Terminates
     c.echo = c.receives = c.commands = true;
     c.buffers = {"rw", "ro", "wo", "local", "inv", "noinv", "otherpd", "stale", "recv"};
     c.max_reply_private_data = 512;

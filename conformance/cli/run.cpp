@@ -271,9 +271,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--cases-dir", a.cases_dir, "Folder of the case scripts");
   sub->add_option("--iut-lacks", a.iut_lacks,
                   "Features the IUT does not offer (case 'needs' items: commands, atomics, immediate, rev2, "
-                  "markers, no-crc, echo, receives, clc, buffer): their cases are reported unimplemented, not run")
+                  "markers, no-crc, echo, receives, terminate-events, clc, buffer, agent): their cases are reported "
+                  "unimplemented, not run")
       ->check(CLI::IsMember({"commands", "atomics", "immediate", "rev2", "markers", "no-crc", "echo", "receives",
-                             "clc", "buffer", "agent"}));
+                             "terminate-events", "clc", "buffer", "agent"}));
   sub->add_option("--agent", a.agent.url, "http://HOST:PORT of an rdmaconf-agent on the device's host (docs/agent.md)");
   sub->add_option("--token", a.agent.token, "The agent's bearer token (default: $RDMACONF_AGENT_TOKEN)");
   sub->add_option("--agent-config", a.agent.configs,

@@ -134,6 +134,8 @@ Capabilities map_capabilities(const DeviceFacts& f, const FittedAdvertisement& f
                       "remotely invalidated, and the Reply carrying the advertisement goes out before that");
 
   c.echo = c.receives = c.commands = true;
+  // Verbs reports no Terminate as such, only the QP's error and flushed work.
+  c.terminate_events = false;
   c.buffers = fitted.advertised;
   for (const std::string& name : fitted.omitted)
     c.notes.push_back("buffer " + name + ": left out of the advertisement, the Reply's private data holds " +

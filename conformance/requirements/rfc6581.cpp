@@ -103,9 +103,11 @@ constexpr Requirement kRows[] = {
     row("rfc6581-10-rev1-reply", kMay, P,
         "A revision 2 initiator that receives a Rev 1 Reply may continue in revision 1 with no IRD/ORD exchange, or "
         "close"),
-    row("rfc6581-10-rev-higher", kMust, P,
-        "A responder that receives a Rev higher than it supports rejects with a Reply carrying the highest revision "
-        "it supports"),
+    // No sentence of RFC 5044 or 6581 states this: RFC 5044 §7.1.1 asks only for the close. Kept as a
+    // MAY (informational) because a Reject naming a revision the responder runs helps the initiator.
+    row("rfc6581-10-rev-higher", kMay, P,
+        "A responder that receives a Rev higher than it supports may reject with a Reply carrying a revision it "
+        "supports (a project expectation, not stated by the text)"),
     row("rfc6581-10-reply-rev-not-above", kMustNot, W, "A Reply never carries a higher Rev than the Request"),
 
     // ---- Rules the passive capture observer reports (pcap/analysis/rules.hpp), registered under the ids

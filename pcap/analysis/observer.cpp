@@ -694,7 +694,7 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
   if (f.pad_nonzero && !d.length_hint)
     violate(rules::kPadZero, d.side, frame, offset,
             "PAD " + hex_octets(wire::Bytes(f.pad).first(f.pad_length)) + " after a " + std::to_string(f.ulpdu_length) +
-                "-octet ULPDU: the " + std::to_string(f.pad_length) + " PAD octets are sent as zero");
+                "-octet ULPDU: the " + std::to_string(f.pad_length) + " PAD octets must be sent as zero, these are not");
   for (std::size_t i = 0; i < f.markers.size(); ++i) {
     const mpa::MarkerSeen m = f.markers[i];
     if (!m.valid)

@@ -28,8 +28,31 @@ struct RunArgs {
   unsigned jobs = 8;
   double time_scale = 1.0;
   std::string junit, json, html, pcap;
+  std::string clc_eid = "RDMACONF-TEST-EID", clc_prefix = "auto", clc_gid = "fixed", clc_mac = "fixed";
   AgentRunArgs agent;
 };
+
+// --clc-prefix, --clc-gid, --clc-mac: "auto" learns the value from each
+// connection (clc_identity.hpp), "fixed" keeps the tester's own, anything
+// else is the value. False with a message on malformed text.
+bool clc_identity_from(const RunArgs& a, cf::ClcIdentity& id) {
+  id.eid = a.clc_eid;
+  if (a.clc_prefix != "auto" && !(id.ipv4 = cf::parse_ipv4_prefix(a.clc_prefix))) {
+    std::cerr << "rdmaconf run: --clc-prefix expects auto or A.B.C.D/N, got '" << a.clc_prefix << "'\n";
+    return false;
+  }
+  id.gid_from_connection = a.clc_gid == "auto";
+  if (a.clc_gid != "auto" && a.clc_gid != "fixed" && !(id.gid = cf::parse_gid(a.clc_gid))) {
+    std::cerr << "rdmaconf run: --clc-gid expects auto, fixed, an IPv6 address or 32 hex digits, got '" << a.clc_gid << "'\n";
+    return false;
+  }
+  id.mac_from_connection = a.clc_mac == "auto";
+  if (a.clc_mac != "auto" && a.clc_mac != "fixed" && !(id.mac = cf::parse_mac(a.clc_mac))) {
+    std::cerr << "rdmaconf run: --clc-mac expects auto, fixed or aa:bb:cc:dd:ee:ff, got '" << a.clc_mac << "'\n";
+    return false;
+  }
+  return true;
+}
 
 // A suite runs only against a target that speaks it (the iWARP suites need
 // an MPA peer, clc an SMC-R CLC peer); what is left out is said, with why.
@@ -68,6 +91,7 @@ int run(const RunArgs& a) {
   o.time_scale = a.time_scale;
   o.strict = a.strict;
   o.iut_lacks = a.iut_lacks;
+  if (!clc_identity_from(a, o.clc_identity)) return 2;
   if (a.reference && !a.agent.url.empty()) {
     std::cerr << "rdmaconf run: --agent and --reference exclude each other\n";
     return 2;
@@ -271,10 +295,24 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--cases-dir", a.cases_dir, "Folder of the case scripts");
   sub->add_option("--iut-lacks", a.iut_lacks,
                   "Features the IUT does not offer (case 'needs' items: commands, atomics, immediate, rev2, "
-                  "markers, no-crc, echo, receives, terminate-events, clc, buffer, agent): their cases are reported "
-                  "unimplemented, not run")
+                  "markers, no-crc, echo, receives, terminate-events, clc, smcr-v1, smcv2.1, buffer, agent): their cases "
+                  "are reported unimplemented, not run")
       ->check(CLI::IsMember({"commands", "atomics", "immediate", "rev2", "markers", "no-crc", "echo", "receives",
-                             "terminate-events", "clc", "buffer", "agent"}));
+                             "terminate-events", "clc", "smcr-v1", "smcv2.1", "buffer", "agent"}));
+  sub->add_option("--clc-eid", a.clc_eid, "The User Defined EID the tester's CLC peer offers and accepts (SMC v2); the IUT must share it")
+      ->capture_default_str();
+  sub->add_option("--clc-prefix", a.clc_prefix,
+                  "IPv4 prefix of the tester's CLC Proposal and Accept, A.B.C.D/N; auto: the subnet of the interface "
+                  "holding the connection's local address, as Linux computes its own")
+      ->capture_default_str();
+  sub->add_option("--clc-gid", a.clc_gid,
+                  "RoCE GID the tester's CLC peer names (also its SMC-Rv2 GID): an IPv6 address or 32 hex digits; auto: "
+                  "the RoCEv2 GID of the connection's local IPv4 address (::ffff:A.B.C.D); fixed: the tester's own")
+      ->capture_default_str();
+  sub->add_option("--clc-mac", a.clc_mac,
+                  "MAC the tester's CLC peer names: aa:bb:cc:dd:ee:ff; auto: the MAC of the connection's interface; "
+                  "fixed: the tester's own")
+      ->capture_default_str();
   sub->add_option("--agent", a.agent.url, "http://HOST:PORT of an rdmaconf-agent on the device's host (docs/agent.md)");
   sub->add_option("--token", a.agent.token, "The agent's bearer token (default: $RDMACONF_AGENT_TOKEN)");
   sub->add_option("--agent-config", a.agent.configs,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agent_view.hpp"
+#include "clc_identity.hpp"
 #include "script.hpp"
 
 namespace rdmaconf::conformance {
@@ -73,10 +74,9 @@ struct RunOptions {
   // needs one is reported unimplemented without a connection. "buffer"
   // stands for every buffer:NAME.
   std::vector<std::string> iut_lacks;
-  // CLC tester settings that must match the IUT's configuration.
-  std::string clc_eid = "RDMACONF-TEST-EID";
-  std::uint32_t clc_subnet = 0x7f000000;
-  std::uint8_t clc_prefix_length = 8;
+  // Who the tester's CLC peer says it is (clc_identity.hpp): what must match
+  // the IUT's network and configuration.
+  ClcIdentity clc_identity;
   // The IUT's own view (a device agent, or the reference IUT in process):
   // `agent.*` expectations read it, reports show it beside the exchange.
   // Without it, cases that need `agent` are unimplemented.

@@ -193,6 +193,7 @@ struct Session {
   std::unique_ptr<clc::ClientHandshake> clc_client;
   std::unique_ptr<clc::ServerHandshake> clc_server;
   std::vector<std::uint8_t> last_clc_received;
+  ClcResolved identity;  // the tester's CLC identity on this connection
 
   Session(const Case& cc, const RunOptions& oo, CaseResult& r) : c(cc), o(oo), result(r) {}
 
@@ -619,27 +620,29 @@ std::variant<Built, std::string> build_fpdu(Session& s, const std::string& unit,
   return out;
 }
 
-clc::ClientConfig tester_client(const RunOptions& o) {
+// The tester's CLC client and server: fixed link values, and the identity
+// the run gives or the connection shows (clc_identity.hpp).
+clc::ClientConfig tester_client(const ClcResolved& id) {
   clc::ClientConfig c;
   c.link.peer_id = 0x52434e4643000001ull;  // "RCNFC" + 1
-  c.link.gid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0xff, 0xfe, 0, 0, 0x01};
-  c.link.mac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+  c.link.gid = id.gid;
+  c.link.mac = id.mac;
   c.link.qp_number = 0x000200;
   c.link.rmb_rkey = 0x1234;
   c.link.rmb_virtual_address = 0x100000;
   c.link.initial_psn = 0x10;
-  c.v2.user_eids = {clc::make_eid(o.clc_eid)};
+  c.v2.user_eids = {clc::make_eid(id.eid)};
   c.v2.rocev2_gid = c.link.gid;
-  c.ipv4 = {o.clc_subnet, o.clc_prefix_length};
+  c.ipv4 = id.ipv4;
   return c;
 }
 
-clc::ServerConfig tester_server(const RunOptions& o) {
+clc::ServerConfig tester_server(const ClcResolved& id) {
   clc::ServerConfig c;
-  const clc::ClientConfig cc = tester_client(o);
+  const clc::ClientConfig cc = tester_client(id);
   c.link = cc.link;
   c.link.peer_id = 0x52434e4653000001ull;
-  c.link.mac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};
+  if (id.fixed_mac) c.link.mac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};
   c.link.qp_number = 0x000300;
   c.v2 = cc.v2;
   c.ipv4 = cc.ipv4;
@@ -649,7 +652,7 @@ clc::ServerConfig tester_server(const RunOptions& o) {
 std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, const std::vector<Arg>& args) {
   std::vector<std::uint8_t> octets;
   if (unit == "clc.proposal") {
-    clc::ClientConfig cfg = tester_client(s.o);
+    clc::ClientConfig cfg = tester_client(s.identity);
     if (const Arg* a = find_arg(args, "offer")) {
       const std::string v = a->value.text;
       cfg.offer_v1 = v == "v1" || v == "v1v2";
@@ -660,7 +663,7 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
     octets = s.clc_client->start(true).send;
   } else if (unit == "clc.accept") {
     if (s.last_clc_received.empty()) return std::string("clc.accept answers a Proposal: expect one first");
-    clc::ServerConfig cfg = tester_server(s.o);
+    clc::ServerConfig cfg = tester_server(s.identity);
     if (const Arg* a = find_arg(args, "choose")) {
       // The version the tester's server settles on, when the IUT offered both.
       const std::string v = a->value.text;
@@ -670,8 +673,16 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
     }
     s.clc_server = std::make_unique<clc::ServerHandshake>(cfg);
     (void)s.clc_server->start(true);
-    octets = s.clc_server->on_message(s.last_clc_received).send;
+    const clc::Step step = s.clc_server->on_message(s.last_clc_received);
+    octets = step.send;
     if (octets.empty()) return std::string("the reference server would not answer the IUT's Proposal");
+    // The tester's server declines the IUT's Proposal (an EID or prefix
+    // the run did not give it, say): an Accept the case could shape does
+    // not exist, so the case cannot go on to judge what it was written for.
+    if (step.outcome && step.outcome->kind == clc::OutcomeKind::kFallback && step.outcome->failed_check)
+      return "the tester's server declines the IUT's Proposal (" + std::string(step.outcome->failed_check->summary) +
+             ", " + std::string(step.outcome->failed_check->section) +
+             "), so it cannot send an Accept; check --clc-eid and --clc-prefix against the IUT's configuration";
   } else if (unit == "clc.confirm") {
     if (!s.clc_client || s.last_clc_received.empty()) return std::string("clc.confirm answers an Accept: send clc.proposal and expect clc.accept first");
     const clc::Step step = s.clc_client->on_message(s.last_clc_received);
@@ -973,6 +984,28 @@ StepOutcome expect_message(Session& s, const Step& st) {
   return {};
 }
 
+// What an IUT's Proposal does not offer of what the case `needs` (role
+// initiator): `smcr-v1` (SMC-R version 1, RFC 7609: Linux offers it only
+// with a RoCE v1 GID) and `smcv2.1` (release 1 of SMC v2). A client may
+// offer less (RFC 7609 §3.5.1.1, SMC v2: the server picks from what is
+// offered), so the case is unimplemented, not failed. Empty when it does.
+std::string clc_offer_lacks(const Session& s, const Received& u) {
+  if (s.c.role != Role::kInitiator || u.name != "clc.proposal") return {};
+  const auto* p = u.clc ? std::get_if<clc::Proposal>(&*u.clc) : nullptr;
+  if (!p) return {};
+  if (s.c.needs_item("smcr-v1") && !p->v1_smcr_identity())
+    return "the IUT's Proposal offers no SMC-R version 1 (SMCv1 Type " +
+           std::to_string(static_cast<int>(p->smcv1_type())) + "), which this case needs";
+  if (s.c.needs_item("smcr-v2") && (p->version() < clc::kVersion2 || !clc::offers_r(p->smcv2_type())))
+    return "the IUT's Proposal offers no SMC-R version 2, which this case needs";
+  if (s.c.needs_item("smcv2.1") &&
+      (!p->v2_ext || p->v2_ext->get(clc::V2ExtensionSpec::Field::Release) < clc::kRelease1))
+    return "the IUT's Proposal offers no SMC v2.1 (v2 extension Release " +
+           (p->v2_ext ? std::to_string(p->v2_ext->get(clc::V2ExtensionSpec::Field::Release)) : std::string("absent")) +
+           "), which this case needs";
+  return {};
+}
+
 StepOutcome expect(Session& s, const Step& st) {
   if (st.alternatives.size() == 1 && st.alternatives.front().unit == "message") return expect_message(s, st);
   if (st.alternatives.size() == 1 && is_agent_unit(st.alternatives.front().unit)) {
@@ -1011,6 +1044,7 @@ StepOutcome expect(Session& s, const Step& st) {
       if (!first_mismatch.empty()) return {StepOutcome::Kind::kMismatch, first_mismatch + "; and the IUT did not close the connection within " + std::to_string(bound.count()) + " ms"};
       return {StepOutcome::Kind::kMismatch, "nothing within " + std::to_string(bound.count()) + " ms; expected " + alternatives_text(st)};
     }
+    if (std::string lacks = clc_offer_lacks(s, ev.unit); !lacks.empty()) return {StepOutcome::Kind::kUnimplemented, lacks};
     std::string why;
     std::size_t tried = 0;
     for (const Alternative& a : st.alternatives) {
@@ -1178,6 +1212,13 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
     if (::getpeername(s.fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) result.exchange.iut_address = fmt(a);
     int one = 1;
     ::setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  if (c.protocol == "clc") {
+    // The identity the tester's messages carry; scripts compare the IUT's
+    // prefix with the tester's ($clc.ipv4_subnet): peers on one LAN share it.
+    s.identity = resolve_identity(o.clc_identity, s.fd);
+    s.vars["clc.ipv4_subnet"] = s.identity.ipv4.subnet;
+    s.vars["clc.ipv4_prefix_len"] = s.identity.ipv4.prefix_length;
   }
   result.configuration = o.configuration;
   const double agent_t0 = o.agent ? o.agent->now_ms() : 0;

@@ -596,6 +596,7 @@ ParseResult parse_script(std::string_view text, std::string_view file) {
       else c.id += "-" + id_suffix(pv);
       c.title = subst(c.title);
       for (auto& r : c.requirements) r = subst(r);
+      for (auto& n : c.needs) n = subst(n);
     }
     if (c.id.find('{') != std::string::npos || c.id.find('}') != std::string::npos)
       return error(c.line, "expected every '{NAME}' in the id to name the param");

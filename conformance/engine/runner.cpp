@@ -348,6 +348,13 @@ struct Session {
       if (auto* d = std::get_if<clc::Decline>(&*u.clc)) u.pseudo["code"] = d->diagnosis();
       // RFC 7609 App. A.2.3/A.2.4: the RMB must not run past 2^64.
       if (auto* a = std::get_if<clc::AcceptConfirm>(&*u.clc); a && a->smcr) u.pseudo["rmb_wraps"] = clc::rmb_wraps(*a->smcr);
+      // SMC v2 (smc_clc_match_eid): the negotiated EID is one the tester
+      // offered, the run's own (--clc-eid).
+      if (auto* a = std::get_if<clc::AcceptConfirm>(&*u.clc); a && a->smcr_v2) {
+        const clc::Eid mine = clc::make_eid(identity.eid);
+        const auto eid = a->smcr_v2->octets(clc::SmcrV2AcceptConfirmSpec::Field::Eid);
+        u.pseudo["eid_offered"] = std::equal(eid.begin(), eid.end(), mine.begin(), mine.end()) ? 1 : 0;
+      }
       record(false, "<-- CLC " + u.name.substr(4) + ", " + std::to_string(u.octets.size()) + " octets",
              clc::describe(*u.clc));
       return u;

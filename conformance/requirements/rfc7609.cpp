@@ -162,7 +162,7 @@ constexpr Requirement kRows[] = {
     // App. C.6 Protocol errors during CLC negotiation
     row("rfc7609-c.6-protocol-error", M, P,
         "A malformed CLC message (eyecatcher, length, type or layout wrong) means the peer cannot be trusted to "
-        "speak SMC: the side resets the TCP connection rather than falling back"),
+        "speak SMC: the side ends the TCP connection (a FIN or a reset) rather than falling back"),
     row("rfc7609-c.6-no-fallback-after-garbage", M, P,
         "After a CLC protocol error the side does not treat the octets as application data"),
 

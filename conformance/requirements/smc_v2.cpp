@@ -54,8 +54,9 @@ constexpr Requirement kRows[] = {
         "A server that supports v2 and finds a usable v2 path answers in v2; otherwise it tries v1; with no common "
         "version it declines (SMC_CLC_DECL_VERSMISMAT)"),
     row("smcv2-proposal-eid-match", M, P,
-        "A v2 SMC-R Accept needs a user EID common to both hosts; without one the server declines "
-        "(SMC_CLC_DECL_NOUEID)"),
+        "A v2 SMC-R Accept needs a user EID common to both hosts; without one the server declines with a "
+        "'no common device or path' diagnosis (0x0303xxxx: Linux names NOUEID when the client sent no EID, and "
+        "the reason of its last path otherwise)"),
     row("smcv2-proposal-release-min", M, W,
         "The server accepts with the lower of the client's release and its own highest release"),
 

@@ -19,7 +19,9 @@
 # Environment: RDMACONF_VM_DIR (guest image and run folders, default ~/.cache/rdmaconf/interop-vm),
 # RDMACONF_INTEROP_PORT (first of four host loopback ports, default 17170), RDMACONF_BIN and
 # RDMACONF_AGENT_BIN (use these binaries instead of building build/interop; RDMACONF_REPLAY_BIN, if
-# set, is the rdmaconf used for the replay step).
+# set, is the rdmaconf used for the replay step), RDMACONF_INTEROP_OUT (reports folder instead of
+# reports/interop), RDMACONF_SMC_CASES ("ID ...": only these clc cases; a Linux client serves one
+# first-contact Accept per boot over stock rxe, docs/interop.md, so each of those runs in its own boot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -37,7 +39,7 @@ done
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 
 t_start=$SECONDS
-out="$root/reports/interop"
+out="${RDMACONF_INTEROP_OUT:-$root/reports/interop}"
 rm -rf "$out"
 mkdir -p "$out/siw/cases" "$out/smc" "$out/guest"
 timing() { printf '%-36s %6s s\n' "$1" "$2" | tee -a "$out/timings.txt" >&2; }
@@ -193,11 +195,13 @@ if want smc; then
     guest "setsid rdmaconf-agent --backend rdma-core --device rxe0 --control 10.78.0.1:7501 --bind --token $token \
              > agent-smc.log 2>&1 < /dev/null &
            for i in \$(seq 60); do ss -Htln 'sport = :7501' | grep -q . && break; sleep 0.5; done; cat agent-smc.log"
+    smc_cases=""
+    for c in ${RDMACONF_SMC_CASES:-}; do smc_cases+=" --case $c"; done
     rc=0
     guest "echo \$\$ > /sys/fs/cgroup/rdmaconf-tester/cgroup.procs
            exec ip netns exec tester rdmaconf run --agent http://10.78.0.1:7501 --token $token \
              --clc-target 10.78.0.1:7502 --listen 10.78.0.2:7503 --suite clc --cases-dir /opt/rdmaconf/cases \
-             --clc-eid RDMACONF-INTEROP --clc-prefix auto --clc-gid auto --clc-mac auto --iut-lacks smcr-v1 smcv2.1 \
+             --clc-eid RDMACONF-INTEROP --clc-prefix auto --clc-gid auto --clc-mac auto --iut-lacks smcr-v1 smcv2.1$smc_cases \
              --json smc-results.json --junit smc-junit.xml --html smc-html" 3600 \
       2>&1 | tee "$out/smc/run.txt" || rc=$?
     echo "rdmaconf run exit status $rc" >> "$out/smc/run.txt"

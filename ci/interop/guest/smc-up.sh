@@ -9,7 +9,9 @@
 # cannot name its netdev to SMC), a User Defined EID (SMC v2 is offered and accepted only with one),
 # and, on the tester's side, the SMC TCP option on SYN and SYN-ACK (RFC 7609 §3.1; plain TCP sockets
 # cannot send it): a sock_ops BPF program attached to the cgroup the tester runs in.
-# rdma_rxe is stock Debian: its 6.1 bugs on the way to an SMC-R link (LLC over the QP) lie after CLC.
+# rdma_rxe is stock Debian: its 6.1 bugs on the way to an SMC-R link (LLC over the QP) lie after CLC,
+# but the link group teardown they leave hanging (smc_wr_drain_cq) keeps Linux's client-side
+# first-contact lock: a boot serves one client-role Accept (docs/interop.md, Linux SMC).
 set -euo pipefail
 BIN=/opt/rdmaconf
 UEID=RDMACONF-INTEROP

@@ -93,6 +93,9 @@ struct Capabilities {
 
   // SMC-R CLC (RFC 7609, SMC v2) through the host's AF_SMC stack.
   bool clc = false;  // `clc`
+  // SMC-R version 1 (`smcr-v1`): Linux runs it only over a RoCE v1 GID, and
+  // a device with RoCE v2 GIDs alone (soft-RoCE) cannot carry it.
+  bool smcr_v1 = true;
 
   // Anything a vendor engineer should read (module parameters, limits).
   std::vector<std::string> notes;

@@ -24,6 +24,7 @@ std::vector<std::string> lacks(const Capabilities& c) {
   if (!c.commands) out.emplace_back("commands");
   if (!c.terminate_events) out.emplace_back("terminate-events");
   if (!c.clc) out.emplace_back("clc");
+  if (c.clc && !c.smcr_v1) out.emplace_back("smcr-v1");
   for (const char* b : kProfileBuffers)
     if (!has(c.buffers, std::string(b))) out.push_back("buffer:" + std::string(b));
   return out;

@@ -98,6 +98,7 @@ json to_json(const Capabilities& c) {
           {"max_reply_private_data", c.max_reply_private_data},
           {"max_request_private_data", c.max_request_private_data},
           {"clc", c.clc},
+          {"smcr_v1", c.smcr_v1},
           {"notes", c.notes}};
 }
 
@@ -121,7 +122,8 @@ std::optional<Capabilities> capabilities_from_json(const json& j, std::string& e
             read(j, "buffers", c.buffers, error) &&
             read_uint(j, "max_reply_private_data", c.max_reply_private_data, 1u << 20, error) &&
             read_uint(j, "max_request_private_data", c.max_request_private_data, 1u << 20, error) &&
-            read(j, "clc", c.clc, error) && read(j, "notes", c.notes, error);
+            read(j, "clc", c.clc, error) && read(j, "notes", c.notes, error) &&
+            (!j.contains("smcr_v1") || read(j, "smcr_v1", c.smcr_v1, error));  // optional: agents before it
   if (ok) {
     if (const auto it = j.find("mpa_revisions"); it != j.end()) {
       if (!it->is_array()) {

@@ -758,6 +758,7 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
   }
   out.headline = "--> CLC " + unit.substr(4) + ", " + std::to_string(out.octets.size()) + " octets";
   out.detail = clc::describe(msg);
+  if (!s.identity.note.empty()) out.detail += "  (tester identity: " + s.identity.note + ")\n";
   return out;
 }
 

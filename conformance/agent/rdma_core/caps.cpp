@@ -71,6 +71,11 @@ Capabilities map_capabilities(const DeviceFacts& f, const FittedAdvertisement& f
   c.clc = f.smc;
   if (!f.smc) c.notes.push_back("clc: the host cannot open AF_SMC sockets (no smc module)");
 
+  if (f.transport == Transport::kRoce && f.roce_v1_gid == false) {
+    c.smcr_v1 = false;
+    c.notes.push_back("smcr-v1: the device has RoCE v2 GIDs only (soft-RoCE); Linux runs SMC-R version 1 only over a "
+                      "RoCE v1 GID");
+  }
   if (f.transport != Transport::kIwarp) {
     // MPA, DDP and RDMAP run only over an iWARP device; a RoCE device is
     // for the CLC suite (the host's SMC-R stack).

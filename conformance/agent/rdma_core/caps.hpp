@@ -55,6 +55,8 @@ struct DeviceFacts {
   std::uint32_t max_msg_sz = 0;  // of the port
   std::optional<SiwParameters> siw;
   bool smc = false;  // the host can open AF_SMC sockets
+  // RoCE: whether port 1's GID table holds a RoCE v1 GID (unset: not known).
+  std::optional<bool> roce_v1_gid;
   std::string address;
 };
 

@@ -97,6 +97,17 @@ DeviceFacts query_device_facts(ibv_context* ctx, std::string& problems) {
   if (ctx->device->transport_type == IBV_TRANSPORT_IWARP) f.transport = Transport::kIwarp;
   else if (ctx->device->transport_type == IBV_TRANSPORT_IB)
     f.transport = have_port && port.link_layer == IBV_LINK_LAYER_ETHERNET ? Transport::kRoce : Transport::kInfiniband;
+  if (f.transport == Transport::kRoce && have_port) {
+    // Which RoCE versions the GID table serves (SMC-R v1 needs a v1 GID).
+    bool any = false, v1 = false;
+    for (int i = 0; i < port.gid_tbl_len && i < 256; ++i) {
+      ibv_gid_entry e{};
+      if (ibv_query_gid_ex(ctx, 1, static_cast<std::uint32_t>(i), &e, 0) != 0) continue;
+      any = true;
+      v1 = v1 || e.gid_type == IBV_GID_TYPE_ROCE_V1;
+    }
+    if (any) f.roce_v1_gid = v1;
+  }
   if (is_siw(f)) f.siw = read_siw_parameters().value_or(stock_siw_parameters());
   f.address = device_address(f.name);
   return f;

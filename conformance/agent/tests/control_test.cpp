@@ -103,6 +103,28 @@ TEST_F(ControlTest, CapabilitiesCarryWhatTheDeviceLacks) {
   EXPECT_EQ(lacks, rdmaconf::agent::lacks(*back));
 }
 
+// A device without a RoCE v1 GID lacks SMC-R v1 (only where there is a CLC
+// side at all); the field is optional on the wire, absent meaning true.
+TEST(Capabilities, SmcrV1TravelsAndBecomesALack) {
+  Capabilities c;
+  c.clc = true;
+  c.smcr_v1 = false;
+  const auto l = rdmaconf::agent::lacks(c);
+  EXPECT_NE(std::find(l.begin(), l.end(), "smcr-v1"), l.end());
+  std::string error;
+  json j = json::parse(to_json(c).dump());  // as it travels
+  const auto back = capabilities_from_json(j, error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_FALSE(back->smcr_v1);
+  j.erase("smcr_v1");
+  const auto old = capabilities_from_json(j, error);
+  ASSERT_TRUE(old) << error;
+  EXPECT_TRUE(old->smcr_v1);
+  c.clc = false;
+  const auto none = rdmaconf::agent::lacks(c);
+  EXPECT_EQ(std::find(none.begin(), none.end(), "smcr-v1"), none.end());
+}
+
 TEST_F(ControlTest, ListenPassesTheConfigurationThrough) {
   const HttpResponse r = call("POST", "/v1/listen", R"({"port": 7001, "mpa": {"revision": 2, "crc": false}})");
   ASSERT_EQ(r.status, 200) << r.body;

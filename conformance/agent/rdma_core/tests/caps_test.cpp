@@ -155,6 +155,20 @@ TEST(MapCapabilities, RoceDeviceOffersOnlyClc) {
   EXPECT_TRUE(c.buffers.empty());
   EXPECT_FALSE(c.commands);
   EXPECT_TRUE(c.clc);
+  EXPECT_TRUE(c.smcr_v1);  // nothing known about its GIDs
+}
+
+// Soft-RoCE registers RoCE v2 GIDs only: Linux cannot run SMC-R v1 over it.
+TEST(MapCapabilities, RoceDeviceWithoutV1GidLacksSmcrV1) {
+  DeviceFacts f = siw_facts(std::nullopt);
+  f.name = "rxe0";
+  f.transport = Transport::kRoce;
+  f.smc = true;
+  f.roce_v1_gid = false;
+  const Capabilities c = map_capabilities(f, fitted(), 255);
+  EXPECT_FALSE(c.smcr_v1);
+  f.roce_v1_gid = true;
+  EXPECT_TRUE(map_capabilities(f, fitted(), 255).smcr_v1);
 }
 
 TEST(PlanMpaConfig, WritesSiwParametersOnlyWhenAllowed) {

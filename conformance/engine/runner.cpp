@@ -1182,7 +1182,7 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
         std::find(o.iut_lacks.begin(), o.iut_lacks.end(), need) == o.iut_lacks.end())
       continue;
     result.verdict = Verdict::kUnimplemented;
-    result.reason = "the IUT lacks '" + need + "' (--iut-lacks)";
+    result.reason = "the IUT lacks '" + need + "' (--iut-lacks or the agent's capabilities)";
     return result;
   }
   Session s(c, o, result);

@@ -994,9 +994,11 @@ StepOutcome expect_message(Session& s, const Step& st) {
 
 // What an IUT's Proposal does not offer of what the case `needs` (role
 // initiator): `smcr-v1` (SMC-R version 1, RFC 7609: Linux offers it only
-// with a RoCE v1 GID) and `smcv2.1` (release 1 of SMC v2). A client may
-// offer less (RFC 7609 §3.5.1.1, SMC v2: the server picks from what is
-// offered), so the case is unimplemented, not failed. Empty when it does.
+// with a RoCE v1 GID), `smcr-v2` and `smcv2.1` (release 1 of SMC v2). A
+// client offers the paths it has (SMC v2: the Proposal header's SMCv1 and
+// SMCv2 Types, the v2 extension's Release) and the server picks among them,
+// so offering less is no fault: the case is unimplemented. Empty when the
+// Proposal offers what the case needs.
 std::string clc_offer_lacks(const Session& s, const Received& u) {
   if (s.c.role != Role::kInitiator || u.name != "clc.proposal") return {};
   const auto* p = u.clc ? std::get_if<clc::Proposal>(&*u.clc) : nullptr;

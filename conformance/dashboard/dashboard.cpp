@@ -5,6 +5,7 @@
 #include <map>
 
 #include "assets.hpp"
+#include "captures.hpp"
 #include "case_json.hpp"
 #include "http_server.hpp"
 
@@ -294,7 +295,8 @@ http::Response Dashboard::api(const http::Request& r, std::string_view path, std
     // Every call that changes something needs the token.
     if (!http::bearer_matches(r.authorization, token_))
       return error(401, "missing or wrong bearer token (Authorization: Bearer TOKEN, printed by rdmaconf serve at start)");
-    if (!r.body.empty()) {
+    // A capture upload is the file itself; every other body is JSON.
+    if (!r.body.empty() && path != "/api/captures") {
       if (!http::json_nesting_within(r.body, limits_.max_json_depth))
         return error(400, "JSON nested deeper than " + std::to_string(limits_.max_json_depth));
       body = json::parse(r.body, nullptr, false);
@@ -330,6 +332,28 @@ http::Response Dashboard::api(const http::Request& r, std::string_view path, std
     d["a"] = ra->to_json();
     d["b"] = rb->to_json();
     return ok(d);
+  }
+  if (seg.size() >= 2 && seg[1] == "captures") {
+    if (seg.size() == 2) {
+      if (get) return ok({{"captures", store_.list_captures(200)}});
+      return upload_capture(query, r.body);
+    }
+    std::int64_t id = 0;
+    if (!whole_number(seg[2], id)) return error(404, "a capture id is a whole number");
+    if (!get) return error(405, "use GET");
+    if (seg.size() == 3) {
+      const auto c = store_.capture(id);
+      if (!c) return error(404, "no such capture");
+      return ok(*c);
+    }
+    if (seg.size() == 4 && seg[3] == "annotated.pcapng") {
+      auto octets = store_.capture_annotated(id);
+      if (!octets) return error(404, "no annotated capture for that id");
+      http::Response res{200, std::move(*octets), "application/octet-stream"};
+      res.headers = {{"Content-Disposition", "attachment; filename=\"capture-" + std::to_string(id) + "-annotated.pcapng\""}};
+      return res;
+    }
+    return error(404, "no such request");
   }
   if (seg.size() >= 2 && seg[1] == "runs") {
     if (seg.size() == 2) {
@@ -371,6 +395,46 @@ http::Response Dashboard::api(const http::Request& r, std::string_view path, std
     }
   }
   return error(404, "no such request: " + std::string(path.substr(0, 200)) + " (docs/dashboard.md lists them)");
+}
+
+namespace {
+
+// %XX and '+' of a query value; false when malformed.
+bool percent_decode(std::string_view in, std::string& out) {
+  out.clear();
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '+') out += ' ';
+    else if (in[i] != '%') out += in[i];
+    else {
+      if (i + 2 >= in.size()) return false;
+      int v = 0;
+      const auto [p, ec] = std::from_chars(in.data() + i + 1, in.data() + i + 3, v, 16);
+      if (ec != std::errc() || p != in.data() + i + 3) return false;
+      out += static_cast<char>(v);
+      i += 2;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+http::Response Dashboard::upload_capture(std::string_view query, const std::string& octets) {
+  std::string_view raw_name;
+  std::string name = "capture";
+  if (http::query_value(query, "name", raw_name) && !percent_decode(raw_name, name))
+    return error(400, "'name' is not percent-encoded correctly");
+  if (name.empty() || name.size() > 200) return error(400, "'name' must have 1 to 200 characters");
+  if (octets.size() < 24) return error(400, "the body must be a pcap or pcapng file");
+  std::string annotated, why;
+  const json result = analyze_capture(octets, annotated, why);
+  if (result.is_null()) return error(422, "the capture cannot be read: " + why);
+  const std::int64_t id = store_.add_capture(name, octets.size(), result, annotated);
+  events_.push(dump({{"type", "capture"}, {"capture", {{"id", id}, {"name", name}}}}));
+  json j = result;
+  j["id"] = id;
+  j["name"] = name;
+  return ok(j, 201);
 }
 
 http::Response Dashboard::start_run(const json& body) {

@@ -58,6 +58,19 @@ CREATE TABLE cases (
   PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
 )sql",
+    // 2: uploaded captures with their analysis and the annotated pcapng.
+    R"sql(
+CREATE TABLE captures (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  uploaded_at TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  violations INTEGER NOT NULL,
+  must_violations INTEGER NOT NULL,
+  result TEXT NOT NULL,
+  annotated BLOB
+);
+)sql",
 };
 static_assert(std::size(kMigrations) == Store::kSchemaVersion);
 
@@ -89,6 +102,14 @@ class Stmt {
   Stmt& bind(int i, const std::string& v) {
     sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
     return *this;
+  }
+  Stmt& blob(int i, const std::string& v) {
+    sqlite3_bind_blob(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  std::string column_blob(int col) {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(s_, col));
+    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(s_, col))) : std::string();
   }
   bool step() {
     const int rc = sqlite3_step(s_);
@@ -351,6 +372,51 @@ std::optional<json> Store::case_detail(std::int64_t id, std::int64_t seq) {
   j["seq"] = seq;
   j["run"] = id;
   return j;
+}
+
+std::int64_t Store::add_capture(const std::string& name, std::size_t size, const json& result, const std::string& annotated) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_,
+         "INSERT INTO captures (name, uploaded_at, size, violations, must_violations, result, annotated) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?)");
+  const json& sum = result.at("summary");
+  s.bind(1, name).bind(2, now_iso()).bind(3, static_cast<std::int64_t>(size));
+  s.bind(4, sum.value("violations", std::int64_t{0})).bind(5, sum.value("must_violations", std::int64_t{0}));
+  s.bind(6, result.dump(-1, ' ', false, json::error_handler_t::replace)).blob(7, annotated);
+  s.step();
+  return sqlite3_last_insert_rowid(db_);
+}
+
+json Store::list_captures(std::size_t limit) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_, "SELECT id, name, uploaded_at, size, violations, must_violations FROM captures ORDER BY id DESC LIMIT ?");
+  s.bind(1, static_cast<std::int64_t>(limit));
+  json out = json::array();
+  while (s.step())
+    out.push_back({{"id", s.i64(0)}, {"name", s.text(1)}, {"uploaded_at", s.text(2)}, {"size", s.i64(3)},
+                   {"violations", s.i64(4)}, {"must_violations", s.i64(5)}});
+  return out;
+}
+
+std::optional<json> Store::capture(std::int64_t id) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_, "SELECT id, name, uploaded_at, size, result FROM captures WHERE id = ?");
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  json j = parse_or(s.text(4), json::object());
+  j["id"] = s.i64(0);
+  j["name"] = s.text(1);
+  j["uploaded_at"] = s.text(2);
+  j["size"] = s.i64(3);
+  return j;
+}
+
+std::optional<std::string> Store::capture_annotated(std::int64_t id) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_, "SELECT annotated FROM captures WHERE id = ? AND annotated IS NOT NULL AND length(annotated) > 0");
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  return s.column_blob(0);
 }
 
 }  // namespace rdmaconf::dashboard

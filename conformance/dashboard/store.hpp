@@ -42,7 +42,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
   int schema_version();
 
   std::int64_t create_run(const std::string& source, const std::string& status, const std::string& target,
@@ -64,6 +64,13 @@ class Store {
   nlohmann::json cases(std::int64_t id);
   // One case with everything (seq is its number within the run, from 1).
   std::optional<nlohmann::json> case_detail(std::int64_t id, std::int64_t seq);
+
+  // Uploaded captures (captures.hpp): the analysis and the annotated pcapng.
+  std::int64_t add_capture(const std::string& name, std::size_t size, const nlohmann::json& result,
+                           const std::string& annotated);
+  nlohmann::json list_captures(std::size_t limit);
+  std::optional<nlohmann::json> capture(std::int64_t id);
+  std::optional<std::string> capture_annotated(std::int64_t id);
 
  private:
   explicit Store(sqlite3* db) : db_(db) {}

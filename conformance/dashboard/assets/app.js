@@ -42,7 +42,7 @@ function svg(tag, attrs, text) {
 }
 function show(...nodes) {
   const main = document.getElementById('main');
-  main.replaceChildren(...nodes.filter((n) => n !== null && n !== undefined && n !== false));
+  main.replaceChildren(...nodes.flat().filter((n) => n !== null && n !== undefined && n !== false));
 }
 function verdictSpan(v) { return el('span', {className: v}, v); }
 
@@ -172,6 +172,8 @@ function currentView() {
   if ((m = h.match(/^\/diff\/(\d+)\/(\d+)$/))) return {name: 'diff', a: +m[1], b: +m[2]};
   if (h === '/diff') return {name: 'diff'};
   if (h === '/new') return {name: 'new'};
+  if (h === '/captures') return {name: 'captures'};
+  if ((m = h.match(/^\/capture\/(\d+)$/))) return {name: 'capture', id: +m[1]};
   return {name: 'runs'};
 }
 
@@ -192,6 +194,10 @@ async function route() {
       await drawDiff(v.a, v.b);
     } else if (v.name === 'new') {
       await drawNew();
+    } else if (v.name === 'captures') {
+      await drawCaptures();
+    } else if (v.name === 'capture') {
+      await drawCapture(v.id);
     }
   } catch (err) {
     show(el('p', {className: 'msg'}, String(err.message || err)));
@@ -296,7 +302,7 @@ function drawRun() {
 
 // The exchange as a sequence diagram: tester on the left, IUT on the
 // right, one arrow per frame; a click shows the frame's decoded fields.
-function sequenceDiagram(frames, agent) {
+function sequenceDiagram(frames, agent, names = ['tester', 'IUT'], leftSide = 'tester') {
   const W = 760, left = 90, right = W - 90, rowH = 34, top = 40;
   const items = frames.map((f, i) => ({kind: 'frame', at: f.at_ms, f, i}))
     .concat((agent || []).map((a) => ({kind: 'agent', at: a.at_ms, a})))
@@ -308,20 +314,20 @@ function sequenceDiagram(frames, agent) {
   marker.append(svg('path', {d: 'M0,0 L10,5 L0,10 z', fill: '#333'}));
   defs.append(marker);
   s.append(defs);
-  s.append(svg('text', {x: left, y: 20, 'text-anchor': 'middle', 'font-weight': 'bold'}, 'tester'));
-  s.append(svg('text', {x: right, y: 20, 'text-anchor': 'middle', 'font-weight': 'bold'}, 'IUT'));
+  s.append(svg('text', {x: left, y: 20, 'text-anchor': 'middle', 'font-weight': 'bold'}, names[0]));
+  s.append(svg('text', {x: right, y: 20, 'text-anchor': 'middle', 'font-weight': 'bold'}, names[1]));
   s.append(svg('line', {x1: left, y1: 28, x2: left, y2: H - 10, stroke: '#999'}));
   s.append(svg('line', {x1: right, y1: 28, x2: right, y2: H - 10, stroke: '#999'}));
   const detail = el('pre', {id: 'frame-detail', className: 'muted'}, 'Click a frame for its decoded fields.');
   items.forEach((it, k) => {
     const y = top + k * rowH + 12;
     if (it.kind === 'frame') {
-      const fromTester = it.f.from === 'tester';
+      const fromTester = it.f.from === leftSide;
       const g = svg('g', {class: 'frame', 'data-index': it.i});
       g.append(svg('line', {x1: fromTester ? left : right, y1: y, x2: fromTester ? right : left, y2: y, stroke: '#333', 'marker-end': 'url(#arrow)'}));
       const label = it.f.headline.replace(/^(-->|<--)\s*/, '');
       g.append(svg('text', {x: W / 2, y: y - 5, 'text-anchor': 'middle'}, label.length > 80 ? label.slice(0, 77) + '...' : label));
-      g.append(svg('text', {x: 4, y: y + 4, fill: '#888'}, it.at.toFixed(1) + ' ms'));
+      g.append(svg('text', {x: 4, y: y + 4, fill: '#888'}, it.f.frame !== undefined ? 'frame ' + it.f.frame : it.at.toFixed(1) + ' ms'));
       g.addEventListener('click', () => { detail.className = ''; detail.textContent = it.f.headline + '\n\n' + it.f.detail; });
       s.append(g);
     } else {
@@ -416,6 +422,53 @@ async function drawNew() {
   el('label', {}, strict, ' strict (a missed SHOULD fails)'), el('label', {}, lacks), el('label', {}, 'time scale ', scale),
   el('button', {type: 'submit', id: 'start'}, 'Start'), msg);
   show(el('h2', {}, 'Start a run'), state.token ? form : el('p', {className: 'msg'}, 'Give the token (top right) to start runs.'), state.token ? null : form);
+}
+
+async function drawCaptures() {
+  const list = (await api('/api/captures')).captures;
+  const file = el('input', {type: 'file', id: 'capture-file', accept: '.pcap,.pcapng,.cap'});
+  const msg = el('p', {className: 'msg', id: 'upload-msg'});
+  const upload = el('button', {id: 'upload', onclick: async () => {
+    const f = file.files[0];
+    if (!f) { msg.textContent = 'Choose a pcap or pcapng file.'; return; }
+    const r = await fetch('/api/captures?name=' + encodeURIComponent(f.name), {
+      method: 'POST', headers: {'Content-Type': 'application/octet-stream', Authorization: 'Bearer ' + state.token},
+      body: await f.arrayBuffer()});
+    const j = await r.json().catch(() => ({}));
+    if (!r.ok) { msg.textContent = (j.error && j.error.message) || ('HTTP ' + r.status); return; }
+    location.hash = '#/capture/' + j.id;
+  }}, 'Upload and analyze');
+  show(el('h2', {}, 'Captures'),
+    state.token ? el('div', {className: 'bar'}, file, upload) : el('p', {className: 'msg'}, 'Give the token (top right) to upload.'), msg,
+    list.length ? el('table', {id: 'captures'},
+      el('tr', {}, ['capture', 'uploaded', 'octets', 'violations', 'MUST'].map((h) => el('th', {}, h))),
+      list.map((c) => el('tr', {},
+        el('td', {}, el('a', {href: '#/capture/' + c.id}, c.name)), el('td', {className: 'muted'}, c.uploaded_at),
+        el('td', {className: 'num'}, String(c.size)), el('td', {className: 'num'}, String(c.violations)),
+        el('td', {className: 'num ' + (c.must_violations ? 'fail' : '')}, String(c.must_violations))))) :
+      el('p', {className: 'muted'}, 'No captures yet.'));
+}
+
+async function drawCapture(id) {
+  const c = await api('/api/captures/' + id);
+  const s = c.summary;
+  show(el('p', {}, el('a', {href: '#/captures'}, '← captures')),
+    el('h2', {id: 'capture-name'}, c.name),
+    el('p', {}, s.frames + ' frames, ' + s.streams + ' TCP connections (' + s.mpa_connections + ' MPA, ' + s.clc_connections + ' CLC), ',
+      el('span', {className: s.must_violations ? 'fail' : 'pass', id: 'capture-violations'}, s.violations + ' violations (' + s.must_violations + ' MUST)'),
+      c.clean_end ? '' : ' · the file did not end cleanly'),
+    c.annotated ? el('p', {}, el('a', {href: '/api/captures/' + id + '/annotated.pcapng', id: 'annotated'}, 'annotated pcapng'),
+      el('span', {className: 'muted'}, ' (every violating frame carries a comment; opens in Wireshark)')) : null,
+    c.connections.map((k) => el('section', {className: 'connection'},
+      el('h3', {}, 'Connection ' + k.id + ': ' + k.stream),
+      k.violations.length ? el('table', {className: 'violations'},
+        el('tr', {}, ['frame', 'rule', 'level', 'section', 'by', 'what'].map((h) => el('th', {}, h))),
+        k.violations.map((v) => el('tr', {},
+          el('td', {className: 'num'}, String(v.frame)), el('td', {}, v.rule), el('td', {className: v.level === 'MUST' ? 'fail' : 'non-strict'}, v.level),
+          el('td', {}, v.section), el('td', {}, v.side), el('td', {}, v.text, v.hint ? el('div', {className: 'muted'}, 'hint: ' + v.hint) : null)))) :
+        el('p', {className: 'pass'}, 'no violations'),
+      k.messages.length ? sequenceDiagram(k.messages.map((m) => ({...m, at_ms: m.frame})), [], ['initiator', 'responder'], 'initiator') : null,
+      k.more_messages ? el('p', {className: 'muted'}, k.more_messages + ' more messages not drawn') : null)));
 }
 
 window.addEventListener('hashchange', () => { takeTokenFromHash(); drawAuth(); route(); });

@@ -16,6 +16,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -89,8 +91,10 @@ struct Reply {
   json j() const { return json::parse(body, nullptr, false); }
 };
 
+// `declared` > 0 announces that Content-Length but sends only `body`: a
+// server that refuses by the header answers without reading further.
 Reply request(std::uint16_t port, bhttp::verb method, const std::string& target, const std::string& token = "",
-              const std::string& body = "") {
+              const std::string& body = "", std::size_t declared = 0) {
   Reply r;
   net::io_context ioc;
   tcp::socket s(ioc);
@@ -102,6 +106,7 @@ Reply request(std::uint16_t port, bhttp::verb method, const std::string& target,
   if (!token.empty()) req.set(bhttp::field::authorization, "Bearer " + token);
   if (method == bhttp::verb::post) req.body() = body;
   req.prepare_payload();
+  if (declared) req.content_length(declared);
   bhttp::write(s, req, ec);
   if (ec) return r;
   beast::flat_buffer buf;
@@ -333,6 +338,32 @@ TEST(DashboardServer, PublishSendsACliRun) {
   // A wrong token: the CLI says so and stops before running.
   EXPECT_EQ(run_cli({"run", "--reference", "--suite", "rdmap", "-q", "--publish", url, "--publish-token", "nope"}), 2);
   EXPECT_EQ(get(port, "/api/runs").j()["runs"].size(), 2u);
+}
+
+TEST(DashboardServer, CapturesAreAnalyzedPerConnection) {
+  ServeProcess serve(temp_db("captures"));
+  const auto port = serve.port();
+  std::ifstream f(RDMACONF_BAD_KEY_CAPTURE, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string pcap = ss.str();
+  ASSERT_GT(pcap.size(), 100u);
+  EXPECT_EQ(request(port, bhttp::verb::post, "/api/captures?name=x.pcap", "", pcap).status, 401);
+  EXPECT_EQ(request(port, bhttp::verb::post, "/api/captures", kToken, std::string(1000, 'x')).status, 422);
+  EXPECT_EQ(request(port, bhttp::verb::post, "/api/captures", kToken, "", 17 * 1024 * 1024).status, 413);
+  const Reply up = request(port, bhttp::verb::post, "/api/captures?name=%3Cb%3Ebad-key.pcap", kToken, pcap);
+  ASSERT_EQ(up.status, 201) << up.body;
+  const json c = get(port, "/api/captures/" + std::to_string(up.j()["id"].get<int>())).j();
+  EXPECT_EQ(c["name"], "<b>bad-key.pcap") << "stored as given; the page shows it as text";
+  EXPECT_EQ(c["summary"]["must_violations"], 1);
+  ASSERT_EQ(c["connections"].size(), 1u);
+  ASSERT_EQ(c["connections"][0]["violations"].size(), 1u);
+  EXPECT_EQ(c["connections"][0]["violations"][0]["rule"], "rfc5044-7.1.1-key-reply");
+  EXPECT_TRUE(c["connections"][0]["messages"].empty()) << "the only message is the broken Request";
+  const Reply annotated = get(port, "/api/captures/" + std::to_string(c["id"].get<int>()) + "/annotated.pcapng");
+  EXPECT_EQ(annotated.status, 200);
+  EXPECT_EQ(annotated.body.substr(0, 4), std::string("\x0a\x0d\x0d\x0a", 4)) << "a pcapng Section Header Block";
+  EXPECT_EQ(get(port, "/api/captures").j()["captures"].size(), 1u);
 }
 
 }  // namespace

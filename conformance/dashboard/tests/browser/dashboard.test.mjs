@@ -1,16 +1,19 @@
 // End-to-end: `rdmaconf serve` in Debian's chromium (headless), driven by
 // puppeteer-core. Starts a run from the page and watches it finish live,
 // opens a failing case (sequence diagram, frame fields, script), diffs two
-// runs, and checks that markup in case text stays text.
+// runs, uploads captures, and checks that markup in case text and capture
+// names stays text.
 // Usage: node dashboard.test.mjs RDMACONF_EXE [SCREENSHOT_DIR]
 // Exit 77 (ctest: skipped) only when no chromium is installed.
 import {spawn} from 'node:child_process';
-import {existsSync, mkdtempSync, mkdirSync} from 'node:fs';
+import {copyFileSync, existsSync, mkdtempSync, mkdirSync, readFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
-import {join} from 'node:path';
+import {dirname, join} from 'node:path';
+import {fileURLToPath} from 'node:url';
 import assert from 'node:assert/strict';
 
 const exe = process.argv[2];
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 const shots = process.argv[3] || process.env.RDMACONF_SCREENSHOTS || '';
 const chromium = process.env.CHROMIUM || ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 if (!chromium) {
@@ -149,6 +152,29 @@ try {
   assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no script from data ran');
   assert.equal(await page.$$eval('main img, main script', (l) => l.length), 0, 'no element from data');
   assert.ok((await page.$eval('#case-title', (e) => e.textContent)).includes('<img src=x'), 'shown as text');
+
+  // 6. Upload a capture from the page; its name is markup, shown as text.
+  const evilName = join(dir, '<img src=x onerror="window.__pwned=3">.pcap');
+  copyFileSync(join(root, 'pcap/tests/captures/real/siw-mpa-bad-key.pcap'), evilName);
+  await page.goto(base + '#/captures');
+  const input = await page.waitForSelector('#capture-file');
+  await input.uploadFile(evilName);
+  await page.click('#upload');
+  await page.waitForSelector('#capture-name');
+  assert.ok((await page.$eval('#capture-name', (e) => e.textContent)).startsWith('<img src=x'));
+  assert.match(await page.$eval('#capture-violations', (e) => e.textContent), /1 violations \(1 MUST\)/);
+  assert.match(await page.$eval('table.violations', (e) => e.textContent), /rfc5044-7\.1\.1-key-reply/);
+  assert.ok(await page.$('#annotated'), 'the annotated pcapng is offered');
+  // A clean capture: its exchange drawn like a case's.
+  const r = await fetch(base + 'api/captures?name=rping.pcap', {method: 'POST', headers: {Authorization: 'Bearer ' + token},
+    body: readFileSync(join(root, 'pcap/tests/captures/real/siw-rping-mpav2.pcap'))});
+  assert.equal(r.status, 201);
+  await page.goto(base + '#/capture/' + (await r.json()).id);
+  await page.waitForSelector('svg.seq g.frame');
+  await page.click('svg.seq g.frame');
+  assert.match(await page.$eval('#frame-detail', (e) => e.textContent), /MPA Request/);
+  await shot('capture');
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no script from a capture name ran');
 
   assert.deepEqual(errors, [], 'no page errors');
   console.log('dashboard browser test: passed');

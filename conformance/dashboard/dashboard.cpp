@@ -8,6 +8,7 @@
 #include "captures.hpp"
 #include "case_json.hpp"
 #include "http_server.hpp"
+#include "requirement.hpp"
 
 namespace rdmaconf::dashboard {
 
@@ -87,6 +88,14 @@ json shown_config(const json& request) {
 json run_summary_event(const RunRow& r) { return {{"type", "run"}, {"run", r.to_json()}}; }
 
 bool is_failure(const std::string& v) { return v == "fail" || v == "error"; }
+
+// Severity for "the worst verdict": fail first, pass last.
+int severity(const std::string& v) {
+  static const char* const order[] = {"fail", "error", "non-strict", "unimplemented", "informational", "pass"};
+  for (int i = 0; i < 6; ++i)
+    if (v == order[i]) return i;
+  return 6;
+}
 
 }  // namespace
 
@@ -311,6 +320,10 @@ http::Response Dashboard::api(const http::Request& r, std::string_view path, std
     return ok({{"tool", "rdmaconf"}, {"api", 1}, {"schema", Store::kSchemaVersion}, {"running", current_},
                {"queued", queue_.size()}, {"last_event", events_.last()}});
   }
+  if (seg.size() == 2 && seg[1] == "coverage") {
+    if (!get) return error(405, "use GET");
+    return ok(coverage());
+  }
   if (seg.size() == 2 && seg[1] == "catalogue") {
     if (!get) return error(405, "use GET");
     return ok({{"cases", catalogue_.cases}});
@@ -521,6 +534,76 @@ http::Response Dashboard::publish_finish(std::int64_t id, const json& body) {
   store_.finish_run(id, status, message.get<std::string>(), duration.get<std::int64_t>(), skipped);
   announce_run(id);
   return ok({{"id", id}, {"status", status}});
+}
+
+namespace {
+
+std::string_view level_name(requirements::Level l) {
+  switch (l) {
+    case requirements::Level::kMust: return "MUST";
+    case requirements::Level::kMustNot: return "MUST NOT";
+    case requirements::Level::kShould: return "SHOULD";
+    case requirements::Level::kShouldNot: return "SHOULD NOT";
+    case requirements::Level::kMay: return "MAY";
+    case requirements::Level::kLowerCaseMust: return "must";
+  }
+  return "?";
+}
+
+std::string_view observable_name(requirements::Observability o) {
+  switch (o) {
+    case requirements::Observability::kOnTheWire: return "on the wire";
+    case requirements::Observability::kOnTheWireAsPeer: return "as a peer";
+    case requirements::Observability::kNotObservable: return "not observable";
+  }
+  return "?";
+}
+
+}  // namespace
+
+json Dashboard::coverage() {
+  // Registry rows -> the catalogue's cases naming them (aliases resolved).
+  std::map<std::string, std::vector<std::string>> cases_of;
+  for (const json& c : catalogue_.cases)
+    for (const json& r : c.value("requirements", json::array())) {
+      const requirements::Requirement* row = requirements::find(r.get<std::string>());
+      if (row) cases_of[std::string(row->id)].push_back(c.value("id", ""));
+    }
+  // Per target, its latest run: case id -> the worst verdict over its configurations.
+  json targets = json::array();
+  std::vector<std::map<std::string, std::string>> verdicts;
+  for (const auto& [target, run] : store_.latest_run_per_target(20)) {
+    targets.push_back({{"target", target}, {"run", run}});
+    auto& v = verdicts.emplace_back();
+    for (const json& c : store_.cases(run)) {
+      const std::string id = c.value("id", ""), verdict = c.value("verdict", "");
+      const auto it = v.find(id);
+      if (it == v.end() || severity(verdict) < severity(it->second)) v[id] = verdict;
+    }
+  }
+  json rows = json::array();
+  std::size_t with_cases = 0, observable_uncovered = 0;
+  for (const requirements::Requirement& r : requirements::all()) {
+    const auto it = cases_of.find(std::string(r.id));
+    const std::vector<std::string> none;
+    const std::vector<std::string>& cases = it == cases_of.end() ? none : it->second;
+    if (!cases.empty()) ++with_cases;
+    else if (r.observable != requirements::Observability::kNotObservable) ++observable_uncovered;
+    json per_target = json::array();
+    for (const auto& v : verdicts) {
+      std::string worst;
+      for (const std::string& id : cases) {
+        const auto f = v.find(id);
+        if (f != v.end() && (worst.empty() || severity(f->second) < severity(worst))) worst = f->second;
+      }
+      per_target.push_back(worst.empty() ? json() : json(worst));
+    }
+    rows.push_back({{"id", r.id}, {"rfc", r.rfc}, {"section", r.section}, {"level", level_name(r.level)},
+                    {"summary", r.summary}, {"observable", observable_name(r.observable)}, {"cases", cases},
+                    {"verdicts", std::move(per_target)}});
+  }
+  json totals = {{"rows", rows.size()}, {"with_cases", with_cases}, {"observable_without_cases", observable_uncovered}};
+  return {{"targets", std::move(targets)}, {"requirements", std::move(rows)}, {"totals", std::move(totals)}};
 }
 
 void Dashboard::announce_run(std::int64_t id) {

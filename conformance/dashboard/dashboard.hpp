@@ -80,6 +80,7 @@ class Dashboard : public http::Service {
   http::Response publish_cases(std::int64_t id, const nlohmann::json& body);
   http::Response publish_finish(std::int64_t id, const nlohmann::json& body);
   http::Response cancel_run(std::int64_t id);
+  nlohmann::json coverage();
   http::Response upload_capture(std::string_view query, const std::string& octets);
   void announce_run(std::int64_t id);
   void announce_cases(std::int64_t id, std::int64_t first_seq, const std::vector<nlohmann::json>& cases);

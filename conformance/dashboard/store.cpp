@@ -348,6 +348,18 @@ std::optional<RunRow> Store::run(std::int64_t id) {
   return read_run(s);
 }
 
+std::vector<std::pair<std::string, std::int64_t>> Store::latest_run_per_target(std::size_t limit) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_,
+         "SELECT target, MAX(id) AS last FROM runs WHERE target != '' AND status IN ('done', 'cancelled', 'interrupted') "
+         "AND n_pass + n_non_strict + n_informational + n_unimplemented + n_fail + n_error > 0 "
+         "GROUP BY target ORDER BY last DESC LIMIT ?");
+  s.bind(1, static_cast<std::int64_t>(limit));
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  while (s.step()) out.emplace_back(s.text(0), s.i64(1));
+  return out;
+}
+
 json Store::cases(std::int64_t id) {
   std::lock_guard lock(mu_);
   Stmt s(db_,

@@ -60,6 +60,8 @@ class Store {
 
   std::vector<RunRow> list_runs(std::size_t limit, std::int64_t before_id = 0);
   std::optional<RunRow> run(std::int64_t id);
+  // (target, id of its latest run that ran cases), newest first.
+  std::vector<std::pair<std::string, std::int64_t>> latest_run_per_target(std::size_t limit);
   // The run's cases without frames and agent events, in arrival order.
   nlohmann::json cases(std::int64_t id);
   // One case with everything (seq is its number within the run, from 1).

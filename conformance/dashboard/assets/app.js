@@ -173,6 +173,7 @@ function currentView() {
   if (h === '/diff') return {name: 'diff'};
   if (h === '/new') return {name: 'new'};
   if (h === '/captures') return {name: 'captures'};
+  if (h === '/coverage') return {name: 'coverage'};
   if ((m = h.match(/^\/capture\/(\d+)$/))) return {name: 'capture', id: +m[1]};
   return {name: 'runs'};
 }
@@ -194,6 +195,9 @@ async function route() {
       await drawDiff(v.a, v.b);
     } else if (v.name === 'new') {
       await drawNew();
+    } else if (v.name === 'coverage') {
+      state.coverage = await api('/api/coverage');
+      drawCoverage();
     } else if (v.name === 'captures') {
       await drawCaptures();
     } else if (v.name === 'capture') {
@@ -422,6 +426,39 @@ async function drawNew() {
   el('label', {}, strict, ' strict (a missed SHOULD fails)'), el('label', {}, lacks), el('label', {}, 'time scale ', scale),
   el('button', {type: 'submit', id: 'start'}, 'Start'), msg);
   show(el('h2', {}, 'Start a run'), state.token ? form : el('p', {className: 'msg'}, 'Give the token (top right) to start runs.'), state.token ? null : form);
+}
+
+// Requirement coverage: every registry row, the cases that check it, and
+// the worst verdict of those cases in each target's latest run.
+const coverageFilter = {text: '', only: ''};
+function drawCoverage() {
+  const cov = state.coverage;
+  const f = coverageFilter;
+  const rows = cov.requirements.filter((r) => {
+    if (f.only === 'uncovered' && (r.cases.length || r.observable === 'not observable')) return false;
+    if (f.only === 'failing' && !r.verdicts.some((v) => v === 'fail' || v === 'error')) return false;
+    if (f.text) {
+      const t = f.text.toLowerCase();
+      if (![r.id, r.rfc + ' §' + r.section, r.summary, ...r.cases].join('\n').toLowerCase().includes(t)) return false;
+    }
+    return true;
+  });
+  const search = el('input', {type: 'search', id: 'coverage-search', placeholder: 'requirement, RFC section, case', value: f.text, size: 36,
+    onchange: (e) => { f.text = e.target.value; drawCoverage(); }});
+  const only = el('select', {id: 'coverage-only', onchange: (e) => { f.only = e.target.value; drawCoverage(); }},
+    [['', 'every row'], ['uncovered', 'observable, no case'], ['failing', 'failing somewhere']].map(([v, t]) => el('option', {value: v, selected: f.only === v}, t)));
+  const t = cov.totals;
+  show(el('h2', {}, 'Requirement coverage'),
+    el('p', {}, t.rows + ' registry rows, ' + t.with_cases + ' checked by cases, ' + t.observable_without_cases + ' observable rows without a case.'),
+    el('div', {className: 'bar'}, search, only, el('span', {className: 'muted', id: 'coverage-shown'}, rows.length + ' shown')),
+    el('table', {id: 'coverage'},
+      el('tr', {}, ['requirement', 'section', 'level', 'summary', 'cases'].map((h) => el('th', {}, h)),
+        cov.targets.map((tg) => el('th', {}, el('a', {href: '#/run/' + tg.run}, tg.target)))),
+      rows.slice(0, 3000).map((r) => el('tr', {},
+        el('td', {}, r.id), el('td', {}, r.rfc + ' §' + r.section), el('td', {}, r.level),
+        el('td', {}, r.summary, r.observable === 'not observable' ? el('div', {className: 'muted'}, 'not observable') : null),
+        el('td', {className: 'num'}, String(r.cases.length)),
+        r.verdicts.map((v) => el('td', {}, v ? verdictSpan(v) : el('span', {className: 'muted'}, '—')))))));
 }
 
 async function drawCaptures() {

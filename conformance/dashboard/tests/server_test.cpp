@@ -367,3 +367,28 @@ TEST(DashboardServer, CapturesAreAnalyzedPerConnection) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(DashboardServer, CoverageShowsTheLastVerdictPerTarget) {
+  ServeProcess serve(temp_db("coverage"));
+  const auto port = serve.port();
+  Events events(port);
+  const std::int64_t id = post(port, "/api/runs", {{"reference", true}, {"suites", {"mpa"}}, {"time_scale", 0.25}}).j()["id"];
+  ASSERT_TRUE(events.until([&](const json& e) { return run_ended(e, id); }));
+  const json cov = get(port, "/api/coverage").j();
+  ASSERT_EQ(cov["targets"].size(), 1u);
+  EXPECT_EQ(cov["targets"][0]["target"], "built-in reference IUT");
+  EXPECT_GT(cov["totals"]["rows"], 100);
+  EXPECT_GT(cov["totals"]["with_cases"], 50);
+  bool mpa_pass = false, ddp_unrun = false;
+  for (const json& r : cov["requirements"]) {
+    if (r["cases"].empty()) continue;
+    if (r["id"].get<std::string>().starts_with("rfc5044-") && r["verdicts"][0] == "pass") mpa_pass = true;
+    if (r["id"].get<std::string>().starts_with("rfc5041-") && r["verdicts"][0].is_null()) ddp_unrun = true;
+  }
+  EXPECT_TRUE(mpa_pass) << "an MPA row the run covered shows its pass";
+  EXPECT_TRUE(ddp_unrun) << "a DDP row the mpa-only run did not reach shows no verdict";
+}
+
+}  // namespace

@@ -176,6 +176,15 @@ try {
   await shot('capture');
   assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no script from a capture name ran');
 
+  // 7. Requirement coverage: the runs' targets as columns, failing rows found.
+  await page.goto(base + '#/coverage');
+  await page.waitForSelector('#coverage');
+  const columns = await page.$$eval('#coverage tr:first-child th', (l) => l.map((e) => e.textContent));
+  assert.ok(columns.some((c) => c.includes('terminate-wrong-code')), 'the faulty target is a column: ' + columns.join('|'));
+  await page.select('#coverage-only', 'failing');
+  assert.ok((await page.$$('#coverage td .fail')).length > 0, 'rows failing on the faulty target');
+  await shot('coverage');
+
   assert.deepEqual(errors, [], 'no page errors');
   console.log('dashboard browser test: passed');
 } catch (e) {

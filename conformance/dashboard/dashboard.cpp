@@ -1,6 +1,7 @@
 // The dashboard's API (dashboard.hpp; docs/dashboard.md is the reference).
 #include "dashboard.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 

@@ -107,8 +107,9 @@ json checked_run_request(const json& j, std::string& error) {
   }
   static const char* const known[] = {"reference", "target", "clc_target", "listen", "agent", "suites", "cases",
                                       "strict",    "iut_lacks", "time_scale", "jobs"};
-  for (const auto& [k, v] : j.items()) {
-    if (std::find_if(std::begin(known), std::end(known), [&](const char* n) { return k == n; }) == std::end(known)) {
+  for (const auto& item : j.items()) {
+    const std::string& k = item.key();
+    if (std::find_if(std::begin(known), std::end(known), [&k](const char* n) { return k == n; }) == std::end(known)) {
       error = "unknown key '" + k.substr(0, 64) + "'";
       return nullptr;
     }

@@ -267,14 +267,18 @@ std::vector<CaseResult> run_cases(const std::vector<const Case*>& cases, const R
   std::atomic<std::size_t> next{0};
   const unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(parallel.size())));
   std::vector<std::thread> workers;
+  auto cancelled = [&] { return o.cancel && o.cancel->load(); };
   for (unsigned w = 0; w < jobs && !parallel.empty(); ++w)
     workers.emplace_back([&] {
-      for (std::size_t k; (k = next.fetch_add(1)) < parallel.size();) finish(parallel[k], run_case(*cases[parallel[k]], o));
+      for (std::size_t k; !cancelled() && (k = next.fetch_add(1)) < parallel.size();)
+        finish(parallel[k], run_case(*cases[parallel[k]], o));
     });
   // Initiator-role cases on a shared listener run one at a time: the IUT's
   // next connection belongs to the case waiting for it.
-  for (std::size_t i : serial) finish(i, run_case(*cases[i], o));
+  for (std::size_t i : serial)
+    if (!cancelled()) finish(i, run_case(*cases[i], o));
   for (auto& t : workers) t.join();
+  if (cancelled()) std::erase_if(results, [](const CaseResult& r) { return r.c == nullptr; });
   return results;
 }
 

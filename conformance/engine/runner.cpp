@@ -186,6 +186,8 @@ struct Session {
 
   // MPA state
   std::vector<std::uint8_t> sent_frame;  // the tester's Request/Reply, as sent
+  // RunOptions::reply_settle: the next send waits until then.
+  std::optional<Clock::time_point> settle_until;
   std::optional<mpa::Framer> framer;
   std::unique_ptr<mpa::Deframer> deframer;
   std::uint32_t next_msn[4] = {1, 1, 1, 1};
@@ -1022,7 +1024,10 @@ StepOutcome expect(Session& s, const Step& st) {
         if (ev.unit.name == "mpa.reply" && s.c.role == Role::kResponder && s.sent_frame.size() >= 20 &&
             ev.unit.problem.empty() &&
             !mpa::ReqRepHeader(wire::Bytes(ev.unit.octets).first<20>()).flag(mpa::ReqRepSpec::Field::R))
+        {
           s.enter_full_operation(s.sent_frame, ev.unit.octets);
+          if (s.o.reply_settle.count() > 0) s.settle_until = Clock::now() + s.o.reply_settle;
+        }
         if (find_arg(a.args, "ends_case")) return {StepOutcome::Kind::kOk, {}, true};
         return {};
       }
@@ -1045,6 +1050,8 @@ StepOutcome handshake(Session& s, const Step& st) {
   if (s.c.role != Role::kResponder) return {StepOutcome::Kind::kError, "handshake is for role responder (the tester initiates)"};
   Step req = st;
   req.unit = "mpa.request";
+  const bool at_once = find_arg(st.args, "at_once") != nullptr;
+  std::erase_if(req.args, [](const Arg& a) { return a.name == "at_once"; });
   auto b = build(s, req);
   if (auto* e = std::get_if<std::string>(&b)) return {StepOutcome::Kind::kError, *e};
   Built& built = std::get<Built>(b);
@@ -1065,6 +1072,7 @@ StepOutcome handshake(Session& s, const Step& st) {
     return {optional_feature ? StepOutcome::Kind::kUnimplemented : StepOutcome::Kind::kMismatch,
             "handshake: the IUT rejected a valid Request (Rev " + std::to_string(rp.get(mpa::ReqRepSpec::Field::Rev)) + ")"};
   s.enter_full_operation(s.sent_frame, ev.unit.octets);
+  if (!at_once && s.o.reply_settle.count() > 0) s.settle_until = Clock::now() + s.o.reply_settle;
   // RFC 5044 §7.1.1: either side may ask for CRCs; an IUT that always does
   // cannot show what it does without them.
   if (s.c.needs_item("no-crc") && s.vars["crc"])
@@ -1103,6 +1111,10 @@ std::string unoffered_choice(const Session& s, wire::Bytes reply) {
 }
 
 StepOutcome send_step(Session& s, const Step& st) {
+  if (s.settle_until) {
+    std::this_thread::sleep_until(*s.settle_until);
+    s.settle_until.reset();
+  }
   if (st.unit == "fin") {
     s.record(true, "--> FIN (tester half-closes)", "");
     ::shutdown(s.fd, SHUT_WR);

@@ -457,6 +457,93 @@ TEST(BadPeer, CloseMidCaseFails) {
   EXPECT_NE(r.reason.find("closed"), std::string::npos) << r.reason;
 }
 
+// An IUT that accepts and notes how long after its Reply the first octet
+// of full operation arrives (what --reply-settle changes).
+class TimingPeer {
+ public:
+  TimingPeer() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::listen(fd_, 4);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      const int c = ::accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      std::uint8_t buf[4096];
+      (void)::recv(c, buf, 20, MSG_WAITALL);  // a Rev 1 Request without private data
+      std::uint8_t reply[20] = {'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p', ' ', 'F', 'r', 'a', 'm', 'e', 0, 1, 0, 0};
+      (void)::send(c, reply, sizeof reply, MSG_NOSIGNAL);
+      const auto replied = std::chrono::steady_clock::now();
+      if (::recv(c, buf, 1, 0) == 1) gap_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - replied).count();
+      while (::recv(c, buf, sizeof buf, 0) > 0) {
+      }
+      ::close(c);
+    });
+  }
+  ~TimingPeer() {
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    if (thread_.joinable()) thread_.join();
+  }
+  double gap() {
+    thread_.join();
+    return gap_ms;
+  }
+  RunOptions options() const {
+    RunOptions o;
+    o.connect_responder = tcp_connector("127.0.0.1", port_, 1000ms);
+    o.time_scale = 0.25;
+    return o;
+  }
+
+ private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+  double gap_ms = -1;
+};
+
+TEST(Runner, ReplySettleDelaysTheFirstSendAfterTheReplyUnlessAtOnce) {
+  const std::string script = header() + "handshake rev=1\n> send payload=4\n";
+  {
+    TimingPeer peer;  // default: the first FPDU follows the Reply at once (RFC 5044 §7.1.2)
+    CaseResult r = run_case(parse_one(script), peer.options());
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+    const double gap = peer.gap();
+    EXPECT_GE(gap, 0);
+    EXPECT_LT(gap, 150);
+  }
+  {
+    TimingPeer peer;
+    RunOptions o = peer.options();
+    o.reply_settle = 300ms;  // unscaled by time_scale
+    CaseResult r = run_case(parse_one(script), o);
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+    EXPECT_GE(peer.gap(), 290);
+  }
+  {
+    TimingPeer peer;
+    RunOptions o = peer.options();
+    o.reply_settle = 300ms;
+    CaseResult r = run_case(parse_one(header() + "handshake rev=1 at_once\n> send payload=4\n"), o);
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+    EXPECT_LT(peer.gap(), 150);
+  }
+  {
+    TimingPeer peer;  // an accepting Reply read by `< mpa.reply` settles too
+    RunOptions o = peer.options();
+    o.reply_settle = 300ms;
+    CaseResult r = run_case(parse_one(header() + "> mpa.request rev=1\n< mpa.reply\n> send payload=4\n"), o);
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+    EXPECT_GE(peer.gap(), 290);
+  }
+}
+
 TEST(BadPeer, ScriptErrorsAreErrorsNotFailures) {
   Reference ref;
   Case c = parse_one(header() + "handshake\n> write stag=$nosuchbuffer.stag payload=4\n");

@@ -544,6 +544,19 @@ TEST(Runner, ReplySettleDelaysTheFirstSendAfterTheReplyUnlessAtOnce) {
   }
 }
 
+// A responder that reads the 20-octet header before it judges the Key (as
+// Linux siw does) closes on every garbage the catalogue sends: none is
+// shorter than a header, which would leave it waiting on its timer.
+TEST(Catalogue, GarbageBeforeTheRequestFillsAHeader) {
+  const auto cases = select(catalogue(), {}, {"mpa-garbage-before-request*"});
+  ASSERT_GE(cases.size(), 2u);
+  for (const Case* c : cases) {
+    FakePeer peer(FakePeer::Mode::kCloseAfterRequest);
+    CaseResult r = run_case(*c, peer.options());
+    EXPECT_EQ(r.verdict, Verdict::kPass) << c->id << ": " << r.reason;
+  }
+}
+
 TEST(BadPeer, ScriptErrorsAreErrorsNotFailures) {
   Reference ref;
   Case c = parse_one(header() + "handshake\n> write stag=$nosuchbuffer.stag payload=4\n");

@@ -975,6 +975,24 @@ StepOutcome expect_message(Session& s, const Step& st) {
   return {};
 }
 
+// RFC 5044 §7.1.1 (Rev), RFC 6581 §6: an initiator that cannot work with the
+// revision of the Reply closes the connection. When the tester's accepting
+// Reply named a lower revision than the IUT's Request (a Rev 1 Reply to a
+// Rev 2 Request) and the IUT then closed, the case cannot show what it was
+// written for: the IUT lacks Rev 1 as initiator. Empty otherwise.
+std::string closed_on_lower_revision(const Session& s) {
+  using F = mpa::ReqRepSpec::Field;
+  if (s.c.role != Role::kInitiator || s.sent_frame.size() < 20) return {};
+  const auto request = s.iut_request();
+  if (!request) return {};
+  const mpa::ReqRepHeader rq(wire::Bytes(*request).first<20>());
+  const mpa::ReqRepHeader rp(wire::Bytes(s.sent_frame).first<20>());
+  if (rp.flag(F::R) || rp.get(F::Rev) >= rq.get(F::Rev)) return {};
+  return "the IUT closed after the tester's Rev " + std::to_string(rp.get(F::Rev)) + " Reply to its Rev " +
+         std::to_string(rq.get(F::Rev)) + " Request, as an initiator that cannot work with that revision must " +
+         "(RFC 5044 §7.1.1, RFC 6581 §6)";
+}
+
 StepOutcome expect(Session& s, const Step& st) {
   if (st.alternatives.size() == 1 && st.alternatives.front().unit == "message") return expect_message(s, st);
   if (st.alternatives.size() == 1 && is_agent_unit(st.alternatives.front().unit)) {
@@ -1001,6 +1019,8 @@ StepOutcome expect(Session& s, const Step& st) {
   for (;;) {
     auto ev = s.next_event(deadline);
     if (ev.kind == Session::EventKind::kClosed) {
+      if (!has_close)
+        if (std::string why = closed_on_lower_revision(s); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};
       if (has_close && reset_close && !s.reset)
         return {StepOutcome::Kind::kMismatch, "the IUT closed the connection with a FIN; expected a reset (RST)"};
       if (has_close) return {};

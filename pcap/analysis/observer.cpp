@@ -161,6 +161,9 @@ struct ConnectionObserver::Direction {
   std::uint64_t hunt_began = 0;
   std::uint64_t hunt_from = 0;
   std::uint64_t hunt_scan = 0;
+  // With CRC on and no Markers: candidates whose FPDU is not all here yet,
+  // as (stream offset of the candidate, stream offset its FPDU ends at).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> hunt_pending;
 
   // DDP/RDMAP per-sender state (RFC 5041 §4.3, §5; RFC 5040 §5)
   struct Queue {
@@ -569,21 +572,24 @@ void ConnectionObserver::settle_mpa(FrameNo frame) {
     // one RTR kind.
     if (q.peer_to_peer && !q.rtr_send && !q.rtr_write && !q.rtr_read)
       violate(rules::kP2pOffer, Side::kInitiator, ini.frame_number, 0, "Request sets A but offers no RTR kind");
+    // RFC 6581 §9.2: A is echoed. A peer-to-peer Reply sets at least one
+    // RTR kind; it may set several, and kinds not offered. The initiator
+    // offered every kind it can send, so it can send one of the Reply's
+    // kinds exactly when one was offered (checked at its first FPDU).
+    if (!rep.reject && q.peer_to_peer != p.peer_to_peer)
+      violate(rules::kP2pEcho, Side::kResponder, rsp.frame_number, 0,
+              std::string("Reply ") + (p.peer_to_peer ? "sets" : "clears") + " A, the Request " +
+                  (q.peer_to_peer ? "sets" : "clears") + " it",
+              mpa::diagnose_ird_ord_swapped(q, p));
+    else if (!rep.reject && q.peer_to_peer && !mpa::reply_sets_rtr(p))
+      violate(rules::kReplyRtrAtLeastOne, Side::kResponder, rsp.frame_number, 0,
+              "peer-to-peer Reply sets none of B, C, D", mpa::diagnose_ird_ord_swapped(q, p));
     if (q.peer_to_peer && !rep.reject) {
       mpa_.peer_to_peer = true;
-      const int chosen = int{p.rtr_send} + int{p.rtr_write} + int{p.rtr_read};
-      const bool offered = (!p.rtr_send || q.rtr_send) && (!p.rtr_write || q.rtr_write) && (!p.rtr_read || q.rtr_read);
-      // Choosing none is the no-matching-RTR path: the responder then fails
-      // the connection with a Terminate (LLP code 0x07), checked at its first
-      // FPDU; it needs a Reply first to be in full operation.
-      if (!mpa::reply_rtr_choice_valid(q, p))
-        violate(rules::kP2pEcho, Side::kResponder, rsp.frame_number, 0,
-                "Reply to a peer-to-peer Request: A=" + std::to_string(p.peer_to_peer) +
-                    ", RTR kinds chosen=" + std::to_string(chosen) + (offered ? "" : ", one not offered"),
-                mpa::diagnose_ird_ord_swapped(q, p));
       mpa_.rtr_send = p.rtr_send;
       mpa_.rtr_write = p.rtr_write;
       mpa_.rtr_read = p.rtr_read;
+      mpa_.rtr_sendable = (p.rtr_send && q.rtr_send) || (p.rtr_write && q.rtr_write) || (p.rtr_read && q.rtr_read);
     }
   }
   for (Direction* d : {&ini, &rsp}) {
@@ -819,27 +825,26 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
             std::string(info->name) + " payload " + std::to_string(seg.payload_length) + " octets, expected " +
                 std::to_string(info->rdmap_header_size));
 
-  // RFC 6581 §9.2: the initiator's first FPDU in peer-to-peer mode is the RTR.
+  // RFC 6581 §9.2: the initiator's first FPDU in peer-to-peer mode is the
+  // RTR of a kind the Reply set; one that can send none of them (none was
+  // offered) sends a Terminate with LLP error 0x07 instead.
   if (!d.first_fpdu_seen) {
     d.first_fpdu_seen = true;
-    const bool rtr_chosen = mpa_.rtr_send || mpa_.rtr_write || mpa_.rtr_read;
-    if (mpa_.peer_to_peer && !rtr_chosen && d.side == Side::kResponder && d.params_known) {
-      // RFC 6581 §9.2, LLP error 0x07: no RTR kind matched.
-      const bool llp_no_match = info->opcode == rdmap::Opcode::kTerminate && have >= hs + 2 &&
-                                (h[hs] >> 4) == static_cast<std::uint8_t>(ddp::Layer::kLlp) && h[hs + 1] == 0x07;
-      if (!llp_no_match)
-        violate(rules::kNoMatchingRtr, d.side, frame, offset,
-                "Reply chose no RTR kind, but the first FPDU is " + std::string(info->name) +
-                    " rather than a Terminate with LLP error 0x07");
-    }
-    if (mpa_.peer_to_peer && rtr_chosen && d.side == Side::kInitiator && d.params_known) {
+    if (mpa_.peer_to_peer && d.side == Side::kInitiator && d.params_known) {
       const bool zero_send = info->opcode == rdmap::Opcode::kSend && seg.payload_length == 0;
       const bool zero_write = info->opcode == rdmap::Opcode::kRdmaWrite && seg.payload_length == 0;
       const bool zero_read = info->opcode == rdmap::Opcode::kRdmaReadRequest && have >= hs + 16 && be32(h, hs + 12) == 0;
-      if (!((mpa_.rtr_send && zero_send) || (mpa_.rtr_write && zero_write) || (mpa_.rtr_read && zero_read)))
+      const bool rtr = (mpa_.rtr_send && zero_send) || (mpa_.rtr_write && zero_write) || (mpa_.rtr_read && zero_read);
+      const bool llp_no_match = info->opcode == rdmap::Opcode::kTerminate && have >= hs + 2 &&
+                                (h[hs] >> 4) == static_cast<std::uint8_t>(ddp::Layer::kLlp) && h[hs + 1] == 0x07;
+      if (!rtr && !mpa_.rtr_sendable && !llp_no_match)
+        violate(rules::kNoMatchingRtr, d.side, frame, offset,
+                "the Reply sets no RTR kind the Request offered, but the first FPDU is " + std::string(info->name) +
+                    " rather than a Terminate with LLP error 0x07");
+      else if (!rtr && mpa_.rtr_sendable)
         violate(rules::kRtrFirst, d.side, frame, offset,
                 "first FPDU is " + std::string(info->name) + " of " + std::to_string(seg.payload_length) +
-                    " octets, not the chosen RTR");
+                    " octets, not the RTR of a kind the Reply set");
     }
   }
 
@@ -942,6 +947,7 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
   if (d.hunt_fresh) {
     d.hunt_fresh = false;
     d.hunt_began = d.hunt_from = d.hunt_scan = base;
+    d.hunt_pending.clear();
   }
   d.hunt_from = std::max(d.hunt_from, base);
   d.hunt_scan = std::max(d.hunt_scan, base);
@@ -1005,9 +1011,64 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
     return {drop, 0};
   }
 
-  // Every offset a candidate, from hunt_scan on. Waiting for octets keeps
-  // the ones a later Marker candidate may point back to (kHuntLookback) and
-  // gives up the older ones.
+  const char* const checked = "on an FPDU whose CRC checks";
+
+  // Known parameters, CRC on, no Markers: every offset whose header is
+  // plausible is a candidate, and its CRC must check. A candidate whose FPDU
+  // is not all here yet is not waited for: a false one (a plausible header
+  // inside payload or CRC octets) may claim tens of kilooctets, and a true
+  // FPDU follows it much sooner. Of the candidates whose CRC checks, the one
+  // that ends first wins. Every candidate that could end before it is
+  // complete by then, and the hunt is asked again at each new candidate
+  // header and whenever a pending FPDU is complete, so the choice does not
+  // depend on how TCP cut the stream. Each candidate is looked at once, and
+  // once more when its octets are all here.
+  if (d.params_known && d.crc) {
+    const std::uint64_t avail = base + rest.size();
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> best;  // (candidate, where it ends)
+    auto consider = [&](std::uint64_t at) {
+      const std::size_t c = static_cast<std::size_t>(at - base);
+      const Try t = attempt(c, false, true, 0);
+      if (t.need_more) {
+        d.hunt_pending.emplace_back(at, base + t.need);
+      } else if (t.found) {
+        const std::uint64_t end = at + mpa::fpdu_length_without_markers(be16(rest, c));
+        if (!best || end < best->second) best.emplace(at, end);
+      }
+    };
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> waiting;
+    waiting.swap(d.hunt_pending);
+    for (const auto& [at, until] : waiting) {
+      if (at < base) continue;  // its octets were given up (buffer limit)
+      if (until <= avail) consider(at);
+      else d.hunt_pending.emplace_back(at, until);
+    }
+    std::uint64_t at = d.hunt_scan;
+    for (; at + kCandidateHead <= avail && !(best && at >= best->second); ++at) {
+      if (header_plausible(static_cast<std::size_t>(at - base))) consider(at);
+    }
+    d.hunt_scan = at;
+    if (best) {
+      d.hunt_pending.clear();
+      return resync(static_cast<std::size_t>(best->first - base), checked);
+    }
+    // Wait for the next candidate's header or the first pending FPDU to be
+    // complete, keeping the octets from the first pending candidate on.
+    std::uint64_t keep_from = d.hunt_scan;
+    std::uint64_t until = d.hunt_scan + kCandidateHead;
+    for (const auto& [p, u] : d.hunt_pending) {
+      keep_from = std::min(keep_from, p);
+      until = std::min(until, u);
+    }
+    const std::size_t drop = static_cast<std::size_t>(keep_from - base);
+    d.stats.skipped_octets += drop;
+    return {drop, static_cast<std::size_t>(until - keep_from)};
+  }
+
+  // Otherwise every offset is a candidate, from hunt_scan on, and the hunt
+  // waits at the first one whose octets are not all here. Waiting for
+  // octets keeps the ones a later Marker candidate may point back to
+  // (kHuntLookback) and gives up the older ones.
   auto wait = [&](std::size_t c, std::size_t need_from_c) -> Consumed {
     d.hunt_scan = base + c;
     const std::uint64_t keep_from = std::max(d.hunt_from, d.hunt_scan - std::min<std::uint64_t>(d.hunt_scan, kHuntLookback));
@@ -1015,35 +1076,21 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
     d.stats.skipped_octets += drop;
     return {drop, need_from_c == 0 ? 0 : c - drop + need_from_c};
   };
-  const bool known = d.params_known || d.crc_known;
-  // With CRC known to be on, a candidate whose FPDU is not all here yet is
-  // not waited for while later candidates can be checked: a false one (a plausible header inside
-  // payload or CRC octets) may claim tens of kilooctets, and a true FPDU
-  // follows it much sooner. Only when no complete candidate checks does the
-  // hunt wait, from the first incomplete one.
-  std::optional<std::pair<std::size_t, std::size_t>> pending;  // (candidate, octets of rest it needs)
+  const bool known = d.params_known;  // (and then CRC is off)
   for (std::size_t c = static_cast<std::size_t>(d.hunt_scan - base);; ++c) {
-    if (c + kCandidateHead > rest.size())
-      return pending ? wait(pending->first, pending->second - pending->first) : wait(c, kCandidateHead);
+    if (c + kCandidateHead > rest.size()) return wait(c, kCandidateHead);
     if (header_plausible(c)) {
-      if (!known || d.crc) {
+      if (!known) {
         const Try t = attempt(c, false, true, 0);
-        if (t.need_more) {
-          // (Unknown parameters: the other hypotheses at this offset need
-          // the same octets, so wait as before.)
-          if (!known) return wait(c, t.need - c);
-          if (!pending) pending.emplace(c, t.need);
-          continue;
-        }
+        // The other hypotheses at this offset need the same octets.
+        if (t.need_more) return wait(c, t.need - c);
         if (t.found) {
-          if (!d.params_known) {
-            d.markers = false;
-            d.crc = true;
-            d.crc_known = true;
-            d.params_known = true;
-            d.position_base = d.consumed_to + c;  // phase irrelevant without Markers
-          }
-          return resync(c, "on an FPDU whose CRC checks");
+          d.markers = false;
+          d.crc = true;
+          d.crc_known = true;
+          d.params_known = true;
+          d.position_base = d.consumed_to + c;  // phase irrelevant without Markers
+          return resync(c, checked);
         }
       }
       if ((!known || !d.crc) && !d.markers) {

@@ -21,6 +21,9 @@ packages=(
   libwireshark-dev libglib2.0-dev
   # the device agent (conformance/agent/): verbs and rdma_cm from rdma-core; JSON for its control channel
   libibverbs-dev librdmacm-dev nlohmann-json3-dev
+  # the OSS-Fuzz build emulated (ci/oss-fuzz/emulate.sh): libc++, and what ISA-L's and libpcap's
+  # source builds need (apt-get source: dpkg-dev)
+  libc++-14-dev libc++abi-14-dev nasm autoconf automake libtool flex bison zip unzip dpkg-dev
 )
 
 missing=()

@@ -741,6 +741,11 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
       {"v_clc_v2_confirm_max_conns", "smcv2-confirm-max-conns",
        [](ClcExchange& x) { x.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxConns, 17); }, true, false,
        true},
+      // The Accept's version is not one the Proposal offered: a version 1
+      // SMC-R Proposal answered by a version 2 Accept (whose EID then has no
+      // offer to be checked against).
+      {"v_clc_v2_accept_version", "smcv2-accept-version-offered",
+       [](ClcExchange& x) { x.proposal = clean_clc_v1().proposal; }, true, false, true},
       {"v_clc_v2_confirm_max_links", "smcv2-confirm-max-links",
        [](ClcExchange& x) { x.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxLinks, 1); }, true, false,
        true},

@@ -1276,6 +1276,9 @@ void ConnectionObserver::check_accept(Direction& d, const clc::AcceptConfirm& a,
   const bool path_ok = (path == clc::SmcType::kR && clc::offers_r(offered)) ||
                        (path == clc::SmcType::kD && clc::offers_d(offered));
   if (offered != clc::SmcType::kNone && !path_ok) bad(rules::kAcceptPath, "Accept path not offered for its version");
+  // What follows compares the Accept with the offer for its version and
+  // path; an Accept outside the offer has nothing there to compare with.
+  if (offered == clc::SmcType::kNone || !path_ok) return;
   if (a.smcr) {
     const clc::SmcrBody& b = *a.smcr;
     if (b.get(RF::PeerId) == 0 || all_zero(b.octets(RF::Gid)) || !unicast_mac(b.octets(RF::Mac)))

@@ -86,6 +86,7 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
   cf::RunOptions o;
   o.jobs = a.jobs;
   o.time_scale = a.time_scale;
+  o.reply_settle = std::chrono::milliseconds(a.reply_settle_ms);
   o.strict = a.strict;
   o.iut_lacks = a.iut_lacks;
   if (!clc_identity_from(a, o.clc_identity, err)) return 2;
@@ -351,6 +352,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
                 "tied to the running case");
   sub->add_option("-j,--jobs", a.jobs, "Cases run in parallel")->check(CLI::Range(1, 64));
   sub->add_option("--time-scale", a.time_scale, "Multiply every time bound (0.25 on loopback)")->check(CLI::Range(0.05, 20.0));
+  sub->add_option("--reply-settle", a.reply_settle_ms,
+                  "Responder-role cases: wait MS after the IUT's accepting MPA Reply before sending anything "
+                  "(default 0: at once, as RFC 5044 §7.1.2 allows; for an IUT that misses data right after its Reply)")
+      ->check(CLI::Range(0, 10000));
   sub->add_flag("--strict", a.strict, "A missed SHOULD fails the run");
   sub->add_flag("-q,--quiet", a.quiet, "Only the summary");
   sub->add_option("--junit", a.junit, "Write JUnit XML here");

@@ -22,6 +22,7 @@ struct RunArgs {
   bool reference = false, strict = false, quiet = false;
   unsigned jobs = 8;
   double time_scale = 1.0;
+  unsigned reply_settle_ms = 0;  // --reply-settle: wait after an accepting Reply before the first FPDU
   std::string junit, json, html, pcap;
   std::string publish, publish_token;  // a dashboard to send the run to (publish.hpp)
   // The tester's CLC identity (conformance/engine/clc_identity.hpp): "auto", "fixed" or a value.

@@ -145,7 +145,8 @@ std::vector<std::string> check_case(const Case& c) {
     if (st.kind == StepKind::kHandshake) {
       if (c.role != Role::kResponder) err(st, "expected 'handshake' only in a case whose IUT is the responder");
       for (const Arg& a : st.args)
-        if (!mpa_field_known(a.name) && a.name != "hint" && a.name != "pd") err(st, "expected a field of an MPA Request, got '" + a.name + "'");
+        if (!mpa_field_known(a.name) && a.name != "hint" && a.name != "pd" && a.name != "at_once")
+          err(st, "expected a field of an MPA Request, got '" + a.name + "'");
     } else if (st.kind == StepKind::kSend) {
       const std::string& u = st.unit;
       if (u == "raw" || u == "fin" || u == "reset") continue;

@@ -83,6 +83,13 @@ struct RunOptions {
   // Without it, cases that need `agent` are unimplemented.
   AgentView* agent = nullptr;
   Duration agent_settle{500};  // at a case's end, how long to wait for the IUT to report the close
+  // Role responder: how long the tester waits after the IUT's accepting
+  // Reply before it sends anything (unscaled). RFC 5044 §7.1.2 lets the
+  // initiator send its first FPDU at once, so 0 (the default) is what the
+  // cases are written for; a longer settle lets them get past an IUT that
+  // misses data arriving right after its Reply (docs/interop.md: Linux siw).
+  // `handshake at_once` ignores it: that case tests the race itself.
+  Duration reply_settle{0};
   std::string configuration{};  // copied into every CaseResult
   std::function<void(const CaseResult&)> on_result;  // progress, captures
   // Set (by another thread) to stop a run: cases not yet started are not

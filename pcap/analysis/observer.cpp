@@ -39,9 +39,16 @@ namespace {
 
 using wire::Bytes;
 
-std::uint32_t be16(Bytes b, std::size_t at) { return std::uint32_t{b[at]} << 8 | b[at + 1]; }
-std::uint32_t be32(Bytes b, std::size_t at) { return static_cast<std::uint32_t>(wire::load_be(b.subspan(at, 4))); }
-std::uint64_t be64(Bytes b, std::size_t at) { return wire::load_be(b.subspan(at, 8)); }
+// Every header is read through its declaration (wire/field.hpp): `rest`
+// holds at least the header's size from `at` wherever these are called.
+std::uint32_t ulpdu_length_at(Bytes b, std::size_t at) {
+  return static_cast<std::uint32_t>(mpa::FpduHeader::read(b.subspan(at), mpa::FpduHeaderSpec::Field::ULPDU_Length));
+}
+std::uint32_t marker_field(Bytes b, std::size_t at, mpa::MarkerSpec::Field f) {
+  return static_cast<std::uint32_t>(mpa::MarkerHeader::read(b.subspan(at), f));
+}
+template <typename H>
+std::uint32_t u32(Bytes b, typename H::Field f) { return static_cast<std::uint32_t>(H::read(b, f)); }
 
 bool all_zero(Bytes b) { return std::all_of(b.begin(), b.end(), [](std::uint8_t o) { return o == 0; }); }
 bool unicast_mac(Bytes mac) { return !all_zero(mac) && (mac[0] & 0x01) == 0; }
@@ -676,7 +683,7 @@ bool ConnectionObserver::plausible_segment(wire::Bytes h) const {
   const rdmap::OpcodeInfo* info = rdmap::find_opcode(r.opcode);
   if (!info || info->tagged != c.tagged) return false;
   if (!c.tagged && h.size() >= ddp::kUntaggedHeaderSize && info->queue &&
-      be32(h, 6) != static_cast<std::uint32_t>(*info->queue))
+      u32<ddp::UntaggedHeader>(h, ddp::UntaggedSpec::Field::QN) != static_cast<std::uint32_t>(*info->queue))
     return false;
   return true;
 }
@@ -742,14 +749,20 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
   seg.has_header = true;
   seg.payload_length = static_cast<std::uint32_t>(u.size() - hs);
   if (seg.ddp.tagged) {
-    seg.stag = be32(h, 2);
-    seg.to = be64(h, 6);
+    using F = ddp::TaggedSpec::Field;
+    seg.stag = u32<ddp::TaggedHeader>(h, F::STag);
+    seg.to = ddp::TaggedHeader::read(h, F::TO);
   } else {
-    seg.invalidate_stag = be32(h, 2);
-    seg.qn = be32(h, 6);
-    seg.msn = be32(h, 10);
-    seg.mo = be32(h, 14);
+    using F = ddp::UntaggedSpec::Field;
+    seg.invalidate_stag = u32<ddp::UntaggedHeader>(h, F::RsvdULP32);
+    seg.qn = u32<ddp::UntaggedHeader>(h, F::QN);
+    seg.msn = u32<ddp::UntaggedHeader>(h, F::MSN);
+    seg.mo = u32<ddp::UntaggedHeader>(h, F::MO);
   }
+  // The RDMAP header after the DDP header, read through its declaration; the
+  // copy is zero beyond `have`, and every read below is guarded by `have`.
+  const wire::Bytes payload = wire::Bytes(head).subspan(hs);
+  using TF = rdmap::TerminateControlSpec::Field;
   const std::uint8_t opcode = seg.rdmap.opcode;
   if (seg.ddp.last) ++d.rdmap_messages[opcode];
 
@@ -826,7 +839,9 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
     if (mpa_.peer_to_peer && !rtr_chosen && d.side == Side::kResponder && d.params_known) {
       // RFC 6581 §9.2, LLP error 0x07: no RTR kind matched.
       const bool llp_no_match = info->opcode == rdmap::Opcode::kTerminate && have >= hs + 2 &&
-                                (h[hs] >> 4) == static_cast<std::uint8_t>(ddp::Layer::kLlp) && h[hs + 1] == 0x07;
+                                u32<rdmap::TerminateControlHeader>(payload, TF::Layer) ==
+                                    static_cast<std::uint8_t>(ddp::Layer::kLlp) &&
+                                u32<rdmap::TerminateControlHeader>(payload, TF::ErrorCode) == 0x07;
       if (!llp_no_match)
         violate(rules::kNoMatchingRtr, d.side, frame, offset,
                 "Reply chose no RTR kind, but the first FPDU is " + std::string(info->name) +
@@ -835,7 +850,8 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
     if (mpa_.peer_to_peer && rtr_chosen && d.side == Side::kInitiator && d.params_known) {
       const bool zero_send = info->opcode == rdmap::Opcode::kSend && seg.payload_length == 0;
       const bool zero_write = info->opcode == rdmap::Opcode::kRdmaWrite && seg.payload_length == 0;
-      const bool zero_read = info->opcode == rdmap::Opcode::kRdmaReadRequest && have >= hs + 16 && be32(h, hs + 12) == 0;
+      const bool zero_read = info->opcode == rdmap::Opcode::kRdmaReadRequest && have >= hs + 16 &&
+                             u32<rdmap::ReadRequestHeader>(payload, rdmap::ReadRequestSpec::Field::ReadSize) == 0;
       if (!((mpa_.rtr_send && zero_send) || (mpa_.rtr_write && zero_write) || (mpa_.rtr_read && zero_read)))
         violate(rules::kRtrFirst, d.side, frame, offset,
                 "first FPDU is " + std::string(info->name) + " of " + std::to_string(seg.payload_length) +
@@ -892,11 +908,12 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
       }
       break;
     case rdmap::Opcode::kAtomicRequest:
-      if (have >= hs + rdmap::kAtomicRequestHeaderSize && reads_synced_) d.atomics.push_back(be32(h, hs + 4));
+      if (have >= hs + rdmap::kAtomicRequestHeaderSize && reads_synced_) d.atomics.push_back(u32<rdmap::AtomicRequestHeader>(payload, rdmap::AtomicRequestSpec::Field::RequestIdentifier));
       break;
     case rdmap::Opcode::kAtomicResponse:
       if (have >= hs + rdmap::kAtomicResponseHeaderSize && reads_synced_) {
-        const std::uint32_t id = be32(h, hs);
+        const std::uint32_t id =
+            u32<rdmap::AtomicResponseHeader>(payload, rdmap::AtomicResponseSpec::Field::OriginalRequestIdentifier);
         if (peer.atomics.empty() || peer.atomics.front() != id)
           violate(rules::kAtomicUnsolicited, d.side, frame, offset,
                   "Atomic Response for Request Identifier " + hex(id) +
@@ -980,7 +997,7 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
     return {at, 0};
   };
   auto header_plausible = [&](std::size_t c) {
-    const std::uint32_t len = be16(rest, c);
+    const std::uint32_t len = ulpdu_length_at(rest, c);
     if (len < kMinUlpdu) return false;
     return plausible_segment(rest.subspan(c + mpa::kUlpduLengthSize, ddp::kUntaggedHeaderSize));
   };
@@ -990,7 +1007,7 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
     const std::uint64_t p0 = d.position(d.consumed_to);
     std::size_t k = static_cast<std::size_t>((mpa::kMarkerInterval - p0 % mpa::kMarkerInterval) % mpa::kMarkerInterval);
     if (k + mpa::kMarkerSize > rest.size()) return {0, k + mpa::kMarkerSize};
-    const std::uint32_t ptr = be16(rest, k + 2);
+    const std::uint32_t ptr = marker_field(rest, k, mpa::MarkerSpec::Field::FPDUPTR);
     // FPDUPTR 0: the FPDU starts with this Marker; otherwise its header is
     // FPDUPTR octets back, which must be octets we have.
     if (ptr == 0 || ptr <= k) {
@@ -1065,7 +1082,7 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
             break;
           }
           if (!t.found) break;
-          at += mpa::fpdu_length_without_markers(be16(rest, at));
+          at += mpa::fpdu_length_without_markers(ulpdu_length_at(rest, at));
           ++run;
         }
         if (run == 3) {
@@ -1083,8 +1100,8 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
     }
     // Unknown parameters: could `c` be a Marker (Reserved zero)? Then the
     // FPDU it points into starts FPDUPTR octets back (or at c for 0).
-    if (!d.params_known && rest[c] == 0 && rest[c + 1] == 0) {
-      const std::uint32_t ptr = be16(rest, c + 2);
+    if (!d.params_known && marker_field(rest, c, mpa::MarkerSpec::Field::Reserved) == 0) {
+      const std::uint32_t ptr = marker_field(rest, c, mpa::MarkerSpec::Field::FPDUPTR);
       const bool reachable = ptr == 0 || (ptr <= c && ptr <= kHuntLookback && base + c - ptr >= d.hunt_from);
       if (reachable) {
         const std::size_t start = ptr == 0 ? c : c - ptr;

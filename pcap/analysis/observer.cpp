@@ -168,6 +168,9 @@ struct ConnectionObserver::Direction {
   std::uint64_t hunt_began = 0;
   std::uint64_t hunt_from = 0;
   std::uint64_t hunt_scan = 0;
+  // With CRC on and no Markers: candidates whose FPDU is not all here yet,
+  // as (stream offset of the candidate, stream offset its FPDU ends at).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> hunt_pending;
 
   // DDP/RDMAP per-sender state (RFC 5041 §4.3, §5; RFC 5040 §5)
   struct Queue {
@@ -959,6 +962,7 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
   if (d.hunt_fresh) {
     d.hunt_fresh = false;
     d.hunt_began = d.hunt_from = d.hunt_scan = base;
+    d.hunt_pending.clear();
   }
   d.hunt_from = std::max(d.hunt_from, base);
   d.hunt_scan = std::max(d.hunt_scan, base);
@@ -1022,9 +1026,64 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
     return {drop, 0};
   }
 
-  // Every offset a candidate, from hunt_scan on. Waiting for octets keeps
-  // the ones a later Marker candidate may point back to (kHuntLookback) and
-  // gives up the older ones.
+  const char* const checked = "on an FPDU whose CRC checks";
+
+  // Known parameters, CRC on, no Markers: every offset whose header is
+  // plausible is a candidate, and its CRC must check. A candidate whose FPDU
+  // is not all here yet is not waited for: a false one (a plausible header
+  // inside payload or CRC octets) may claim tens of kilooctets, and a true
+  // FPDU follows it much sooner. Of the candidates whose CRC checks, the one
+  // that ends first wins. Every candidate that could end before it is
+  // complete by then, and the hunt is asked again at each new candidate
+  // header and whenever a pending FPDU is complete, so the choice does not
+  // depend on how TCP cut the stream. Each candidate is looked at once, and
+  // once more when its octets are all here.
+  if (d.params_known && d.crc) {
+    const std::uint64_t avail = base + rest.size();
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> best;  // (candidate, where it ends)
+    auto consider = [&](std::uint64_t at) {
+      const std::size_t c = static_cast<std::size_t>(at - base);
+      const Try t = attempt(c, false, true, 0);
+      if (t.need_more) {
+        d.hunt_pending.emplace_back(at, base + t.need);
+      } else if (t.found) {
+        const std::uint64_t end = at + mpa::fpdu_length_without_markers(ulpdu_length_at(rest, c));
+        if (!best || end < best->second) best.emplace(at, end);
+      }
+    };
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> waiting;
+    waiting.swap(d.hunt_pending);
+    for (const auto& [at, until] : waiting) {
+      if (at < base) continue;  // its octets were given up (buffer limit)
+      if (until <= avail) consider(at);
+      else d.hunt_pending.emplace_back(at, until);
+    }
+    std::uint64_t at = d.hunt_scan;
+    for (; at + kCandidateHead <= avail && !(best && at >= best->second); ++at) {
+      if (header_plausible(static_cast<std::size_t>(at - base))) consider(at);
+    }
+    d.hunt_scan = at;
+    if (best) {
+      d.hunt_pending.clear();
+      return resync(static_cast<std::size_t>(best->first - base), checked);
+    }
+    // Wait for the next candidate's header or the first pending FPDU to be
+    // complete, keeping the octets from the first pending candidate on.
+    std::uint64_t keep_from = d.hunt_scan;
+    std::uint64_t until = d.hunt_scan + kCandidateHead;
+    for (const auto& [p, u] : d.hunt_pending) {
+      keep_from = std::min(keep_from, p);
+      until = std::min(until, u);
+    }
+    const std::size_t drop = static_cast<std::size_t>(keep_from - base);
+    d.stats.skipped_octets += drop;
+    return {drop, static_cast<std::size_t>(until - keep_from)};
+  }
+
+  // Otherwise every offset is a candidate, from hunt_scan on, and the hunt
+  // waits at the first one whose octets are not all here. Waiting for
+  // octets keeps the ones a later Marker candidate may point back to
+  // (kHuntLookback) and gives up the older ones.
   auto wait = [&](std::size_t c, std::size_t need_from_c) -> Consumed {
     d.hunt_scan = base + c;
     const std::uint64_t keep_from = std::max(d.hunt_from, d.hunt_scan - std::min<std::uint64_t>(d.hunt_scan, kHuntLookback));
@@ -1032,35 +1091,21 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
     d.stats.skipped_octets += drop;
     return {drop, need_from_c == 0 ? 0 : c - drop + need_from_c};
   };
-  const bool known = d.params_known || d.crc_known;
-  // With CRC known to be on, a candidate whose FPDU is not all here yet is
-  // not waited for while later candidates can be checked: a false one (a plausible header inside
-  // payload or CRC octets) may claim tens of kilooctets, and a true FPDU
-  // follows it much sooner. Only when no complete candidate checks does the
-  // hunt wait, from the first incomplete one.
-  std::optional<std::pair<std::size_t, std::size_t>> pending;  // (candidate, octets of rest it needs)
+  const bool known = d.params_known;  // (and then CRC is off)
   for (std::size_t c = static_cast<std::size_t>(d.hunt_scan - base);; ++c) {
-    if (c + kCandidateHead > rest.size())
-      return pending ? wait(pending->first, pending->second - pending->first) : wait(c, kCandidateHead);
+    if (c + kCandidateHead > rest.size()) return wait(c, kCandidateHead);
     if (header_plausible(c)) {
-      if (!known || d.crc) {
+      if (!known) {
         const Try t = attempt(c, false, true, 0);
-        if (t.need_more) {
-          // (Unknown parameters: the other hypotheses at this offset need
-          // the same octets, so wait as before.)
-          if (!known) return wait(c, t.need - c);
-          if (!pending) pending.emplace(c, t.need);
-          continue;
-        }
+        // The other hypotheses at this offset need the same octets.
+        if (t.need_more) return wait(c, t.need - c);
         if (t.found) {
-          if (!d.params_known) {
-            d.markers = false;
-            d.crc = true;
-            d.crc_known = true;
-            d.params_known = true;
-            d.position_base = d.consumed_to + c;  // phase irrelevant without Markers
-          }
-          return resync(c, "on an FPDU whose CRC checks");
+          d.markers = false;
+          d.crc = true;
+          d.crc_known = true;
+          d.params_known = true;
+          d.position_base = d.consumed_to + c;  // phase irrelevant without Markers
+          return resync(c, checked);
         }
       }
       if ((!known || !d.crc) && !d.markers) {

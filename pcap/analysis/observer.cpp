@@ -7,6 +7,7 @@
 #include <array>
 #include <cstring>
 
+#include "check/segment.hpp"
 #include "clc/decline_codes.hpp"
 #include "mpa/diagnosis.hpp"
 #include "mpa/headers.hpp"
@@ -173,18 +174,8 @@ struct ConnectionObserver::Direction {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> hunt_pending;
 
   // DDP/RDMAP per-sender state (RFC 5041 §4.3, §5; RFC 5040 §5)
-  struct Queue {
-    bool known = false;
-    bool in_message = false;
-    std::uint32_t msn = 1;      // of the message in progress, or of the next one
-    std::uint32_t next_mo = 0;
-  };
-  std::array<Queue, rdmap::kQueueCount> queues{};
-  struct Tagged {
-    bool in_message = false;
-    std::uint32_t stag = 0;
-    std::uint64_t next_to = 0;
-  } tagged;
+  std::array<check::QueueSequence, rdmap::kQueueCount> queues{};
+  check::TaggedSequence tagged;
   struct OutstandingRead {
     std::uint32_t sink_stag = 0;
     std::uint64_t sink_to = 0;
@@ -204,8 +195,8 @@ struct ConnectionObserver::Direction {
 
   std::uint64_t position(std::uint64_t offset) const { return offset - position_base; }
   void forget_ddp_state() {
-    for (Queue& q : queues) q = Queue{};
-    tagged = Tagged{};
+    for (check::QueueSequence& q : queues) q = check::QueueSequence{};
+    tagged = check::TaggedSequence{};
   }
 };
 
@@ -606,7 +597,7 @@ void ConnectionObserver::settle_mpa(FrameNo frame) {
       d->crc_known = true;
       d->params_known = true;
       // RFC 5041 §4.3: every queue's first message carries MSN 1.
-      for (auto& q : d->queues) q = Direction::Queue{true, false, 1, 0};
+      for (auto& q : d->queues) q = check::QueueSequence{true, false, ddp::value(ddp::kFirstMsn), 0};
       if (d->resync_after_startup) start_hunt(*d, frame, "octets lost before full operation");
       else enter_full_operation(*d);
     }
@@ -737,14 +728,17 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
   const std::size_t have = std::min(u.size(), head.size());
   u.copy_prefix(wire::MutableBytes(head).first(have));
   const wire::Bytes h = wire::Bytes(head).first(have);
-  if (have < ddp::kControlSize) {
+  // Each rule is one function of the rule layer (check/segment.hpp), the
+  // one the reference endpoint calls too; here a broken one is worded and
+  // reported, and the observation goes on.
+  if (check::segment_header(u.size(), ddp::kControlSize)) {
     violate(rules::kUlpduTooShort, d.side, frame, offset, "ULPDU of " + std::to_string(u.size()) + " octets");
     return;
   }
   seg.ddp = ddp::Control::from_octets(h[0], h[1]);
   seg.rdmap = rdmap::Control::from_octet(h[1]);
   const std::size_t hs = seg.ddp.header_size();
-  if (u.size() < hs) {
+  if (check::segment_header(u.size(), hs)) {
     violate(rules::kUlpduTooShort, d.side, frame, offset,
             "ULPDU of " + std::to_string(u.size()) + " octets, DDP header needs " + std::to_string(hs));
     return;
@@ -769,68 +763,60 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
   const std::uint8_t opcode = seg.rdmap.opcode;
   if (seg.ddp.last) ++d.rdmap_messages[opcode];
 
-  if (d.terminated && !d.after_terminate_reported) {
+  if (!d.after_terminate_reported && check::after_terminate(d.terminated)) {
     d.after_terminate_reported = true;
     violate(rules::kAfterTerminate, d.side, frame, offset, "FPDU after this side's Terminate");
   }
-  if (seg.ddp.dv != ddp::kDdpVersion)
+  if (check::ddp_version(seg.ddp))
     violate(rules::kDdpVersion, d.side, frame, offset, "DV " + std::to_string(seg.ddp.dv));
-  if (seg.rdmap.rv != rdmap::kRdmapVersion)
+  if (check::rdmap_version(seg.rdmap))
     violate(rules::kRdmapVersion, d.side, frame, offset, "RV " + std::to_string(seg.rdmap.rv));
   const rdmap::OpcodeInfo* info = rdmap::find_opcode(opcode);
-  if (!info) violate(rules::kOpcodeDefined, d.side, frame, offset, "opcode " + hex(opcode));
-  if (info && info->tagged != seg.ddp.tagged)
+  if (check::opcode_defined(seg.rdmap, info)) violate(rules::kOpcodeDefined, d.side, frame, offset, "opcode " + hex(opcode));
+  if (info && check::opcode_buffer_model(*info, seg.ddp))
     violate(rules::kOpcodeTagged, d.side, frame, offset,
             std::string(info->name) + " with T=" + std::to_string(seg.ddp.tagged));
 
-  // RFC 5041 §4.3: per queue, MSN starts at 1 and grows by one per message;
-  // MO starts at 0 and grows by each segment's payload.
   if (!seg.ddp.tagged) {
-    if (info && info->queue && seg.qn != static_cast<std::uint32_t>(*info->queue))
+    if (auto v = check::queue_number(info, seg.qn))
       violate(rules::kQueueNumber, d.side, frame, offset,
-              std::string(info->name) + " on QN " + std::to_string(seg.qn) + ", expected " +
-                  std::to_string(static_cast<std::uint32_t>(*info->queue)));
-    else if (seg.qn >= rdmap::kQueueCount)
-      violate(rules::kQueueNumber, d.side, frame, offset, "QN " + std::to_string(seg.qn));
+              info && info->queue ? std::string(info->name) + " on QN " + std::to_string(seg.qn) + ", expected " +
+                                        std::to_string(v->expected)
+                                  : "QN " + std::to_string(seg.qn));
     if (seg.qn < rdmap::kQueueCount) {
-      Direction::Queue& q = d.queues[seg.qn];
+      check::QueueSequence& q = d.queues[seg.qn];
       if (!q.known) {
+        // After a resynchronisation the queue's place is learnt from here.
         q.known = true;
         q.msn = seg.msn;
         q.in_message = seg.mo != 0;
         q.next_mo = seg.mo;
       }
-      if (seg.msn != q.msn)
-        violate(rules::kMsnSequence, d.side, frame, offset,
-                "MSN " + std::to_string(seg.msn) + " on QN " + std::to_string(seg.qn) + ", expected " +
-                    std::to_string(q.msn));
-      else if (seg.mo != (q.in_message ? q.next_mo : 0))
-        violate(rules::kMoSequence, d.side, frame, offset,
-                "MO " + std::to_string(seg.mo) + ", expected " + std::to_string(q.in_message ? q.next_mo : 0));
-      if (seg.ddp.last) {
-        q.msn = seg.msn + 1;
-        q.in_message = false;
-        q.next_mo = 0;
-      } else {
-        q.msn = seg.msn;
-        q.in_message = true;
-        q.next_mo = seg.mo + seg.payload_length;
+      if (auto v = check::untagged_sequence(q, seg.msn, seg.mo)) {
+        if (v->rule == &check::kMsnSequence)
+          violate(rules::kMsnSequence, d.side, frame, offset,
+                  "MSN " + std::to_string(seg.msn) + " on QN " + std::to_string(seg.qn) + ", expected " +
+                      std::to_string(v->expected));
+        else
+          violate(rules::kMoSequence, d.side, frame, offset,
+                  "MO " + std::to_string(seg.mo) + ", expected " + std::to_string(v->expected));
       }
+      check::advance(q, seg.msn, seg.mo, seg.ddp.last, seg.payload_length);
     }
   } else {
-    Direction::Tagged& t = d.tagged;
-    if (t.in_message && (seg.stag != t.stag || seg.to != t.next_to))
+    check::TaggedSequence& t = d.tagged;
+    if (check::tagged_sequence(t, seg.stag, seg.to))
       violate(rules::kToSequence, d.side, frame, offset,
               "STag " + hex(seg.stag) + " TO " + hex(seg.to) + ", expected STag " + hex(t.stag) + " TO " +
                   hex(t.next_to));
-    t.in_message = !seg.ddp.last;
-    t.stag = seg.stag;
-    t.next_to = seg.to + seg.payload_length;
+    check::advance(t, seg.stag, seg.to, seg.ddp.last, seg.payload_length);
   }
   if (!info) return;
-  if (info->single_segment && !seg.ddp.last)
+  if (check::single_segment(*info, seg.ddp.last))
     violate(rules::kSingleSegment, d.side, frame, offset, std::string(info->name) + " without L");
-  if (info->exact_size && seg.payload_length != info->rdmap_header_size)
+  // A Terminate shorter than its Terminate Control is worded below by its
+  // decoder, which names what is missing and what the sender may have meant.
+  if (auto v = check::payload_size(*info, seg.payload_length); v && v->rule == &check::kExactSize)
     violate(rules::kExactSize, d.side, frame, offset,
             std::string(info->name) + " payload " + std::to_string(seg.payload_length) + " octets, expected " +
                 std::to_string(info->rdmap_header_size));
@@ -877,7 +863,7 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
             reads_synced_ = false;
             event(EventKind::kLimit, d.side, frame, offset, d.reads.size(), "too many outstanding Read Requests to match");
             for (auto& x : dirs_) x->reads.clear(), x->atomics.clear();
-          } else if (mpa_.enhanced && d.reads.size() > mpa_.ird[static_cast<int>(peer.side)]) {
+          } else if (mpa_.enhanced && check::inbound_requests(d.reads.size(), mpa_.ird[static_cast<int>(peer.side)])) {
             violate(rules::kOrdExceeded, d.side, frame, offset,
                     std::to_string(d.reads.size()) + " Read Requests outstanding, peer IRD " +
                         std::to_string(mpa_.ird[static_cast<int>(peer.side)]));
@@ -887,12 +873,12 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
       break;
     case rdmap::Opcode::kRdmaReadResponse:
       if (!reads_synced_) break;
-      if (peer.reads.empty()) {
+      if (check::read_response_solicited(peer.reads.size())) {
         violate(rules::kReadUnsolicited, d.side, frame, offset, "Read Response with no Read Request outstanding");
         break;
       } else {
         Direction::OutstandingRead& r = peer.reads.front();
-        if ((seg.stag != r.sink_stag || seg.to != r.sink_to + r.received) && !r.sink_reported) {
+        if (!r.sink_reported && check::read_response_sink(seg.stag, seg.to, r.sink_stag, r.sink_to + r.received)) {
           r.sink_reported = true;
           violate(rules::kReadResponseSink, d.side, frame, offset,
                   "STag " + hex(seg.stag) + " TO " + hex(seg.to) + ", requested STag " + hex(r.sink_stag) + " TO " +
@@ -900,7 +886,7 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
         }
         r.received += seg.payload_length;
         if (seg.ddp.last || r.received > r.size) {
-          if (r.received != r.size)
+          if (check::read_response_size(r.received, r.size))
             violate(rules::kReadResponseSize, d.side, frame, offset,
                     std::to_string(r.received) + " octets answered, " + std::to_string(r.size) + " requested");
           peer.reads.pop_front();
@@ -917,7 +903,7 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
       if (have >= hs + rdmap::kAtomicResponseHeaderSize && reads_synced_) {
         const std::uint32_t id =
             u32<rdmap::AtomicResponseHeader>(payload, rdmap::AtomicResponseSpec::Field::OriginalRequestIdentifier);
-        if (peer.atomics.empty() || peer.atomics.front() != id)
+        if (check::atomic_response_order(peer.atomics.empty() ? std::nullopt : std::optional(peer.atomics.front()), id))
           violate(rules::kAtomicUnsolicited, d.side, frame, offset,
                   "Atomic Response for Request Identifier " + hex(id) +
                       (peer.atomics.empty() ? ", none outstanding" : ", oldest outstanding " + hex(peer.atomics.front())));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "check/segment.hpp"
+
 namespace rdmaconf::rdmap {
 namespace {
 
@@ -41,6 +43,34 @@ Completion done(WorkRequestId id, CompletionType type,
 }
 
 std::uint64_t load_u64(std::span<const std::uint8_t> b) { return wire::load_be(b.first(8)); }
+
+// The Terminate a receiver sends for a rule of the rule layer
+// (check/segment.hpp) that a segment broke: layer, error type and code of
+// RFC 5040 §4.8 (RDMAP rows) and RFC 5041 §7.2 (DDP rows).
+TerminateCode terminate_code(const check::Violation& v, const ddp::Control& ctl) {
+  const check::Rule* r = v.rule;
+  // RFC 5041 §7.2 has no code for a segment too short for its own header:
+  // nothing in it can be trusted, a local catastrophic error.
+  if (r == &check::kSegmentHeader) return ddp::kDdpLocalCatastrophic;
+  // RFC 5041 §7.2: the Invalid DDP version code of the buffer model the T bit names.
+  if (r == &check::kDdpVersion)
+    return ctl.tagged ? ddp::code_of(ddp::TaggedError::kInvalidDdpVersion)
+                      : ddp::code_of(ddp::UntaggedError::kInvalidDdpVersion);
+  if (r == &check::kRdmapVersion) return operation(ErrorCode::kInvalidRdmapVersion);
+  // RFC 5041 §7.2: a QN that names no queue at all is DDP's Invalid QN; a
+  // defined queue that is not the opcode's is RDMAP's unexpected opcode.
+  if (r == &check::kQueueNumber)
+    return v.seen >= kQueueCount ? ddp::code_of(ddp::UntaggedError::kInvalidQn)
+                                 : operation(ErrorCode::kUnexpectedOpcode);
+  if (r == &check::kOpcodeDefined || r == &check::kOpcodeTagged || r == &check::kReadUnsolicited ||
+      r == &check::kAtomicUnsolicited)
+    return operation(ErrorCode::kUnexpectedOpcode);
+  // RFC 5040 §5.2.1: a request beyond IRD finds no QN 1 buffer.
+  if (r == &check::kOrdExceeded) return ddp::code_of(ddp::UntaggedError::kInvalidMsnNoBuffer);
+  // The message's shape (one segment at MO 0, its header's size): RFC 5040
+  // names no code of its own, so the unspecified Remote Operation Error.
+  return operation(ErrorCode::kUnspecified);
+}
 
 }  // namespace
 
@@ -342,15 +372,16 @@ void Stream::on_segment(const wire::Chunks& ulpdu) {
   current_.segment_length = static_cast<std::uint32_t>(ulpdu.size());
 
   std::array<std::uint8_t, ddp::kControlSize> first{};
-  if (!ulpdu.copy_prefix(first)) {
-    if (state_ == StreamState::kOperational) terminate_with(ddp::kDdpLocalCatastrophic, false);
+  if (auto v = check::segment_header(ulpdu.size(), ddp::kControlSize)) {
+    if (state_ == StreamState::kOperational) terminate_with(terminate_code(*v, ddp::Control{}), false);
     return;
   }
+  ulpdu.copy_prefix(first);
   const ddp::Control ctl = ddp::Control::from_octets(first[0], first[1]);
   const std::size_t header_size = ctl.header_size();
-  if (ulpdu.size() < header_size) {
+  if (auto v = check::segment_header(ulpdu.size(), header_size)) {
     // Shorter than its own DDP header: nothing in it can be trusted or copied.
-    if (state_ == StreamState::kOperational) terminate_with(ddp::kDdpLocalCatastrophic, false);
+    if (state_ == StreamState::kOperational) terminate_with(terminate_code(*v, ctl), false);
     return;
   }
   ulpdu.copy_prefix(wire::MutableBytes(current_.ddp_header).first(header_size));
@@ -373,22 +404,28 @@ void Stream::on_segment(const wire::Chunks& ulpdu) {
     return;
   }
 
-  // RFC 5041 §4.1 / §7.2: DV must be 1; the error code depends on the T bit.
-  if (check(Fault::kSkipDdpVersionCheck) && ctl.dv != ddp::kDdpVersion) {
-    terminate_with(ctl.tagged ? ddp::code_of(ddp::TaggedError::kInvalidDdpVersion)
-                              : ddp::code_of(ddp::UntaggedError::kInvalidDdpVersion),
-                   true);
-    return;
+  // Each rule is a function of the rule layer (check/segment.hpp), in the
+  // order RFC 5041 §7 and RFC 5040 check them; terminate_code() gives its
+  // Terminate. RFC 5041 §4.1: DV is 1.
+  if (check(Fault::kSkipDdpVersionCheck)) {
+    if (auto v = check::ddp_version(ctl)) {
+      terminate_with(terminate_code(*v, ctl), true);
+      return;
+    }
   }
-  // RFC 5040 §4.2 / §4.8: RV must be 1.
-  if (check(Fault::kSkipRdmapVersionCheck) && rc.rv != kRdmapVersion) {
-    terminate_with(operation(ErrorCode::kInvalidRdmapVersion), true);
-    return;
+  // RFC 5040 §4.2: RV is 1.
+  if (check(Fault::kSkipRdmapVersionCheck)) {
+    if (auto v = check::rdmap_version(rc)) {
+      terminate_with(terminate_code(*v, ctl), true);
+      return;
+    }
   }
   // RFC 5040 §4.3 / RFC 7306 §4: the opcode must be defined and use the
   // buffer model its table row gives.
-  if (op == nullptr || op->tagged != ctl.tagged) {
-    if (check(Fault::kSkipOpcodeCheck)) terminate_with(operation(ErrorCode::kUnexpectedOpcode), true);
+  check::Outcome bad_opcode = check::opcode_defined(rc, op);
+  if (!bad_opcode) bad_opcode = check::opcode_buffer_model(*op, ctl);
+  if (bad_opcode) {
+    if (check(Fault::kSkipOpcodeCheck)) terminate_with(terminate_code(*bad_opcode, ctl), true);
     else ++dropped_;
     return;
   }
@@ -407,8 +444,8 @@ void Stream::receive_tagged(const ddp::Control& ctl, const OpcodeInfo& op,
   const bool is_read_response = op.opcode == Opcode::kRdmaReadResponse;
 
   // RFC 5040 §5.2.2: a Read Response answers our oldest outstanding Read.
-  if (is_read_response && reads_.empty()) {
-    if (check(Fault::kSkipOpcodeCheck)) terminate_with(operation(ErrorCode::kUnexpectedOpcode), true);
+  if (auto v = is_read_response ? check::read_response_solicited(reads_.size()) : std::nullopt) {
+    if (check(Fault::kSkipOpcodeCheck)) terminate_with(terminate_code(*v, ctl), true);
     else ++dropped_;
     return;
   }
@@ -466,27 +503,22 @@ void Stream::receive_untagged(const ddp::Control& ctl, const OpcodeInfo& op,
     current_.rdma_header_size = rn;
   }
 
-  // RFC 5041 §7.1 step 1: the QN must name one of RDMAP's queues.
-  if (qn_value >= kQueueCount) {
-    if (check(Fault::kSkipQnCheck))
-      terminate_with(ddp::code_of(ddp::UntaggedError::kInvalidQn), true);
-    else ++dropped_;
-    return;
-  }
-  // RFC 5040 §4.3: each untagged opcode has its queue.
-  if (static_cast<std::uint32_t>(*op.queue) != qn_value) {
-    if (check(Fault::kSkipOpcodeCheck)) terminate_with(operation(ErrorCode::kUnexpectedOpcode), true);
+  // RFC 5041 §7.1 step 1 and RFC 5040 §4.3: the QN must name one of
+  // RDMAP's queues (Invalid QN otherwise), and the one of its opcode.
+  if (auto v = check::queue_number(&op, qn_value)) {
+    const Fault skip = qn_value >= kQueueCount ? Fault::kSkipQnCheck : Fault::kSkipOpcodeCheck;
+    if (check(skip)) terminate_with(terminate_code(*v, ctl), true);
     else ++dropped_;
     return;
   }
   // RFC 5040 §5.2.1, §5.4, RFC 7306 §5-§6: requests, Terminate, atomics and
-  // Immediate Data are single segments (L=1, MO=0) of their header's size.
+  // Immediate Data are single segments (L=1, so MO=0) of their header's size.
   if (check(Fault::kSkipMessageShapeCheck)) {
-    const bool single_ok = !op.single_segment || (ctl.last && mo == 0);
-    const bool size_ok = op.exact_size ? payload.size() == op.rdmap_header_size
-                                       : payload.size() >= op.rdmap_header_size;
-    if (!single_ok || !size_ok) {
-      terminate_with(operation(ErrorCode::kUnspecified), true);
+    check::Outcome v = check::single_segment(op, ctl.last);
+    if (!v && op.single_segment) v = check::message_offset(mo, 0);
+    if (!v) v = check::payload_size(op, payload.size());
+    if (v) {
+      terminate_with(terminate_code(*v, ctl), true);
       return;
     }
   }
@@ -586,9 +618,11 @@ void Stream::deliver_read_request(const ddp::DeliveredMessage& m) {
   // RFC 5040 §5.2.1: no more than IRD Read (and RFC 7306 Atomic) Requests
   // outstanding. QN 1's IRD buffers catch most excess first, with the same
   // code this reports: no buffer for the request's MSN.
-  if (check(Fault::kSkipIrdCheck) && inbound_outstanding_ >= config_.ird) {
-    terminate_with(ddp::code_of(ddp::UntaggedError::kInvalidMsnNoBuffer), true);
-    return;
+  if (check(Fault::kSkipIrdCheck)) {
+    if (auto v = check::inbound_requests(inbound_outstanding_ + std::size_t{1}, config_.ird)) {
+      terminate_with(terminate_code(*v, ddp::Control{}), true);
+      return;
+    }
   }
   if (m.buffer.memory.size() < kReadRequestHeaderSize || m.length < kReadRequestHeaderSize) {
     terminate_with(operation(ErrorCode::kUnspecified), true);
@@ -630,9 +664,11 @@ void Stream::deliver_atomic_request(const ddp::DeliveredMessage& m) {
   // handed to the LLP, as for a Read Request (RFC 7306 §5.2).
 
   // RFC 7306 §5: Atomic Requests count against IRD together with Reads.
-  if (check(Fault::kSkipIrdCheck) && inbound_outstanding_ >= config_.ird) {
-    terminate_with(ddp::code_of(ddp::UntaggedError::kInvalidMsnNoBuffer), true);
-    return;
+  if (check(Fault::kSkipIrdCheck)) {
+    if (auto v = check::inbound_requests(inbound_outstanding_ + std::size_t{1}, config_.ird)) {
+      terminate_with(terminate_code(*v, ddp::Control{}), true);
+      return;
+    }
   }
   const AtomicRequestHeader h(wire::Bytes(copy).first<kAtomicRequestHeaderSize>());
   using F = AtomicRequestSpec::Field;
@@ -699,8 +735,10 @@ void Stream::deliver_atomic_response(const ddp::DeliveredMessage& m) {
   const AtomicResponseHeader h(wire::Bytes(copy).first<kAtomicResponseHeaderSize>());
   using F = AtomicResponseSpec::Field;
   const auto id = static_cast<std::uint32_t>(h.get(F::OriginalRequestIdentifier));
-  if (atomics_.empty() || atomics_.front().request_id != id) {
-    if (check(Fault::kSkipOpcodeCheck)) terminate_with(operation(ErrorCode::kUnexpectedOpcode), true);
+  const std::optional<std::uint32_t> oldest =
+      atomics_.empty() ? std::nullopt : std::optional(atomics_.front().request_id);
+  if (auto v = check::atomic_response_order(oldest, id)) {
+    if (check(Fault::kSkipOpcodeCheck)) terminate_with(terminate_code(*v, ddp::Control{}), true);
     else ++dropped_;
     return;
   }

@@ -145,8 +145,16 @@ void register_mpa(void) {
   static const true_false_string tfs_yes_no = {"Yes", "No"};
   static const value_string marker_status[] = {
       {PROTO_CHECKSUM_E_BAD, "Bad"}, {PROTO_CHECKSUM_E_GOOD, "Good"}, {0, nullptr}};
-  static const value_string rtr_kinds[] = {
-      {0, "none"}, {1, "zero-length Send"}, {2, "zero-length RDMA Write"}, {4, "zero-length RDMA Read"}, {0, nullptr}};
+  // The RTR kinds the Reply set (RFC 6581 §9.2: one or several).
+  static const value_string rtr_kinds[] = {{0, "none"},
+                                           {1, "zero-length Send"},
+                                           {2, "zero-length RDMA Write"},
+                                           {3, "zero-length Send, zero-length RDMA Write"},
+                                           {4, "zero-length RDMA Read"},
+                                           {5, "zero-length Send, zero-length RDMA Read"},
+                                           {6, "zero-length RDMA Write, zero-length RDMA Read"},
+                                           {7, "zero-length Send, RDMA Write, RDMA Read"},
+                                           {0, nullptr}};
   static hf_register_info hf[] = {
       {&i.mpa_fpdu_length,
        {"FPDU length on the wire", "rdmaconf.mpa.fpdu_length", FT_UINT32, BASE_DEC, nullptr, 0x0,
@@ -201,7 +209,7 @@ void register_mpa(void) {
       {&i.mpa_neg_ord,
        {"Sender's ORD", "rdmaconf.mpa.negotiated.ord", FT_UINT16, BASE_DEC, nullptr, 0x0, "RFC 6581 §9", HFILL}},
       {&i.mpa_neg_rtr,
-       {"RTR chosen", "rdmaconf.mpa.negotiated.rtr", FT_UINT8, BASE_DEC, VALS(rtr_kinds), 0x0, "RFC 6581 §9.2",
+       {"RTR kinds set in the Reply", "rdmaconf.mpa.negotiated.rtr", FT_UINT8, BASE_DEC, VALS(rtr_kinds), 0x0, "RFC 6581 §9.2",
         HFILL}},
       {&i.mpa_rr_frame,
        {"Other frame of the Request/Reply pair", "rdmaconf.mpa.rr.pair", FT_FRAMENUM, BASE_NONE, nullptr, 0x0,

@@ -175,10 +175,10 @@ std::vector<std::string> check_case(const Case& c) {
           // `close nothing_before`: the close must be the next thing the IUT does.
           // `close reset`: the close must be an RST.
           const bool close_words = u == "close" && std::all_of(alt.args.begin(), alt.args.end(), [](const Arg& a) {
-            return !a.has_value && (a.name == "nothing_before" || a.name == "reset");
+            return !a.has_value && (a.name == "nothing_before" || a.name == "reset" || a.name == "unjudged");
           });
           if (!alt.args.empty() && !close_words)
-            err(st, u == "close" ? "expected nothing, 'nothing_before' or 'reset' after 'close'" : "expected no matchers after 'silence'");
+            err(st, u == "close" ? "expected nothing, 'nothing_before', 'reset' or 'unjudged' after 'close'" : "expected no matchers after 'silence'");
           continue;
         }
         if (u == "message" && st.alternatives.size() != 1) err(st, "expected 'message' as the only alternative of its step");
@@ -199,8 +199,10 @@ std::vector<std::string> check_case(const Case& c) {
           if (u == "message" && a.name != "payload" && (a.name == "segments" || fpdu_field_known("fpdu", a.name))) continue;
           // `ends_case`: when this alternative matches, the case has passed
           // and ends (for rules that allow "either ... or fail the connection").
-          if (!a.has_value && a.name == "ends_case") continue;
-          if (!a.has_value) err(st, "expected field=value or 'ends_case', got '" + a.name + "'");
+          // `unjudged`: when this alternative matches, the IUT took another
+          // path the RFC allows, on which the case has nothing to judge.
+          if (!a.has_value && (a.name == "ends_case" || a.name == "unjudged")) continue;
+          if (!a.has_value) err(st, "expected field=value, 'ends_case' or 'unjudged', got '" + a.name + "'");
           if (u.starts_with("mpa.")) {
             if (!mpa_field_known(a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
           } else if (u.starts_with("clc")) {

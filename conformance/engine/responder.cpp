@@ -420,7 +420,8 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
     }
   };
 
-  mpa::RtrKind awaiting_rtr = o.rtr_to_expect;
+  std::optional<mpa::RtrKinds> awaiting_rtr;
+  if (!o.rtr_to_expect.empty()) awaiting_rtr = o.rtr_to_expect;
   std::size_t pos = 0;
   for (;;) {
     while (pos < rx.size() && st.state() == rdmap::StreamState::kOperational) {
@@ -438,10 +439,11 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
         pos = rx.size();
         break;
       }
-      // RFC 6581 §9.2: in the peer-to-peer model the first FPDU is the RTR
-      // the Reply chose; anything else is "no matching RTR" (code 0x07).
-      if (awaiting_rtr != mpa::RtrKind::kNone) {
-        const mpa::RtrKind expected = std::exchange(awaiting_rtr, mpa::RtrKind::kNone);
+      // RFC 6581 §9.2: in the peer-to-peer model the first FPDU is an RTR
+      // of a kind the Reply set; anything else is "no matching RTR" (code
+      // 0x07, rdmap/rtr.hpp).
+      if (awaiting_rtr) {
+        const mpa::RtrKinds expected = *std::exchange(awaiting_rtr, std::nullopt);
         if (!rdmap::is_rtr(expected, fp.ulpdu()) && !f.has(FaultId::kMpaAnyFirstFpdu)) {
           st.report_llp_error(mpa::LlpErrorCode::kNoMatchingRtr);
           pos = rx.size();

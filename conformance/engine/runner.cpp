@@ -810,7 +810,7 @@ std::string match(Session& s, const Alternative& alt, Received& u) {
   // Captures bind only when the whole alternative matches.
   Captures captures = s.captures;
   for (const Arg& a : alt.args) {
-    if (!a.has_value && a.name == "ends_case") continue;
+    if (!a.has_value && (a.name == "ends_case" || a.name == "unjudged")) continue;
     bool ok = false;
     std::string have;
     const bool binds = a.value.kind == Value::Kind::kCapture && !captures.contains(a.value.text);
@@ -984,11 +984,13 @@ StepOutcome expect(Session& s, const Step& st) {
   bool has_close = false, has_silence = false, has_unit = false;
   bool nothing_before_close = false;  // `close nothing_before`: no unit may come first
   bool reset_close = false;           // `close reset`: an RST, not a FIN
+  bool unjudged_close = false;        // `close unjudged`: a close leaves the case nothing to judge
   for (const Alternative& a : st.alternatives) {
     if (a.unit == "close") {
       has_close = true;
       if (find_arg(a.args, "nothing_before")) nothing_before_close = true;
       if (find_arg(a.args, "reset")) reset_close = true;
+      if (find_arg(a.args, "unjudged")) unjudged_close = true;
     }
     else if (a.unit == "silence") has_silence = true;
     else has_unit = true;
@@ -1001,6 +1003,8 @@ StepOutcome expect(Session& s, const Step& st) {
     if (ev.kind == Session::EventKind::kClosed) {
       if (has_close && reset_close && !s.reset)
         return {StepOutcome::Kind::kMismatch, "the IUT closed the connection with a FIN; expected a reset (RST)"};
+      if (has_close && unjudged_close)
+        return {StepOutcome::Kind::kUnimplemented, "the IUT closed the connection, which the RFC allows here; nothing is left for this case to judge"};
       if (has_close) return {};
       return {StepOutcome::Kind::kMismatch,
               "the IUT closed the connection; expected " + alternatives_text(st) +
@@ -1024,6 +1028,9 @@ StepOutcome expect(Session& s, const Step& st) {
             !mpa::ReqRepHeader(wire::Bytes(ev.unit.octets).first<20>()).flag(mpa::ReqRepSpec::Field::R))
           s.enter_full_operation(s.sent_frame, ev.unit.octets);
         if (find_arg(a.args, "ends_case")) return {StepOutcome::Kind::kOk, {}, true};
+        if (find_arg(a.args, "unjudged"))
+          return {StepOutcome::Kind::kUnimplemented, "the IUT sent " + describe_unit(ev.unit) +
+                                                         ", which the RFC allows here; nothing is left for this case to judge"};
         return {};
       }
       // With several alternatives every one's reason is told (the first

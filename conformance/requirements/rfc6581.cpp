@@ -67,22 +67,26 @@ constexpr Requirement kRows[] = {
     row("rfc6581-9.2-initiator-no-matching-rtr", kMust, P,
         "An initiator that can send none of the RTR kinds the Reply sets sends a Terminate with LLP error code 0x07 "
         "(no matching RTR) and ends the connection"),
+    // Withdrawn: rules stricter than §9.2, written before the text was read.
+    // Kept so old reports still resolve.
+    row("rfc6581-9.2-rtr-choice-one", kMust, N,
+        "Withdrawn: no rule makes the Reply set exactly one RTR kind; it sets at least one and may set several "
+        "(rfc6581-9.2-reply-rtr-at-least-one)",
+        "withdrawn: not a requirement of the RFC"),
+    row("rfc6581-9.2-rtr-offered-only", kMustNot, N,
+        "Withdrawn: the responder may set RTR kinds the initiator did not offer (rfc6581-9.2-reply-rtr-flags)",
+        "withdrawn: not a requirement of the RFC"),
+    row("rfc6581-9.2-no-matching-rtr", kMust, N,
+        "Withdrawn: a responder that supports none of the offered RTR kinds sets one it supports; the code 0x07 "
+        "is the initiator's (rfc6581-9.2-initiator-no-matching-rtr)",
+        "withdrawn: not a requirement of the RFC"),
     row("rfc6581-9.2-bcd-zero-without-a", kMust, W, "With flag A clear, flags B, C and D are sent as zero"),
     row("rfc6581-9.2-bcd-ignored-without-a", kMust, P, "With flag A clear, a receiver ignores flags B, C and D"),
-    row("rfc6581-9.2-rtr-choice-one", kMust, W,
-        "Project rule beyond the text: the Reply sets exactly one of B, C, D, an offered one. RFC 6581 §9.2 allows "
-        "several flags and ones not offered (rfc6581-9.2-reply-rtr-flags); kept while the reference follows it"),
-    row("rfc6581-9.2-rtr-offered-only", kMustNot, W,
-        "Project rule beyond the text: the responder never sets an RTR kind the initiator did not offer (RFC 6581 "
-        "§9.2 lets it add kinds it supports)"),
-    row("rfc6581-9.2-no-matching-rtr", kMust, P,
-        "A responder that supports none of the offered RTR kinds fails the connection with LLP error code 0x07 "
-        "(no matching RTR)"),
     row("rfc6581-9.2-rtr-first-fpdu", kMust, W,
         "In peer-to-peer mode the initiator's first FPDU is the chosen RTR message"),
     row("rfc6581-9.2-rtr-kind-match", kMust, P,
-        "A responder that receives a first FPDU that is not the chosen RTR kind treats it as an error (no matching "
-        "RTR) and terminates"),
+        "A responder whose first FPDU is no RTR of a kind its Reply set treats it as an error (no matching RTR, "
+        "LLP error code 0x07) and terminates; the text names that code for the initiator only, and no other"),
     row("rfc6581-9.2-responder-waits-rtr", kMustNot, W,
         "The responder sends no FPDU before the RTR arrived"),
     row("rfc6581-9.2-rtr-zero-length", kMust, W, "The RTR message carries no payload"),

@@ -47,7 +47,7 @@ constexpr SentenceTrace kTrace[] = {
     cover("9.2", "ddd217b1", "rfc6581-9.2-p2p-echo-a"),
     cover("9.2", "a132e92f", "rfc6581-9.2-reply-rtr-flags"),
     cover("9.2", "8eadf59e", "rfc6581-9.2-reply-rtr-at-least-one"),
-    none("9.2", "7610553b", "a permission to set further RTR kinds (it is why rfc6581-9.2-rtr-offered-only is a project rule, not the RFC's)"),
+    none("9.2", "7610553b", "a permission to set further RTR kinds (the analyzer and the cases accept them)"),
     cover("9.2", "7f407043", "rfc6581-9.2-reply-rtr-at-least-one"),
     cover("9.2", "d9a63634", "rfc6581-9.2-rtr-first-fpdu"),
     cover("9.2", "df5512aa", "rfc6581-9.2-initiator-no-matching-rtr"),

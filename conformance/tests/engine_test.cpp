@@ -282,7 +282,29 @@ TEST(Runner, EndsCaseAndTheReasonsOfEveryAlternative) {
   EXPECT_NE(n.reason.find("msn=7"), std::string::npos) << n.reason;
   const auto bare = check_case(parse_one(header() + "handshake\n< send ends_here\n"));
   ASSERT_FALSE(bare.empty());
-  EXPECT_NE(bare[0].find("expected field=value or 'ends_case'"), std::string::npos) << bare[0];
+  EXPECT_NE(bare[0].find("expected field=value, 'ends_case' or 'unjudged'"), std::string::npos) << bare[0];
+}
+
+// `unjudged` on an alternative ends the case unimplemented when that
+// alternative matches (the IUT took another path the RFC allows); on a
+// close too. The other alternatives are judged as usual.
+TEST(Runner, UnjudgedAlternative) {
+  Reference ref;
+  const std::string steps = "handshake\n> send payload=4\n";
+  const Case other_path = parse_one(header("MUST", "echo") + steps + "< terminate | send payload_len=4 unjudged\n< read_request\n");
+  EXPECT_TRUE(check_case(other_path).empty());
+  const CaseResult r = run_case(other_path, ref.options);
+  EXPECT_EQ(r.verdict, Verdict::kUnimplemented) << r.reason;
+  EXPECT_NE(r.reason.find("nothing is left for this case to judge"), std::string::npos) << r.reason;
+  const Case judged = parse_one(header("MUST", "echo") + steps + "< terminate unjudged | send payload_len=4\n< read_request\n");
+  EXPECT_EQ(run_case(judged, ref.options).verdict, Verdict::kFail);
+  // The reference closes on a Request of revision 5 after its Reject.
+  const Case closes = parse_one(header("MUST") + "> mpa.request rev=5\n< close unjudged\n");
+  EXPECT_TRUE(check_case(closes).empty());
+  EXPECT_EQ(run_case(closes, ref.options).verdict, Verdict::kUnimplemented);
+  const Case rejects = parse_one(header("MUST") + "> mpa.request rev=5\n< mpa.reject | close unjudged\n< close nothing_before\n");
+  const CaseResult j = run_case(rejects, ref.options);
+  EXPECT_EQ(j.verdict, Verdict::kPass) << j.reason;
 }
 
 // `message` takes one message's segments up to L and fails when another

@@ -567,9 +567,9 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
       {"v_after_reject", "rfc5044-7.1.2-no-data-after-reject", {.reject = true}, [&](MpaConnection& c) {
          c.stray_fpdu(Side::kServer, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data));
        }},
-      {"v_p2p", "rfc6581-9.2-rtr-choice-one",
+      {"v_p2p", "rfc6581-9.2-reply-rtr-at-least-one",
        {.request_enhanced = mpa::EnhancedData{true, true, false, false, 4, 4},
-        .reply_enhanced = mpa::EnhancedData{true, false, false, true, 4, 4}},
+        .reply_enhanced = mpa::EnhancedData{true, false, false, false, 4, 4}},
        [&](MpaConnection&) {}},
       {"v_rtr_first", "rfc6581-9.2-rtr-first-fpdu",
        {.request_enhanced = mpa::EnhancedData{true, false, true, false, 4, 4},
@@ -741,6 +741,11 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
       {"v_clc_v2_confirm_max_conns", "smcv2-confirm-max-conns",
        [](ClcExchange& x) { x.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxConns, 17); }, true, false,
        true},
+      // The Accept's version is not one the Proposal offered: a version 1
+      // SMC-R Proposal answered by a version 2 Accept (whose EID then has no
+      // offer to be checked against).
+      {"v_clc_v2_accept_version", "smcv2-accept-version-offered",
+       [](ClcExchange& x) { x.proposal = clean_clc_v1().proposal; }, true, false, true},
       {"v_clc_v2_confirm_max_links", "smcv2-confirm-max-links",
        [](ClcExchange& x) { x.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxLinks, 1); }, true, false,
        true},
@@ -901,7 +906,7 @@ void diagnosis(const fs::path& dir, std::vector<Expect>& all) {
          std::swap(req[18], req[19]);  // PD_Length 4 sent as 0x0400
          c.raw(Side::kClient, req);
        }, true},
-      {"diag_ird_ord_swapped", "rfc6581-9.2-rtr-choice-one", "ird-ord-swapped",
+      {"diag_ird_ord_swapped", "rfc6581-9.2-p2p-echo-a", "ird-ord-swapped",
        {.request_enhanced = mpa::EnhancedData{true, false, false, true, 4, 4},   // A, offers the Read RTR
         // The Reply meant A, IRD 8 and the Read RTR with ORD 2; its words went out exchanged.
         .reply_enhanced = mpa::EnhancedData{false, true, true, false, 2, 8}},

@@ -101,7 +101,7 @@ class FullOperation {
       FUZZ_CHECK(rdmap::post_rtr(side_.stream(), rtr_to_send_, side_.next_wr()).ok());
       flush();
     }
-    if (rtr_to_expect_ != mpa::RtrKind::kNone) held_posts_ = posts;
+    if (!rtr_to_expect_.empty()) held_posts_ = posts;
     else post(posts);
   }
 
@@ -200,7 +200,7 @@ class FullOperation {
   std::deque<std::vector<std::uint8_t>> expected_;
   bool failed_ = false;
   mpa::RtrKind rtr_to_send_;
-  mpa::RtrKind rtr_to_expect_;
+  mpa::RtrKinds rtr_to_expect_;
   std::optional<std::uint8_t> held_posts_;  // set while awaiting the peer's RTR
   std::size_t sent_ = 0;                     // segments sent so far
 };

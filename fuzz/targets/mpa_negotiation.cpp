@@ -95,7 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (setup.config.want_crc) FUZZ_CHECK(o.crc);
       FUZZ_CHECK(o.revision == mpa::kRevision1 || o.revision == mpa::kRevision2);
       if (o.rtr_to_send != mpa::RtrKind::kNone) FUZZ_CHECK(o.role == mpa::Role::kInitiator && o.peer_to_peer);
-      if (o.rtr_to_expect != mpa::RtrKind::kNone) FUZZ_CHECK(o.role == mpa::Role::kResponder && o.peer_to_peer);
+      if (!o.rtr_to_expect.empty()) FUZZ_CHECK(o.role == mpa::Role::kResponder && o.peer_to_peer);
       FUZZ_CHECK(!mpa::name(o.rtr_to_send).empty());
       break;
     }

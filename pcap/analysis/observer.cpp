@@ -570,21 +570,24 @@ void ConnectionObserver::settle_mpa(FrameNo frame) {
     // one RTR kind.
     if (q.peer_to_peer && !q.rtr_send && !q.rtr_write && !q.rtr_read)
       violate(rules::kP2pOffer, Side::kInitiator, ini.frame_number, 0, "Request sets A but offers no RTR kind");
+    // RFC 6581 §9.2: A is echoed. A peer-to-peer Reply sets at least one
+    // RTR kind; it may set several, and kinds not offered. The initiator
+    // offered every kind it can send, so it can send one of the Reply's
+    // kinds exactly when one was offered (checked at its first FPDU).
+    if (!rep.reject && q.peer_to_peer != p.peer_to_peer)
+      violate(rules::kP2pEcho, Side::kResponder, rsp.frame_number, 0,
+              std::string("Reply ") + (p.peer_to_peer ? "sets" : "clears") + " A, the Request " +
+                  (q.peer_to_peer ? "sets" : "clears") + " it",
+              mpa::diagnose_ird_ord_swapped(q, p));
+    else if (!rep.reject && q.peer_to_peer && !mpa::reply_sets_rtr(p))
+      violate(rules::kReplyRtrAtLeastOne, Side::kResponder, rsp.frame_number, 0,
+              "peer-to-peer Reply sets none of B, C, D", mpa::diagnose_ird_ord_swapped(q, p));
     if (q.peer_to_peer && !rep.reject) {
       mpa_.peer_to_peer = true;
-      const int chosen = int{p.rtr_send} + int{p.rtr_write} + int{p.rtr_read};
-      const bool offered = (!p.rtr_send || q.rtr_send) && (!p.rtr_write || q.rtr_write) && (!p.rtr_read || q.rtr_read);
-      // Choosing none is the no-matching-RTR path: the responder then fails
-      // the connection with a Terminate (LLP code 0x07), checked at its first
-      // FPDU; it needs a Reply first to be in full operation.
-      if (!mpa::reply_rtr_choice_valid(q, p))
-        violate(rules::kP2pEcho, Side::kResponder, rsp.frame_number, 0,
-                "Reply to a peer-to-peer Request: A=" + std::to_string(p.peer_to_peer) +
-                    ", RTR kinds chosen=" + std::to_string(chosen) + (offered ? "" : ", one not offered"),
-                mpa::diagnose_ird_ord_swapped(q, p));
       mpa_.rtr_send = p.rtr_send;
       mpa_.rtr_write = p.rtr_write;
       mpa_.rtr_read = p.rtr_read;
+      mpa_.rtr_sendable = (p.rtr_send && q.rtr_send) || (p.rtr_write && q.rtr_write) || (p.rtr_read && q.rtr_read);
     }
   }
   for (Direction* d : {&ini, &rsp}) {
@@ -821,30 +824,29 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
             std::string(info->name) + " payload " + std::to_string(seg.payload_length) + " octets, expected " +
                 std::to_string(info->rdmap_header_size));
 
-  // RFC 6581 §9.2: the initiator's first FPDU in peer-to-peer mode is the RTR.
+  // RFC 6581 §9.2: the initiator's first FPDU in peer-to-peer mode is the
+  // RTR of a kind the Reply set; one that can send none of them (none was
+  // offered) sends a Terminate with LLP error 0x07 instead.
   if (!d.first_fpdu_seen) {
     d.first_fpdu_seen = true;
-    const bool rtr_chosen = mpa_.rtr_send || mpa_.rtr_write || mpa_.rtr_read;
-    if (mpa_.peer_to_peer && !rtr_chosen && d.side == Side::kResponder && d.params_known) {
-      // RFC 6581 §9.2, LLP error 0x07: no RTR kind matched.
-      const bool llp_no_match = info->opcode == rdmap::Opcode::kTerminate && have >= hs + 2 &&
-                                u32<rdmap::TerminateControlHeader>(payload, TF::Layer) ==
-                                    static_cast<std::uint8_t>(ddp::Layer::kLlp) &&
-                                u32<rdmap::TerminateControlHeader>(payload, TF::ErrorCode) == 0x07;
-      if (!llp_no_match)
-        violate(rules::kNoMatchingRtr, d.side, frame, offset,
-                "Reply chose no RTR kind, but the first FPDU is " + std::string(info->name) +
-                    " rather than a Terminate with LLP error 0x07");
-    }
-    if (mpa_.peer_to_peer && rtr_chosen && d.side == Side::kInitiator && d.params_known) {
+    if (mpa_.peer_to_peer && d.side == Side::kInitiator && d.params_known) {
       const bool zero_send = info->opcode == rdmap::Opcode::kSend && seg.payload_length == 0;
       const bool zero_write = info->opcode == rdmap::Opcode::kRdmaWrite && seg.payload_length == 0;
       const bool zero_read = info->opcode == rdmap::Opcode::kRdmaReadRequest && have >= hs + 16 &&
                              u32<rdmap::ReadRequestHeader>(payload, rdmap::ReadRequestSpec::Field::ReadSize) == 0;
-      if (!((mpa_.rtr_send && zero_send) || (mpa_.rtr_write && zero_write) || (mpa_.rtr_read && zero_read)))
+      const bool rtr = (mpa_.rtr_send && zero_send) || (mpa_.rtr_write && zero_write) || (mpa_.rtr_read && zero_read);
+      const bool llp_no_match = info->opcode == rdmap::Opcode::kTerminate && have >= hs + 2 &&
+                                u32<rdmap::TerminateControlHeader>(payload, TF::Layer) ==
+                                    static_cast<std::uint8_t>(ddp::Layer::kLlp) &&
+                                u32<rdmap::TerminateControlHeader>(payload, TF::ErrorCode) == 0x07;
+      if (!rtr && !mpa_.rtr_sendable && !llp_no_match)
+        violate(rules::kNoMatchingRtr, d.side, frame, offset,
+                "the Reply sets no RTR kind the Request offered, but the first FPDU is " + std::string(info->name) +
+                    " rather than a Terminate with LLP error 0x07");
+      else if (!rtr && mpa_.rtr_sendable)
         violate(rules::kRtrFirst, d.side, frame, offset,
                 "first FPDU is " + std::string(info->name) + " of " + std::to_string(seg.payload_length) +
-                    " octets, not the chosen RTR");
+                    " octets, not the RTR of a kind the Reply set");
     }
   }
 
@@ -1277,6 +1279,9 @@ void ConnectionObserver::check_accept(Direction& d, const clc::AcceptConfirm& a,
   const bool path_ok = (path == clc::SmcType::kR && clc::offers_r(offered)) ||
                        (path == clc::SmcType::kD && clc::offers_d(offered));
   if (offered != clc::SmcType::kNone && !path_ok) bad(rules::kAcceptPath, "Accept path not offered for its version");
+  // What follows compares the Accept with the offer for its version and
+  // path; an Accept outside the offer has nothing there to compare with.
+  if (offered == clc::SmcType::kNone || !path_ok) return;
   if (a.smcr) {
     const clc::SmcrBody& b = *a.smcr;
     if (b.get(RF::PeerId) == 0 || all_zero(b.octets(RF::Gid)) || !unicast_mac(b.octets(RF::Mac)))

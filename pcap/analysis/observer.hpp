@@ -152,7 +152,8 @@ struct MpaParameters {
   std::uint16_t ird[2] = {0, 0};     // per side, as advertised
   std::uint16_t ord[2] = {0, 0};
   bool peer_to_peer = false;
-  bool rtr_send = false, rtr_write = false, rtr_read = false;  // the RTR kind the Reply chose
+  bool rtr_send = false, rtr_write = false, rtr_read = false;  // the RTR kinds the Reply set
+  bool rtr_sendable = false;  // one of them was offered: the initiator can send it (RFC 6581 §9.2)
   bool rejected = false;
 };
 

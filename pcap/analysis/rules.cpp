@@ -15,6 +15,7 @@ constexpr const Rule* kAll[] = {
     &rules::kDataAfterReject,
     &rules::kP2pOffer,
     &rules::kP2pEcho,
+    &rules::kReplyRtrAtLeastOne,
     &rules::kNoMatchingRtr,
     &rules::kRtrFirst,
     &rules::kCrc,

@@ -47,12 +47,16 @@ inline constexpr Rule kDataAfterReject{"rfc5044-7.1.2-no-data-after-reject", Lev
                                        "no FPDU follows a Reply with R set"};
 inline constexpr Rule kP2pOffer{"rfc6581-9.2-p2p-flag-a", Level::kMust, "RFC 6581 §9.2",
                                 "a peer-to-peer Request (A set) offers at least one RTR kind"};
-inline constexpr Rule kNoMatchingRtr{"rfc6581-9.2-no-matching-rtr", Level::kMust, "RFC 6581 §9.2",
-                                     "after a Reply that chose no RTR kind the responder terminates with LLP error 0x07"};
-inline constexpr Rule kP2pEcho{"rfc6581-9.2-rtr-choice-one", Level::kMust, "RFC 6581 §9.2",
-                               "a Reply to a peer-to-peer Request sets A and chooses at most one RTR kind, an offered one"};
+inline constexpr Rule kP2pEcho{"rfc6581-9.2-p2p-echo-a", Level::kMust, "RFC 6581 §9.2",
+                               "the Reply sets flag A exactly when the Request did"};
+inline constexpr Rule kReplyRtrAtLeastOne{"rfc6581-9.2-reply-rtr-at-least-one", Level::kMust, "RFC 6581 §9.2",
+                                          "a peer-to-peer Reply sets at least one RTR kind"};
+inline constexpr Rule kNoMatchingRtr{"rfc6581-9.2-initiator-no-matching-rtr", Level::kMust, "RFC 6581 §9.2",
+                                     "an initiator that can send none of the RTR kinds the Reply sets terminates with "
+                                     "LLP error 0x07"};
 inline constexpr Rule kRtrFirst{"rfc6581-9.2-rtr-first-fpdu", Level::kMust, "RFC 6581 §9.2",
-                                "in peer-to-peer mode the initiator's first FPDU is the chosen RTR message"};
+                                "in peer-to-peer mode the initiator's first FPDU is the RTR message of a kind the Reply "
+                                "sets"};
 // ---- MPA full operation (RFC 5044 §4)
 inline constexpr Rule kCrc{"rfc5044-4.4-crc32c", Level::kMust, "RFC 5044 §4.4",
                            "the CRC field holds the CRC32c of the FPDU"};

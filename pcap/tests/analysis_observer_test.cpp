@@ -176,62 +176,78 @@ TEST(Observer, FpduAfterRejectIsReported) {
 }
 
 TEST(Observer, PeerToPeerReplyAndRtr) {
-  // RFC 6581 §9.2: the Reply picks exactly one offered RTR kind, and the
-  // initiator's first FPDU is that RTR.
+  // RFC 6581 §9.2: the Reply may set several RTR kinds, and the initiator's
+  // first FPDU is the RTR of one of them.
   Session s;
   s.request.enhanced = mpa::EnhancedData{true, true, true, false, 4, 4};
-  s.reply.enhanced = mpa::EnhancedData{true, true, true, false, 4, 4};  // two chosen
+  s.reply.enhanced = mpa::EnhancedData{true, true, true, false, 4, 4};  // two set: allowed
   s.start();
   s.fpdu(0, send_msg(1, filler(8)));  // not a zero-length RTR
   Collect out;
   ConnectionObserver obs(out);
   feed_session(obs, s);
-  EXPECT_EQ(out.count(rules::kP2pEcho), 1u) << out.dump();
+  EXPECT_EQ(out.count(rules::kP2pEcho), 0u) << out.dump();
+  EXPECT_EQ(out.count(rules::kReplyRtrAtLeastOne), 0u) << out.dump();
   EXPECT_EQ(out.count(rules::kRtrFirst), 1u) << out.dump();
 
+  // A Reply that also sets a kind not offered (the responder's own), and
+  // the initiator sends an offered one: no violation.
   Session ok;
   ok.request.enhanced = mpa::EnhancedData{true, true, true, false, 4, 4};
-  ok.reply.enhanced = mpa::EnhancedData{true, false, true, false, 4, 4};
+  ok.reply.enhanced = mpa::EnhancedData{true, false, true, true, 4, 4};
   ok.start();
   ok.fpdu(0, tagged(0x0, 0, 0, true));  // zero-length RDMA Write RTR
   Collect out2;
   ConnectionObserver obs2(out2);
   feed_session(obs2, ok);
   EXPECT_TRUE(out2.violations.empty()) << out2.dump();
+
+  // A Reply that clears A, and one that sets A but no kind.
+  for (const mpa::EnhancedData& reply : {mpa::EnhancedData{false, false, true, false, 4, 4},
+                                         mpa::EnhancedData{true, false, false, false, 4, 4}}) {
+    Session bad;
+    bad.request.enhanced = mpa::EnhancedData{true, true, true, false, 4, 4};
+    bad.reply.enhanced = reply;
+    bad.start();
+    Collect out3;
+    ConnectionObserver obs3(out3);
+    feed_session(obs3, bad);
+    EXPECT_EQ(out3.count(rules::kP2pEcho), reply.peer_to_peer ? 0u : 1u) << out3.dump();
+    EXPECT_EQ(out3.count(rules::kReplyRtrAtLeastOne), reply.peer_to_peer ? 1u : 0u) << out3.dump();
+  }
 }
 
-// RFC 6581 §9.2: a Request with A set and no RTR kind breaks the initiator's
-// rule; the responder's Reply that chooses none is the no-match path and
-// must be followed by a Terminate with LLP error 0x07, nothing else.
+// RFC 6581 §9.2: an initiator that can send none of the RTR kinds the
+// Reply sets (none of them offered) terminates with LLP error 0x07; a
+// Request with A set and no RTR kind breaks the initiator's own rule.
 TEST(Observer, PeerToPeerWithoutMatchingRtr) {
   // Terminate: Layer 2 (LLP), EType 0, code 0x07, no headers copied.
   const Bytes llp_no_match = untagged(0x7, 2, 1, 0, true, {0x20, 0x07, 0x00, 0x00});
   const Bytes other_code = untagged(0x7, 2, 1, 0, true, {0x20, 0x02, 0x00, 0x00});
   for (const Bytes* term : {&llp_no_match, &other_code}) {
     Session s;
-    s.request.enhanced = mpa::EnhancedData{true, false, false, false, 4, 4};  // A, no kind
-    s.reply.enhanced = mpa::EnhancedData{true, false, false, false, 4, 4};    // A, none chosen
+    s.request.enhanced = mpa::EnhancedData{true, true, false, false, 4, 4};  // A, Send RTR only
+    s.reply.enhanced = mpa::EnhancedData{true, false, true, false, 4, 4};    // A, Write RTR only
     s.start();
-    s.fpdu(1, *term);
+    s.fpdu(0, *term);
     Collect out;
     ConnectionObserver obs(out);
     feed_session(obs, s);
-    EXPECT_EQ(out.count(rules::kP2pOffer), 1u) << out.dump();
-    EXPECT_EQ(out.count(rules::kP2pEcho), 0u) << out.dump();
+    EXPECT_EQ(out.count(rules::kP2pOffer), 0u) << out.dump();
+    EXPECT_EQ(out.count(rules::kReplyRtrAtLeastOne), 0u) << out.dump();
+    EXPECT_EQ(out.count(rules::kRtrFirst), 0u) << out.dump();
     EXPECT_EQ(out.count(rules::kNoMatchingRtr), term == &llp_no_match ? 0u : 1u) << out.dump();
   }
-  // Kinds offered, none supported: only a responder that goes on without
-  // the Terminate is wrong.
+  // A Request with A set that offers nothing.
   Session s;
-  s.request.enhanced = mpa::EnhancedData{true, true, false, false, 4, 4};
-  s.reply.enhanced = mpa::EnhancedData{true, false, false, false, 4, 4};
+  s.request.enhanced = mpa::EnhancedData{true, false, false, false, 4, 4};
+  s.reply.enhanced = mpa::EnhancedData{true, false, true, false, 4, 4};
   s.start();
-  s.fpdu(1, send_msg(1, filler(8)));
   Collect out;
   ConnectionObserver obs(out);
   feed_session(obs, s);
-  EXPECT_EQ(out.count(rules::kP2pOffer), 0u) << out.dump();
-  EXPECT_EQ(out.count(rules::kNoMatchingRtr), 1u) << out.dump();
+  EXPECT_EQ(out.count(rules::kP2pOffer), 1u) << out.dump();
+  EXPECT_EQ(out.count(rules::kReplyRtrAtLeastOne), 0u) << out.dump();
 }
 
 // ------------------------------------------------------- full operation

@@ -191,8 +191,7 @@ struct IwarpEndpoint::Impl {
     // is the RTR of the kind agreed; the responder sends nothing before it
     // has arrived.
     (void)rdmap::post_rtr(*stream, o.rtr_to_send, kRtrWorkRequest);
-    set_state(o.rtr_to_expect != mpa::RtrKind::kNone ? ConnectionState::kAwaitingRtr
-                                                      : ConnectionState::kOperational);
+    set_state(!o.rtr_to_expect.empty() ? ConnectionState::kAwaitingRtr : ConnectionState::kOperational);
     pump();
   }
 
@@ -222,11 +221,11 @@ struct IwarpEndpoint::Impl {
       const auto& f = std::get<mpa::Fpdu>(r);
       if (config.observer)
         observe(describe_fpdu(Direction::kReceived, f.ulpdu(), f.consumed, f.crc_status, f.markers.size()));
-      // RFC 6581 §9.2: the first FPDU is the RTR the Reply chose, or there
-      // is no matching RTR (LLP error code 0x07).
+      // RFC 6581 §9.2: the first FPDU is an RTR of a kind the Reply set, or
+      // there is no matching RTR (LLP error code 0x07; rdmap/rtr.hpp).
       if (state_is(ConnectionState::kAwaitingRtr) && outcome && !rdmap::is_rtr(outcome->rtr_to_expect, f.ulpdu())) {
         stream->report_llp_error(mpa::LlpErrorCode::kNoMatchingRtr);
-        set_state(ConnectionState::kClosed, "the first FPDU is not the chosen RTR (RFC 6581 §9.2)");
+        set_state(ConnectionState::kClosed, "the first FPDU is no RTR of a kind the Reply set (RFC 6581 §9.2)");
         pump();
         return bytes.size();
       }

@@ -65,19 +65,22 @@ std::optional<wire::Hint> diagnose_pd_length(std::uint16_t pd_length) {
                                         " sent least significant octet first; RFC 5044 §7.1 sends it in network order"};
 }
 
-bool reply_rtr_choice_valid(const EnhancedData& q, const EnhancedData& p) {
-  const int chosen = int{p.rtr_send} + int{p.rtr_write} + int{p.rtr_read};
-  const bool offered = (!p.rtr_send || q.rtr_send) && (!p.rtr_write || q.rtr_write) && (!p.rtr_read || q.rtr_read);
-  return p.peer_to_peer && chosen <= 1 && offered;
+bool reply_sets_rtr(const EnhancedData& p) { return p.rtr_send || p.rtr_write || p.rtr_read; }
+
+bool reply_p2p_valid(const EnhancedData& q, const EnhancedData& p) {
+  return p.peer_to_peer == q.peer_to_peer && (!q.peer_to_peer || reply_sets_rtr(p));
 }
 
 std::optional<wire::Hint> diagnose_ird_ord_swapped(const EnhancedData& request, const EnhancedData& reply) {
-  if (reply_rtr_choice_valid(request, reply)) return std::nullopt;
+  if (!request.peer_to_peer || reply_p2p_valid(request, reply)) return std::nullopt;
   const EnhancedData fixed = exchanged(reply);
-  if (!reply_rtr_choice_valid(request, fixed)) return std::nullopt;
-  const std::string kind = fixed.rtr_send ? "the zero-length Send" : fixed.rtr_write ? "the zero-length RDMA Write"
-                                          : fixed.rtr_read ? "the zero-length RDMA Read" : "no";
-  return wire::Hint{"ird-ord-swapped", "read with its IRD and ORD words exchanged the Reply sets A, chooses " + kind +
+  if (!reply_p2p_valid(request, fixed)) return std::nullopt;
+  std::string kinds;
+  for (const auto& [set, what] : {std::pair{fixed.rtr_send, "zero-length Send"},
+                                  std::pair{fixed.rtr_write, "zero-length RDMA Write"},
+                                  std::pair{fixed.rtr_read, "zero-length RDMA Read"}})
+    if (set) kinds += (kinds.empty() ? "the " : " and the ") + std::string(what);
+  return wire::Hint{"ird-ord-swapped", "read with its IRD and ORD words exchanged the Reply sets A, sets " + kinds +
                                            " RTR and has IRD " + std::to_string(fixed.ird) + ", ORD " +
                                            std::to_string(fixed.ord) +
                                            "; RFC 6581 §9 sends the IRD word (A, B, IRD) first, then the ORD word "

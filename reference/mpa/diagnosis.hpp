@@ -34,8 +34,11 @@ std::optional<wire::Hint> diagnose_pd_length(std::uint16_t pd_length);
 // word's (A, send RTR) belong.
 std::optional<wire::Hint> diagnose_ird_ord_swapped(const EnhancedData& request, const EnhancedData& reply);
 
-// RFC 6581 §9.2 as the observer checks it: A set in the Reply, at most one
-// RTR kind chosen, each chosen kind offered by the Request.
-bool reply_rtr_choice_valid(const EnhancedData& request, const EnhancedData& reply);
+// RFC 6581 §9.2: whether a Reply sets at least one RTR kind (B, C or D).
+bool reply_sets_rtr(const EnhancedData& reply);
+// RFC 6581 §9.2 as the observer checks a Reply: A as in the Request, and in
+// the peer-to-peer model at least one RTR kind set (several, and kinds not
+// offered, are allowed).
+bool reply_p2p_valid(const EnhancedData& request, const EnhancedData& reply);
 
 }  // namespace rdmaconf::mpa

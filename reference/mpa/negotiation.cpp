@@ -305,23 +305,24 @@ void Negotiation::accept(wire::Bytes private_data) {
     ours.ird = theirs.ord == kMaxIrdOrd ? kMaxIrdOrd : local_ird;
     ours.ord = theirs.ird == kMaxIrdOrd ? kMaxIrdOrd : local_ord;
     if (theirs.peer_to_peer) {
-      // RFC 6581 §9.2: A is echoed, and exactly one offered RTR kind chosen.
+      // RFC 6581 §9.2: A is echoed; the Reply sets every offered RTR kind
+      // we can receive (a SHOULD), and when there is none, every kind we
+      // can receive (at least one is a MUST). The initiator picks one of
+      // them, or terminates with code 0x07 if it can send none.
       ours.peer_to_peer = true;
+      RtrKinds usable = config_.rtr;
+      // A zero-length Read needs a Read credit on both sides.
+      if (local_ird == 0 || theirs.ord == 0) usable.read = false;
       const RtrKinds offered = offered_by(theirs);
-      RtrKind chosen = RtrKind::kNone;
-      for (RtrKind k : config_.rtr_preference) {
-        if (!offered.contains(k) || !config_.rtr.contains(k)) continue;
-        // A zero-length Read needs a Read credit on both sides.
-        if (k == RtrKind::kZeroLengthRead && (local_ird == 0 || theirs.ord == 0)) continue;
-        chosen = k;
-        break;
-      }
-      ours.rtr_send = chosen == RtrKind::kZeroLengthSend;
-      ours.rtr_write = chosen == RtrKind::kZeroLengthWrite;
-      ours.rtr_read = chosen == RtrKind::kZeroLengthRead;
-      no_matching_rtr = chosen == RtrKind::kNone;
+      RtrKinds set{usable.send && offered.send, usable.write && offered.write, usable.read && offered.read};
+      if (set.empty()) set = usable;
+      ours.rtr_send = set.send;
+      ours.rtr_write = set.write;
+      ours.rtr_read = set.read;
+      // Only a responder that can receive no RTR kind at all has none to set.
+      no_matching_rtr = set.empty();
       out.peer_to_peer = true;
-      out.rtr_to_expect = chosen;
+      out.rtr_to_expect = set;
     }
     reply_data = ours;
     out.enhanced = true;
@@ -347,7 +348,7 @@ void Negotiation::accept(wire::Bytes private_data) {
           .action = FailureAction::kSendTerminateThenClose,
           .terminate_code = LlpErrorCode::kNoMatchingRtr,
           .decode_error = std::nullopt,
-          .reason = "none of the offered RTR kinds can be received (RFC 6581 §9.2)",
+          .reason = "this responder can receive no RTR kind, so it cannot serve the peer-to-peer model (RFC 6581 §9.2)",
           .peer_revision = std::nullopt,
           .peer_private_data = request.ulp_private_data});
     return;
@@ -456,15 +457,21 @@ void Negotiation::on_reply(const ReqRepFrame& reply) {
       out.ord = theirs.ird;
     }
     if (ours.peer_to_peer) {
-      // RFC 6581 §9.2: A echoed, exactly one of the offered kinds chosen.
-      const int chosen = int{theirs.rtr_send} + int{theirs.rtr_write} + int{theirs.rtr_read};
-      const RtrKind kind = theirs.rtr_send    ? RtrKind::kZeroLengthSend
-                           : theirs.rtr_write ? RtrKind::kZeroLengthWrite
-                           : theirs.rtr_read  ? RtrKind::kZeroLengthRead
-                                              : RtrKind::kNone;
-      if (!theirs.peer_to_peer || chosen != 1 || !offered_by(ours).contains(kind))
+      // RFC 6581 §9.2: the Reply may set several kinds, also ones we did
+      // not offer; we send one of those we can send (all of which we
+      // offered), in our order of preference. None: code 0x07.
+      const RtrKinds set = offered_by(theirs);
+      RtrKind kind = RtrKind::kNone;
+      for (RtrKind k : config_.rtr_preference)
+        // A zero-length Read needs a Read credit (our ORD after adjustment).
+        if (set.contains(k) && config_.rtr.contains(k) && !(k == RtrKind::kZeroLengthRead && out.ord == 0)) {
+          kind = k;
+          break;
+        }
+      if (!theirs.peer_to_peer || kind == RtrKind::kNone)
         return terminate(FailureKind::kNoMatchingRtr, LlpErrorCode::kNoMatchingRtr,
-                         "Reply does not choose exactly one offered RTR kind (RFC 6581 §9.2)");
+                         theirs.peer_to_peer ? "the Reply sets no RTR kind we can send (RFC 6581 §9.2)"
+                                             : "the Reply clears A: no peer-to-peer model to start (RFC 6581 §9.2)");
       out.peer_to_peer = true;
       out.rtr_to_send = kind;
     } else if (theirs.peer_to_peer) {

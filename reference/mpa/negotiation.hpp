@@ -63,9 +63,10 @@ struct NegotiationConfig {
   std::uint16_t ird = 1;
   std::uint16_t ord = 1;
   bool peer_to_peer = false;  // initiator: ask for the peer-to-peer model
-  // Initiator: RTR kinds offered. Responder: RTR kinds it can receive.
+  // Initiator: RTR kinds it can send, all offered (RFC 6581 §9.2).
+  // Responder: RTR kinds it can receive.
   RtrKinds rtr = {true, true, true};
-  // Responder: order in which an offered RTR kind is chosen.
+  // Initiator: order in which it picks one of the kinds the Reply sets.
   RtrKind rtr_preference[3] = {RtrKind::kZeroLengthWrite, RtrKind::kZeroLengthRead,
                                RtrKind::kZeroLengthSend};
   // Initiator: lower our ORD to the responder's IRD (true), or fail with
@@ -100,7 +101,7 @@ struct NegotiationOutcome {
   std::uint16_t peer_ord = 0;
   bool peer_to_peer = false;
   RtrKind rtr_to_send = RtrKind::kNone;    // initiator: RDMAP sends this first
-  RtrKind rtr_to_expect = RtrKind::kNone;  // responder: send nothing before it arrives
+  RtrKinds rtr_to_expect;                  // responder: the kinds its Reply set; nothing is sent before one arrives
 };
 
 enum class FailureKind : std::uint8_t {

@@ -30,6 +30,12 @@ bool is_rtr(mpa::RtrKind kind, const wire::Chunks& ulpdu) {
   return false;
 }
 
+bool is_rtr(const mpa::RtrKinds& kinds, const wire::Chunks& ulpdu) {
+  for (mpa::RtrKind k : {mpa::RtrKind::kZeroLengthSend, mpa::RtrKind::kZeroLengthWrite, mpa::RtrKind::kZeroLengthRead})
+    if (kinds.contains(k) && is_rtr(k, ulpdu)) return true;
+  return false;
+}
+
 wire::Status post_rtr(Stream& stream, mpa::RtrKind kind, WorkRequestId id) {
   switch (kind) {
     case mpa::RtrKind::kZeroLengthSend: return stream.post_send(id, wire::Chunks{});

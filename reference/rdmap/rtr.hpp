@@ -1,8 +1,10 @@
 // RFC 6581 §9.2: the Ready-to-Receive (RTR) messages of the peer-to-peer
-// model. After a Reply that chose one RTR kind, the initiator's first FPDU is
-// that message, and the responder sends nothing before it arrived; a first
-// FPDU that is anything else is an error ("no matching RTR", LLP error code
-// 0x07, RFC 6581 §10).
+// model. The Reply sets the RTR kinds the responder accepts; the initiator's
+// first FPDU is one of them, and the responder sends nothing before it
+// arrived. This reference treats a first FPDU that is none of them as "no
+// matching RTR" (LLP error code 0x07, RFC 6581 §8): the text names the code
+// for an initiator that can send none of the kinds, and gives a responder
+// none of its own for this case.
 #pragma once
 
 #include "mpa/negotiation.hpp"
@@ -16,6 +18,8 @@ namespace rdmaconf::rdmap {
 //   zero-length RDMA Write   tagged, L set, opcode RDMA Write, no payload
 //   zero-length RDMA Read    a Read Request whose RDMA Read Message Size is 0
 bool is_rtr(mpa::RtrKind kind, const wire::Chunks& ulpdu);
+// Whether `ulpdu` is the RTR message of one of `kinds`.
+bool is_rtr(const mpa::RtrKinds& kinds, const wire::Chunks& ulpdu);
 
 // Posts the RTR message of `kind` on the initiator's stream, before any other
 // work, so that it is the first FPDU sent (the zero-length Write names STag 0

@@ -49,8 +49,8 @@ TEST(MpaDiagnosis, IrdAndOrdExchanged) {
   const EnhancedData request{true, false, false, true, 4, 4};  // A, offers the Read RTR
   const EnhancedData meant{true, false, false, true, 8, 2};
   const EnhancedData sent{false, true, true, false, 2, 8};     // meant, words exchanged
-  EXPECT_TRUE(reply_rtr_choice_valid(request, meant));
-  EXPECT_FALSE(reply_rtr_choice_valid(request, sent));
+  EXPECT_TRUE(reply_p2p_valid(request, meant));
+  EXPECT_FALSE(reply_p2p_valid(request, sent));
   const auto h = diagnose_ird_ord_swapped(request, sent);
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->mistake, "ird-ord-swapped");

@@ -80,7 +80,7 @@ TEST(MpaNegotiation, Rev2DefaultsSucceedOnBothSides) {
   EXPECT_EQ(to_vec(r.peer_private_data), (Bytes{'i', 'n', 'i'}));
   EXPECT_FALSE(i.peer_to_peer);
   EXPECT_EQ(i.rtr_to_send, RtrKind::kNone);
-  EXPECT_EQ(r.rtr_to_expect, RtrKind::kNone);
+  EXPECT_TRUE(r.rtr_to_expect.empty());
 }
 
 TEST(MpaNegotiation, Rev1) {
@@ -375,46 +375,65 @@ TEST(MpaNegotiation, PeerToPeerWithEachRtrKind) {
     ASSERT_EQ(p.init.state(), NegotiationState::kFullOperation) << name(k);
     EXPECT_TRUE(p.init.outcome()->peer_to_peer);
     EXPECT_EQ(p.init.outcome()->rtr_to_send, k) << name(k);
-    EXPECT_EQ(p.resp.outcome()->rtr_to_expect, k) << name(k);
+    EXPECT_EQ(p.resp.outcome()->rtr_to_expect, i.rtr) << name(k);
   }
 }
 
-TEST(MpaNegotiation, ResponderChoosesByItsPreference) {
+// RFC 6581 §9.2: the Reply sets every offered kind the responder can
+// receive (a SHOULD); the initiator picks one by its own preference.
+TEST(MpaNegotiation, ReplySetsEveryOfferedKindAndTheInitiatorPicks) {
   NegotiationConfig i = initiator(), r = responder();
   i.peer_to_peer = true;  // offers all three
-  r.rtr_preference[0] = RtrKind::kZeroLengthSend;
+  i.rtr_preference[0] = RtrKind::kZeroLengthSend;
+  r.rtr = RtrKinds{true, true, false};  // cannot receive a zero-length Read
   Pair p(i, r);
   p.run();
+  ASSERT_EQ(p.init.state(), NegotiationState::kFullOperation);
   EXPECT_EQ(p.init.outcome()->rtr_to_send, RtrKind::kZeroLengthSend);
-  // The Reply on the wire echoes A and sets exactly B.
+  EXPECT_EQ(p.resp.outcome()->rtr_to_expect, (RtrKinds{true, true, false}));
   ASSERT_TRUE(p.init.peer_frame().has_value());
   const EnhancedData& e = *p.init.peer_frame()->enhanced_data;
   EXPECT_TRUE(e.peer_to_peer);
   EXPECT_TRUE(e.rtr_send);
-  EXPECT_FALSE(e.rtr_write);
+  EXPECT_TRUE(e.rtr_write);
   EXPECT_FALSE(e.rtr_read);
 }
 
-TEST(MpaNegotiation, NoMatchingRtrAtTheResponder) {
+// RFC 6581 §9.2: a responder that can receive none of the offered kinds
+// still sets one it can (a MUST), and the initiator, able to send none of
+// them, terminates with code 0x07.
+TEST(MpaNegotiation, NoOfferedKindSupportedSetsOwnKinds) {
   NegotiationConfig i = initiator(), r = responder();
   i.peer_to_peer = true;
   i.rtr = RtrKinds{true, false, false};  // Send only
   r.rtr = RtrKinds{false, true, true};   // cannot receive a Send RTR
   Pair p(i, r);
   p.run();
-  ASSERT_EQ(p.resp.state(), NegotiationState::kFailed);
-  EXPECT_EQ(p.resp.failure()->kind, FailureKind::kNoMatchingRtr);
-  EXPECT_EQ(p.resp.failure()->action, FailureAction::kSendTerminateThenClose);
-  EXPECT_EQ(p.resp.failure()->terminate_code, LlpErrorCode::kNoMatchingRtr);
-  // The Reply that went out chose nothing, so the initiator fails the same way.
+  ASSERT_EQ(p.resp.state(), NegotiationState::kFullOperation);
+  EXPECT_EQ(p.resp.outcome()->rtr_to_expect, (RtrKinds{false, true, true}));
   ASSERT_EQ(p.init.state(), NegotiationState::kFailed);
+  EXPECT_EQ(p.init.failure()->kind, FailureKind::kNoMatchingRtr);
+  EXPECT_EQ(p.init.failure()->action, FailureAction::kSendTerminateThenClose);
   EXPECT_EQ(p.init.failure()->terminate_code, LlpErrorCode::kNoMatchingRtr);
 }
 
-// RFC 6581 §9.2: A must be echoed; a Reply choosing an RTR kind that was
-// not offered is no match either.
-TEST(MpaNegotiation, ReplyWithoutAOrWithAnUnofferedRtr) {
-  for (int variant = 0; variant < 3; ++variant) {
+// A responder that can receive no RTR kind at all cannot serve the
+// peer-to-peer model: it fails with code 0x07 after its Reply.
+TEST(MpaNegotiation, ResponderWithoutAnyRtrKind) {
+  NegotiationConfig i = initiator(), r = responder();
+  i.peer_to_peer = true;
+  r.rtr = RtrKinds{};
+  Pair p(i, r);
+  p.run();
+  ASSERT_EQ(p.resp.state(), NegotiationState::kFailed);
+  EXPECT_EQ(p.resp.failure()->terminate_code, LlpErrorCode::kNoMatchingRtr);
+}
+
+// RFC 6581 §9.2: a Reply that clears A, or sets only kinds the initiator
+// cannot send, leaves it nothing to send: code 0x07. One that also sets an
+// unoffered kind beside one it can send is fine.
+TEST(MpaNegotiation, ReplyWithoutAOrWithoutASendableRtr) {
+  for (int variant = 0; variant < 4; ++variant) {
     NegotiationConfig i = initiator();
     i.peer_to_peer = true;
     i.rtr = RtrKinds{false, true, false};  // Write only
@@ -426,12 +445,16 @@ TEST(MpaNegotiation, ReplyWithoutAOrWithAnUnofferedRtr) {
     e.ird = 1;
     e.ord = 1;
     e.peer_to_peer = variant != 0;
-    e.rtr_write = variant == 0;
+    e.rtr_write = variant == 0 || variant == 3;
     e.rtr_read = variant == 1;
-    e.rtr_send = variant == 2;
-    e.rtr_write |= variant == 2;  // two kinds at once
+    e.rtr_send = variant == 2 || variant == 3;
     f.enhanced = e;
     init.receive(encode_req_rep(f));
+    if (variant == 3) {
+      ASSERT_EQ(init.state(), NegotiationState::kFullOperation);
+      EXPECT_EQ(init.outcome()->rtr_to_send, RtrKind::kZeroLengthWrite);
+      continue;
+    }
     ASSERT_EQ(init.state(), NegotiationState::kFailed) << variant;
     EXPECT_EQ(init.failure()->kind, FailureKind::kNoMatchingRtr) << variant;
     EXPECT_EQ(init.failure()->terminate_code, LlpErrorCode::kNoMatchingRtr) << variant;

@@ -67,7 +67,7 @@ TEST(Registry, KnownIdsExist) {
   for (std::string_view id : {"rfc5044-7.1.1-key-request", "rfc5044-7.1.1-pd-length-max",
                               "rfc5044-4.4-crc-check", "rfc5041-7.1-stag-invalid",
                               "rfc5040-4.8-terminate-layer-etype-code", "rfc7609-a.2-eyecatcher",
-                              "rfc6581-9.2-rtr-choice-one"}) {
+                              "rfc6581-9.2-reply-rtr-at-least-one"}) {
     EXPECT_NE(rq::find(id), nullptr) << id;
   }
 }

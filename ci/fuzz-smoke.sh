@@ -8,6 +8,7 @@
 #   FUZZ_SECONDS=60 ci/fuzz-smoke.sh               # longer
 #   FUZZ_SECONDS=600 FUZZ_JOBS=2 ci/fuzz-smoke.sh  # 10 min per target, two at a time
 #   FUZZ_TARGETS="mpa_deframer clc_message" ci/fuzz-smoke.sh
+#   FUZZ_PREBUILT=build/oss-fuzz/out FUZZ_SEEDS=build/oss-fuzz/work/seeds ci/fuzz-smoke.sh  # OSS-Fuzz's build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,23 +16,33 @@ seconds=${FUZZ_SECONDS:-4}
 build=${FUZZ_BUILD_DIR:-build/fuzz}
 flags="-fsanitize=address,undefined,fuzzer-no-link"
 
-echo "== fuzz build (clang, libFuzzer, ASan+UBSan) in $build"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDMACONF_WERROR=ON \
-  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
-  -DRDMACONF_FUZZ=ON -DRDMACONF_BUILD_TESTS=OFF -DRDMACONF_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build "$build" -j "$(nproc)" --target fuzz_targets
-
-seeds=$build/seeds
-rm -rf "$seeds"
-"$build/fuzz/fuzz_make_corpus" "$seeds" >/dev/null
+if [ -n "${FUZZ_PREBUILT:-}" ]; then
+  # Targets built elsewhere: ci/oss-fuzz/emulate.sh leaves OSS-Fuzz's build
+  # in its $OUT and the fresh seeds in $WORK/seeds (FUZZ_SEEDS).
+  bin=$FUZZ_PREBUILT
+  seeds=${FUZZ_SEEDS:-$build/seeds}
+  echo "== fuzz targets from $bin"
+else
+  echo "== fuzz build (clang, libFuzzer, ASan+UBSan) in $build"
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDMACONF_WERROR=ON \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+    -DRDMACONF_FUZZ=ON -DRDMACONF_BUILD_TESTS=OFF -DRDMACONF_BUILD_BENCHMARKS=OFF >/dev/null
+  cmake --build "$build" -j "$(nproc)" --target fuzz_targets
+  bin=$build/fuzz
+  seeds=$build/seeds
+  rm -rf "$seeds"
+  "$bin/fuzz_make_corpus" "$seeds" >/dev/null
+fi
 
 # Findings in folders fuzz/ does not own, reported and awaiting their fix,
 # are listed in fuzz/known-issues.ubsan.supp; everything else halts.
-export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$PWD/fuzz/known-issues.ubsan.supp"
+# silence_unsigned_overflow as OSS-Fuzz runs: its UBSan build checks unsigned
+# overflow (well defined in C++) only as a fuzzing signal, never as a finding.
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:silence_unsigned_overflow=1:suppressions=$PWD/fuzz/known-issues.ubsan.supp"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
 
-targets=${FUZZ_TARGETS:-$(cd "$build/fuzz" && ls *_fuzzer | sed 's/_fuzzer$//')}
+targets=${FUZZ_TARGETS:-$(cd "$bin" && ls *_fuzzer | sed 's/_fuzzer$//')}
 # Targets with an open finding in another folder (fuzz/known-issues/): a
 # failure is printed but does not fail the run.
 known=$(grep -v '^#' fuzz/known-issues/targets.txt 2>/dev/null || true)
@@ -50,7 +61,7 @@ run_target() {
   [ -s "$dict" ] && dict_flag=("-dict=$dict")
   local inputs=()
   for d in "fuzz/corpus/$t" "$seeds/$t" "fuzz/regressions/$t"; do [ -d "$d" ] && inputs+=("$d"); done
-  if "$build/fuzz/${t}_fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+  if "$bin/${t}_fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
        "${dict_flag[@]}" -artifact_prefix="$artifacts/" "$work" "${inputs[@]}" > "$work.log" 2>&1; then
     echo "ok  $(grep -E '^#[0-9]+' "$work.log" | tail -1 | grep -oE 'cov: [0-9]+|exec/s: [0-9]+' | tr '\n' ' ')" > "$work.result"
   elif echo "$known" | grep -qx "$t"; then

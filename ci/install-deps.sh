@@ -21,6 +21,12 @@ packages=(
   libwireshark-dev libglib2.0-dev
   # the device agent (conformance/agent/): verbs and rdma_cm from rdma-core; JSON for its control channel
   libibverbs-dev librdmacm-dev nlohmann-json3-dev
+  # the OSS-Fuzz build emulated (ci/oss-fuzz/emulate.sh): libc++, and what ISA-L's and libpcap's
+  # source builds need (apt-get source: dpkg-dev)
+  libc++-14-dev libc++abi-14-dev nasm autoconf automake libtool flex bison zip unzip dpkg-dev
+  # the lab dashboard (conformance/dashboard/): its history database; its browser test runs Debian's
+  # chromium headless, driven by puppeteer-core from npm (installed below)
+  libsqlite3-dev chromium nodejs
 )
 
 missing=()
@@ -32,12 +38,24 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The dashboard's browser test driver, pinned by its lockfile.
+browser_tests="$(dirname "$0")/../conformance/dashboard/tests/browser"
+if [ ! -d "$browser_tests/node_modules/puppeteer-core" ]; then
+  # Debian's nodejs comes without npm (its own package); some nodejs builds bring it along.
+  if ! command -v npm >/dev/null; then
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm
+  fi
+  echo "install-deps: npm ci in conformance/dashboard/tests/browser"
+  npm ci --prefix "$browser_tests" --no-audit --no-fund
+fi

@@ -7,12 +7,15 @@
 # Builds what is missing (host packages, rdmaconf and rdmaconf-agent, the guest image), boots the
 # guest, and leaves in reports/interop/:
 #   siw/results.json                             `rdmaconf run` through the agent against siw (all passes)
-#   siw/{responder,initiator,initiator-last}/    each pass's results.json, junit.xml and html/
+#   siw/<pass>/                                  each pass's results.json, junit.xml and html/: mpa-, ddp-,
+#                                                rdmap-responder, initiator, initiator-last (the case that
+#                                                crashes siw's host, run last); <pass>-2 ... after a kernel BUG
+#   siw/kernel.txt                               every kernel BUG/Oops seen after a pass, and the case it came with
 #   siw/cases/                                   one capture per case, as the tester saw it
 #   siw/replay.txt                               the shared rping recordings replayed against siw's rping
-#   siw/live.pcap, siw/analyze.json              tcpdump in the guest during the run, and its analysis
+#   siw/live.pcap, siw/analyze.json              tcpdump in the guest during the run (all boots), and its analysis
 #   smc/results.json, smc/junit.xml, smc/html/   the clc suite against Linux SMC (net/smc)
-#   timings.txt, guest/                          measured times; the guest's logs and kernel log
+#   timings.txt, guest/                          measured times; the guest's logs and kernel logs
 # then powers the guest off. Exit status: 0 when everything ran (failing cases are findings, not
 # errors: see docs/interop.md), 1 when a step could not run.
 #
@@ -94,48 +97,117 @@ vm() { bash ci/interop/vm.sh "$@"; }
 guest() { vm exec "$run" "$@"; }
 stop_guest() {
   [ -e "$run/qemu.pid" ] || return 0
-  guest 'dmesg' > "$out/guest/dmesg.txt" 2>&1 || true
+  kill -0 "$(cat "$run/qemu.pid")" 2> /dev/null || { rm -f "$run/qemu.pid"; return 0; }
+  guest 'dmesg' 30 > "$out/guest/dmesg.txt" 2>&1 || true
   [ "$keep" = 1 ] && { log "guest left running: bash ci/interop/vm.sh exec $run 'CMD'; ... stop $run"; return 0; }
   vm stop "$run"
 }
 trap stop_guest EXIT
 
+# The guest's kernel: two bugs in Linux end a boot's usefulness (docs/interop.md, "Kernel crashes").
+# After every pass the kernel log is read; a BUG or Oops is recorded in siw/kernel.txt (with the
+# guest's log in guest/dmesg-bootN.txt), the guest is rebooted and the run goes on.
+boots=0
+boot_guest() {
+  boots=$((boots + 1))
+  FORWARD="$p_control:7500 $p_rping:$p_rping $p_iut:$p_iut" GUESTFWD="$p_tester" vm start "$run" "${bins[@]}"
+}
+kernel_ok() {  # kernel_ok AFTER: false (and recorded) when this boot's kernel log has a BUG or Oops
+  local dmesg first
+  dmesg="$(guest 'dmesg' 2>&1)" || { echo "boot $boots, after $1: the guest did not answer" | tee -a "$out/siw/kernel.txt" >&2; return 1; }
+  first="$(grep -m1 -E 'BUG:|kernel BUG at|Oops:|general protection fault' <<< "$dmesg")" || return 0
+  printf '%s\n' "$dmesg" > "$out/guest/dmesg-boot$boots.txt"
+  echo "boot $boots, after $1: $first (guest/dmesg-boot$boots.txt)" | tee -a "$out/siw/kernel.txt" >&2
+  return 1
+}
+siw_up() {  # siw on eth0, tcpdump (live-bootN.pcap, for `rdmaconf analyze`), the agent on siw0
+  guest 'bash /opt/rdmaconf/siw-up.sh' | tee -a "$out/guest/siw-up.txt"
+  guest "setsid tcpdump -i eth0 -s 0 -U -n -w live-boot$boots.pcap tcp > tcpdump.log 2>&1 < /dev/null & echo \$! > tcpdump.pid; sleep 2; cat tcpdump.log"
+  [ -n "$agent" ] || return 0
+  guest "setsid rdmaconf-agent --backend rdma-core --device siw0 --control 10.0.2.15:7500 --bind --token $token \
+           > agent-boot$boots.log 2>&1 < /dev/null &
+         for i in \$(seq 60); do ss -Htln 'sport = :7500' | grep -q . && break; sleep 0.5; done; cat agent-boot$boots.log"
+}
+reboot_guest() {  # after a kernel BUG: power off (a stuck guest gets SIGTERM after 20 s), boot again
+  local t=$SECONDS
+  guest 'kill -INT "$(cat tcpdump.pid)"' > /dev/null 2>&1 || true
+  STOP_TIMEOUT=20 vm stop "$run" || true
+  boot_guest
+  want siw && siw_up
+  timing "reboot after a kernel BUG" $((SECONDS - t))
+}
+
 t0=$SECONDS
-FORWARD="$p_control:7500 $p_rping:$p_rping $p_iut:$p_iut" GUESTFWD="$p_tester" vm start "$run" "${bins[@]}"
+boot_guest
 timing "boot (qemu start -> guest ready)" $((SECONDS - t0))
 
 # --- siw ----------------------------------------------------------------------------------------
+# The catalogue through the agent in passes (responder-role cases per suite, the replays, the
+# initiator-role cases), each followed by the kernel check; a pass during which the kernel hit a
+# BUG is run once more on the fresh boot (its first attempt stays in siw/NAME-crashed/). The
+# initiator case whose Reply crashes siw's host runs at the very end (below SMC), in the boot it ends.
+# --reply-settle: siw misses an FPDU that arrives right after its MPA Reply (docs/interop.md), so
+# the tester waits 200 ms there and the cases test what they were written for;
+# mpa-responder-fpdu-right-after-reply sends at once and shows the race.
+crash_case=mpa-initiator-reply-pd-too-long
+passes=()
 if want siw; then
   t0=$SECONDS
-  guest 'bash /opt/rdmaconf/siw-up.sh' | tee "$out/guest/siw-up.txt"
-  # Everything siw sends or receives on eth0, for `rdmaconf analyze` afterwards.
-  guest 'setsid tcpdump -i eth0 -s 0 -U -n -w live.pcap tcp > tcpdump.log 2>&1 < /dev/null & echo $! > tcpdump.pid; sleep 2; cat tcpdump.log'
+  siw_up
+  timing "siw: siw, tcpdump and agent up" $((SECONDS - t0))
 
-  # The catalogue through the agent, in three passes, because two things in siw end its usefulness
-  # for the rest of a boot (docs/interop.md, "Kernel crashes"): responder-role cases first, then
-  # the replays (paced like a real client: these must match message by message), then the
-  # initiator-role cases, the one whose Reply crashes siw last.
+  cases_of() {  # cases_of SUITE ROLE: the ids of SUITE's cases of ROLE, without the crash case
+    "$rdmaconf" cases --suite "$1" | awk -v role="$2" -v crash="$crash_case" '$NF == role && $1 != crash { print $1 }'
+  }
+  common=(--agent "http://127.0.0.1:$p_control" --token "$token" --target "127.0.0.1:$p_iut"
+          --listen "127.0.0.1:$p_tester" --agent-connect-to "10.0.2.100:$p_tester" --agent-nat --time-scale 2
+          --reply-settle 200)
+  siw_pass() {  # siw_pass NAME CASE-ARGS...: one `rdmaconf run`, reports in $out/siw/NAME/
+    local name=$1 rc=0; shift
+    mkdir -p "$out/siw/$name"
+    "$rdmaconf" run "${common[@]}" "$@" --json "$out/siw/$name/results.json" --junit "$out/siw/$name/junit.xml" \
+      --html "$out/siw/$name/html" --pcap "$out/siw/cases" 2>&1 | tee -a "$out/siw/run.txt" || rc=$?
+    echo "rdmaconf run ($name) exit status $rc" | tee -a "$out/siw/run.txt"
+  }
+  checked_pass() {  # checked_pass NAME CASE-ID...: siw_pass, then the kernel check (see kernel_ok)
+    # After a BUG: the case it came with is named in siw/kernel.txt (the first whose capture was
+    # written after the BUG's time, from the guest's uptime), the verdicts up to it stand, the guest
+    # reboots and the cases after it run again as pass NAME-2 (NAME-3, ...).
+    local name=$1 t=$SECONDS part=$1 attempt=1 up0 host0 bug_up bug_host i trigger f
+    shift
+    local ids=("$@")
+    while [ ${#ids[@]} -gt 0 ]; do
+      up0="$(guest 'cut -d" " -f1 /proc/uptime')"
+      host0="$(date +%s.%N)"
+      # shellcheck disable=SC2046  # one word per --case argument
+      siw_pass "$part" $(printf -- '--case %s ' "${ids[@]}")
+      passes+=("$part")
+      kernel_ok "pass $part" && break
+      bug_up="$(grep -m1 -E 'BUG:|kernel BUG at|Oops:|general protection fault' "$out/guest/dmesg-boot$boots.txt" \
+                | sed -E 's/^\[ *([0-9.]+)\].*/\1/')"
+      bug_host="$(awk -v h="$host0" -v u0="$up0" -v u="$bug_up" 'BEGIN { printf "%.3f", h + (u - u0) }')"
+      trigger=$((${#ids[@]} - 1))
+      for i in "${!ids[@]}"; do
+        f="$out/siw/cases/${ids[$i]}.pcapng"
+        [ -e "$f" ] || continue
+        if awk -v a="$(stat -c %.3Y "$f")" -v b="$bug_host" 'BEGIN { exit !(a >= b) }'; then trigger=$i; break; fi
+      done
+      echo "  it came with case ${ids[$trigger]} (pass $part); $((${#ids[@]} - trigger - 1)) cases after it run again after a reboot" \
+        | tee -a "$out/siw/kernel.txt" >&2
+      echo "${ids[$trigger]}" >> "$out/siw/kernel-cases.txt"
+      jq --argjson n $((trigger + 1)) '.cases |= .[:$n]' "$out/siw/$part/results.json" > "$out/siw/$part/results.kept.json" \
+        && mv "$out/siw/$part/results.kept.json" "$out/siw/$part/results.json"
+      ids=("${ids[@]:$((trigger + 1))}")
+      reboot_guest
+      attempt=$((attempt + 1))
+      part="$name-$attempt"
+    done
+    timing "siw: pass $name" $((SECONDS - t))
+  }
+
   if [ -n "$agent" ]; then
-    t0=$SECONDS
-    guest "setsid rdmaconf-agent --backend rdma-core --device siw0 --control 10.0.2.15:7500 --bind --token $token \
-             > agent.log 2>&1 < /dev/null &
-           for i in \$(seq 60); do ss -Htln 'sport = :7500' | grep -q . && break; sleep 0.5; done; cat agent.log"
-    cases_of() {  # cases_of ROLE [grep -v PATTERN]: --case arguments for the iWARP suites' cases of ROLE
-      "$rdmaconf" cases --suite mpa --suite ddp --suite rdmap | awk -v role="$1" '$NF == role { print $1 }' \
-        | grep -v -e "${2:-^$}" | sed 's/^/--case\n/' | tr '\n' ' '
-    }
-    common=(--agent "http://127.0.0.1:$p_control" --token "$token" --target "127.0.0.1:$p_iut"
-            --listen "127.0.0.1:$p_tester" --agent-connect-to "10.0.2.100:$p_tester" --agent-nat --time-scale 2)
-    siw_pass() {  # siw_pass NAME CASE-ARGS...: one `rdmaconf run`, reports in $out/siw/NAME/
-      local name=$1 rc=0; shift
-      mkdir -p "$out/siw/$name"
-      "$rdmaconf" run "${common[@]}" "$@" --json "$out/siw/$name/results.json" --junit "$out/siw/$name/junit.xml" \
-        --html "$out/siw/$name/html" --pcap "$out/siw/cases" 2>&1 | tee -a "$out/siw/run.txt" || rc=$?
-      echo "rdmaconf run ($name) exit status $rc" | tee -a "$out/siw/run.txt"
-    }
     # shellcheck disable=SC2046  # one word per --case argument
-    siw_pass responder $(cases_of responder)
-    timing "siw: responder-role cases" $((SECONDS - t0))
+    for suite in mpa ddp rdmap; do checked_pass "$suite-responder" $(cases_of "$suite" responder); done
   else
     echo "rdmaconf-agent is not built in this tree: the catalogue was not run against siw" | tee "$out/siw/run.txt"
   fi
@@ -154,28 +226,14 @@ if want siw; then
     [ "$rc" = 0 ] || replay_failed=1
     guest 'p=$(cat rping.pid); for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $p 2> /dev/null || exit 0; sleep 0.5; done; kill $p' || true
   done
+  kernel_ok "the rping replays" || reboot_guest
   timing "siw: rping replay" $((SECONDS - t0))
 
-  if [ -n "$agent" ]; then
-    t0=$SECONDS
-    # shellcheck disable=SC2046
-    siw_pass initiator $(cases_of initiator 'mpa-initiator-reply-pd-too-long')
-    siw_pass initiator-last --case 'mpa-initiator-reply-pd-too-long'
-    # One results.json for all passes, in `rdmaconf run`'s format.
-    jq -s 'reduce .[1:][] as $p (.[0];
-             .duration_ms += $p.duration_ms
-             | .summary = (.summary as $a | reduce ($a | keys[]) as $k ({}; .[$k] = $a[$k] + ($p.summary[$k] // 0)))
-             | .exit_code = ([.exit_code, $p.exit_code] | max)
-             | .cases += $p.cases)' \
-      $(ls "$out"/siw/{responder,initiator,initiator-last}/results.json 2> /dev/null) > "$out/siw/results.json" || true
-    timing "siw: initiator-role cases" $((SECONDS - t0))
-  fi
+  # shellcheck disable=SC2046
+  [ -n "$agent" ] && checked_pass initiator $(cases_of mpa initiator)
 
   guest 'kill -INT "$(cat tcpdump.pid)"; sleep 1; cat tcpdump.log' || true
-  cp "$run/share/live.pcap" "$out/siw/live.pcap"
-  "$rdmaconf" analyze "$out/siw/live.pcap" --json "$out/siw/analyze.json" > "$out/siw/analyze.txt" 2>&1 || true
-  tail -1 "$out/siw/analyze.txt"
-  for f in rping.log agent.log; do [ -e "$run/share/$f" ] && cp "$run/share/$f" "$out/guest/"; done
+  for f in rping.log agent-boot*.log; do [ -e "$run/share/$f" ] && cp "$run/share/$f" "$out/guest/"; done
 fi
 
 # --- SMC ----------------------------------------------------------------------------------------
@@ -208,6 +266,33 @@ if want smc; then
     echo "rdmaconf-agent is not built in this tree: the clc suite was not run against Linux SMC" | tee "$out/smc/run.txt"
   fi
   timing "smc: setup and clc suite" $((SECONDS - t0))
+fi
+
+# --- siw: the crash case, last ------------------------------------------------------------------
+if want siw && [ -n "$agent" ]; then
+  t0=$SECONDS
+  siw_pass initiator-last --case "$crash_case"
+  passes+=(initiator-last)
+  kernel_ok "pass initiator-last ($crash_case)" || true
+  timing "siw: $crash_case (last)" $((SECONDS - t0))
+  # One results.json for all passes, in `rdmaconf run`'s format (a pass cut short by a kernel BUG
+  # keeps only its cases up to the BUG, so the summary is counted again from the cases).
+  jq -s 'reduce .[1:][] as $p (.[0];
+           .duration_ms += $p.duration_ms
+           | .exit_code = ([.exit_code, $p.exit_code] | max)
+           | .cases += $p.cases)
+         | .summary = (reduce .cases[] as $c (.summary | map_values(0); .[$c.verdict] += 1))' \
+    $(for p in "${passes[@]}"; do ls "$out/siw/$p/results.json" 2> /dev/null; done) > "$out/siw/results.json" || true
+fi
+if want siw; then
+  # shellcheck disable=SC2012
+  pcaps=($(ls "$run"/share/live-boot*.pcap 2> /dev/null))
+  if [ ${#pcaps[@]} -gt 0 ]; then
+    mergecap -w "$out/siw/live.pcap" "${pcaps[@]}"
+    "$rdmaconf" analyze "$out/siw/live.pcap" --json "$out/siw/analyze.json" > "$out/siw/analyze.txt" 2>&1 || true
+    tail -1 "$out/siw/analyze.txt"
+  fi
+  [ -e "$out/siw/kernel.txt" ] || echo "no kernel BUG or Oops in any pass" > "$out/siw/kernel.txt"
 fi
 
 timing "total" $((SECONDS - t_start))

@@ -37,5 +37,15 @@ else
   echo "skipped: no RFC texts at $rfc_dir (give rdmaconf requirements --rfc-dir DIR to run it)"
 fi
 
-echo "== fuzz smoke (libFuzzer, ASan+UBSan; every target ${FUZZ_SECONDS:-3}s; docs/fuzzing.md)"
-FUZZ_SECONDS=${FUZZ_SECONDS:-3} bash ci/fuzz-smoke.sh
+# The fuzz targets built as OSS-Fuzz builds them (libc++, its flags, ISA-L
+# and libpcap from source, build.sh unchanged) and checked as its
+# check_build does; both sanitizers of project.yaml in one build. The smoke
+# run then fuzzes those binaries.
+echo "== OSS-Fuzz build emulated (ci/oss-fuzz/emulate.sh; docs/fuzzing.md)"
+SANITIZER="address undefined" OSSFUZZ_DIR=build/oss-fuzz bash ci/oss-fuzz/emulate.sh >build/oss-fuzz.log 2>&1 ||
+  { tail -40 build/oss-fuzz.log; exit 1; }
+grep -E "check_build|emulated" build/oss-fuzz.log
+
+echo "== fuzz smoke (libFuzzer, ASan+UBSan, libc++; every target ${FUZZ_SECONDS:-3}s; docs/fuzzing.md)"
+FUZZ_PREBUILT=build/oss-fuzz/out FUZZ_SEEDS=build/oss-fuzz/work/seeds FUZZ_SECONDS=${FUZZ_SECONDS:-3} \
+  bash ci/fuzz-smoke.sh

@@ -6,7 +6,8 @@
 #                                  read-only on /opt/rdmaconf (9p tag "bin") and has on its PATH.
 #   vm.sh exec RUN_DIR 'CMD' [S]   run CMD in the guest (cwd = the run folder, /run/rdmaconf in the
 #                                  guest), print its output, exit with its status; S = timeout (300)
-#   vm.sh stop RUN_DIR             ask the guest to power off; wait for qemu to exit (by its PID)
+#   vm.sh stop RUN_DIR             ask the guest to power off; wait for qemu to exit (by its PID), at
+#                                  most STOP_TIMEOUT s (60), then SIGTERM to that PID
 #
 # Network: one virtio NIC on qemu's user-mode network with restrict=on, so the guest reaches nothing
 # outside itself; the only ways in and out are explicit forwards bound to the host's 127.0.0.1:
@@ -104,9 +105,9 @@ cmd_stop() {
   pid="$(cat "$run/qemu.pid" 2> /dev/null || true)"
   [ -n "$pid" ] || return 0
   local i
-  for i in $(seq 1 300); do kill -0 "$pid" 2> /dev/null || break; sleep 0.2; done
+  for i in $(seq 1 $((${STOP_TIMEOUT:-60} * 5))); do kill -0 "$pid" 2> /dev/null || break; sleep 0.2; done
   if kill -0 "$pid" 2> /dev/null; then
-    log "qemu $pid still running 60 s after the power-off request: SIGTERM to that PID"
+    log "qemu $pid still running ${STOP_TIMEOUT:-60} s after the power-off request: SIGTERM to that PID"
     kill "$pid" 2> /dev/null || true
   fi
   rm -f "$run/qemu.pid"

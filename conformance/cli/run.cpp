@@ -10,6 +10,9 @@
 
 #include "agent_run.hpp"
 #include "command.hpp"
+#include "json.hpp"
+#include "publish.hpp"
+#include "run.hpp"
 #include "engine.hpp"
 #include "mutation.hpp"
 #include "pcap_hook.hpp"
@@ -21,15 +24,6 @@ namespace {
 
 namespace cf = conformance;
 
-struct RunArgs {
-  std::string target, clc_target, listen, cases_dir = cf::default_cases_dir();
-  std::vector<std::string> suites, ids, faults, iut_lacks;
-  bool reference = false, strict = false, quiet = false;
-  unsigned jobs = 8;
-  double time_scale = 1.0;
-  std::string junit, json, html, pcap;
-  AgentRunArgs agent;
-};
 
 // A suite runs only against a target that speaks it (the iWARP suites need
 // an MPA peer, clc an SMC-R CLC peer); what is left out is said, with why.
@@ -59,17 +53,22 @@ std::vector<const cf::Case*> runnable_cases(const std::vector<const cf::Case*>& 
   return out;
 }
 
-int run(const RunArgs& a) {
+}  // namespace
+
+int execute_run(const RunArgs& a, const RunHooks& hooks) {
+  std::ostream& out = *hooks.out;
+  std::ostream& err = *hooks.err;
   auto cat = cf::load_catalogue(a.cases_dir);
-  for (const auto& e : cat.errors) std::cerr << e.to_string() << "\n";
+  for (const auto& e : cat.errors) err << e.to_string() << "\n";
   if (!cat.errors.empty()) return 2;
   cf::RunOptions o;
   o.jobs = a.jobs;
   o.time_scale = a.time_scale;
+  o.reply_settle = std::chrono::milliseconds(a.reply_settle_ms);
   o.strict = a.strict;
   o.iut_lacks = a.iut_lacks;
   if (a.reference && !a.agent.url.empty()) {
-    std::cerr << "rdmaconf run: --agent and --reference exclude each other\n";
+    err << "rdmaconf run: --agent and --reference exclude each other\n";
     return 2;
   }
   std::unique_ptr<cf::AgentView> reference_view;  // outlives the IUT that reports into it
@@ -85,7 +84,7 @@ int run(const RunArgs& a) {
     for (const std::string& n : a.faults) {
       const cf::FaultInfo* f = cf::find_fault(n);
       if (!f) {
-        std::cerr << "rdmaconf run: unknown fault '" << n << "' (see rdmaconf faults)\n";
+        err << "rdmaconf run: unknown fault '" << n << "' (see rdmaconf faults)\n";
         return 2;
       }
       fs.set(f->id);
@@ -96,7 +95,7 @@ int run(const RunArgs& a) {
     cf::observe(*iut, *reference_view);
     std::string error;
     if (!iut->listen("127.0.0.1", 0, error) || !iut->listen_clc("127.0.0.1", 0, error)) {
-      std::cerr << "rdmaconf run: " << error << "\n";
+      err << "rdmaconf run: " << error << "\n";
       return 2;
     }
     o = cf::reference_options(*iut, o);
@@ -112,7 +111,7 @@ int run(const RunArgs& a) {
     device_agent = std::make_unique<AgentRun>(aa);
     std::string error;
     if (!device_agent->open(error) || !device_agent->configurations(passes, error)) {
-      std::cerr << "rdmaconf run: " << error << "\n";
+      err << "rdmaconf run: " << error << "\n";
       return 2;
     }
     for (const std::string& item : device_agent->lacks())
@@ -121,7 +120,7 @@ int run(const RunArgs& a) {
     no_initiator_why = "the agent is not on this host: give --listen ADDR:PORT the device can reach";
   } else {
     if (a.target.empty() && a.listen.empty() && a.clc_target.empty()) {
-      std::cerr << "rdmaconf run: give --target HOST:PORT, --clc-target HOST:PORT, --listen ADDR:PORT, --agent URL "
+      err << "rdmaconf run: give --target HOST:PORT, --clc-target HOST:PORT, --listen ADDR:PORT, --agent URL "
                    "or --reference\n";
       return 2;
     }
@@ -131,7 +130,7 @@ int run(const RunArgs& a) {
     std::uint16_t port = 0;
     if (!a.target.empty()) {
       if (!cf::split_host_port(a.target, host, port)) {
-        std::cerr << "rdmaconf run: --target expects HOST:PORT, got '" << a.target << "'\n";
+        err << "rdmaconf run: --target expects HOST:PORT, got '" << a.target << "'\n";
         return 2;
       }
       o.connect_responder = cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
@@ -141,7 +140,7 @@ int run(const RunArgs& a) {
     }
     if (!a.clc_target.empty()) {
       if (!cf::split_host_port(a.clc_target, host, port)) {
-        std::cerr << "rdmaconf run: --clc-target expects HOST:PORT\n";
+        err << "rdmaconf run: --clc-target expects HOST:PORT\n";
         return 2;
       }
       o.connect_clc = cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
@@ -150,20 +149,36 @@ int run(const RunArgs& a) {
     if (!a.listen.empty()) {
       std::string error;
       if (!cf::split_host_port(a.listen, host, port) || !cf::listen_on(host, port, listener, error)) {
-        std::cerr << "rdmaconf run: --listen: " << (error.empty() ? "expects ADDR:PORT" : error) << "\n";
+        err << "rdmaconf run: --listen: " << (error.empty() ? "expects ADDR:PORT" : error) << "\n";
         return 2;
       }
       o.accept_initiator = cf::accept_connector(listener, std::chrono::milliseconds(10000));
-      std::cout << "rdmaconf run: waiting for the IUT to connect to " << listener.address << "\n";
+      out << "rdmaconf run: waiting for the IUT to connect to " << listener.address << "\n";
       what += (what.empty() ? "" : ", ") + std::string("IUT connecting to ") + listener.address;
     }
   }
   auto selected = cf::select(cat, a.suites, a.ids);
+  o.cancel = hooks.cancel;
+  const nlohmann::json capabilities = device_agent ? agent::to_json(device_agent->capabilities()) : nlohmann::json();
+  std::unique_ptr<Publisher> publisher;
+  if (!a.publish.empty()) {
+    std::string token = a.publish_token;
+    if (token.empty())
+      if (const char* env = std::getenv("RDMACONF_DASHBOARD_TOKEN")) token = env;
+    publisher = std::make_unique<Publisher>(a.publish, token);
+    std::string error;
+    if (!publisher->open(what, publish_config(a), capabilities, error)) {
+      err << "rdmaconf run: --publish: " << error << "\n";
+      return 2;
+    }
+    out << "rdmaconf run: publishing as run " << publisher->run_id() << " at " << a.publish << "\n";
+  }
+  if (hooks.on_start) hooks.on_start(what, capabilities);
   cf::PcapWriter pcap_writer;
   if (!a.pcap.empty()) {
     pcap_writer = cf::pcap_writer();
     if (!pcap_writer) {
-      std::cerr << "rdmaconf run: --pcap: this build has no capture writer\n";
+      err << "rdmaconf run: --pcap: this build has no capture writer\n";
       return 2;
     }
   }
@@ -181,7 +196,7 @@ int run(const RunArgs& a) {
       // The clc suite runs once (no MPA setting changes it), in the first pass.
       const bool with_clc = p == 0 && !std::count(po.iut_lacks.begin(), po.iut_lacks.end(), "clc");
       if (!device_agent->begin_pass(passes[p], with_clc, po, error)) {
-        std::cerr << "rdmaconf run: " << error << "\n";
+        err << "rdmaconf run: " << error << "\n";
         return 2;
       }
       if (labelled) po.configuration = passes[p].label();
@@ -201,21 +216,23 @@ int run(const RunArgs& a) {
     any_run = true;
     total = runnable.size();
     done = 0;
-    if (labelled && !a.quiet) std::cout << "rdmaconf run: pass " << p + 1 << "/" << passes.size() << ": " << po.configuration << "\n";
+    if (labelled && !a.quiet) out << "rdmaconf run: pass " << p + 1 << "/" << passes.size() << ": " << po.configuration << "\n";
     po.on_result = [&](const cf::CaseResult& r) {
       std::lock_guard lock(mu);
       ++done;
+      if (hooks.on_result) hooks.on_result(r);
+      if (publisher) publisher->add(r);
       if (!pcap_writer && a.quiet) return;
       if (pcap_writer) pcap_writer(a.pcap, r);
       if (a.quiet) return;
-      std::cout << "[" << done << "/" << total << "] " << cf::to_string(r.verdict) << "  " << r.c->id;
-      if (!r.configuration.empty()) std::cout << " [" << r.configuration << "]";
+      out << "[" << done << "/" << total << "] " << cf::to_string(r.verdict) << "  " << r.c->id;
+      if (!r.configuration.empty()) out << " [" << r.configuration << "]";
       if (r.verdict != cf::Verdict::kPass) {
-        std::cout << "  -- " << r.reason << "\n";
+        out << "  -- " << r.reason << "\n";
         // Beside a verdict that is not a pass: what the IUT saw itself.
-        for (const cf::AgentEvent& e : r.agent) std::cout << "      agent: " << cf::describe(e) << "\n";
+        for (const cf::AgentEvent& e : r.agent) out << "      agent: " << cf::describe(e) << "\n";
       } else {
-        std::cout << "\n";
+        out << "\n";
       }
     };
     const auto t0 = std::chrono::steady_clock::now();
@@ -225,22 +242,30 @@ int run(const RunArgs& a) {
     results.insert(results.end(), std::make_move_iterator(rs.begin()), std::make_move_iterator(rs.end()));
   }
   if (iut) iut->stop();
-  for (const std::string& s : skipped) std::cout << "rdmaconf run: skipped " << s << "\n";
+  for (const std::string& s : skipped) out << "rdmaconf run: skipped " << s << "\n";
+  const bool cancelled = hooks.cancel && hooks.cancel->load();
+  cf::RunInfo info{what, a.faults.empty() ? "" : a.faults.front(), a.strict, wall, skipped};
+  if (hooks.on_end) hooks.on_end(info, results);
+  if (publisher) {
+    std::string error;
+    if (!publisher->finish(!any_run ? "failed" : cancelled ? "cancelled" : "done",
+                           !any_run ? "no case selected" : "", info, error))
+      err << "rdmaconf run: --publish: " << error << "\n";
+  }
   if (!any_run) {
-    std::cerr << "rdmaconf run: no case selected\n";
+    err << "rdmaconf run: no case selected\n";
     return 2;
   }
   const cf::Summary s = cf::summarize(results);
-  std::cout << "\nrdmaconf run: " << s.total << " cases against " << what;
-  if (labelled) std::cout << " in " << passes.size() << " configurations";
-  std::cout << " in " << static_cast<long long>(wall) << " ms:";
-  for (const auto& [v, n] : s.counts) std::cout << " " << cf::to_string(v) << " " << n;
-  std::cout << "\n";
-  cf::RunInfo info{what, a.faults.empty() ? "" : a.faults.front(), a.strict, wall, skipped};
+  out << "\nrdmaconf run: " << s.total << " cases against " << what;
+  if (labelled) out << " in " << passes.size() << " configurations";
+  out << " in " << static_cast<long long>(wall) << " ms:";
+  for (const auto& [v, n] : s.counts) out << " " << cf::to_string(v) << " " << n;
+  out << "\n";
   auto write = [&](const std::string& path, auto fn) {
     std::ofstream f(path);
     if (!f) {
-      std::cerr << "rdmaconf run: cannot write " << path << "\n";
+      err << "rdmaconf run: cannot write " << path << "\n";
       return false;
     }
     fn(f, results, info);
@@ -255,6 +280,8 @@ int run(const RunArgs& a) {
   }
   return s.exit_code();
 }
+
+namespace {
 
 void add_run_command(CLI::App& app, int& exit_code) {
   static RunArgs a;
@@ -288,13 +315,25 @@ void add_run_command(CLI::App& app, int& exit_code) {
                 "tied to the running case");
   sub->add_option("-j,--jobs", a.jobs, "Cases run in parallel")->check(CLI::Range(1, 64));
   sub->add_option("--time-scale", a.time_scale, "Multiply every time bound (0.25 on loopback)")->check(CLI::Range(0.05, 20.0));
+  sub->add_option("--reply-settle", a.reply_settle_ms,
+                  "Responder-role cases: wait MS after the IUT's accepting MPA Reply before sending anything "
+                  "(default 0: at once, as RFC 5044 §7.1.2 allows; for an IUT that misses data right after its Reply)")
+      ->check(CLI::Range(0, 10000));
   sub->add_flag("--strict", a.strict, "A missed SHOULD fails the run");
   sub->add_flag("-q,--quiet", a.quiet, "Only the summary");
   sub->add_option("--junit", a.junit, "Write JUnit XML here");
   sub->add_option("--json", a.json, "Write the JSON report here");
   sub->add_option("--html", a.html, "Write a self-contained HTML report into this folder");
   sub->add_option("--pcap", a.pcap, "Write one capture per case into this folder");
-  sub->final_callback([&exit_code] { exit_code = run(a); });
+  sub->add_option("--publish", a.publish, "http://HOST:PORT of an rdmaconf serve dashboard: send the run there as it goes");
+  sub->add_option("--publish-token", a.publish_token,
+                  "The dashboard's bearer token (default: $RDMACONF_DASHBOARD_TOKEN, else --token when no --agent)");
+  sub->final_callback([&exit_code] {
+    RunArgs args = a;
+    // One --token serves the dashboard when no agent needs it.
+    if (args.publish_token.empty() && args.agent.url.empty()) args.publish_token = args.agent.token;
+    exit_code = execute_run(args);
+  });
 }
 
 }  // namespace

@@ -145,7 +145,8 @@ std::vector<std::string> check_case(const Case& c) {
     if (st.kind == StepKind::kHandshake) {
       if (c.role != Role::kResponder) err(st, "expected 'handshake' only in a case whose IUT is the responder");
       for (const Arg& a : st.args)
-        if (!mpa_field_known(a.name) && a.name != "hint" && a.name != "pd") err(st, "expected a field of an MPA Request, got '" + a.name + "'");
+        if (!mpa_field_known(a.name) && a.name != "hint" && a.name != "pd" && a.name != "at_once")
+          err(st, "expected a field of an MPA Request, got '" + a.name + "'");
     } else if (st.kind == StepKind::kSend) {
       const std::string& u = st.unit;
       if (u == "raw" || u == "fin" || u == "reset") continue;
@@ -267,14 +268,18 @@ std::vector<CaseResult> run_cases(const std::vector<const Case*>& cases, const R
   std::atomic<std::size_t> next{0};
   const unsigned jobs = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(parallel.size())));
   std::vector<std::thread> workers;
+  auto cancelled = [&] { return o.cancel && o.cancel->load(); };
   for (unsigned w = 0; w < jobs && !parallel.empty(); ++w)
     workers.emplace_back([&] {
-      for (std::size_t k; (k = next.fetch_add(1)) < parallel.size();) finish(parallel[k], run_case(*cases[parallel[k]], o));
+      for (std::size_t k; !cancelled() && (k = next.fetch_add(1)) < parallel.size();)
+        finish(parallel[k], run_case(*cases[parallel[k]], o));
     });
   // Initiator-role cases on a shared listener run one at a time: the IUT's
   // next connection belongs to the case waiting for it.
-  for (std::size_t i : serial) finish(i, run_case(*cases[i], o));
+  for (std::size_t i : serial)
+    if (!cancelled()) finish(i, run_case(*cases[i], o));
   for (auto& t : workers) t.join();
+  if (cancelled()) std::erase_if(results, [](const CaseResult& r) { return r.c == nullptr; });
   return results;
 }
 

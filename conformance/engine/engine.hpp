@@ -3,6 +3,7 @@
 // them like Autobahn|Testsuite and hands the results to the reports.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -82,8 +83,18 @@ struct RunOptions {
   // Without it, cases that need `agent` are unimplemented.
   AgentView* agent = nullptr;
   Duration agent_settle{500};  // at a case's end, how long to wait for the IUT to report the close
+  // Role responder: how long the tester waits after the IUT's accepting
+  // Reply before it sends anything (unscaled). RFC 5044 §7.1.2 lets the
+  // initiator send its first FPDU at once, so 0 (the default) is what the
+  // cases are written for; a longer settle lets them get past an IUT that
+  // misses data arriving right after its Reply (docs/interop.md: Linux siw).
+  // `handshake at_once` ignores it: that case tests the race itself.
+  Duration reply_settle{0};
   std::string configuration{};  // copied into every CaseResult
   std::function<void(const CaseResult&)> on_result;  // progress, captures
+  // Set (by another thread) to stop a run: cases not yet started are not
+  // run and not in run_cases()' results; cases under way finish.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct Catalogue {
@@ -101,7 +112,8 @@ std::vector<std::string> check_case(const Case& c);
 // Runs one case.
 CaseResult run_case(const Case& c, const RunOptions& options);
 
-// Runs the cases (parallel where options allow); results in input order.
+// Runs the cases (parallel where options allow); results in input order
+// (without the cases a cancel left out).
 std::vector<CaseResult> run_cases(const std::vector<const Case*>& cases, const RunOptions& options);
 
 // Selection: --suite (protocol folders) and --case (ids, or prefixes ending in '*').

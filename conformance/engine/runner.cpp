@@ -186,6 +186,8 @@ struct Session {
 
   // MPA state
   std::vector<std::uint8_t> sent_frame;  // the tester's Request/Reply, as sent
+  // RunOptions::reply_settle: the next send waits until then.
+  std::optional<Clock::time_point> settle_until;
   std::optional<mpa::Framer> framer;
   std::unique_ptr<mpa::Deframer> deframer;
   std::uint32_t next_msn[4] = {1, 1, 1, 1};
@@ -973,6 +975,24 @@ StepOutcome expect_message(Session& s, const Step& st) {
   return {};
 }
 
+// RFC 5044 §7.1.1 (Rev), RFC 6581 §6: an initiator that cannot work with the
+// revision of the Reply closes the connection. When the tester's accepting
+// Reply named a lower revision than the IUT's Request (a Rev 1 Reply to a
+// Rev 2 Request) and the IUT then closed, the case cannot show what it was
+// written for: the IUT lacks Rev 1 as initiator. Empty otherwise.
+std::string closed_on_lower_revision(const Session& s) {
+  using F = mpa::ReqRepSpec::Field;
+  if (s.c.role != Role::kInitiator || s.sent_frame.size() < 20) return {};
+  const auto request = s.iut_request();
+  if (!request) return {};
+  const mpa::ReqRepHeader rq(wire::Bytes(*request).first<20>());
+  const mpa::ReqRepHeader rp(wire::Bytes(s.sent_frame).first<20>());
+  if (rp.flag(F::R) || rp.get(F::Rev) >= rq.get(F::Rev)) return {};
+  return "the IUT closed after the tester's Rev " + std::to_string(rp.get(F::Rev)) + " Reply to its Rev " +
+         std::to_string(rq.get(F::Rev)) + " Request, as an initiator that cannot work with that revision must " +
+         "(RFC 5044 §7.1.1, RFC 6581 §6)";
+}
+
 StepOutcome expect(Session& s, const Step& st) {
   if (st.alternatives.size() == 1 && st.alternatives.front().unit == "message") return expect_message(s, st);
   if (st.alternatives.size() == 1 && is_agent_unit(st.alternatives.front().unit)) {
@@ -1001,6 +1021,8 @@ StepOutcome expect(Session& s, const Step& st) {
   for (;;) {
     auto ev = s.next_event(deadline);
     if (ev.kind == Session::EventKind::kClosed) {
+      if (!has_close)
+        if (std::string why = closed_on_lower_revision(s); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};
       if (has_close && reset_close && !s.reset)
         return {StepOutcome::Kind::kMismatch, "the IUT closed the connection with a FIN; expected a reset (RST)"};
       if (has_close && unjudged_close)
@@ -1026,7 +1048,10 @@ StepOutcome expect(Session& s, const Step& st) {
         if (ev.unit.name == "mpa.reply" && s.c.role == Role::kResponder && s.sent_frame.size() >= 20 &&
             ev.unit.problem.empty() &&
             !mpa::ReqRepHeader(wire::Bytes(ev.unit.octets).first<20>()).flag(mpa::ReqRepSpec::Field::R))
+        {
           s.enter_full_operation(s.sent_frame, ev.unit.octets);
+          if (s.o.reply_settle.count() > 0) s.settle_until = Clock::now() + s.o.reply_settle;
+        }
         if (find_arg(a.args, "ends_case")) return {StepOutcome::Kind::kOk, {}, true};
         if (find_arg(a.args, "unjudged"))
           return {StepOutcome::Kind::kUnimplemented, "the IUT sent " + describe_unit(ev.unit) +
@@ -1052,6 +1077,8 @@ StepOutcome handshake(Session& s, const Step& st) {
   if (s.c.role != Role::kResponder) return {StepOutcome::Kind::kError, "handshake is for role responder (the tester initiates)"};
   Step req = st;
   req.unit = "mpa.request";
+  const bool at_once = find_arg(st.args, "at_once") != nullptr;
+  std::erase_if(req.args, [](const Arg& a) { return a.name == "at_once"; });
   auto b = build(s, req);
   if (auto* e = std::get_if<std::string>(&b)) return {StepOutcome::Kind::kError, *e};
   Built& built = std::get<Built>(b);
@@ -1072,6 +1099,7 @@ StepOutcome handshake(Session& s, const Step& st) {
     return {optional_feature ? StepOutcome::Kind::kUnimplemented : StepOutcome::Kind::kMismatch,
             "handshake: the IUT rejected a valid Request (Rev " + std::to_string(rp.get(mpa::ReqRepSpec::Field::Rev)) + ")"};
   s.enter_full_operation(s.sent_frame, ev.unit.octets);
+  if (!at_once && s.o.reply_settle.count() > 0) s.settle_until = Clock::now() + s.o.reply_settle;
   // RFC 5044 §7.1.1: either side may ask for CRCs; an IUT that always does
   // cannot show what it does without them.
   if (s.c.needs_item("no-crc") && s.vars["crc"])
@@ -1110,6 +1138,10 @@ std::string unoffered_choice(const Session& s, wire::Bytes reply) {
 }
 
 StepOutcome send_step(Session& s, const Step& st) {
+  if (s.settle_until) {
+    std::this_thread::sleep_until(*s.settle_until);
+    s.settle_until.reset();
+  }
   if (st.unit == "fin") {
     s.record(true, "--> FIN (tester half-closes)", "");
     ::shutdown(s.fd, SHUT_WR);

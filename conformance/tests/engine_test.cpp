@@ -479,6 +479,234 @@ TEST(BadPeer, CloseMidCaseFails) {
   EXPECT_NE(r.reason.find("closed"), std::string::npos) << r.reason;
 }
 
+// An IUT that accepts and notes how long after its Reply the first octet
+// of full operation arrives (what --reply-settle changes).
+class TimingPeer {
+ public:
+  TimingPeer() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::listen(fd_, 4);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      const int c = ::accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      std::uint8_t buf[4096];
+      (void)::recv(c, buf, 20, MSG_WAITALL);  // a Rev 1 Request without private data
+      std::uint8_t reply[20] = {'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p', ' ', 'F', 'r', 'a', 'm', 'e', 0, 1, 0, 0};
+      (void)::send(c, reply, sizeof reply, MSG_NOSIGNAL);
+      const auto replied = std::chrono::steady_clock::now();
+      if (::recv(c, buf, 1, 0) == 1) gap_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - replied).count();
+      while (::recv(c, buf, sizeof buf, 0) > 0) {
+      }
+      ::close(c);
+    });
+  }
+  ~TimingPeer() {
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    if (thread_.joinable()) thread_.join();
+  }
+  double gap() {
+    thread_.join();
+    return gap_ms;
+  }
+  RunOptions options() const {
+    RunOptions o;
+    o.connect_responder = tcp_connector("127.0.0.1", port_, 1000ms);
+    o.time_scale = 0.25;
+    return o;
+  }
+
+ private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+  double gap_ms = -1;
+};
+
+TEST(Runner, ReplySettleDelaysTheFirstSendAfterTheReplyUnlessAtOnce) {
+  const std::string script = header() + "handshake rev=1\n> send payload=4\n";
+  {
+    TimingPeer peer;  // default: the first FPDU follows the Reply at once (RFC 5044 §7.1.2)
+    CaseResult r = run_case(parse_one(script), peer.options());
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+    const double gap = peer.gap();
+    EXPECT_GE(gap, 0);
+    EXPECT_LT(gap, 150);
+  }
+  {
+    TimingPeer peer;
+    RunOptions o = peer.options();
+    o.reply_settle = 300ms;  // unscaled by time_scale
+    CaseResult r = run_case(parse_one(script), o);
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+    EXPECT_GE(peer.gap(), 290);
+  }
+  {
+    TimingPeer peer;
+    RunOptions o = peer.options();
+    o.reply_settle = 300ms;
+    CaseResult r = run_case(parse_one(header() + "handshake rev=1 at_once\n> send payload=4\n"), o);
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+    EXPECT_LT(peer.gap(), 150);
+  }
+  {
+    TimingPeer peer;  // an accepting Reply read by `< mpa.reply` settles too
+    RunOptions o = peer.options();
+    o.reply_settle = 300ms;
+    CaseResult r = run_case(parse_one(header() + "> mpa.request rev=1\n< mpa.reply\n> send payload=4\n"), o);
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+    EXPECT_GE(peer.gap(), 290);
+  }
+}
+
+// RFC 5040 §5.5, the note under rule 12: a Read Response may carry data of
+// Writes that arrived after its Read Request. So no case may expect a Read
+// Response's payload after writing again, behind the Read Request, to the
+// place it reads (Linux siw answers with the later data, as it may).
+TEST(Catalogue, NoReadResponseIsExpectedToPredateALaterWrite) {
+  auto find_arg = [](const std::vector<Arg>& args, std::string_view name) -> const Arg* {
+    for (const Arg& a : args)
+      if (a.name == name) return &a;
+    return nullptr;
+  };
+  auto same = [](const Arg* a, const Arg* b) {
+    return a && b && a->value.kind == b->value.kind && a->value.text == b->value.text &&
+           a->value.number == b->value.number && a->value.offset == b->value.offset;
+  };
+  for (const Case& c : catalogue().cases) {
+    std::vector<const Step*> reads;  // Read Requests not yet answered
+    bool overwritten = false;
+    for (const Step& st : c.steps) {
+      if (st.kind == StepKind::kSend && st.unit == "read_request") reads.push_back(&st);
+      if (st.kind == StepKind::kSend && st.unit == "write")
+        for (const Step* r : reads)
+          if (same(find_arg(r->args, "source_stag"), find_arg(st.args, "stag")) &&
+              same(find_arg(r->args, "source_to"), find_arg(st.args, "to")))
+            overwritten = true;
+      if (st.kind == StepKind::kExpect)
+        for (const Alternative& a : st.alternatives)
+          if (a.unit == "read_response" && find_arg(a.args, "payload")) {
+            EXPECT_FALSE(overwritten) << c.file << ":" << st.line << ": " << c.id
+                                      << " expects the Read Response's data after a later Write to the same place";
+          }
+    }
+  }
+}
+
+// RFC 5040 §5.5: a Read Response is made by RDMAP, an echo is a Send the
+// test ULP posts once it has the tester's Send; no rule orders the two. So no
+// case may expect one while the other is still outstanding (Linux siw answers
+// a Read Request before its ULP echoes an earlier Send, as it may).
+TEST(Catalogue, NoOrderIsExpectedBetweenAnEchoAndARdmapReadResponse) {
+  for (const Case& c : catalogue().cases) {
+    if (!c.needs_item("echo")) continue;
+    int sends = 0, reads = 0;  // sent by the tester, not yet answered
+    for (const Step& st : c.steps) {
+      if (st.kind == StepKind::kSend && st.unit.starts_with("send")) ++sends;
+      if (st.kind == StepKind::kSend && st.unit == "read_request") ++reads;
+      if (st.kind != StepKind::kExpect || st.alternatives.size() != 1) continue;
+      const std::string& u = st.alternatives.front().unit;
+      if (u == "send") {
+        EXPECT_EQ(reads, 0) << c.file << ":" << st.line << ": " << c.id << " expects an echo before a Read Response";
+        sends = std::max(0, sends - 1);
+      } else if (u == "read_response") {
+        EXPECT_EQ(sends, 0) << c.file << ":" << st.line << ": " << c.id << " expects a Read Response before an echo";
+        reads = std::max(0, reads - 1);
+      }
+    }
+  }
+}
+
+// RFC 5044 §8 (code 4): an initiator that gets an invalid Reply closes the
+// connection at once, without a Terminate (as Linux siw does for a Reply of
+// an unknown revision); the catalogue's invalid-Reply cases pass it.
+TEST(Catalogue, AnInitiatorThatClosesOnAnInvalidReplyPasses) {
+  auto cases = select(catalogue(), {}, {"mpa-initiator-bad-reply-key*", "mpa-initiator-reply-bad-rev*"});
+  ASSERT_EQ(cases.size(), 4u);
+  for (const Case* c : cases) {
+    Listener l;
+    std::string error;
+    ASSERT_TRUE(listen_on("127.0.0.1", 0, l, error)) << error;
+    const auto port = static_cast<std::uint16_t>(std::stoi(l.address.substr(l.address.rfind(':') + 1)));
+    std::thread iut([port] {
+      const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      a.sin_port = htons(port);
+      if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+        const std::uint8_t request[20] = {'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ', 'F', 'r', 'a', 'm', 'e', 0, 1, 0, 0};
+        (void)::send(fd, request, sizeof request, MSG_NOSIGNAL);
+        std::uint8_t reply[20];
+        (void)::recv(fd, reply, sizeof reply, MSG_WAITALL);
+      }
+      ::close(fd);
+    });
+    RunOptions o;
+    o.accept_initiator = accept_connector(l, 2000ms);
+    o.time_scale = 0.25;
+    CaseResult r = run_case(*c, o);
+    iut.join();
+    EXPECT_EQ(r.verdict, Verdict::kPass) << c->id << ": " << r.reason;
+  }
+}
+
+// RFC 5044 §7.1.1 (Rev), RFC 6581 §6: an initiator that asked for Rev 2 may
+// close on a Rev 1 Reply (Linux siw does). A case whose Reply is of a lower
+// revision than the Request and that does not expect the close is then
+// unimplemented, not failed.
+TEST(Runner, AnInitiatorClosingOnALowerRevisionReplyIsUnimplemented) {
+  auto cases = select(catalogue(), {}, {"mpa-initiator-sends-first-fpdu"});
+  ASSERT_EQ(cases.size(), 1u);
+  Listener l;
+  std::string error;
+  ASSERT_TRUE(listen_on("127.0.0.1", 0, l, error)) << error;
+  const auto port = static_cast<std::uint16_t>(std::stoi(l.address.substr(l.address.rfind(':') + 1)));
+  std::thread iut([port] {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(port);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+      // Rev 2, S set, client/server: IRD 4, ORD 4, no RTR offered.
+      const std::uint8_t request[24] = {'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ', 'F', 'r', 'a', 'm', 'e',
+                                        0x10, 2, 0, 4, 0, 4, 0, 4};
+      (void)::send(fd, request, sizeof request, MSG_NOSIGNAL);
+      std::uint8_t reply[20];
+      (void)::recv(fd, reply, sizeof reply, MSG_WAITALL);
+    }
+    ::close(fd);  // the case answers with Rev 1: this initiator cannot use it and closes
+  });
+  RunOptions o;
+  o.accept_initiator = accept_connector(l, 2000ms);
+  o.time_scale = 0.25;
+  CaseResult r = run_case(*cases.front(), o);
+  iut.join();
+  EXPECT_EQ(r.verdict, Verdict::kUnimplemented) << r.reason;
+  EXPECT_NE(r.reason.find("Rev 1 Reply to its Rev 2 Request"), std::string::npos) << r.reason;
+}
+
+// A responder that reads the 20-octet header before it judges the Key (as
+// Linux siw does) closes on every garbage the catalogue sends: none is
+// shorter than a header, which would leave it waiting on its timer.
+TEST(Catalogue, GarbageBeforeTheRequestFillsAHeader) {
+  const auto cases = select(catalogue(), {}, {"mpa-garbage-before-request*"});
+  ASSERT_GE(cases.size(), 2u);
+  for (const Case* c : cases) {
+    FakePeer peer(FakePeer::Mode::kCloseAfterRequest);
+    CaseResult r = run_case(*c, peer.options());
+    EXPECT_EQ(r.verdict, Verdict::kPass) << c->id << ": " << r.reason;
+  }
+}
+
 TEST(BadPeer, ScriptErrorsAreErrorsNotFailures) {
   Reference ref;
   Case c = parse_one(header() + "handshake\n> write stag=$nosuchbuffer.stag payload=4\n");

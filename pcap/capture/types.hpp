@@ -46,7 +46,15 @@ enum class IpVersion : std::uint8_t { kV4 = 4, kV6 = 6 };
 struct IpAddress {
   IpVersion version = IpVersion::kV4;
   std::array<std::uint8_t, 16> octets{};
-  friend auto operator<=>(const IpAddress&, const IpAddress&) = default;
+  // Written out: libc++ 14 (the standard library OSS-Fuzz builds with) has
+  // no operator<=> for std::array, so a defaulted one would be deleted.
+  friend std::strong_ordering operator<=>(const IpAddress& a, const IpAddress& b) {
+    if (a.version != b.version) return a.version <=> b.version;
+    for (std::size_t i = 0; i < a.octets.size(); ++i)
+      if (a.octets[i] != b.octets[i]) return a.octets[i] <=> b.octets[i];
+    return std::strong_ordering::equal;
+  }
+  friend bool operator==(const IpAddress&, const IpAddress&) = default;
   std::string to_string() const;
 };
 

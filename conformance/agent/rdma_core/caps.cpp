@@ -123,12 +123,14 @@ Capabilities map_capabilities(const DeviceFacts& f, const FittedAdvertisement& f
   c.memory_windows = f.mw_type2;
   // RFC 5040 §6.10 (Send with Invalidate): which STags a peer may
   // invalidate is the device's. siw invalidates any STag of the QP's PD,
-  // so `inv` there is an ordinary region (and `noinv` shows whether that
-  // is too much); elsewhere only a type 2 memory window would be one.
+  // so `inv` there is an ordinary region and no STag of the stream is one
+  // the peer may not invalidate (`noinv`); elsewhere only a type 2 memory
+  // window would be `inv`.
   c.remote_invalidate = is_siw(f);
   if (is_siw(f))
-    c.notes.push_back("inv, noinv: both ordinary memory regions; siw lets a peer invalidate any STag of the QP's "
-                      "protection domain");
+    c.notes.push_back("inv: an ordinary memory region; siw lets a peer invalidate any STag of the QP's protection "
+                      "domain, as RFC 5040 §5.3 asks for an STag of the stream, so no STag can be `noinv`: not "
+                      "advertised");
   else
     c.notes.push_back("inv: not advertised; only a type 2 memory window bound after the QP reaches RTS could be "
                       "remotely invalidated, and the Reply carrying the advertisement goes out before that");

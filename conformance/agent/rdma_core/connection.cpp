@@ -60,8 +60,13 @@ bool Connection::peer_may_invalidate_mrs(const DeviceFacts& f) { return is_siw(f
 
 std::vector<conformance::AdvertisedBuffer> Connection::advertised_buffers_template(const DeviceFacts& f) {
   std::vector<conformance::AdvertisedBuffer> v;
+  // RFC 5040 §5.3: a Send with Invalidate invalidates the named STag when it
+  // is associated with the stream; only one that is not gets "cannot be
+  // invalidated". Where every region of the QP's PD may be invalidated, no
+  // STag of the stream can serve as `noinv`, so none is advertised and its
+  // cases are unimplemented instead of failing a conformant device.
   for (const BufferLayout& b : {kRw, kRo, kWo, kLocal, kInv, kNoinv, kOtherpd, kStale})
-    if (b.name != kInv.name || peer_may_invalidate_mrs(f))
+    if ((b.name != kInv.name || peer_may_invalidate_mrs(f)) && (b.name != kNoinv.name || !peer_may_invalidate_mrs(f)))
       v.push_back({std::string(b.name), 0, 0, static_cast<std::uint32_t>(b.length)});
   v.push_back({"recv", static_cast<std::uint32_t>(kRecvSlots), 0, static_cast<std::uint32_t>(kRecvSize)});
   return v;

@@ -46,7 +46,8 @@ class Connection {
   // region (ibv_reg_mr) of the QP's protection domain. Linux siw: yes, any
   // STag of the PD (siw_mem.c, siw_invalidate_stag), so `inv` is such a
   // region there. Elsewhere only a type 2 memory window would be, and none
-  // is bound (README.md): `inv` is then not advertised.
+  // is bound (README.md): `inv` is then not advertised. Where it is, `noinv`
+  // is not: every STag of the stream may be invalidated (RFC 5040 §5.3).
   static bool peer_may_invalidate_mrs(const DeviceFacts& f);
 
   // PDs, CQ (on `comp`), QP, memory regions, posted receives. false with a

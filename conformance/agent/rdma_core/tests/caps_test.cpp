@@ -1,6 +1,7 @@
 // Device facts -> capabilities, and MPA configurations -> siw parameter
 // writes (caps.hpp), for the devices the backend meets.
 #include "caps.hpp"
+#include "connection.hpp"
 
 #include <gtest/gtest.h>
 
@@ -63,8 +64,28 @@ TEST(MapCapabilities, FixedSiwWithoutCrcNorAtomics) {
   EXPECT_TRUE(c.echo && c.receives && c.commands);
   EXPECT_EQ(c.buffers, fitted().advertised);
   EXPECT_EQ(c.max_reply_private_data, 255u);
-  EXPECT_TRUE(has_note(c, "inv, noinv: both ordinary"));
+  EXPECT_TRUE(has_note(c, "inv: an ordinary memory region"));
   EXPECT_TRUE(has_note(c, "atomic_cap"));
+}
+
+// RFC 5040 §5.3: an STag associated with the stream is invalidated, so on a
+// device that lets the peer invalidate any region of the PD there is no
+// `noinv` to advertise (siw answered its cases with a conformant Send).
+TEST(AdvertisedBuffers, InvAndNoinvFollowWhatThePeerMayInvalidate) {
+  auto names = [](const DeviceFacts& f) {
+    std::vector<std::string> n;
+    for (const auto& b : Connection::advertised_buffers_template(f)) n.push_back(b.name);
+    return n;
+  };
+  const auto siw = names(siw_facts(stock_siw_parameters()));
+  EXPECT_NE(std::find(siw.begin(), siw.end(), "inv"), siw.end());
+  EXPECT_EQ(std::find(siw.begin(), siw.end(), "noinv"), siw.end());
+  DeviceFacts other = siw_facts(std::nullopt);
+  other.vendor_id = 0x8086;
+  other.name = "irdma0";
+  const auto rnic = names(other);
+  EXPECT_EQ(std::find(rnic.begin(), rnic.end(), "inv"), rnic.end());
+  EXPECT_NE(std::find(rnic.begin(), rnic.end(), "noinv"), rnic.end());
 }
 
 TEST(MapCapabilities, StockSiwRunsRev2WithCrcOnlyWhenAsked) {

@@ -1,0 +1,47 @@
+// `rdmaconf run` as a function: the command line calls it, and so does the
+// dashboard's run queue (`rdmaconf serve`, serve.cpp), with hooks that store
+// each case as it ends and a flag that cancels.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "agent_run.hpp"
+#include "engine.hpp"
+#include "report.hpp"
+
+namespace rdmaconf::cli {
+
+struct RunArgs {
+  std::string target, clc_target, listen, cases_dir = conformance::default_cases_dir();
+  std::vector<std::string> suites, ids, faults, iut_lacks;
+  bool reference = false, strict = false, quiet = false;
+  unsigned jobs = 8;
+  double time_scale = 1.0;
+  unsigned reply_settle_ms = 0;  // --reply-settle: wait after an accepting Reply before the first FPDU
+  std::string junit, json, html, pcap;
+  std::string publish, publish_token;  // a dashboard to send the run to (publish.hpp)
+  AgentRunArgs agent;
+};
+
+struct RunHooks {
+  std::ostream* out = &std::cout;
+  std::ostream* err = &std::cerr;
+  // Once, before the first case: what is tested, in words, and the agent's
+  // capabilities (null without an agent).
+  std::function<void(const std::string& what, const nlohmann::json& capabilities)> on_start;
+  // Every case as it ends (calls are serialised).
+  std::function<void(const conformance::CaseResult&)> on_result;
+  // After the last case, before the reports are written.
+  std::function<void(const conformance::RunInfo&, const std::vector<conformance::CaseResult>&)> on_end;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// The run; the exit code of `rdmaconf run` (0, 1 a case failed, 2 setup).
+int execute_run(const RunArgs& a, const RunHooks& hooks = {});
+
+}  // namespace rdmaconf::cli

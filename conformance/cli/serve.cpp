@@ -1,0 +1,192 @@
+// `rdmaconf serve`: the lab dashboard (docs/dashboard.md). The service and
+// the store are conformance/dashboard/; this file gives them the command
+// line, the catalogue and the runner (a queued run is execute_run(), the
+// same code as `rdmaconf run`).
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "case_json.hpp"
+#include "command.hpp"
+#include "dashboard.hpp"
+#include "http_server.hpp"
+#include "run.hpp"
+
+namespace rdmaconf::cli {
+namespace {
+
+using nlohmann::json;
+namespace cf = conformance;
+
+struct ServeArgs {
+  std::string listen = "127.0.0.1:8080";
+  std::string token, db, cases_dir = cf::default_cases_dir();
+  std::size_t max_connections = 64;
+};
+
+std::string random_token() {
+  std::random_device rd;
+  static const char* hex = "0123456789abcdef";
+  std::string t;
+  for (int i = 0; i < 32; ++i) t += hex[rd() % 16];
+  return t;
+}
+
+// $XDG_DATA_HOME/rdmaconf, else ~/.local/share/rdmaconf.
+std::string default_db() {
+  std::filesystem::path dir;
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) dir = x;
+  else if (const char* h = std::getenv("HOME"); h && *h) dir = std::filesystem::path(h) / ".local" / "share";
+  else dir = ".";
+  return (dir / "rdmaconf" / "dashboard.sqlite").string();
+}
+
+std::vector<std::string> strings(const json& j, const char* key) {
+  std::vector<std::string> out;
+  for (const json& s : j.value(key, json::array())) out.push_back(s.get<std::string>());
+  return out;
+}
+
+dashboard::RunEnd run_queued(dashboard::RunContext& ctx, const std::string& cases_dir) {
+  const json& q = ctx.request;
+  RunArgs a;
+  a.cases_dir = cases_dir;
+  a.quiet = true;
+  a.suites = strings(q, "suites");
+  a.ids = strings(q, "cases");
+  a.iut_lacks = strings(q, "iut_lacks");
+  a.strict = q.value("strict", false);
+  a.time_scale = q.value("time_scale", 1.0);
+  a.jobs = q.value("jobs", 8u);
+  a.target = q.value("target", "");
+  a.clc_target = q.value("clc_target", "");
+  a.listen = q.value("listen", "");
+  if (q.contains("reference")) {
+    a.reference = true;
+    a.faults = strings(q["reference"], "faults");
+  }
+  if (q.contains("agent")) {
+    a.agent.url = q["agent"].value("url", "");
+    a.agent.token = q["agent"].value("token", "");
+    a.agent.configs = strings(q["agent"], "configs");
+  }
+  std::ostringstream out, err;
+  RunHooks hooks;
+  hooks.out = &out;
+  hooks.err = &err;
+  hooks.cancel = ctx.cancel;
+  hooks.on_start = ctx.started;
+  hooks.on_result = [&](const cf::CaseResult& r) { ctx.case_done(dashboard::case_json(r)); };
+  dashboard::RunEnd end;
+  bool ended = false;
+  hooks.on_end = [&](const cf::RunInfo& info, const std::vector<cf::CaseResult>&) {
+    ended = true;
+    end.duration_ms = static_cast<std::int64_t>(info.wall_ms);
+    end.skipped = info.skipped;
+  };
+  const int code = execute_run(a, hooks);
+  std::string message = err.str();
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  if (!ended || (code == 2 && !message.empty())) {
+    end.status = ctx.cancel && ctx.cancel->load() ? "cancelled" : "failed";
+    end.message = message.empty() ? "the run did not start" : message;
+  } else {
+    end.status = ctx.cancel && ctx.cancel->load() ? "cancelled" : "done";
+  }
+  return end;
+}
+
+int serve(const ServeArgs& a) {
+  std::string host;
+  std::uint16_t port = 0;
+  if (!cf::split_host_port(a.listen, host, port)) {
+    std::cerr << "rdmaconf serve: --listen expects ADDR:PORT, got '" << a.listen << "'\n";
+    return 2;
+  }
+  const std::string db = a.db.empty() ? default_db() : a.db;
+  std::error_code fs_ec;
+  if (const auto parent = std::filesystem::path(db).parent_path(); !parent.empty())
+    std::filesystem::create_directories(parent, fs_ec);
+  std::string error;
+  auto store = dashboard::Store::open(db, error);
+  if (!store) {
+    std::cerr << "rdmaconf serve: " << error << "\n";
+    return 2;
+  }
+  if (const int n = store->interrupt_unfinished("the dashboard stopped while the run was queued or running"))
+    std::cout << "rdmaconf serve: " << n << " run(s) left unfinished by the last server marked interrupted\n";
+
+  auto cat = std::make_shared<cf::Catalogue>(cf::load_catalogue(a.cases_dir));
+  for (const auto& e : cat->errors) std::cerr << e.to_string() << "\n";
+  dashboard::Catalogue catalogue;
+  for (const cf::Case& c : cat->cases)
+    catalogue.cases.push_back({{"id", c.id}, {"protocol", c.protocol}, {"level", std::string(cf::to_string(c.level))},
+                               {"role", std::string(cf::to_string(c.role))}, {"title", c.title}, {"rfc", c.rfc},
+                               {"requirements", c.requirements}, {"needs", c.needs}});
+  const std::string cases_dir = a.cases_dir;
+  // Only a file the catalogue names (relative to its folder) is ever read.
+  catalogue.script = [cat, cases_dir](const std::string& id) -> std::optional<std::string> {
+    for (const cf::Case& c : cat->cases) {
+      if (c.id != id) continue;
+      std::ifstream f(std::filesystem::path(cases_dir) / c.file, std::ios::binary);
+      if (!f) return std::nullopt;
+      std::string text(256 * 1024, '\0');
+      f.read(text.data(), static_cast<std::streamsize>(text.size()));
+      text.resize(static_cast<std::size_t>(f.gcount()));
+      return text;
+    }
+    return std::nullopt;
+  };
+
+  // SIGINT/SIGTERM are taken by sigwait below, in every thread started after this.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  const std::string token = a.token.empty() ? random_token() : a.token;
+  dashboard::Dashboard service(*store, token, [cases_dir](dashboard::RunContext& ctx) { return run_queued(ctx, cases_dir); },
+                               std::move(catalogue));
+  http::ServerOptions so;
+  so.address = host;
+  so.port = port;
+  so.max_connections = a.max_connections;
+  so.server_name = "rdmaconf-serve";
+  http::Server server(service, so);
+  if (!server.start(error)) {
+    std::cerr << "rdmaconf serve: " << error << "\n";
+    return 2;
+  }
+  const std::string shown_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  const std::string url = "http://" + shown_host + ":" + std::to_string(server.port()) + "/";
+  std::cout << "rdmaconf serve: listening on " << url << " (database " << db << ")\n";
+  if (a.token.empty()) std::cout << "rdmaconf serve: token " << token << "\n";
+  std::cout << "rdmaconf serve: open " << url << "#token=" << token << std::endl;
+  int sig = 0;
+  sigwait(&signals, &sig);
+  std::cout << "rdmaconf serve: stopping" << std::endl;
+  server.stop();
+  service.stop();
+  return 0;
+}
+
+void add_serve_command(CLI::App& app, int& exit_code) {
+  static ServeArgs a;
+  CLI::App* sub = app.add_subcommand("serve", "The lab dashboard: runs, live progress, history, run diff (docs/dashboard.md)");
+  sub->add_option("--listen", a.listen, "ADDR:PORT to listen on (default 127.0.0.1:8080; port 0 picks one)");
+  sub->add_option("--token", a.token, "Bearer token for every call that changes something (default: a random one, printed)");
+  sub->add_option("--db", a.db, "The history database (default: $XDG_DATA_HOME/rdmaconf/dashboard.sqlite)");
+  sub->add_option("--cases-dir", a.cases_dir, "Folder of the case scripts");
+  sub->add_option("--max-connections", a.max_connections, "Connections served at once")->check(CLI::Range(2, 1024));
+  sub->final_callback([&exit_code] { exit_code = serve(a); });
+}
+
+}  // namespace
+}  // namespace rdmaconf::cli
+
+RDMACONF_COMMAND(serve, rdmaconf::cli::add_serve_command);

@@ -1,0 +1,673 @@
+// The dashboard's API (dashboard.hpp; docs/dashboard.md is the reference).
+#include "dashboard.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include "assets.hpp"
+#include "captures.hpp"
+#include "case_json.hpp"
+#include "http_server.hpp"
+#include "requirement.hpp"
+
+namespace rdmaconf::dashboard {
+
+using nlohmann::json;
+
+namespace {
+
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+http::Response ok(const json& j, int status = 200) { return {status, dump(j)}; }
+http::Response error(int status, std::string_view message) { return http::error_response(status, message); }
+
+bool whole_number(std::string_view s, std::int64_t& out) {
+  if (s.empty() || s.size() > 18) return false;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size() && out >= 0;
+}
+
+bool query_number(std::string_view query, std::string_view key, std::int64_t& out) {
+  std::string_view v;
+  if (!http::query_value(query, key, v)) return true;
+  return whole_number(v, out);
+}
+
+// "/api/runs/12/cases/3" -> {"api","runs","12","cases","3"}
+std::vector<std::string_view> segments(std::string_view path) {
+  std::vector<std::string_view> out;
+  while (!path.empty()) {
+    if (path.front() == '/') {
+      path.remove_prefix(1);
+      continue;
+    }
+    const auto slash = path.find('/');
+    out.push_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash);
+  }
+  return out;
+}
+
+bool string_list(const json& j, const char* key, std::size_t max_items, json& out, std::string& error) {
+  const auto it = j.find(key);
+  out[key] = json::array();
+  if (it == j.end() || it->is_null()) return true;
+  if (!it->is_array() || it->size() > max_items) {
+    error = std::string("'") + key + "' must be a list of at most " + std::to_string(max_items) + " strings";
+    return false;
+  }
+  for (const json& s : *it) {
+    if (!s.is_string() || s.get_ref<const std::string&>().empty() || s.get_ref<const std::string&>().size() > 200) {
+      error = std::string("'") + key + "' must hold strings of 1 to 200 characters";
+      return false;
+    }
+    out[key].push_back(s);
+  }
+  return true;
+}
+
+bool short_string(const json& j, const char* key, json& out, std::string& error) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return true;
+  if (!it->is_string() || it->get_ref<const std::string&>().size() > 256) {
+    error = std::string("'") + key + "' must be a string of at most 256 characters";
+    return false;
+  }
+  if (!it->get_ref<const std::string&>().empty()) out[key] = *it;
+  return true;
+}
+
+// The start request as stored and shown: everything but the agent's token.
+json shown_config(const json& request) {
+  json c = request;
+  if (c.contains("agent") && c["agent"].is_object()) c["agent"].erase("token");
+  return c;
+}
+
+json run_summary_event(const RunRow& r) { return {{"type", "run"}, {"run", r.to_json()}}; }
+
+bool is_failure(const std::string& v) { return v == "fail" || v == "error"; }
+
+// Severity for "the worst verdict": fail first, pass last.
+int severity(const std::string& v) {
+  static const char* const order[] = {"fail", "error", "non-strict", "unimplemented", "informational", "pass"};
+  for (int i = 0; i < 6; ++i)
+    if (v == order[i]) return i;
+  return 6;
+}
+
+}  // namespace
+
+json checked_run_request(const json& j, std::string& error) {
+  if (!j.is_object()) {
+    error = "the body must be a JSON object";
+    return nullptr;
+  }
+  static const char* const known[] = {"reference", "target", "clc_target", "listen", "agent", "suites", "cases",
+                                      "strict",    "iut_lacks", "time_scale", "jobs"};
+  for (const auto& item : j.items()) {
+    const std::string& k = item.key();
+    if (std::find_if(std::begin(known), std::end(known), [&k](const char* n) { return k == n; }) == std::end(known)) {
+      error = "unknown key '" + k.substr(0, 64) + "'";
+      return nullptr;
+    }
+  }
+  json out = json::object();
+  if (const auto it = j.find("reference"); it != j.end() && !it->is_null() && *it != false) {
+    json ref = json::object();
+    if (!it->is_boolean() && (!it->is_object() || !string_list(*it, "faults", 32, ref, error))) {
+      if (error.empty()) error = "'reference' must be true or {\"faults\": [...]}";
+      return nullptr;
+    }
+    if (!ref.contains("faults")) ref["faults"] = json::array();
+    out["reference"] = ref;
+  }
+  for (const char* k : {"target", "clc_target", "listen"})
+    if (!short_string(j, k, out, error)) return nullptr;
+  if (const auto it = j.find("agent"); it != j.end() && !it->is_null()) {
+    json a = json::object();
+    if (!it->is_object() || !short_string(*it, "url", a, error) || !short_string(*it, "token", a, error) ||
+        !string_list(*it, "configs", 16, a, error)) {
+      if (error.empty()) error = "'agent' must be {\"url\": ..., \"token\": ..., \"configs\": [...]}";
+      return nullptr;
+    }
+    if (!a.contains("url")) {
+      error = "'agent' needs a 'url'";
+      return nullptr;
+    }
+    out["agent"] = a;
+  }
+  if (out.contains("reference") && out.contains("agent")) {
+    error = "'reference' and 'agent' exclude each other";
+    return nullptr;
+  }
+  if (!out.contains("reference") && !out.contains("agent") && !out.contains("target") && !out.contains("clc_target") &&
+      !out.contains("listen")) {
+    error = "say what to test: 'reference', 'target', 'clc_target', 'listen' or 'agent'";
+    return nullptr;
+  }
+  if (!string_list(j, "suites", 4, out, error) || !string_list(j, "cases", 1000, out, error) ||
+      !string_list(j, "iut_lacks", 16, out, error))
+    return nullptr;
+  for (const json& s : out["suites"])
+    if (s != "mpa" && s != "ddp" && s != "rdmap" && s != "clc") {
+      error = "'suites' holds mpa, ddp, rdmap or clc";
+      return nullptr;
+    }
+  out["strict"] = false;
+  if (const auto it = j.find("strict"); it != j.end() && !it->is_null()) {
+    if (!it->is_boolean()) {
+      error = "'strict' must be true or false";
+      return nullptr;
+    }
+    out["strict"] = *it;
+  }
+  out["time_scale"] = 1.0;
+  if (const auto it = j.find("time_scale"); it != j.end() && !it->is_null()) {
+    if (!it->is_number() || it->get<double>() < 0.05 || it->get<double>() > 20.0) {
+      error = "'time_scale' must be a number from 0.05 to 20";
+      return nullptr;
+    }
+    out["time_scale"] = *it;
+  }
+  out["jobs"] = 8;
+  if (const auto it = j.find("jobs"); it != j.end() && !it->is_null()) {
+    if (!it->is_number_unsigned() || it->get<std::uint64_t>() < 1 || it->get<std::uint64_t>() > 64) {
+      error = "'jobs' must be a whole number from 1 to 64";
+      return nullptr;
+    }
+    out["jobs"] = *it;
+  }
+  return out;
+}
+
+json diff_runs(const json& a_cases, const json& b_cases) {
+  using Key = std::pair<std::string, std::string>;  // case id, configuration
+  std::map<Key, const json*> a, b;
+  for (const json& c : a_cases) a[{c.value("id", ""), c.value("configuration", "")}] = &c;
+  for (const json& c : b_cases) b[{c.value("id", ""), c.value("configuration", "")}] = &c;
+  json out = {{"new_failures", json::array()}, {"fixed", json::array()}, {"changed", json::array()},
+              {"added", json::array()},        {"removed", json::array()}, {"unchanged", 0}};
+  auto entry = [](const Key& k, const json* x, const json* y) {
+    json e = {{"id", k.first}, {"configuration", k.second}};
+    const json& any = y ? *y : *x;
+    e["protocol"] = any.value("protocol", "");
+    e["level"] = any.value("level", "");
+    e["title"] = any.value("title", "");
+    if (x) e["before"] = {{"verdict", x->value("verdict", "")}, {"reason", x->value("reason", "")}, {"seq", x->value("seq", 0)}};
+    if (y) e["after"] = {{"verdict", y->value("verdict", "")}, {"reason", y->value("reason", "")}, {"seq", y->value("seq", 0)}};
+    return e;
+  };
+  for (const auto& [k, x] : a) {
+    const auto it = b.find(k);
+    if (it == b.end()) {
+      out["removed"].push_back(entry(k, x, nullptr));
+      continue;
+    }
+    const json* y = it->second;
+    const std::string va = x->value("verdict", ""), vb = y->value("verdict", "");
+    if (va == vb && x->value("reason", "") == y->value("reason", "")) {
+      out["unchanged"] = out["unchanged"].get<int>() + 1;
+      continue;
+    }
+    if (!is_failure(va) && is_failure(vb)) out["new_failures"].push_back(entry(k, x, y));
+    else if (is_failure(va) && !is_failure(vb)) out["fixed"].push_back(entry(k, x, y));
+    // Same verdict with another reason: a different code or field, which
+    // after a firmware update is worth a look too.
+    else out["changed"].push_back(entry(k, x, y));
+  }
+  for (const auto& [k, y] : b)
+    if (!a.count(k)) out["added"].push_back(entry(k, nullptr, y));
+  return out;
+}
+
+Dashboard::Dashboard(Store& store, std::string token, Runner runner, Catalogue catalogue, Limits limits)
+    : store_(store),
+      token_(std::move(token)),
+      runner_(std::move(runner)),
+      catalogue_(std::move(catalogue)),
+      limits_(limits),
+      events_(limits.event_buffer) {
+  thread_ = std::thread([this] { worker(); });
+}
+
+Dashboard::~Dashboard() { stop(); }
+
+void Dashboard::stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ && !thread_.joinable()) return;
+    stopping_ = true;
+    cancel_current_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Dashboard::close_streams() { events_.close(); }
+
+std::size_t Dashboard::body_limit(std::string_view method, std::string_view target) const {
+  if (method != "POST") return 0;
+  const auto path = http::split_target(target).first;
+  if (path.starts_with("/api/runs/") && path.ends_with("/cases")) return limits_.max_cases_body;
+  if (path == "/api/captures") return limits_.max_capture_body;
+  return limits_.max_body;
+}
+
+std::unique_ptr<http::Stream> Dashboard::open_stream(const http::Request& r, http::Response& refusal) {
+  // Reading is open to whoever reaches the dashboard, like every GET.
+  const auto [path, query] = http::split_target(r.target);
+  if (path != "/api/events") {
+    refusal = error(404, "the event stream is /api/events");
+    return nullptr;
+  }
+  std::int64_t after = 0;
+  if (!query_number(query, "after", after)) {
+    refusal = error(400, "'after' must be a whole number");
+    return nullptr;
+  }
+  return std::make_unique<LogStream>(events_, static_cast<std::uint64_t>(after));
+}
+
+http::Response Dashboard::handle(const http::Request& r) {
+  if (r.target.size() > limits_.max_target) return error(414, "request target too long");
+  const auto [path, query] = http::split_target(r.target);
+  if (!path.starts_with("/api/")) {
+    if (r.method != "GET") return error(405, "use GET for the page");
+    const Asset* a = find_asset(path == "/" ? "/index.html" : path);
+    if (!a) return error(404, "no such page");
+    http::Response res{200, std::string(a->body), std::string(a->content_type)};
+    // Everything the page needs is served from here; no inline script, no
+    // other origin.
+    res.headers = {{"Content-Security-Policy",
+                    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+                    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"},
+                   {"Cache-Control", "no-cache"},
+                   {"Referrer-Policy", "no-referrer"}};
+    return res;
+  }
+  try {
+    return api(r, path, query);
+  } catch (const json::exception& e) {
+    return error(400, std::string("malformed request: ") + e.what());
+  } catch (const std::exception& e) {
+    return error(500, std::string("internal error: ") + e.what());
+  }
+}
+
+http::Response Dashboard::api(const http::Request& r, std::string_view path, std::string_view query) {
+  const auto seg = segments(path);
+  const bool get = r.method == "GET", post = r.method == "POST";
+  if (!get && !post) return error(405, "use GET or POST");
+  json body = json::object();
+  if (post) {
+    // Every call that changes something needs the token.
+    if (!http::bearer_matches(r.authorization, token_))
+      return error(401, "missing or wrong bearer token (Authorization: Bearer TOKEN, printed by rdmaconf serve at start)");
+    // A capture upload is the file itself; every other body is JSON.
+    if (!r.body.empty() && path != "/api/captures") {
+      if (!http::json_nesting_within(r.body, limits_.max_json_depth))
+        return error(400, "JSON nested deeper than " + std::to_string(limits_.max_json_depth));
+      body = json::parse(r.body, nullptr, false);
+      if (body.is_discarded()) return error(400, "body is not valid JSON");
+      if (!body.is_object()) return error(400, "body must be a JSON object");
+    }
+  }
+  // seg[0] == "api"
+  if (seg.size() == 2 && seg[1] == "info") {
+    if (!get) return error(405, "use GET");
+    std::lock_guard lock(mu_);
+    return ok({{"tool", "rdmaconf"}, {"api", 1}, {"schema", Store::kSchemaVersion}, {"running", current_},
+               {"queued", queue_.size()}, {"last_event", events_.last()}});
+  }
+  if (seg.size() == 2 && seg[1] == "coverage") {
+    if (!get) return error(405, "use GET");
+    return ok(coverage());
+  }
+  if (seg.size() == 2 && seg[1] == "catalogue") {
+    if (!get) return error(405, "use GET");
+    return ok({{"cases", catalogue_.cases}});
+  }
+  if (seg.size() == 3 && seg[1] == "scripts") {
+    if (!get) return error(405, "use GET");
+    const auto text = catalogue_.script ? catalogue_.script(std::string(seg[2])) : std::nullopt;
+    if (!text) return error(404, "no case with that id in the catalogue");
+    return ok({{"id", seg[2]}, {"text", *text}});
+  }
+  if (seg.size() == 2 && seg[1] == "diff") {
+    if (!get) return error(405, "use GET");
+    std::int64_t a = 0, b = 0;
+    if (!query_number(query, "a", a) || !query_number(query, "b", b) || !a || !b)
+      return error(400, "give two run ids: /api/diff?a=ID&b=ID");
+    const auto ra = store_.run(a), rb = store_.run(b);
+    if (!ra || !rb) return error(404, "no such run");
+    json d = diff_runs(store_.cases(a), store_.cases(b));
+    d["a"] = ra->to_json();
+    d["b"] = rb->to_json();
+    return ok(d);
+  }
+  if (seg.size() >= 2 && seg[1] == "captures") {
+    if (seg.size() == 2) {
+      if (get) return ok({{"captures", store_.list_captures(200)}});
+      return upload_capture(query, r.body);
+    }
+    std::int64_t id = 0;
+    if (!whole_number(seg[2], id)) return error(404, "a capture id is a whole number");
+    if (!get) return error(405, "use GET");
+    if (seg.size() == 3) {
+      const auto c = store_.capture(id);
+      if (!c) return error(404, "no such capture");
+      return ok(*c);
+    }
+    if (seg.size() == 4 && seg[3] == "annotated.pcapng") {
+      auto octets = store_.capture_annotated(id);
+      if (!octets) return error(404, "no annotated capture for that id");
+      http::Response res{200, std::move(*octets), "application/octet-stream"};
+      res.headers = {{"Content-Disposition", "attachment; filename=\"capture-" + std::to_string(id) + "-annotated.pcapng\""}};
+      return res;
+    }
+    return error(404, "no such request");
+  }
+  if (seg.size() >= 2 && seg[1] == "runs") {
+    if (seg.size() == 2) {
+      if (post) return start_run(body);
+      std::int64_t limit = 100, before = 0;
+      if (!query_number(query, "limit", limit) || !query_number(query, "before", before))
+        return error(400, "'limit' and 'before' must be whole numbers");
+      limit = std::clamp<std::int64_t>(limit, 1, 1000);
+      json list = json::array();
+      for (const RunRow& row : store_.list_runs(static_cast<std::size_t>(limit), before)) list.push_back(row.to_json());
+      return ok({{"runs", list}});
+    }
+    std::int64_t id = 0;
+    if (!whole_number(seg[2], id)) return error(404, "a run id is a whole number");
+    if (seg.size() == 3) {
+      if (!get) return error(405, "use GET");
+      const auto row = store_.run(id);
+      if (!row) return error(404, "no such run");
+      json j = row->to_json();
+      j["cases"] = store_.cases(id);
+      return ok(j);
+    }
+    if (seg.size() == 4 && seg[3] == "cancel") {
+      if (!post) return error(405, "use POST");
+      return cancel_run(id);
+    }
+    if (seg.size() == 4 && seg[3] == "cases" && post) return publish_cases(id, body);
+    if (seg.size() == 4 && seg[3] == "finish") {
+      if (!post) return error(405, "use POST");
+      return publish_finish(id, body);
+    }
+    if (seg.size() == 5 && seg[3] == "cases") {
+      if (!get) return error(405, "use GET");
+      std::int64_t seq = 0;
+      if (!whole_number(seg[4], seq)) return error(404, "a case number is a whole number");
+      const auto c = store_.case_detail(id, seq);
+      if (!c) return error(404, "no such case in that run");
+      return ok(*c);
+    }
+  }
+  return error(404, "no such request: " + std::string(path.substr(0, 200)) + " (docs/dashboard.md lists them)");
+}
+
+namespace {
+
+// %XX and '+' of a query value; false when malformed.
+bool percent_decode(std::string_view in, std::string& out) {
+  out.clear();
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '+') out += ' ';
+    else if (in[i] != '%') out += in[i];
+    else {
+      if (i + 2 >= in.size()) return false;
+      int v = 0;
+      const auto [p, ec] = std::from_chars(in.data() + i + 1, in.data() + i + 3, v, 16);
+      if (ec != std::errc() || p != in.data() + i + 3) return false;
+      out += static_cast<char>(v);
+      i += 2;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+http::Response Dashboard::upload_capture(std::string_view query, const std::string& octets) {
+  std::string_view raw_name;
+  std::string name = "capture";
+  if (http::query_value(query, "name", raw_name) && !percent_decode(raw_name, name))
+    return error(400, "'name' is not percent-encoded correctly");
+  if (name.empty() || name.size() > 200) return error(400, "'name' must have 1 to 200 characters");
+  if (octets.size() < 24) return error(400, "the body must be a pcap or pcapng file");
+  std::string annotated, why;
+  const json result = analyze_capture(octets, annotated, why);
+  if (result.is_null()) return error(422, "the capture cannot be read: " + why);
+  const std::int64_t id = store_.add_capture(name, octets.size(), result, annotated);
+  events_.push(dump({{"type", "capture"}, {"capture", {{"id", id}, {"name", name}}}}));
+  json j = result;
+  j["id"] = id;
+  j["name"] = name;
+  return ok(j, 201);
+}
+
+http::Response Dashboard::start_run(const json& body) {
+  if (body.contains("publish")) {
+    // A CLI run (`rdmaconf run --publish`): recorded, not queued.
+    const json& p = body["publish"];
+    if (!p.is_object()) return error(400, "'publish' must be an object");
+    const json target = p.value("target", json(""));
+    if (!target.is_string() || target.get_ref<const std::string&>().size() > 1024)
+      return error(400, "'publish.target' must be a string of at most 1024 characters");
+    json config = p.value("config", json::object());
+    if (!config.is_object() || config.dump().size() > 16 * 1024) return error(400, "'publish.config' must be a small object");
+    const std::int64_t id = store_.create_run("cli", "running", target.get<std::string>(), config);
+    json caps = p.value("capabilities", json());
+    store_.set_running(id, target.get<std::string>(), caps.is_object() ? caps : json());
+    announce_run(id);
+    return ok({{"id", id}, {"status", "running"}}, 201);
+  }
+  std::string why;
+  json request = checked_run_request(body, why);
+  if (request.is_null()) return error(400, why);
+  std::lock_guard lock(mu_);
+  if (queue_.size() >= limits_.max_queue) return error(429, "the queue is full (" + std::to_string(limits_.max_queue) + " runs)");
+  const std::int64_t id = store_.create_run("dashboard", "queued", "", shown_config(request));
+  queue_.push_back({id, std::move(request)});
+  cv_.notify_all();
+  events_.push(dump(run_summary_event(*store_.run(id))));
+  return ok({{"id", id}, {"status", "queued"}}, 201);
+}
+
+http::Response Dashboard::cancel_run(std::int64_t id) {
+  std::lock_guard lock(mu_);
+  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+    if (it->id != id) continue;
+    queue_.erase(it);
+    store_.finish_run(id, "cancelled", "cancelled before it started", 0, json::array());
+    events_.push(dump(run_summary_event(*store_.run(id))));
+    return ok({{"id", id}, {"status", "cancelled"}});
+  }
+  if (current_ == id) {
+    cancel_current_ = true;
+    return ok({{"id", id}, {"status", "cancelling"}}, 202);
+  }
+  const auto row = store_.run(id);
+  if (!row) return error(404, "no such run");
+  return error(409, "run " + std::to_string(id) + " is " + row->status + ", not queued or running here");
+}
+
+http::Response Dashboard::publish_cases(std::int64_t id, const json& body) {
+  const auto row = store_.run(id);
+  if (!row) return error(404, "no such run");
+  if (row->source != "cli" || row->status != "running") return error(409, "cases are published only into a running CLI run");
+  const auto it = body.find("cases");
+  if (it == body.end() || !it->is_array() || it->size() > 5000) return error(400, "'cases' must be a list of at most 5000 cases");
+  std::vector<json> cases;
+  for (const json& c : *it) {
+    std::string why;
+    json checked = checked_case(c, why);
+    if (checked.is_null()) return error(400, "case " + std::to_string(cases.size()) + ": " + why);
+    cases.push_back(std::move(checked));
+  }
+  std::lock_guard lock(publish_mu_);
+  const std::int64_t first = store_.add_cases(id, cases);
+  if (!first) return error(404, "no such run");
+  announce_cases(id, first, cases);
+  return ok({{"id", id}, {"stored", cases.size()}});
+}
+
+http::Response Dashboard::publish_finish(std::int64_t id, const json& body) {
+  const auto row = store_.run(id);
+  if (!row) return error(404, "no such run");
+  if (row->source != "cli" || row->status != "running") return error(409, "only a running CLI run is finished this way");
+  const std::string status = body.value("status", json("done")).is_string() ? body.value("status", "done") : "";
+  if (status != "done" && status != "cancelled" && status != "failed")
+    return error(400, "'status' must be done, cancelled or failed");
+  const json message = body.value("message", json(""));
+  const json duration = body.value("duration_ms", json(0));
+  const json skipped = body.value("skipped", json::array());
+  if (!message.is_string() || message.get_ref<const std::string&>().size() > 4096 || !duration.is_number_integer() ||
+      !skipped.is_array() || skipped.size() > 256)
+    return error(400, "'message' (string), 'duration_ms' (whole number) and 'skipped' (list) expected");
+  for (const json& s : skipped)
+    if (!s.is_string() || s.get_ref<const std::string&>().size() > 1024) return error(400, "'skipped' holds strings");
+  store_.finish_run(id, status, message.get<std::string>(), duration.get<std::int64_t>(), skipped);
+  announce_run(id);
+  return ok({{"id", id}, {"status", status}});
+}
+
+namespace {
+
+std::string_view level_name(requirements::Level l) {
+  switch (l) {
+    case requirements::Level::kMust: return "MUST";
+    case requirements::Level::kMustNot: return "MUST NOT";
+    case requirements::Level::kShould: return "SHOULD";
+    case requirements::Level::kShouldNot: return "SHOULD NOT";
+    case requirements::Level::kMay: return "MAY";
+    case requirements::Level::kLowerCaseMust: return "must";
+  }
+  return "?";
+}
+
+std::string_view observable_name(requirements::Observability o) {
+  switch (o) {
+    case requirements::Observability::kOnTheWire: return "on the wire";
+    case requirements::Observability::kOnTheWireAsPeer: return "as a peer";
+    case requirements::Observability::kNotObservable: return "not observable";
+  }
+  return "?";
+}
+
+}  // namespace
+
+json Dashboard::coverage() {
+  // Registry rows -> the catalogue's cases naming them (aliases resolved).
+  std::map<std::string, std::vector<std::string>> cases_of;
+  for (const json& c : catalogue_.cases)
+    for (const json& r : c.value("requirements", json::array())) {
+      const requirements::Requirement* row = requirements::find(r.get<std::string>());
+      if (row) cases_of[std::string(row->id)].push_back(c.value("id", ""));
+    }
+  // Per target, its latest run: case id -> the worst verdict over its configurations.
+  json targets = json::array();
+  std::vector<std::map<std::string, std::string>> verdicts;
+  for (const auto& [target, run] : store_.latest_run_per_target(20)) {
+    targets.push_back({{"target", target}, {"run", run}});
+    auto& v = verdicts.emplace_back();
+    for (const json& c : store_.cases(run)) {
+      const std::string id = c.value("id", ""), verdict = c.value("verdict", "");
+      const auto it = v.find(id);
+      if (it == v.end() || severity(verdict) < severity(it->second)) v[id] = verdict;
+    }
+  }
+  json rows = json::array();
+  std::size_t with_cases = 0, observable_uncovered = 0;
+  for (const requirements::Requirement& r : requirements::all()) {
+    const auto it = cases_of.find(std::string(r.id));
+    const std::vector<std::string> none;
+    const std::vector<std::string>& cases = it == cases_of.end() ? none : it->second;
+    if (!cases.empty()) ++with_cases;
+    else if (r.observable != requirements::Observability::kNotObservable) ++observable_uncovered;
+    json per_target = json::array();
+    for (const auto& v : verdicts) {
+      std::string worst;
+      for (const std::string& id : cases) {
+        const auto f = v.find(id);
+        if (f != v.end() && (worst.empty() || severity(f->second) < severity(worst))) worst = f->second;
+      }
+      per_target.push_back(worst.empty() ? json() : json(worst));
+    }
+    rows.push_back({{"id", r.id}, {"rfc", r.rfc}, {"section", r.section}, {"level", level_name(r.level)},
+                    {"summary", r.summary}, {"observable", observable_name(r.observable)}, {"cases", cases},
+                    {"verdicts", std::move(per_target)}});
+  }
+  json totals = {{"rows", rows.size()}, {"with_cases", with_cases}, {"observable_without_cases", observable_uncovered}};
+  return {{"targets", std::move(targets)}, {"requirements", std::move(rows)}, {"totals", std::move(totals)}};
+}
+
+void Dashboard::announce_run(std::int64_t id) {
+  if (const auto row = store_.run(id)) events_.push(dump(run_summary_event(*row)));
+}
+
+void Dashboard::announce_cases(std::int64_t id, std::int64_t first_seq, const std::vector<json>& cases) {
+  std::int64_t seq = first_seq;
+  for (const json& c : cases) {
+    // The live view needs the row, not the exchange (fetched on demand).
+    json row = {{"seq", seq++},
+                {"id", c.value("id", "")},
+                {"configuration", c.value("configuration", "")},
+                {"protocol", c.value("protocol", "")},
+                {"level", c.value("level", "")},
+                {"verdict", c.value("verdict", "")},
+                {"rfc", c.value("rfc", "")},
+                {"requirements", c.value("requirements", json::array())},
+                {"title", c.value("title", "")},
+                {"reason", c.value("reason", "")}};
+    events_.push(dump({{"type", "case"}, {"run_id", id}, {"case", std::move(row)}}));
+  }
+}
+
+void Dashboard::worker() {
+  for (;;) {
+    Queued q;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      q = std::move(queue_.front());
+      queue_.pop_front();
+      current_ = q.id;
+      cancel_current_ = false;
+    }
+    RunContext ctx;
+    ctx.id = q.id;
+    ctx.request = std::move(q.request);
+    ctx.cancel = &cancel_current_;
+    ctx.started = [&](const std::string& target, const json& caps) {
+      store_.set_running(q.id, target, caps);
+      announce_run(q.id);
+    };
+    ctx.case_done = [&](const json& c) {
+      // One transaction per case: a kill loses no case already reported.
+      const std::vector<json> one{c};
+      if (const std::int64_t seq = store_.add_cases(q.id, one)) announce_cases(q.id, seq, one);
+    };
+    RunEnd end;
+    try {
+      end = runner_(ctx);
+    } catch (const std::exception& e) {
+      end.status = "failed";
+      end.message = e.what();
+    }
+    if (cancel_current_ && end.status == "done") end.status = "cancelled";
+    store_.finish_run(q.id, end.status, end.message, end.duration_ms, end.skipped);
+    announce_run(q.id);
+    std::lock_guard lock(mu_);
+    current_ = 0;
+  }
+}
+
+}  // namespace rdmaconf::dashboard

@@ -1,0 +1,110 @@
+// The lab dashboard's service (docs/dashboard.md): the JSON API under /api/,
+// the live event stream, the built-in page, and the run queue. Sockets are
+// the shared Beast server's (conformance/http/); running a run is the
+// Runner's (given by `rdmaconf serve`, so this library needs no CLI).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "events.hpp"
+#include "http_service.hpp"
+#include "store.hpp"
+
+namespace rdmaconf::dashboard {
+
+struct Limits {
+  std::size_t max_body = 64 * 1024;             // POST bodies but the two below
+  std::size_t max_cases_body = 8 * 1024 * 1024;  // POST /api/runs/N/cases (a published batch)
+  std::size_t max_capture_body = 16 * 1024 * 1024;  // POST /api/captures
+  std::size_t max_target = 2048;
+  std::size_t max_json_depth = 16;
+  std::size_t max_queue = 64;                   // queued runs; more -> 429
+  std::size_t event_buffer = 20000;
+};
+
+// What the runner gets for one queued run.
+struct RunContext {
+  std::int64_t id = 0;
+  nlohmann::json request;  // the checked start request, token included
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(const std::string& target, const nlohmann::json& capabilities)> started;
+  std::function<void(const nlohmann::json& c)> case_done;  // a case_json() object
+};
+struct RunEnd {
+  std::string status = "done";  // done, cancelled or failed
+  std::string message;
+  std::int64_t duration_ms = 0;
+  nlohmann::json skipped = nlohmann::json::array();
+};
+using Runner = std::function<RunEnd(RunContext&)>;
+
+// Checks a start request (POST /api/runs body); the checked copy, or null
+// with `error`.
+nlohmann::json checked_run_request(const nlohmann::json& j, std::string& error);
+
+// Two runs' cases -> what changed (GET /api/diff).
+nlohmann::json diff_runs(const nlohmann::json& a_cases, const nlohmann::json& b_cases);
+
+struct Catalogue {
+  nlohmann::json cases = nlohmann::json::array();   // id, protocol, level, title, rfc, requirements, role
+  std::function<std::optional<std::string>(const std::string& id)> script;  // a case's script text
+};
+
+class Dashboard : public http::Service {
+ public:
+  Dashboard(Store& store, std::string token, Runner runner, Catalogue catalogue, Limits limits = {});
+  ~Dashboard() override;
+
+  http::Response handle(const http::Request& r) override;
+  std::size_t body_limit(std::string_view method, std::string_view target) const override;
+  std::unique_ptr<http::Stream> open_stream(const http::Request& r, http::Response& refusal) override;
+  void close_streams() override;
+
+  // Ends the worker: the run under way is cancelled and waited for.
+  void stop();
+  MessageLog& events() { return events_; }
+
+ private:
+  http::Response api(const http::Request& r, std::string_view path, std::string_view query);
+  http::Response start_run(const nlohmann::json& body);
+  http::Response publish_cases(std::int64_t id, const nlohmann::json& body);
+  http::Response publish_finish(std::int64_t id, const nlohmann::json& body);
+  http::Response cancel_run(std::int64_t id);
+  nlohmann::json coverage();
+  http::Response upload_capture(std::string_view query, const std::string& octets);
+  void announce_run(std::int64_t id);
+  void announce_cases(std::int64_t id, std::int64_t first_seq, const std::vector<nlohmann::json>& cases);
+  void worker();
+
+  Store& store_;
+  std::string token_;
+  Runner runner_;
+  Catalogue catalogue_;
+  Limits limits_;
+  MessageLog events_;
+
+  struct Queued {
+    std::int64_t id;
+    nlohmann::json request;
+  };
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Queued> queue_;
+  std::int64_t current_ = 0;  // the run under way, 0 when none
+  std::atomic<bool> cancel_current_{false};
+  bool stopping_ = false;
+  std::mutex publish_mu_;  // publish batches of one run arrive in order
+  std::thread thread_;
+};
+
+}  // namespace rdmaconf::dashboard

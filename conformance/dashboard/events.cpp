@@ -1,0 +1,75 @@
+// MessageLog and LogStream (events.hpp).
+#include "events.hpp"
+
+#include <thread>
+
+namespace rdmaconf::dashboard {
+
+std::uint64_t MessageLog::push(const std::string& json_object) {
+  std::uint64_t seq;
+  {
+    std::lock_guard lock(mu_);
+    seq = next_++;
+    // {"seq":N, ...the object's members}
+    std::string m = "{\"seq\":" + std::to_string(seq);
+    if (json_object.size() > 2) m += "," + json_object.substr(1);
+    else m += "}";
+    messages_.emplace_back(seq, std::move(m));
+    while (messages_.size() > capacity_) messages_.pop_front();
+  }
+  cv_.notify_all();
+  return seq;
+}
+
+std::vector<std::pair<std::uint64_t, std::string>> MessageLog::since(std::uint64_t after, std::size_t max,
+                                                                     std::chrono::milliseconds wait, std::uint64_t& dropped) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, wait, [&] { return closed_ || next_ - 1 > after; });
+  std::vector<std::pair<std::uint64_t, std::string>> out;
+  const std::uint64_t oldest = messages_.empty() ? next_ : messages_.front().first;
+  dropped = oldest > after + 1 ? oldest - after - 1 : 0;
+  for (const auto& m : messages_) {
+    if (m.first <= after) continue;
+    if (out.size() >= max) break;
+    out.push_back(m);
+  }
+  return out;
+}
+
+std::uint64_t MessageLog::last() const {
+  std::lock_guard lock(mu_);
+  return next_ - 1;
+}
+
+void MessageLog::close() {
+  {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+  }
+  cv_.notify_all();
+}
+
+bool LogStream::next(std::vector<std::string>& out, std::chrono::milliseconds wait) {
+  std::uint64_t dropped = 0;
+  auto batch = log_.since(after_, 500, wait, dropped);
+  if (batch.empty() && !dropped) return true;
+  if (batch.size() < 500 && !batch.empty()) {
+    // A run in full flow: wait a moment so the next cases join this batch.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::uint64_t more_dropped = 0;
+    batch = log_.since(after_, 500, std::chrono::milliseconds(0), more_dropped);
+    dropped = std::max(dropped, more_dropped);
+  }
+  std::string m = "[";
+  if (dropped) m += "{\"type\":\"dropped\",\"count\":" + std::to_string(dropped) + "}";
+  for (const auto& [seq, text] : batch) {
+    if (m.size() > 1) m += ",";
+    m += text;
+    after_ = seq;
+  }
+  m += "]";
+  out.push_back(std::move(m));
+  return true;
+}
+
+}  // namespace rdmaconf::dashboard

@@ -1,0 +1,197 @@
+// End-to-end: `rdmaconf serve` in Debian's chromium (headless), driven by
+// puppeteer-core. Starts a run from the page and watches it finish live,
+// opens a failing case (sequence diagram, frame fields, script), diffs two
+// runs, uploads captures, and checks that markup in case text and capture
+// names stays text.
+// Usage: node dashboard.test.mjs RDMACONF_EXE [SCREENSHOT_DIR]
+// Exit 77 (ctest: skipped) only when no chromium is installed.
+import {spawn} from 'node:child_process';
+import {copyFileSync, existsSync, mkdtempSync, mkdirSync, readFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {dirname, join} from 'node:path';
+import {fileURLToPath} from 'node:url';
+import assert from 'node:assert/strict';
+
+const exe = process.argv[2];
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+const shots = process.argv[3] || process.env.RDMACONF_SCREENSHOTS || '';
+const chromium = process.env.CHROMIUM || ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+if (!chromium) {
+  console.log('SKIPPED: no chromium installed (apt-get install chromium; ci/install-deps.sh does)');
+  process.exit(77);
+}
+let puppeteer;
+try {
+  puppeteer = (await import('puppeteer-core')).default;
+} catch (e) {
+  console.error('puppeteer-core is missing: run `npm ci` in conformance/dashboard/tests/browser (ci/install-deps.sh does)');
+  process.exit(1);
+}
+
+const token = 'browser-test-token';
+const dir = mkdtempSync(join(tmpdir(), 'rdmaconf-browser-'));
+const serve = spawn(exe, ['serve', '--listen', '127.0.0.1:0', '--token', token, '--db', join(dir, 'db.sqlite')],
+  {stdio: ['ignore', 'pipe', 'inherit']});
+const base = await new Promise((resolve, reject) => {
+  let out = '';
+  serve.stdout.on('data', (d) => {
+    out += d;
+    const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/)/);
+    if (m) resolve(m[1]);
+  });
+  serve.on('exit', (code) => reject(new Error('rdmaconf serve exited with ' + code)));
+  setTimeout(() => reject(new Error('rdmaconf serve did not start')), 20000);
+});
+
+async function api(method, path, body) {
+  const r = await fetch(base.replace(/\/$/, '') + path, {
+    method, headers: {'Content-Type': 'application/json', Authorization: 'Bearer ' + token},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return {status: r.status, json: await r.json()};
+}
+
+const browser = await puppeteer.launch({
+  executablePath: chromium,
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+let failed = false;
+try {
+  const page = await browser.newPage();
+  await page.setViewport({width: 1280, height: 900});
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // Failed loads are checked by URL below (a case outside the catalogue has
+  // no script: that 404 is the answer, not an error).
+  page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text()); });
+  page.on('response', (r) => {
+    if (r.status() >= 400 && !new URL(r.url()).pathname.startsWith('/api/scripts/')) errors.push(r.status() + ' ' + r.url());
+  });
+  page.on('dialog', (d) => { errors.push('dialog: ' + d.message()); d.dismiss(); });
+  const shot = async (name) => {
+    if (!shots) return;
+    mkdirSync(shots, {recursive: true});
+    await page.screenshot({path: join(shots, name + '.png'), fullPage: false});
+  };
+
+  // The token arrives in the fragment and leaves the address bar.
+  await page.goto(base + '#token=' + token);
+  await page.waitForSelector('#live.on');
+  assert.equal(await page.evaluate(() => location.hash), '#/');
+
+  // 1. A clean run, for the diff later (through the API).
+  const clean = await api('POST', '/api/runs', {reference: true, suites: ['rdmap'], time_scale: 0.25});
+  assert.equal(clean.status, 201);
+
+  // 2. Start a run from the page: the reference with a fault, so some cases fail.
+  await page.goto(base + '#/new');
+  await page.waitForSelector('#start');
+  await page.select('#kind', 'reference');
+  await page.type('#faults', 'terminate-wrong-code');
+  await page.click('.suite[value="rdmap"]');
+  await page.$eval('#time-scale', (e) => { e.value = '0.25'; });
+  await page.click('#start');
+  await page.waitForFunction(() => /^#\/run\/\d+$/.test(location.hash));
+  const faultyId = Number((await page.evaluate(() => location.hash)).split('/')[2]);
+  // Watched live: the page is never reloaded while the run goes.
+  await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'done', {timeout: 120000});
+  const counts = await page.$eval('#counts', (e) => e.textContent);
+  assert.match(counts, /fail/, 'the faulty reference fails some cases: ' + counts);
+  const firstVerdict = await page.$eval('#cases tr[data-verdict]', (e) => e.dataset.verdict);
+  assert.equal(firstVerdict, 'fail', 'failures are listed first');
+  assert.ok(await page.$('#matrix td.cell-fail'), 'the protocol × level matrix marks the failing cell');
+  await shot('run');
+
+  // Filter and search.
+  const shownAll = await page.$eval('#shown', (e) => parseInt(e.textContent, 10));
+  await page.select('#filter-verdict', 'fail');
+  const shownFail = await page.$eval('#shown', (e) => parseInt(e.textContent, 10));
+  assert.ok(shownFail > 0 && shownFail < shownAll, `verdict filter: ${shownFail} of ${shownAll}`);
+  await page.select('#filter-verdict', '');
+  await page.type('#search', 'no-such-thing-anywhere');
+  await page.waitForFunction(() => parseInt(document.querySelector('#shown').textContent, 10) === 0);
+  await page.$eval('#search', (e) => { e.value = ''; e.dispatchEvent(new Event('input')); });
+  await page.waitForFunction((n) => parseInt(document.querySelector('#shown').textContent, 10) === n, {}, shownAll);
+
+  // 3. Open the first failing case: sequence diagram, a frame's fields, the script.
+  await page.click('#cases tr[data-verdict="fail"] a');
+  await page.waitForSelector('svg.seq g.frame');
+  await page.click('svg.seq g.frame');
+  const detail = await page.$eval('#frame-detail', (e) => e.textContent);
+  assert.ok(detail.length > 20 && !/Click a frame/.test(detail), 'a frame shows its decoded fields');
+  assert.ok((await page.$eval('#script', (e) => e.textContent)).includes('id:'), 'the script is shown');
+  assert.ok(await page.$('#reason'), 'the failure reason is shown');
+  await shot('case');
+
+  // 4. Diff the clean run against the faulty one.
+  await page.goto(base + `#/diff/${clean.json.id}/${faultyId}`);
+  await page.waitForSelector('#diff-new_failures');
+  const newFailures = await page.$eval('#diff-new_failures h3', (e) => e.textContent);
+  assert.match(newFailures, /New failures \([1-9]\d*\)/, newFailures);
+  await shot('diff');
+
+  // 5. Markup in case text stays text (a published run whose strings are script).
+  const evil = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+  const pub = await api('POST', '/api/runs', {publish: {target: evil, config: {note: evil}}});
+  assert.equal(pub.status, 201);
+  const put = await api('POST', `/api/runs/${pub.json.id}/cases`, {cases: [{
+    id: 'mpa-' + evil, verdict: 'fail', protocol: 'mpa', level: 'MUST', rfc: evil, title: evil, reason: evil,
+    requirements: [evil], frames: [{from: 'iut', at_ms: 1, headline: '<-- ' + evil, detail: evil}],
+    agent: [{at_ms: 2, kind: 'async', name: evil, status: evil, detail: evil}]}]});
+  assert.equal(put.status, 200, JSON.stringify(put.json));
+  await api('POST', `/api/runs/${pub.json.id}/finish`, {status: 'done'});
+  await page.goto(base + '#/');
+  await page.waitForSelector(`#runs tr[data-run="${pub.json.id}"]`);
+  await page.goto(base + `#/run/${pub.json.id}`);
+  await page.waitForSelector('#cases tr[data-verdict="fail"] a');
+  await page.click('#cases tr[data-verdict="fail"] a');
+  await page.waitForSelector('svg.seq g.frame');
+  await page.click('svg.seq g.frame');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no script from data ran');
+  assert.equal(await page.$$eval('main img, main script', (l) => l.length), 0, 'no element from data');
+  assert.ok((await page.$eval('#case-title', (e) => e.textContent)).includes('<img src=x'), 'shown as text');
+
+  // 6. Upload a capture from the page; its name is markup, shown as text.
+  const evilName = join(dir, '<img src=x onerror="window.__pwned=3">.pcap');
+  copyFileSync(join(root, 'pcap/tests/captures/real/siw-mpa-bad-key.pcap'), evilName);
+  await page.goto(base + '#/captures');
+  const input = await page.waitForSelector('#capture-file');
+  await input.uploadFile(evilName);
+  await page.click('#upload');
+  await page.waitForSelector('#capture-name');
+  assert.ok((await page.$eval('#capture-name', (e) => e.textContent)).startsWith('<img src=x'));
+  assert.match(await page.$eval('#capture-violations', (e) => e.textContent), /1 violations \(1 MUST\)/);
+  assert.match(await page.$eval('table.violations', (e) => e.textContent), /rfc5044-7\.1\.1-key-reply/);
+  assert.ok(await page.$('#annotated'), 'the annotated pcapng is offered');
+  // A clean capture: its exchange drawn like a case's.
+  const r = await fetch(base + 'api/captures?name=rping.pcap', {method: 'POST', headers: {Authorization: 'Bearer ' + token},
+    body: readFileSync(join(root, 'pcap/tests/captures/real/siw-rping-mpav2.pcap'))});
+  assert.equal(r.status, 201);
+  await page.goto(base + '#/capture/' + (await r.json()).id);
+  await page.waitForSelector('svg.seq g.frame');
+  await page.click('svg.seq g.frame');
+  assert.match(await page.$eval('#frame-detail', (e) => e.textContent), /MPA Request/);
+  await shot('capture');
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no script from a capture name ran');
+
+  // 7. Requirement coverage: the runs' targets as columns, failing rows found.
+  await page.goto(base + '#/coverage');
+  await page.waitForSelector('#coverage');
+  const columns = await page.$$eval('#coverage tr:first-child th', (l) => l.map((e) => e.textContent));
+  assert.ok(columns.some((c) => c.includes('terminate-wrong-code')), 'the faulty target is a column: ' + columns.join('|'));
+  await page.select('#coverage-only', 'failing');
+  assert.ok((await page.$$('#coverage td .fail')).length > 0, 'rows failing on the faulty target');
+  await shot('coverage');
+
+  assert.deepEqual(errors, [], 'no page errors');
+  console.log('dashboard browser test: passed');
+} catch (e) {
+  failed = true;
+  console.error(e);
+} finally {
+  await browser.close();
+  serve.kill('SIGTERM');
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,394 @@
+// The API against a real `rdmaconf serve` on an ephemeral 127.0.0.1 port:
+// auth, limits, bad JSON, concurrent clients, the run lifecycle with live
+// events, queue and cancel, restart with history intact, kill -9 mid-run,
+// and `rdmaconf run --publish`.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using nlohmann::json;
+
+constexpr const char* kToken = "test-token-0123456789";
+
+// One `rdmaconf serve` process; its port read from its first line.
+class ServeProcess {
+ public:
+  explicit ServeProcess(std::string db) : db_(std::move(db)) { start(); }
+  ~ServeProcess() { stop(SIGTERM); }
+  void start() {
+    int out[2];
+    ASSERT_EQ(::pipe(out), 0);
+    pid_ = ::fork();
+    ASSERT_GE(pid_, 0);
+    if (pid_ == 0) {
+      ::dup2(out[1], 1);
+      ::close(out[0]);
+      ::close(out[1]);
+      ::execl(RDMACONF_EXE, RDMACONF_EXE, "serve", "--listen", "127.0.0.1:0", "--token", kToken, "--db", db_.c_str(),
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(out[1]);
+    out_ = ::fdopen(out[0], "r");
+    char line[512];
+    while (std::fgets(line, sizeof line, out_)) {
+      const std::string s(line);
+      const auto at = s.find("listening on http://127.0.0.1:");
+      if (at == std::string::npos) continue;
+      port_ = static_cast<std::uint16_t>(std::stoi(s.substr(at + 30)));
+      break;
+    }
+    ASSERT_NE(port_, 0) << "rdmaconf serve did not say where it listens";
+  }
+  // SIGTERM: an orderly stop; SIGKILL: the crash a transaction must survive.
+  void stop(int sig) {
+    if (pid_ <= 0) return;
+    ::kill(pid_, sig);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    if (out_) std::fclose(out_);
+    out_ = nullptr;
+    port_ = 0;
+  }
+  std::uint16_t port() const { return port_; }
+
+ private:
+  std::string db_;
+  pid_t pid_ = -1;
+  FILE* out_ = nullptr;
+  std::uint16_t port_ = 0;
+};
+
+struct Reply {
+  int status = 0;
+  std::string body;
+  std::string csp;
+  json j() const { return json::parse(body, nullptr, false); }
+};
+
+// `declared` > 0 announces that Content-Length but sends only `body`: a
+// server that refuses by the header answers without reading further.
+Reply request(std::uint16_t port, bhttp::verb method, const std::string& target, const std::string& token = "",
+              const std::string& body = "", std::size_t declared = 0) {
+  Reply r;
+  net::io_context ioc;
+  tcp::socket s(ioc);
+  beast::error_code ec;
+  s.connect({net::ip::make_address("127.0.0.1"), port}, ec);
+  if (ec) return r;
+  bhttp::request<bhttp::string_body> req{method, target, 11};
+  req.set(bhttp::field::host, "127.0.0.1");
+  if (!token.empty()) req.set(bhttp::field::authorization, "Bearer " + token);
+  if (method == bhttp::verb::post) req.body() = body;
+  req.prepare_payload();
+  if (declared) req.content_length(declared);
+  bhttp::write(s, req, ec);
+  if (ec) return r;
+  beast::flat_buffer buf;
+  bhttp::response_parser<bhttp::string_body> p;
+  p.body_limit(64 * 1024 * 1024);
+  bhttp::read(s, buf, p, ec);
+  if (ec) return r;
+  r.status = static_cast<int>(p.get().result_int());
+  r.body = p.get().body();
+  r.csp = std::string(p.get()["Content-Security-Policy"]);
+  return r;
+}
+
+Reply get(std::uint16_t port, const std::string& target) { return request(port, bhttp::verb::get, target); }
+Reply post(std::uint16_t port, const std::string& target, const json& body, const std::string& token = kToken) {
+  return request(port, bhttp::verb::post, target, token, body.dump());
+}
+
+// The live event stream: every event, batch by batch.
+class Events {
+ public:
+  explicit Events(std::uint16_t port) : ws_(ioc_) {
+    tcp::socket& s = ws_.next_layer();
+    s.connect({net::ip::make_address("127.0.0.1"), port});
+    ws_.handshake("127.0.0.1", "/api/events");
+  }
+  // Reads until `pred` holds for an event (or the deadline); every event seen goes to `seen`.
+  template <typename Pred>
+  bool until(Pred pred, std::chrono::seconds within = std::chrono::seconds(60)) {
+    const auto deadline = std::chrono::steady_clock::now() + within;
+    ::timeval tv{1, 0};
+    ::setsockopt(ws_.next_layer().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    while (std::chrono::steady_clock::now() < deadline) {
+      beast::flat_buffer b;
+      beast::error_code ec;
+      ws_.read(b, ec);
+      if (ec) return false;
+      const json batch = json::parse(beast::buffers_to_string(b.data()), nullptr, false);
+      if (!batch.is_array()) return false;
+      ++batches;
+      for (const json& e : batch) {
+        seen.push_back(e);
+        if (pred(e)) return true;
+      }
+    }
+    return false;
+  }
+  std::vector<json> seen;
+  int batches = 0;
+
+ private:
+  net::io_context ioc_;
+  websocket::stream<tcp::socket> ws_;
+};
+
+std::string temp_db(const char* name) {
+  const auto p = std::filesystem::temp_directory_path() / ("rdmaconf-serve-" + std::to_string(::getpid()) + "-" + name + ".sqlite");
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + suffix);
+  return p.string();
+}
+
+bool run_ended(const json& e, std::int64_t id) {
+  return e.value("type", "") == "run" && e["run"]["id"] == id && e["run"]["status"] != "queued" &&
+         e["run"]["status"] != "running";
+}
+
+std::size_t cases_of(const std::vector<json>& seen, std::int64_t id) {
+  std::size_t n = 0;
+  for (const json& e : seen)
+    if (e.value("type", "") == "case" && e["run_id"] == id) ++n;
+  return n;
+}
+
+TEST(DashboardServer, ReadsAreOpenChangesNeedTheToken) {
+  ServeProcess serve(temp_db("auth"));
+  const auto port = serve.port();
+  EXPECT_EQ(get(port, "/api/runs").status, 200);
+  EXPECT_EQ(get(port, "/api/info").status, 200);
+  const json start = {{"reference", true}, {"suites", {"mpa"}}};
+  EXPECT_EQ(post(port, "/api/runs", start, "").status, 401);
+  EXPECT_EQ(post(port, "/api/runs", start, "wrong").status, 401);
+  EXPECT_EQ(post(port, "/api/runs", start, std::string(kToken) + "x").status, 401);
+  EXPECT_EQ(post(port, "/api/runs/1/cancel", json::object(), "").status, 401);
+  EXPECT_EQ(post(port, "/api/runs/1/cases", {{"cases", json::array()}}, "").status, 401);
+  EXPECT_EQ(get(port, "/api/runs").j()["runs"].size(), 0u) << "nothing refused was recorded";
+}
+
+TEST(DashboardServer, BadRequestsAreRefused) {
+  ServeProcess serve(temp_db("bad"));
+  const auto port = serve.port();
+  EXPECT_EQ(request(port, bhttp::verb::post, "/api/runs", kToken, "{not json").status, 400);
+  EXPECT_EQ(request(port, bhttp::verb::post, "/api/runs", kToken, "[1]").status, 400);
+  EXPECT_EQ(request(port, bhttp::verb::post, "/api/runs", kToken, std::string(40, '[') + std::string(40, ']')).status, 400);
+  EXPECT_EQ(post(port, "/api/runs", {{"reference", true}, {"suites", {"tcp"}}}).status, 400);
+  // Over the 64 KiB limit of a start request: refused before it is read.
+  const Reply big = post(port, "/api/runs", {{"reference", true}, {"cases", {std::string(70 * 1024, 'x')}}});
+  EXPECT_EQ(big.status, 413);
+  EXPECT_EQ(get(port, "/api/runs/abc").status, 404);
+  EXPECT_EQ(get(port, "/api/runs/999").status, 404);
+  EXPECT_EQ(get(port, "/api/nothing").status, 404);
+  EXPECT_EQ(get(port, "/api/diff?a=1").status, 400);
+  EXPECT_EQ(request(port, bhttp::verb::delete_, "/api/runs/1", kToken).status, 405);
+  EXPECT_EQ(get(port, "/" + std::string(3000, 'a')).status, 414);
+  // The page: from here only, under a policy that allows nothing else.
+  const Reply page = get(port, "/");
+  EXPECT_EQ(page.status, 200);
+  EXPECT_NE(page.csp.find("default-src 'none'"), std::string::npos);
+  EXPECT_EQ(get(port, "/../etc/passwd").status, 404);
+  EXPECT_EQ(get(port, "/api/runs").status, 200) << "still serving";
+}
+
+TEST(DashboardServer, ARunGoesFromQueuedToDoneWithEveryCaseLive) {
+  ServeProcess serve(temp_db("lifecycle"));
+  const auto port = serve.port();
+  Events events(port);
+  const Reply r = post(port, "/api/runs", {{"reference", true}, {"suites", {"mpa"}}, {"time_scale", 0.25}});
+  ASSERT_EQ(r.status, 201) << r.body;
+  const std::int64_t id = r.j()["id"];
+  ASSERT_TRUE(events.until([&](const json& e) { return run_ended(e, id); })) << "the run did not end";
+  const json run = get(port, "/api/runs/" + std::to_string(id)).j();
+  EXPECT_EQ(run["status"], "done");
+  EXPECT_EQ(run["source"], "dashboard");
+  EXPECT_EQ(run["target"], "built-in reference IUT");
+  ASSERT_GT(run["cases"].size(), 50u);
+  EXPECT_EQ(run["total"], run["cases"].size());
+  EXPECT_EQ(run["summary"]["pass"], run["cases"].size()) << "the reference passes its own suite";
+  EXPECT_EQ(cases_of(events.seen, id), run["cases"].size()) << "every stored case was sent live";
+  EXPECT_LT(events.batches, static_cast<int>(run["cases"].size())) << "cases arrive batched";
+  const json c = get(port, "/api/runs/" + std::to_string(id) + "/cases/1").j();
+  EXPECT_FALSE(c["frames"].empty());
+  EXPECT_EQ(c["id"], run["cases"][0]["id"]);
+  EXPECT_EQ(get(port, "/api/scripts/" + c["id"].get<std::string>()).status, 200);
+}
+
+TEST(DashboardServer, RunsQueueAndCancel) {
+  ServeProcess serve(temp_db("queue"));
+  const auto port = serve.port();
+  Events events(port);
+  // One case at a time through the whole catalogue: long enough to cancel.
+  const json slow = {{"reference", true}, {"jobs", 1}};
+  const std::int64_t first = post(port, "/api/runs", slow).j()["id"];
+  const std::int64_t second = post(port, "/api/runs", slow).j()["id"];
+  EXPECT_EQ(get(port, "/api/runs/" + std::to_string(second)).j()["status"], "queued");
+  const Reply c2 = post(port, "/api/runs/" + std::to_string(second) + "/cancel", json::object());
+  EXPECT_EQ(c2.status, 200) << c2.body;
+  EXPECT_EQ(get(port, "/api/runs/" + std::to_string(second)).j()["status"], "cancelled");
+  ASSERT_TRUE(events.until([&](const json& e) { return e.value("type", "") == "case" && e["run_id"] == first; }));
+  EXPECT_EQ(post(port, "/api/runs/" + std::to_string(first) + "/cancel", json::object()).status, 202);
+  ASSERT_TRUE(events.until([&](const json& e) { return run_ended(e, first); }));
+  const json run = get(port, "/api/runs/" + std::to_string(first)).j();
+  EXPECT_EQ(run["status"], "cancelled");
+  EXPECT_LT(run["cases"].size(), 400u) << "the cancel stopped the run";
+  EXPECT_EQ(post(port, "/api/runs/" + std::to_string(first) + "/cancel", json::object()).status, 409);
+}
+
+TEST(DashboardServer, ConcurrentClientsAreAllServed) {
+  ServeProcess serve(temp_db("concurrent"));
+  const auto port = serve.port();
+  ASSERT_EQ(post(port, "/api/runs", {{"reference", true}, {"suites", {"ddp"}}, {"time_scale", 0.25}}).status, 201);
+  std::atomic<int> ok{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 8; ++t)
+    clients.emplace_back([&] {
+      for (int i = 0; i < 20; ++i)
+        if (get(port, i % 2 ? "/api/runs" : "/api/runs/1").status == 200) ++ok;
+    });
+  for (auto& c : clients) c.join();
+  EXPECT_EQ(ok, 160);
+}
+
+TEST(DashboardServer, HistorySurvivesARestartAndKillNineLosesNoReportedCase) {
+  const std::string db = temp_db("restart");
+  std::int64_t done_id = 0, killed_id = 0;
+  std::size_t done_cases = 0, reported = 0;
+  {
+    ServeProcess serve(db);
+    const auto port = serve.port();
+    Events events(port);
+    done_id = post(port, "/api/runs", {{"reference", true}, {"suites", {"mpa"}}, {"time_scale", 0.25}}).j()["id"];
+    ASSERT_TRUE(events.until([&](const json& e) { return run_ended(e, done_id); }));
+    done_cases = get(port, "/api/runs/" + std::to_string(done_id)).j()["cases"].size();
+    killed_id = post(port, "/api/runs", {{"reference", true}, {"jobs", 1}}).j()["id"];
+    ASSERT_TRUE(events.until([&](const json& e) { return cases_of(events.seen, killed_id) >= 30 && e.is_object(); }));
+    reported = cases_of(events.seen, killed_id);
+    serve.stop(SIGKILL);
+  }
+  ServeProcess again(db);
+  const auto port = again.port();
+  const json done = get(port, "/api/runs/" + std::to_string(done_id)).j();
+  EXPECT_EQ(done["status"], "done");
+  EXPECT_EQ(done["cases"].size(), done_cases);
+  const json killed = get(port, "/api/runs/" + std::to_string(killed_id)).j();
+  EXPECT_EQ(killed["status"], "interrupted");
+  EXPECT_GE(killed["cases"].size(), reported) << "every case the browser saw is in the history";
+  EXPECT_EQ(killed["total"], killed["cases"].size()) << "counts and rows agree";
+  // The server goes on with new runs.
+  EXPECT_EQ(post(port, "/api/runs", {{"reference", true}, {"cases", {"mpa-crc-*"}}, {"time_scale", 0.25}}).status, 201);
+}
+
+int run_cli(const std::vector<std::string>& args) {
+  std::string cmd = RDMACONF_EXE;
+  for (const auto& a : args) cmd += " '" + a + "'";
+  cmd += " >/dev/null 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+TEST(DashboardServer, PublishSendsACliRun) {
+  ServeProcess serve(temp_db("publish"));
+  const auto port = serve.port();
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  EXPECT_EQ(run_cli({"run", "--reference", "--suite", "rdmap", "--time-scale", "0.25", "-q", "--publish", url,
+                     "--publish-token", kToken}),
+            0);
+  const json runs = get(port, "/api/runs").j()["runs"];
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["source"], "cli");
+  EXPECT_EQ(runs[0]["status"], "done");
+  EXPECT_GT(runs[0]["total"], 20);
+  EXPECT_EQ(runs[0]["summary"]["pass"], runs[0]["total"]);
+  EXPECT_EQ(runs[0]["config"]["suites"][0], "rdmap");
+  // A run with a fault: the diff against the clean one names what broke.
+  EXPECT_EQ(run_cli({"run", "--reference", "--fault", "terminate-wrong-code", "--suite", "rdmap", "--time-scale", "0.25",
+                     "-q", "--publish", url, "--token", kToken}),
+            1);
+  const json d = get(port, "/api/diff?a=1&b=2").j();
+  EXPECT_FALSE(d["new_failures"].empty()) << d.dump();
+  EXPECT_TRUE(d["fixed"].empty());
+  // A wrong token: the CLI says so and stops before running.
+  EXPECT_EQ(run_cli({"run", "--reference", "--suite", "rdmap", "-q", "--publish", url, "--publish-token", "nope"}), 2);
+  EXPECT_EQ(get(port, "/api/runs").j()["runs"].size(), 2u);
+}
+
+TEST(DashboardServer, CapturesAreAnalyzedPerConnection) {
+  ServeProcess serve(temp_db("captures"));
+  const auto port = serve.port();
+  std::ifstream f(RDMACONF_BAD_KEY_CAPTURE, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string pcap = ss.str();
+  ASSERT_GT(pcap.size(), 100u);
+  EXPECT_EQ(request(port, bhttp::verb::post, "/api/captures?name=x.pcap", "", pcap).status, 401);
+  EXPECT_EQ(request(port, bhttp::verb::post, "/api/captures", kToken, std::string(1000, 'x')).status, 422);
+  EXPECT_EQ(request(port, bhttp::verb::post, "/api/captures", kToken, "", 17 * 1024 * 1024).status, 413);
+  const Reply up = request(port, bhttp::verb::post, "/api/captures?name=%3Cb%3Ebad-key.pcap", kToken, pcap);
+  ASSERT_EQ(up.status, 201) << up.body;
+  const json c = get(port, "/api/captures/" + std::to_string(up.j()["id"].get<int>())).j();
+  EXPECT_EQ(c["name"], "<b>bad-key.pcap") << "stored as given; the page shows it as text";
+  EXPECT_EQ(c["summary"]["must_violations"], 1);
+  ASSERT_EQ(c["connections"].size(), 1u);
+  ASSERT_EQ(c["connections"][0]["violations"].size(), 1u);
+  EXPECT_EQ(c["connections"][0]["violations"][0]["rule"], "rfc5044-7.1.1-key-reply");
+  EXPECT_TRUE(c["connections"][0]["messages"].empty()) << "the only message is the broken Request";
+  const Reply annotated = get(port, "/api/captures/" + std::to_string(c["id"].get<int>()) + "/annotated.pcapng");
+  EXPECT_EQ(annotated.status, 200);
+  EXPECT_EQ(annotated.body.substr(0, 4), std::string("\x0a\x0d\x0d\x0a", 4)) << "a pcapng Section Header Block";
+  EXPECT_EQ(get(port, "/api/captures").j()["captures"].size(), 1u);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(DashboardServer, CoverageShowsTheLastVerdictPerTarget) {
+  ServeProcess serve(temp_db("coverage"));
+  const auto port = serve.port();
+  Events events(port);
+  const std::int64_t id = post(port, "/api/runs", {{"reference", true}, {"suites", {"mpa"}}, {"time_scale", 0.25}}).j()["id"];
+  ASSERT_TRUE(events.until([&](const json& e) { return run_ended(e, id); }));
+  const json cov = get(port, "/api/coverage").j();
+  ASSERT_EQ(cov["targets"].size(), 1u);
+  EXPECT_EQ(cov["targets"][0]["target"], "built-in reference IUT");
+  EXPECT_GT(cov["totals"]["rows"], 100);
+  EXPECT_GT(cov["totals"]["with_cases"], 50);
+  bool mpa_pass = false, ddp_unrun = false;
+  for (const json& r : cov["requirements"]) {
+    if (r["cases"].empty()) continue;
+    if (r["id"].get<std::string>().starts_with("rfc5044-") && r["verdicts"][0] == "pass") mpa_pass = true;
+    if (r["id"].get<std::string>().starts_with("rfc5041-") && r["verdicts"][0].is_null()) ddp_unrun = true;
+  }
+  EXPECT_TRUE(mpa_pass) << "an MPA row the run covered shows its pass";
+  EXPECT_TRUE(ddp_unrun) << "a DDP row the mpa-only run did not reach shows no verdict";
+}
+
+}  // namespace

@@ -6,27 +6,24 @@
 // Ids follow the catalogue scheme "rfc<number>-<section>-<slug>" (SMC v2
 // rules, which have no RFC, use "smcv2-<slug>"), so the conformance engine,
 // the dissector and `rdmaconf analyze` report one requirement by one name.
-// Standard library only.
+// The DDP and RDMAP rows live in the reference's rule layer (check/segment.hpp)
+// beside the one function that checks each; the rows here refer to them.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string_view>
 
+#include "check/rule.hpp"
+#include "check/segment.hpp"
+
 namespace rdmaconf::analysis {
 
-// RFC 2119 strength of a requirement; only MUST violations fail `analyze`.
-enum class Level : std::uint8_t { kMust, kShould, kMay };
-constexpr std::string_view name(Level l) {
-  return l == Level::kMust ? "MUST" : l == Level::kShould ? "SHOULD" : "MAY";
-}
-
-struct Rule {
-  std::string_view id;
-  Level level;
-  std::string_view section;
-  std::string_view summary;
-};
+// The rule row and its level are the reference's (check/rule.hpp): the DDP
+// and RDMAP rules below are implemented there, once, for every tool.
+using check::Level;
+using check::name;
+using check::Rule;
 
 namespace rules {
 // ---- MPA connection setup (RFC 5044 §7.1, RFC 6581)
@@ -69,42 +66,26 @@ inline constexpr Rule kMarkerReserved{"rfc5044-4.2-marker-res-zero", Level::kMus
                                       "a Marker's Reserved field is sent as zero"};
 inline constexpr Rule kPadZero{"rfc5044-4.1-pad-zero", Level::kMust, "RFC 5044 §4.1",
                                "PAD octets are sent as zero"};
-inline constexpr Rule kUlpduTooShort{"rfc5041-4-segment-header", Level::kMust, "RFC 5041 §4",
-                                     "a ULPDU holds at least a complete DDP header"};
+inline constexpr const Rule& kUlpduTooShort = check::kSegmentHeader;
 // ---- DDP (RFC 5041)
-inline constexpr Rule kDdpVersion{"rfc5041-4.1-dv-1", Level::kMust, "RFC 5041 §4.1", "DV is 1"};
-inline constexpr Rule kMsnSequence{"rfc5041-5.2-msn-increment", Level::kMust, "RFC 5041 §5.2",
-                                   "MSNs of a queue start at 1 and grow by one per message"};
-inline constexpr Rule kMoSequence{"rfc5041-5.2-untagged-mo-advance", Level::kMust, "RFC 5041 §5.2",
-                                  "a message's segments carry consecutive MOs starting at 0"};
-inline constexpr Rule kToSequence{"rfc5041-5.2-tagged-to-advance", Level::kMust, "RFC 5041 §5.2",
-                                  "a tagged message's segments keep the STag and carry consecutive TOs"};
-inline constexpr Rule kQueueNumber{"rfc5040-4.1-qn-opcode-match", Level::kMust, "RFC 5040 §4.1, RFC 5041 §4.3",
-                                   "an untagged message uses the queue its opcode belongs to"};
+inline constexpr const Rule& kDdpVersion = check::kDdpVersion;
+inline constexpr const Rule& kMsnSequence = check::kMsnSequence;
+inline constexpr const Rule& kMoSequence = check::kMoSequence;
+inline constexpr const Rule& kToSequence = check::kToSequence;
+inline constexpr const Rule& kQueueNumber = check::kQueueNumber;
 // ---- RDMAP (RFC 5040, RFC 7306)
-inline constexpr Rule kRdmapVersion{"rfc5040-4.1-rv-1", Level::kMust, "RFC 5040 §4.1", "RV is 1"};
-inline constexpr Rule kOpcodeDefined{"rfc5040-4.1-opcodes", Level::kMust, "RFC 5040 §4.3, RFC 7306 §4",
-                                     "the opcode is one RFC 5040 or RFC 7306 defines"};
-inline constexpr Rule kOpcodeTagged{"rfc5040-4.1-tagged-kinds", Level::kMust, "RFC 5040 §4.3",
-                                    "the DDP T bit is the one the opcode requires"};
-inline constexpr Rule kSingleSegment{"rfc5040-5.2.1-single-segment", Level::kMust, "RFC 5040 §4.3",
-                                     "Read Requests, Terminates, Immediate Data and Atomics are one segment with L set"};
-inline constexpr Rule kExactSize{"rfc5040-4.2-payload-size", Level::kMust, "RFC 5040 §4.4, RFC 7306 §4",
-                                 "a fixed-size RDMAP message carries exactly its header"};
-inline constexpr Rule kReadUnsolicited{"rfc5040-5.2.2-read-response-solicited", Level::kMust, "RFC 5040 §5.2.2",
-                                       "an RDMA Read Response answers an outstanding Read Request"};
-inline constexpr Rule kReadResponseSink{"rfc5040-5.2.2-read-response-sink", Level::kMust, "RFC 5040 §5.2.2",
-                                        "a Read Response goes to the requested Data Sink STag and TO"};
-inline constexpr Rule kReadResponseSize{"rfc5040-5.2.2-read-response-size", Level::kMust, "RFC 5040 §5.2.2",
-                                        "a Read Response carries exactly the requested RDMA Read Message Size"};
-inline constexpr Rule kOrdExceeded{"rfc5040-5.2.1-ord-limit", Level::kMust, "RFC 5040 §5.2.1, RFC 6581 §9",
-                                   "outstanding Read Requests never exceed the responder's advertised IRD"};
-inline constexpr Rule kAtomicUnsolicited{"rfc7306-5-response-order", Level::kMust, "RFC 7306 §5",
-                                         "an Atomic Response answers the oldest outstanding Atomic Request"};
-inline constexpr Rule kTerminateFormat{"rfc5040-4.8-terminate-format", Level::kMust, "RFC 5040 §4.8",
-                                       "a Terminate's header control bits match the octets it carries"};
-inline constexpr Rule kAfterTerminate{"rfc5040-5.4-terminate-last", Level::kMust, "RFC 5040 §5.4",
-                                      "a Terminate is the last message its sender sends"};
+inline constexpr const Rule& kRdmapVersion = check::kRdmapVersion;
+inline constexpr const Rule& kOpcodeDefined = check::kOpcodeDefined;
+inline constexpr const Rule& kOpcodeTagged = check::kOpcodeTagged;
+inline constexpr const Rule& kSingleSegment = check::kSingleSegment;
+inline constexpr const Rule& kExactSize = check::kExactSize;
+inline constexpr const Rule& kReadUnsolicited = check::kReadUnsolicited;
+inline constexpr const Rule& kReadResponseSink = check::kReadResponseSink;
+inline constexpr const Rule& kReadResponseSize = check::kReadResponseSize;
+inline constexpr const Rule& kOrdExceeded = check::kOrdExceeded;
+inline constexpr const Rule& kAtomicUnsolicited = check::kAtomicUnsolicited;
+inline constexpr const Rule& kTerminateFormat = check::kTerminateFormat;
+inline constexpr const Rule& kAfterTerminate = check::kAfterTerminate;
 // ---- SMC CLC (RFC 7609; SMC v2 as Linux implements it)
 inline constexpr Rule kClcFormat{"rfc7609-a.2-clc-format", Level::kMust, "RFC 7609 App. A.2",
                                  "a CLC message is well formed (eyecatchers, Length, blocks)"};

@@ -4,6 +4,7 @@
 // a violation weighs and on being visible in a capture.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <string_view>
@@ -64,6 +65,23 @@ TEST(RuleRegistry, LevelsAgree) {
         break;
       case Level::kMay: EXPECT_EQ(row->level, rq::Level::kMay) << r->id; break;
     }
+  }
+}
+
+}  // namespace
+}  // namespace rdmaconf::analysis
+
+namespace rdmaconf::analysis {
+namespace {
+
+// The DDP and RDMAP rules the observer reports are the rule layer's rows
+// (check/segment.hpp), the same objects the reference endpoint checks with:
+// every one of them is in the analyzer's list, under the same address.
+TEST(RuleRegistry, RuleLayerRowsAreTheAnalyzersRows) {
+  const auto all = all_rules();
+  for (const check::Rule* r : check::segment_rules()) {
+    EXPECT_NE(std::find(all.begin(), all.end(), r), all.end()) << r->id;
+    EXPECT_EQ(find_rule(r->id), r) << r->id;
   }
 }
 

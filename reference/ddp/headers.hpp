@@ -104,10 +104,14 @@ struct Control {
   std::uint8_t dv = 0;
   std::uint8_t rsvd_ulp = 0;  // RDMAP control field
 
+  // Read through the tagged declaration: its first 16 bits are the same in
+  // both headers (RFC 5041 §4.1).
   static Control from_octets(std::uint8_t first, std::uint8_t second) {
-    return Control{(first & 0x80) != 0, (first & 0x40) != 0,
-                   static_cast<std::uint8_t>((first >> 2) & 0x0f),
-                   static_cast<std::uint8_t>(first & 0x03), second};
+    const std::uint8_t o[kControlSize] = {first, second};
+    const wire::Bytes b(o);
+    using F = TaggedSpec::Field;
+    auto get = [&](F f) { return static_cast<std::uint8_t>(TaggedHeader::read(b, f)); };
+    return Control{get(F::T) != 0, get(F::L) != 0, get(F::Rsvd), get(F::DV), get(F::RsvdULP)};
   }
   std::size_t header_size() const { return tagged ? kTaggedHeaderSize : kUntaggedHeaderSize; }
 };

@@ -8,8 +8,9 @@
 namespace rdmaconf::mpa {
 namespace {
 
-std::uint32_t read_fpdu_ptr(wire::Bytes fpdu, std::size_t marker) {
-  return std::uint32_t{fpdu[marker + 2]} << 8 | fpdu[marker + 3];
+// A Marker's fields, read through its declaration (RFC 5044 §4.3).
+std::uint16_t marker_field(wire::Bytes fpdu, std::size_t marker, MarkerSpec::Field f) {
+  return static_cast<std::uint16_t>(MarkerHeader::read(fpdu.subspan(marker, kMarkerSize), f));
 }
 
 // The FPDUPTR a Marker must carry (fpdu_ptr_distance), capped at 2^16: a
@@ -24,8 +25,8 @@ MarkerSeen MarkerList::operator[](std::size_t i) const {
   const std::size_t m = first_ + i * kMarkerInterval;
   MarkerSeen seen;
   seen.stream_position = position_ + m;
-  seen.reserved = static_cast<std::uint16_t>(std::uint16_t{fpdu_[m]} << 8 | fpdu_[m + 1]);
-  seen.fpdu_ptr = static_cast<std::uint16_t>(read_fpdu_ptr(fpdu_, m));
+  seen.reserved = marker_field(fpdu_, m, MarkerSpec::Field::Reserved);
+  seen.fpdu_ptr = marker_field(fpdu_, m, MarkerSpec::Field::FPDUPTR);
   const std::uint32_t expected = expected_fpdu_ptr(m, header_at_);
   seen.expected_fpdu_ptr = static_cast<std::uint16_t>(expected);
   seen.valid = seen.fpdu_ptr == expected;
@@ -45,8 +46,9 @@ DeframeResult Deframer::next(wire::Bytes u) {
   const std::size_t header_at = layout.offset_of(0);
   const std::size_t header_second = layout.offset_of(1);
   if (u.size() <= header_second) return NeedMore{header_second + 1};
-  const std::uint16_t ulpdu_length =
-      static_cast<std::uint16_t>(std::uint16_t{u[header_at]} << 8 | u[header_second]);
+  const std::uint8_t length_octets[kUlpduLengthSize] = {u[header_at], u[header_second]};
+  const std::uint16_t ulpdu_length = static_cast<std::uint16_t>(
+      FpduHeader::read(wire::Bytes(length_octets), FpduHeaderSpec::Field::ULPDU_Length));
 
   if (ulpdu_length > config_.max_ulpdu_length) {
     const wire::FieldDecl& d = FpduHeader::field_decl(FpduHeaderSpec::Field::ULPDU_Length);
@@ -90,7 +92,7 @@ DeframeResult Deframer::next(wire::Bytes u) {
   std::size_t ulpdu_left = ulpdu_length;
   for (std::size_t i = 0, m = layout.first_marker(); i < marker_count; ++i, m += kMarkerInterval) {
     const std::uint32_t expected = expected_fpdu_ptr(m, header_at);
-    if (!bad_marker && read_fpdu_ptr(fpdu, m) != expected) bad_marker = m;
+    if (!bad_marker && marker_field(fpdu, m, MarkerSpec::Field::FPDUPTR) != expected) bad_marker = m;
     if (ulpdu_left > 0 && m >= piece_at) {
       const std::size_t n = std::min(ulpdu_left, m - piece_at);
       ulpdu_.append(fpdu.subspan(piece_at, n));

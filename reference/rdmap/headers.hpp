@@ -246,11 +246,16 @@ struct Control {
   std::uint8_t rsvd = 0;
   std::uint8_t opcode = 0;
   static Control from_octet(std::uint8_t o) {
-    return Control{static_cast<std::uint8_t>(o >> 6), static_cast<std::uint8_t>((o >> 4) & 3),
-                   static_cast<std::uint8_t>(o & 0x0f)};
+    const std::uint8_t octets[1] = {o};
+    const wire::Bytes b(octets);
+    using F = ControlSpec::Field;
+    auto get = [&](F f) { return static_cast<std::uint8_t>(ControlHeader::read(b, f)); };
+    return Control{get(F::RV), get(F::Rsvd), get(F::Opcode)};
   }
   static std::uint8_t octet(Opcode op, std::uint8_t rv = kRdmapVersion) {
-    return static_cast<std::uint8_t>((rv & 3) << 6 | (static_cast<std::uint8_t>(op) & 0x0f));
+    ControlHeader h;
+    h.set(ControlSpec::Field::RV, rv).set(ControlSpec::Field::Opcode, static_cast<std::uint8_t>(op));
+    return h.bytes()[0];
   }
 };
 

@@ -21,8 +21,9 @@
 // what it had not yet handed to the LLP, flushes outstanding work and drops
 // every later incoming segment except a peer's Terminate (RFC 5041 §7.1).
 //
-// Each receive rule is one check in stream.cpp, named by a Fault below that
-// can switch it off, so the conformance engine can turn this reference into
+// Each receive rule is one check in stream_receive.cpp (a function of the
+// rule layer, check/segment.hpp, where another tool checks it too), named by
+// a Fault below that can switch it off, so the conformance engine can turn this reference into
 // a deliberately faulty peer. Switching a check off never makes the stream
 // touch memory outside the buffers it was given.
 #pragma once
@@ -265,7 +266,7 @@ class Stream {
                               CompletionType type, bool releases_inbound = false,
                               bool read_request_credit = false);
 
-  // Receive path (stream.cpp, one function per stage).
+  // Receive path (stream_receive.cpp, one function per stage).
   void receive_tagged(const ddp::Control& ctl, const OpcodeInfo& op, const wire::Chunks& ulpdu);
   void receive_untagged(const ddp::Control& ctl, const OpcodeInfo& op, const wire::Chunks& ulpdu);
   void deliver(const ddp::DeliveredMessage& m);

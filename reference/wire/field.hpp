@@ -97,8 +97,19 @@ constexpr bool tiles_exactly(const HeaderDecl& h) {
 }
 
 // Reads a field of up to 64 bits at any bit position. The header bytes have
-// been length-checked by the caller (Header<Spec> guarantees it).
-inline std::uint64_t read_bits(Bytes header, std::uint32_t bit_offset, std::uint32_t width) {
+// been length-checked by the caller (Header<Spec> guarantees it). Always
+// inlined: with the declaration a compile-time constant (every Header<Spec>
+// read) the loops fold into one load and a shift, which the capture analyzer's
+// per-FPDU path depends on (docs/performance.md).
+[[gnu::always_inline]] inline std::uint64_t read_bits(Bytes header, std::uint32_t bit_offset, std::uint32_t width) {
+  // Fast path for octet-aligned fields (every DDP and RDMAP field but the
+  // control bits): with a declaration known at compile time the branch folds
+  // away and the loop becomes one big-endian load.
+  if (bit_offset % 8 == 0 && width % 8 == 0 && width <= 64) {
+    std::uint64_t v = 0;
+    for (std::uint32_t i = bit_offset / 8; i < (bit_offset + width) / 8; ++i) v = (v << 8) | header[i];
+    return v;
+  }
   std::uint32_t first = bit_offset / 8;
   std::uint32_t last = (bit_offset + width - 1) / 8;
   BitAccumulator acc = 0;
@@ -125,7 +136,7 @@ inline void write_bits(MutableBytes header, std::uint32_t bit_offset, std::uint3
   }
 }
 
-inline std::uint64_t read_field(Bytes header, const FieldDecl& f) {
+[[gnu::always_inline]] inline std::uint64_t read_field(Bytes header, const FieldDecl& f) {
   return read_bits(header, f.bit_offset, f.bit_width);
 }
 
@@ -173,7 +184,12 @@ class Header {
     return decl.fields[static_cast<std::size_t>(f)];
   }
 
-  std::uint64_t get(Field f) const { return read_field(bytes(), field_decl(f)); }
+  [[gnu::always_inline]] std::uint64_t get(Field f) const { return read_field(bytes(), field_decl(f)); }
+  // Reads a field straight from received octets, without copying the header
+  // first (the capture analyzer's path). `octets` must hold at least kSize.
+  [[gnu::always_inline]] static std::uint64_t read(Bytes octets, Field f) {
+    return read_field(octets, field_decl(f));
+  }
   bool flag(Field f) const { return get(f) != 0; }
 
   // Sets a field; bits beyond the field's width are dropped, which is what a

@@ -132,9 +132,15 @@ function scheduleDraw() {
     for (const e of events) {
       state.stats.events++;
       if (e.type === 'run') {
-        state.runs.set(e.run.id, e.run);
-        listChanged = true;
-        if (state.run && state.run.id === e.run.id) {
+        // An event that says what the page already shows (the fetch that
+        // drew the view saw it too) draws nothing.
+        const known = state.runs.get(e.run.id);
+        if (!known || JSON.stringify(known) !== JSON.stringify(e.run)) {
+          state.runs.set(e.run.id, e.run);
+          listChanged = true;
+        }
+        if (state.run && state.run.id === e.run.id &&
+            Object.keys(e.run).some((k) => k !== 'cases' && JSON.stringify(state.run[k]) !== JSON.stringify(e.run[k]))) {
           Object.assign(state.run, e.run, {cases: state.run.cases});
           runChanged = true;
         }
@@ -178,33 +184,44 @@ function currentView() {
   return {name: 'runs'};
 }
 
+// Each navigation is a generation: the answer to a view the user has
+// already left (two hash changes in quick succession, a slow fetch) is
+// dropped instead of drawn over the view now on screen.
+let routeGen = 0;
 async function route() {
   const v = currentView();
+  const gen = ++routeGen;
+  const current = () => gen === routeGen;
   try {
     if (v.name === 'runs') {
       const j = await api('/api/runs?limit=200');
+      if (!current()) return;
       state.runs = new Map(j.runs.map((r) => [r.id, r]));
       state.run = null;
       drawRuns();
     } else if (v.name === 'run') {
-      state.run = await api('/api/runs/' + v.run);
+      const run = await api('/api/runs/' + v.run);
+      if (!current()) return;
+      state.run = run;
       drawRun();
     } else if (v.name === 'case') {
-      await drawCase(v.run, v.seq);
+      await drawCase(v.run, v.seq, current);
     } else if (v.name === 'diff') {
-      await drawDiff(v.a, v.b);
+      await drawDiff(v.a, v.b, current);
     } else if (v.name === 'new') {
-      await drawNew();
+      await drawNew(current);
     } else if (v.name === 'coverage') {
-      state.coverage = await api('/api/coverage');
+      const cov = await api('/api/coverage');
+      if (!current()) return;
+      state.coverage = cov;
       drawCoverage();
     } else if (v.name === 'captures') {
-      await drawCaptures();
+      await drawCaptures(current);
     } else if (v.name === 'capture') {
-      await drawCapture(v.id);
+      await drawCapture(v.id, current);
     }
   } catch (err) {
-    show(el('p', {className: 'msg'}, String(err.message || err)));
+    if (current()) show(el('p', {className: 'msg'}, String(err.message || err)));
   }
 }
 
@@ -244,7 +261,7 @@ function matches(c, f) {
   return true;
 }
 
-function drawMatrix(cases) {
+function drawMatrix(cases, onPick) {
   const protocols = [...new Set(cases.map((c) => c.protocol))].sort();
   const levels = LEVELS.filter((l) => cases.some((c) => c.level === l));
   const cell = (p, l) => {
@@ -255,7 +272,7 @@ function drawMatrix(cases) {
     return el('td', {
       className: parts.length ? (bad ? 'cell-fail' : 'cell-ok') : 'muted',
       title: 'show these cases',
-      onclick: () => { state.filter.protocol = p; state.filter.level = l; drawRun(); },
+      onclick: () => onPick(p, l),
     }, parts.length ? parts : '—');
   };
   return el('table', {className: 'matrix', id: 'matrix'},
@@ -263,45 +280,100 @@ function drawMatrix(cases) {
     protocols.map((p) => el('tr', {}, el('th', {}, p), levels.map((l) => cell(p, l)))));
 }
 
-function drawRun() {
-  const r = state.run;
+// The run view is built once per run on screen; live events and filters
+// redraw only the parts that change. The search box keeps its focus and
+// caret while cases arrive, and a case row, once drawn, stays the same
+// element, so a click aimed at it never lands on a replaced node.
+let runView = null;
+
+function buildRunView(r) {
   const f = state.filter;
-  const cases = r.cases.filter((c) => matches(c, f))
-    .sort((a, b) => (RANK[a.verdict] - RANK[b.verdict]) || a.id.localeCompare(b.id));
-  const limit = 2000;
-  const search = el('input', {type: 'search', id: 'search', placeholder: 'id, requirement, RFC section, text', value: f.text, size: 36,
-    oninput: (e) => { f.text = e.target.value; clearTimeout(drawRun.t); drawRun.t = setTimeout(() => { drawRun(); const s = document.getElementById('search'); s.focus(); s.setSelectionRange(s.value.length, s.value.length); }, 150); }});
-  const pick = (key, values, label) => el('select', {id: 'filter-' + key, onchange: (e) => { f[key] = e.target.value; drawRun(); }},
-    el('option', {value: ''}, 'any ' + label), values.map((v) => el('option', {value: v, selected: f[key] === v}, v)));
-  const protocols = [...new Set(r.cases.map((c) => c.protocol))].sort();
+  const v = {id: r.id, rows: new Map(), protocols: ''};
+  const redraw = () => updateRunView(state.run);
+  v.search = el('input', {type: 'search', id: 'search', placeholder: 'id, requirement, RFC section, text', value: f.text, size: 36,
+    oninput: (e) => { f.text = e.target.value; clearTimeout(v.typing); v.typing = setTimeout(redraw, 150); }});
+  const pick = (key, values, label) => el('select', {id: 'filter-' + key, onchange: (e) => { f[key] = e.target.value; redraw(); }},
+    el('option', {value: ''}, 'any ' + label), values.map((x) => el('option', {value: x, selected: f[key] === x}, x)));
+  v.selects = {verdict: pick('verdict', VERDICTS, 'verdict'), level: pick('level', LEVELS, 'level'), protocol: pick('protocol', [], 'protocol')};
+  v.head = el('div', {id: 'run-head'});
+  v.cancel = el('button', {id: 'cancel', hidden: true, onclick: async () => {
+    try { await post('/api/runs/' + state.run.id + '/cancel'); } catch (err) { alert(err.message); }
+  }}, 'Cancel');
+  v.counts = el('p', {id: 'counts'});
+  v.skipped = el('details', {hidden: true}, el('summary', {}, 'not run'), el('ul'));
+  v.config = el('pre');
+  v.matrix = el('div');
+  v.shown = el('span', {className: 'muted', id: 'shown'});
+  v.table = el('table', {id: 'cases'});
+  v.header = el('tr', {}, ['verdict', 'case', 'level', 'RFC', 'requirement', 'reason'].map((h) => el('th', {}, h)));
+  v.more = el('p', {className: 'muted'});
+  v.setFilter = (next) => {
+    Object.assign(f, next);
+    v.search.value = f.text;
+    for (const [k, s] of Object.entries(v.selects)) s.value = f[k];
+    redraw();
+  };
+  v.root = el('div', {id: 'run-view'},
+    v.head, v.cancel, v.counts, v.skipped,
+    el('details', {}, el('summary', {}, 'configuration'), v.config),
+    el('h3', {}, 'Protocol × level'), v.matrix,
+    el('h3', {}, 'Cases (failures first)'),
+    el('div', {className: 'bar'}, v.search, v.selects.verdict, v.selects.level, v.selects.protocol,
+      el('button', {onclick: () => v.setFilter({text: '', verdict: '', level: '', protocol: ''})}, 'clear'), v.shown),
+    v.table, v.more);
+  show(v.root);
+  return v;
+}
+
+function caseRow(v, r, c) {
+  const key = c.seq + ' ' + c.verdict;
+  let row = v.rows.get(key);
+  if (!row) {
+    row = el('tr', {dataset: {verdict: c.verdict}},
+      el('td', {}, verdictSpan(c.verdict)),
+      el('td', {}, el('a', {href: '#/run/' + r.id + '/case/' + c.seq}, c.id), c.configuration ? ' [' + c.configuration + ']' : ''),
+      el('td', {}, c.level), el('td', {}, c.rfc), el('td', {}, (c.requirements || []).join(', ')),
+      el('td', {}, c.reason));
+    v.rows.set(key, row);
+  }
+  return row;
+}
+
+function updateRunView(r) {
+  const v = runView;
+  const f = state.filter;
   const active = r.status === 'queued' || r.status === 'running';
-  show(
+  v.head.replaceChildren(
     el('h2', {}, 'Run #' + r.id + ' ', el('span', {className: 'status-' + r.status, id: 'run-status'}, r.status)),
     el('p', {}, 'Target: ', el('b', {}, r.target || '(not yet started)'), ' · source ', r.source, ' · created ', r.created_at,
       r.duration_ms ? ' · ' + r.duration_ms + ' ms' : ''),
-    r.message ? el('p', {className: 'msg'}, r.message) : null,
-    active && state.token ? el('button', {id: 'cancel', onclick: async () => {
-      try { await post('/api/runs/' + r.id + '/cancel'); } catch (err) { alert(err.message); }
-    }}, 'Cancel') : null,
-    el('p', {id: 'counts'}, el('b', {}, String(r.cases.length)), ' cases: ',
-      VERDICTS.filter((v) => r.summary[v]).map((v) => el('span', {className: v}, ' ' + r.summary[v] + ' ' + v + ' '))),
-    r.skipped && r.skipped.length ? el('details', {}, el('summary', {}, 'not run'), el('ul', {}, r.skipped.map((s) => el('li', {}, s)))) : null,
-    el('details', {}, el('summary', {}, 'configuration'), el('pre', {}, JSON.stringify(r.config, null, 2))),
-    el('h3', {}, 'Protocol × level'),
-    drawMatrix(r.cases),
-    el('h3', {}, 'Cases (failures first)'),
-    el('div', {className: 'bar'}, search, pick('verdict', VERDICTS, 'verdict'), pick('level', LEVELS, 'level'),
-      pick('protocol', protocols, 'protocol'),
-      el('button', {onclick: () => { state.filter = {text: '', verdict: '', level: '', protocol: ''}; drawRun(); }}, 'clear'),
-      el('span', {className: 'muted', id: 'shown'}, cases.length + ' shown')),
-    el('table', {id: 'cases'},
-      el('tr', {}, ['verdict', 'case', 'level', 'RFC', 'requirement', 'reason'].map((h) => el('th', {}, h))),
-      cases.slice(0, limit).map((c) => el('tr', {dataset: {verdict: c.verdict}},
-        el('td', {}, verdictSpan(c.verdict)),
-        el('td', {}, el('a', {href: '#/run/' + r.id + '/case/' + c.seq}, c.id), c.configuration ? ' [' + c.configuration + ']' : ''),
-        el('td', {}, c.level), el('td', {}, c.rfc), el('td', {}, (c.requirements || []).join(', ')),
-        el('td', {}, c.reason)))),
-    cases.length > limit ? el('p', {className: 'muted'}, (cases.length - limit) + ' more: narrow the filter') : null);
+    r.message ? el('p', {className: 'msg'}, r.message) : null);
+  v.cancel.hidden = !(active && state.token);
+  v.counts.replaceChildren(el('b', {}, String(r.cases.length)), ' cases: ',
+    VERDICTS.filter((x) => r.summary[x]).map((x) => el('span', {className: x}, ' ' + r.summary[x] + ' ' + x + ' ')));
+  v.skipped.hidden = !(r.skipped && r.skipped.length);
+  if (!v.skipped.hidden) v.skipped.lastChild.replaceChildren(...r.skipped.map((s) => el('li', {}, s)));
+  v.config.textContent = JSON.stringify(r.config, null, 2);
+  v.matrix.replaceChildren(drawMatrix(r.cases, (p, l) => v.setFilter({protocol: p, level: l})));
+
+  const protocols = [...new Set(r.cases.map((c) => c.protocol))].sort();
+  if (protocols.join() !== v.protocols) {
+    v.protocols = protocols.join();
+    v.selects.protocol.replaceChildren(el('option', {value: ''}, 'any protocol'),
+      protocols.map((x) => el('option', {value: x, selected: f.protocol === x}, x)));
+  }
+  const cases = r.cases.filter((c) => matches(c, f))
+    .sort((a, b) => (RANK[a.verdict] - RANK[b.verdict]) || a.id.localeCompare(b.id));
+  const limit = 2000;
+  v.shown.textContent = cases.length + ' shown';
+  v.table.replaceChildren(v.header, ...cases.slice(0, limit).map((c) => caseRow(v, r, c)));
+  v.more.textContent = cases.length > limit ? (cases.length - limit) + ' more: narrow the filter' : '';
+}
+
+function drawRun() {
+  const r = state.run;
+  if (!runView || runView.id !== r.id || !runView.root.isConnected) runView = buildRunView(r);
+  updateRunView(r);
 }
 
 // The exchange as a sequence diagram: tester on the left, IUT on the
@@ -345,7 +417,7 @@ function sequenceDiagram(frames, agent, names = ['tester', 'IUT'], leftSide = 't
   return el('div', {}, s, detail);
 }
 
-async function drawCase(runId, seq) {
+async function drawCase(runId, seq, current) {
   const c = await api('/api/runs/' + runId + '/cases/' + seq);
   let script = null;
   try { script = (await api('/api/scripts/' + encodeURIComponent(c.id))).text; } catch (e) { script = null; }
@@ -358,6 +430,7 @@ async function drawCase(runId, seq) {
   } else {
     scriptBox.textContent = 'The script is not in this dashboard\'s catalogue.';
   }
+  if (!current()) return;
   show(
     el('p', {}, el('a', {href: '#/run/' + runId}, '← run #' + runId)),
     el('h2', {id: 'case-title'}, c.id, c.configuration ? ' [' + c.configuration + ']' : ''),
@@ -372,14 +445,15 @@ async function drawCase(runId, seq) {
     scriptBox);
 }
 
-async function drawDiff(a, b) {
+async function drawDiff(a, b, current) {
   const runs = (await api('/api/runs?limit=200')).runs;
   const pickA = el('select', {id: 'diff-a'}, runs.map((r) => el('option', {value: r.id, selected: r.id === a}, '#' + r.id + ' ' + r.target + ' (' + r.created_at + ')')));
   const pickB = el('select', {id: 'diff-b'}, runs.map((r) => el('option', {value: r.id, selected: r.id === b}, '#' + r.id + ' ' + r.target + ' (' + r.created_at + ')')));
   const bar = el('div', {className: 'bar'}, 'before ', pickA, ' after ', pickB,
     el('button', {id: 'diff-go', onclick: () => { location.hash = '#/diff/' + pickA.value + '/' + pickB.value; }}, 'Compare'));
-  if (!a || !b) { show(el('h2', {}, 'Run diff'), bar); return; }
+  if (!a || !b) { if (current()) show(el('h2', {}, 'Run diff'), bar); return; }
   const d = await api('/api/diff?a=' + a + '&b=' + b);
+  if (!current()) return;
   const section = (key, title) => el('section', {id: 'diff-' + key},
     el('h3', {}, title + ' (' + d[key].length + ')'),
     d[key].length ? el('table', {},
@@ -395,8 +469,9 @@ async function drawDiff(a, b) {
     section('added', 'Only in #' + b), section('removed', 'Only in #' + a));
 }
 
-async function drawNew() {
+async function drawNew(current) {
   const cat = (await api('/api/catalogue')).cases;
+  if (!current()) return;
   const kind = el('select', {id: 'kind'}, ['reference', 'target', 'agent'].map((k) => el('option', {value: k}, k)));
   const faults = el('input', {id: 'faults', placeholder: 'faults (comma-separated, reference only)', size: 40});
   const target = el('input', {id: 'target', placeholder: 'HOST:PORT', size: 24});
@@ -461,8 +536,9 @@ function drawCoverage() {
         r.verdicts.map((v) => el('td', {}, v ? verdictSpan(v) : el('span', {className: 'muted'}, '—')))))));
 }
 
-async function drawCaptures() {
+async function drawCaptures(current) {
   const list = (await api('/api/captures')).captures;
+  if (!current()) return;
   const file = el('input', {type: 'file', id: 'capture-file', accept: '.pcap,.pcapng,.cap'});
   const msg = el('p', {className: 'msg', id: 'upload-msg'});
   const upload = el('button', {id: 'upload', onclick: async () => {
@@ -486,8 +562,9 @@ async function drawCaptures() {
       el('p', {className: 'muted'}, 'No captures yet.'));
 }
 
-async function drawCapture(id) {
+async function drawCapture(id, current) {
   const c = await api('/api/captures/' + id);
+  if (!current()) return;
   const s = c.summary;
   show(el('p', {}, el('a', {href: '#/captures'}, '← captures')),
     el('h2', {id: 'capture-name'}, c.name),

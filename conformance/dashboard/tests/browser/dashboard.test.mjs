@@ -94,8 +94,19 @@ try {
   await page.click('#start');
   await page.waitForFunction(() => /^#\/run\/\d+$/.test(location.hash));
   const faultyId = Number((await page.evaluate(() => location.hash)).split('/')[2]);
+  // Typing in the search box while cases arrive: live redraws keep its
+  // focus and what was typed.
+  await page.waitForSelector('#search');
+  await page.focus('#search');
+  await page.type('#search', 'rdmap');
+  const drawsWhileTyped = await page.evaluate(() => window.rdmaconfStats.draws);
   // Watched live: the page is never reloaded while the run goes.
   await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'done', {timeout: 120000});
+  assert.ok(await page.evaluate(() => window.rdmaconfStats.draws) > drawsWhileTyped, 'cases arrived after the typing');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'search', 'the search box kept its focus');
+  assert.equal(await page.$eval('#search', (e) => e.value), 'rdmap');
+  await page.$eval('#search', (e) => { e.value = ''; e.dispatchEvent(new Event('input')); });
+  await page.waitForFunction(() => document.querySelector('#shown').textContent === document.querySelector('#counts b').textContent + ' shown');
   const counts = await page.$eval('#counts', (e) => e.textContent);
   assert.match(counts, /fail/, 'the faulty reference fails some cases: ' + counts);
   const firstVerdict = await page.$eval('#cases tr[data-verdict]', (e) => e.dataset.verdict);

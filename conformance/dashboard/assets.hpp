@@ -10,6 +10,7 @@ struct Asset {
   std::string_view path;          // "/index.html"
   std::string_view content_type;  // "text/html; charset=utf-8"
   std::string_view body;
+  std::string_view sha256_hex;    // of body, 64 hex digits
 };
 
 // nullptr when no file has that path.

@@ -169,50 +169,6 @@ void write_json(std::ostream& out, const std::vector<CaseResult>& results, const
   out << "  ]\n}\n";
 }
 
-void write_html(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info) {
-  const Summary s = summarize(results);
-  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>rdmaconf report</title>\n<style>\n"
-         "body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
-         "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
-         ".pass{color:#176b2c}.fail{color:#b00020;font-weight:bold}.non-strict{color:#a15c00}.error{color:#7b1fa2}"
-         ".unimplemented,.informational{color:#555}pre{background:#f6f6f6;padding:.5em;overflow-x:auto;font-size:12px}"
-         "details{margin:.3em 0}summary{cursor:pointer}\n</style></head><body>\n";
-  out << "<h1>rdmaconf conformance report</h1>\n<p>Target: " << xml_escape(info.target)
-      << (info.faults.empty() ? "" : " (reference with faults: " + xml_escape(info.faults) + ")")
-      << (info.strict ? ", strict" : "") << ". " << s.total << " cases.</p>\n";
-  if (!info.skipped.empty()) {
-    out << "<p>Not run:</p><ul>";
-    for (const std::string& sk : info.skipped) out << "<li>" << xml_escape(sk) << "</li>";
-    out << "</ul>\n";
-  }
-  out << "<p>";
-  for (const auto& [v, n] : s.counts) out << "<span class=\"" << to_string(v) << "\">" << to_string(v) << ": " << n << "</span> &nbsp; ";
-  out << "</p>\n<table><tr><th>case</th><th>level</th><th>requirement</th><th>verdict</th></tr>\n";
-  for (const CaseResult& r : results)
-    out << "<tr><td><a href=\"#" << xml_escape(case_name(r)) << "\">" << xml_escape(case_name(r)) << "</a></td><td>"
-        << to_string(r.c->level) << "</td><td>" << xml_escape(r.c->rfc) << "</td><td class=\"" << to_string(r.verdict)
-        << "\">" << to_string(r.verdict) << "</td></tr>\n";
-  out << "</table>\n";
-  for (const CaseResult& r : results) {
-    out << "<details id=\"" << xml_escape(case_name(r)) << "\"" << (r.verdict == Verdict::kFail ? " open" : "")
-        << "><summary><span class=\"" << to_string(r.verdict) << "\">" << to_string(r.verdict) << "</span> "
-        << xml_escape(case_name(r)) << ": " << xml_escape(r.c->title) << "</summary>\n<p>" << to_string(r.c->level) << ", "
-        << xml_escape(r.c->rfc) << ", requirement " << xml_escape(join(r.c->requirements, ", ")) << "; IUT role "
-        << to_string(r.c->role) << "; script " << xml_escape(r.c->file) << "</p>\n";
-    if (!r.reason.empty()) out << "<p>line " << r.failed_line << ": " << xml_escape(r.reason) << "</p>\n";
-    out << "<pre>";
-    for (const FrameRecord& f : r.frames) {
-      char at[32];
-      std::snprintf(at, sizeof at, "%8.1f ms  ", f.at_ms);
-      out << at << (f.from_tester ? "tester " : "IUT    ") << xml_escape(f.headline) << "\n" << xml_escape(f.detail);
-    }
-    out << "</pre>";
-    if (!r.agent.empty()) out << "<p>The IUT's own view (agent):</p><pre>" << xml_escape(agent_lines(r)) << "</pre>";
-    out << "</details>\n";
-  }
-  out << "</body></html>\n";
-}
-
 RequirementGaps requirement_gaps(const Catalogue& cat) {
   RequirementGaps gaps;
   std::set<std::string_view> named;

@@ -1,5 +1,6 @@
-// Reports of a run: JUnit XML, JSON, a self-contained HTML page, and the
-// generated catalogue (docs/catalogue.md).
+// Reports of a run: JUnit XML and JSON, and the generated catalogue
+// (docs/catalogue.md). The HTML report is the dashboard's page over the run's
+// data (conformance/dashboard/static_report.hpp).
 #pragma once
 
 #include <ostream>
@@ -20,7 +21,6 @@ struct RunInfo {
 
 void write_junit(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info);
 void write_json(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info);
-void write_html(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info);
 
 // Requirement -> cases, with counts per protocol and level.
 struct UnobservableRequirement {

@@ -1,15 +1,25 @@
 // The rdmaconf dashboard page. Every text that comes from the server (case
 // ids, reasons, frame fields, targets, script text) enters the page through
 // textContent or an attribute set as a property: no markup is ever built
-// from data, so a capture or case full of <script> stays text.
+// from data, so a capture or case full of script tags stays text.
 'use strict';
 
 const VERDICTS = ['fail', 'error', 'non-strict', 'unimplemented', 'informational', 'pass'];
 const RANK = Object.fromEntries(VERDICTS.map((v, i) => [v, i]));
 const LEVELS = ['MUST', 'SHOULD', 'MAY'];
 
+// A static report (`rdmaconf run --html`, conformance/dashboard/static_report.hpp)
+// is this page over one run's data, embedded in the file as JSON in the
+// shapes the API answers. The page then reads that data instead of the API:
+// the same run and case views, with no live stream, no token and nothing
+// that starts, cancels or uploads.
+const REPORT = (() => {
+  const data = document.getElementById('rdmaconf-report');
+  return data ? JSON.parse(data.textContent) : null;
+})();
+
 const state = {
-  token: sessionStorage.getItem('rdmaconf-token') || '',
+  token: REPORT ? '' : sessionStorage.getItem('rdmaconf-token') || '',
   runs: new Map(),        // id -> run summary
   run: null,              // the run on screen: summary + cases
   filter: {text: '', verdict: '', level: '', protocol: ''},
@@ -40,15 +50,27 @@ function svg(tag, attrs, text) {
   if (text !== undefined) e.textContent = String(text);
   return e;
 }
-function show(...nodes) {
-  const main = document.getElementById('main');
-  main.replaceChildren(...nodes.flat().filter((n) => n !== null && n !== undefined && n !== false));
+// replaceChildren() with lists flattened and absent parts left out (it would
+// write a list or a null as text).
+function fill(parent, ...nodes) {
+  parent.replaceChildren(...nodes.flat().filter((n) => n !== null && n !== undefined && n !== false));
 }
+function show(...nodes) { fill(document.getElementById('main'), ...nodes); }
 function verdictSpan(v) { return el('span', {className: v}, v); }
 
 // ------------------------------------------------------------ API
 
+function reportApi(path) {
+  const run = REPORT.run;
+  let m;
+  if (path === '/api/runs/' + run.id) return run;
+  if ((m = path.match(/^\/api\/runs\/(\d+)\/cases\/(\d+)$/)) && +m[1] === run.id && REPORT.cases[+m[2] - 1]) return REPORT.cases[+m[2] - 1];
+  if ((m = path.match(/^\/api\/scripts\/(.+)$/)) && Object.hasOwn(REPORT.scripts, decodeURIComponent(m[1])))
+    return {text: REPORT.scripts[decodeURIComponent(m[1])]};
+  throw new Error('not in this report');
+}
 async function api(path) {
+  if (REPORT) return reportApi(path);
   const r = await fetch(path, {headers: {Accept: 'application/json'}});
   const j = await r.json().catch(() => ({}));
   if (!r.ok) throw new Error((j.error && j.error.message) || ('HTTP ' + r.status));
@@ -170,7 +192,12 @@ function scheduleDraw() {
 
 // ------------------------------------------------------------ views
 
+// A report shows its one run: any other address is that run's view.
 function currentView() {
+  const v = parseView();
+  return REPORT && v.name !== 'case' ? {name: 'run', run: REPORT.run.id} : v;
+}
+function parseView() {
   const h = location.hash.replace(/^#/, '') || '/';
   let m;
   if ((m = h.match(/^\/run\/(\d+)\/case\/(\d+)$/))) return {name: 'case', run: +m[1], seq: +m[2]};
@@ -343,13 +370,15 @@ function updateRunView(r) {
   const v = runView;
   const f = state.filter;
   const active = r.status === 'queued' || r.status === 'running';
-  v.head.replaceChildren(
+  fill(v.head, REPORT ? [
+    el('h2', {}, 'Conformance report'),
+    el('p', {}, 'Target: ', el('b', {}, r.target), ' · ' + r.duration_ms + ' ms · generated ', r.created_at)] : [
     el('h2', {}, 'Run #' + r.id + ' ', el('span', {className: 'status-' + r.status, id: 'run-status'}, r.status)),
     el('p', {}, 'Target: ', el('b', {}, r.target || '(not yet started)'), ' · source ', r.source, ' · created ', r.created_at,
       r.duration_ms ? ' · ' + r.duration_ms + ' ms' : ''),
-    r.message ? el('p', {className: 'msg'}, r.message) : null);
-  v.cancel.hidden = !(active && state.token);
-  v.counts.replaceChildren(el('b', {}, String(r.cases.length)), ' cases: ',
+    r.message ? el('p', {className: 'msg'}, r.message) : null]);
+  v.cancel.hidden = !(active && state.token && !REPORT);
+  fill(v.counts, el('b', {}, String(r.cases.length)), ' cases: ',
     VERDICTS.filter((x) => r.summary[x]).map((x) => el('span', {className: x}, ' ' + r.summary[x] + ' ' + x + ' ')));
   v.skipped.hidden = !(r.skipped && r.skipped.length);
   if (!v.skipped.hidden) v.skipped.lastChild.replaceChildren(...r.skipped.map((s) => el('li', {}, s)));
@@ -359,7 +388,7 @@ function updateRunView(r) {
   const protocols = [...new Set(r.cases.map((c) => c.protocol))].sort();
   if (protocols.join() !== v.protocols) {
     v.protocols = protocols.join();
-    v.selects.protocol.replaceChildren(el('option', {value: ''}, 'any protocol'),
+    fill(v.selects.protocol, el('option', {value: ''}, 'any protocol'),
       protocols.map((x) => el('option', {value: x, selected: f.protocol === x}, x)));
   }
   const cases = r.cases.filter((c) => matches(c, f))
@@ -432,7 +461,7 @@ async function drawCase(runId, seq, current) {
   }
   if (!current()) return;
   show(
-    el('p', {}, el('a', {href: '#/run/' + runId}, '← run #' + runId)),
+    el('p', {}, el('a', {href: '#/run/' + runId}, REPORT ? '← all cases' : '← run #' + runId)),
     el('h2', {id: 'case-title'}, c.id, c.configuration ? ' [' + c.configuration + ']' : ''),
     el('p', {}, c.title),
     el('p', {}, 'Verdict: ', verdictSpan(c.verdict), ' · level ', c.level, ' · ', c.rfc, ' · IUT role ', c.role,
@@ -585,8 +614,13 @@ async function drawCapture(id, current) {
       k.more_messages ? el('p', {className: 'muted'}, k.more_messages + ' more messages not drawn') : null)));
 }
 
-window.addEventListener('hashchange', () => { takeTokenFromHash(); drawAuth(); route(); });
-takeTokenFromHash();
-drawAuth();
-connect();
+window.addEventListener('hashchange', () => {
+  if (!REPORT) { takeTokenFromHash(); drawAuth(); }
+  route();
+});
+if (!REPORT) {
+  takeTokenFromHash();
+  drawAuth();
+  connect();
+}
 route();

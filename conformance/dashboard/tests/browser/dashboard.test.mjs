@@ -2,14 +2,15 @@
 // puppeteer-core. Starts a run from the page and watches it finish live,
 // opens a failing case (sequence diagram, frame fields, script), diffs two
 // runs, uploads captures, and checks that markup in case text and capture
-// names stays text.
+// names stays text. Then opens a static report (`rdmaconf run --html`) from
+// file://: the same page over embedded data, loading nothing.
 // Usage: node dashboard.test.mjs RDMACONF_EXE [SCREENSHOT_DIR]
 // Exit 77 (ctest: skipped) only when no chromium is installed.
 import {spawn} from 'node:child_process';
-import {copyFileSync, existsSync, mkdtempSync, mkdirSync, readFileSync} from 'node:fs';
+import {copyFileSync, cpSync, existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
-import {fileURLToPath} from 'node:url';
+import {fileURLToPath, pathToFileURL} from 'node:url';
 import assert from 'node:assert/strict';
 
 const exe = process.argv[2];
@@ -197,6 +198,63 @@ try {
   await shot('coverage');
 
   assert.deepEqual(errors, [], 'no page errors');
+
+  // 8. The static report of a CLI run, opened from a file. Its catalogue is
+  // the rdmap suite plus a copy of a case the fault fails, whose title and
+  // script are markup and script.
+  const casesDir = join(dir, 'cases');
+  cpSync(join(root, 'conformance/cases/rdmap'), join(casesDir, 'rdmap'), {recursive: true});
+  const evilText = '<img src=x onerror="window.__pwned=4"></script><script>window.__pwned=5</script><!-- \u2028';
+  const original = readFileSync(join(casesDir, 'rdmap/5042-write-needs-remote-write.case'), 'utf8');
+  writeFileSync(join(casesDir, 'rdmap/zz-markup.case'), original
+    .replace(/^id:.*$/m, 'id:          rdmap-zz-markup')
+    .replace(/^title:.*$/m, 'title:       ' + evilText)
+    .replace(/^handshake$/m, '# ' + evilText + '\nhandshake'));
+  const reportDir = join(dir, 'report');
+  await new Promise((resolve, reject) => {
+    const run = spawn(exe, ['run', '--reference', '--fault', 'terminate-wrong-code', '--cases-dir', casesDir, '--time-scale', '0.25',
+      '-q', '--html', reportDir], {stdio: ['ignore', 'ignore', 'inherit']});
+    run.on('exit', (code) => (code === 1 ? resolve() : reject(new Error('rdmaconf run --html exited with ' + code))));
+  });
+  const rpage = await browser.newPage();
+  await rpage.setViewport({width: 1280, height: 900});
+  const rerrors = [];
+  rpage.on('pageerror', (e) => rerrors.push(String(e)));
+  rpage.on('console', (m) => { if (m.type() === 'error') rerrors.push(m.text()); });
+  rpage.on('dialog', (d) => { rerrors.push('dialog: ' + d.message()); d.dismiss(); });
+  const loaded = [];
+  rpage.on('request', (q) => loaded.push(q.url()));
+  const reportUrl = pathToFileURL(join(reportDir, 'index.html')).href;
+  await rpage.goto(reportUrl);
+  await rpage.waitForSelector('#matrix');
+  assert.ok(await rpage.$('#matrix td.cell-fail'), 'the report has the matrix with the failing cell');
+  assert.equal(await rpage.$eval('#cases tr[data-verdict]', (e) => e.dataset.verdict), 'fail', 'failures first in the report');
+  if (shots) await rpage.screenshot({path: join(shots, 'report.png')});
+  assert.equal(await rpage.$('#live'), null, 'no live stream in a report');
+  assert.equal(await rpage.$('#start'), null, 'nothing that starts runs');
+  assert.equal(await rpage.$('#cancel:not([hidden])'), null, 'nothing that cancels');
+  const reportAll = await rpage.$eval('#shown', (e) => parseInt(e.textContent, 10));
+  assert.equal(String(reportAll), await rpage.$eval('#counts b', (e) => e.textContent));
+  await rpage.select('#filter-verdict', 'fail');
+  const reportFail = await rpage.$eval('#shown', (e) => parseInt(e.textContent, 10));
+  assert.ok(reportFail > 0 && reportFail < reportAll, `report verdict filter: ${reportFail} of ${reportAll}`);
+  await rpage.type('#search', 'zz-markup-ro');
+  await rpage.waitForFunction(() => parseInt(document.querySelector('#shown').textContent, 10) === 1);
+  assert.equal(await rpage.$eval('#cases tr[data-verdict] td', (e) => e.textContent), 'fail', 'the markup case fails');
+  await rpage.click('#cases tr[data-verdict] a');
+  await rpage.waitForSelector('svg.seq g.frame');
+  await rpage.click('svg.seq g.frame');
+  assert.ok(!/Click a frame/.test(await rpage.$eval('#frame-detail', (e) => e.textContent)), 'a frame shows its fields');
+  assert.ok((await rpage.$eval('main', (e) => e.textContent)).includes('<img src=x onerror='), 'the markup title shown as text');
+  assert.ok((await rpage.$eval('#script', (e) => e.textContent)).includes('</script><script>'), 'the script shown as text');
+  assert.ok(await rpage.$('#reason'), 'the failure reason is shown');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(await rpage.evaluate(() => window.__pwned), undefined, 'no script from the report data ran');
+  assert.equal(await rpage.$$eval('main img, main script', (l) => l.length), 0, 'no element from data');
+  await rpage.goBack();
+  await rpage.waitForSelector('#matrix');
+  assert.deepEqual(loaded.filter((u) => u !== reportUrl && !u.startsWith('data:')), [], 'the report loads nothing else');
+  assert.deepEqual(rerrors, [], 'no errors in the report page');
   console.log('dashboard browser test: passed');
 } catch (e) {
   failed = true;

@@ -26,6 +26,7 @@ struct ServeArgs {
   std::string listen = "127.0.0.1:8080";
   std::string token, db, cases_dir = cf::default_cases_dir();
   std::size_t max_connections = 64;
+  std::vector<std::string> allow_hosts;
 };
 
 std::string random_token() {
@@ -152,6 +153,7 @@ int serve(const ServeArgs& a) {
   const std::string token = a.token.empty() ? random_token() : a.token;
   dashboard::Dashboard service(*store, token, [cases_dir](dashboard::RunContext& ctx) { return run_queued(ctx, cases_dir); },
                                std::move(catalogue));
+  service.allow_hosts(a.allow_hosts);
   http::ServerOptions so;
   so.address = host;
   so.port = port;
@@ -182,6 +184,9 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   sub->add_option("--token", a.token, "Bearer token for every call that changes something (default: a random one, printed)");
   sub->add_option("--db", a.db, "The history database (default: $XDG_DATA_HOME/rdmaconf/dashboard.sqlite)");
   sub->add_option("--cases-dir", a.cases_dir, "Folder of the case scripts");
+  sub->add_option("--allow-host", a.allow_hosts,
+                  "A name the dashboard is reached by besides IP addresses and localhost (repeatable; * any): other "
+                  "names in Host are refused, against DNS rebinding");
   sub->add_option("--max-connections", a.max_connections, "Connections served at once")->check(CLI::Range(2, 1024));
   sub->final_callback([&exit_code] { exit_code = serve(a); });
 }

@@ -22,6 +22,12 @@ std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 http::Response ok(const json& j, int status = 200) { return {status, dump(j)}; }
 http::Response error(int status, std::string_view message) { return http::error_response(status, message); }
 
+// RFC 9110 §15.5.20: 421, a request for a name this server does not answer for.
+http::Response wrong_host(const std::string& host) {
+  return error(421, "this dashboard does not answer to the name '" + host.substr(0, 200) +
+                        "' (IP addresses and localhost are always answered; rdmaconf serve --allow-host NAME adds one)");
+}
+
 bool whole_number(std::string_view s, std::int64_t& out) {
   if (s.empty() || s.size() > 18) return false;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -257,7 +263,18 @@ std::size_t Dashboard::body_limit(std::string_view method, std::string_view targ
 }
 
 std::unique_ptr<http::Stream> Dashboard::open_stream(const http::Request& r, http::Response& refusal) {
-  // Reading is open to whoever reaches the dashboard, like every GET.
+  // Reading is open to whoever reaches the dashboard, like every GET, but
+  // not to a page of another site: browsers let any page open a WebSocket
+  // and say whose page it is in Origin.
+  if (!http::host_allowed(r.host, allowed_hosts_)) {
+    refusal = wrong_host(r.host);
+    return nullptr;
+  }
+  if (!http::origin_allowed(r.origin, allowed_hosts_)) {
+    refusal = error(403, "the event stream is not served to pages of another site (Origin '" + r.origin.substr(0, 200) +
+                             "'; rdmaconf serve --allow-host NAME adds a name)");
+    return nullptr;
+  }
   const auto [path, query] = http::split_target(r.target);
   if (path != "/api/events") {
     refusal = error(404, "the event stream is /api/events");
@@ -272,6 +289,9 @@ std::unique_ptr<http::Stream> Dashboard::open_stream(const http::Request& r, htt
 }
 
 http::Response Dashboard::handle(const http::Request& r) {
+  // Before anything is read or changed: a name this dashboard does not
+  // answer to is a DNS-rebinding page (http::host_allowed).
+  if (!http::host_allowed(r.host, allowed_hosts_)) return wrong_host(r.host);
   if (r.target.size() > limits_.max_target) return error(414, "request target too long");
   const auto [path, query] = http::split_target(r.target);
   if (!path.starts_with("/api/")) {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "events.hpp"
 #include "http_service.hpp"
@@ -70,6 +71,11 @@ class Dashboard : public http::Service {
   std::unique_ptr<http::Stream> open_stream(const http::Request& r, http::Response& refusal) override;
   void close_streams() override;
 
+  // Names besides IP literals and localhost that requests may carry in Host
+  // (and WebSocket upgrades in Origin); "*" any (http::host_allowed). Set
+  // before the server starts.
+  void allow_hosts(std::vector<std::string> names) { allowed_hosts_ = std::move(names); }
+
   // Ends the worker: the run under way is cancelled and waited for.
   void stop();
   MessageLog& events() { return events_; }
@@ -91,6 +97,7 @@ class Dashboard : public http::Service {
   Runner runner_;
   Catalogue catalogue_;
   Limits limits_;
+  std::vector<std::string> allowed_hosts_;
   MessageLog events_;
 
   struct Queued {

@@ -165,9 +165,13 @@ struct Server::Impl {
         break;
       }
       auto req = parser.release();
-      Request r{std::string(req.method_string()), std::string(req.target()),
-                std::string(req[bhttp::field::authorization]), std::string(req[bhttp::field::content_type]),
-                std::string()};
+      Request r;
+      r.method = std::string(req.method_string());
+      r.target = std::string(req.target());
+      r.authorization = std::string(req[bhttp::field::authorization]);
+      r.content_type = std::string(req[bhttp::field::content_type]);
+      r.host = std::string(req[bhttp::field::host]);
+      r.origin = std::string(req[bhttp::field::origin]);
       if (websocket::is_upgrade(req)) {
         Response refusal;
         auto source = service.open_stream(r, refusal);

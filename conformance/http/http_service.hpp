@@ -20,6 +20,8 @@ struct Request {
   std::string authorization;  // the Authorization header, as received
   std::string content_type;
   std::string body;
+  std::string host;    // the Host header, as received
+  std::string origin;  // the Origin header (browsers send it on WebSocket upgrades), as received
 };
 
 struct Response {
@@ -61,6 +63,23 @@ bool query_value(std::string_view query, std::string_view key, std::string_view&
 
 // Splits "/path?query".
 std::pair<std::string_view, std::string_view> split_target(std::string_view target);
+
+// The names a service on a loopback or lab address answers to. A browser
+// page on a name its attacker controls can have that name resolve to the
+// service's address (DNS rebinding) and then read it as its own origin; the
+// Host header still carries the attacker's name, so a service that answers
+// only its own names is out of reach. Allowed: IP literals (an attacker's
+// page cannot be served from the service's own address), "localhost" and
+// names under ".localhost" (RFC 6761 §6.3: they never leave the host), and
+// the names in `extra` ("*" allows any). The port is not compared.
+// Case-insensitive; an empty or malformed Host is refused.
+bool host_allowed(std::string_view host_header, const std::vector<std::string>& extra);
+
+// A WebSocket upgrade's Origin ("http://name:port"): allowed when absent
+// (not a browser) or when its host passes host_allowed(). WebSockets are not
+// held to the same-origin rule, so without this any page could read the
+// stream. The opaque origin "null" (a file, a sandbox) is refused.
+bool origin_allowed(std::string_view origin, const std::vector<std::string>& extra);
 
 // Refuses JSON nested deeper than max_depth before a parser recurses over it.
 bool json_nesting_within(std::string_view body, std::size_t max_depth);

@@ -37,7 +37,9 @@ constexpr const char* kToken = "test-token-0123456789";
 // One `rdmaconf serve` process; its port read from its first line.
 class ServeProcess {
  public:
-  explicit ServeProcess(std::string db) : db_(std::move(db)) { start(); }
+  explicit ServeProcess(std::string db, std::vector<std::string> extra = {}) : db_(std::move(db)), extra_(std::move(extra)) {
+    start();
+  }
   ~ServeProcess() { stop(SIGTERM); }
   void start() {
     int out[2];
@@ -48,8 +50,10 @@ class ServeProcess {
       ::dup2(out[1], 1);
       ::close(out[0]);
       ::close(out[1]);
-      ::execl(RDMACONF_EXE, RDMACONF_EXE, "serve", "--listen", "127.0.0.1:0", "--token", kToken, "--db", db_.c_str(),
-              static_cast<char*>(nullptr));
+      std::vector<const char*> argv = {RDMACONF_EXE, "serve", "--listen", "127.0.0.1:0", "--token", kToken, "--db", db_.c_str()};
+      for (const std::string& e : extra_) argv.push_back(e.c_str());
+      argv.push_back(nullptr);
+      ::execv(RDMACONF_EXE, const_cast<char* const*>(argv.data()));
       ::_exit(127);
     }
     ::close(out[1]);
@@ -79,6 +83,7 @@ class ServeProcess {
 
  private:
   std::string db_;
+  std::vector<std::string> extra_;
   pid_t pid_ = -1;
   FILE* out_ = nullptr;
   std::uint16_t port_ = 0;
@@ -94,7 +99,7 @@ struct Reply {
 // `declared` > 0 announces that Content-Length but sends only `body`: a
 // server that refuses by the header answers without reading further.
 Reply request(std::uint16_t port, bhttp::verb method, const std::string& target, const std::string& token = "",
-              const std::string& body = "", std::size_t declared = 0) {
+              const std::string& body = "", std::size_t declared = 0, const std::string& host = "127.0.0.1") {
   Reply r;
   net::io_context ioc;
   tcp::socket s(ioc);
@@ -102,7 +107,7 @@ Reply request(std::uint16_t port, bhttp::verb method, const std::string& target,
   s.connect({net::ip::make_address("127.0.0.1"), port}, ec);
   if (ec) return r;
   bhttp::request<bhttp::string_body> req{method, target, 11};
-  req.set(bhttp::field::host, "127.0.0.1");
+  req.set(bhttp::field::host, host);
   if (!token.empty()) req.set(bhttp::field::authorization, "Bearer " + token);
   if (method == bhttp::verb::post) req.body() = body;
   req.prepare_payload();
@@ -216,6 +221,59 @@ TEST(DashboardServer, BadRequestsAreRefused) {
   EXPECT_NE(page.csp.find("default-src 'none'"), std::string::npos);
   EXPECT_EQ(get(port, "/../etc/passwd").status, 404);
   EXPECT_EQ(get(port, "/api/runs").status, 200) << "still serving";
+}
+
+// The answer status to a WebSocket upgrade of /api/events with this Host
+// and Origin (101: upgraded).
+int upgrade_status(std::uint16_t port, const std::string& host, const std::string& origin) {
+  net::io_context ioc;
+  tcp::socket s(ioc);
+  beast::error_code ec;
+  s.connect({net::ip::make_address("127.0.0.1"), port}, ec);
+  if (ec) return 0;
+  bhttp::request<bhttp::empty_body> req{bhttp::verb::get, "/api/events", 11};
+  req.set(bhttp::field::host, host);
+  req.set(bhttp::field::connection, "Upgrade");
+  req.set(bhttp::field::upgrade, "websocket");
+  req.set(bhttp::field::sec_websocket_version, "13");
+  req.set(bhttp::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
+  if (!origin.empty()) req.set(bhttp::field::origin, origin);
+  bhttp::write(s, req, ec);
+  if (ec) return 0;
+  beast::flat_buffer buf;
+  bhttp::response_parser<bhttp::empty_body> p;
+  p.skip(true);  // the upgrade's answer has no body; a refusal's is not needed
+  bhttp::read_header(s, buf, p, ec);
+  return ec ? 0 : static_cast<int>(p.get().result_int());
+}
+
+// DNS rebinding: a page on a name its attacker controls, resolved to
+// 127.0.0.1, reaches the port but names itself in Host; another site's page
+// opening the event stream names itself in Origin.
+TEST(DashboardServer, AnswersOnlyItsOwnNames) {
+  ServeProcess serve(temp_db("host"));
+  const auto port = serve.port();
+  auto get_as = [&](const std::string& host) { return request(port, bhttp::verb::get, "/api/runs", "", "", 0, host).status; };
+  EXPECT_EQ(get_as("127.0.0.1:" + std::to_string(port)), 200);
+  EXPECT_EQ(get_as("localhost:" + std::to_string(port)), 200);
+  EXPECT_EQ(get_as("[::1]:" + std::to_string(port)), 200);
+  EXPECT_EQ(get_as("rebind.attacker.example:" + std::to_string(port)), 421);
+  EXPECT_EQ(get_as(""), 421);
+  EXPECT_EQ(request(port, bhttp::verb::get, "/", "", "", 0, "rebind.attacker.example").status, 421) << "the page too";
+  const json start = {{"reference", true}, {"suites", {"mpa"}}};
+  EXPECT_EQ(request(port, bhttp::verb::post, "/api/runs", kToken, start.dump(), 0, "evil.example").status, 421);
+  EXPECT_EQ(upgrade_status(port, "127.0.0.1", ""), 101);
+  EXPECT_EQ(upgrade_status(port, "127.0.0.1", "http://127.0.0.1:" + std::to_string(port)), 101);
+  EXPECT_EQ(upgrade_status(port, "127.0.0.1", "https://evil.example"), 403);
+  EXPECT_EQ(upgrade_status(port, "127.0.0.1", "null"), 403);
+  EXPECT_EQ(upgrade_status(port, "evil.example", ""), 421);
+  EXPECT_EQ(get(port, "/api/runs").j()["runs"].size(), 0u) << "nothing refused was recorded";
+
+  // --allow-host: a lab's name for the machine.
+  ServeProcess named(temp_db("host-allowed"), {"--allow-host", "Dash.Lab.Example"});
+  EXPECT_EQ(request(named.port(), bhttp::verb::get, "/api/runs", "", "", 0, "dash.lab.example:8080").status, 200);
+  EXPECT_EQ(upgrade_status(named.port(), "dash.lab.example", "http://dash.lab.example:8080"), 101);
+  EXPECT_EQ(request(named.port(), bhttp::verb::get, "/api/runs", "", "", 0, "other.lab.example").status, 421);
 }
 
 TEST(DashboardServer, ARunGoesFromQueuedToDoneWithEveryCaseLive) {

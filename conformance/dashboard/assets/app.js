@@ -167,7 +167,8 @@ function scheduleDraw() {
           runChanged = true;
         }
       } else if (e.type === 'case' && state.run && state.run.id === e.run_id) {
-        if (!state.run.cases.some((c) => c.seq === e.case.seq)) {
+        if (!state.seqs.has(e.case.seq)) {
+          state.seqs.add(e.case.seq);
           state.run.cases.push(e.case);
           state.run.summary[e.case.verdict] = (state.run.summary[e.case.verdict] || 0) + 1;
           state.run.total = state.run.cases.length;
@@ -230,6 +231,7 @@ async function route() {
       const run = await api('/api/runs/' + v.run);
       if (!current()) return;
       state.run = run;
+      state.seqs = new Set(run.cases.map((c) => c.seq));  // what is on screen: a live event for one of these is old
       drawRun();
     } else if (v.name === 'case') {
       await drawCase(v.run, v.seq, current);
@@ -331,8 +333,8 @@ function buildRunView(r) {
   v.config = el('pre');
   v.matrix = el('div');
   v.shown = el('span', {className: 'muted', id: 'shown'});
-  v.table = el('table', {id: 'cases'});
   v.header = el('tr', {}, ['verdict', 'case', 'level', 'RFC', 'requirement', 'reason'].map((h) => el('th', {}, h)));
+  v.table = el('table', {id: 'cases'}, v.header);
   v.more = el('p', {className: 'muted'});
   v.setFilter = (next) => {
     Object.assign(f, next);
@@ -392,10 +394,22 @@ function updateRunView(r) {
       protocols.map((x) => el('option', {value: x, selected: f.protocol === x}, x)));
   }
   const cases = r.cases.filter((c) => matches(c, f))
-    .sort((a, b) => (RANK[a.verdict] - RANK[b.verdict]) || a.id.localeCompare(b.id));
+    .sort((a, b) => (RANK[a.verdict] - RANK[b.verdict]) || (a.id < b.id ? -1 : a.id > b.id ? 1 : a.seq - b.seq));
   const limit = 2000;
   v.shown.textContent = cases.length + ' shown';
-  v.table.replaceChildren(v.header, ...cases.slice(0, limit).map((c) => caseRow(v, r, c)));
+  // Rows already in place stay: only new rows are inserted and rows no
+  // longer shown removed, so a redraw lays out what changed, not the table.
+  let at = v.header.nextSibling;
+  for (const c of cases.slice(0, limit)) {
+    const row = caseRow(v, r, c);
+    if (row === at) at = at.nextSibling;
+    else v.table.insertBefore(row, at);
+  }
+  while (at) {
+    const next = at.nextSibling;
+    at.remove();
+    at = next;
+  }
   v.more.textContent = cases.length > limit ? (cases.length - limit) + ' more: narrow the filter' : '';
 }
 

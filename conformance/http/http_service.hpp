@@ -81,7 +81,4 @@ bool host_allowed(std::string_view host_header, const std::vector<std::string>& 
 // stream. The opaque origin "null" (a file, a sandbox) is refused.
 bool origin_allowed(std::string_view origin, const std::vector<std::string>& extra);
 
-// Refuses JSON nested deeper than max_depth before a parser recurses over it.
-bool json_nesting_within(std::string_view body, std::size_t max_depth);
-
 }  // namespace rdmaconf::http

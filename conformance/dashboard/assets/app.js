@@ -50,10 +50,10 @@ function svg(tag, attrs, text) {
   if (text !== undefined) e.textContent = String(text);
   return e;
 }
-// replaceChildren() with lists flattened and absent parts left out (it would
-// write a list or a null as text).
-function fill(parent, ...nodes) {
-  parent.replaceChildren(...nodes.flat().filter((n) => n !== null && n !== undefined && n !== false));
+// Replaces a node's children; arrays are flattened and absent parts
+// (null, undefined, false) skipped, as el() does.
+function fill(node, ...children) {
+  node.replaceChildren(...children.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
 }
 function show(...nodes) { fill(document.getElementById('main'), ...nodes); }
 function verdictSpan(v) { return el('span', {className: v}, v); }
@@ -383,9 +383,9 @@ function updateRunView(r) {
   fill(v.counts, el('b', {}, String(r.cases.length)), ' cases: ',
     VERDICTS.filter((x) => r.summary[x]).map((x) => el('span', {className: x}, ' ' + r.summary[x] + ' ' + x + ' ')));
   v.skipped.hidden = !(r.skipped && r.skipped.length);
-  if (!v.skipped.hidden) v.skipped.lastChild.replaceChildren(...r.skipped.map((s) => el('li', {}, s)));
+  if (!v.skipped.hidden) fill(v.skipped.lastChild, r.skipped.map((s) => el('li', {}, s)));
   v.config.textContent = JSON.stringify(r.config, null, 2);
-  v.matrix.replaceChildren(drawMatrix(r.cases, (p, l) => v.setFilter({protocol: p, level: l})));
+  fill(v.matrix, drawMatrix(r.cases, (p, l) => v.setFilter({protocol: p, level: l})));
 
   const protocols = [...new Set(r.cases.map((c) => c.protocol))].sort();
   if (protocols.join() !== v.protocols) {

@@ -208,6 +208,7 @@ function parseView() {
   if (h === '/new') return {name: 'new'};
   if (h === '/captures') return {name: 'captures'};
   if (h === '/coverage') return {name: 'coverage'};
+  if (h === '/agents') return {name: 'agents'};
   if ((m = h.match(/^\/capture\/(\d+)$/))) return {name: 'capture', id: +m[1]};
   return {name: 'runs'};
 }
@@ -239,6 +240,8 @@ async function route() {
       await drawDiff(v.a, v.b, current);
     } else if (v.name === 'new') {
       await drawNew(current);
+    } else if (v.name === 'agents') {
+      await drawAgents(current);
     } else if (v.name === 'coverage') {
       const cov = await api('/api/coverage');
       if (!current()) return;
@@ -577,6 +580,42 @@ function drawCoverage() {
         el('td', {}, r.summary, r.observable === 'not observable' ? el('div', {className: 'muted'}, 'not observable') : null),
         el('td', {className: 'num'}, String(r.cases.length)),
         r.verdicts.map((v) => el('td', {}, v ? verdictSpan(v) : el('span', {className: 'muted'}, '—')))))));
+}
+
+// The device agents known from runs: a run made through an agent keeps what
+// the agent said the device can do (GET /api/runs gives it as
+// `capabilities`). One row per agent (its address, else its device), from
+// its newest run, with how many runs went through it.
+async function drawAgents(current) {
+  const runs = (await api('/api/runs?limit=1000')).runs;
+  if (!current()) return;
+  const agents = new Map();
+  for (const r of runs) {  // newest first
+    const caps = r.capabilities;
+    if (!caps || typeof caps !== 'object' || Array.isArray(caps)) continue;
+    const url = (r.config && r.config.agent && typeof r.config.agent.url === 'string') ? r.config.agent.url : '';
+    const key = url || [caps.backend, caps.device, caps.address].join(' ');
+    if (!agents.has(key)) agents.set(key, {url, caps, runs: []});
+    agents.get(key).runs.push(r);
+  }
+  const text = (x) => (x === undefined || x === null) ? '' : Array.isArray(x) ? x.join(', ') : typeof x === 'object' ? JSON.stringify(x) : String(x);
+  const rows = [...agents.values()].map((a, i) => {
+    const last = a.runs[0];
+    const capsTable = el('table', {className: 'caps'},
+      Object.entries(a.caps).map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', {}, text(v)))));
+    return el('tr', {dataset: {agent: String(i)}},
+      el('td', {}, a.url || el('span', {className: 'muted'}, '(command line)')),
+      el('td', {}, text(a.caps.device)), el('td', {}, text(a.caps.backend)), el('td', {}, text(a.caps.vendor)),
+      el('td', {}, text(a.caps.firmware)), el('td', {className: 'num'}, String(a.runs.length)),
+      el('td', {}, el('a', {href: '#/run/' + last.id}, '#' + last.id), ' ', el('span', {className: 'muted'}, last.created_at), ' ',
+        VERDICTS.filter((x) => last.summary[x]).map((x) => el('span', {className: x}, last.summary[x] + ' ' + x + ' '))),
+      el('td', {}, el('details', {}, el('summary', {}, Object.keys(a.caps).length + ' items'), capsTable)));
+  });
+  show(el('h2', {}, 'Agents'),
+    el('p', {className: 'muted'}, 'Device agents seen in the last ' + runs.length + ' runs, with what each said its device can do in its newest run.'),
+    rows.length ? el('table', {id: 'agents'},
+      el('tr', {}, ['agent', 'device', 'backend', 'vendor', 'firmware', 'runs', 'newest run', 'capabilities'].map((h) => el('th', {}, h))),
+      rows) : el('p', {className: 'muted'}, 'No run through a device agent yet (rdmaconf run --agent, or a run started here against an agent).'));
 }
 
 async function drawCaptures(current) {

@@ -1,9 +1,10 @@
 // End-to-end: `rdmaconf serve` in Debian's chromium (headless), driven by
 // puppeteer-core. Starts a run from the page and watches it finish live,
 // opens a failing case (sequence diagram, frame fields, script), diffs two
-// runs, uploads captures, and checks that markup in case text and capture
-// names stays text. Then opens a static report (`rdmaconf run --html`) from
-// file://: the same page over embedded data, loading nothing.
+// runs, uploads captures, lists the agents known from runs, and checks that
+// markup in case text, capture names and capabilities stays text. Then
+// opens a static report (`rdmaconf run --html`) from file://: the same page
+// over embedded data, loading nothing.
 // Usage: node dashboard.test.mjs RDMACONF_EXE [SCREENSHOT_DIR]
 // Exit 77 (ctest: skipped) only when no chromium is installed.
 import {spawn} from 'node:child_process';
@@ -197,9 +198,27 @@ try {
   assert.ok((await page.$$('#coverage td .fail')).length > 0, 'rows failing on the faulty target');
   await shot('coverage');
 
+  // 8. Agents known from runs: a published run made through an agent (as
+  // `rdmaconf run --agent --publish` sends it); its device's name is markup.
+  const agentRun = await api('POST', '/api/runs', {publish: {target: 'rnic via agent',
+    config: {agent: {url: 'http://dut.lab:7500', configs: ['auto']}},
+    capabilities: {backend: 'rdma-core', device: evil, vendor: 'ACME', firmware: '1.2.3', mpa_revisions: [1, 2], atomics: false}}});
+  assert.equal(agentRun.status, 201);
+  await api('POST', `/api/runs/${agentRun.json.id}/finish`, {status: 'done'});
+  await page.goto(base + '#/agents');
+  await page.waitForSelector('#agents tr[data-agent]');
+  const agentRow = await page.$eval('#agents tr[data-agent]', (e) => e.textContent);
+  assert.ok(agentRow.includes('http://dut.lab:7500') && agentRow.includes('<img src=x') && agentRow.includes('1.2.3'), agentRow);
+  assert.ok(await page.$(`#agents a[href="#/run/${agentRun.json.id}"]`), 'the agent links its newest run');
+  assert.equal((await page.$$('#agents tr[data-agent]')).length, 1, 'runs without an agent are not agents');
+  await page.click('#agents details summary');
+  assert.match(await page.$eval('#agents table.caps', (e) => e.textContent), /mpa_revisions1, 2/, 'every capability listed');
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no script from capabilities ran');
+  await shot('agents');
+
   assert.deepEqual(errors, [], 'no page errors');
 
-  // 8. The static report of a CLI run, opened from a file. Its catalogue is
+  // 9. The static report of a CLI run, opened from a file. Its catalogue is
   // the rdmap suite plus a copy of a case the fault fails, whose title and
   // script are markup and script.
   const casesDir = join(dir, 'cases');

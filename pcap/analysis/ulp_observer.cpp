@@ -103,6 +103,8 @@ void UlpObserver::on_private_data(wire::Bytes ulp_private_data) {
 
 const UlpMessage* UlpObserver::on_send(wire::Bytes p) {
   if (stats_.ulp == Ulp::kUnknown && stats_.source != UlpSource::kUser) {
+    if (unrecognised_sends_ >= kRecogniseWithin) return nullptr;
+    ++unrecognised_sends_;
     auto iser = ulp::iser::decode(p);
     auto rpc = ulp::rpcrdma::decode(p);
     if (iser && looks_like_iser(*iser, p)) recognise(Ulp::kIser, UlpSource::kFirstSend);

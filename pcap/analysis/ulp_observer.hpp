@@ -72,6 +72,12 @@ class UlpObserver {
   const UlpMessage* on_send(wire::Bytes payload);
 
   const UlpStats& stats() const { return stats_; }
+  // Whether on_send() would look at a Send (the observer copies nothing
+  // otherwise): a ULP is known, or recognition has not given up.
+  bool wants_sends() const {
+    return stats_.ulp != Ulp::kUnknown ||
+           (stats_.source != UlpSource::kUser && unrecognised_sends_ < kRecogniseWithin);
+  }
 
   // Octets of a Send's payload the decoders look at: the RPC-over-RDMA
   // header with a few dozen segments, or an iSER header and BHS.
@@ -79,6 +85,11 @@ class UlpObserver {
 
  private:
   void recognise(Ulp u, UlpSource how);
+  // A ULP shows itself in its first messages (a login, a NULL call, a
+  // mount); after this many Sends that match neither, the connection is
+  // left unknown and its Sends cost nothing more.
+  static constexpr int kRecogniseWithin = 16;
+  int unrecognised_sends_ = 0;
   UlpStats stats_;
   UlpMessage last_;
 };

@@ -9,8 +9,10 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "analysis/analyzer.hpp"
+#include "analysis/ulp_observer.hpp"
 
 namespace rdmaconf::analysis::testing {
 namespace {
@@ -91,6 +93,28 @@ TEST(UlpCaptures, TheUsersChoiceWins) {
   EXPECT_FALSE(parse_ulp_choice("nfs:0"));
   EXPECT_FALSE(parse_ulp_choice("iser:65536"));
   EXPECT_FALSE(parse_ulp_choice("smb"));
+}
+
+// Recognition looks at the first 16 Sends only: a connection whose first
+// Sends are something else stays unknown and costs nothing more.
+TEST(UlpCaptures, RecognitionGivesUpAfterTheFirstSends) {
+  std::vector<std::uint8_t> login(28 + 48, 0);
+  login[0] = 0x10;  // iSER control-type PDU
+  login[28] = 0x43;  // Login Request, immediate
+  const std::vector<std::uint8_t> other(64, 0xab);
+  UlpObserver early;
+  EXPECT_NE(early.on_send(login), nullptr);
+  EXPECT_EQ(early.stats().ulp, Ulp::kIser);
+  UlpObserver late;
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(late.on_send(other), nullptr);
+  EXPECT_FALSE(late.wants_sends());
+  EXPECT_EQ(late.on_send(login), nullptr);
+  EXPECT_EQ(late.stats().ulp, Ulp::kUnknown);
+  UlpObserver told;
+  told.set_user(Ulp::kIser);
+  for (int i = 0; i < 20; ++i) told.on_send(other);
+  EXPECT_TRUE(told.wants_sends());
+  EXPECT_EQ(told.stats().undecoded, 20u);
 }
 
 // decode shows the ULP's view beside each Send.

@@ -21,7 +21,23 @@ struct Analyzer::Connection : ObserverSink {
 
   void on_message(const Message& m) override {
     if (m.kind == MessageKind::kMpaRequest || m.kind == MessageKind::kMpaReply) ++analyzer.result_.summary.mpa_frames;
+    if (m.kind == MessageKind::kClc) note_token(*m.clc);
     if (analyzer.listener_) analyzer.listener_->on_message(info, m);
+  }
+  // RFC 7609 App. A.2.3/A.2.4: the server's Accept and the client's Confirm
+  // each name the sender's RMBE alert token; CDC messages on RoCE carry them.
+  void note_token(const clc::Message& msg) {
+    const auto* ac = std::get_if<clc::AcceptConfirm>(&msg);
+    if (!ac || !ac->smcr) return;
+    const auto token = static_cast<std::uint32_t>(ac->smcr->get(clc::SmcrAcceptConfirmSpec::Field::RmbeAlertToken));
+    if (ac->type() == clc::MessageType::kAccept) server_token = token;
+    else client_token = token;
+    if (!server_token || !client_token || tokens_noted) return;
+    tokens_noted = true;
+    const capture::StreamKey& k = info.initiator_to_responder;
+    const capture::IpAddress& a = k.source.address;
+    const capture::IpAddress& b = k.destination.address;
+    analyzer.add_clc_tokens(a < b ? IpPair{a, b} : IpPair{b, a}, {a, *client_token, *server_token});
   }
   void on_violation(const Violation& v) override {
     AnalysisSummary& s = analyzer.result_.summary;
@@ -43,6 +59,8 @@ struct Analyzer::Connection : ObserverSink {
   ConnectionObserver observer;
   int streams_open = 0;
   bool clc_recorded = false;
+  std::optional<std::uint32_t> client_token, server_token;
+  bool tokens_noted = false;
 };
 
 // One pair of RoCE peers: its RoCEv2 observer and the sink that forwards what it says.
@@ -112,6 +130,16 @@ void Analyzer::on_data(capture::Stream& s, const capture::StreamData& d) {
   }
 }
 
+void Analyzer::add_clc_tokens(const IpPair& pair, const ClcTokens& t) {
+  clc_tokens_[pair].push_back(t);
+  if (auto it = roce_links_.find(pair); it != roce_links_.end()) {
+    RoceLink& l = *it->second;
+    const bool client_initiates = l.initiator == t.client;
+    l.observer.add_connection(client_initiates ? t.client_token : t.server_token,
+                              client_initiates ? t.server_token : t.client_token);
+  }
+}
+
 bool Analyzer::on_udp(const capture::UdpDatagram& d) {
   if (d.key.destination.port != smcr::kRoceV2UdpPort) return false;
   const capture::IpAddress& src = d.key.source.address;
@@ -129,6 +157,11 @@ bool Analyzer::on_udp(const capture::UdpDatagram& d) {
     info.responder_to_initiator = src_initiates ? capture::StreamKey{{dst, 0}, {src, smcr::kRoceV2UdpPort}} : d.key;
     auto link = std::make_unique<RoceLink>(*this, std::move(info));
     link->initiator = src_initiates ? src : dst;
+    for (const ClcTokens& t : clc_tokens_[pair]) {
+      const bool client_initiates = link->initiator == t.client;
+      link->observer.add_connection(client_initiates ? t.client_token : t.server_token,
+                                    client_initiates ? t.server_token : t.client_token);
+    }
     it = roce_links_.emplace(pair, std::move(link)).first;
   }
   RoceLink& l = *it->second;

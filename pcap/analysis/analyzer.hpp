@@ -139,6 +139,14 @@ class Analyzer : public capture::StreamConsumer {
   using IpPair = std::pair<capture::IpAddress, capture::IpAddress>;
   std::map<IpPair, std::unique_ptr<RoceLink>> roce_links_;
   std::map<IpPair, capture::IpAddress> clc_clients_;
+  // SMC-R connections the CLC exchanges set up, per IP pair: the RMBE alert
+  // token the client assigned (Confirm) and the server's (Accept).
+  struct ClcTokens {
+    capture::IpAddress client;
+    std::uint32_t client_token = 0, server_token = 0;
+  };
+  std::map<IpPair, std::vector<ClcTokens>> clc_tokens_;
+  void add_clc_tokens(const IpPair& pair, const ClcTokens& t);
   std::uint64_t next_id_ = 1;
 };
 

@@ -21,6 +21,62 @@ bool RoceObserver::seen_before(Side side, std::uint32_t qp, std::uint32_t psn) {
   return false;
 }
 
+void RoceObserver::add_connection(std::uint32_t initiator_token, std::uint32_t responder_token) {
+  for (const CdcConnection& c : connections_)
+    if (c.token[0] == initiator_token && c.token[1] == responder_token) return;
+  CdcConnection c;
+  c.token[0] = initiator_token;
+  c.token[1] = responder_token;
+  connections_.push_back(c);
+}
+
+void RoceObserver::violate(const check::Violation& v, Side side, FrameNo frame, std::string text) {
+  Violation out;
+  out.rule = v.rule;
+  out.side = side;
+  out.frame = frame;
+  out.text = std::move(text);
+  sink_.on_violation(out);
+}
+
+void RoceObserver::check_llc(Side side, FrameNo frame, const smcr::LlcMessage& m) {
+  // RFC 7609 §3.5.1: a link starts with CONFIRM LINK; before one is seen the
+  // requests a reply answers may lie before the capture.
+  if (!llc_seen_) llc_from_start_ = m.base_type() == smcr::llc_type::kConfirmLink && !m.reply();
+  llc_seen_ = true;
+  const int s = static_cast<int>(side);
+  if (!m.reply()) {
+    ++open_requests_[{s, m.type()}];
+    return;
+  }
+  std::uint32_t& open = open_requests_[{1 - s, m.type()}];
+  if (llc_from_start_)
+    if (auto v = check::llc_reply_answers_request(m, open))
+      violate(*v, side, frame,
+              std::string(m.info->name) + " reply without an open " + std::string(m.info->name) +
+                  " request from the peer");
+  if (open > 0) --open;
+}
+
+void RoceObserver::check_cdc(Side side, FrameNo frame, const smcr::CdcMessage& m) {
+  // The token is the receiver's: the one the other side assigned.
+  const int s = static_cast<int>(side);
+  CdcConnection* c = nullptr;
+  for (CdcConnection& k : connections_)
+    if (k.token[1 - s] == m.alert_token()) c = &k;
+  if (!c) return;  // a connection whose CLC exchange the capture does not hold
+  if (c->producer[1 - s]) {
+    const smcr::Cursor cons = m.consumer(), prod = *c->producer[1 - s];
+    if (auto v = check::consumer_not_ahead(cons, prod))
+      violate(*v, side, frame,
+              "CDC consumer cursor " + std::to_string(cons.wrap) + ":" + std::to_string(cons.count) +
+                  " is ahead of the producer cursor " + std::to_string(prod.wrap) + ":" +
+                  std::to_string(prod.count) + " the peer last announced (alert token " +
+                  std::to_string(m.alert_token()) + ")");
+  }
+  c->producer[s] = m.producer();
+}
+
 void RoceObserver::on_packet(Side side, FrameNo frame, wire::Bytes udp_payload) {
   ++stats_.packets;
   Message m;
@@ -56,6 +112,13 @@ void RoceObserver::on_packet(Side side, FrameNo frame, wire::Bytes udp_payload) 
         if (const auto* l = std::get_if<smcr::LlcMessage>(info.smcr)) ++stats_.llc_messages[smcr::message_name(*l)];
         else ++stats_.cdc_messages;
       }
+      // The message first, as for TCP: its violations follow it.
+      sink_.on_message(m);
+      if (!info.retransmission) {
+        if (const auto* l = std::get_if<smcr::LlcMessage>(info.smcr)) check_llc(side, frame, *l);
+        else check_cdc(side, frame, std::get<smcr::CdcMessage>(*info.smcr));
+      }
+      return;
     } else {
       ++stats_.undecoded;
       info.error = &send->error();

@@ -186,6 +186,51 @@ TEST(RealCaptureMessages, SmcrLinkLayerCounts) {
   EXPECT_EQ(s.capture_reports, 0u);  // no UDP frame is left as "not TCP"
 }
 
+// The link-group rules on captures crafted from the real one: one octet of
+// a message changed, everything else as Linux sent it. Classic pcap: 24
+// octets of file header, 16 per record; the LLC or CDC message of an RC Send
+// starts 54 octets into the frame (Ethernet 14, IPv4 20, UDP 8, BTH 12). The
+// ICRC is not verified, so it need not be recomputed.
+std::vector<std::pair<std::string, std::uint64_t>> violations_with(const std::string& file, std::uint64_t frame,
+                                                                   std::size_t message_octet, std::uint8_t value) {
+  std::ifstream in(path_of(file), std::ios::binary);
+  std::string octets((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t at = 24;
+  for (std::uint64_t n = 1; n < frame; ++n)
+    at += 16 + (static_cast<std::uint8_t>(octets[at + 8]) | static_cast<std::uint8_t>(octets[at + 9]) << 8);
+  octets[at + 16 + 54 + message_octet] = static_cast<char>(value);
+  const std::string crafted = ::testing::TempDir() + "crafted-" + std::to_string(frame) + "-" + file;
+  std::ofstream(crafted, std::ios::binary) << octets;
+  std::string error;
+  const auto r = analyze_file(crafted, AnalysisOptions{}, nullptr, error);
+  std::vector<std::pair<std::string, std::uint64_t>> seen;
+  if (!r) return {{"error: " + error, 0}};
+  for (const ViolationRecord& v : r->violations) seen.emplace_back(std::string(v.rule->id), v.frame);
+  return seen;
+}
+
+TEST(RealCaptureMessages, SmcrLlcReplyWithoutRequest) {
+  // Frame 316, the first TEST LINK v2 request, turned into a reply (flags
+  // 0x80): it answers nothing, and neither does the client's reply (318).
+  using V = std::vector<std::pair<std::string, std::uint64_t>>;
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 316, 3, 0x80),
+            (V{{"rfc7609-a.3-reply-answers-request", 316}, {"rfc7609-a.3-reply-answers-request", 318}}));
+  // The same in smc-fallback-tcp-server.pcap (frame 36), which starts in the
+  // middle of the link: the request may lie before the capture, so nothing is said.
+  EXPECT_EQ(violations_with("smc-fallback-tcp-server.pcap", 36, 3, 0x80), V{});
+}
+
+TEST(RealCaptureMessages, SmcrCdcConsumerAheadOfProducer) {
+  // Frame 29, the server's first CDC (alert token 1, the client's token from
+  // its Confirm): consumer cursor 0x1000 -> 0x2000, beyond the 4096 octets
+  // the client announced in frame 22. Its retransmission (38) is not judged again.
+  using V = std::vector<std::pair<std::string, std::uint64_t>>;
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 29, 22, 0x20), (V{{"rfc7609-a.4-consumer-not-ahead", 29}}));
+  // The client's CDC of frame 22 with a consumer cursor of 0x100 before the
+  // server announced any producer cursor: nothing to compare with yet.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 22, 22, 0x01), V{});
+}
+
 // decode names both peers' own UDP ports and the fields of each message.
 TEST(RealCaptureMessages, SmcrDecodeLines) {
   int status = 0;

@@ -85,6 +85,15 @@ int run_analyze(const AnalyzeOptions& o) {
     std::cout << s.frames << " frames, " << s.streams << " TCP connections (" << s.mpa_connections << " MPA, "
               << s.clc_connections << " CLC), " << s.mpa_fpdus << " FPDUs, " << s.clc_messages << " CLC messages, "
               << s.violations << " violations (" << s.must_violations << " MUST)\n";
+    if (s.roce_packets > 0) {
+      // SMC-R past the handshake: what the RoCEv2 packets carried.
+      std::uint64_t llc = 0;
+      for (const auto& [name, n] : s.llc_messages) llc += n;
+      std::cout << s.roce_packets << " RoCEv2 packets (" << s.roce_retransmissions << " retransmitted, "
+                << s.roce_undecoded << " not decoded): " << llc << " LLC messages, " << s.cdc_messages
+                << " CDC messages, " << s.rdma_writes << " RDMA Writes\n";
+      for (const auto& [name, n] : s.llc_messages) std::cout << "  " << name << " " << n << "\n";
+    }
     // Whatever the capture layer could not use is said, never dropped silently.
     if (s.capture_reports > 0) {
       std::cout << s.capture_reports << " capture reports:";
@@ -130,7 +139,7 @@ int run_analyze(const AnalyzeOptions& o) {
 void add_analyze_command(CLI::App& app, int& exit_code) {
   static AnalyzeOptions o;
   CLI::App* sub = app.add_subcommand(
-      "analyze", "Check a capture passively: every MPA/DDP/RDMAP/CLC message of both directions against the RFCs");
+      "analyze", "Check a capture passively: every MPA/DDP/RDMAP/CLC message of both directions against the RFCs; SMC-R LLC/CDC over RoCEv2 decoded and counted");
   sub->add_option("capture", o.capture, "pcap or pcapng file");
   sub->add_option("-i,--interface", o.interface, "Capture live on this interface instead (lo, eth0, any)");
   sub->add_option("--duration", o.duration_s, "With -i: stop after this many seconds")->check(CLI::Range(0.0, 1e9));

@@ -23,6 +23,7 @@ std::string_view name(MessageKind k) {
     case MessageKind::kMpaRequest: return "MPA Request";
     case MessageKind::kMpaReply: return "MPA Reply";
     case MessageKind::kFpdu: return "FPDU";
+    case MessageKind::kRoce: return "RoCEv2";
     default: return "CLC";
   }
 }

@@ -67,7 +67,10 @@ std::string_view name(Side s);
 enum class Protocol : std::uint8_t { kUnknown, kMpa, kClc, kOther };
 std::string_view name(Protocol p);
 
-enum class MessageKind : std::uint8_t { kMpaRequest, kMpaReply, kFpdu, kClc };
+// kRoce: one RoCEv2 packet (RoceObserver, observer_roce.hpp), not a TCP message.
+enum class MessageKind : std::uint8_t { kMpaRequest, kMpaReply, kFpdu, kClc, kRoce };
+
+struct RoceInfo;
 std::string_view name(MessageKind k);
 
 // The DDP and RDMAP headers of one FPDU's ULPDU, decoded.
@@ -103,6 +106,7 @@ struct Message {
   const SegmentInfo* segment = nullptr;       // kFpdu
   const clc::Message* clc = nullptr;          // kClc
   wire::Bytes clc_octets;                     // kClc
+  const RoceInfo* roce = nullptr;             // kRoce
 };
 
 struct Violation {

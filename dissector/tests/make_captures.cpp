@@ -141,14 +141,16 @@ void expect_fpdus(Expect& e, const Bytes& stream, bool markers, bool crc) {
     const std::size_t have = std::min(f->ulpdu().size(), h.size());
     if (have < 2) continue;
     f->ulpdu().copy_prefix(wire::MutableBytes(h).first(have));
-    const auto c = ddp::Control::from_octets(h[0], h[1]);
+    const auto c = ddp::Control::read(h);
     if (have < c.header_size()) continue;
     const std::uint8_t op = rdmap::Control::from_octet(c.rsvd_ulp).opcode;
     char key[96];
     if (c.tagged) {
-      std::snprintf(key, sizeof key, "op=%u stag=%u", op, static_cast<unsigned>(wire::load_be(wire::Bytes(h).subspan(2, 4))));
+      std::snprintf(key, sizeof key, "op=%u stag=%u", op,
+                    static_cast<unsigned>(ddp::TaggedHeader::read(h, ddp::TaggedSpec::Field::STag)));
     } else {
-      std::snprintf(key, sizeof key, "op=%u msn=%u", op, static_cast<unsigned>(wire::load_be(wire::Bytes(h).subspan(10, 4))));
+      std::snprintf(key, sizeof key, "op=%u msn=%u", op,
+                    static_cast<unsigned>(ddp::UntaggedHeader::read(h, ddp::UntaggedSpec::Field::MSN)));
     }
     ++e.counts["opcode." + std::to_string(op)];
     e.keys.push_back(key);

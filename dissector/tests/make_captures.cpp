@@ -16,6 +16,12 @@
 // mpa::Deframer and the DDP/RDMAP headers are read from the ULPDUs, so the
 // test compares tshark's view with the reference codecs' view of the same
 // octets. A crafted capture also names the one rule id it violates.
+//
+// Longer than our ~800-line habit, on purpose: it is one test-data program,
+// read one capture function at a time (basic, markers, clc_captures,
+// violations, gaps, diagnosis, mid_connection, bench, fuzz), each
+// independent of the others; what they share (the ULPDU builders, the
+// connections, the expectations) is the first 300 lines.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>

@@ -192,6 +192,7 @@ class Connection final : public analysis::ObserverSink {
         on_fpdu(m, d, r);
         break;
       case analysis::MessageKind::kClc:
+      case analysis::MessageKind::kRoce:  // RoCEv2 packets do not come through a TCP connection
         break;
     }
     fr.messages.push_back(std::move(r));
@@ -395,6 +396,7 @@ int show_frame(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Connec
       case analysis::MessageKind::kMpaReply: t = show_req_rep(mt, pinfo, tree, m); break;
       case analysis::MessageKind::kFpdu: t = show_fpdu(mt, pinfo, tree, m); break;
       case analysis::MessageKind::kClc: t = show_clc(mt, pinfo, tree, m); break;
+      case analysis::MessageKind::kRoce: break;  // not a TCP message
     }
     if (t && m.first_frame != pinfo->num)
       proto_item_set_generated(proto_tree_add_uint(t, i.mpa_first_frame, mt, 0, 0, m.first_frame));

@@ -23,6 +23,7 @@ struct AnalyzeOptions {
   std::string json;
   std::string annotate;
   std::string filter;
+  std::vector<std::string> ulps;
   bool quiet = false;
 };
 
@@ -47,6 +48,7 @@ int run_analyze(const AnalyzeOptions& o) {
   analysis::AnalysisOptions options;
   options.observer.report_fpdus = false;  // counts and violations only
   options.bpf_filter = o.filter;
+  for (const std::string& u : o.ulps) options.ulps.push_back(*analysis::parse_ulp_choice(u));
   std::string error;
   std::optional<analysis::AnalysisResult> result;
   if (!o.capture.empty()) {
@@ -83,6 +85,15 @@ int run_analyze(const AnalyzeOptions& o) {
     std::cout << s.frames << " frames, " << s.streams << " TCP connections (" << s.mpa_connections << " MPA, "
               << s.clc_connections << " CLC), " << s.mpa_fpdus << " FPDUs, " << s.clc_messages << " CLC messages, "
               << s.violations << " violations (" << s.must_violations << " MUST)\n";
+    if (s.roce_packets > 0) {
+      // SMC-R past the handshake: what the RoCEv2 packets carried.
+      std::uint64_t llc = 0;
+      for (const auto& [name, n] : s.llc_messages) llc += n;
+      std::cout << s.roce_packets << " RoCEv2 packets (" << s.roce_retransmissions << " retransmitted, "
+                << s.roce_undecoded << " not decoded): " << llc << " LLC messages, " << s.cdc_messages
+                << " CDC messages, " << s.rdma_writes << " RDMA Writes\n";
+      for (const auto& [name, n] : s.llc_messages) std::cout << "  " << name << " " << n << "\n";
+    }
     // Whatever the capture layer could not use is said, never dropped silently.
     if (s.capture_reports > 0) {
       std::cout << s.capture_reports << " capture reports:";
@@ -92,6 +103,11 @@ int run_analyze(const AnalyzeOptions& o) {
     if (s.kernel_drops > 0)
       std::cout << s.kernel_drops << " frames were dropped by the kernel before they could be read"
                 << " (a larger --buffer-size helps)\n";
+    for (const auto& [ulp, t] : s.ulps) {
+      std::cout << ulp << " on " << t.connections << (t.connections == 1 ? " connection" : " connections") << ":";
+      for (const auto& [what, n] : t.messages) std::cout << " " << what << " " << n << ",";
+      std::cout << " " << t.undecoded << " Sends not decoded\n";
+    }
     if (!result->clean_end) std::cout << "the capture did not end cleanly (truncated or unreadable)\n";
     if (result->violations.size() < s.violations)
       std::cout << "(" << s.violations - result->violations.size() << " further violations counted, not listed)\n";
@@ -123,7 +139,7 @@ int run_analyze(const AnalyzeOptions& o) {
 void add_analyze_command(CLI::App& app, int& exit_code) {
   static AnalyzeOptions o;
   CLI::App* sub = app.add_subcommand(
-      "analyze", "Check a capture passively: every MPA/DDP/RDMAP/CLC message of both directions against the RFCs");
+      "analyze", "Check a capture passively: every MPA/DDP/RDMAP/CLC message of both directions against the RFCs; SMC-R LLC/CDC over RoCEv2 decoded and counted");
   sub->add_option("capture", o.capture, "pcap or pcapng file");
   sub->add_option("-i,--interface", o.interface, "Capture live on this interface instead (lo, eth0, any)");
   sub->add_option("--duration", o.duration_s, "With -i: stop after this many seconds")->check(CLI::Range(0.0, 1e9));
@@ -134,11 +150,21 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
   sub->add_option("--json", o.json, "Write summary, per-type counts and violations as JSON to FILE ('-': stdout)");
   sub->add_option("--annotate", o.annotate, "Write the capture again as pcapng with a comment on every violating frame");
   sub->add_option("--filter", o.filter, "BPF filter (files: frame numbers still count every frame; -i: applied in the kernel)");
+  add_ulp_option(*sub, o.ulps);
   sub->add_flag("-q,--quiet", o.quiet, "Print nothing; the exit code says it");
   sub->final_callback([&exit_code] { exit_code = run_analyze(o); });
 }
 
 }  // namespace
+
+void add_ulp_option(CLI::App& sub, std::vector<std::string>& ulps) {
+  sub.add_option("--ulp", ulps,
+                 "The upper-layer protocol over RDMAP, NAME or NAME:PORT (rpc-over-rdma, iser); otherwise "
+                 "recognised per connection from the MPA private data or the first Send")
+      ->check([](const std::string& v) {
+        return analysis::parse_ulp_choice(v) ? std::string() : "expected rpc-over-rdma, iser or unknown, with an optional :PORT";
+      });
+}
 
 RDMACONF_COMMAND(analyze, add_analyze_command);
 

@@ -1,6 +1,7 @@
 // rdmaconf decode CAPTURE [--json]: every MPA, DDP/RDMAP and CLC message of a
-// capture, one per line (or one JSON object per line inside a JSON array),
-// with violations and resynchronisation events interleaved in the text form.
+// capture and every RoCEv2 packet (with the SMC-R LLC or CDC message an RC
+// Send carries), one per line (or one JSON object per line inside a JSON
+// array), with violations and resynchronisation events interleaved in the text form.
 #include <iostream>
 
 #include "analysis/analyzer.hpp"
@@ -13,6 +14,7 @@ namespace {
 struct DecodeOptions {
   std::string capture;
   std::string filter;
+  std::vector<std::string> ulps;
   bool json = false;
 };
 
@@ -49,6 +51,7 @@ class Printer : public analysis::AnalysisListener {
 int run_decode(const DecodeOptions& o) {
   analysis::AnalysisOptions options;
   options.bpf_filter = o.filter;
+  for (const std::string& u : o.ulps) options.ulps.push_back(*analysis::parse_ulp_choice(u));
   Printer printer(o.json);
   std::string error;
   auto result = analysis::analyze_file(o.capture, options, &printer, error);
@@ -68,10 +71,11 @@ int run_decode(const DecodeOptions& o) {
 
 void add_decode_command(CLI::App& app, int& exit_code) {
   static DecodeOptions o;
-  CLI::App* sub = app.add_subcommand("decode", "Print every MPA, DDP/RDMAP and CLC message of a capture");
+  CLI::App* sub = app.add_subcommand("decode", "Print every MPA, DDP/RDMAP and CLC message and every RoCEv2 packet (SMC-R LLC/CDC) of a capture");
   sub->add_option("capture", o.capture, "pcap or pcapng file")->required();
   sub->add_flag("--json", o.json, "One JSON object per message, as a JSON array");
   sub->add_option("--filter", o.filter, "BPF filter applied while reading");
+  add_ulp_option(*sub, o.ulps);
   sub->final_callback([&exit_code] { exit_code = run_decode(o); });
 }
 

@@ -1,10 +1,11 @@
 // RFC 7609: IBM's Shared Memory Communications over RDMA (SMC-R), version 1,
 // restricted to what rdmaconf tests: the SMC TCP option and the CLC
-// handshake (Proposal, Accept, Confirm, Decline) with its error scenarios.
+// handshake (Proposal, Accept, Confirm, Decline) with its error scenarios,
+// and the first rules of the LLC and CDC protocols that run over RoCE after
+// the handshake (App. A.3, A.4), which captures of RoCEv2 show.
 //
 // RFC 7609 is informational and uses no RFC 2119 keywords; its lower-case
-// "must" rules are requirements here (Level::kLowerCaseMust). The LLC and
-// CDC protocols that run over RoCE after the handshake are out of scope.
+// "must" rules are requirements here (Level::kLowerCaseMust).
 //
 // Checked against the RFC text: every sentence with a lower-case "must" is
 // accounted for in trace_rfc7609.cpp; those about link groups, LLC, CDC and
@@ -128,6 +129,15 @@ constexpr Requirement kRows[] = {
     row("rfc7609-a.2.5-decline-length", M, W, "A version 1 Decline is 28 octets long"),
     row("rfc7609-a.2.5-diagnosis-informational", M, P,
         "The diagnosis code is for information: a receiver falls back to TCP whatever code it carries"),
+
+    // App. A.3 LLC messages, App. A.4 CDC message (over RoCE: seen in
+    // captures of RoCEv2, checked by the capture observer's RoCEv2 side)
+    row("rfc7609-a.3-reply-answers-request", M, W,
+        "An LLC reply (R flag set) answers a request of the same type that the peer sent and that no reply has "
+        "answered yet"),
+    row("rfc7609-a.4-consumer-not-ahead", M, W,
+        "A CDC message's consumer cursor, with its wrap count, is never ahead of the producer cursor the peer last "
+        "announced for the same RMBE: nothing is consumed before it was written"),
 
     // §3.5.1 First contact / §3.5.2 Subsequent contact
     row("rfc7609-3.5.1-first-contact-new-lg", M, P,

@@ -146,6 +146,10 @@ def decode_view(args, capture, opcodes):
         sys.exit(f"rdmaconf decode failed ({p.returncode}) on {capture}: {p.stderr}")
     messages = {}
     for m in json.loads(p.stdout):
+        if m["unit"] == "RoCEv2":
+            # SMC-R's RoCEv2 packets (LLC, CDC, RDMA Writes): decoded by
+            # `rdmaconf decode`, not yet by the plugin (docs/dissector.md).
+            continue
         if m["unit"] in ("MPA Request", "MPA Reply"):
             key = (m["unit"],)
         elif m["unit"] == "CLC":

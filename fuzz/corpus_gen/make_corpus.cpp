@@ -397,6 +397,52 @@ void smc_tcp_option() {
   put("smc_tcp_option", "option_alone", cat({{1}, Octets(opt.begin(), opt.end())}));
 }
 
+// SMC-R over RoCEv2: packets of the real SMC-Rv2 capture (smc-r-v2.pcap,
+// Linux rxe and net/smc; UDP payloads as sent), the Sends they carry, a
+// version 1 LLC message, and an observer sequence with a retransmission.
+Octets octets_of(const std::string& hex) {
+  Octets out;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<std::uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  return out;
+}
+
+void smcr_link() {
+  const std::string bth_send = "0480ffff0000001180962ad8";
+  const std::string icrc = "ce71ba00";
+  const std::string confirm_link = "212c000352540077000a00000000000000000000ffff0a4d0001000011010000010102000000000000000000";
+  const std::string add_link =
+      "2258000052540077000a000000000000000000000000ffff0a4d00010000120203d775d70000000000000000"
+      "800000000000000000000000ffff0a4d00010000000000000000010000000312000005f9ff39bb55c6030000";
+  const std::string cdc = "fe2c000100000001000000000000100000000000000000000000000000000000000000000000000000000000";
+  const std::string delete_rkey = "292c000001000000000003550000000000000000000000000000000000000000000000000000000000000000";
+  const std::string write_first = "0600ffff0000001100d94aeeff39bb55c603000000000312000010004142434445464748";
+  const std::string ack = "1100ffff0000001100962ad81f000001";
+  put("smcr_link", "send_only_confirm_link_v2", cat({{0}, octets_of(bth_send + confirm_link + icrc)}));
+  put("smcr_link", "send_only_add_link_v2", cat({{0}, octets_of(bth_send + add_link + icrc)}));
+  put("smcr_link", "write_first_reth", cat({{0}, octets_of(write_first + icrc)}));
+  put("smcr_link", "ack_aeth", cat({{0}, octets_of(ack + icrc)}));
+  put("smcr_link", "llc_confirm_link_v2", cat({{1}, octets_of(confirm_link)}));
+  put("smcr_link", "llc_add_link_v2", cat({{1}, octets_of(add_link)}));
+  put("smcr_link", "llc_delete_rkey_v2", cat({{1}, octets_of(delete_rkey)}));
+  put("smcr_link", "cdc", cat({{1}, octets_of(cdc)}));
+  Octets v1 = {0x09, 44, 0, 0x80, 2, 0x40, 0, 0, 0, 0, 0, 0x11, 0, 0, 0, 0x22};
+  v1.resize(44, 0);
+  put("smcr_link", "llc_v1_delete_rkey_reply", cat({{1}, v1}));
+  // Observer: CONFIRM LINK, its ACK, a CDC, the same CDC again (retransmission).
+  Octets seq{2};
+  auto packet = [&seq](std::uint8_t side, const Octets& p) {
+    seq.push_back(side);
+    seq.push_back(static_cast<std::uint8_t>(p.size() >> 8));
+    seq.push_back(static_cast<std::uint8_t>(p.size()));
+    seq.insert(seq.end(), p.begin(), p.end());
+  };
+  packet(0, octets_of(bth_send + confirm_link + icrc));
+  packet(1, octets_of(ack + icrc));
+  packet(0, octets_of("0480ffff0000001180962ad9" + cdc + icrc));
+  packet(0, octets_of("0480ffff0000001180962ad9" + cdc + icrc));
+  put("smcr_link", "observer_sequence", seq);
+}
+
 // An iWARP connection and a CLC connection recorded as captures.
 struct Recorded {
   Octets pcap, pcapng;
@@ -645,6 +691,7 @@ int main(int argc, char** argv) {
   captures();
   iwarp_session();
   capture_observer();
+  smcr_link();
   std::printf("wrote %zu seeds under %s\n", g_written, g_root.c_str());
   return 0;
 }

@@ -11,16 +11,34 @@ namespace rdmaconf::analysis {
 
 std::string ConnectionInfo::stream(Side from) const {
   if (from == Side::kInitiator) return initiator_to_responder.to_string();
+  if (datagram) return responder_to_initiator.to_string();
   return capture::StreamKey{initiator_to_responder.destination, initiator_to_responder.source}.to_string();
 }
 
 // One connection: its observer and the sink that forwards what it says.
 struct Analyzer::Connection : ObserverSink {
-  Connection(Analyzer& a, ConnectionInfo i) : analyzer(a), info(std::move(i)), observer(*this, a.options_.observer) {}
+  Connection(Analyzer& a, ConnectionInfo i, const ObserverConfig& config)
+      : analyzer(a), info(std::move(i)), observer(*this, config) {}
 
   void on_message(const Message& m) override {
     if (m.kind == MessageKind::kMpaRequest || m.kind == MessageKind::kMpaReply) ++analyzer.result_.summary.mpa_frames;
+    if (m.kind == MessageKind::kClc) note_token(*m.clc);
     if (analyzer.listener_) analyzer.listener_->on_message(info, m);
+  }
+  // RFC 7609 App. A.2.3/A.2.4: the server's Accept and the client's Confirm
+  // each name the sender's RMBE alert token; CDC messages on RoCE carry them.
+  void note_token(const clc::Message& msg) {
+    const auto* ac = std::get_if<clc::AcceptConfirm>(&msg);
+    if (!ac || !ac->smcr) return;
+    const auto token = static_cast<std::uint32_t>(ac->smcr->get(clc::SmcrAcceptConfirmSpec::Field::RmbeAlertToken));
+    if (ac->type() == clc::MessageType::kAccept) server_token = token;
+    else client_token = token;
+    if (!server_token || !client_token || tokens_noted) return;
+    tokens_noted = true;
+    const capture::StreamKey& k = info.initiator_to_responder;
+    const capture::IpAddress& a = k.source.address;
+    const capture::IpAddress& b = k.destination.address;
+    analyzer.add_clc_tokens(a < b ? IpPair{a, b} : IpPair{b, a}, {a, *client_token, *server_token});
   }
   void on_violation(const Violation& v) override {
     AnalysisSummary& s = analyzer.result_.summary;
@@ -41,6 +59,33 @@ struct Analyzer::Connection : ObserverSink {
   ConnectionInfo info;
   ConnectionObserver observer;
   int streams_open = 0;
+  bool clc_recorded = false;
+  std::optional<std::uint32_t> client_token, server_token;
+  bool tokens_noted = false;
+};
+
+// One pair of RoCE peers: its RoCEv2 observer and the sink that forwards what it says.
+struct Analyzer::RoceLink : ObserverSink {
+  RoceLink(Analyzer& a, ConnectionInfo i) : analyzer(a), info(std::move(i)), observer(*this) {}
+  void on_message(const Message& m) override {
+    if (analyzer.listener_) analyzer.listener_->on_message(info, m);
+  }
+  void on_violation(const Violation& v) override {
+    AnalysisSummary& s = analyzer.result_.summary;
+    ++s.violations;
+    if (v.rule->level == Level::kMust) ++s.must_violations;
+    ++s.violations_per_rule[std::string(v.rule->id)];
+    if (analyzer.result_.violations.size() < analyzer.options_.max_violations_kept)
+      analyzer.result_.violations.push_back(
+          {v.rule, v.frame, info.id, info.stream(v.side), v.side, v.stream_offset, v.text,
+           std::string(v.hint_mistake), v.hint});
+    if (analyzer.listener_) analyzer.listener_->on_violation(info, v);
+  }
+  Analyzer& analyzer;
+  ConnectionInfo info;
+  RoceObserver observer;
+  capture::IpAddress initiator;
+  bool responder_seen = false;
 };
 
 Analyzer::Analyzer(const AnalysisOptions& options, AnalysisListener* listener)
@@ -55,7 +100,10 @@ Analyzer::Connection& Analyzer::connection_for(capture::Stream& s) {
   info.initiator_to_responder =
       s.from_initiator() ? s.key() : capture::StreamKey{s.key().destination, s.key().source};
   ++result_.summary.streams;
-  auto c = std::make_unique<Connection>(*this, std::move(info));
+  ObserverConfig config = options_.observer;
+  for (const UlpChoice& u : options_.ulps)
+    if (!u.port || *u.port == info.initiator_to_responder.destination.port) config.ulp = u.ulp;
+  auto c = std::make_unique<Connection>(*this, std::move(info), config);
   Connection& ref = *c;
   connections_.emplace(s.connection_id(), std::move(c));
   return ref;
@@ -74,7 +122,59 @@ void Analyzer::on_stream_start(capture::Stream& s) {
 
 void Analyzer::on_data(capture::Stream& s, const capture::StreamData& d) {
   result_.summary.octets += d.bytes.size();
-  connection_for(s).observer.on_data(side_of(s), d.frame.value, d.bytes);
+  Connection& c = connection_for(s);
+  c.observer.on_data(side_of(s), d.frame.value, d.bytes);
+  if (!c.clc_recorded && c.observer.protocol() == Protocol::kClc) {
+    // RFC 7609 §3.5: the CLC client (the TCP initiator) is the client of the link group.
+    c.clc_recorded = true;
+    const capture::StreamKey& k = c.info.initiator_to_responder;
+    const capture::IpAddress& a = k.source.address;
+    const capture::IpAddress& b = k.destination.address;
+    clc_clients_[a < b ? IpPair{a, b} : IpPair{b, a}] = a;
+  }
+}
+
+void Analyzer::add_clc_tokens(const IpPair& pair, const ClcTokens& t) {
+  clc_tokens_[pair].push_back(t);
+  if (auto it = roce_links_.find(pair); it != roce_links_.end()) {
+    RoceLink& l = *it->second;
+    const bool client_initiates = l.initiator == t.client;
+    l.observer.add_connection(client_initiates ? t.client_token : t.server_token,
+                              client_initiates ? t.server_token : t.client_token);
+  }
+}
+
+bool Analyzer::on_udp(const capture::UdpDatagram& d) {
+  if (d.key.destination.port != smcr::kRoceV2UdpPort) return false;
+  const capture::IpAddress& src = d.key.source.address;
+  const capture::IpAddress& dst = d.key.destination.address;
+  const IpPair pair = src < dst ? IpPair{src, dst} : IpPair{dst, src};
+  auto it = roce_links_.find(pair);
+  if (it == roce_links_.end()) {
+    ConnectionInfo info;
+    info.id = next_id_++;
+    info.datagram = true;
+    // The CLC client is the initiator when its handshake was seen; else the first sender.
+    auto client = clc_clients_.find(pair);
+    const bool src_initiates = client == clc_clients_.end() || client->second == src;
+    info.initiator_to_responder = src_initiates ? d.key : capture::StreamKey{{dst, 0}, {src, smcr::kRoceV2UdpPort}};
+    info.responder_to_initiator = src_initiates ? capture::StreamKey{{dst, 0}, {src, smcr::kRoceV2UdpPort}} : d.key;
+    auto link = std::make_unique<RoceLink>(*this, std::move(info));
+    link->initiator = src_initiates ? src : dst;
+    for (const ClcTokens& t : clc_tokens_[pair]) {
+      const bool client_initiates = link->initiator == t.client;
+      link->observer.add_connection(client_initiates ? t.client_token : t.server_token,
+                                    client_initiates ? t.server_token : t.client_token);
+    }
+    it = roce_links_.emplace(pair, std::move(link)).first;
+  }
+  RoceLink& l = *it->second;
+  const Side side = src == l.initiator ? Side::kInitiator : Side::kResponder;
+  // Each side's own ports, as its first datagram shows them.
+  capture::StreamKey& own = side == Side::kInitiator ? l.info.initiator_to_responder : l.info.responder_to_initiator;
+  own = d.key;
+  l.observer.on_packet(side, d.frame.value, d.payload);
+  return true;
 }
 
 void Analyzer::on_gap(capture::Stream& s, const capture::StreamGap& g) {
@@ -114,11 +214,39 @@ void Analyzer::retire(Connection& c) {
     for (std::size_t i = 0; i < 16; ++i) s.rdmap_messages[i] += c.observer.rdmap_messages(side)[i];
     for (std::size_t i = 0; i < 5; ++i) s.clc_types[i] += c.observer.clc_types(side)[i];
   }
+  const UlpStats& u = c.observer.ulp();
+  if (u.ulp != Ulp::kUnknown) {
+    UlpTotals& t = s.ulps[std::string(name(u.ulp))];
+    ++t.connections;
+    ++t.by_source[std::string(name(u.source))];
+    for (const auto& [k, n] : u.messages) t.messages[k] += n;
+    t.read_segments += u.read_segments;
+    t.write_chunks += u.write_chunks;
+    t.reply_chunks += u.reply_chunks;
+    t.write_stags += u.write_stags;
+    t.read_stags += u.read_stags;
+    t.undecoded += u.undecoded;
+  }
+}
+
+void Analyzer::retire(RoceLink& l) {
+  AnalysisSummary& s = result_.summary;
+  const RoceStats& r = l.observer.stats();
+  ++s.roce_links;
+  s.roce_packets += r.packets;
+  s.roce_retransmissions += r.retransmissions;
+  s.roce_undecoded += r.undecoded;
+  s.cdc_messages += r.cdc_messages;
+  s.rdma_writes += r.rdma_writes;
+  for (std::size_t i = 0; i < r.opcodes.size(); ++i) s.roce_opcodes[i] += r.opcodes[i];
+  for (const auto& [name, n] : r.llc_messages) s.llc_messages[name] += n;
 }
 
 AnalysisResult Analyzer::take_result(std::uint64_t frames) {
   for (auto& [id, c] : connections_) retire(*c);
   connections_.clear();
+  for (auto& [pair, l] : roce_links_) retire(*l);
+  roce_links_.clear();
   result_.summary.frames = frames;
   return std::move(result_);
 }
@@ -215,8 +343,42 @@ void write_json(std::ostream& out, const AnalysisResult& result, const std::stri
   out << "},\n  \"clc_messages\": {";
   static constexpr std::string_view kClcNames[] = {"Proposal", "Accept", "Confirm", "Decline"};
   for (std::size_t t = 1; t <= 4; ++t) out << (t > 1 ? ", " : "") << quoted(kClcNames[t - 1]) << ": " << s.clc_types[t];
-  out << "},\n  \"capture_report_kinds\": {";
+  // SMC-R over RoCEv2: totals, opcodes seen, LLC messages per name.
+  out << "},\n  \"smcr\": {\"roce_links\": " << s.roce_links << ", \"roce_packets\": " << s.roce_packets
+      << ", \"retransmissions\": " << s.roce_retransmissions << ", \"undecoded\": " << s.roce_undecoded
+      << ", \"cdc_messages\": " << s.cdc_messages << ", \"rdma_writes\": " << s.rdma_writes
+      << ", \"opcodes\": {";
+  bool first_op = true;
+  for (std::size_t op = 0; op < s.roce_opcodes.size(); ++op) {
+    if (s.roce_opcodes[op] == 0) continue;
+    out << (first_op ? "" : ", ") << quoted(smcr::opcode_name(static_cast<std::uint8_t>(op))) << ": "
+        << s.roce_opcodes[op];
+    first_op = false;
+  }
+  out << "}, \"llc_messages\": {";
+  first_op = true;
+  for (const auto& [k, n] : s.llc_messages) {
+    out << (first_op ? "" : ", ") << quoted(k) << ": " << n;
+    first_op = false;
+  }
+  out << "}";
+  out << "},\n  \"ulps\": {";
   bool first = true;
+  const auto counts = [&](const std::map<std::string, std::uint64_t>& m) {
+    std::string o = "{";
+    for (const auto& [k, n] : m) o += (o.size() > 1 ? ", " : "") + quoted(k) + ": " + std::to_string(n);
+    return o + "}";
+  };
+  for (const auto& [ulp, t] : s.ulps) {
+    out << (first ? "" : ", ") << quoted(ulp) << ": {\"connections\": " << t.connections
+        << ", \"recognised_by\": " << counts(t.by_source) << ", \"messages\": " << counts(t.messages)
+        << ", \"read_segments\": " << t.read_segments << ", \"write_chunks\": " << t.write_chunks
+        << ", \"reply_chunks\": " << t.reply_chunks << ", \"write_stags\": " << t.write_stags
+        << ", \"read_stags\": " << t.read_stags << ", \"undecoded\": " << t.undecoded << "}";
+    first = false;
+  }
+  out << "},\n  \"capture_report_kinds\": {";
+  first = true;
   for (const auto& [k, n] : s.report_kinds) {
     out << (first ? "" : ", ") << quoted(k) << ": " << n;
     first = false;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "analysis/observer.hpp"
+#include "analysis/observer_roce.hpp"
 #include "capture/reassembly.hpp"
 #include "capture/source.hpp"
 
@@ -32,6 +33,10 @@ struct ConnectionInfo {
   std::uint64_t id = 0;                  // 1, 2, ... in order of first appearance
   capture::StreamKey initiator_to_responder;
   std::string stream(Side from) const;  // "192.0.2.1:5000 -> 192.0.2.2:80" for that side's octets
+  // RoCEv2 peers (UDP): each side's datagrams carry their own ports (both
+  // go to 4791), so the responder's direction is its own key, not the reverse.
+  bool datagram = false;
+  capture::StreamKey responder_to_initiator;
 };
 
 // Optional listener for everything the observers say (decode uses it).
@@ -49,6 +54,9 @@ struct AnalysisOptions {
   capture::ReassemblyLimits limits;
   std::size_t max_violations_kept = 100000;
   std::string bpf_filter;
+  // `--ulp`: a choice with a port applies to connections whose responder
+  // listens there, one without to every connection; the last match wins.
+  std::vector<UlpChoice> ulps;
 };
 
 struct ViolationRecord {
@@ -61,6 +69,16 @@ struct ViolationRecord {
   std::string text;
   std::string hint_mistake;  // Violation::hint_mistake, hint
   std::string hint;
+};
+
+// What one upper-layer protocol said over all connections that carry it.
+struct UlpTotals {
+  std::uint64_t connections = 0;
+  std::map<std::string, std::uint64_t> by_source;  // how they were recognised
+  std::map<std::string, std::uint64_t> messages;   // per procedure or iSCSI opcode
+  std::uint64_t read_segments = 0, write_chunks = 0, reply_chunks = 0;  // RPC-over-RDMA
+  std::uint64_t write_stags = 0, read_stags = 0;                        // iSER
+  std::uint64_t undecoded = 0;
 };
 
 struct AnalysisSummary {
@@ -80,8 +98,18 @@ struct AnalysisSummary {
   std::uint64_t capture_reports = 0;  // frames or stream stretches the capture layer reported
   std::array<std::uint64_t, 16> rdmap_messages{};  // per opcode, complete messages
   std::array<std::uint64_t, 5> clc_types{};        // per CLC Type
+  // SMC-R over RoCEv2 (UDP port 4791), per pair of RoCE peers (RoceObserver)
+  std::uint64_t roce_links = 0;        // pairs of IP addresses that exchanged RoCEv2 packets
+  std::uint64_t roce_packets = 0;
+  std::uint64_t roce_retransmissions = 0;
+  std::uint64_t roce_undecoded = 0;
+  std::uint64_t cdc_messages = 0;      // new CDC messages (retransmissions not counted)
+  std::uint64_t rdma_writes = 0;       // new RDMA Write messages
+  std::array<std::uint64_t, 256> roce_opcodes{};   // every packet, per BTH OpCode
+  std::map<std::string, std::uint64_t> llc_messages;  // new LLC messages per name
   std::map<std::string, std::uint64_t> report_kinds;  // capture reports per kind
   std::map<std::string, std::uint64_t> violations_per_rule;
+  std::map<std::string, UlpTotals> ulps;  // by ULP name ("rpc-over-rdma", "iser"): recognised ones only
 };
 
 struct AnalysisResult {
@@ -101,19 +129,38 @@ class Analyzer : public capture::StreamConsumer {
   void on_gap(capture::Stream& s, const capture::StreamGap& g) override;
   void on_stream_end(capture::Stream& s, capture::StreamEnd why) override;
   void on_report(const capture::Report& r) override;
+  // RoCEv2 is UDP: the analyzer takes datagrams to port 4791 (IBTA Annex A17).
+  bool wants_udp() const override { return true; }
+  bool on_udp(const capture::UdpDatagram& d) override;
 
   // After the reassembler's finish(): totals of every connection.
   AnalysisResult take_result(std::uint64_t frames);
 
  private:
   struct Connection;
+  struct RoceLink;
   Connection& connection_for(capture::Stream& s);
   void retire(Connection& c);
+  void retire(RoceLink& l);
 
   AnalysisOptions options_;
   AnalysisListener* listener_;
   AnalysisResult result_;
   std::unordered_map<std::uint64_t, std::unique_ptr<Connection>> connections_;
+  // RoCE peers by (lower, higher) IP address; the CLC clients seen, by the
+  // same pair, so that the side that opened the TCP connection is the
+  // initiator of the RoCE link too.
+  using IpPair = std::pair<capture::IpAddress, capture::IpAddress>;
+  std::map<IpPair, std::unique_ptr<RoceLink>> roce_links_;
+  std::map<IpPair, capture::IpAddress> clc_clients_;
+  // SMC-R connections the CLC exchanges set up, per IP pair: the RMBE alert
+  // token the client assigned (Confirm) and the server's (Accept).
+  struct ClcTokens {
+    capture::IpAddress client;
+    std::uint32_t client_token = 0, server_token = 0;
+  };
+  std::map<IpPair, std::vector<ClcTokens>> clc_tokens_;
+  void add_clc_tokens(const IpPair& pair, const ClcTokens& t);
   std::uint64_t next_id_ = 1;
 };
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "analysis/analyzer.hpp"
+#include "analysis/observer_roce.hpp"
 #include "clc/headers.hpp"
 #include "rdmap/error_codes.hpp"
 #include "rdmap/opcodes.hpp"
@@ -39,8 +40,67 @@ struct Fields {
   }
 };
 
+// Every field of a declared block by its filter name; reserved fields only
+// when they are not zero.
+void block_fields(Fields& f, const wire::HeaderDecl& decl, wire::Bytes block) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  for (const wire::FieldDecl& d : decl.fields) {
+    if (d.is_octet_string()) {
+      wire::Bytes o = block.subspan(d.octet_offset(), d.bit_width / 8);
+      bool zero = true;
+      std::string h;
+      for (std::uint8_t b : o) {
+        zero = zero && b == 0;
+        h += kDigits[b >> 4];
+        h += kDigits[b & 0xf];
+      }
+      if (d.rule == wire::Rule::kAny || !zero) f.text(std::string(d.abbrev), h);
+      continue;
+    }
+    const std::uint64_t v = wire::read_field(block, d);
+    if (d.rule != wire::Rule::kAny && v == 0) continue;
+    if (d.display == wire::Display::kHex) f.text(std::string(d.abbrev), hex(v));
+    else f.num(std::string(d.abbrev), v);
+  }
+}
+
+void roce_fields(Fields& f, const RoceInfo& r) {
+  if (!r.packet) {
+    f.text("error", r.error->to_string());
+    return;
+  }
+  const smcr::RocePacket& p = *r.packet;
+  f.text("opcode", hex(p.opcode()));
+  f.text("dest_qp", hex(p.dest_qp()));
+  f.num("psn", p.psn());
+  if (r.retransmission) f.num("retransmission", 1);
+  if (p.reth) block_fields(f, smcr::RethSpec::decl, p.reth->bytes());
+  if (p.aeth) block_fields(f, smcr::AethSpec::decl, p.aeth->bytes());
+  f.num("payload", p.payload.size());
+  if (r.error) f.text("error", r.error->to_string());
+  if (!r.smcr) return;
+  if (const auto* c = std::get_if<smcr::CdcMessage>(r.smcr)) {
+    block_fields(f, smcr::CdcSpec::decl, c->header.bytes());
+    return;
+  }
+  const smcr::LlcMessage& l = std::get<smcr::LlcMessage>(*r.smcr);
+  f.text("llc.type", hex(l.type()));
+  f.num("llc.version", l.version);
+  f.num("llc.length", l.length);
+  f.text("llc.flags", hex(l.flags));
+  for (const wire::FieldDecl& d : l.info->flags)
+    if (d.rule == wire::Rule::kAny) f.num(std::string(d.abbrev), l.flag(d));
+  block_fields(f, *l.info->body, l.body);
+  if (l.add_link_ext) block_fields(f, smcr::AddLinkV2ExtSpec::decl, l.add_link_ext->bytes());
+  if (l.entry_count > 0) f.num("entries", l.entry_count);
+}
+
 Fields fields_of(const Message& m) {
   Fields f;
+  if (m.roce) {
+    roce_fields(f, *m.roce);
+    return f;
+  }
   if (m.req_rep) {
     const mpa::ReqRepFrame& r = *m.req_rep;
     f.num("rev", r.revision);
@@ -93,6 +153,10 @@ Fields fields_of(const Message& m) {
         f.text("hdrct", hdrct.empty() ? "none" : hdrct);
         if (t.has_segment_length()) f.num("ddp_segment_length", t.ddp_segment_length);
       }
+      if (s.ulp) {
+        f.text("ulp", std::string(name(s.ulp->ulp)));
+        f.text("ulp_message", s.ulp->decoded ? s.ulp->summary : "not decoded: " + s.ulp->error);
+      }
     }
   } else if (m.clc) {
     std::visit([&](const auto& msg) { f.num("version", msg.version()); }, *m.clc);
@@ -114,6 +178,10 @@ std::string message_type_name(const Message& m) {
         if (n.value == t) return "CLC " + std::string(n.name);
       return "CLC";
     }
+    case MessageKind::kRoce:
+      if (m.roce && m.roce->smcr) return smcr::message_name(*m.roce->smcr);
+      if (m.roce && m.roce->packet) return smcr::opcode_name(m.roce->packet->opcode());
+      return "RoCEv2 (undecodable)";
     case MessageKind::kFpdu:
       if (!m.segment || !m.segment->has_header) return "FPDU (short ULPDU)";
       if (const rdmap::OpcodeInfo* i = rdmap::find_opcode(m.segment->rdmap.opcode)) return std::string(i->name);

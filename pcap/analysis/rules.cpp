@@ -68,6 +68,9 @@ constexpr const Rule* kAll[] = {
     &rules::kConfirmMaxLinks,
     &rules::kDeclineOutOfSync,
     &rules::kDeclineCodeOnWire,
+    // SMC-R over RoCEv2 (reference/check/smcr.hpp)
+    &check::kLlcReplyAnswersRequest,
+    &check::kCdcConsumerNotAhead,
 };
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "check/rule.hpp"
 #include "check/segment.hpp"
+#include "check/smcr.hpp"
 
 namespace rdmaconf::analysis {
 

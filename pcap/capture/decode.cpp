@@ -42,6 +42,7 @@ class FrameDecoder {
   std::optional<TcpSegment> ipv4(ByteReader& r);
   std::optional<TcpSegment> ipv6(ByteReader& r);
   std::optional<TcpSegment> tcp(ByteReader& r, std::size_t declared_length);
+  std::optional<TcpSegment> udp(ByteReader& r, std::size_t declared_length, std::size_t ip_start);
   // Octets of the frame on the wire from `captured_offset` on.
   std::size_t wire_length_from(std::size_t captured_offset) const {
     return f_.original_length > captured_offset ? f_.original_length - captured_offset : 0;
@@ -161,7 +162,8 @@ std::optional<TcpSegment> FrameDecoder::ipv4(ByteReader& r) {
                   wire::field_error(Ipv4Header::field_decl(F::FragmentOffset),
                                     "IP fragment: fragments are not reassembled, skipped", start));
   const auto protocol = static_cast<std::uint8_t>(h->get(F::Protocol));
-  if (protocol != ip_protocol::kTcp)
+  const bool udp_wanted = protocol == ip_protocol::kUdp && sink_.wants_udp();
+  if (protocol != ip_protocol::kTcp && !udp_wanted)
     return report(ReportKind::kNotTcp,
                   wire::field_error(Ipv4Header::field_decl(F::Protocol), "not TCP: skipped", start),
                   protocol);
@@ -172,6 +174,7 @@ std::optional<TcpSegment> FrameDecoder::ipv4(ByteReader& r) {
   };
   seg_.key.source.address = address(F::Source);
   seg_.key.destination.address = address(F::Destination);
+  if (udp_wanted) return udp(r, total_length - header_length, start);
   return tcp(r, total_length - header_length);
 }
 
@@ -205,6 +208,7 @@ std::optional<TcpSegment> FrameDecoder::ipv6(ByteReader& r) {
   std::size_t walked = 0;  // octets of extension headers
   for (int i = 0;; ++i) {
     if (next == ip_protocol::kTcp) break;
+    if (next == ip_protocol::kUdp && sink_.wants_udp()) return udp(r, payload_length - walked, start);
     if (i == kMaxExtensionHeaders)
       return malformed(DecodeError{"Next Header", "more extension headers than we walk (8)",
                                    "RFC 8200 §4.1", r.offset()});
@@ -298,6 +302,39 @@ std::optional<TcpSegment> FrameDecoder::tcp(ByteReader& r, std::size_t declared_
     report(ReportKind::kMalformedTcpOptions, e);
   }
   return seg_;
+}
+
+// The UDP datagram of `declared_length` octets (from the IP header) starts
+// at r: handed to the sink whole, or reported.
+std::optional<TcpSegment> FrameDecoder::udp(ByteReader& r, std::size_t declared_length, std::size_t ip_start) {
+  using F = UdpSpec::Field;
+  const std::size_t start = r.offset();
+  if (declared_length < UdpHeader::kSize)
+    return malformed(DecodeError{"UDP header", "IP payload shorter than a UDP header", "RFC 768", start});
+  auto h = UdpHeader::decode(r);
+  if (!h) return truncated(h.error());
+  const std::size_t length = h->get(F::Length);
+  // RFC 768: Length counts the header; it cannot exceed what IP carried
+  // (Ethernet padding may follow it, which is not data).
+  if (length < UdpHeader::kSize || length > declared_length)
+    return malformed(wire::field_error(UdpHeader::field_decl(F::Length),
+                                       "smaller than the header or larger than the IP payload", start));
+  const std::size_t data = length - UdpHeader::kSize;
+  if (r.remaining() < data)
+    return report(ReportKind::kSnaplenCut,
+                  DecodeError{"UDP data", "datagram cut by the snaplen: skipped", "RFC 768", r.offset()});
+  UdpDatagram d;
+  d.frame = f_.number;
+  d.time = f_.time;
+  d.key = seg_.key;
+  d.key.source.port = static_cast<std::uint16_t>(h->get(F::SourcePort));
+  d.key.destination.port = static_cast<std::uint16_t>(h->get(F::DestinationPort));
+  d.vlan_ids = seg_.vlan_ids;
+  d.vlan_count = seg_.vlan_count;
+  d.payload = r.rest().first(data);
+  if (sink_.on_udp(d)) return std::nullopt;
+  return report(ReportKind::kNotTcp, DecodeError{"Protocol", "not TCP: skipped", "RFC 791 §3.1", ip_start},
+                ip_protocol::kUdp);
 }
 
 }  // namespace

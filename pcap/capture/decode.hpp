@@ -31,10 +31,18 @@ struct RawFrame {
   std::uint32_t original_length = 0;  // the frame's length on the wire
 };
 
+struct UdpDatagram;
+
 class ReportSink {
  public:
   virtual ~ReportSink() = default;
   virtual void on_report(const Report& r) = 0;
+  // A sink that wants UDP datagrams (the SMC-R analysis: RoCEv2 is UDP)
+  // says so; the decoder then hands each one to on_udp, and reports it as
+  // "not TCP" only when on_udp does not take it. Other sinks see UDP as
+  // before: reported and skipped.
+  virtual bool wants_udp() const { return false; }
+  virtual bool on_udp(const UdpDatagram&) { return false; }
 };
 
 // The TCP options the reassembler and the protocol detectors care about.
@@ -69,6 +77,18 @@ struct TcpSegment {
   // frame was cut by the snaplen, and the difference is a gap downstream.
   wire::Bytes payload;
   std::uint32_t payload_length = 0;
+};
+
+// One UDP datagram whose octets the capture holds completely (a datagram
+// cut by the snaplen is reported as kSnaplenCut instead). `payload` is a
+// view into the frame.
+struct UdpDatagram {
+  FrameNumber frame;
+  Timestamp time;
+  StreamKey key;  // source -> destination
+  std::array<std::uint16_t, kMaxVlanTags> vlan_ids{};
+  std::uint8_t vlan_count = 0;
+  wire::Bytes payload;
 };
 
 // Decodes one frame. Returns the TCP segment it carries, or nullopt when it

@@ -325,6 +325,20 @@ struct TcpSpec {
 };
 using TcpHeader = wire::Header<TcpSpec>;
 
+// UDP header (RFC 768): RoCEv2 rides on it (IBTA Annex A17, port 4791).
+struct UdpSpec {
+  enum class Field : std::uint8_t { SourcePort, DestinationPort, Length, Checksum };
+  static constexpr FieldDecl fields[] = {
+      {"Source Port", "srcport", 0, 16, "sender's port", "RFC 768"},
+      {"Destination Port", "dstport", 16, 16, "receiver's port", "RFC 768"},
+      {"Length", "length", 32, 16, "octets of header and data", "RFC 768"},
+      {"Checksum", "checksum", 48, 16, "ones' complement sum, or 0 when not computed (IPv4)", "RFC 768",
+       Display::kHex},
+  };
+  static constexpr HeaderDecl decl{"UDP header", "udp", 8, fields, "RFC 768"};
+};
+using UdpHeader = wire::Header<UdpSpec>;
+
 namespace tcp_option {
 inline constexpr std::uint8_t kEndOfList = 0;
 inline constexpr std::uint8_t kNop = 1;

@@ -419,5 +419,74 @@ TEST(Decode, GarbageNeverCrashesAndIsNeverSilent) {
   }
 }
 
+// ---- UDP (RoCEv2): handed to a sink that wants it, reported otherwise
+
+class UdpSink : public Sink {
+ public:
+  bool wants_udp() const override { return true; }
+  bool on_udp(const UdpDatagram& d) override {
+    datagrams.push_back({d.key.to_string(), std::string(d.payload.begin(), d.payload.end())});
+    return d.key.destination.port == 4791;  // as the analyzer: RoCEv2 only
+  }
+  std::vector<std::pair<std::string, std::string>> datagrams;
+};
+
+// An IP packet whose TCP header and payload are replaced by a UDP datagram
+// of `data` to `port` (RFC 768: Length counts the 8-octet header).
+std::vector<std::uint8_t> ip_udp(const std::string& data, std::uint16_t port, bool v6 = false) {
+  auto p = ip_tcp(data, v6);
+  const std::size_t ip = v6 ? 40 : 20;
+  p.erase(p.begin() + static_cast<std::ptrdiff_t>(ip), p.begin() + static_cast<std::ptrdiff_t>(ip + 20));
+  p.insert(p.begin() + static_cast<std::ptrdiff_t>(ip), 8, 0);
+  wire::MutableBytes b(p);
+  wire::store_be(b.subspan(ip, 2), 49441);
+  wire::store_be(b.subspan(ip + 2, 2), port);
+  wire::store_be(b.subspan(ip + 4, 2), 8 + data.size());
+  if (v6) {
+    p[6] = ip_protocol::kUdp;
+    wire::store_be(b.subspan(4, 2), p.size() - 40);
+  } else {
+    p[9] = ip_protocol::kUdp;
+    wire::store_be(b.subspan(2, 2), p.size());
+  }
+  return p;
+}
+
+TEST(Decode, UdpGoesToASinkThatWantsIt) {
+  UdpSink sink;
+  // IPv4 in Ethernet (padded to 60 octets: the padding is not UDP data), and IPv6.
+  EXPECT_FALSE(decode(LinkType::kEthernet, build_ethernet(kMacB, kMacA, ethertype::kIpv4, ip_udp("roce", 4791)), sink));
+  EXPECT_FALSE(decode(LinkType::kIpv6, ip_udp("v6", 4791, true), sink));
+  ASSERT_EQ(sink.datagrams.size(), 2u);
+  EXPECT_EQ(sink.datagrams[0].first, "192.0.2.1:49441 -> 192.0.2.2:4791");
+  EXPECT_EQ(sink.datagrams[0].second, "roce");
+  EXPECT_EQ(sink.datagrams[1].second, "v6");
+  EXPECT_TRUE(sink.reports.empty());
+  // A datagram the sink does not take is "not TCP", as before.
+  EXPECT_FALSE(decode(LinkType::kIpv4, ip_udp("dns", 53), sink));
+  ASSERT_EQ(sink.reports.size(), 1u);
+  EXPECT_EQ(sink.reports[0].kind, ReportKind::kNotTcp);
+  EXPECT_EQ(sink.reports[0].value, 17u);
+}
+
+TEST(Decode, BrokenOrCutUdpIsReported) {
+  UdpSink sink;
+  auto bad = ip_udp("roce", 4791);
+  wire::store_be(wire::MutableBytes(bad).subspan(24, 2), 4);  // Length below the header
+  EXPECT_FALSE(decode(LinkType::kIpv4, bad, sink));
+  auto big = ip_udp("roce", 4791);
+  wire::store_be(wire::MutableBytes(big).subspan(24, 2), 200);  // beyond the IP payload
+  EXPECT_FALSE(decode(LinkType::kIpv4, big, sink));
+  auto whole = ip_udp("roce-payload", 4791);
+  auto cut = std::vector<std::uint8_t>(whole.begin(), whole.end() - 4);
+  EXPECT_FALSE(decode(LinkType::kIpv4, cut, sink, static_cast<std::uint32_t>(whole.size())));
+  ASSERT_EQ(sink.reports.size(), 3u);
+  EXPECT_EQ(sink.reports[0].kind, ReportKind::kMalformedFrame);
+  EXPECT_EQ(sink.reports[0].detail.field, "Length");
+  EXPECT_EQ(sink.reports[1].kind, ReportKind::kMalformedFrame);
+  EXPECT_EQ(sink.reports[2].kind, ReportKind::kSnaplenCut);
+  EXPECT_TRUE(sink.datagrams.empty());
+}
+
 }  // namespace
 }  // namespace rdmaconf::capture

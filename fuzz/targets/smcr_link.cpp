@@ -1,0 +1,130 @@
+// SMC-R's link layer over RoCEv2 (reference/smcr, RFC 7609 App. A.3/A.4 and
+// the SMC v2 LLC types Linux sends) and the RoCEv2 observer that follows it
+// in captures (pcap/analysis/observer_roce.hpp).
+//
+// Input: one mode octet, then
+//  - mode 0: one RoCEv2 UDP payload (BTH, extended headers, payload, ICRC);
+//  - mode 1: the payload of one RC Send (an LLC or CDC message);
+//  - mode 2: packets for the observer, each a side octet, a 2-octet length
+//    and that many octets, until the input ends.
+// Properties:
+//  - decode_roce: the payload lies inside the input, after the BTH and the
+//    extended headers the opcode's row names, and ends PadCnt + 4 octets
+//    before the input does;
+//  - decode_send: an LLC message has Length octets, its body and entries lie
+//    inside them (entries count x entry size), its version is 2 exactly when
+//    its type's high nibble is 2, Length is 44 in version 1 and 44..8192 in
+//    version 2; a CDC message is 0xFE, 44; describe and summarize print;
+//  - the observer says one Message per packet, counts every packet once,
+//    counts no more new LLC/CDC messages, retransmissions and violations
+//    than packets, and gives the same counts when fed the same packets again.
+#include <cstdint>
+#include <vector>
+
+#include "analysis/observer_roce.hpp"
+#include "common/input.hpp"
+#include "smcr/messages.hpp"
+#include "smcr/roce.hpp"
+
+using namespace rdmaconf;
+
+namespace {
+
+bool inside(fuzz::Bytes part, fuzz::Bytes whole) {
+  return part.empty() || (part.data() >= whole.data() && part.data() + part.size() <= whole.data() + whole.size());
+}
+
+void check_roce(fuzz::Bytes octets) {
+  auto p = smcr::decode_roce(octets);
+  if (!p) {
+    FUZZ_CHECK(p.error().offset <= octets.size());
+    return;
+  }
+  FUZZ_CHECK(octets.size() >= smcr::Bth::kSize + smcr::kIcrcSize);
+  FUZZ_CHECK(inside(p->payload, octets));
+  std::size_t headers = smcr::Bth::kSize;
+  if (p->info) headers += (p->reth ? smcr::Reth::kSize : 0) + (p->aeth ? smcr::Aeth::kSize : 0) + p->info->other_octets;
+  FUZZ_CHECK(p->info == nullptr || p->reth.has_value() == p->info->reth);
+  FUZZ_CHECK(p->info == nullptr || p->aeth.has_value() == p->info->aeth);
+  const std::size_t pad = p->bth.get(smcr::BthSpec::Field::PadCnt);
+  FUZZ_CHECK(headers + p->payload.size() + pad + smcr::kIcrcSize == octets.size());
+  if (!p->payload.empty()) FUZZ_CHECK(p->payload.data() == octets.data() + headers);
+}
+
+void check_send(fuzz::Bytes octets) {
+  auto m = smcr::decode_send(octets);
+  if (!m) {
+    FUZZ_CHECK(!m.error().field.empty() && !m.error().rule.empty());
+    return;
+  }
+  (void)smcr::describe(*m);
+  (void)smcr::summarize(*m);
+  if (const auto* c = std::get_if<smcr::CdcMessage>(&*m)) {
+    FUZZ_CHECK(octets.size() >= smcr::kCdcMessageSize && octets[0] == smcr::kCdcType && octets[1] == 44);
+    FUZZ_CHECK(c->surplus == octets.size() - smcr::kCdcMessageSize);
+    return;
+  }
+  const smcr::LlcMessage& l = std::get<smcr::LlcMessage>(*m);
+  FUZZ_CHECK(l.info != nullptr && l.info->type == octets[0]);
+  FUZZ_CHECK(l.octets.size() == l.length && l.length + l.surplus == octets.size());
+  FUZZ_CHECK(inside(l.octets, octets) && inside(l.body, l.octets) && inside(l.entry_octets, l.octets));
+  FUZZ_CHECK(l.body.size() == l.info->body->size_octets);
+  FUZZ_CHECK((l.version == 2) == ((octets[0] & 0xF0) == 0x20));
+  if (l.version == 1) FUZZ_CHECK(l.length == smcr::kLlcMessageSize);
+  else FUZZ_CHECK(l.length >= smcr::kLlcMessageSize && l.length <= 8192);
+  const std::size_t entry = l.info->entries == smcr::LlcEntries::kDeleteRkeyV2Rkeys ? 4 : 16;
+  FUZZ_CHECK(l.entry_octets.size() == l.entry_count * entry);
+  FUZZ_CHECK(l.base_type() >= 1 && l.base_type() <= 9);
+}
+
+struct CountingSink : analysis::ObserverSink {
+  void on_message(const analysis::Message& m) override {
+    ++messages;
+    FUZZ_CHECK(m.kind == analysis::MessageKind::kRoce && m.roce != nullptr);
+    FUZZ_CHECK(m.roce->packet != nullptr || m.roce->error != nullptr);
+  }
+  void on_violation(const analysis::Violation&) override { ++violations; }
+  std::uint64_t messages = 0, violations = 0;
+};
+
+analysis::RoceStats observe(fuzz::Bytes octets, std::uint64_t& packets, CountingSink& sink) {
+  analysis::RoceObserver obs(sink);
+  fuzz::FuzzInput in(octets);
+  packets = 0;
+  while (!in.empty()) {
+    const auto side = (in.u8() & 1) ? analysis::Side::kResponder : analysis::Side::kInitiator;
+    const fuzz::Bytes packet = in.take(in.u16());
+    obs.on_packet(side, packets + 1, packet);
+    ++packets;
+  }
+  return obs.stats();
+}
+
+void check_observer(fuzz::Bytes octets) {
+  CountingSink a, b;
+  std::uint64_t packets = 0, again = 0;
+  const analysis::RoceStats s = observe(octets, packets, a);
+  const analysis::RoceStats t = observe(octets, again, b);
+  // Without CLC no connection is known: only the LLC pairing rule can fire,
+  // at most once per packet, and the same way on both runs.
+  FUZZ_CHECK(s.packets == packets && a.messages == packets && a.violations <= packets);
+  FUZZ_CHECK(b.violations == a.violations);
+  std::uint64_t llc = 0;
+  for (const auto& [name, n] : s.llc_messages) llc += n;
+  FUZZ_CHECK(llc + s.cdc_messages + s.undecoded <= packets);
+  FUZZ_CHECK(s.retransmissions <= packets && s.rdma_writes <= packets);
+  FUZZ_CHECK(t.packets == s.packets && t.retransmissions == s.retransmissions && t.cdc_messages == s.cdc_messages &&
+             t.llc_messages == s.llc_messages && t.rdma_writes == s.rdma_writes && t.opcodes == s.opcodes);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  fuzz::FuzzInput in(data, size);
+  const std::uint8_t mode = in.u8() % 3;
+  const fuzz::Bytes octets = in.rest();
+  if (mode == 0) check_roce(octets);
+  else if (mode == 1) check_send(octets);
+  else check_observer(octets);
+  return 0;
+}

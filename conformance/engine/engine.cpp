@@ -207,7 +207,7 @@ std::vector<std::string> check_case(const Case& c) {
           if (u.starts_with("mpa.")) {
             if (!mpa_field_known(a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
           } else if (u.starts_with("clc")) {
-            // rmb_wraps, eid_offered: computed from a received Accept/Confirm (runner.cpp).
+            // rmb_wraps, eid_offered: computed from a received Accept/Confirm (runner_session.cpp).
             if (!clc_field_known(a.name) && a.name != "rmb_wraps" && a.name != "eid_offered") err(st, "expected a field of " + u + ", got '" + a.name + "'");
           } else if (is_fpdu_unit(u)) {
             if (!fpdu_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");

@@ -1,6 +1,7 @@
 // The named faults of the reference IUT: each makes it break ONE rule.
 // Receive checks of rdmap::Stream are switched off through its own Faults;
-// the MPA, Terminate and CLC faults act at the seams in responder.cpp.
+// the MPA, Terminate and CLC faults act at the seams in responder_mpa.cpp,
+// responder_rdmap.cpp and responder_clc.cpp.
 #pragma once
 
 #include <bitset>

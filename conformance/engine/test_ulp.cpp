@@ -6,7 +6,8 @@
 namespace rdmaconf::conformance {
 namespace {
 constexpr std::string_view kMagic = kUlpMagicText;
-constexpr std::size_t kEntrySize = 8 + 4 + 8 + 4;
+constexpr std::size_t kEntrySize = AdvertisedBufferEntry::kSize;
+using F = AdvertisedBufferSpec::Field;
 bool has_magic(wire::Bytes b) {
   return b.size() >= kMagic.size() + 1 && std::equal(kMagic.begin(), kMagic.end(), b.begin()) && b[kMagic.size()] == 1;
 }
@@ -17,12 +18,10 @@ std::vector<std::uint8_t> make_advertisement(const std::vector<AdvertisedBuffer>
   out.push_back(1);
   out.push_back(static_cast<std::uint8_t>(buffers.size()));
   for (const AdvertisedBuffer& b : buffers) {
-    std::size_t at = out.size();
-    out.resize(at + kEntrySize, 0);
-    std::copy_n(b.name.begin(), std::min<std::size_t>(b.name.size(), 8), out.begin() + static_cast<std::ptrdiff_t>(at));
-    wire::store_be(wire::MutableBytes(out).subspan(at + 8, 4), b.stag);
-    wire::store_be(wire::MutableBytes(out).subspan(at + 12, 8), b.base_to);
-    wire::store_be(wire::MutableBytes(out).subspan(at + 20, 4), b.length);
+    AdvertisedBufferEntry e;
+    const wire::Bytes name(reinterpret_cast<const std::uint8_t*>(b.name.data()), b.name.size());
+    e.set_octets(F::Name, name).set(F::Stag, b.stag).set(F::BaseTo, b.base_to).set(F::Length, b.length);
+    out.insert(out.end(), e.bytes().begin(), e.bytes().end());
   }
   return out;
 }
@@ -33,12 +32,16 @@ std::vector<std::pair<std::string, std::uint64_t>> parse_advertisement(wire::Byt
   const std::size_t count = pd[kMagic.size() + 1];
   std::size_t at = kMagic.size() + 2;
   for (std::size_t i = 0; i < count && at + kEntrySize <= pd.size(); ++i, at += kEntrySize) {
+    const AdvertisedBufferEntry e(pd.subspan(at).first<kEntrySize>());
     std::string name;
-    for (std::size_t k = 0; k < 8 && pd[at + k] != 0; ++k) name.push_back(static_cast<char>(pd[at + k]));
+    for (std::uint8_t c : e.octets(F::Name)) {
+      if (c == 0) break;
+      name.push_back(static_cast<char>(c));
+    }
     if (name.empty()) continue;
-    out.emplace_back(name + ".stag", wire::load_be(pd.subspan(at + 8, 4)));
-    out.emplace_back(name + ".to", wire::load_be(pd.subspan(at + 12, 8)));
-    out.emplace_back(name + ".len", wire::load_be(pd.subspan(at + 20, 4)));
+    out.emplace_back(name + ".stag", e.get(F::Stag));
+    out.emplace_back(name + ".to", e.get(F::BaseTo));
+    out.emplace_back(name + ".len", e.get(F::Length));
   }
   return out;
 }

@@ -81,6 +81,19 @@ static_assert(wire::tiles_exactly(UlpCommandSpec::decl));
 // The command in a received Send's payload, if it is one.
 std::optional<UlpCommand> parse_command(wire::Bytes payload);
 
+// One buffer of an advertisement, as it travels.
+struct AdvertisedBufferSpec {
+  enum class Field : std::uint8_t { Name, Stag, BaseTo, Length };
+  static constexpr wire::FieldDecl fields[] = {
+      {"Name", "ulp.ad.name", 0, 64, "the buffer's name, NUL padded", kTestUlpProfile, wire::Display::kAscii},
+      {"STag", "ulp.ad.stag", 64, 32, "its STag", kTestUlpProfile, wire::Display::kHex},
+      {"Base TO", "ulp.ad.to", 96, 64, "the Tagged Offset of its first octet", kTestUlpProfile, wire::Display::kHex},
+      {"Length", "ulp.ad.len", 160, 32, "its length in octets", kTestUlpProfile},
+  };
+  static constexpr wire::HeaderDecl decl{"Test ULP advertised buffer", "ulp.ad", 24, fields, kTestUlpProfile};
+};
+using AdvertisedBufferEntry = wire::Header<AdvertisedBufferSpec>;
+
 struct AdvertisedBuffer {
   std::string name;  // at most 8 characters
   std::uint32_t stag = 0;

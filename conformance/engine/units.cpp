@@ -270,15 +270,19 @@ std::string_view message_name(std::uint8_t opcode) {
   return "fpdu";
 }
 
+std::uint8_t segment_opcode(wire::Bytes segment) {
+  return rdmap::Control::from_octet(ddp::Control::read(segment).rsvd_ulp).opcode;
+}
+
 void Segment::rebuild_blocks() {
   blocks.clear();
   if (octets.size() < ddp::kControlSize) return;
-  const bool tagged = (octets[0] & 0x80) != 0;
+  const bool tagged = ddp::Control::read(octets).tagged;
   const wire::HeaderDecl& d = tagged ? ddp::TaggedSpec::decl : ddp::UntaggedSpec::decl;
   blocks.push_back(raw_block(d, octets, 0));
-  blocks.push_back(raw_block(rdmap::ControlSpec::decl, octets, 1));
+  blocks.push_back(raw_block(rdmap::ControlSpec::decl, octets, ddp::kRsvdUlpOctet));
   const std::size_t ddp_size = d.size_octets;
-  const std::uint8_t opcode = octets[1] & 0x0f;
+  const std::uint8_t opcode = segment_opcode(octets);
   if (const wire::HeaderDecl* h = rdmap_header_for(opcode); h != nullptr && !tagged) {
     blocks.push_back(raw_block(*h, octets, ddp_size));
     if (opcode == static_cast<std::uint8_t>(rdmap::Opcode::kTerminate))
@@ -305,12 +309,16 @@ Segment default_segment(std::string_view unit, std::uint32_t msn_for_queue[4]) {
   s.octets.assign(d.size_octets + (rh ? rh->size_octets : 0), 0);
   s.header_size = s.octets.size();
   // RFC 5041 §4.1: T, L=1 (one segment per unit), DV=1; RFC 5040 §4.2: RV=1.
-  s.octets[0] = static_cast<std::uint8_t>((tagged ? 0x80 : 0x00) | 0x40 | ddp::kDdpVersion);
-  s.octets[1] = rdmap::Control::octet(static_cast<rdmap::Opcode>(opcode));
+  using TF = ddp::TaggedSpec::Field;
+  const wire::MutableBytes o(s.octets);
+  ddp::TaggedHeader::write(o, TF::T, tagged);
+  ddp::TaggedHeader::write(o, TF::L, 1);
+  ddp::TaggedHeader::write(o, TF::DV, ddp::kDdpVersion);
+  ddp::TaggedHeader::write(o, TF::RsvdULP, rdmap::Control::octet(static_cast<rdmap::Opcode>(opcode)));
   if (!tagged) {
     const std::uint32_t q = info && info->queue ? static_cast<std::uint32_t>(*info->queue) : 0;
-    wire::store_be(wire::MutableBytes(s.octets).subspan(6, 4), q);
-    wire::store_be(wire::MutableBytes(s.octets).subspan(10, 4), msn_for_queue[q & 3]);
+    ddp::UntaggedHeader::write(o, ddp::UntaggedSpec::Field::QN, q);
+    ddp::UntaggedHeader::write(o, ddp::UntaggedSpec::Field::MSN, msn_for_queue[q & 3]);
   }
   s.rebuild_blocks();
   // Useful defaults of the RDMAP headers.

@@ -110,6 +110,10 @@ struct Segment {
 // QN from the opcode table, `msn` for untagged ones, no payload.
 Segment default_segment(std::string_view unit, std::uint32_t msn_for_queue[4]);
 
+// The RDMAP opcode of a DDP segment of at least ddp::kControlSize octets,
+// read through the declarations (RFC 5040 §4.2: the RsvdULP octet).
+std::uint8_t segment_opcode(wire::Bytes segment);
+
 // Blocks of a received ULPDU (DDP segment), by its own T bit and opcode.
 Segment decode_segment(std::vector<std::uint8_t> ulpdu);
 

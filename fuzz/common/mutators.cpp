@@ -160,12 +160,15 @@ using clc::kHeaderSize;
 using clc::kTrailerSize;
 constexpr std::size_t kMinMessage = kHeaderSize + kTrailerSize;
 
-// Splits at the Length field (octets 5-6) while it fits what follows.
+using ClcHeader = wire::Header<clc::ClcHeaderSpec>;
+using ClcTrailer = wire::Header<clc::TrailerSpec>;
+
+// Splits at the header's Length field while it fits what follows.
 std::vector<Octets> messages_of(Bytes stream, Octets& tail) {
   std::vector<Octets> out;
   std::size_t at = 0;
   while (stream.size() - at >= kHeaderSize) {
-    const std::size_t length = static_cast<std::size_t>(wire::load_be(stream.subspan(at + 5, 2)));
+    const auto length = static_cast<std::size_t>(ClcHeader::read(stream.subspan(at), clc::ClcHeaderSpec::Field::Length));
     if (length < kMinMessage || length > stream.size() - at) break;
     out.emplace_back(stream.begin() + static_cast<std::ptrdiff_t>(at),
                      stream.begin() + static_cast<std::ptrdiff_t>(at + length));
@@ -182,10 +185,11 @@ void fix_message(Octets& m, Rng& rng) {
   if (m.size() > clc::kMaxMessageLength) m.resize(clc::kMaxMessageLength);
   if (rng.one_in(8)) {
     const std::uint32_t eye = rng.one_in(2) ? clc::kEyecatcherSmcr : clc::kEyecatcherSmcd;
-    wire::store_be(wire::MutableBytes(m).first(4), eye);
+    ClcHeader::write(m, clc::ClcHeaderSpec::Field::Eyecatcher, eye);
   }
-  wire::store_be(wire::MutableBytes(m).subspan(5, 2), m.size());
-  std::copy(m.begin(), m.begin() + 4, m.end() - 4);
+  ClcHeader::write(m, clc::ClcHeaderSpec::Field::Length, m.size());
+  ClcTrailer::write(wire::MutableBytes(m).last(kTrailerSize), clc::TrailerSpec::Field::Eyecatcher,
+                    ClcHeader::read(m, clc::ClcHeaderSpec::Field::Eyecatcher));
 }
 
 }  // namespace

@@ -96,7 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const fuzz::Bytes segment = in.rest();
   if (segment.size() < ddp::kControlSize) return 0;
 
-  const ddp::Control ctl = ddp::Control::from_octets(segment[0], segment[1]);
+  const ddp::Control ctl = ddp::Control::read(segment);
   if (segment.size() < ctl.header_size()) return 0;
   const fuzz::Bytes payload = segment.subspan(ctl.header_size());
   std::uint32_t stag_or_qn = 0, msn = 0;
@@ -109,12 +109,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto h = fuzz::header_round_trip<ddp::UntaggedSpec>(segment, print);
     stag_or_qn = static_cast<std::uint32_t>(h.get(ddp::UntaggedSpec::Field::QN));
     msn = static_cast<std::uint32_t>(h.get(ddp::UntaggedSpec::Field::MSN));
-    fuzz::header_round_trip<rdmap::InvalidateStagSpec>(segment.subspan(2), print);
+    // RFC 5040 §4.2: RsvdULP32 carries the Invalidate STag.
+    fuzz::header_round_trip<rdmap::InvalidateStagSpec>(
+        segment.subspan(ddp::UntaggedHeader::field_decl(ddp::UntaggedSpec::Field::RsvdULP32).octet_offset()), print);
   }
 
   // RFC 5040 §4.2: the RDMAP control field is DDP's RsvdULP octet.
-  auto control = fuzz::header_round_trip<rdmap::ControlSpec>(segment.subspan(1), print);
-  const rdmap::Control rc = rdmap::Control::from_octet(segment[1]);
+  auto control = fuzz::header_round_trip<rdmap::ControlSpec>(segment.subspan(ddp::kRsvdUlpOctet), print);
+  const rdmap::Control rc = rdmap::Control::from_octet(ctl.rsvd_ulp);
   FUZZ_CHECK(control.get(rdmap::ControlSpec::Field::Opcode) == rc.opcode);
   wire::Bytes rdmap_header;
   if (const rdmap::OpcodeInfo* op = rdmap::find_opcode(rc.opcode)) {
@@ -130,7 +132,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         case O::kTerminate: {
           fuzz::header_round_trip<rdmap::TerminateControlSpec>(payload, print);
           if (payload.size() >= rdmap::kTerminateControlSize + rdmap::kTerminateSegmentLengthSize)
-            fuzz::header_round_trip<rdmap::TerminateSegmentLengthSpec>(payload.subspan(4), print);
+            fuzz::header_round_trip<rdmap::TerminateSegmentLengthSpec>(payload.subspan(rdmap::kTerminateControlSize), print);
           auto t = rdmap::decode_terminate(payload);
           if (t) FUZZ_CHECK(t->encoded_size() == payload.size());
           break;
@@ -156,7 +158,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       else
         FUZZ_CHECK(rdmap_header.size() > mulpdu - ctl.header_size());
     } else {
-      const std::uint32_t rsvd_ulp32 = static_cast<std::uint32_t>(wire::load_be(segment.subspan(2, 4)));
+      const auto rsvd_ulp32 =
+          static_cast<std::uint32_t>(ddp::UntaggedHeader::read(segment, ddp::UntaggedSpec::Field::RsvdULP32));
       ddp::UntaggedTarget target{ctl.rsvd_ulp, rsvd_ulp32, ddp::QueueNumber{stag_or_qn}, ddp::Msn{msn}, ctl.dv};
       auto segments = ddp::segment_untagged(target, rdmap_header, message, mulpdu);
       if (segments)

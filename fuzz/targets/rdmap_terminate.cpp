@@ -55,12 +55,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const ddp::TerminateCode code = rows[mode % rows.size()].triple;
   // The segment's DDP header is as long as its T bit says (the stream's
   // guarantee to make_terminate); the RDMAP header is whatever follows.
-  const std::size_t ddp_size = body.size() >= 2 && (body[0] & 0x80) ? ddp::kTaggedHeaderSize : ddp::kUntaggedHeaderSize;
+  if (body.size() < ddp::kControlSize) return 0;
+  const ddp::Control ctl = ddp::Control::read(body);
+  const std::size_t ddp_size = ctl.header_size();
   if (body.size() < ddp_size) return 0;
   fuzz::FuzzInput seg(body);
   rdmap::OffendingSegment offending;
   offending.ddp_header = seg.take(ddp_size);
-  offending.rdma_header = seg.take(rdmap::copied_rdma_header_size(body[1] & 0x0f));
+  offending.rdma_header = seg.take(rdmap::copied_rdma_header_size(rdmap::Control::from_octet(ctl.rsvd_ulp).opcode));
   offending.segment_length = seg.u32();
   check_round_trip(rdmap::make_terminate(code, (mode & 0x80) ? nullptr : &offending), {});
   return 0;

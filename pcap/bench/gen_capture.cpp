@@ -4,6 +4,7 @@
 // FPDU per segment, as iWARP NICs send), with a Send every 64 FPDUs.
 //
 //   pcap_gen_capture OUT.pcap SIZE_MIB
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -11,8 +12,10 @@
 
 #include "capture/synth.hpp"
 #include "capture/writer.hpp"
+#include "ddp/headers.hpp"
 #include "mpa/framer.hpp"
 #include "mpa/req_rep.hpp"
+#include "rdmap/headers.hpp"
 
 using namespace rdmaconf;
 
@@ -49,20 +52,20 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 64; ++i) {
       if (i == 63) {
         // Send: untagged, QN 0, L=1 (RFC 5041 §4.3), 1436 octets of payload.
-        ulpdu[0] = 0x41;
-        ulpdu[1] = 0x43;
-        for (int k = 2; k < 10; ++k) ulpdu[k] = 0;
-        ulpdu[10] = msn >> 24, ulpdu[11] = static_cast<std::uint8_t>(msn >> 16);
-        ulpdu[12] = static_cast<std::uint8_t>(msn >> 8), ulpdu[13] = static_cast<std::uint8_t>(msn);
-        for (int k = 14; k < 18; ++k) ulpdu[k] = 0;
+        using F = ddp::UntaggedSpec::Field;
+        ddp::UntaggedHeader h;
+        h.set(F::L, 1).set(F::DV, ddp::kDdpVersion).set(F::RsvdULP, rdmap::Control::octet(rdmap::Opcode::kSend));
+        h.set(F::QN, 0).set(F::MSN, msn).set(F::MO, 0);
+        std::copy(h.bytes().begin(), h.bytes().end(), ulpdu.begin());
         ++msn;
       } else {
         // RDMA Write: tagged, L=1, STag 0x100, consecutive TOs (RFC 5041 §4.2).
-        ulpdu[0] = 0xc1;
-        ulpdu[1] = 0x40;
-        ulpdu[2] = 0, ulpdu[3] = 0, ulpdu[4] = 1, ulpdu[5] = 0;
-        for (int k = 0; k < 8; ++k) ulpdu[6 + k] = static_cast<std::uint8_t>(to >> (56 - 8 * k));
-        to += kUlpdu - 14;
+        using F = ddp::TaggedSpec::Field;
+        ddp::TaggedHeader h;
+        h.set(F::T, 1).set(F::L, 1).set(F::DV, ddp::kDdpVersion);
+        h.set(F::RsvdULP, rdmap::Control::octet(rdmap::Opcode::kRdmaWrite)).set(F::STag, 0x100).set(F::TO, to);
+        std::copy(h.bytes().begin(), h.bytes().end(), ulpdu.begin());
+        to += kUlpdu - ddp::kTaggedHeaderSize;
       }
       framer.frame(wire::Bytes(ulpdu), batch);
     }

@@ -50,7 +50,7 @@ std::vector<std::uint8_t> build_ip_tcp(const TcpSegmentSpec& spec) {
   pseudo += ip_protocol::kTcp;
   pseudo += static_cast<std::uint32_t>(tcp.size() & 0xffff) + static_cast<std::uint32_t>(tcp.size() >> 16);
   const std::uint16_t checksum = internet_checksum(tcp, pseudo);
-  wire::store_be(wire::MutableBytes(tcp).subspan(16, 2), checksum);
+  TcpHeader::write(tcp, TcpSpec::Field::Checksum, checksum);
 
   std::vector<std::uint8_t> out;
   ByteWriter w(out);

@@ -1,5 +1,6 @@
 #include "replay/sink_map.hpp"
 
+#include "ddp/headers.hpp"
 #include "mpa/headers.hpp"
 #include "wire/crc32c.hpp"
 
@@ -7,11 +8,8 @@ namespace rdmaconf::replay {
 
 namespace {
 
-// Offsets inside an FPDU without Markers: ULPDU_Length, then the tagged DDP header (RFC 5041 §4.1:
-// DDP control, RDMAP control, STag, TO).
-constexpr std::size_t kStagAt = mpa::kUlpduLengthSize + 2;
-constexpr std::size_t kToAt = kStagAt + 4;
-constexpr std::size_t kTaggedHeaderEnd = kToAt + 8;
+// An FPDU without Markers: ULPDU_Length, then the tagged DDP header (RFC 5044 §4.1, RFC 5041 §4.2).
+constexpr std::size_t kTaggedHeaderEnd = mpa::kUlpduLengthSize + ddp::kTaggedHeaderSize;
 
 }  // namespace
 
@@ -26,8 +24,9 @@ RewriteResult SinkMap::rewrite(const TaggedFpdu& info, std::span<std::uint8_t> f
   if (info.has_markers || fpdu.size() != mpa::fpdu_length_without_markers(info.ulpdu_length) ||
       mpa::kUlpduLengthSize + info.ulpdu_length < kTaggedHeaderEnd)
     return RewriteResult::kNotRewritable;
-  wire::store_be(fpdu.subspan(kStagAt, 4), it->second.stag);
-  wire::store_be(fpdu.subspan(kToAt, 8), info.to + it->second.to_shift);
+  const std::span<std::uint8_t> ddp_header = fpdu.subspan(mpa::kUlpduLengthSize);
+  ddp::TaggedHeader::write(ddp_header, ddp::TaggedSpec::Field::STag, it->second.stag);
+  ddp::TaggedHeader::write(ddp_header, ddp::TaggedSpec::Field::TO, info.to + it->second.to_shift);
   const std::size_t covered = fpdu.size() - mpa::kCrcSize;  // RFC 5044 §4.4: CRC over all but itself
   if (info.crc_valid) {
     const auto crc = wire::crc32c_wire_octets(wire::crc32c(wire::Bytes(fpdu.first(covered))));

@@ -151,47 +151,56 @@ std::span<const Rule* const> segment_rules();
 // ---- definitions: inline, because the capture analyzer runs them for every
 // FPDU and a call each would cost more than the comparison (docs/performance.md).
 
-// Helpers of the definitions below. Where a field starts in the segment, from its declaration.
-constexpr std::size_t at(ddp::TaggedSpec::Field f) { return ddp::TaggedHeader::field_decl(f).octet_offset(); }
-constexpr std::size_t at(ddp::UntaggedSpec::Field f) { return ddp::UntaggedHeader::field_decl(f).octet_offset(); }
-constexpr std::string_view field(ddp::TaggedSpec::Field f) { return ddp::TaggedHeader::field_decl(f).name; }
-constexpr std::string_view field(ddp::UntaggedSpec::Field f) { return ddp::UntaggedHeader::field_decl(f).name; }
-// The RDMAP control field is the DDP header's RsvdULP octet (RFC 5040 §4.2).
-constexpr std::size_t kRdmapControlOctet = at(ddp::TaggedSpec::Field::RsvdULP);
-constexpr std::string_view field(rdmap::ControlSpec::Field f) { return rdmap::ControlHeader::field_decl(f).name; }
-
+// Helpers of the definitions below, not part of the rule layer's surface.
+namespace detail {
 using TF = ddp::TaggedSpec::Field;
 using UF = ddp::UntaggedSpec::Field;
 using CF = rdmap::ControlSpec::Field;
 
-inline Violation broke(const Rule& r, std::string_view f, std::size_t octet, std::uint64_t seen, std::uint64_t expected) {
-  return Violation{&r, f, octet, seen, expected};
+// A Violation of `r` at a field of a DDP header or of the RDMAP control
+// field, named and placed by its declaration (the RDMAP control field is
+// the DDP header's RsvdULP octet, RFC 5040 §4.2).
+constexpr Violation broke(const Rule& r, TF f, std::uint64_t seen, std::uint64_t expected) {
+  const wire::FieldDecl& d = ddp::TaggedHeader::field_decl(f);
+  return Violation{&r, d.name, d.octet_offset(), seen, expected};
 }
-
+constexpr Violation broke(const Rule& r, UF f, std::uint64_t seen, std::uint64_t expected) {
+  const wire::FieldDecl& d = ddp::UntaggedHeader::field_decl(f);
+  return Violation{&r, d.name, d.octet_offset(), seen, expected};
+}
+constexpr Violation broke(const Rule& r, CF f, std::uint64_t seen, std::uint64_t expected) {
+  return Violation{&r, rdmap::ControlHeader::field_decl(f).name, ddp::kRsvdUlpOctet, seen, expected};
+}
+// ... at something no single field holds (the segment's size, its payload).
+constexpr Violation broke(const Rule& r, std::string_view what, std::size_t octet, std::uint64_t seen,
+                          std::uint64_t expected) {
+  return Violation{&r, what, octet, seen, expected};
+}
+}  // namespace detail
 
 inline Outcome segment_header(std::size_t segment_size, std::size_t needed) {
   if (segment_size >= needed) return std::nullopt;
-  return broke(kSegmentHeader, "ULPDU", 0, segment_size, needed);
+  return detail::broke(kSegmentHeader, "ULPDU", 0, segment_size, needed);
 }
 
 inline Outcome ddp_version(const ddp::Control& c) {
   if (c.dv == ddp::kDdpVersion) return std::nullopt;
-  return broke(kDdpVersion, field(TF::DV), at(TF::DV), c.dv, ddp::kDdpVersion);
+  return detail::broke(kDdpVersion, detail::TF::DV, c.dv, ddp::kDdpVersion);
 }
 
 inline Outcome rdmap_version(const rdmap::Control& c) {
   if (c.rv == rdmap::kRdmapVersion) return std::nullopt;
-  return broke(kRdmapVersion, field(CF::RV), kRdmapControlOctet, c.rv, rdmap::kRdmapVersion);
+  return detail::broke(kRdmapVersion, detail::CF::RV, c.rv, rdmap::kRdmapVersion);
 }
 
 inline Outcome opcode_defined(const rdmap::Control& c, const rdmap::OpcodeInfo* row) {
   if (row != nullptr) return std::nullopt;
-  return broke(kOpcodeDefined, field(CF::Opcode), kRdmapControlOctet, c.opcode, 0);
+  return detail::broke(kOpcodeDefined, detail::CF::Opcode, c.opcode, 0);
 }
 
 inline Outcome opcode_buffer_model(const rdmap::OpcodeInfo& row, const ddp::Control& c) {
   if (row.tagged == c.tagged) return std::nullopt;
-  return broke(kOpcodeTagged, field(TF::T), at(TF::T), c.tagged, row.tagged);
+  return detail::broke(kOpcodeTagged, detail::TF::T, c.tagged, row.tagged);
 }
 
 inline Outcome queue_number(const rdmap::OpcodeInfo* row, std::uint32_t qn) {
@@ -200,34 +209,34 @@ inline Outcome queue_number(const rdmap::OpcodeInfo* row, std::uint32_t qn) {
   if (row != nullptr && row->queue) {
     const auto want = static_cast<std::uint32_t>(*row->queue);
     if (qn == want) return std::nullopt;
-    return broke(kQueueNumber, field(UF::QN), at(UF::QN), qn, want);
+    return detail::broke(kQueueNumber, detail::UF::QN, qn, want);
   }
   if (qn < rdmap::kQueueCount) return std::nullopt;
-  return broke(kQueueNumber, field(UF::QN), at(UF::QN), qn, rdmap::kQueueCount - 1);
+  return detail::broke(kQueueNumber, detail::UF::QN, qn, rdmap::kQueueCount - 1);
 }
 
 inline Outcome single_segment(const rdmap::OpcodeInfo& row, bool last) {
   if (!row.single_segment || last) return std::nullopt;
-  return broke(kSingleSegment, field(TF::L), at(TF::L), 0, 1);
+  return detail::broke(kSingleSegment, detail::TF::L, 0, 1);
 }
 
 inline Outcome payload_size(const rdmap::OpcodeInfo& row, std::size_t payload) {
   const std::size_t header = row.tagged ? ddp::kTaggedHeaderSize : ddp::kUntaggedHeaderSize;
   if (row.exact_size && payload != row.rdmap_header_size)
-    return broke(kExactSize, "DDP payload", header, payload, row.rdmap_header_size);
+    return detail::broke(kExactSize, "DDP payload", header, payload, row.rdmap_header_size);
   // Only a Terminate has a header and more: its Terminate Control at least.
   if (!row.exact_size && payload < row.rdmap_header_size)
-    return broke(kTerminateFormat, "DDP payload", header, payload, row.rdmap_header_size);
+    return detail::broke(kTerminateFormat, "DDP payload", header, payload, row.rdmap_header_size);
   return std::nullopt;
 }
 
 inline Outcome message_offset(std::uint32_t mo, std::uint32_t expected) {
   if (mo == expected) return std::nullopt;
-  return broke(kMoSequence, field(UF::MO), at(UF::MO), mo, expected);
+  return detail::broke(kMoSequence, detail::UF::MO, mo, expected);
 }
 
 inline Outcome untagged_sequence(const QueueSequence& q, std::uint32_t msn, std::uint32_t mo) {
-  if (msn != q.msn) return broke(kMsnSequence, field(UF::MSN), at(UF::MSN), msn, q.msn);
+  if (msn != q.msn) return detail::broke(kMsnSequence, detail::UF::MSN, msn, q.msn);
   return message_offset(mo, q.in_message ? q.next_mo : 0);
 }
 
@@ -240,8 +249,8 @@ inline void advance(QueueSequence& q, std::uint32_t msn, std::uint32_t mo, bool 
 
 inline Outcome tagged_sequence(const TaggedSequence& t, std::uint32_t stag, std::uint64_t to) {
   if (!t.in_message) return std::nullopt;
-  if (stag != t.stag) return broke(kToSequence, field(TF::STag), at(TF::STag), stag, t.stag);
-  if (to != t.next_to) return broke(kToSequence, field(TF::TO), at(TF::TO), to, t.next_to);
+  if (stag != t.stag) return detail::broke(kToSequence, detail::TF::STag, stag, t.stag);
+  if (to != t.next_to) return detail::broke(kToSequence, detail::TF::TO, to, t.next_to);
   return std::nullopt;
 }
 
@@ -253,38 +262,39 @@ inline void advance(TaggedSequence& t, std::uint32_t stag, std::uint64_t to, boo
 
 inline Outcome read_response_solicited(std::size_t outstanding_reads) {
   if (outstanding_reads > 0) return std::nullopt;
-  return broke(kReadUnsolicited, field(CF::Opcode), kRdmapControlOctet,
-               static_cast<std::uint8_t>(rdmap::Opcode::kRdmaReadResponse), 0);
+  return detail::broke(kReadUnsolicited, detail::CF::Opcode, static_cast<std::uint8_t>(rdmap::Opcode::kRdmaReadResponse),
+                       0);
 }
 
 inline Outcome read_response_sink(std::uint32_t stag, std::uint64_t to, std::uint32_t expected_stag,
-                           std::uint64_t expected_to) {
-  if (stag != expected_stag) return broke(kReadResponseSink, field(TF::STag), at(TF::STag), stag, expected_stag);
-  if (to != expected_to) return broke(kReadResponseSink, field(TF::TO), at(TF::TO), to, expected_to);
+                                  std::uint64_t expected_to) {
+  if (stag != expected_stag) return detail::broke(kReadResponseSink, detail::TF::STag, stag, expected_stag);
+  if (to != expected_to) return detail::broke(kReadResponseSink, detail::TF::TO, to, expected_to);
   return std::nullopt;
 }
 
 inline Outcome read_response_size(std::uint64_t answered, std::uint32_t requested) {
   if (answered == requested) return std::nullopt;
-  return broke(kReadResponseSize, "DDP payload", ddp::kTaggedHeaderSize, answered, requested);
+  return detail::broke(kReadResponseSize, "DDP payload", ddp::kTaggedHeaderSize, answered, requested);
 }
 
 inline Outcome inbound_requests(std::size_t outstanding, std::uint32_t ird) {
   if (outstanding <= ird) return std::nullopt;
-  return broke(kOrdExceeded, field(UF::MSN), at(UF::MSN), outstanding, ird);
+  return detail::broke(kOrdExceeded, detail::UF::MSN, outstanding, ird);
 }
 
 inline Outcome atomic_response_order(std::optional<std::uint32_t> oldest, std::uint32_t request_identifier) {
   if (oldest && *oldest == request_identifier) return std::nullopt;
   // The Original Request Identifier opens the Atomic Response header (RFC 7306 §4).
-  return broke(kAtomicUnsolicited,
-               rdmap::AtomicResponseHeader::field_decl(rdmap::AtomicResponseSpec::Field::OriginalRequestIdentifier).name,
-               ddp::kUntaggedHeaderSize, request_identifier, oldest.value_or(0));
+  return detail::broke(
+      kAtomicUnsolicited,
+      rdmap::AtomicResponseHeader::field_decl(rdmap::AtomicResponseSpec::Field::OriginalRequestIdentifier).name,
+      ddp::kUntaggedHeaderSize, request_identifier, oldest.value_or(0));
 }
 
 inline Outcome after_terminate(bool sender_terminated) {
   if (!sender_terminated) return std::nullopt;
-  return broke(kAfterTerminate, field(CF::Opcode), kRdmapControlOctet, 0, 0);
+  return detail::broke(kAfterTerminate, detail::CF::Opcode, 0, 0);
 }
 
 }  // namespace rdmaconf::check

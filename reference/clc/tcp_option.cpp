@@ -1,3 +1,7 @@
+// The SMC TCP option (RFC 7609 §3.1, RFC 6994) in a TCP header. The TCP
+// header and its option list are read by hand here: their declarations
+// (RFC 9293) live in pcap/capture/headers.hpp, above the reference codecs,
+// which depend on nothing but the standard library (OSS-Fuzz builds them alone).
 #include "clc/tcp_option.hpp"
 
 namespace rdmaconf::clc {

@@ -95,6 +95,11 @@ struct UntaggedSpec {
 };
 using UntaggedHeader = wire::Header<UntaggedSpec>;
 
+// RFC 5040 §4.2: the octet of either header that carries RDMAP's control
+// field (RsvdULP, the same octet in both, RFC 5041 §4.1).
+inline constexpr std::size_t kRsvdUlpOctet = TaggedHeader::field_decl(TaggedSpec::Field::RsvdULP).octet_offset();
+static_assert(kRsvdUlpOctet == UntaggedHeader::field_decl(UntaggedSpec::Field::RsvdULP).octet_offset());
+
 // The first two octets of any DDP header, enough to tell which header
 // follows (the T bit) and for which version (DV).
 struct Control {
@@ -105,7 +110,9 @@ struct Control {
   std::uint8_t rsvd_ulp = 0;  // RDMAP control field
 
   // Read through the tagged declaration: its first 16 bits are the same in
-  // both headers (RFC 5041 §4.1).
+  // both headers (RFC 5041 §4.1). The two octets are copied first, which
+  // lets the compiler fold every field read into one shift and mask (the
+  // capture analyzer's per-FPDU path, docs/performance.md).
   static Control from_octets(std::uint8_t first, std::uint8_t second) {
     const std::uint8_t o[kControlSize] = {first, second};
     const wire::Bytes b(o);
@@ -113,6 +120,8 @@ struct Control {
     auto get = [&](F f) { return static_cast<std::uint8_t>(TaggedHeader::read(b, f)); };
     return Control{get(F::T) != 0, get(F::L) != 0, get(F::Rsvd), get(F::DV), get(F::RsvdULP)};
   }
+  // The control of the header that starts `octets` (at least kControlSize of them).
+  static Control read(wire::Bytes octets) { return from_octets(octets[0], octets[1]); }
   std::size_t header_size() const { return tagged ? kTaggedHeaderSize : kUntaggedHeaderSize; }
 };
 

@@ -81,7 +81,7 @@ WireEvent describe_fpdu(Direction d, const wire::Chunks& ulpdu, std::size_t fpdu
                  "-octet ULPDU (too short for a DDP header)";
     return e;
   }
-  const bool tagged = (first[0] & 0x80) != 0;  // RFC 5041 §4.1: T is the first bit
+  const bool tagged = ddp::Control::read(first).tagged;  // RFC 5041 §4.1
   const wire::HeaderDecl& ddp_decl = tagged ? ddp::TaggedSpec::decl : ddp::UntaggedSpec::decl;
   const std::size_t ddp_size = ddp_decl.size_octets;
   if (!ulpdu.copy_prefix(wire::MutableBytes(ddp_octets).first(ddp_size))) {

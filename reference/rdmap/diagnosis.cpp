@@ -65,10 +65,15 @@ std::array<std::uint8_t, kTerminateControlSize> encode_control(ddp::TerminateCod
 std::array<std::uint8_t, kTerminateControlSize> encode_control_as_le_bitfield(wire::Bytes rfc) {
   std::array<std::uint8_t, kTerminateControlSize> out{};
   if (rfc.size() < kTerminateControlSize) return out;
-  const unsigned layer = rfc[0] >> 4, etype = rfc[0] & 0x0f;
-  const unsigned m = (rfc[2] >> 7) & 1, d = (rfc[2] >> 6) & 1, r = (rfc[2] >> 5) & 1;
+  // The RFC's layout through its declaration; the little-endian bitfield
+  // it is written as is a layout no declaration describes (the mistake
+  // this diagnoses), so it is spelled out here.
+  using F = TerminateControlSpec::Field;
+  auto get = [&](F f) { return static_cast<unsigned>(TerminateControlHeader::read(rfc, f)); };
+  const unsigned layer = get(F::Layer), etype = get(F::EType);
+  const unsigned m = get(F::M), d = get(F::D), r = get(F::R);
   out[0] = static_cast<std::uint8_t>(etype << 4 | layer);
-  out[1] = rfc[1];
+  out[1] = static_cast<std::uint8_t>(get(F::ErrorCode));
   out[2] = static_cast<std::uint8_t>(m | d << 1 | r << 2);
   return out;
 }

@@ -31,6 +31,8 @@ TerminateCode protection_code(ddp::TaggedFault f) {
   return protection(ErrorCode::kUnspecified);
 }
 
+// An Atomic's 64-bit target in the responder's memory (RFC 7306 §5): memory,
+// not a header, read as the big-endian value the Atomic Request carries.
 std::uint64_t load_u64(std::span<const std::uint8_t> b) { return wire::load_be(b.first(8)); }
 
 // The Terminate a receiver sends for a rule of the rule layer
@@ -232,7 +234,8 @@ void Stream::receive_untagged(const ddp::Control& ctl, const OpcodeInfo& op,
     // RFC 7306 §6: Immediate Data consumes a posted receive but goes to the
     // completion, not into the buffer.
     std::array<std::uint8_t, kImmediateDataHeaderSize> imm{};
-    if (payload.copy_prefix(imm)) pending_immediate_[ddp::value(msn)] = wire::load_be(imm);
+    if (payload.copy_prefix(imm))
+      pending_immediate_[ddp::value(msn)] = ImmediateDataHeader(imm).get(ImmediateDataSpec::Field::ImmediateData);
     seg.payload = wire::Chunks{};
   }
   if (auto err = queues_.place(seg, placement_checks())) {

@@ -40,8 +40,8 @@ TerminateMessage make_terminate(ddp::TerminateCode code, const OffendingSegment*
   // R: the RDMAP header of a request message (Read Request, Atomic Request).
   // Both are untagged messages; a tagged header carrying one of their
   // opcodes has no request header to copy (decode_terminate's rule too).
-  const bool tagged = (offending->ddp_header[0] & 0x80) != 0;
-  const std::size_t rn = tagged ? 0 : copied_rdma_header_size(offending->ddp_header[1] & 0x0f);
+  const ddp::Control ctl = ddp::Control::read(offending->ddp_header);
+  const std::size_t rn = ctl.tagged ? 0 : copied_rdma_header_size(Control::from_octet(ctl.rsvd_ulp).opcode);
   if (copies == ddp::Copies::kDdpAndRdmapHeader && rn != 0 && offending->rdma_header.size() >= rn) {
     t.r = true;
     std::copy_n(offending->rdma_header.begin(), rn, t.rdma_header.begin());

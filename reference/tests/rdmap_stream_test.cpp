@@ -5,6 +5,10 @@
 //  - every receive error we can provoke yields the exact Terminate of RFC
 //    5040 §4.8 / RFC 5041 §7.2, with the offending headers copied, and moves
 //    the stream to its terminated state.
+// One test file per component (our style): the stream's tests stay
+// together, a little over ~800 lines, so that one file shows every Terminate
+// the stream sends. The segments here are built by hand from the RFC
+// figures, not through the declarations, on purpose: an independent oracle.
 #include "rdmap/stream.hpp"
 
 #include "rdmap/rtr.hpp"

@@ -191,6 +191,13 @@ class Header {
     return read_field(octets, field_decl(f));
   }
   bool flag(Field f) const { return get(f) != 0; }
+  // Writes a field straight into octets that hold the header (at least
+  // kSize of them), without a copy in and out: the fault injectors and
+  // corpus builders that patch one field of a frame in place.
+  static void write(MutableBytes octets, Field f, std::uint64_t v) {
+    const FieldDecl& d = field_decl(f);
+    write_bits(octets, d.bit_offset, d.bit_width, v);
+  }
 
   // Sets a field; bits beyond the field's width are dropped, which is what a
   // conformance script asking for "PD_Length = 70000" on a 16-bit field gets

@@ -13,7 +13,7 @@
 namespace rdmaconf::agent::rdma_core {
 
 namespace {
-// The reference's layout (conformance/engine/responder.cpp, register_all):
+// The reference's layout (conformance/engine/responder_rdmap.cpp, register_all):
 // the same names and lengths. A region's base TO is its virtual address:
 // ibv_reg_mr_iova could choose the reference's TOs, yet a provider may take
 // the iova and ignore it (Linux siw 6.1, siw_reg_user_mr: "rnic_va: not used

@@ -1,0 +1,348 @@
+// Building the units a case's `>` steps send, each through the declarations
+// of reference/ and shaped by the step's arguments: the MPA Request or Reply
+// of startup (RFC 5044 §7.1, RFC 6581 §5), an RDMAP message in one FPDU
+// (RFC 5040, RFC 5041, framed as RFC 5044 §4-§6 asks unless the step forces
+// otherwise), a CLC message built by the reference client or server (RFC 7609
+// App. A, SMC v2), or raw octets (runner_session.hpp).
+#include <algorithm>
+
+#include "ddp/headers.hpp"
+#include "mpa/req_rep.hpp"
+#include "rdmap/headers.hpp"
+#include "rdmap/opcodes.hpp"
+#include "runner_session.hpp"
+#include "test_ulp.hpp"
+
+namespace rdmaconf::conformance::runner {
+
+const Arg* find_arg(const std::vector<Arg>& args, std::string_view name) {
+  for (const Arg& a : args)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+std::variant<std::uint64_t, std::string> number_arg(Session& s, const Arg& a) {
+  auto v = resolve(a.value, nullptr, s.vars, &s.captures);
+  if (auto* e = std::get_if<std::string>(&v)) return a.name + ": " + *e;
+  const auto& r = std::get<Resolved>(v);
+  if (!r.number) return a.name + ": expected a number";
+  return *r.number;
+}
+
+namespace {
+
+std::string apply_args(Session& s, std::vector<Block>& blocks, const std::vector<Arg>& args,
+                       std::initializer_list<std::string_view> skip) {
+  for (const Arg& a : args) {
+    if (std::find(skip.begin(), skip.end(), a.name) != skip.end() || is_framing_arg(a.name)) continue;
+    std::string name = a.name;
+    auto hit = find_field(blocks, name);
+    if (!hit && name == "code") hit = find_field(blocks, "errcode");
+    if (!hit) return "no field '" + a.name + "' in this unit";
+    auto v = resolve(a.value, hit->field, s.vars, &s.captures);
+    if (auto* e = std::get_if<std::string>(&v)) return a.name + ": " + *e;
+    store(*hit, std::get<Resolved>(v));
+  }
+  return {};
+}
+
+// mpa.request / mpa.reply
+std::variant<Built, std::string> build_mpa(Session& s, bool request, const std::vector<Arg>& args) {
+  mpa::ReqRepFields f;
+  f.kind = request ? mpa::FrameKind::kRequest : mpa::FrameKind::kReply;
+  f.revision = 1;
+  f.crc = true;
+  if (const Arg* a = find_arg(args, "rev")) {
+    auto n = number_arg(s, *a);
+    if (auto* e = std::get_if<std::string>(&n)) return *e;
+    f.revision = static_cast<std::uint8_t>(std::get<std::uint64_t>(n));
+  }
+  static constexpr std::string_view kEnhanced[] = {"p2p", "rtr_send", "ird", "rtr_write", "rtr_read", "ord", "A", "B", "C", "D", "IRD", "ORD"};
+  bool wants_enhanced = f.revision == 2;
+  if (const Arg* a = find_arg(args, "s"); a && a->value.kind == Value::Kind::kNumber && a->value.number == 0)
+    wants_enhanced = false;
+  if (wants_enhanced) f.enhanced = mpa::EnhancedData{.peer_to_peer = false, .rtr_send = false, .rtr_write = false,
+                                                     .rtr_read = false, .ird = 4, .ord = 4};
+  std::vector<std::uint8_t> pd;
+  if (const Arg* h = find_arg(args, "hint")) {
+    std::uint8_t flags = 0;
+    if (h->value.kind == Value::Kind::kWord && h->value.text == "markers") flags |= kHintMarkers;
+    else return std::string("hint: expected hint=markers");
+    pd = make_hint(flags);
+  }
+  std::vector<std::uint8_t> raw_pd;
+  bool have_raw_pd = false;
+  if (const Arg* p = find_arg(args, "pd")) {
+    auto b = payload_octets(p->value, s.vars);
+    if (auto* e = std::get_if<std::string>(&b)) return "pd: " + *e;
+    raw_pd = std::get<std::vector<std::uint8_t>>(b);
+    have_raw_pd = true;
+  }
+  f.private_data = pd;
+  Built out;
+  mpa::encode_req_rep(f, out.octets);
+  if (have_raw_pd) {
+    out.octets.resize(20);
+    out.octets.insert(out.octets.end(), raw_pd.begin(), raw_pd.end());
+    mpa::ReqRepHeader::write(wire::MutableBytes(out.octets), mpa::ReqRepSpec::Field::PD_Length,
+                             std::min<std::size_t>(raw_pd.size(), 0xffff));
+  }
+  std::vector<Block> blocks{raw_block(mpa::ReqRepSpec::decl, out.octets, 0)};
+  const bool has_enhanced_block = out.octets.size() >= 24 && f.enhanced;
+  if (has_enhanced_block) blocks.push_back(raw_block(mpa::EnhancedDataSpec::decl, out.octets, 20));
+  // Enhanced fields named without an enhanced block (Rev 1) are an error of the script.
+  for (const Arg& a : args)
+    for (std::string_view n : kEnhanced)
+      if (a.name == n && !has_enhanced_block) return "field '" + a.name + "' needs a Rev 2 frame with S set";
+  if (auto e = apply_args(s, blocks, args, {"rev", "hint", "pd"}); !e.empty()) return e;
+  // rev was applied above through the encoder; apply it again in case it was forced.
+  if (const Arg* a = find_arg(args, "rev")) {
+    auto hit = find_field(blocks, "rev");
+    auto v = resolve(a->value, hit->field, s.vars, &s.captures);
+    if (auto* r = std::get_if<Resolved>(&v)) store(*hit, *r);
+  }
+  const mpa::ReqRepHeader h(wire::Bytes(out.octets).first<20>());
+  out.headline = std::string("--> MPA ") + (request ? "Request" : "Reply") +
+                 (h.flag(mpa::ReqRepSpec::Field::R) ? " (reject)" : "") + ", Rev " +
+                 std::to_string(h.get(mpa::ReqRepSpec::Field::Rev)) + ", " + std::to_string(out.octets.size()) + " octets";
+  out.detail = describe_blocks(blocks, out.octets, has_enhanced_block ? 24 : 20);
+  return out;
+}
+
+// An RDMAP message in one FPDU.
+std::variant<Built, std::string> build_fpdu(Session& s, const std::string& unit, const std::vector<Arg>& args) {
+  if (!s.framer) return std::string("'" + unit + "' needs full operation: run 'handshake' first");
+  // A test ULP command is a Send whose payload is the command (test_ulp.hpp).
+  const bool command = unit == "ulp.command";
+  Segment seg = default_segment(command ? "send" : unit, s.next_msn);
+  seg.rebuild_blocks();
+  std::vector<std::uint8_t> payload;
+  if (command) {
+    payload.assign(UlpCommandSpec::decl.size_octets, 0);
+    Block b = raw_block(UlpCommandSpec::decl, payload, 0);
+    using F = UlpCommandSpec::Field;
+    b.set(UlpCommandSpec::fields[static_cast<std::size_t>(F::Magic)], kUlpMagic);
+    b.set(UlpCommandSpec::fields[static_cast<std::size_t>(F::Version)], 1);
+    b.set(UlpCommandSpec::fields[static_cast<std::size_t>(F::Count)], 1);
+    seg.blocks.push_back(std::move(b));
+  } else if (const Arg* p = find_arg(args, "payload")) {
+    auto b = payload_octets(p->value, s.vars);
+    if (auto* e = std::get_if<std::string>(&b)) return "payload: " + *e;
+    payload = std::get<std::vector<std::uint8_t>>(b);
+  }
+  if (auto e = apply_args(s, seg.blocks, args, {}); !e.empty()) return e;
+  // An opcode override may change the headers a segment has: keep the
+  // octets, re-read the blocks.
+  seg.rebuild_blocks();
+  const bool msn_given = find_arg(args, "msn") != nullptr;
+  if (const ddp::Control ctl = ddp::Control::read(seg.octets);
+      !ctl.tagged && seg.octets.size() >= ddp::kUntaggedHeaderSize) {
+    using UF = ddp::UntaggedSpec::Field;
+    const auto qn = static_cast<std::uint32_t>(ddp::UntaggedHeader::read(seg.octets, UF::QN));
+    const auto msn = static_cast<std::uint32_t>(ddp::UntaggedHeader::read(seg.octets, UF::MSN));
+    if (qn < 4 && ctl.last && (!msn_given || msn == s.next_msn[qn])) s.next_msn[qn] = msn + 1;
+  }
+  const std::size_t header_size = seg.octets.size();
+  seg.octets.insert(seg.octets.end(), payload.begin(), payload.end());
+  if (command) seg.blocks.push_back(raw_block(UlpCommandSpec::decl, seg.octets, header_size));
+
+  mpa::FramerOverrides fo;
+  bool bad_crc = false;
+  for (const Arg& a : args) {
+    if (a.name == "crc" && a.value.kind == Value::Kind::kWord && a.value.text == "bad") {
+      bad_crc = true;
+      continue;
+    }
+    if (a.name == "omit_markers") {
+      fo.omit_markers = true;
+      continue;
+    }
+    if (!is_framing_arg(a.name) || a.name == "payload" || a.name == "truncate" || a.name == "append") continue;
+    auto n = number_arg(s, a);
+    if (auto* e = std::get_if<std::string>(&n)) return *e;
+    const std::uint64_t v = std::get<std::uint64_t>(n);
+    if (a.name == "ulpdu_length") fo.ulpdu_length = static_cast<std::uint16_t>(v);
+    else if (a.name == "pad") fo.pad_length = static_cast<std::size_t>(std::min<std::uint64_t>(v, 64));
+    else if (a.name == "pad_octet") fo.pad_octet = static_cast<std::uint8_t>(v);
+    else if (a.name == "crc") fo.crc = static_cast<std::uint32_t>(v);
+    else if (a.name == "fpduptr") fo.fpdu_ptr = static_cast<std::uint16_t>(v);
+    else if (a.name == "marker_res") fo.marker_reserved = static_cast<std::uint16_t>(v);
+  }
+  Built out;
+  const std::size_t n = s.framer->frame(wire::Bytes(seg.octets), out.octets, fo);
+  // The CRC is the FPDU's last four octets (a Marker due after them belongs
+  // to the next FPDU); a bad one differs in its last octet.
+  if (bad_crc && n >= 4) out.octets.back() ^= 0x5a;
+  const std::uint8_t opcode = seg.octets.size() >= ddp::kControlSize ? segment_opcode(seg.octets) : 0;
+  out.headline = "--> " + std::string(message_name(opcode)) + (command ? " (test ULP command)" : "") + ", FPDU " + std::to_string(n) + " octets" +
+                 (bad_crc ? ", bad CRC" : "") + (fo.ulpdu_length ? ", ULPDU_Length forced" : "");
+  out.detail = describe_blocks(seg.blocks, seg.octets, header_size);
+  return out;
+}
+
+// The tester's CLC client and server: fixed link values, and the identity
+// the run gives or the connection shows (clc_identity.hpp).
+clc::ClientConfig tester_client(const ClcResolved& id) {
+  clc::ClientConfig c;
+  c.link.peer_id = 0x52434e4643000001ull;  // "RCNFC" + 1
+  c.link.gid = id.gid;
+  c.link.mac = id.mac;
+  c.link.qp_number = 0x000200;
+  c.link.rmb_rkey = 0x1234;
+  c.link.rmb_virtual_address = 0x100000;
+  c.link.initial_psn = 0x10;
+  c.v2.user_eids = {clc::make_eid(id.eid)};
+  c.v2.rocev2_gid = c.link.gid;
+  c.ipv4 = id.ipv4;
+  return c;
+}
+
+clc::ServerConfig tester_server(const ClcResolved& id) {
+  clc::ServerConfig c;
+  const clc::ClientConfig cc = tester_client(id);
+  c.link = cc.link;
+  c.link.peer_id = 0x52434e4653000001ull;
+  if (id.fixed_mac) c.link.mac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};
+  c.link.qp_number = 0x000300;
+  c.v2 = cc.v2;
+  c.ipv4 = cc.ipv4;
+  return c;
+}
+
+std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, const std::vector<Arg>& args) {
+  std::vector<std::uint8_t> octets;
+  if (unit == "clc.proposal") {
+    clc::ClientConfig cfg = tester_client(s.identity);
+    if (const Arg* a = find_arg(args, "offer")) {
+      const std::string v = a->value.text;
+      cfg.offer_v1 = v == "v1" || v == "v1v2";
+      cfg.offer_v2 = v == "v2" || v == "v1v2";
+      if (!cfg.offer_v1 && !cfg.offer_v2) return std::string("offer: expected v1, v2 or v1v2");
+    }
+    s.clc_client = std::make_unique<clc::ClientHandshake>(cfg);
+    octets = s.clc_client->start(true).send;
+  } else if (unit == "clc.accept") {
+    if (s.last_clc_received.empty()) return std::string("clc.accept answers a Proposal: expect one first");
+    clc::ServerConfig cfg = tester_server(s.identity);
+    if (const Arg* a = find_arg(args, "choose")) {
+      // The version the tester's server settles on, when the IUT offered both.
+      const std::string v = a->value.text;
+      cfg.accept_v1 = v == "v1";
+      cfg.accept_v2 = v == "v2";
+      if (!cfg.accept_v1 && !cfg.accept_v2) return std::string("choose: expected v1 or v2");
+    }
+    s.clc_server = std::make_unique<clc::ServerHandshake>(cfg);
+    (void)s.clc_server->start(true);
+    const clc::Step step = s.clc_server->on_message(s.last_clc_received);
+    octets = step.send;
+    if (octets.empty()) return std::string("the reference server would not answer the IUT's Proposal");
+    // The tester's server declines the IUT's Proposal (an EID or prefix
+    // the run did not give it, say): an Accept the case could shape does
+    // not exist, so the case cannot go on to judge what it was written for.
+    if (step.outcome && step.outcome->kind == clc::OutcomeKind::kFallback && step.outcome->failed_check)
+      return "the tester's server declines the IUT's Proposal (" + std::string(step.outcome->failed_check->summary) +
+             ", " + std::string(step.outcome->failed_check->section) +
+             "), so it cannot send an Accept; check --clc-eid and --clc-prefix against the IUT's configuration";
+  } else if (unit == "clc.confirm") {
+    if (!s.clc_client || s.last_clc_received.empty()) return std::string("clc.confirm answers an Accept: send clc.proposal and expect clc.accept first");
+    const clc::Step step = s.clc_client->on_message(s.last_clc_received);
+    octets = step.send;
+    if (octets.empty()) return std::string("the reference client would not confirm the IUT's Accept");
+    // The tester's client found the Accept wrong and would decline it: the
+    // case cannot go on to judge what it was written for.
+    if (step.outcome && step.outcome->kind == clc::OutcomeKind::kFallback && step.outcome->failed_check)
+      return "the tester's client declines the IUT's Accept (" + std::string(step.outcome->failed_check->summary) +
+             "), so it cannot send a Confirm";
+  } else if (unit == "clc.decline") {
+    octets = clc::encode(clc::build_decline(clc::kVersion2, 0x52434e4643000001ull, clc::kDeclPeerDecl, clc::kOsLinux));
+  } else {
+    return "unknown CLC unit '" + unit + "'";
+  }
+  auto m = clc::decode(octets);
+  if (!m) return "the reference built an undecodable " + unit + ": " + m.error().to_string();
+  clc::Message msg = std::move(*m);
+  // `growth=N`: N octets of future growth between the IP Area Offset and the
+  // prefix area of a version 1 SMC-R Proposal (RFC 7609 App. A.2.2); the
+  // offset and Length follow.
+  if (const Arg* a = find_arg(args, "growth")) {
+    auto* p = std::get_if<clc::Proposal>(&msg);
+    if (!p || p->version() != clc::kVersion1 || p->smcd) return std::string("growth: only in a version 1 SMC-R Proposal (offer=v1)");
+    auto n = number_arg(s, *a);
+    if (auto* e = std::get_if<std::string>(&n)) return *e;
+    if (std::get<std::uint64_t>(n) > 256) return std::string("growth: at most 256 octets");
+    p->v1_growth_area.assign(static_cast<std::size_t>(std::get<std::uint64_t>(n)), 0);
+  }
+  {
+    std::vector<Block> blocks = clc_blocks(msg);
+    if (auto e = apply_args(s, blocks, args, {"offer", "choose", "grow", "shrink", "growth"}); !e.empty()) return e;
+  }
+  // Recompute what a sender derives, then force again what the script forced.
+  std::visit([](auto& x) { clc::finalize(x); }, msg);
+  {
+    std::vector<Block> blocks = clc_blocks(msg);
+    if (auto e = apply_args(s, blocks, args, {"offer", "choose", "grow", "shrink", "growth"}); !e.empty()) return e;
+  }
+  Built out;
+  out.octets = clc::encode(msg);
+  // `grow=N` / `shrink=N`: N zero octets more, or N octets fewer, just before
+  // the trailer, with Length following (unless the script forced it): a
+  // message whose Length disagrees with its blocks but whose trailer is where
+  // Length says (SMC v2: smc_clc_msg_prop_valid, smc_clc_msg_acc_conf_valid).
+  for (const char* name : {"grow", "shrink"}) {
+    const Arg* a = find_arg(args, name);
+    if (!a) continue;
+    auto n = number_arg(s, *a);
+    if (auto* e = std::get_if<std::string>(&n)) return *e;
+    const std::size_t k = static_cast<std::size_t>(std::get<std::uint64_t>(n));
+    const std::size_t body_end = out.octets.size() - clc::kTrailerSize;
+    if (std::string_view(name) == "grow") {
+      if (k > 1024) return std::string("grow: at most 1024 octets");
+      out.octets.insert(out.octets.begin() + static_cast<std::ptrdiff_t>(body_end), k, 0);
+    } else {
+      if (k > body_end - clc::kHeaderSize) return std::string("shrink: the message has fewer octets between header and trailer");
+      out.octets.erase(out.octets.begin() + static_cast<std::ptrdiff_t>(body_end - k),
+                       out.octets.begin() + static_cast<std::ptrdiff_t>(body_end));
+    }
+    if (!find_arg(args, "length")) {
+      clc::ClcHeader h(wire::Bytes(out.octets).first<clc::kHeaderSize>());
+      h.set(clc::ClcHeaderSpec::Field::Length, out.octets.size());
+      std::copy(h.bytes().begin(), h.bytes().end(), out.octets.begin());
+    }
+  }
+  out.headline = "--> CLC " + unit.substr(4) + ", " + std::to_string(out.octets.size()) + " octets";
+  out.detail = clc::describe(msg);
+  if (!s.identity.note.empty()) out.detail += "  (tester identity: " + s.identity.note + ")\n";
+  return out;
+}
+
+}  // namespace
+
+std::variant<Built, std::string> build(Session& s, const Step& st) {
+  std::variant<Built, std::string> r = std::string("unknown unit '" + st.unit + "'");
+  if (st.unit == "mpa.request" || st.unit == "mpa.reply") r = build_mpa(s, st.unit == "mpa.request", st.args);
+  else if (st.unit == "raw") {
+    Built b;
+    b.octets = st.args.front().value.bytes;
+    b.headline = "--> " + std::to_string(b.octets.size()) + " raw octets";
+    b.detail = "    " + hex(b.octets, 64) + "\n";
+    r = b;
+  } else if (st.unit.starts_with("clc.")) r = build_clc(s, st.unit, st.args);
+  else if (opcode_for(st.unit) || st.unit == "ddp.tagged" || st.unit == "ddp.untagged" || st.unit == "ulp.command")
+    r = build_fpdu(s, st.unit, st.args);
+  if (auto* b = std::get_if<Built>(&r)) {
+    if (const Arg* t = find_arg(st.args, "truncate")) {
+      auto n = number_arg(s, *t);
+      if (auto* e = std::get_if<std::string>(&n)) return *e;
+      const auto keep = std::min<std::uint64_t>(std::get<std::uint64_t>(n), b->octets.size());
+      b->octets.resize(static_cast<std::size_t>(keep));
+      b->headline += ", truncated to " + std::to_string(keep) + " octets";
+    }
+    if (const Arg* a = find_arg(st.args, "append")) {
+      b->octets.insert(b->octets.end(), a->value.bytes.begin(), a->value.bytes.end());
+      b->headline += ", " + std::to_string(a->value.bytes.size()) + " octets appended";
+    }
+  }
+  return r;
+}
+
+}  // namespace rdmaconf::conformance::runner

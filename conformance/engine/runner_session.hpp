@@ -1,0 +1,148 @@
+// Internal to the runner (runner.cpp, runner_session.cpp, runner_build.cpp):
+// the tester's side of one case's TCP connection.
+//
+// A Session owns the socket and what the tester knows of the exchange so far:
+// the phase (MPA startup, RFC 5044 §7.1; full operation, §5-§6; CLC, RFC 7609
+// App. A), the octets received but not yet cut into units, the framer and
+// deframer agreed at startup, the next MSN per queue, the CLC machines that
+// build valid messages for the tester. take_unit() cuts what the IUT sent into
+// Received units (an MPA Request/Reply, an FPDU's DDP segment, a CLC message),
+// each decoded through the declarations of reference/. build() makes the unit
+// a `>` step names (runner_build.cpp); runner.cpp matches units against the
+// script and runs the steps.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "clc/handshake.hpp"
+#include "clc/messages.hpp"
+#include "engine.hpp"
+#include "mpa/deframer.hpp"
+#include "mpa/framer.hpp"
+#include "units.hpp"
+
+namespace rdmaconf::conformance::runner {
+
+using Clock = std::chrono::steady_clock;
+
+// Octets as hex, at most `max` of them.
+std::string hex(wire::Bytes b, std::size_t max = 32);
+// One line per block, every field by its declaration, then the payload.
+std::string describe_blocks(const std::vector<Block>& blocks, const std::vector<std::uint8_t>& octets,
+                            std::size_t header_size);
+// The blocks of a decoded CLC message (its header, the type-bits overlay,
+// the bodies present, the trailer), each pointing into `m`.
+std::vector<Block> clc_blocks(clc::Message& m);
+
+// One unit the IUT sent, decoded.
+struct Received {
+  enum class Kind : std::uint8_t { kMpa, kFpdu, kClc, kMalformed } kind = Kind::kMalformed;
+  std::string name;  // "mpa.reply", "send", "clc.decline", ...
+  std::vector<std::uint8_t> octets;  // the unit (ULPDU for an FPDU)
+  Segment segment;                   // FPDU: DDP/RDMAP blocks
+  bool mpa_enhanced = false;
+  std::optional<clc::Message> clc;
+  std::size_t payload_at = 0;
+  bool crc_ok = true;
+  bool markers_ok = true;
+  std::string problem;  // kMalformed, or a framing violation
+  std::map<std::string, std::uint64_t, std::less<>> pseudo;
+
+  // Blocks point into this object's octets: rebuilt on use, since a
+  // Received is moved around after decoding.
+  std::vector<Block> all_blocks();
+  wire::Bytes payload() const {
+    const auto& o = kind == Kind::kFpdu ? segment.octets : octets;
+    return wire::Bytes(o).subspan(std::min(payload_at, o.size()));
+  }
+};
+
+enum class Phase : std::uint8_t { kMpaSetup, kFull, kClc, kDead };
+
+struct Session {
+  const Case& c;
+  const RunOptions& o;
+  CaseResult& result;
+  int fd = -1;
+  Clock::time_point start = Clock::now();
+  Phase phase = Phase::kMpaSetup;
+  std::vector<std::uint8_t> rx;
+  bool eof = false, reset = false;
+  Variables vars;
+  Captures captures;  // `field=@name` values the IUT sent earlier in this case
+
+  // MPA state
+  std::vector<std::uint8_t> sent_frame;  // the tester's Request/Reply, as sent
+  // RunOptions::reply_settle: the next send waits until then.
+  std::optional<Clock::time_point> settle_until;
+  std::optional<mpa::Framer> framer;
+  std::unique_ptr<mpa::Deframer> deframer;
+  std::uint32_t next_msn[4] = {1, 1, 1, 1};
+  // CLC state: the reference machines build valid messages for the tester.
+  std::unique_ptr<clc::ClientHandshake> clc_client;
+  std::unique_ptr<clc::ServerHandshake> clc_server;
+  std::vector<std::uint8_t> last_clc_received;
+  ClcResolved identity;  // the tester's CLC identity on this connection
+
+  Session(const Case& cc, const RunOptions& oo, CaseResult& r) : c(cc), o(oo), result(r) {}
+
+  // The IUT's Request (role initiator): the first frame it sent, once whole.
+  std::optional<std::vector<std::uint8_t>> iut_request() const;
+
+  double now_ms() const { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+  Duration scaled(Duration d) const {
+    return Duration(static_cast<Duration::rep>(static_cast<double>(d.count()) * o.time_scale + 0.5));
+  }
+
+  void record(bool from_tester, std::string headline, std::string detail) {
+    result.frames.push_back({from_tester, now_ms(), std::move(headline), std::move(detail)});
+  }
+
+  bool send_octets(wire::Bytes b);
+  // Reads what is available until `deadline`; false on timeout.
+  bool read_more(Clock::time_point deadline);
+
+  enum class EventKind : std::uint8_t { kUnit, kClosed, kTimeout };
+  struct Event {
+    EventKind kind = EventKind::kTimeout;
+    Received unit;
+  };
+  // The next unit, the IUT's close, or nothing before `deadline`.
+  Event next_event(Clock::time_point deadline);
+
+  // Full operation from the frames both sides sent (RFC 5044 §7.1.2: CRC if
+  // either asked, Markers towards whoever asked for them).
+  void enter_full_operation(wire::Bytes request, wire::Bytes reply);
+
+ private:
+  // Tries to take one complete unit from rx, as the phase reads it.
+  std::optional<Received> take_unit();
+  std::optional<Received> take_mpa_frame();    // RFC 5044 §7.1: a Request or Reply
+  std::optional<Received> take_clc_message();  // RFC 7609 App. A
+  std::optional<Received> take_fpdu();         // RFC 5044 §4-§6, DDP/RDMAP inside
+  // What rx holds is not a unit of this phase: nothing more is read from it.
+  Received give_up(std::string problem, std::string headline, std::string detail);
+};
+
+// ---- building the tester's units (runner_build.cpp)
+
+struct Built {
+  std::vector<std::uint8_t> octets;
+  std::string headline;
+  std::string detail;
+};
+
+// The unit a `>` step names, shaped by its arguments; or why it cannot be built.
+std::variant<Built, std::string> build(Session& s, const Step& st);
+
+const Arg* find_arg(const std::vector<Arg>& args, std::string_view name);
+std::variant<std::uint64_t, std::string> number_arg(Session& s, const Arg& a);
+
+}  // namespace rdmaconf::conformance::runner

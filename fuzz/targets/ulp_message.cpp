@@ -62,6 +62,9 @@ void rpcrdma(fuzz::Bytes payload, std::uint8_t cap) {
   const auto longer = with_tail(payload);
   auto tail = r::decode(longer, limits);
   FUZZ_CHECK(tail.ok() && same(*tail, *m));
+  // The RPC message's XID is read only when it arrived, and then kept.
+  FUZZ_CHECK(!m->rpc_xid || tail->rpc_xid == m->rpc_xid);
+  FUZZ_CHECK(!m->rpc_xid || payload.size() >= m->header_length + 4);
 }
 
 void iser(fuzz::Bytes payload) {

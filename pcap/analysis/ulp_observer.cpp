@@ -19,19 +19,17 @@ std::string hex(std::uint64_t v) {
 // An RPC-over-RDMA header that a Send of another ULP is unlikely to mimic:
 // version 1, a procedure that carries lists, and for RDMA_MSG an RPC
 // message that starts with the same XID (RFC 8166 §4.2.1 requires it).
-bool looks_like_rpcrdma(wire::Bytes p, const ulp::rpcrdma::Message& m) {
+bool looks_like_rpcrdma(const ulp::rpcrdma::Message& m) {
   using ulp::rpcrdma::Proc;
-  if (m.is(Proc::kMsg))
-    return p.size() >= m.header_length + 4 && wire::load_be(p.subspan(m.header_length, 4)) == m.xid;
+  if (m.is(Proc::kMsg)) return m.rpc_xid == m.xid;
   return m.is(Proc::kNoMsg) && (!m.read_list.empty() || !m.write_list.empty() || m.reply_chunk);
 }
 
 // An iSER header (RFC 7145 §9.2: reserved bits zero) before a known iSCSI
 // opcode, or a Hello.
-bool looks_like_iser(const ulp::iser::Message& m, wire::Bytes p) {
+bool looks_like_iser(const ulp::iser::Message& m) {
   if (m.opcode == static_cast<std::uint8_t>(ulp::iser::Opcode::kHello)) return m.max_ver == ulp::iser::kVersion;
-  const bool reserved_zero = (p[0] & 0x03) == 0 && p[1] == 0 && p[2] == 0 && p[3] == 0;
-  return m.opcode == static_cast<std::uint8_t>(ulp::iser::Opcode::kControl) && reserved_zero &&
+  return m.opcode == static_cast<std::uint8_t>(ulp::iser::Opcode::kControl) && m.reserved == 0 &&
          !ulp::iser::iscsi_opcode_name(m.iscsi_opcode).empty();
 }
 
@@ -107,8 +105,8 @@ const UlpMessage* UlpObserver::on_send(wire::Bytes p) {
     ++unrecognised_sends_;
     auto iser = ulp::iser::decode(p);
     auto rpc = ulp::rpcrdma::decode(p);
-    if (iser && looks_like_iser(*iser, p)) recognise(Ulp::kIser, UlpSource::kFirstSend);
-    else if (rpc && looks_like_rpcrdma(p, *rpc)) recognise(Ulp::kRpcRdma, UlpSource::kFirstSend);
+    if (iser && looks_like_iser(*iser)) recognise(Ulp::kIser, UlpSource::kFirstSend);
+    else if (rpc && looks_like_rpcrdma(*rpc)) recognise(Ulp::kRpcRdma, UlpSource::kFirstSend);
     else return nullptr;
   }
   last_ = UlpMessage{stats_.ulp, false, {}, {}};

@@ -37,6 +37,12 @@ TEST(UlpIser, ReadCommandAdvertisesTheReadStag) {
   EXPECT_TRUE(m->final);
   EXPECT_EQ(m->data_segment_length, 0u);
   EXPECT_EQ(m->itt, 0x01000000u);
+  EXPECT_EQ(m->reserved, 0u);
+  auto dirty = decode(hex("15000001" "00000000" "0000000000000000" "eaa07601" "ff2c1f0542823e00"
+                          "01c10000000000000000000000000000" "01000000" "00002400" "00000000c98ac819"
+                          "12000000240000000000000000000000"));
+  ASSERT_TRUE(dirty.ok());  // reserved bits are ignored on receipt (§9.2), and reported
+  EXPECT_EQ(dirty->reserved, 0x1000001u);
 }
 
 // Frame 16: its SCSI Response, sent with Invalidate of that Read STag.

@@ -47,7 +47,7 @@ TEST(UlpRpcRdma, CallWithAReplyChunk) {
   // The RPC message starts right after the lists, with the same XID
   // (RFC 8166 §4.2.1).
   EXPECT_EQ(m->header_length, 80u);
-  EXPECT_EQ(octets[m->header_length], 0x8f);
+  EXPECT_EQ(m->rpc_xid, 0x8f0ad9c7u);
 }
 
 // Frame 56: the Reply to it, RDMA_NOMSG: the RPC Reply went into the Reply
@@ -66,6 +66,7 @@ TEST(UlpRpcRdma, NoMsgReplyNamesWhatTheReplyChunkReceived) {
   ASSERT_TRUE(m->reply_chunk.has_value());
   EXPECT_EQ(m->reply_chunk->length(), 136u);
   EXPECT_EQ(m->header_length, octets.size());
+  EXPECT_FALSE(m->rpc_xid.has_value());  // RDMA_NOMSG: no RPC message in the Send
 }
 
 // Frame 70: a WRITE Call whose data the server pulls: one read segment at

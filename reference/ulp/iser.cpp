@@ -23,6 +23,7 @@ wire::Result<Message> decode(wire::Bytes send_payload) {
     case Opcode::kControl: {
       m.wsv = header->flag(C::WSV);
       m.rsv = header->flag(C::RSV);
+      m.reserved = static_cast<std::uint32_t>(header->get(C::Reserved));
       m.write_stag = static_cast<std::uint32_t>(header->get(C::WriteSTag));
       m.write_base_offset = header->get(C::WriteBaseOffset);
       m.read_stag = static_cast<std::uint32_t>(header->get(C::ReadSTag));

@@ -144,6 +144,7 @@ struct Message {
   std::uint8_t opcode = 0;  // iSER opcode (RFC 7145 §9.1)
   // kControl: the STags the initiator advertises and the iSCSI PDU.
   bool wsv = false, rsv = false;
+  std::uint32_t reserved = 0;  // RFC 7145 §9.2: sent as zero, ignored on receipt
   std::uint32_t write_stag = 0, read_stag = 0;
   std::uint64_t write_base_offset = 0, read_base_offset = 0;
   std::uint8_t iscsi_opcode = 0;

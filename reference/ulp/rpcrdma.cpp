@@ -148,6 +148,9 @@ wire::Result<Message> decode(wire::Bytes send_payload, const Limits& limits) {
       return wire::field_error(FixedHeader::field_decl(F::Proc), "is no procedure of version 1", 0);
   }
   m.header_length = r.offset();
+  if (m.is(Proc::kMsg)) {
+    if (const auto x = r.take_be(4)) m.rpc_xid = static_cast<std::uint32_t>(*x);
+  }
   return m;
 }
 

@@ -132,6 +132,9 @@ struct Message {
   std::uint32_t vers_low = 0, vers_high = 0;
   // Octets of the transport header: for RDMA_MSG the RPC message starts here.
   std::size_t header_length = 0;
+  // RDMA_MSG: the RPC message's own XID, its first word (RFC 5531 §9), when
+  // the Send holds it. RFC 8166 §4.2.1 makes it equal to `xid`.
+  std::optional<std::uint32_t> rpc_xid;
 
   bool is(Proc p) const { return proc == static_cast<std::uint32_t>(p); }
 };

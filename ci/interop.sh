@@ -122,7 +122,16 @@ boot_guest() {
 }
 kernel_ok() {  # kernel_ok AFTER: false (and recorded) when this boot's kernel log has a BUG or Oops
   local dmesg first
-  dmesg="$(guest 'dmesg' 2>&1)" || { echo "boot $boots, after $1: the guest did not answer" | tee -a "$out/siw/kernel.txt" >&2; return 1; }
+  # A panic powers the guest off (panic=-1 under -no-reboot): then its last words are on the serial
+  # console, with the same timestamps as dmesg.
+  if ! kill -0 "$(cat "$run/qemu.pid" 2> /dev/null)" 2> /dev/null || ! dmesg="$(guest 'dmesg' 60 2>&1)"; then
+    dmesg="$(cat "$run/console.log")"
+    first="$(grep -m1 -E 'BUG:|kernel BUG at|Oops:|general protection fault' <<< "$dmesg")" || first="no BUG line on the console"
+    printf '%s\n' "$dmesg" > "$out/guest/dmesg-boot$boots.txt"
+    echo "boot $boots, after $1: the guest is gone (kernel panic): $first (guest/dmesg-boot$boots.txt, the console)" \
+      | tee -a "$out/siw/kernel.txt" >&2
+    return 1
+  fi
   first="$(grep -m1 -E 'BUG:|kernel BUG at|Oops:|general protection fault' <<< "$dmesg")" || return 0
   printf '%s\n' "$dmesg" > "$out/guest/dmesg-boot$boots.txt"
   echo "boot $boots, after $1: $first (guest/dmesg-boot$boots.txt)" | tee -a "$out/siw/kernel.txt" >&2
@@ -193,12 +202,13 @@ if want siw; then
       passes+=("$part")
       kernel_ok "pass $part" && break
       bug_up="$(grep -m1 -E 'BUG:|kernel BUG at|Oops:|general protection fault' "$out/guest/dmesg-boot$boots.txt" \
-                | sed -E 's/^\[ *([0-9.]+)\].*/\1/')"
+                | sed -E 's/^\[ *([0-9.]+)\].*/\1/' || true)"
       bug_host="$(awk -v h="$host0" -v u0="$up0" -v u="$bug_up" 'BEGIN { printf "%.3f", h + (u - u0) }')"
       trigger=$((${#ids[@]} - 1))
       for i in "${!ids[@]}"; do
         f="$out/siw/cases/${ids[$i]}.pcapng"
         [ -e "$f" ] || continue
+        if [[ ! "$bug_up" =~ ^[0-9.]+$ ]]; then trigger=$i; continue; fi  # no time known: the last case with a capture
         if awk -v a="$(stat -c %.3Y "$f")" -v b="$bug_host" 'BEGIN { exit !(a >= b) }'; then trigger=$i; break; fi
       done
       echo "  it came with case ${ids[$trigger]} (pass $part); $((${#ids[@]} - trigger - 1)) cases after it run again after a reboot" \

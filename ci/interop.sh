@@ -279,13 +279,17 @@ if want smc; then
              > agent-smc-boot$boots.log 2>&1 < /dev/null &
            for i in \$(seq 60); do ss -Htln 'sport = :7501' | grep -q . && break; sleep 0.5; done; cat agent-smc-boot$boots.log"
   }
+  smc_runs=0
   smc_pass() {  # smc_pass NAME CASE-ID...: one `rdmaconf run` of these clc cases in the guest, into smc/parts/NAME/
-    local name=$1 rc=0; shift
+    # Ports of their own per run: the agent opens an AF_SMC listener at every run's start, and an
+    # earlier run's can still hold its port (Linux's server side leaves a listen worker hanging).
+    local name=$1 rc=0 clc_port=$((7502 + 2 * smc_runs)) listen_port=$((7503 + 2 * smc_runs)); shift
+    smc_runs=$((smc_runs + 1))
     mkdir -p "$run/share/smc/$name"
     # shellcheck disable=SC2046  # one word per --case argument
     guest "echo \$\$ > /sys/fs/cgroup/rdmaconf-tester/cgroup.procs
            exec ip netns exec tester rdmaconf run --agent http://10.78.0.1:7501 --token $token \
-             --clc-target 10.78.0.1:7502 --listen 10.78.0.2:7503 --suite clc --cases-dir /opt/rdmaconf/cases \
+             --clc-target 10.78.0.1:$clc_port --listen 10.78.0.2:$listen_port --suite clc --cases-dir /opt/rdmaconf/cases \
              --clc-eid RDMACONF-INTEROP --clc-prefix auto --clc-gid auto --clc-mac auto --iut-lacks smcv2.1 \
              $(printf -- '--case %s ' "$@") \
              --json smc/$name/results.json --junit smc/$name/junit.xml --html smc/$name/html" 3600 \

@@ -7,32 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "json.hpp"
+#include "json_depth.hpp"
 
 namespace rdmaconf::agent {
 
 using nlohmann::json;
 
 namespace {
-
-// Deeply nested JSON is refused before parsing: nothing a client sends here
-// nests, and the depth bounds what a parser and a destructor recurse over.
-bool nesting_within(std::string_view body, std::size_t max_depth) {
-  std::size_t depth = 0;
-  bool in_string = false, escaped = false;
-  for (char ch : body) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (ch == '\\') escaped = true;
-      else if (ch == '"') in_string = false;
-      continue;
-    }
-    if (ch == '"') in_string = true;
-    else if (ch == '[' || ch == '{') {
-      if (++depth > max_depth) return false;
-    } else if ((ch == ']' || ch == '}') && depth > 0) --depth;
-  }
-  return true;
-}
 
 // "a=1&b=2" -> value of `key`; false when the key is absent.
 bool query_value(std::string_view query, std::string_view key, std::string_view& value) {
@@ -209,7 +190,7 @@ HttpResponse Control::handle(const HttpRequest& r) {
   // GET requests carry no body; POST bodies are one JSON object.
   json body = json::object();
   if (method_is("POST") && !r.body.empty()) {
-    if (!nesting_within(r.body, limits_.max_json_depth))
+    if (!http::json_nesting_within(r.body, limits_.max_json_depth))
       return error_response(400, "JSON nested deeper than " + std::to_string(limits_.max_json_depth));
     body = json::parse(r.body, nullptr, false);
     if (body.is_discarded()) return error_response(400, "body is not valid JSON");

@@ -23,6 +23,7 @@ struct AnalyzeOptions {
   std::string json;
   std::string annotate;
   std::string filter;
+  std::vector<std::string> ulps;
   bool quiet = false;
 };
 
@@ -47,6 +48,7 @@ int run_analyze(const AnalyzeOptions& o) {
   analysis::AnalysisOptions options;
   options.observer.report_fpdus = false;  // counts and violations only
   options.bpf_filter = o.filter;
+  for (const std::string& u : o.ulps) options.ulps.push_back(*analysis::parse_ulp_choice(u));
   std::string error;
   std::optional<analysis::AnalysisResult> result;
   if (!o.capture.empty()) {
@@ -92,6 +94,11 @@ int run_analyze(const AnalyzeOptions& o) {
     if (s.kernel_drops > 0)
       std::cout << s.kernel_drops << " frames were dropped by the kernel before they could be read"
                 << " (a larger --buffer-size helps)\n";
+    for (const auto& [ulp, t] : s.ulps) {
+      std::cout << ulp << " on " << t.connections << (t.connections == 1 ? " connection" : " connections") << ":";
+      for (const auto& [what, n] : t.messages) std::cout << " " << what << " " << n << ",";
+      std::cout << " " << t.undecoded << " Sends not decoded\n";
+    }
     if (!result->clean_end) std::cout << "the capture did not end cleanly (truncated or unreadable)\n";
     if (result->violations.size() < s.violations)
       std::cout << "(" << s.violations - result->violations.size() << " further violations counted, not listed)\n";
@@ -134,11 +141,21 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
   sub->add_option("--json", o.json, "Write summary, per-type counts and violations as JSON to FILE ('-': stdout)");
   sub->add_option("--annotate", o.annotate, "Write the capture again as pcapng with a comment on every violating frame");
   sub->add_option("--filter", o.filter, "BPF filter (files: frame numbers still count every frame; -i: applied in the kernel)");
+  add_ulp_option(*sub, o.ulps);
   sub->add_flag("-q,--quiet", o.quiet, "Print nothing; the exit code says it");
   sub->final_callback([&exit_code] { exit_code = run_analyze(o); });
 }
 
 }  // namespace
+
+void add_ulp_option(CLI::App& sub, std::vector<std::string>& ulps) {
+  sub.add_option("--ulp", ulps,
+                 "The upper-layer protocol over RDMAP, NAME or NAME:PORT (rpc-over-rdma, iser); otherwise "
+                 "recognised per connection from the MPA private data or the first Send")
+      ->check([](const std::string& v) {
+        return analysis::parse_ulp_choice(v) ? std::string() : "expected rpc-over-rdma, iser or unknown, with an optional :PORT";
+      });
+}
 
 RDMACONF_COMMAND(analyze, add_analyze_command);
 

@@ -3,6 +3,7 @@
 // Adding a command is adding a file; nothing else changes.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,6 +21,11 @@ struct CommandEntry {
 };
 
 std::vector<CommandEntry>& registered_commands();
+
+// `--ulp NAME[:PORT]` (analyze, decode): the upper-layer protocol of every
+// connection, or of those to PORT, as Wireshark's Decode As; checked at parse
+// time, so the commands may take each value as valid.
+void add_ulp_option(CLI::App& sub, std::vector<std::string>& ulps);
 
 struct CommandRegistration {
   CommandRegistration(std::string_view name, AddCommand add) { registered_commands().push_back({name, add}); }

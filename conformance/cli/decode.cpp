@@ -13,6 +13,7 @@ namespace {
 struct DecodeOptions {
   std::string capture;
   std::string filter;
+  std::vector<std::string> ulps;
   bool json = false;
 };
 
@@ -49,6 +50,7 @@ class Printer : public analysis::AnalysisListener {
 int run_decode(const DecodeOptions& o) {
   analysis::AnalysisOptions options;
   options.bpf_filter = o.filter;
+  for (const std::string& u : o.ulps) options.ulps.push_back(*analysis::parse_ulp_choice(u));
   Printer printer(o.json);
   std::string error;
   auto result = analysis::analyze_file(o.capture, options, &printer, error);
@@ -72,6 +74,7 @@ void add_decode_command(CLI::App& app, int& exit_code) {
   sub->add_option("capture", o.capture, "pcap or pcapng file")->required();
   sub->add_flag("--json", o.json, "One JSON object per message, as a JSON array");
   sub->add_option("--filter", o.filter, "BPF filter applied while reading");
+  add_ulp_option(*sub, o.ulps);
   sub->final_callback([&exit_code] { exit_code = run_decode(o); });
 }
 

@@ -9,6 +9,7 @@
 #include "captures.hpp"
 #include "case_json.hpp"
 #include "http_server.hpp"
+#include "json_depth.hpp"
 #include "requirement.hpp"
 
 namespace rdmaconf::dashboard {

@@ -45,22 +45,4 @@ std::pair<std::string_view, std::string_view> split_target(std::string_view targ
   return {target.substr(0, q), target.substr(q + 1)};
 }
 
-bool json_nesting_within(std::string_view body, std::size_t max_depth) {
-  std::size_t depth = 0;
-  bool in_string = false, escaped = false;
-  for (char ch : body) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (ch == '\\') escaped = true;
-      else if (ch == '"') in_string = false;
-      continue;
-    }
-    if (ch == '"') in_string = true;
-    else if (ch == '[' || ch == '{') {
-      if (++depth > max_depth) return false;
-    } else if ((ch == ']' || ch == '}') && depth > 0) --depth;
-  }
-  return true;
-}
-
 }  // namespace rdmaconf::http

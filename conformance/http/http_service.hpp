@@ -62,7 +62,4 @@ bool query_value(std::string_view query, std::string_view key, std::string_view&
 // Splits "/path?query".
 std::pair<std::string_view, std::string_view> split_target(std::string_view target);
 
-// Refuses JSON nested deeper than max_depth before a parser recurses over it.
-bool json_nesting_within(std::string_view body, std::size_t max_depth);
-
 }  // namespace rdmaconf::http

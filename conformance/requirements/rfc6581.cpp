@@ -84,9 +84,13 @@ constexpr Requirement kRows[] = {
     row("rfc6581-9.2-bcd-ignored-without-a", kMust, P, "With flag A clear, a receiver ignores flags B, C and D"),
     row("rfc6581-9.2-rtr-first-fpdu", kMust, W,
         "In peer-to-peer mode the initiator's first FPDU is the chosen RTR message"),
-    row("rfc6581-9.2-rtr-kind-match", kMust, P,
-        "A responder whose first FPDU is no RTR of a kind its Reply set treats it as an error (no matching RTR, "
-        "LLP error code 0x07) and terminates; the text names that code for the initiator only, and no other"),
+    // §9.2 binds the initiator to send a negotiated RTR kind and names code 0x07 for the initiator that
+    // cannot; no sentence says what a responder does with another first FPDU. Kept as a MAY
+    // (informational): a Terminate with 0x07 is the answer that helps the initiator most.
+    row("rfc6581-9.2-rtr-kind-match", kMay, P,
+        "A responder whose first FPDU is no RTR of a kind its Reply set may treat it as an error (no matching "
+        "RTR, LLP error code 0x07) and terminate (a project expectation: the text states the initiator's side "
+        "only, rfc6581-9.2-rtr-first-fpdu)"),
     row("rfc6581-9.2-responder-waits-rtr", kMustNot, W,
         "The responder sends no FPDU before the RTR arrived"),
     row("rfc6581-9.2-rtr-zero-length", kMust, W, "The RTR message carries no payload"),

@@ -16,7 +16,8 @@ std::string ConnectionInfo::stream(Side from) const {
 
 // One connection: its observer and the sink that forwards what it says.
 struct Analyzer::Connection : ObserverSink {
-  Connection(Analyzer& a, ConnectionInfo i) : analyzer(a), info(std::move(i)), observer(*this, a.options_.observer) {}
+  Connection(Analyzer& a, ConnectionInfo i, const ObserverConfig& config)
+      : analyzer(a), info(std::move(i)), observer(*this, config) {}
 
   void on_message(const Message& m) override {
     if (m.kind == MessageKind::kMpaRequest || m.kind == MessageKind::kMpaReply) ++analyzer.result_.summary.mpa_frames;
@@ -55,7 +56,10 @@ Analyzer::Connection& Analyzer::connection_for(capture::Stream& s) {
   info.initiator_to_responder =
       s.from_initiator() ? s.key() : capture::StreamKey{s.key().destination, s.key().source};
   ++result_.summary.streams;
-  auto c = std::make_unique<Connection>(*this, std::move(info));
+  ObserverConfig config = options_.observer;
+  for (const UlpChoice& u : options_.ulps)
+    if (!u.port || *u.port == info.initiator_to_responder.destination.port) config.ulp = u.ulp;
+  auto c = std::make_unique<Connection>(*this, std::move(info), config);
   Connection& ref = *c;
   connections_.emplace(s.connection_id(), std::move(c));
   return ref;
@@ -113,6 +117,19 @@ void Analyzer::retire(Connection& c) {
     s.skipped_octets += d.skipped_octets;
     for (std::size_t i = 0; i < 16; ++i) s.rdmap_messages[i] += c.observer.rdmap_messages(side)[i];
     for (std::size_t i = 0; i < 5; ++i) s.clc_types[i] += c.observer.clc_types(side)[i];
+  }
+  const UlpStats& u = c.observer.ulp();
+  if (u.ulp != Ulp::kUnknown) {
+    UlpTotals& t = s.ulps[std::string(name(u.ulp))];
+    ++t.connections;
+    ++t.by_source[std::string(name(u.source))];
+    for (const auto& [k, n] : u.messages) t.messages[k] += n;
+    t.read_segments += u.read_segments;
+    t.write_chunks += u.write_chunks;
+    t.reply_chunks += u.reply_chunks;
+    t.write_stags += u.write_stags;
+    t.read_stags += u.read_stags;
+    t.undecoded += u.undecoded;
   }
 }
 
@@ -215,8 +232,23 @@ void write_json(std::ostream& out, const AnalysisResult& result, const std::stri
   out << "},\n  \"clc_messages\": {";
   static constexpr std::string_view kClcNames[] = {"Proposal", "Accept", "Confirm", "Decline"};
   for (std::size_t t = 1; t <= 4; ++t) out << (t > 1 ? ", " : "") << quoted(kClcNames[t - 1]) << ": " << s.clc_types[t];
-  out << "},\n  \"capture_report_kinds\": {";
+  out << "},\n  \"ulps\": {";
   bool first = true;
+  const auto counts = [&](const std::map<std::string, std::uint64_t>& m) {
+    std::string o = "{";
+    for (const auto& [k, n] : m) o += (o.size() > 1 ? ", " : "") + quoted(k) + ": " + std::to_string(n);
+    return o + "}";
+  };
+  for (const auto& [ulp, t] : s.ulps) {
+    out << (first ? "" : ", ") << quoted(ulp) << ": {\"connections\": " << t.connections
+        << ", \"recognised_by\": " << counts(t.by_source) << ", \"messages\": " << counts(t.messages)
+        << ", \"read_segments\": " << t.read_segments << ", \"write_chunks\": " << t.write_chunks
+        << ", \"reply_chunks\": " << t.reply_chunks << ", \"write_stags\": " << t.write_stags
+        << ", \"read_stags\": " << t.read_stags << ", \"undecoded\": " << t.undecoded << "}";
+    first = false;
+  }
+  out << "},\n  \"capture_report_kinds\": {";
+  first = true;
   for (const auto& [k, n] : s.report_kinds) {
     out << (first ? "" : ", ") << quoted(k) << ": " << n;
     first = false;

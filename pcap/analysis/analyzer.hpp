@@ -49,6 +49,9 @@ struct AnalysisOptions {
   capture::ReassemblyLimits limits;
   std::size_t max_violations_kept = 100000;
   std::string bpf_filter;
+  // `--ulp`: a choice with a port applies to connections whose responder
+  // listens there, one without to every connection; the last match wins.
+  std::vector<UlpChoice> ulps;
 };
 
 struct ViolationRecord {
@@ -61,6 +64,16 @@ struct ViolationRecord {
   std::string text;
   std::string hint_mistake;  // Violation::hint_mistake, hint
   std::string hint;
+};
+
+// What one upper-layer protocol said over all connections that carry it.
+struct UlpTotals {
+  std::uint64_t connections = 0;
+  std::map<std::string, std::uint64_t> by_source;  // how they were recognised
+  std::map<std::string, std::uint64_t> messages;   // per procedure or iSCSI opcode
+  std::uint64_t read_segments = 0, write_chunks = 0, reply_chunks = 0;  // RPC-over-RDMA
+  std::uint64_t write_stags = 0, read_stags = 0;                        // iSER
+  std::uint64_t undecoded = 0;
 };
 
 struct AnalysisSummary {
@@ -82,6 +95,7 @@ struct AnalysisSummary {
   std::array<std::uint64_t, 5> clc_types{};        // per CLC Type
   std::map<std::string, std::uint64_t> report_kinds;  // capture reports per kind
   std::map<std::string, std::uint64_t> violations_per_rule;
+  std::map<std::string, UlpTotals> ulps;  // by ULP name ("rpc-over-rdma", "iser"): recognised ones only
 };
 
 struct AnalysisResult {

@@ -93,6 +93,10 @@ Fields fields_of(const Message& m) {
         f.text("hdrct", hdrct.empty() ? "none" : hdrct);
         if (t.has_segment_length()) f.num("ddp_segment_length", t.ddp_segment_length);
       }
+      if (s.ulp) {
+        f.text("ulp", std::string(name(s.ulp->ulp)));
+        f.text("ulp_message", s.ulp->decoded ? s.ulp->summary : "not decoded: " + s.ulp->error);
+      }
     }
   } else if (m.clc) {
     std::visit([&](const auto& msg) { f.num("version", msg.version()); }, *m.clc);

@@ -32,6 +32,7 @@ std::string_view name(MessageKind k) {
 
 ConnectionObserver::ConnectionObserver(ObserverSink& sink, ObserverConfig config)
     : sink_(sink), config_(config) {
+  if (config_.ulp) ulp_.set_user(*config_.ulp);
   for (int i = 0; i < 2; ++i) {
     dirs_[i] = std::make_unique<Direction>();
     dirs_[i]->side = static_cast<Side>(i);
@@ -357,6 +358,7 @@ ConnectionObserver::Consumed ConnectionObserver::mpa_startup(Direction& d, Frame
   m.octets = *size;
   m.req_rep = &*d.frame;
   sink_.on_message(m);
+  ulp_.on_private_data(d.frame->ulp_private_data);
 
   // Full operation starts right after the frame (RFC 5044 §4.3 counts
   // Marker positions from there).

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "analysis/rules.hpp"
+#include "analysis/ulp_observer.hpp"
 #include "clc/messages.hpp"
 #include "ddp/headers.hpp"
 #include "mpa/deframer.hpp"
@@ -85,6 +86,8 @@ struct SegmentInfo {
   std::optional<rdmap::ReadRequestHeader> read_request;
   // Terminate (opcode 7), when it decodes
   std::optional<rdmap::TerminateMessage> terminate;
+  // The ULP's view of a Send's first segment, once the ULP is recognised.
+  const UlpMessage* ulp = nullptr;
 };
 
 // One decoded message. Pointers and views are valid during the callback only.
@@ -140,6 +143,9 @@ struct ObserverConfig {
   std::size_t max_buffer = std::size_t{256} << 10;
   // Emit on_message for FPDUs (off: violations and counts only, for speed).
   bool report_fpdus = true;
+  // The ULP every connection carries, when the user says so (`--ulp`);
+  // otherwise it is recognised per connection (ulp_observer.hpp).
+  std::optional<Ulp> ulp;
 };
 
 // What MPA startup settled, as both frames said (nullopt fields: not seen).
@@ -191,6 +197,8 @@ class ConnectionObserver {
   // value, and CLC messages per type (index = the Type field, 1-4).
   const std::array<std::uint64_t, 16>& rdmap_messages(Side s) const;
   const std::array<std::uint64_t, 5>& clc_types(Side s) const;
+  // The upper-layer protocol over RDMAP and what it said.
+  const UlpStats& ulp() const { return ulp_.stats(); }
 
  private:
   struct Direction;
@@ -238,6 +246,7 @@ class ConnectionObserver {
   // Request/response matching holds while no octet of either direction was
   // lost (a gap or a mid-connection start turns it off for the connection).
   bool reads_synced_ = true;
+  UlpObserver ulp_;
 };
 
 }  // namespace rdmaconf::analysis

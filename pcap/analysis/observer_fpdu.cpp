@@ -96,6 +96,18 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
   }
   SegmentInfo seg;
   check_segment(d, f, seg, frame, offset);
+  // The first segment of a Send-type message carries the ULP's header
+  // (RPC-over-RDMA, iSER): only those octets are copied, at most what a
+  // header needs.
+  const rdmap::OpcodeInfo* op = seg.has_header ? rdmap::find_opcode(seg.rdmap.opcode) : nullptr;
+  if (op && !op->tagged && op->queue == rdmap::Queue::kSend && op->rdmap_header_size == 0 && seg.mo == 0 &&
+      seg.qn == static_cast<std::uint32_t>(rdmap::Queue::kSend) && ulp_.wants_sends()) {
+    const wire::Chunks payload = f.ulpdu().subrange(ddp::kUntaggedHeaderSize);
+    std::array<std::uint8_t, UlpObserver::kSendHead> head;
+    const std::size_t n = std::min(payload.size(), head.size());
+    payload.copy_prefix(wire::MutableBytes(head).first(n));
+    seg.ulp = ulp_.on_send(wire::Bytes(head).first(n));
+  }
   if (config_.report_fpdus) {
     Message m;
     m.kind = MessageKind::kFpdu;

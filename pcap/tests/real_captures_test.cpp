@@ -69,6 +69,24 @@ const std::vector<Expected>& expected() {
       {"smc-client-decline-no-pnet.pcap", 30, 0, 1, 0, {{"Decline", 1}}, {{"CLC Decline", 1}}, {}},
       // The server's SYN-ACK lacks the SMC option: no CLC message at all.
       {"smc-fallback-tcp-server.pcap", 39, 0, 0, 0, {}, {}, {}},
+      // NFSv3 over RPC-over-RDMA (Linux client and server on siw): reads
+      // come back as RDMA Writes into write chunks, replies into reply
+      // chunks, WRITE data is pulled by RDMA Read (ulp_captures_test.cpp has
+      // what the ULP said). The segments agree with tshark's iwarp_rdma.opcode.
+      {"ulp-nfsv3-rdma.pcap", 1043, 1, 0, 664,
+       {{"RDMA Write", 32}, {"RDMA Read Request", 2}, {"RDMA Read Response", 2}, {"Send", 81},
+        {"Send with Invalidate", 5}},
+       {{"MPA Request", 1}, {"MPA Reply", 1}, {"RDMA Write", 300}, {"RDMA Read Request", 2},
+        {"RDMA Read Response", 276}, {"Send", 81}, {"Send with Invalidate", 5}},
+       {}},
+      // iSER (LIO target, open-iscsi initiator on siw), the first 620 frames:
+      // the cut falls inside the second RDMA Read Response, so no Read
+      // Response is complete.
+      {"ulp-iser-head.pcap", 620, 1, 0, 422,
+       {{"RDMA Write", 59}, {"RDMA Read Request", 2}, {"Send", 61}, {"Send with Invalidate", 53}},
+       {{"MPA Request", 1}, {"MPA Reply", 1}, {"RDMA Write", 278}, {"RDMA Read Request", 2},
+        {"RDMA Read Response", 18}, {"Send", 71}, {"Send with Invalidate", 53}},
+       {}},
   };
   return k;
 }

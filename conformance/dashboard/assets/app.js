@@ -40,10 +40,12 @@ function svg(tag, attrs, text) {
   if (text !== undefined) e.textContent = String(text);
   return e;
 }
-function show(...nodes) {
-  const main = document.getElementById('main');
-  main.replaceChildren(...nodes.flat().filter((n) => n !== null && n !== undefined && n !== false));
+// Replaces a node's children; arrays are flattened and absent parts
+// (null, undefined, false) skipped, as el() does.
+function fill(node, ...children) {
+  node.replaceChildren(...children.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
 }
+function show(...nodes) { fill(document.getElementById('main'), ...nodes); }
 function verdictSpan(v) { return el('span', {className: v}, v); }
 
 // ------------------------------------------------------------ API
@@ -343,30 +345,30 @@ function updateRunView(r) {
   const v = runView;
   const f = state.filter;
   const active = r.status === 'queued' || r.status === 'running';
-  v.head.replaceChildren(
+  fill(v.head,
     el('h2', {}, 'Run #' + r.id + ' ', el('span', {className: 'status-' + r.status, id: 'run-status'}, r.status)),
     el('p', {}, 'Target: ', el('b', {}, r.target || '(not yet started)'), ' · source ', r.source, ' · created ', r.created_at,
       r.duration_ms ? ' · ' + r.duration_ms + ' ms' : ''),
     r.message ? el('p', {className: 'msg'}, r.message) : null);
   v.cancel.hidden = !(active && state.token);
-  v.counts.replaceChildren(el('b', {}, String(r.cases.length)), ' cases: ',
+  fill(v.counts, el('b', {}, String(r.cases.length)), ' cases: ',
     VERDICTS.filter((x) => r.summary[x]).map((x) => el('span', {className: x}, ' ' + r.summary[x] + ' ' + x + ' ')));
   v.skipped.hidden = !(r.skipped && r.skipped.length);
-  if (!v.skipped.hidden) v.skipped.lastChild.replaceChildren(...r.skipped.map((s) => el('li', {}, s)));
+  if (!v.skipped.hidden) fill(v.skipped.lastChild, r.skipped.map((s) => el('li', {}, s)));
   v.config.textContent = JSON.stringify(r.config, null, 2);
-  v.matrix.replaceChildren(drawMatrix(r.cases, (p, l) => v.setFilter({protocol: p, level: l})));
+  fill(v.matrix, drawMatrix(r.cases, (p, l) => v.setFilter({protocol: p, level: l})));
 
   const protocols = [...new Set(r.cases.map((c) => c.protocol))].sort();
   if (protocols.join() !== v.protocols) {
     v.protocols = protocols.join();
-    v.selects.protocol.replaceChildren(el('option', {value: ''}, 'any protocol'),
+    fill(v.selects.protocol, el('option', {value: ''}, 'any protocol'),
       protocols.map((x) => el('option', {value: x, selected: f.protocol === x}, x)));
   }
   const cases = r.cases.filter((c) => matches(c, f))
     .sort((a, b) => (RANK[a.verdict] - RANK[b.verdict]) || a.id.localeCompare(b.id));
   const limit = 2000;
   v.shown.textContent = cases.length + ' shown';
-  v.table.replaceChildren(v.header, ...cases.slice(0, limit).map((c) => caseRow(v, r, c)));
+  fill(v.table, v.header, cases.slice(0, limit).map((c) => caseRow(v, r, c)));
   v.more.textContent = cases.length > limit ? (cases.length - limit) + ' more: narrow the filter' : '';
 }
 

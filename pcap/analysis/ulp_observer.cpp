@@ -1,0 +1,166 @@
+// ULP recognition and decoding on an RDMAP connection (ulp_observer.hpp).
+#include "analysis/ulp_observer.hpp"
+
+#include <cstdio>
+
+#include "ulp/iser.hpp"
+#include "ulp/rpcrdma.hpp"
+
+namespace rdmaconf::analysis {
+
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// An RPC-over-RDMA header that a Send of another ULP is unlikely to mimic:
+// version 1, a procedure that carries lists, and for RDMA_MSG an RPC
+// message that starts with the same XID (RFC 8166 §4.2.1 requires it).
+bool looks_like_rpcrdma(wire::Bytes p, const ulp::rpcrdma::Message& m) {
+  using ulp::rpcrdma::Proc;
+  if (m.is(Proc::kMsg))
+    return p.size() >= m.header_length + 4 && wire::load_be(p.subspan(m.header_length, 4)) == m.xid;
+  return m.is(Proc::kNoMsg) && (!m.read_list.empty() || !m.write_list.empty() || m.reply_chunk);
+}
+
+// An iSER header (RFC 7145 §9.2: reserved bits zero) before a known iSCSI
+// opcode, or a Hello.
+bool looks_like_iser(const ulp::iser::Message& m, wire::Bytes p) {
+  if (m.opcode == static_cast<std::uint8_t>(ulp::iser::Opcode::kHello)) return m.max_ver == ulp::iser::kVersion;
+  const bool reserved_zero = (p[0] & 0x03) == 0 && p[1] == 0 && p[2] == 0 && p[3] == 0;
+  return m.opcode == static_cast<std::uint8_t>(ulp::iser::Opcode::kControl) && reserved_zero &&
+         !ulp::iser::iscsi_opcode_name(m.iscsi_opcode).empty();
+}
+
+std::string chunk_text(const ulp::rpcrdma::WriteChunk& c) {
+  return std::to_string(c.segments.size()) + (c.segments.size() == 1 ? " segment" : " segments") + " (" +
+         std::to_string(c.length()) + " octets)";
+}
+
+}  // namespace
+
+std::string_view name(Ulp u) {
+  switch (u) {
+    case Ulp::kRpcRdma: return "rpc-over-rdma";
+    case Ulp::kIser: return "iser";
+    default: return "unknown";
+  }
+}
+std::optional<Ulp> ulp_from_name(std::string_view s) {
+  for (Ulp u : {Ulp::kRpcRdma, Ulp::kIser, Ulp::kUnknown})
+    if (name(u) == s) return u;
+  if (s == "nfs-rdma" || s == "nfs") return Ulp::kRpcRdma;
+  return std::nullopt;
+}
+
+std::optional<UlpChoice> parse_ulp_choice(std::string_view text) {
+  UlpChoice c;
+  const auto colon = text.find(':');
+  const auto u = ulp_from_name(text.substr(0, colon));
+  if (!u) return std::nullopt;
+  c.ulp = *u;
+  if (colon != std::string_view::npos) {
+    const std::string_view port = text.substr(colon + 1);
+    unsigned v = 0;
+    if (port.empty() || port.size() > 5) return std::nullopt;
+    for (char ch : port) {
+      if (ch < '0' || ch > '9') return std::nullopt;
+      v = v * 10 + static_cast<unsigned>(ch - '0');
+    }
+    if (v == 0 || v > 65535) return std::nullopt;
+    c.port = static_cast<std::uint16_t>(v);
+  }
+  return c;
+}
+
+std::string_view name(UlpSource s) {
+  switch (s) {
+    case UlpSource::kPrivateData: return "MPA private data";
+    case UlpSource::kFirstSend: return "first Send";
+    case UlpSource::kUser: return "user";
+    default: return "none";
+  }
+}
+
+void UlpObserver::recognise(Ulp u, UlpSource how) {
+  if (stats_.source == UlpSource::kUser) return;
+  stats_.ulp = u;
+  stats_.source = how;
+}
+
+void UlpObserver::set_user(Ulp u) {
+  stats_.ulp = u;
+  stats_.source = UlpSource::kUser;
+}
+
+void UlpObserver::on_private_data(wire::Bytes ulp_private_data) {
+  if (stats_.ulp == Ulp::kUnknown && ulp::rpcrdma::read_private_data(ulp_private_data))
+    recognise(Ulp::kRpcRdma, UlpSource::kPrivateData);
+}
+
+const UlpMessage* UlpObserver::on_send(wire::Bytes p) {
+  if (stats_.ulp == Ulp::kUnknown && stats_.source != UlpSource::kUser) {
+    if (unrecognised_sends_ >= kRecogniseWithin) return nullptr;
+    ++unrecognised_sends_;
+    auto iser = ulp::iser::decode(p);
+    auto rpc = ulp::rpcrdma::decode(p);
+    if (iser && looks_like_iser(*iser, p)) recognise(Ulp::kIser, UlpSource::kFirstSend);
+    else if (rpc && looks_like_rpcrdma(p, *rpc)) recognise(Ulp::kRpcRdma, UlpSource::kFirstSend);
+    else return nullptr;
+  }
+  last_ = UlpMessage{stats_.ulp, false, {}, {}};
+  if (stats_.ulp == Ulp::kRpcRdma) {
+    auto m = ulp::rpcrdma::decode(p);
+    if (!m) {
+      ++stats_.undecoded;
+      last_.error = m.error().to_string();
+      return &last_;
+    }
+    const std::string proc(ulp::rpcrdma::proc_name(m->proc));
+    ++stats_.messages[proc];
+    stats_.read_segments += m->read_list.size();
+    stats_.write_chunks += m->write_list.size();
+    stats_.reply_chunks += m->reply_chunk ? 1 : 0;
+    std::string s = proc + " xid=" + hex(m->xid) + " credits=" + std::to_string(m->credits);
+    for (const auto& r : m->read_list)
+      s += " read " + hex(r.target.handle) + "+" + hex(r.target.offset) + " " + std::to_string(r.target.length) +
+           " octets at position " + std::to_string(r.position);
+    for (const auto& w : m->write_list) s += " write chunk " + chunk_text(w);
+    if (m->reply_chunk) s += " reply chunk " + chunk_text(*m->reply_chunk);
+    if (m->is(ulp::rpcrdma::Proc::kError)) s += " error " + std::to_string(m->err);
+    last_.decoded = true;
+    last_.summary = std::move(s);
+  } else if (stats_.ulp == Ulp::kIser) {
+    auto m = ulp::iser::decode(p);
+    if (!m) {
+      ++stats_.undecoded;
+      last_.error = m.error().to_string();
+      return &last_;
+    }
+    std::string s;
+    if (m->opcode == static_cast<std::uint8_t>(ulp::iser::Opcode::kControl)) {
+      const std::string_view op = ulp::iser::iscsi_opcode_name(m->iscsi_opcode);
+      const std::string what = op.empty() ? "iSCSI opcode " + hex(m->iscsi_opcode) : std::string(op);
+      ++stats_.messages[what];
+      stats_.write_stags += m->wsv;
+      stats_.read_stags += m->rsv;
+      s = what + " itt=" + hex(m->itt);
+      if (m->wsv) s += " write_stag=" + hex(m->write_stag) + "+" + hex(m->write_base_offset);
+      if (m->rsv) s += " read_stag=" + hex(m->read_stag) + "+" + hex(m->read_base_offset);
+      if (m->data_segment_length) s += " data=" + std::to_string(m->data_segment_length);
+    } else {
+      const bool hello = m->opcode == static_cast<std::uint8_t>(ulp::iser::Opcode::kHello);
+      ++stats_.messages[hello ? "iSER Hello" : "iSER HelloReply"];
+      s = std::string(hello ? "iSER Hello ird=" : "iSER HelloReply ord=") + std::to_string(m->ird_or_ord) +
+          (m->rej ? " rejected" : "");
+    }
+    last_.decoded = true;
+    last_.summary = std::move(s);
+  }
+  return &last_;
+}
+
+}  // namespace rdmaconf::analysis

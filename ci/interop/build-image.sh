@@ -25,12 +25,13 @@ times="$VM_DIR/build-times.txt"
 
 # What the guest runs: the kernel and an init that runs our service; rdma-core's tools (rping for the
 # replay proof, rdma for `rdma link add`); the runtime libraries of rdmaconf and rdmaconf-agent as
-# built on a Debian 12 host (verbs, rdma_cm, providers, ISA-L, libpcap, libstdc++); tcpdump for the
+# built on a Debian 12 host (verbs, rdma_cm, providers, ISA-L, libpcap, libstdc++, SQLite: the
+# dashboard's store is linked into rdmaconf and the tester runs in the guest); tcpdump for the
 # capture that `rdmaconf analyze` reads; bpftool to attach the sock_ops program of the SMC run.
 guest_packages=(
   linux-image-amd64 initramfs-tools systemd-sysv udev kmod iproute2 procps
   rdma-core ibverbs-providers ibverbs-utils rdmacm-utils libibverbs1 librdmacm1 libisal2 libpcap0.8
-  libstdc++6 tcpdump ethtool bpftool
+  libstdc++6 libsqlite3-0 tcpdump ethtool bpftool
 )
 
 [ "$(id -u)" = 0 ] || die "build-image.sh must run as root (debootstrap, chroot)"

@@ -19,7 +19,7 @@
 #include "pcap_hook.hpp"
 #include "report.hpp"
 #include "responder.hpp"
-#include "static_report.hpp"
+#include "html_report.hpp"
 
 namespace rdmaconf::cli {
 namespace {
@@ -77,30 +77,6 @@ std::vector<const cf::Case*> runnable_cases(const std::vector<const cf::Case*>& 
   return out;
 }
 
-// The scripts of the cases that ran, for the HTML report's case pages (read
-// from the catalogue's folder, at most 256 KiB each, as `serve` does).
-std::map<std::string, std::string> report_scripts(const std::string& cases_dir, const std::vector<cf::CaseResult>& results) {
-  std::map<std::string, std::string> scripts;
-  for (const cf::CaseResult& r : results) {
-    if (scripts.count(r.c->id)) continue;
-    std::ifstream f(std::filesystem::path(cases_dir) / r.c->file, std::ios::binary);
-    if (!f) continue;
-    std::string text(256 * 1024, '\0');
-    f.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<std::size_t>(f.gcount()));
-    scripts.emplace(r.c->id, std::move(text));
-  }
-  return scripts;
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 }  // namespace
 
@@ -324,13 +300,7 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
   if (!a.junit.empty() && !write(a.junit, cf::write_junit)) return 2;
   if (!a.json.empty() && !write(a.json, cf::write_json)) return 2;
   if (!a.html.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(a.html, ec);
-    dashboard::ReportContext context{publish_config(a), capabilities, report_scripts(a.cases_dir, results), utc_now()};
-    if (!write(a.html + "/index.html", [&](std::ostream& f, const auto& rs, const cf::RunInfo& i) {
-          dashboard::write_static_report(f, rs, i, context);
-        }))
-      return 2;
+    if (!write_html_report(a.html, results, info, publish_config(a), capabilities, a.cases_dir, err)) return 2;
   }
   return s.exit_code();
 }

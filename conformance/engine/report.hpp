@@ -5,6 +5,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine.hpp"
@@ -21,6 +22,12 @@ struct RunInfo {
 
 void write_junit(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info);
 void write_json(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info);
+// Reads a report write_json wrote (report_read.cpp): its cases, each found by id in `cases`, appended to
+// `results` (they point into `cases`); its target and faults taken when `info` has none, its wall time
+// added, its skipped suites appended. False with `error` naming the case and key that do not fit.
+// Times come back in whole milliseconds, as the JSON holds them.
+bool read_json(std::string_view text, const std::vector<Case>& cases, std::vector<CaseResult>& results, RunInfo& info,
+               std::string& error);
 
 // Requirement -> cases, with counts per protocol and level.
 struct UnobservableRequirement {

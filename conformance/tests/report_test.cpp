@@ -116,5 +116,52 @@ TEST(Report, JsonCarriesTheSchemaFields) {
   EXPECT_EQ(depth, 0);
 }
 
+TEST(Report, JsonReadBackWritesTheSameReport) {
+  Fixture f;
+  for (CaseResult& r : f.results) {
+    for (FrameRecord& fr : r.frames) fr.at_ms = static_cast<long long>(fr.at_ms);  // the JSON holds whole ms
+    r.agent.push_back({12, "completion", "recv", "success", 4, "", "", ""});
+    r.configuration = "crc=on";
+  }
+  std::ostringstream first;
+  write_json(first, f.results, RunInfo{"10.0.0.1:7000", "", true, 1234, {"ddp: not offered"}});
+  std::vector<CaseResult> back;
+  RunInfo info;
+  std::string error;
+  ASSERT_TRUE(read_json(first.str(), f.cases, back, info, error)) << error;
+  std::ostringstream again;
+  write_json(again, back, info);
+  EXPECT_EQ(again.str(), first.str());
+
+  ASSERT_TRUE(read_json(first.str(), f.cases, back, info, error)) << error;
+  ASSERT_EQ(back.size(), 10u);
+  EXPECT_EQ(info.wall_ms, 2468);
+  EXPECT_EQ(summarize(back).counts[Verdict::kFail], 2);
+  EXPECT_EQ(back[6].reason, f.results[1].reason);
+  EXPECT_EQ(back[6].c, &f.cases[1]);
+}
+
+TEST(Report, JsonReadRefusesWhatIsNotAReport) {
+  Fixture f;
+  std::ostringstream j;
+  write_json(j, f.results, RunInfo{"t", "", false, 10});
+  std::vector<CaseResult> back;
+  RunInfo info;
+  std::string error;
+  EXPECT_FALSE(read_json("{\"tool\": \"other\", \"cases\": []}", f.cases, back, info, error));
+  EXPECT_FALSE(read_json("{\"tool\": \"rdmaconf\", \"cas", f.cases, back, info, error));
+  EXPECT_EQ(error, "not JSON");
+  std::string renamed = j.str();
+  renamed.replace(renamed.find("\"b-fail\""), 8, "\"z-gone\"");
+  EXPECT_FALSE(read_json(renamed, f.cases, back, info, error));
+  EXPECT_NE(error.find("\"z-gone\" is not in the catalogue"), std::string::npos) << error;
+  std::string bad_verdict = j.str();
+  const std::string fail = "\"verdict\": \"fail\"";
+  bad_verdict.replace(bad_verdict.find(fail), fail.size(), "\"verdict\": \"meh!\"");
+  EXPECT_FALSE(read_json(bad_verdict, f.cases, back, info, error));
+  EXPECT_NE(error.find("verdict \"meh!\""), std::string::npos) << error;
+  EXPECT_TRUE(back.empty());
+}
+
 }  // namespace
 }  // namespace rdmaconf::conformance

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include "assets.hpp"
@@ -182,6 +184,27 @@ TEST(StaticReport, EscapesEachDangerousCharacterAlone) {
   EXPECT_EQ(script_safe_json(json("\xE2\x80\xA9")), "\"\\u2029\"");
   EXPECT_EQ(script_safe_json(json("\xE2\x80\xA7")), "\"\xE2\x80\xA7\"");  // U+2027 stays
   EXPECT_EQ(script_safe_json(json({{"a<", 1}})), "{\"a\\u003c\":1}");       // keys too
+}
+
+// `rdmaconf report A.json B.json --html DIR` (a suite split across runs, as
+// the live SMC run is) writes the same static report over the joined cases.
+TEST(StaticReport, ReportJoinsRunsIntoOneStaticReport) {
+  const std::string dir = ::testing::TempDir() + "rdmaconf-report-html";
+  const std::string exe = RDMACONF_EXE;
+  const auto sh = [](const std::string& cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()); };
+  ASSERT_EQ(sh(exe + " run --reference -q --suite rdmap --case 'rdmap-send*' --json " + dir + "-a.json"), 0);
+  ASSERT_EQ(sh(exe + " run --reference -q --suite ddp --case 'ddp-tagged*' --json " + dir + "-b.json"), 0);
+  ASSERT_EQ(sh(exe + " report " + dir + "-a.json " + dir + "-b.json --html " + dir), 0);
+  std::ifstream f(dir + "/index.html");
+  std::stringstream html;
+  html << f.rdbuf();
+  const std::string h = html.str();
+  const Asset* js = find_asset("/app.js");
+  ASSERT_TRUE(js);
+  EXPECT_NE(h.find("<script>" + std::string(js->body) + "</script>"), std::string::npos) << "the dashboard's own page";
+  EXPECT_NE(h.find("merged_reports"), std::string::npos);
+  EXPECT_NE(h.find("\"rdmap-send"), std::string::npos);
+  EXPECT_NE(h.find("\"ddp-tagged"), std::string::npos);
 }
 
 }  // namespace

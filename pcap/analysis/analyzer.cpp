@@ -40,17 +40,7 @@ struct Analyzer::Connection : ObserverSink {
     const capture::IpAddress& b = k.destination.address;
     analyzer.add_clc_tokens(a < b ? IpPair{a, b} : IpPair{b, a}, {a, *client_token, *server_token});
   }
-  void on_violation(const Violation& v) override {
-    AnalysisSummary& s = analyzer.result_.summary;
-    ++s.violations;
-    if (v.rule->level == Level::kMust) ++s.must_violations;
-    ++s.violations_per_rule[std::string(v.rule->id)];
-    if (analyzer.result_.violations.size() < analyzer.options_.max_violations_kept)
-      analyzer.result_.violations.push_back(
-          {v.rule, v.frame, info.id, info.stream(v.side), v.side, v.stream_offset, v.text,
-           std::string(v.hint_mistake), v.hint});
-    if (analyzer.listener_) analyzer.listener_->on_violation(info, v);
-  }
+  void on_violation(const Violation& v) override { analyzer.record(info, v); }
   void on_event(const Event& e) override {
     if (analyzer.listener_) analyzer.listener_->on_event(info, e);
   }
@@ -70,23 +60,25 @@ struct Analyzer::RoceLink : ObserverSink {
   void on_message(const Message& m) override {
     if (analyzer.listener_) analyzer.listener_->on_message(info, m);
   }
-  void on_violation(const Violation& v) override {
-    AnalysisSummary& s = analyzer.result_.summary;
-    ++s.violations;
-    if (v.rule->level == Level::kMust) ++s.must_violations;
-    ++s.violations_per_rule[std::string(v.rule->id)];
-    if (analyzer.result_.violations.size() < analyzer.options_.max_violations_kept)
-      analyzer.result_.violations.push_back(
-          {v.rule, v.frame, info.id, info.stream(v.side), v.side, v.stream_offset, v.text,
-           std::string(v.hint_mistake), v.hint});
-    if (analyzer.listener_) analyzer.listener_->on_violation(info, v);
-  }
+  void on_violation(const Violation& v) override { analyzer.record(info, v); }
   Analyzer& analyzer;
   ConnectionInfo info;
   RoceObserver observer;
   capture::IpAddress initiator;
   bool responder_seen = false;
 };
+
+// Every observer's violations, TCP or RoCE, are counted and kept the same way.
+void Analyzer::record(const ConnectionInfo& info, const Violation& v) {
+  AnalysisSummary& s = result_.summary;
+  ++s.violations;
+  if (v.rule->level == Level::kMust) ++s.must_violations;
+  ++s.violations_per_rule[std::string(v.rule->id)];
+  if (result_.violations.size() < options_.max_violations_kept)
+    result_.violations.push_back({v.rule, v.frame, info.id, info.stream(v.side), v.side, v.stream_offset, v.text,
+                                  std::string(v.hint_mistake), v.hint});
+  if (listener_) listener_->on_violation(info, v);
+}
 
 Analyzer::Analyzer(const AnalysisOptions& options, AnalysisListener* listener)
     : options_(options), listener_(listener) {}

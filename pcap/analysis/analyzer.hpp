@@ -139,6 +139,7 @@ class Analyzer : public capture::StreamConsumer {
  private:
   struct Connection;
   struct RoceLink;
+  void record(const ConnectionInfo& info, const Violation& v);
   Connection& connection_for(capture::Stream& s);
   void retire(Connection& c);
   void retire(RoceLink& l);

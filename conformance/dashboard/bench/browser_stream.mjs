@@ -20,6 +20,8 @@ import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 
+import {startServe} from '../tests/browser/serve.mjs';
+
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const exe = args[0];
@@ -56,17 +58,7 @@ const catalogue = JSON.parse(readFileSync(reportPath, 'utf8')).cases;
 const cases = Array.from({length: total}, (_, k) => catalogue[k % catalogue.length]);
 
 const token = 'bench-token';
-const serve = spawn(exe, ['serve', '--listen', '127.0.0.1:0', '--token', token, '--db', join(dir, 'db.sqlite')],
-  {stdio: ['ignore', 'pipe', 'inherit']});
-const base = await new Promise((resolve, reject) => {
-  let out = '';
-  serve.stdout.on('data', (d) => {
-    out += d;
-    const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/)/);
-    if (m) resolve(m[1]);
-  });
-  serve.on('exit', (code) => reject(new Error('rdmaconf serve exited with ' + code)));
-});
+const {serve, base} = await startServe(exe, token, dir);
 async function post(path, body) {
   const r = await fetch(base + path.slice(1), {method: 'POST',
     headers: {'Content-Type': 'application/json', Authorization: 'Bearer ' + token}, body: JSON.stringify(body)});

@@ -14,6 +14,8 @@ import {dirname, join} from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import assert from 'node:assert/strict';
 
+import {startServe} from './serve.mjs';
+
 const exe = process.argv[2];
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 const shots = process.argv[3] || process.env.RDMACONF_SCREENSHOTS || '';
@@ -32,18 +34,7 @@ try {
 
 const token = 'browser-test-token';
 const dir = mkdtempSync(join(tmpdir(), 'rdmaconf-browser-'));
-const serve = spawn(exe, ['serve', '--listen', '127.0.0.1:0', '--token', token, '--db', join(dir, 'db.sqlite')],
-  {stdio: ['ignore', 'pipe', 'inherit']});
-const base = await new Promise((resolve, reject) => {
-  let out = '';
-  serve.stdout.on('data', (d) => {
-    out += d;
-    const m = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+\/)/);
-    if (m) resolve(m[1]);
-  });
-  serve.on('exit', (code) => reject(new Error('rdmaconf serve exited with ' + code)));
-  setTimeout(() => reject(new Error('rdmaconf serve did not start')), 20000);
-});
+const {serve, base} = await startServe(exe, token, dir);
 
 async function api(method, path, body) {
   const r = await fetch(base.replace(/\/$/, '') + path, {

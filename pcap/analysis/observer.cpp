@@ -316,7 +316,7 @@ ConnectionObserver::Consumed ConnectionObserver::mpa_startup(Direction& d, Frame
       if (auto h = mpa::ReqRepHeader::decode(hr))
         hint = mpa::diagnose_pd_length(static_cast<std::uint16_t>(h->get(mpa::ReqRepSpec::Field::PD_Length)));
     }
-    violate(rule_for_req_rep(size.error()), d.side, frame, d.consumed_to, size.error().to_string(), std::move(hint));
+    violate(check::req_rep_rule(size.error()), d.side, frame, d.consumed_to, size.error().to_string(), std::move(hint));
     d.mid_stream = true;
     start_hunt(d, frame, "unusable MPA Request/Reply");
     return {};
@@ -329,7 +329,7 @@ ConnectionObserver::Consumed ConnectionObserver::mpa_startup(Direction& d, Frame
   strict.check_reserved = true;
   auto r = mpa::decode_req_rep(d.frame_octets, strict);
   if (!r) {
-    violate(rule_for_req_rep(r.error()), d.side, frame, d.consumed_to, r.error().to_string());
+    violate(check::req_rep_rule(r.error()), d.side, frame, d.consumed_to, r.error().to_string());
     mpa::ReqRepDecodeOptions lenient;
     lenient.check_reserved = false;
     r = mpa::decode_req_rep(d.frame_octets, lenient);
@@ -386,8 +386,10 @@ void ConnectionObserver::settle_mpa(FrameNo frame) {
   mpa_.markers[static_cast<int>(Side::kInitiator)] = rep.markers;
   mpa_.markers[static_cast<int>(Side::kResponder)] = req.markers;
   mpa_.rejected = rep.reject;
-  if (rep.revision > req.revision)
-    violate(rules::kReplyRevision, Side::kResponder, rsp.frame_number, 0,
+  // The rules between the two frames are the rule layer's
+  // (check/mpa_startup.hpp), which the initiator's negotiation terminates on.
+  if (auto v = check::reply_revision(req.revision, rep))
+    violate(*v->rule, Side::kResponder, rsp.frame_number, 0,
             "Reply Rev " + std::to_string(rep.revision) + " above the Request's " + std::to_string(req.revision));
   if (req.enhanced_data && rep.enhanced_data) {
     mpa_.enhanced = true;
@@ -399,20 +401,22 @@ void ConnectionObserver::settle_mpa(FrameNo frame) {
     const mpa::EnhancedData& p = *rep.enhanced_data;
     // RFC 6581 §9.2: an initiator asking for peer-to-peer offers at least
     // one RTR kind.
-    if (q.peer_to_peer && !q.rtr_send && !q.rtr_write && !q.rtr_read)
-      violate(rules::kP2pOffer, Side::kInitiator, ini.frame_number, 0, "Request sets A but offers no RTR kind");
+    if (auto v = check::p2p_offer(q))
+      violate(*v->rule, Side::kInitiator, ini.frame_number, 0, "Request sets A but offers no RTR kind");
     // RFC 6581 §9.2: A is echoed. A peer-to-peer Reply sets at least one
     // RTR kind; it may set several, and kinds not offered. The initiator
     // offered every kind it can send, so it can send one of the Reply's
     // kinds exactly when one was offered (checked at its first FPDU).
-    if (!rep.reject && q.peer_to_peer != p.peer_to_peer)
-      violate(rules::kP2pEcho, Side::kResponder, rsp.frame_number, 0,
-              std::string("Reply ") + (p.peer_to_peer ? "sets" : "clears") + " A, the Request " +
-                  (q.peer_to_peer ? "sets" : "clears") + " it",
-              mpa::diagnose_ird_ord_swapped(q, p));
-    else if (!rep.reject && q.peer_to_peer && !mpa::reply_sets_rtr(p))
-      violate(rules::kReplyRtrAtLeastOne, Side::kResponder, rsp.frame_number, 0,
-              "peer-to-peer Reply sets none of B, C, D", mpa::diagnose_ird_ord_swapped(q, p));
+    if (!rep.reject) {
+      if (auto v = check::p2p_echo(q, p))
+        violate(*v->rule, Side::kResponder, rsp.frame_number, 0,
+                std::string("Reply ") + (p.peer_to_peer ? "sets" : "clears") + " A, the Request " +
+                    (q.peer_to_peer ? "sets" : "clears") + " it",
+                mpa::diagnose_ird_ord_swapped(q, p));
+      else if (auto w = check::reply_rtr_at_least_one(q, p))
+        violate(*w->rule, Side::kResponder, rsp.frame_number, 0, "peer-to-peer Reply sets none of B, C, D",
+                mpa::diagnose_ird_ord_swapped(q, p));
+    }
     if (q.peer_to_peer && !rep.reject) {
       mpa_.peer_to_peer = true;
       mpa_.rtr_send = p.rtr_send;

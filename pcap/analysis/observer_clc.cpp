@@ -2,6 +2,7 @@
 // order, and field consistency across Proposal, Accept and Confirm (RFC 7609
 // App. A, C; SMC v2 as Linux implements it), Decline rules.
 #include "analysis/observer_internal.hpp"
+#include "check/clc.hpp"
 #include "clc/decline_codes.hpp"
 
 namespace rdmaconf::analysis {
@@ -72,16 +73,14 @@ void ConnectionObserver::on_clc(Direction& d, const clc::Message& m, wire::Bytes
       if (!client || proposal_) order(client ? "a second Proposal" : "a Proposal from the server");
       using PF = clc::ProposalBodySpec::Field;
       // Peer ID, GID and MAC are the client's identity only on a v1 SMC-R
-      // offer; a v2-only Proposal leaves them zero (clc::Proposal::v1_smcr_identity).
-      if (p.v1_smcr_identity()) {
-        if (p.body.get(PF::PeerId) == 0)
-          violate(rules::kProposalPeerId, d.side, frame, offset,
-                  "Proposal offers SMC-R v1 with peer ID 0 (the Peer ID names the client's SMC-R instance)");
-        if (all_zero(p.body.octets(PF::Gid)) || !unicast_mac(p.body.octets(PF::Mac)))
-          violate(rules::kProposalGidMac, d.side, frame, offset,
-                  "Proposal offers SMC-R v1 with GID " + std::string(all_zero(p.body.octets(PF::Gid)) ? "zero" : "set") +
-                      " and MAC " + hex_octets(p.body.octets(PF::Mac)) + " (GID must be set, MAC unicast)");
-      }
+      // offer; the rules judge nothing else (clc::Proposal::v1_smcr_identity).
+      if (auto v = check::proposal_peer_id(p))
+        violate(*v->rule, d.side, frame, offset,
+                "Proposal offers SMC-R v1 with peer ID 0 (the Peer ID names the client's SMC-R instance)");
+      if (auto v = check::proposal_gid_mac(p))
+        violate(*v->rule, d.side, frame, offset,
+                "Proposal offers SMC-R v1 with GID " + std::string(all_zero(p.body.octets(PF::Gid)) ? "zero" : "set") +
+                    " and MAC " + hex_octets(p.body.octets(PF::Mac)) + " (GID must be set, MAC unicast)");
       if (!proposal_) proposal_ = p;
       break;
     }
@@ -101,12 +100,12 @@ void ConnectionObserver::on_clc(Direction& d, const clc::Message& m, wire::Bytes
     }
     case MessageType::kDecline: {
       const auto& dc = std::get<clc::Decline>(m);
-      if (dc.out_of_sync() != clc::requires_out_of_sync(dc.diagnosis()))
-        violate(rules::kDeclineOutOfSync, d.side, frame, offset,
+      if (auto v = check::decline_out_of_sync(dc))
+        violate(*v->rule, d.side, frame, offset,
                 "diagnosis " + hex(dc.diagnosis()) + " with Out of Sync " + std::to_string(dc.out_of_sync()));
-      if (const clc::DeclineCode* code = clc::find_decline_code(dc.diagnosis()); code && !code->on_wire)
-        violate(rules::kDeclineCodeOnWire, d.side, frame, offset,
-                "diagnosis " + std::string(code->linux_name) + " is a local reason");
+      if (auto v = check::decline_code_on_wire(dc))
+        violate(*v->rule, d.side, frame, offset,
+                "diagnosis " + std::string(clc::find_decline_code(dc.diagnosis())->linux_name) + " is a local reason");
       clc_done_ = true;
       break;
     }
@@ -115,87 +114,59 @@ void ConnectionObserver::on_clc(Direction& d, const clc::Message& m, wire::Bytes
 
 namespace {
 using RF = clc::SmcrAcceptConfirmSpec::Field;
-bool same(Bytes a, Bytes b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
 }  // namespace
 
+// The rules between Proposal and Accept are the rule layer's (check/clc.hpp),
+// which the client's handshake machine declines on; here they are worded.
 void ConnectionObserver::check_accept(Direction& d, const clc::AcceptConfirm& a, FrameNo frame, std::uint64_t offset) {
   const clc::Proposal& p = *proposal_;
   const std::uint8_t v = a.version();
-  const clc::SmcType offered =
-      v == clc::kVersion1 ? p.smcv1_type() : v == clc::kVersion2 ? p.smcv2_type() : clc::SmcType::kNone;
-  auto bad = [&](const Rule& r, std::string text) { violate(r, d.side, frame, offset, std::move(text)); };
-  if (offered == clc::SmcType::kNone) bad(rules::kAcceptVersion, "Accept version " + std::to_string(v) + " not offered");
-  const clc::SmcType path = a.smc_type();
-  const bool path_ok = (path == clc::SmcType::kR && clc::offers_r(offered)) ||
-                       (path == clc::SmcType::kD && clc::offers_d(offered));
-  if (offered != clc::SmcType::kNone && !path_ok) bad(rules::kAcceptPath, "Accept path not offered for its version");
+  // Worded only when a rule is broken.
+  auto bad = [&](const check::Outcome& o, std::string text) { violate(*o->rule, d.side, frame, offset, std::move(text)); };
+  const check::Outcome version = check::accept_version_offered(p, a);
+  if (version) bad(version, "Accept version " + std::to_string(v) + " not offered");
+  const check::Outcome path = check::accept_path_offered(p, a);
+  if (path) bad(path, "Accept path not offered for its version");
   // What follows compares the Accept with the offer for its version and
   // path; an Accept outside the offer has nothing there to compare with.
-  if (offered == clc::SmcType::kNone || !path_ok) return;
+  if (version || path) return;
   if (a.smcr) {
     const clc::SmcrBody& b = *a.smcr;
-    if (b.get(RF::PeerId) == 0 || all_zero(b.octets(RF::Gid)) || !unicast_mac(b.octets(RF::Mac)))
-      bad(rules::kAcceptPeer, "Accept peer ID or GID zero, or MAC not unicast");
-    if (b.get(RF::QpNumber) < 2) bad(rules::kAcceptQp, "Accept QP " + std::to_string(b.get(RF::QpNumber)));
-    if (!clc::rmb_valid(b)) bad(rules::kAcceptRmb, "Accept RMBE index 0 or RMB wraps");
+    if (auto o = check::accept_peer_valid(b)) bad(o, "Accept peer ID or GID zero, or MAC not unicast");
+    if (auto o = check::accept_qp_number(b)) bad(o, "Accept QP " + std::to_string(b.get(RF::QpNumber)));
+    if (auto o = check::accept_rmb_valid(b)) bad(o, "Accept RMBE index 0 or RMB wraps");
   }
-  if (v == clc::kVersion2 && a.smcr_v2) {
-    const Bytes eid = a.smcr_v2->octets(clc::SmcrV2AcceptConfirmSpec::Field::Eid);
-    const bool offered_eid = std::any_of(p.user_eids.begin(), p.user_eids.end(), [&](const clc::EidEntry& e) {
-      return same(e.octets(clc::EidSpec::Field::Eid), eid);
-    });
-    if (!offered_eid) bad(rules::kAcceptEid, "Accept EID not among the Proposal's");
-  }
-  if (v == clc::kVersion2 && a.fce && p.v2_ext) {
-    const auto release = a.fce->get(clc::FirstContactExtSpec::Field::Release);
-    if (release > p.v2_ext->get(clc::V2ExtensionSpec::Field::Release))
-      bad(rules::kAcceptRelease, "Accept release " + std::to_string(release) + " above the Proposal's");
-    if (release >= clc::kRelease1 && a.fce_v2x) {
-      const auto conns = a.fce_v2x->get(clc::FirstContactExtV2xSpec::Field::MaxConns);
-      const auto links = a.fce_v2x->get(clc::FirstContactExtV2xSpec::Field::MaxLinks);
-      if (conns < 16) bad(rules::kAcceptMaxConns, "Max Conns " + std::to_string(conns));
-      if (links < 1 || links > 2) bad(rules::kAcceptMaxLinks, "Max Links " + std::to_string(links));
-    }
-  }
+  if (auto o = check::accept_eid_offered(p, a)) bad(o, "Accept EID not among the Proposal's");
+  if (auto o = check::accept_release(p, a))
+    bad(o, "Accept release " + std::to_string(o->seen) + " above the Proposal's");
+  if (auto o = check::accept_max_conns(a)) bad(o, "Max Conns " + std::to_string(o->seen));
+  if (auto o = check::accept_max_links(a)) bad(o, "Max Links " + std::to_string(o->seen));
 }
 
+// The rules between Accept and Confirm (check/clc.hpp), which the server's
+// handshake machine declines on.
 void ConnectionObserver::check_confirm(Direction& d, const clc::AcceptConfirm& c, FrameNo frame, std::uint64_t offset) {
   const clc::AcceptConfirm& a = *accept_;
-  auto bad = [&](const Rule& r, std::string text) { violate(r, d.side, frame, offset, std::move(text)); };
-  if (c.version() != a.version())
-    bad(rules::kConfirmVersion, "Confirm version " + std::to_string(c.version()) + ", Accept's " + std::to_string(a.version()));
-  if (c.smc_type() != a.smc_type()) bad(rules::kConfirmPath, "Confirm path differs from the Accept's");
-  if (c.first_contact() != a.first_contact()) bad(rules::kConfirmFirstContact, "First Contact differs from the Accept's");
+  // Worded only when a rule is broken.
+  auto bad = [&](const check::Outcome& o, std::string text) { violate(*o->rule, d.side, frame, offset, std::move(text)); };
+  if (auto o = check::confirm_version(a, c))
+    bad(o, "Confirm version " + std::to_string(c.version()) + ", Accept's " + std::to_string(a.version()));
+  if (auto o = check::confirm_path(a, c)) bad(o, "Confirm path differs from the Accept's");
+  if (auto o = check::confirm_first_contact(a, c)) bad(o, "First Contact differs from the Accept's");
   if (c.smcr) {
     const clc::SmcrBody& b = *c.smcr;
-    if (proposal_->v1_smcr_identity() && b.get(RF::PeerId) != proposal_->body.get(clc::ProposalBodySpec::Field::PeerId))
-      bad(rules::kConfirmPeerId, "Confirm peer ID " + hex(b.get(RF::PeerId)) + " differs from the Proposal's " +
-                                     hex(proposal_->body.get(clc::ProposalBodySpec::Field::PeerId)));
-    if (all_zero(b.octets(RF::Gid)) || !unicast_mac(b.octets(RF::Mac)))
-      bad(rules::kConfirmPeer, "Confirm GID zero or MAC not unicast");
-    if (b.get(RF::QpNumber) < 2) bad(rules::kConfirmQp, "Confirm QP " + std::to_string(b.get(RF::QpNumber)));
-    if (!clc::rmb_valid(b)) bad(rules::kConfirmRmb, "Confirm RMBE index 0 or RMB wraps");
-    if (a.smcr && b.get(RF::QpMtu) > a.smcr->get(RF::QpMtu))
-      bad(rules::kConfirmMtu, "Confirm QP MTU " + std::to_string(b.get(RF::QpMtu)) + " above the Accept's " +
-                                  std::to_string(a.smcr->get(RF::QpMtu)));
+    if (auto o = check::confirm_peer_id(*proposal_, b))
+      bad(o, "Confirm peer ID " + hex(o->seen) + " differs from the Proposal's " + hex(o->expected));
+    if (auto o = check::confirm_peer_valid(b)) bad(o, "Confirm GID zero or MAC not unicast");
+    if (auto o = check::confirm_qp_number(b)) bad(o, "Confirm QP " + std::to_string(b.get(RF::QpNumber)));
+    if (auto o = check::confirm_rmb_valid(b)) bad(o, "Confirm RMBE index 0 or RMB wraps");
+    if (auto o = check::confirm_mtu(a, c))
+      bad(o, "Confirm QP MTU " + std::to_string(o->seen) + " above the Accept's " + std::to_string(o->expected));
   }
-  if (c.smcr_v2 && a.smcr_v2 &&
-      !same(c.smcr_v2->octets(clc::SmcrV2AcceptConfirmSpec::Field::Eid),
-            a.smcr_v2->octets(clc::SmcrV2AcceptConfirmSpec::Field::Eid)))
-    bad(rules::kConfirmEid, "Confirm EID differs from the Accept's");
-  if (c.fce && a.fce) {
-    const auto release = a.fce->get(clc::FirstContactExtSpec::Field::Release);
-    if (c.fce->get(clc::FirstContactExtSpec::Field::Release) != release)
-      bad(rules::kConfirmRelease, "Confirm release differs from the Accept's");
-    if (release >= clc::kRelease1 && c.fce_v2x && a.fce_v2x) {
-      using XF = clc::FirstContactExtV2xSpec::Field;
-      if (c.fce_v2x->get(XF::MaxConns) != a.fce_v2x->get(XF::MaxConns))
-        bad(rules::kConfirmMaxConns, "Confirm Max Conns differs from the Accept's");
-      if (c.fce_v2x->get(XF::MaxLinks) != a.fce_v2x->get(XF::MaxLinks))
-        bad(rules::kConfirmMaxLinks, "Confirm Max Links differs from the Accept's");
-    }
-  }
+  if (auto o = check::confirm_eid(a, c)) bad(o, "Confirm EID differs from the Accept's");
+  if (auto o = check::confirm_release(a, c)) bad(o, "Confirm release differs from the Accept's");
+  if (auto o = check::confirm_max_conns(a, c)) bad(o, "Confirm Max Conns differs from the Accept's");
+  if (auto o = check::confirm_max_links(a, c)) bad(o, "Confirm Max Links differs from the Accept's");
 }
-
 
 }  // namespace rdmaconf::analysis

@@ -51,15 +51,6 @@ constexpr std::size_t kHeadCopy = ddp::kUntaggedHeaderSize + rdmap::kMaxTerminat
 // this many unanswered turns the matching off (reported) rather than growing.
 constexpr std::size_t kMaxOutstanding = 1u << 16;
 
-// Which field of a Request/Reply decode error names which rule.
-inline const Rule& rule_for_req_rep(const wire::DecodeError& e) {
-  if (e.field == "Res") return rules::kReqRepReserved;
-  if (e.field == "Rev") return rules::kReqRepRevision;
-  if (e.field == "R") return rules::kRequestReject;
-  if (e.field == "PD_Length") return rules::kPdLengthMax;
-  if (e.field == "IRD") return rules::kEnhancedDataShort;
-  return rules::kReqRepKey;
-}
 
 inline bool key_prefix(Bytes b, const std::array<std::uint8_t, mpa::kKeySize>& key) {
   const std::size_t n = std::min(b.size(), key.size());

@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "analysis/rules.hpp"
+#include "check/registry.hpp"
+#include "clc/handshake.hpp"
 #include "requirement.hpp"
 
 namespace rdmaconf::analysis {
@@ -74,14 +76,25 @@ TEST(RuleRegistry, LevelsAgree) {
 namespace rdmaconf::analysis {
 namespace {
 
-// The DDP and RDMAP rules the observer reports are the rule layer's rows
-// (check/segment.hpp), the same objects the reference endpoint checks with:
-// every one of them is in the analyzer's list, under the same address.
+// The rules the observer reports that another tool checks too are the rule
+// layer's rows (reference/check/: DDP and RDMAP, MPA startup, CLC, SMC-R),
+// the same objects the reference endpoint and the handshake machines check
+// with: every one of them is in the analyzer's list, under the same address.
 TEST(RuleRegistry, RuleLayerRowsAreTheAnalyzersRows) {
   const auto all = all_rules();
-  for (const check::Rule* r : check::segment_rules()) {
+  for (const check::Rule* r : check::all_rules()) {
     EXPECT_NE(std::find(all.begin(), all.end(), r), all.end()) << r->id;
     EXPECT_EQ(find_rule(r->id), r) << r->id;
+  }
+}
+
+// The handshake machines decline under registry ids too, so the catalogue,
+// analyze, the plugin and the machines' Declines name a rule the same way.
+TEST(RuleRegistry, HandshakeChecksAreRegistryRows) {
+  for (const clc::Check* c : clc::all_checks()) {
+    const rq::Requirement* row = rq::find(c->rule->id);
+    ASSERT_NE(row, nullptr) << c->rule->id << " is not a registry row";
+    EXPECT_EQ(row->id, c->rule->id) << c->rule->id << " is an old id";
   }
 }
 

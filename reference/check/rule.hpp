@@ -33,12 +33,18 @@ struct Rule {
 struct Violation {
   const Rule* rule = nullptr;
   std::string_view field;     // the RFC's name of the field concerned ("DV", "QN")
-  std::size_t octet = 0;      // where that field starts in the DDP segment
+  std::size_t octet = 0;      // where that field starts: in the DDP segment, the MPA frame, the CLC block
   std::uint64_t seen = 0;     // its value
   std::uint64_t expected = 0; // the value the rule wanted, where it names one
 };
 
 // What a check returns: nothing, or the rule the header broke.
 using Outcome = std::optional<Violation>;
+
+// Which function implements a rule (one row of a rule file's table).
+struct Implementation {
+  const Rule* rule;
+  std::string_view function;  // in the rule file's .hpp/.cpp, or the codec function named
+};
 
 }  // namespace rdmaconf::check

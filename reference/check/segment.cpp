@@ -33,7 +33,7 @@ constexpr const Rule* kRules[] = {
 };
 }  // namespace
 
-std::span<const Implementation> implementations() { return kImplementations; }
+std::span<const Implementation> segment_implementations() { return kImplementations; }
 std::span<const Rule* const> segment_rules() { return kRules; }
 
 }  // namespace rdmaconf::check

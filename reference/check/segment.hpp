@@ -9,8 +9,8 @@
 // Violation (rule, field, octet, seen and expected value) or nothing. It
 // neither reports nor acts: the endpoint maps the Violation to its Terminate
 // (layer, type and code of RFC 5040 §4.8 / RFC 5041 §7.2) and stops; the
-// observer words it and goes on. implementations() lists which function
-// implements which rule id, and a test holds that no rule has two.
+// observer words it and goes on. segment_implementations() lists which
+// function implements which rule id, and a test holds that no rule has two.
 //
 // Some rules only an observer can check: a sender's sequence (MSNs and MOs
 // per queue, TOs of a tagged message) and whether a Read Response goes where
@@ -139,12 +139,9 @@ Outcome atomic_response_order(std::optional<std::uint32_t> oldest, std::uint32_t
 // RFC 5040 §5.4: nothing follows a sender's Terminate.
 Outcome after_terminate(bool sender_terminated);
 
-// ---- which function implements which rule
-struct Implementation {
-  const Rule* rule;
-  std::string_view function;  // in check/segment.cpp
-};
-std::span<const Implementation> implementations();
+// ---- which function implements which rule (the table in segment.cpp;
+// registry.hpp joins it with the other rule files')
+std::span<const Implementation> segment_implementations();
 // Every rule of this file, in registry order.
 std::span<const Rule* const> segment_rules();
 

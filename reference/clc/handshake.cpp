@@ -8,17 +8,12 @@ namespace {
 using HF = ClcHeaderSpec::Field;
 using RF = SmcrAcceptConfirmSpec::Field;
 
-bool all_zero(Bytes b) {
-  return std::all_of(b.begin(), b.end(), [](std::uint8_t o) { return o == 0; });
-}
 template <std::size_t N>
 std::array<std::uint8_t, N> to_array(Bytes b) {
   std::array<std::uint8_t, N> a{};
   for (std::size_t i = 0; i < N && i < b.size(); ++i) a[i] = b[i];
   return a;
 }
-// A MAC is usable for a RoCE port when it is neither zero nor a group address.
-bool unicast_mac(Bytes mac) { return !all_zero(mac) && (mac[0] & 0x01) == 0; }
 
 SmcrLink link_from(const SmcrBody& b) {
   SmcrLink l;
@@ -45,12 +40,6 @@ SmcrBody body_from(const SmcrLink& l, std::uint8_t qp_mtu) {
   return b;
 }
 
-// Shared checks of an SMC-R body (Accept or Confirm).
-bool peer_valid(const SmcrBody& b, bool need_peer_id) {
-  return (!need_peer_id || b.get(RF::PeerId) != 0) && !all_zero(b.octets(RF::Gid)) && unicast_mac(b.octets(RF::Mac));
-}
-bool qp_valid(const SmcrBody& b) { return b.get(RF::QpNumber) >= 2; }
-
 bool matches(const LinkGroupPeer& g, PeerId id, Bytes gid) {
   return g.peer_id == id && std::equal(g.gid.begin(), g.gid.end(), gid.begin(), gid.end());
 }
@@ -72,9 +61,9 @@ Outcome fallback_received(const Decline& d) {
   o.decline_received = true;
   o.diagnosis = d.diagnosis();
   o.peer_out_of_sync = d.out_of_sync();
-  if (d.out_of_sync() != requires_out_of_sync(d.diagnosis())) o.peer_violations.push_back(&checks::kDeclineOutOfSync);
-  if (const DeclineCode* c = find_decline_code(d.diagnosis()); c && !c->on_wire)
-    o.peer_violations.push_back(&checks::kDeclineCodeOnWire);
+  // Reported; the fallback happens regardless (RFC 7609 App. C.1).
+  if (auto v = check::decline_out_of_sync(d)) o.peer_violations.push_back(*v);
+  if (auto v = check::decline_code_on_wire(d)) o.peer_violations.push_back(*v);
   return o;
 }
 
@@ -102,12 +91,18 @@ constexpr const Check* kAll[] = {
     &checks::kConfirmPeerId,    &checks::kConfirmPeer,     &checks::kConfirmQp,
     &checks::kConfirmRmb,       &checks::kConfirmMtu,      &checks::kConfirmLinkGroup,
     &checks::kConfirmEid,       &checks::kConfirmRelease,  &checks::kConfirmMaxConns,
-    &checks::kConfirmMaxLinks,  &checks::kDeclineOutOfSync, &checks::kDeclineCodeOnWire,
+    &checks::kConfirmMaxLinks,  &checks::kNoSmcDevice,
 };
 
 }  // namespace
 
 std::span<const Check* const> all_checks() { return kAll; }
+
+const Check* check_for(const check::Rule& rule) {
+  for (const Check* c : kAll)
+    if (c->rule == &rule) return c;
+  return nullptr;
+}
 
 Eid make_eid(std::string_view text) {
   Eid e;
@@ -200,6 +195,10 @@ Step ClientHandshake::decline(std::uint8_t version, const Check& c) {
   return declined(version, c, cfg_.link.peer_id, cfg_.v2.os_type);
 }
 
+Step ClientHandshake::decline(std::uint8_t version, const check::Violation& v) {
+  return decline(version, *check_for(*v.rule));
+}
+
 Step ClientHandshake::start(bool peer_smc_capable) {
   if (state_ != State::kIdle) return Step{};
   if (!peer_smc_capable) {
@@ -210,9 +209,7 @@ Step ClientHandshake::start(bool peer_smc_capable) {
   }
   if (!cfg_.offer_v1 && !cfg_.offer_v2) {
     // Linux declines at once when it has nothing to propose (smc_connect).
-    static constexpr Check kNothing{"client-has-smc-device", cite::kDeclineDuringClc, kDeclNoSmcDev,
-                                    "the client has an SMC path to offer"};
-    return decline(kVersion1, kNothing);
+    return decline(kVersion1, checks::kNoSmcDevice);
   }
   proposal_ = build_proposal(cfg_);
   state_ = State::kAwaitAccept;
@@ -235,14 +232,14 @@ Step ClientHandshake::on_message(Bytes bytes) {
 
   const std::uint8_t v = a->version();
   const std::uint8_t decline_version = std::min<std::uint8_t>(v, proposal_.version());
-  const bool offered = (v == kVersion1 && offers_r(proposal_.smcv1_type())) ||
-                       (v == kVersion2 && offers_r(proposal_.smcv2_type()));
-  if (!offered) return decline(decline_version, checks::kAcceptVersion);
-  if (a->smc_type() != SmcType::kR) return decline(v, checks::kAcceptPath);
+  // The rules between Proposal and Accept (check/clc.hpp); the Proposal
+  // offers SMC-R alone, so a path it offered is SMC-R and has its body.
+  if (auto bad = check::accept_version_offered(proposal_, *a)) return decline(decline_version, *bad);
+  if (auto bad = check::accept_path_offered(proposal_, *a)) return decline(v, *bad);
+  if (!a->smcr) return decline(v, checks::kAcceptPath);
   const SmcrBody& b = *a->smcr;
-  if (!peer_valid(b, true)) return decline(v, checks::kAcceptPeer);
-  if (!qp_valid(b)) return decline(v, checks::kAcceptQp);
-  if (!rmb_valid(b)) return decline(v, checks::kAcceptRmb);
+  for (auto rule : {check::accept_peer_valid, check::accept_qp_number, check::accept_rmb_valid})
+    if (auto bad = rule(b)) return decline(v, *bad);
   // Linux smc_conn_create: the server reuses a link group (no First Contact)
   // the client does not have -> out of sync.
   if (!a->first_contact()) {
@@ -255,18 +252,17 @@ Step ClientHandshake::on_message(Bytes bytes) {
   std::uint8_t release = 0;
   std::uint8_t max_conns = 0, max_links = 0;
   if (v == kVersion2) {
-    Bytes eid = a->smcr_v2->octets(SmcrV2AcceptConfirmSpec::Field::Eid);
-    const bool known = std::any_of(cfg_.v2.user_eids.begin(), cfg_.v2.user_eids.end(),
-                                   [&](const Eid& e) { return same_eid(eid, e); });
-    if (!known) return decline(v, checks::kAcceptEid);
+    // The EID among those the Proposal offered (the client's own), the
+    // release not above the client's, v2.1 limits.
+    if (auto bad = check::accept_eid_offered(proposal_, *a)) return decline(v, *bad);
     if (a->first_contact()) {
+      if (auto bad = check::accept_release(proposal_, *a)) return decline(v, *bad);
+      for (auto rule : {check::accept_max_conns, check::accept_max_links})
+        if (auto bad = rule(*a)) return decline(v, *bad);
       release = static_cast<std::uint8_t>(a->fce->get(FirstContactExtSpec::Field::Release));
-      if (release > cfg_.v2.release) return decline(v, checks::kAcceptRelease);
       if (release >= kRelease1) {
         max_conns = static_cast<std::uint8_t>(a->fce_v2x->get(FirstContactExtV2xSpec::Field::MaxConns));
         max_links = static_cast<std::uint8_t>(a->fce_v2x->get(FirstContactExtV2xSpec::Field::MaxLinks));
-        if (max_conns < 16) return decline(v, checks::kAcceptMaxConns);
-        if (max_links < 1 || max_links > 2) return decline(v, checks::kAcceptMaxLinks);
       }
     }
   }
@@ -323,6 +319,10 @@ Step ServerHandshake::decline(std::uint8_t version, const Check& c) {
   return declined(version, c, cfg_.link.peer_id, cfg_.v2.os_type);
 }
 
+Step ServerHandshake::decline(std::uint8_t version, const check::Violation& v) {
+  return decline(version, *check_for(*v.rule));
+}
+
 Step ServerHandshake::start(bool peer_smc_capable) {
   if (state_ != State::kIdle) return Step{};
   if (!peer_smc_capable) {
@@ -359,11 +359,8 @@ Step ServerHandshake::on_proposal(const Proposal& p) {
   proposal_ = p;
   const std::uint8_t reply_version = p.version() >= kVersion2 && cfg_.accept_v2 ? kVersion2 : kVersion1;
   // The body's Peer ID, GID and MAC mean something only on a v1 SMC-R offer.
-  if (p.v1_smcr_identity()) {
-    if (p.body.get(ProposalBodySpec::Field::PeerId) == 0) return decline(reply_version, checks::kProposalPeerId);
-    if (all_zero(p.body.octets(ProposalBodySpec::Field::Gid)) || !unicast_mac(p.body.octets(ProposalBodySpec::Field::Mac)))
-      return decline(reply_version, checks::kProposalGidMac);
-  }
+  for (auto rule : {check::proposal_peer_id, check::proposal_gid_mac})
+    if (auto bad = rule(p)) return decline(reply_version, *bad);
   const bool r_v1 = offers_r(p.smcv1_type());
   const bool r_v2 = offers_r(p.smcv2_type());
   if (!r_v1 && !r_v2) return decline(reply_version, checks::kProposalSmcrOffered);
@@ -450,16 +447,16 @@ Step ServerHandshake::on_proposal(const Proposal& p) {
 
 Step ServerHandshake::on_confirm(const AcceptConfirm& c) {
   const std::uint8_t v = accept_.version();
-  if (c.version() != v) return decline(v, checks::kConfirmVersion);
-  if (c.smc_type() != accept_.smc_type()) return decline(v, checks::kConfirmPath);
-  if (c.first_contact() != accept_.first_contact()) return decline(v, checks::kConfirmFirstContact);
+  // The rules between Accept and Confirm (check/clc.hpp), in the order a
+  // reader of the Confirm meets its fields.
+  for (auto rule : {check::confirm_version, check::confirm_path, check::confirm_first_contact})
+    if (auto bad = rule(accept_, c)) return decline(v, *bad);
+  if (!c.smcr) return decline(v, checks::kConfirmPath);
   const SmcrBody& b = *c.smcr;
-  if (proposal_.v1_smcr_identity() && b.get(RF::PeerId) != proposal_.body.get(ProposalBodySpec::Field::PeerId))
-    return decline(v, checks::kConfirmPeerId);
-  if (!peer_valid(b, false)) return decline(v, checks::kConfirmPeer);
-  if (!qp_valid(b)) return decline(v, checks::kConfirmQp);
-  if (!rmb_valid(b)) return decline(v, checks::kConfirmRmb);
-  if (b.get(RF::QpMtu) > accept_.smcr->get(RF::QpMtu)) return decline(v, checks::kConfirmMtu);
+  if (auto bad = check::confirm_peer_id(proposal_, b)) return decline(v, *bad);
+  for (auto rule : {check::confirm_peer_valid, check::confirm_qp_number, check::confirm_rmb_valid})
+    if (auto bad = rule(b)) return decline(v, *bad);
+  if (auto bad = check::confirm_mtu(accept_, c)) return decline(v, *bad);
   if (reused_) {
     const bool same = std::equal(reused_->gid.begin(), reused_->gid.end(), b.octets(RF::Gid).begin()) &&
                       std::equal(reused_->mac.begin(), reused_->mac.end(), b.octets(RF::Mac).begin()) &&
@@ -468,20 +465,11 @@ Step ServerHandshake::on_confirm(const AcceptConfirm& c) {
   }
   std::uint8_t release = 0;
   if (v == kVersion2) {
-    if (!same_eid(c.smcr_v2->octets(SmcrV2AcceptConfirmSpec::Field::Eid), negotiated_eid_))
-      return decline(v, checks::kConfirmEid);
-    if (c.first_contact()) {
-      release = static_cast<std::uint8_t>(accept_.fce->get(FirstContactExtSpec::Field::Release));
-      // Linux smc_clc_v2x_features_confirm_check.
-      if (c.fce->get(FirstContactExtSpec::Field::Release) != release) return decline(v, checks::kConfirmRelease);
-      if (release >= kRelease1) {
-        using XF = FirstContactExtV2xSpec::Field;
-        if (c.fce_v2x->get(XF::MaxConns) != accept_.fce_v2x->get(XF::MaxConns))
-          return decline(v, checks::kConfirmMaxConns);
-        if (c.fce_v2x->get(XF::MaxLinks) != accept_.fce_v2x->get(XF::MaxLinks))
-          return decline(v, checks::kConfirmMaxLinks);
-      }
-    }
+    // The negotiated EID is the Accept's; Linux smc_clc_v2x_features_confirm_check
+    // for the release and the v2.1 limits.
+    for (auto rule : {check::confirm_eid, check::confirm_release, check::confirm_max_conns, check::confirm_max_links})
+      if (auto bad = rule(accept_, c)) return decline(v, *bad);
+    if (c.first_contact()) release = static_cast<std::uint8_t>(accept_.fce->get(FirstContactExtSpec::Field::Release));
   }
   Outcome o;
   o.kind = OutcomeKind::kSmc;

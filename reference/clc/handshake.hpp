@@ -15,9 +15,10 @@
 // to plain TCP (a Decline sent or received, or no SMC option), or failure
 // (timeout or a protocol error: the connection is reset, as Linux does).
 //
-// Every consistency rule between messages is one named Check (kChecks)
-// with the section that states it and the diagnosis code a violation is
-// declined with. The reference negotiates SMC-R (v1 and v2); SMC-D layouts
+// Every rule the machines decline on is a Check (checks::): its registry
+// row and the diagnosis code a violation is declined with. The rules
+// between the peer's messages are implemented once, in check/clc.hpp, for
+// the machines and the capture observer alike. The reference negotiates SMC-R (v1 and v2); SMC-D layouts
 // are decoded and encoded by messages.hpp, and a Proposal offering only
 // SMC-D is declined with NOSMCDDEV, as a host without an ISM device does.
 #pragma once
@@ -31,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "check/clc.hpp"
 #include "clc/decline_codes.hpp"
 #include "clc/messages.hpp"
 
@@ -113,86 +115,82 @@ struct ServerConfig {
   std::vector<LinkGroupPeer> link_groups;  // clients this server has link groups with
 };
 
-// One consistency rule between CLC messages.
+// Why a machine declines: the rule (a registry row) and the diagnosis code
+// its Decline carries. The rules between the peer's messages are the rule
+// layer's (check/clc.hpp, checked by the capture observer too); the rest
+// rest on what this side has (an SMC path, a prefix, an EID, a link group)
+// and only a machine checks them.
 struct Check {
-  std::string_view name;     // stable identifier, e.g. "accept-version-offered"
-  std::string_view section;  // where the rule is stated
+  const check::Rule* rule;
   std::uint32_t decline_code;
-  std::string_view summary;
 };
 
 namespace checks {
+// Registry rows of the refusals only a machine makes (conformance/requirements/).
+inline constexpr check::Rule kDeclineReasonRule{
+    "rfc7609-c.1-decline-reason", check::Level::kMust, "RFC 7609 App. C.1",
+    "a side declines when it has no SMC path to use (no RoCE device; the reference has no ISM device)"};
+inline constexpr check::Rule kVersionChoiceRule{"smcv2-proposal-version-choice", check::Level::kMust,
+                                                "SMCv2: smc_clc_msg_hdr",
+                                                "client and server share an SMC version for SMC-R"};
+inline constexpr check::Rule kPrefixMatchRule{"rfc7609-a.2.2-prefix-match", check::Level::kMust,
+                                              "Linux net/smc: smc_clc_prfx_match",
+                                              "SMC-Rv1: a proposed IP prefix is one of the server's"};
+inline constexpr check::Rule kEidMatchRule{"smcv2-proposal-eid-match", check::Level::kMust,
+                                           "SMCv2: smc_clc_match_eid",
+                                           "SMC-Rv2: a user EID of the Proposal is one of the server's"};
+inline constexpr check::Rule kV21LimitsRule{"smcv2-fce-v21-limits", check::Level::kMust,
+                                            "SMCv2.1: smc_clc_v2x_features_*",
+                                            "v2.1: agreed Max Conns is at least 16 and Max Links at least 1"};
+inline constexpr check::Rule kFirstContactMismatchRule{
+    "rfc7609-3.5.2-client-first-contact-mismatch", check::Level::kMust, "Linux net/smc: smc_conn_create",
+    "a reused link group (no First Contact) is one the client has"};
+inline constexpr check::Rule kConfirmConsistentRule{
+    "rfc7609-a.2.4-confirm-consistent", check::Level::kMust, "RFC 7609 §3.5.2",
+    "on a reused link group the client's GID, MAC and QP are the known ones"};
+
 // Server, on the Proposal
-inline constexpr Check kProposalPeerId{"proposal-peer-id-set", cite::kPeerId, kDeclCnfErr,
-                                       "the client's peer ID is not zero"};
-inline constexpr Check kProposalGidMac{"proposal-gid-mac-valid", cite::kProposal, kDeclCnfErr,
-                                       "client GID is not zero and its MAC is a unicast address"};
-inline constexpr Check kProposalSmcrOffered{"proposal-offers-smc-r", cite::kV2Header, kDeclNoSmcdDev,
-                                            "SMC-R is offered in some version (the reference has no ISM device)"};
-inline constexpr Check kVersionCommon{"version-in-common", cite::kV2Header, kDeclVersMismat,
-                                      "client and server share an SMC version for SMC-R"};
-inline constexpr Check kPrefixMatch{"v1-ip-prefix-match", cite::kLinuxPrefixMatch, kDeclDiffPrefix,
-                                    "SMC-Rv1: a proposed IP prefix is one of the server's"};
-inline constexpr Check kEidMatch{"v2-eid-match", cite::kV2EidMatch, kDeclNoUeid,
-                                 "SMC-Rv2: a user EID of the Proposal is one of the server's"};
-inline constexpr Check kProposalMaxConns{"v21-max-conns", cite::kV2Features, kDeclMaxConnErr,
-                                         "v2.1: agreed Max Conns is at least 16"};
-inline constexpr Check kProposalMaxLinks{"v21-max-links", cite::kV2Features, kDeclMaxLinkErr,
-                                         "v2.1: agreed Max Links is 1 or 2"};
+inline constexpr Check kProposalPeerId{&check::kProposalPeerId, kDeclCnfErr};
+inline constexpr Check kProposalGidMac{&check::kProposalGidMac, kDeclCnfErr};
+inline constexpr Check kProposalSmcrOffered{&kDeclineReasonRule, kDeclNoSmcdDev};
+inline constexpr Check kVersionCommon{&kVersionChoiceRule, kDeclVersMismat};
+inline constexpr Check kPrefixMatch{&kPrefixMatchRule, kDeclDiffPrefix};
+inline constexpr Check kEidMatch{&kEidMatchRule, kDeclNoUeid};
+inline constexpr Check kProposalMaxConns{&kV21LimitsRule, kDeclMaxConnErr};
+inline constexpr Check kProposalMaxLinks{&kV21LimitsRule, kDeclMaxLinkErr};
 // Client, on the Accept
-inline constexpr Check kAcceptVersion{"accept-version-offered", cite::kV2Header, kDeclVersMismat,
-                                      "the Accept's version is one the Proposal offered for SMC-R"};
-inline constexpr Check kAcceptPath{"accept-path-offered", cite::kV2Header, kDeclModeUnsupp,
-                                   "the Accept's path is one the Proposal offered"};
-inline constexpr Check kAcceptPeer{"accept-peer-valid", cite::kAccept, kDeclCnfErr,
-                                   "server peer ID and GID are not zero, its MAC is unicast"};
-inline constexpr Check kAcceptQp{"accept-qp-number", cite::kInfiniBandQp, kDeclCnfErr,
-                                 "the server QP is not QP0 or QP1"};
-inline constexpr Check kAcceptRmb{"accept-rmb-valid", cite::kAccept, kDeclCnfErr,
-                                  "RMBE index counts from 1; RMB address + size does not wrap"};
-inline constexpr Check kAcceptFirstContact{"accept-first-contact-in-sync", cite::kLinuxConnCreate, kDeclSyncErr,
-                                           "a reused link group (no First Contact) is one the client has"};
-inline constexpr Check kAcceptEid{"accept-eid-offered", cite::kV2EidMatch, kDeclNoUeid,
-                                  "the negotiated EID is one the client offered"};
-inline constexpr Check kAcceptRelease{"accept-release", cite::kV2FirstContactExt, kDeclReleaseErr,
-                                      "the server's release is not above the client's"};
-inline constexpr Check kAcceptMaxConns{"accept-max-conns", cite::kV2Features, kDeclMaxConnErr,
-                                       "v2.1: Max Conns is at least 16"};
-inline constexpr Check kAcceptMaxLinks{"accept-max-links", cite::kV2Features, kDeclMaxLinkErr,
-                                       "v2.1: Max Links is 1 or 2"};
+inline constexpr Check kAcceptVersion{&check::kAcceptVersion, kDeclVersMismat};
+inline constexpr Check kAcceptPath{&check::kAcceptPath, kDeclModeUnsupp};
+inline constexpr Check kAcceptPeer{&check::kAcceptPeer, kDeclCnfErr};
+inline constexpr Check kAcceptQp{&check::kAcceptQp, kDeclCnfErr};
+inline constexpr Check kAcceptRmb{&check::kAcceptRmb, kDeclCnfErr};
+inline constexpr Check kAcceptFirstContact{&kFirstContactMismatchRule, kDeclSyncErr};
+inline constexpr Check kAcceptEid{&check::kAcceptEid, kDeclNoUeid};
+inline constexpr Check kAcceptRelease{&check::kAcceptRelease, kDeclReleaseErr};
+inline constexpr Check kAcceptMaxConns{&check::kAcceptMaxConns, kDeclMaxConnErr};
+inline constexpr Check kAcceptMaxLinks{&check::kAcceptMaxLinks, kDeclMaxLinkErr};
 // Server, on the Confirm
-inline constexpr Check kConfirmVersion{"confirm-version", cite::kConfirm, kDeclVersMismat,
-                                       "the Confirm has the Accept's version"};
-inline constexpr Check kConfirmPath{"confirm-path", cite::kConfirm, kDeclModeUnsupp,
-                                    "the Confirm has the Accept's path"};
-inline constexpr Check kConfirmFirstContact{"confirm-first-contact-echo", cite::kOutOfSync, kDeclSyncErr,
-                                            "the Confirm's First Contact equals the Accept's"};
-inline constexpr Check kConfirmPeerId{"confirm-peer-id", cite::kConfirm, kDeclCnfErr,
-                                      "the Confirm's peer ID is the Proposal's"};
-inline constexpr Check kConfirmPeer{"confirm-peer-valid", cite::kConfirm, kDeclCnfErr,
-                                    "client GID is not zero, its MAC is unicast"};
-inline constexpr Check kConfirmQp{"confirm-qp-number", cite::kInfiniBandQp, kDeclCnfErr,
-                                  "the client QP is not QP0 or QP1"};
-inline constexpr Check kConfirmRmb{"confirm-rmb-valid", cite::kConfirm, kDeclCnfErr,
-                                   "RMBE index counts from 1; RMB address + size does not wrap"};
-inline constexpr Check kConfirmMtu{"confirm-mtu-not-above-accept", cite::kConfirm, kDeclCnfErr,
-                                   "the Confirm's QP MTU is at most the Accept's (the client takes the minimum)"};
-inline constexpr Check kConfirmLinkGroup{"confirm-link-group-in-sync", cite::kSubsequentContact, kDeclSyncErr,
-                                         "on a reused link group the client's GID, MAC and QP are the known ones"};
-inline constexpr Check kConfirmEid{"confirm-eid", cite::kV2EidMatch, kDeclNoUeid,
-                                   "the Confirm carries the negotiated EID"};
-inline constexpr Check kConfirmRelease{"confirm-release", cite::kV2Features, kDeclReleaseErr,
-                                       "the Confirm's release equals the Accept's"};
-inline constexpr Check kConfirmMaxConns{"confirm-max-conns", cite::kV2Features, kDeclMaxConnErr,
-                                        "v2.1: Max Conns equals the Accept's"};
-inline constexpr Check kConfirmMaxLinks{"confirm-max-links", cite::kV2Features, kDeclMaxLinkErr,
-                                        "v2.1: Max Links equals the Accept's"};
-// On a received Decline (reported, the fallback happens regardless)
-inline constexpr Check kDeclineOutOfSync{"decline-out-of-sync-with-syncerr", cite::kOutOfSync, 0,
-                                         "Out of Sync is set exactly with diagnosis SYNCERR"};
-inline constexpr Check kDeclineCodeOnWire{"decline-code-on-wire", cite::kDiagnosisCodes, 0,
-                                          "the diagnosis is not a local-only reason"};
+inline constexpr Check kConfirmVersion{&check::kConfirmVersion, kDeclVersMismat};
+inline constexpr Check kConfirmPath{&check::kConfirmPath, kDeclModeUnsupp};
+inline constexpr Check kConfirmFirstContact{&check::kConfirmFirstContact, kDeclSyncErr};
+inline constexpr Check kConfirmPeerId{&check::kConfirmPeerId, kDeclCnfErr};
+inline constexpr Check kConfirmPeer{&check::kConfirmPeer, kDeclCnfErr};
+inline constexpr Check kConfirmQp{&check::kConfirmQp, kDeclCnfErr};
+inline constexpr Check kConfirmRmb{&check::kConfirmRmb, kDeclCnfErr};
+inline constexpr Check kConfirmMtu{&check::kConfirmMtu, kDeclCnfErr};
+inline constexpr Check kConfirmLinkGroup{&kConfirmConsistentRule, kDeclSyncErr};
+inline constexpr Check kConfirmEid{&check::kConfirmEid, kDeclNoUeid};
+inline constexpr Check kConfirmRelease{&check::kConfirmRelease, kDeclReleaseErr};
+inline constexpr Check kConfirmMaxConns{&check::kConfirmMaxConns, kDeclMaxConnErr};
+inline constexpr Check kConfirmMaxLinks{&check::kConfirmMaxLinks, kDeclMaxLinkErr};
+// Client, with nothing to propose (Linux smc_connect declines at once)
+inline constexpr Check kNoSmcDevice{&kDeclineReasonRule, kDeclNoSmcDev};
 }  // namespace checks
+
+// The Check a rule-layer Violation of the peer's message maps to (the
+// decline code), or null for a rule the machines do not decline on (the
+// Decline rules: a received Decline means fallback regardless).
+const Check* check_for(const check::Rule& rule);
 
 // Every check, for the catalogue and the conformance engine.
 std::span<const Check* const> all_checks();
@@ -216,7 +214,7 @@ struct Outcome {
   bool decline_received = false;
   bool peer_out_of_sync = false;  // received Out of Sync: end the link group
   const Check* failed_check = nullptr;  // the local check that caused our Decline
-  std::vector<const Check*> peer_violations;  // rules the peer's Decline broke
+  std::vector<check::Violation> peer_violations;  // rules the peer's Decline broke
   // kFailed
   FailReason fail = FailReason::kNone;
   std::optional<DecodeError> error;
@@ -244,6 +242,7 @@ class ClientHandshake {
 
  private:
   Step decline(std::uint8_t version, const Check& c);
+  Step decline(std::uint8_t version, const check::Violation& v);
   Step finish(Outcome o);
 
   ClientConfig cfg_;
@@ -267,6 +266,7 @@ class ServerHandshake {
   Step on_proposal(const Proposal& p);
   Step on_confirm(const AcceptConfirm& c);
   Step decline(std::uint8_t version, const Check& c);
+  Step decline(std::uint8_t version, const check::Violation& v);
   Step finish(Outcome o);
 
   ServerConfig cfg_;

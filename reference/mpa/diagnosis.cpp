@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "check/mpa_startup.hpp"
 #include "mpa/headers.hpp"
 #include "wire/crc32c.hpp"
 
@@ -65,10 +66,8 @@ std::optional<wire::Hint> diagnose_pd_length(std::uint16_t pd_length) {
                                         " sent least significant octet first; RFC 5044 §7.1 sends it in network order"};
 }
 
-bool reply_sets_rtr(const EnhancedData& p) { return p.rtr_send || p.rtr_write || p.rtr_read; }
-
 bool reply_p2p_valid(const EnhancedData& q, const EnhancedData& p) {
-  return p.peer_to_peer == q.peer_to_peer && (!q.peer_to_peer || reply_sets_rtr(p));
+  return !check::p2p_echo(q, p) && !check::reply_rtr_at_least_one(q, p);
 }
 
 std::optional<wire::Hint> diagnose_ird_ord_swapped(const EnhancedData& request, const EnhancedData& reply) {

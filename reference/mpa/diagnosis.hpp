@@ -34,10 +34,9 @@ std::optional<wire::Hint> diagnose_pd_length(std::uint16_t pd_length);
 // word's (A, send RTR) belong.
 std::optional<wire::Hint> diagnose_ird_ord_swapped(const EnhancedData& request, const EnhancedData& reply);
 
-// RFC 6581 §9.2: whether a Reply sets at least one RTR kind (B, C or D).
-bool reply_sets_rtr(const EnhancedData& reply);
-// RFC 6581 §9.2 as the observer checks a Reply: A as in the Request, and in
-// the peer-to-peer model at least one RTR kind set (several, and kinds not
+// RFC 6581 §9.2 as the rule layer checks a Reply (check::p2p_echo,
+// check::reply_rtr_at_least_one): A as in the Request, and in the
+// peer-to-peer model at least one RTR kind set (several, and kinds not
 // offered, are allowed).
 bool reply_p2p_valid(const EnhancedData& request, const EnhancedData& reply);
 

@@ -1,5 +1,7 @@
 #include "mpa/negotiation.hpp"
 
+#include "check/mpa_startup.hpp"
+
 #include <algorithm>
 #include <utility>
 
@@ -408,7 +410,10 @@ void Negotiation::on_reply(const ReqRepFrame& reply) {
           .peer_private_data = reply.ulp_private_data});
     return;
   }
-  if (reply.revision != sent_revision_)
+  // RFC 6581 §10: never a revision above the Request's (check/mpa_startup.hpp);
+  // a lower one (a Rev 1 Reply to Rev 2) this initiator does not work with
+  // either, which §10 allows.
+  if (check::reply_revision(sent_revision_, reply) || reply.revision != sent_revision_)
     return terminate(FailureKind::kRevisionMismatch, LlpErrorCode::kInvalidRequestOrReply,
                      "Reply accepts with a revision other than the Request's (RFC 5044 §7.1.2)");
   if (reply.markers && !config_.can_send_markers) {
@@ -456,10 +461,26 @@ void Negotiation::on_reply(const ReqRepFrame& reply) {
                          "responder's IRD is below our ORD (RFC 6581 §9)");
       out.ord = theirs.ird;
     }
+    // RFC 6581 §9.2 (check/mpa_startup.hpp): A echoed. A Reply that clears
+    // the A we set leaves no RTR to start the peer-to-peer model: code 0x07;
+    // one that sets A we did not is an invalid Reply: code 0x04.
+    if (check::p2p_echo(ours, theirs)) {
+      if (ours.peer_to_peer)
+        return terminate(FailureKind::kNoMatchingRtr, LlpErrorCode::kNoMatchingRtr,
+                         "the Reply clears A: no peer-to-peer model to start (RFC 6581 §9.2)");
+      return terminate(FailureKind::kMalformedFrame, LlpErrorCode::kInvalidRequestOrReply,
+                       "Reply sets A although the Request did not (RFC 6581 §9.2)",
+                       wire::DecodeError{"A", "set in a Reply to a client/server Request", cite::kPeerToPeer,
+                                         kReqRepHeaderSize});
+    }
     if (ours.peer_to_peer) {
-      // RFC 6581 §9.2: the Reply may set several kinds, also ones we did
-      // not offer; we send one of those we can send (all of which we
+      // RFC 6581 §9.2: the Reply sets at least one kind (a Reply with none
+      // leaves nothing to send: code 0x07), may set several, also ones we
+      // did not offer; we send one of those we can send (all of which we
       // offered), in our order of preference. None: code 0x07.
+      if (check::reply_rtr_at_least_one(ours, theirs))
+        return terminate(FailureKind::kNoMatchingRtr, LlpErrorCode::kNoMatchingRtr,
+                         "the Reply sets no RTR kind we can send (RFC 6581 §9.2)");
       const RtrKinds set = offered_by(theirs);
       RtrKind kind = RtrKind::kNone;
       for (RtrKind k : config_.rtr_preference)
@@ -468,17 +489,11 @@ void Negotiation::on_reply(const ReqRepFrame& reply) {
           kind = k;
           break;
         }
-      if (!theirs.peer_to_peer || kind == RtrKind::kNone)
+      if (kind == RtrKind::kNone)
         return terminate(FailureKind::kNoMatchingRtr, LlpErrorCode::kNoMatchingRtr,
-                         theirs.peer_to_peer ? "the Reply sets no RTR kind we can send (RFC 6581 §9.2)"
-                                             : "the Reply clears A: no peer-to-peer model to start (RFC 6581 §9.2)");
+                         "the Reply sets no RTR kind we can send (RFC 6581 §9.2)");
       out.peer_to_peer = true;
       out.rtr_to_send = kind;
-    } else if (theirs.peer_to_peer) {
-      return terminate(FailureKind::kMalformedFrame, LlpErrorCode::kInvalidRequestOrReply,
-                       "Reply sets A although the Request did not (RFC 6581 §9.2)",
-                       wire::DecodeError{"A", "set in a Reply to a client/server Request", cite::kPeerToPeer,
-                                         kReqRepHeaderSize});
     }
   }
   state_ = NegotiationState::kFullOperation;

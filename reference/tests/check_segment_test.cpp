@@ -16,7 +16,7 @@ const rdmap::OpcodeInfo& row(rdmap::Opcode op) { return rdmap::info(op); }
 
 TEST(CheckSegment, EveryRuleHasExactlyOneImplementation) {
   std::map<std::string_view, int> count;
-  for (const Implementation& i : implementations()) {
+  for (const Implementation& i : segment_implementations()) {
     ASSERT_NE(i.rule, nullptr);
     EXPECT_FALSE(i.function.empty()) << i.rule->id;
     ++count[i.rule->id];

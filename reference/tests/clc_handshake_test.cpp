@@ -183,7 +183,7 @@ void expect_declined(const Result2& r, bool server_declined, std::uint32_t code,
   EXPECT_TRUE(sender.decline_sent);
   EXPECT_EQ(sender.diagnosis, code);
   ASSERT_NE(sender.failed_check, nullptr);
-  EXPECT_EQ(sender.failed_check->name, check);
+  EXPECT_EQ(sender.failed_check->rule->id, check);
   EXPECT_EQ(receiver.kind, OutcomeKind::kFallback);
   EXPECT_TRUE(receiver.decline_received);
   EXPECT_EQ(receiver.diagnosis, code);
@@ -202,7 +202,7 @@ TEST(ClcHandshake, ServerDeclinesPrefixMismatch) {
   ClientHandshake c(cc);
   ServerHandshake s(server_config());
   auto r = run(c, s);
-  expect_declined(r, true, kDeclDiffPrefix, "v1-ip-prefix-match");
+  expect_declined(r, true, kDeclDiffPrefix, "rfc7609-a.2.2-prefix-match");
   EXPECT_EQ(r.wire.back().size(), 28u) << "a v1 exchange is declined with a v1 Decline";
 }
 
@@ -213,7 +213,7 @@ TEST(ClcHandshake, ServerDeclinesNoCommonEid) {
   ClientHandshake c(cc);
   ServerHandshake s(server_config());
   auto r = run(c, s);
-  expect_declined(r, true, kDeclNoUeid, "v2-eid-match");
+  expect_declined(r, true, kDeclNoUeid, "smcv2-proposal-eid-match");
   EXPECT_EQ(r.wire.back().size(), 44u) << "a v2 exchange is declined with a v2 Decline";
 }
 
@@ -224,7 +224,7 @@ TEST(ClcHandshake, ServerDeclinesVersionMismatch) {
   sc.accept_v1 = false;
   ClientHandshake c(cc);
   ServerHandshake s(sc);
-  expect_declined(run(c, s), true, kDeclVersMismat, "version-in-common");
+  expect_declined(run(c, s), true, kDeclVersMismat, "smcv2-proposal-version-choice");
 }
 
 TEST(ClcHandshake, ServerDeclinesSmcdOnlyProposal) {
@@ -251,7 +251,7 @@ TEST(ClcHandshake, ClientDeclinesOutOfSyncLinkGroup) {
   ClientHandshake c(cc);
   ServerHandshake s(sc);
   auto r = run(c, s);
-  expect_declined(r, false, kDeclSyncErr, "accept-first-contact-in-sync");
+  expect_declined(r, false, kDeclSyncErr, "rfc7609-3.5.2-client-first-contact-mismatch");
   EXPECT_TRUE(r.server.peer_out_of_sync);
 }
 
@@ -262,7 +262,7 @@ TEST(ClcHandshake, ClientWithNothingToOfferDeclinesFirst) {
   ServerHandshake s(server_config());
   auto r = run(c, s);
   ASSERT_EQ(r.wire.size(), 1u);
-  expect_declined(r, false, kDeclNoSmcDev, "client-has-smc-device");
+  expect_declined(r, false, kDeclNoSmcDev, "rfc7609-c.1-decline-reason");
 }
 
 // Runs the client against a scripted server that answers with `accept`
@@ -290,28 +290,28 @@ TEST(ClcHandshake, ClientChecksEachAcceptRule) {
     std::uint32_t code;
   };
   const Case cases[] = {
-      {"zero peer ID", [](AcceptConfirm& a) { a.smcr->set(RF::PeerId, 0); }, "accept-peer-valid", kDeclCnfErr},
+      {"zero peer ID", [](AcceptConfirm& a) { a.smcr->set(RF::PeerId, 0); }, "rfc7609-a.2.3-accept-peer-valid", kDeclCnfErr},
       {"multicast MAC", [](AcceptConfirm& a) { a.smcr->set_octets(RF::Mac, std::array<std::uint8_t, 6>{1, 0, 0x5e, 0, 0, 1}); },
-       "accept-peer-valid", kDeclCnfErr},
-      {"QP1", [](AcceptConfirm& a) { a.smcr->set(RF::QpNumber, 1); }, "accept-qp-number", kDeclCnfErr},
-      {"RMBE index 0", [](AcceptConfirm& a) { a.smcr->set(RF::RmbeIndex, 0); }, "accept-rmb-valid", kDeclCnfErr},
-      {"RMB wraps", [](AcceptConfirm& a) { a.smcr->set(RF::RmbVirtualAddress, ~0ull - 100); }, "accept-rmb-valid",
+       "rfc7609-a.2.3-accept-peer-valid", kDeclCnfErr},
+      {"QP1", [](AcceptConfirm& a) { a.smcr->set(RF::QpNumber, 1); }, "rfc7609-a.2.3-accept-qp-number", kDeclCnfErr},
+      {"RMBE index 0", [](AcceptConfirm& a) { a.smcr->set(RF::RmbeIndex, 0); }, "rfc7609-a.2.3-accept-rmb-valid", kDeclCnfErr},
+      {"RMB wraps", [](AcceptConfirm& a) { a.smcr->set(RF::RmbVirtualAddress, ~0ull - 100); }, "rfc7609-a.2.3-accept-rmb-valid",
        kDeclCnfErr},
       {"foreign EID", [](AcceptConfirm& a) {
          a.smcr_v2->set_octets(SmcrV2AcceptConfirmSpec::Field::Eid, make_eid("OTHER-EID")); },
-       "accept-eid-offered", kDeclNoUeid},
+       "smcv2-accept-eid", kDeclNoUeid},
       {"release above client's", [](AcceptConfirm& a) { a.fce->set(FirstContactExtSpec::Field::Release, 2); },
-       "accept-release", kDeclReleaseErr},
+       "smcv2-accept-release", kDeclReleaseErr},
       {"max conns 15", [](AcceptConfirm& a) { a.fce_v2x->set(FirstContactExtV2xSpec::Field::MaxConns, 15); },
-       "accept-max-conns", kDeclMaxConnErr},
+       "smcv2-accept-max-conns", kDeclMaxConnErr},
       {"max links 3", [](AcceptConfirm& a) { a.fce_v2x->set(FirstContactExtV2xSpec::Field::MaxLinks, 3); },
-       "accept-max-links", kDeclMaxLinkErr},
+       "smcv2-accept-max-links", kDeclMaxLinkErr},
   };
   for (const Case& k : cases) {
     Outcome o = client_against_accept(k.mutate);
     EXPECT_EQ(o.kind, OutcomeKind::kFallback) << k.what;
     ASSERT_NE(o.failed_check, nullptr) << k.what;
-    EXPECT_EQ(o.failed_check->name, k.check) << k.what;
+    EXPECT_EQ(o.failed_check->rule->id, k.check) << k.what;
     EXPECT_EQ(o.diagnosis, k.code) << k.what;
   }
   // A v1 Accept to a client that offered SMC-R in version 2 only.
@@ -327,7 +327,7 @@ TEST(ClcHandshake, ClientChecksEachAcceptRule) {
       },
       v2_only);
   ASSERT_NE(o.failed_check, nullptr);
-  EXPECT_EQ(o.failed_check->name, "accept-version-offered");
+  EXPECT_EQ(o.failed_check->rule->id, "smcv2-accept-version-offered");
   EXPECT_EQ(o.diagnosis, kDeclVersMismat);
   // SMC-D Accept to an SMC-R-only Proposal.
   auto cc = client_config();
@@ -339,7 +339,7 @@ TEST(ClcHandshake, ClientChecksEachAcceptRule) {
       0xbe, 0xef, 0, 0x10, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xe2, 0xd4, 0xc3, 0xc4}));
   Step st = c.on_message(encode(d));
   ASSERT_TRUE(st.outcome);
-  EXPECT_EQ(st.outcome->failed_check->name, "accept-path-offered");
+  EXPECT_EQ(st.outcome->failed_check->rule->id, "smcv2-accept-path-offered");
   EXPECT_EQ(st.outcome->diagnosis, kDeclModeUnsupp);
 }
 
@@ -354,21 +354,21 @@ TEST(ClcHandshake, ServerChecksEachConfirmRule) {
       {"first contact flipped", [](AcceptConfirm& c) { set_type_bits_field(c.header, kAcceptConfirmTypeBits[0], 0);
                                                        c.fce.reset(); c.fce_v2x.reset(); c.gid_list.reset();
                                                        c.gids.clear(); finalize(c); },
-       "confirm-first-contact-echo"},
-      {"peer ID changed", [](AcceptConfirm& c) { c.smcr->set(RF::PeerId, 42); }, "confirm-peer-id"},
+       "rfc7609-c.4-confirm-first-contact-echo"},
+      {"peer ID changed", [](AcceptConfirm& c) { c.smcr->set(RF::PeerId, 42); }, "rfc7609-a.2.4-confirm-peer-id"},
       {"zero GID", [](AcceptConfirm& c) { c.smcr->set_octets(RF::Gid, std::array<std::uint8_t, 16>{}); },
-       "confirm-peer-valid"},
-      {"QP0", [](AcceptConfirm& c) { c.smcr->set(RF::QpNumber, 0); }, "confirm-qp-number"},
-      {"RMBE index 0", [](AcceptConfirm& c) { c.smcr->set(RF::RmbeIndex, 0); }, "confirm-rmb-valid"},
-      {"MTU above Accept", [](AcceptConfirm& c) { c.smcr->set(RF::QpMtu, 5); }, "confirm-mtu-not-above-accept"},
+       "rfc7609-a.2.4-confirm-peer-valid"},
+      {"QP0", [](AcceptConfirm& c) { c.smcr->set(RF::QpNumber, 0); }, "rfc7609-a.2.4-confirm-qp-number"},
+      {"RMBE index 0", [](AcceptConfirm& c) { c.smcr->set(RF::RmbeIndex, 0); }, "rfc7609-a.2.4-confirm-rmb-valid"},
+      {"MTU above Accept", [](AcceptConfirm& c) { c.smcr->set(RF::QpMtu, 5); }, "rfc7609-a.2.4-confirm-mtu-not-above-accept"},
       {"EID changed", [](AcceptConfirm& c) {
-         c.smcr_v2->set_octets(SmcrV2AcceptConfirmSpec::Field::Eid, make_eid("OTHER-EID")); }, "confirm-eid"},
+         c.smcr_v2->set_octets(SmcrV2AcceptConfirmSpec::Field::Eid, make_eid("OTHER-EID")); }, "smcv2-confirm-eid"},
       {"release changed", [](AcceptConfirm& c) { c.fce->set(FirstContactExtSpec::Field::Release, 0); },
-       "confirm-release"},
+       "smcv2-confirm-release"},
       {"max conns changed", [](AcceptConfirm& c) { c.fce_v2x->set(FirstContactExtV2xSpec::Field::MaxConns, 100); },
-       "confirm-max-conns"},
+       "smcv2-confirm-max-conns"},
       {"max links changed", [](AcceptConfirm& c) { c.fce_v2x->set(FirstContactExtV2xSpec::Field::MaxLinks, 1); },
-       "confirm-max-links"},
+       "smcv2-confirm-max-links"},
   };
   for (const Case& k : cases) {
     ClientHandshake c(client_config());
@@ -382,7 +382,7 @@ TEST(ClcHandshake, ServerChecksEachConfirmRule) {
     ASSERT_TRUE(r.outcome) << k.what;
     EXPECT_EQ(r.outcome->kind, OutcomeKind::kFallback) << k.what;
     ASSERT_NE(r.outcome->failed_check, nullptr) << k.what;
-    EXPECT_EQ(r.outcome->failed_check->name, k.check) << k.what;
+    EXPECT_EQ(r.outcome->failed_check->rule->id, k.check) << k.what;
     EXPECT_EQ(r.outcome->diagnosis, r.outcome->failed_check->decline_code) << k.what;
     ASSERT_FALSE(r.send.empty()) << k.what;
     EXPECT_EQ(message_type(*decode(r.send)), MessageType::kDecline) << k.what;
@@ -446,19 +446,25 @@ TEST(ClcHandshake, PeerDeclineBreakingTheDiagnosisRulesIsReported) {
   ASSERT_TRUE(st.outcome);
   EXPECT_EQ(st.outcome->kind, OutcomeKind::kFallback);
   ASSERT_EQ(st.outcome->peer_violations.size(), 2u);
-  EXPECT_EQ(st.outcome->peer_violations[0]->name, "decline-out-of-sync-with-syncerr");
-  EXPECT_EQ(st.outcome->peer_violations[1]->name, "decline-code-on-wire");
+  EXPECT_EQ(st.outcome->peer_violations[0].rule->id, "rfc7609-c.4-decline-out-of-sync");
+  EXPECT_EQ(st.outcome->peer_violations[1].rule->id, "smcv2-decline-code-on-wire");
 }
 
 TEST(ClcHandshake, EveryCheckIsCatalogued) {
   for (const Check* c : all_checks()) {
-    EXPECT_FALSE(c->name.empty());
-    EXPECT_FALSE(c->section.empty()) << c->name;
-    if (c->decline_code != 0) {
-      EXPECT_NE(find_decline_code(c->decline_code), nullptr) << c->name;
-    }
+    ASSERT_NE(c->rule, nullptr);
+    EXPECT_FALSE(c->rule->id.empty());
+    EXPECT_FALSE(c->rule->section.empty()) << c->rule->id;
+    EXPECT_NE(find_decline_code(c->decline_code), nullptr) << c->rule->id;
+    EXPECT_EQ(check_for(*c->rule) != nullptr, true) << c->rule->id;
   }
-  EXPECT_EQ(all_checks().size(), 33u);
+  EXPECT_EQ(all_checks().size(), 32u);
+  // Every rule of the rule layer's CLC file that a machine declines on maps
+  // to a Check; only the Decline rules (reported, never declined) do not.
+  for (const check::Implementation& i : check::clc_implementations()) {
+    const bool decline_rule = i.rule == &check::kDeclineOutOfSync || i.rule == &check::kDeclineCodeOnWire;
+    EXPECT_EQ(check_for(*i.rule) == nullptr, decline_rule) << i.rule->id;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,265 @@
+#include "check/clc.hpp"
+
+#include <algorithm>
+
+#include "clc/decline_codes.hpp"
+
+namespace rdmaconf::check {
+namespace {
+
+// The table: which function implements which rule (grep-able, one row each).
+constexpr Implementation kImplementations[] = {
+    {&kProposalPeerId, "proposal_peer_id"},
+    {&kProposalGidMac, "proposal_gid_mac"},
+    {&kAcceptVersion, "accept_version_offered"},
+    {&kAcceptPath, "accept_path_offered"},
+    {&kAcceptPeer, "accept_peer_valid"},
+    {&kAcceptQp, "accept_qp_number"},
+    {&kAcceptRmb, "accept_rmb_valid"},
+    {&kAcceptEid, "accept_eid_offered"},
+    {&kAcceptRelease, "accept_release"},
+    {&kAcceptMaxConns, "accept_max_conns"},
+    {&kAcceptMaxLinks, "accept_max_links"},
+    {&kConfirmVersion, "confirm_version"},
+    {&kConfirmPath, "confirm_path"},
+    {&kConfirmFirstContact, "confirm_first_contact"},
+    {&kConfirmPeerId, "confirm_peer_id"},
+    {&kConfirmPeer, "confirm_peer_valid"},
+    {&kConfirmQp, "confirm_qp_number"},
+    {&kConfirmRmb, "confirm_rmb_valid"},
+    {&kConfirmMtu, "confirm_mtu"},
+    {&kConfirmEid, "confirm_eid"},
+    {&kConfirmRelease, "confirm_release"},
+    {&kConfirmMaxConns, "confirm_max_conns"},
+    {&kConfirmMaxLinks, "confirm_max_links"},
+    {&kDeclineOutOfSync, "decline_out_of_sync"},
+    {&kDeclineCodeOnWire, "decline_code_on_wire"},
+};
+constexpr const Rule* kRules[] = {
+    &kProposalPeerId,   &kProposalGidMac,   &kAcceptVersion,   &kAcceptPath,      &kAcceptPeer,
+    &kAcceptQp,         &kAcceptRmb,        &kAcceptEid,       &kAcceptRelease,   &kAcceptMaxConns,
+    &kAcceptMaxLinks,   &kConfirmVersion,   &kConfirmPath,     &kConfirmFirstContact, &kConfirmPeerId,
+    &kConfirmPeer,      &kConfirmQp,        &kConfirmRmb,      &kConfirmMtu,      &kConfirmEid,
+    &kConfirmRelease,   &kConfirmMaxConns,  &kConfirmMaxLinks, &kDeclineOutOfSync, &kDeclineCodeOnWire,
+};
+
+using HF = clc::ClcHeaderSpec::Field;
+using PF = clc::ProposalBodySpec::Field;
+using RF = clc::SmcrAcceptConfirmSpec::Field;
+using EF = clc::SmcrV2AcceptConfirmSpec::Field;
+using FF = clc::FirstContactExtSpec::Field;
+using XF = clc::FirstContactExtV2xSpec::Field;
+
+// A Violation at a field, named and placed (in its block) by its declaration.
+template <typename Spec>
+Violation broke(const Rule& r, typename Spec::Field f, std::uint64_t seen, std::uint64_t expected) {
+  const wire::FieldDecl& d = wire::Header<Spec>::field_decl(f);
+  return Violation{&r, d.name, d.octet_offset(), seen, expected};
+}
+// ... at a bit field of the header's type-bits overlay (First Contact, path, Out of Sync).
+Violation broke(const Rule& r, const wire::FieldDecl& d, std::uint64_t seen, std::uint64_t expected) {
+  return Violation{&r, d.name, d.octet_offset(), seen, expected};
+}
+
+bool all_zero(clc::Bytes b) {
+  return std::all_of(b.begin(), b.end(), [](std::uint8_t o) { return o == 0; });
+}
+// A MAC a RoCE port can have: neither zero nor a group address (IEEE 802:
+// the I/G bit, the least significant bit of the first octet, clear).
+bool unicast_mac(clc::Bytes mac) { return !all_zero(mac) && (mac[0] & 0x01) == 0; }
+bool same(clc::Bytes a, clc::Bytes b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
+
+// The paths the Proposal offered for a version (none for a version it does not know).
+clc::SmcType offered_for(const clc::Proposal& p, std::uint8_t version) {
+  return version == clc::kVersion1   ? p.smcv1_type()
+         : version == clc::kVersion2 ? p.smcv2_type()
+                                     : clc::SmcType::kNone;
+}
+
+Outcome gid_mac(const Rule& r, clc::Bytes gid, clc::Bytes mac, const wire::FieldDecl& gid_decl,
+                const wire::FieldDecl& mac_decl) {
+  if (all_zero(gid)) return Violation{&r, gid_decl.name, gid_decl.octet_offset(), 0, 0};
+  if (!unicast_mac(mac)) return Violation{&r, mac_decl.name, mac_decl.octet_offset(), mac[0], 0};
+  return std::nullopt;
+}
+
+Outcome qp_number(const Rule& r, const clc::SmcrBody& b) {
+  // InfiniBand reserves QP0 and QP1 for subnet management and general services.
+  if (b.get(RF::QpNumber) >= 2) return std::nullopt;
+  return broke<clc::SmcrAcceptConfirmSpec>(r, RF::QpNumber, b.get(RF::QpNumber), 2);
+}
+
+Outcome rmb(const Rule& r, const clc::SmcrBody& b) {
+  if (clc::rmb_valid(b)) return std::nullopt;
+  if (b.get(RF::RmbeIndex) < 1) return broke<clc::SmcrAcceptConfirmSpec>(r, RF::RmbeIndex, 0, 1);
+  return broke<clc::SmcrAcceptConfirmSpec>(r, RF::RmbVirtualAddress, b.get(RF::RmbVirtualAddress), 0);
+}
+
+template <typename Spec>
+Outcome equal(const Rule& r, const wire::Header<Spec>& accept, const wire::Header<Spec>& confirm,
+              typename Spec::Field f) {
+  if (confirm.get(f) == accept.get(f)) return std::nullopt;
+  return broke<Spec>(r, f, confirm.get(f), accept.get(f));
+}
+
+}  // namespace
+
+std::span<const Implementation> clc_implementations() { return kImplementations; }
+std::span<const Rule* const> clc_rules() { return kRules; }
+
+// ---- Proposal
+
+Outcome proposal_peer_id(const clc::Proposal& p) {
+  if (!p.v1_smcr_identity() || p.body.get(PF::PeerId) != 0) return std::nullopt;
+  return broke<clc::ProposalBodySpec>(kProposalPeerId, PF::PeerId, 0, 1);
+}
+
+Outcome proposal_gid_mac(const clc::Proposal& p) {
+  if (!p.v1_smcr_identity()) return std::nullopt;
+  return gid_mac(kProposalGidMac, p.body.octets(PF::Gid), p.body.octets(PF::Mac), clc::ProposalBody::field_decl(PF::Gid),
+                 clc::ProposalBody::field_decl(PF::Mac));
+}
+
+// ---- Accept
+
+Outcome accept_version_offered(const clc::Proposal& p, const clc::AcceptConfirm& a) {
+  if (offered_for(p, a.version()) != clc::SmcType::kNone) return std::nullopt;
+  return broke<clc::ClcHeaderSpec>(kAcceptVersion, HF::Version, a.version(), p.version());
+}
+
+Outcome accept_path_offered(const clc::Proposal& p, const clc::AcceptConfirm& a) {
+  const clc::SmcType offered = offered_for(p, a.version());
+  if (offered == clc::SmcType::kNone) return std::nullopt;  // accept_version_offered's
+  const clc::SmcType path = a.smc_type();
+  if ((path == clc::SmcType::kR && clc::offers_r(offered)) || (path == clc::SmcType::kD && clc::offers_d(offered)))
+    return std::nullopt;
+  return broke(kAcceptPath, clc::kAcceptConfirmTypeBits[2], static_cast<std::uint64_t>(path),
+               static_cast<std::uint64_t>(offered));
+}
+
+Outcome accept_peer_valid(const clc::SmcrBody& b) {
+  if (b.get(RF::PeerId) == 0) return broke<clc::SmcrAcceptConfirmSpec>(kAcceptPeer, RF::PeerId, 0, 1);
+  return gid_mac(kAcceptPeer, b.octets(RF::Gid), b.octets(RF::Mac), clc::SmcrBody::field_decl(RF::Gid),
+                 clc::SmcrBody::field_decl(RF::Mac));
+}
+
+Outcome accept_qp_number(const clc::SmcrBody& b) { return qp_number(kAcceptQp, b); }
+Outcome accept_rmb_valid(const clc::SmcrBody& b) { return rmb(kAcceptRmb, b); }
+
+Outcome accept_eid_offered(const clc::Proposal& p, const clc::AcceptConfirm& a) {
+  if (a.version() != clc::kVersion2 || !a.smcr_v2) return std::nullopt;
+  const clc::Bytes eid = a.smcr_v2->octets(EF::Eid);
+  const bool offered = std::any_of(p.user_eids.begin(), p.user_eids.end(),
+                                   [&](const clc::EidEntry& e) { return same(e.octets(clc::EidSpec::Field::Eid), eid); });
+  if (offered) return std::nullopt;
+  return broke<clc::SmcrV2AcceptConfirmSpec>(kAcceptEid, EF::Eid, 0, 0);
+}
+
+Outcome accept_release(const clc::Proposal& p, const clc::AcceptConfirm& a) {
+  if (a.version() != clc::kVersion2 || !a.fce || !p.v2_ext) return std::nullopt;
+  const std::uint64_t release = a.fce->get(FF::Release);
+  const std::uint64_t proposed = p.v2_ext->get(clc::V2ExtensionSpec::Field::Release);
+  if (release <= proposed) return std::nullopt;
+  return broke<clc::FirstContactExtSpec>(kAcceptRelease, FF::Release, release, proposed);
+}
+
+namespace {
+// The v2.1 limits of a first-contact Accept, when it states them.
+const clc::FirstContactExtV2x* v21_limits(const clc::AcceptConfirm& a) {
+  if (a.version() != clc::kVersion2 || !a.fce || !a.fce_v2x || a.fce->get(FF::Release) < clc::kRelease1) return nullptr;
+  return &*a.fce_v2x;
+}
+}  // namespace
+
+Outcome accept_max_conns(const clc::AcceptConfirm& a) {
+  const clc::FirstContactExtV2x* x = v21_limits(a);
+  if (!x || x->get(XF::MaxConns) >= 16) return std::nullopt;
+  return broke<clc::FirstContactExtV2xSpec>(kAcceptMaxConns, XF::MaxConns, x->get(XF::MaxConns), 16);
+}
+
+Outcome accept_max_links(const clc::AcceptConfirm& a) {
+  const clc::FirstContactExtV2x* x = v21_limits(a);
+  if (!x) return std::nullopt;
+  const std::uint64_t links = x->get(XF::MaxLinks);
+  if (links >= 1 && links <= 2) return std::nullopt;
+  return broke<clc::FirstContactExtV2xSpec>(kAcceptMaxLinks, XF::MaxLinks, links, links < 1 ? 1 : 2);
+}
+
+// ---- Confirm
+
+Outcome confirm_version(const clc::AcceptConfirm& a, const clc::AcceptConfirm& c) {
+  return equal(kConfirmVersion, a.header, c.header, HF::Version);
+}
+
+Outcome confirm_path(const clc::AcceptConfirm& a, const clc::AcceptConfirm& c) {
+  if (c.smc_type() == a.smc_type()) return std::nullopt;
+  return broke(kConfirmPath, clc::kAcceptConfirmTypeBits[2], static_cast<std::uint64_t>(c.smc_type()),
+               static_cast<std::uint64_t>(a.smc_type()));
+}
+
+Outcome confirm_first_contact(const clc::AcceptConfirm& a, const clc::AcceptConfirm& c) {
+  if (c.first_contact() == a.first_contact()) return std::nullopt;
+  return broke(kConfirmFirstContact, clc::kAcceptConfirmTypeBits[0], c.first_contact(), a.first_contact());
+}
+
+Outcome confirm_peer_id(const clc::Proposal& p, const clc::SmcrBody& b) {
+  if (!p.v1_smcr_identity() || b.get(RF::PeerId) == p.body.get(PF::PeerId)) return std::nullopt;
+  return broke<clc::SmcrAcceptConfirmSpec>(kConfirmPeerId, RF::PeerId, b.get(RF::PeerId), p.body.get(PF::PeerId));
+}
+
+Outcome confirm_peer_valid(const clc::SmcrBody& b) {
+  return gid_mac(kConfirmPeer, b.octets(RF::Gid), b.octets(RF::Mac), clc::SmcrBody::field_decl(RF::Gid),
+                 clc::SmcrBody::field_decl(RF::Mac));
+}
+
+Outcome confirm_qp_number(const clc::SmcrBody& b) { return qp_number(kConfirmQp, b); }
+Outcome confirm_rmb_valid(const clc::SmcrBody& b) { return rmb(kConfirmRmb, b); }
+
+Outcome confirm_mtu(const clc::AcceptConfirm& a, const clc::AcceptConfirm& c) {
+  // The client takes the smaller of its own path MTU and the Accept's.
+  if (!a.smcr || !c.smcr || c.smcr->get(RF::QpMtu) <= a.smcr->get(RF::QpMtu)) return std::nullopt;
+  return broke<clc::SmcrAcceptConfirmSpec>(kConfirmMtu, RF::QpMtu, c.smcr->get(RF::QpMtu), a.smcr->get(RF::QpMtu));
+}
+
+Outcome confirm_eid(const clc::AcceptConfirm& a, const clc::AcceptConfirm& c) {
+  if (!a.smcr_v2 || !c.smcr_v2 || same(c.smcr_v2->octets(EF::Eid), a.smcr_v2->octets(EF::Eid))) return std::nullopt;
+  return broke<clc::SmcrV2AcceptConfirmSpec>(kConfirmEid, EF::Eid, 0, 0);
+}
+
+Outcome confirm_release(const clc::AcceptConfirm& a, const clc::AcceptConfirm& c) {
+  if (!a.fce || !c.fce) return std::nullopt;
+  return equal(kConfirmRelease, *a.fce, *c.fce, FF::Release);
+}
+
+namespace {
+// Both first-contact extensions state v2.1 limits (the Accept's release is 1 or more).
+bool both_v21(const clc::AcceptConfirm& a, const clc::AcceptConfirm& c) {
+  return a.fce && c.fce && a.fce_v2x && c.fce_v2x && a.fce->get(FF::Release) >= clc::kRelease1;
+}
+}  // namespace
+
+Outcome confirm_max_conns(const clc::AcceptConfirm& a, const clc::AcceptConfirm& c) {
+  if (!both_v21(a, c)) return std::nullopt;
+  return equal(kConfirmMaxConns, *a.fce_v2x, *c.fce_v2x, XF::MaxConns);
+}
+
+Outcome confirm_max_links(const clc::AcceptConfirm& a, const clc::AcceptConfirm& c) {
+  if (!both_v21(a, c)) return std::nullopt;
+  return equal(kConfirmMaxLinks, *a.fce_v2x, *c.fce_v2x, XF::MaxLinks);
+}
+
+// ---- Decline
+
+Outcome decline_out_of_sync(const clc::Decline& d) {
+  const bool want = clc::requires_out_of_sync(d.diagnosis());
+  if (d.out_of_sync() == want) return std::nullopt;
+  return broke(kDeclineOutOfSync, clc::kDeclineTypeBits[0], d.out_of_sync(), want);
+}
+
+Outcome decline_code_on_wire(const clc::Decline& d) {
+  const clc::DeclineCode* code = clc::find_decline_code(d.diagnosis());
+  if (!code || code->on_wire) return std::nullopt;
+  return broke<clc::DeclineSpec>(kDeclineCodeOnWire, clc::DeclineSpec::Field::PeerDiagnosis, d.diagnosis(), 0);
+}
+
+}  // namespace rdmaconf::check

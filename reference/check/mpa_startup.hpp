@@ -1,0 +1,75 @@
+// The rules of MPA connection setup (RFC 5044 §7.1, RFC 6581 §9, §10): the
+// Request and Reply frames, each rule implemented once, for the negotiation
+// machine (mpa/negotiation.hpp) and the capture observer alike.
+//
+// Two kinds of rule:
+//  - of one frame (key, Res, Rev, R in a Request, PD_Length, the IRD/ORD
+//    block S promises): the frame codec checks them while it decodes
+//    (mpa::required_frame_size, mpa::decode_req_rep), since a frame that
+//    breaks one cannot be read further; its typed error names the field, and
+//    req_rep_rule() says which registry row that field's rule is. The
+//    negotiation answers the error (Reply with R set, or Terminate with LLP
+//    error 0x04), the observer reports the row.
+//  - between the Request and the Reply (revision, the peer-to-peer model):
+//    one function each below, taking the decoded frames and returning the
+//    Violation or nothing. The initiator's negotiation maps it to its
+//    Terminate (LLP error 0x04, or 0x07 when no RTR can start the
+//    peer-to-peer model), the observer words it.
+//
+// mpa_startup_implementations() lists which function implements which rule id.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "check/rule.hpp"
+#include "mpa/req_rep.hpp"
+#include "wire/result.hpp"
+
+namespace rdmaconf::check {
+
+// ---- registry rows (conformance/requirements/rfc5044.cpp, rfc6581.cpp)
+// Of one frame (checked by the frame codec):
+inline constexpr Rule kReqRepKey{"rfc5044-7.1.1-key-reply", Level::kMust, "RFC 5044 §7.1.1",
+                                 "a Request starts with the Request key, a Reply with the Reply key"};
+inline constexpr Rule kReqRepReserved{"rfc5044-7.1.1-res-zero", Level::kMust, "RFC 5044 §7.1.1",
+                                      "Res bits of a Request/Reply are sent as zero"};
+inline constexpr Rule kReqRepRevision{"rfc5044-7.1.1-rev-1", Level::kMust, "RFC 5044 §7.1.1",
+                                      "Rev is a revision the RFCs define (1 or 2)"};
+inline constexpr Rule kRequestReject{"rfc5044-7.1.1-r-request-zero", Level::kShould, "RFC 5044 §7.1.1",
+                                     "R is set only in a Reply (defined so, without an RFC 2119 keyword)"};
+inline constexpr Rule kPdLengthMax{"rfc5044-7.1.1-pd-length-max", Level::kMust, "RFC 5044 §7.1.1",
+                                   "PD_Length is at most 512"};
+inline constexpr Rule kEnhancedDataShort{"rfc6581-9-enhanced-data-present", Level::kMust, "RFC 6581 §9",
+                                         "a Rev 2 frame with S set carries at least 4 octets of IRD/ORD data"};
+// Between Request and Reply:
+inline constexpr Rule kReplyRevision{"rfc6581-10-reply-rev-not-above", Level::kMust, "RFC 5044 §7.1.2",
+                                     "the Reply's revision is not above the Request's"};
+inline constexpr Rule kP2pOffer{"rfc6581-9.2-p2p-flag-a", Level::kMust, "RFC 6581 §9.2",
+                                "a peer-to-peer Request (A set) offers at least one RTR kind"};
+inline constexpr Rule kP2pEcho{"rfc6581-9.2-p2p-echo-a", Level::kMust, "RFC 6581 §9.2",
+                               "the Reply sets flag A exactly when the Request did"};
+inline constexpr Rule kReplyRtrAtLeastOne{"rfc6581-9.2-reply-rtr-at-least-one", Level::kMust, "RFC 6581 §9.2",
+                                          "a peer-to-peer Reply sets at least one RTR kind"};
+
+// The row of the one-frame rule a decode error of mpa::required_frame_size or
+// mpa::decode_req_rep names (by its field: Key, Res, Rev, R, PD_Length, IRD).
+const Rule& req_rep_rule(const wire::DecodeError& e);
+
+// RFC 6581 §10: an accepting or rejecting Reply never names a revision above
+// the Request's.
+Outcome reply_revision(std::uint8_t request_revision, const mpa::ReqRepFrame& reply);
+// RFC 6581 §9.2: a Request that asks for the peer-to-peer model (A) offers
+// at least one RTR kind (B, C or D).
+Outcome p2p_offer(const mpa::EnhancedData& request);
+// RFC 6581 §9.2: an accepting Reply's A is the Request's.
+Outcome p2p_echo(const mpa::EnhancedData& request, const mpa::EnhancedData& reply);
+// RFC 6581 §9.2: an accepting peer-to-peer Reply (A in both) sets at least
+// one RTR kind; it may set several, and kinds the Request did not offer.
+Outcome reply_rtr_at_least_one(const mpa::EnhancedData& request, const mpa::EnhancedData& reply);
+
+// ---- which function implements which rule (the table in mpa_startup.cpp)
+std::span<const Implementation> mpa_startup_implementations();
+std::span<const Rule* const> mpa_startup_rules();
+
+}  // namespace rdmaconf::check

@@ -1,0 +1,44 @@
+#include "check/registry.hpp"
+
+#include "check/clc.hpp"
+#include "check/mpa_startup.hpp"
+#include "check/segment.hpp"
+#include "check/smcr.hpp"
+
+namespace rdmaconf::check {
+namespace {
+
+// One line per rule file.
+constexpr RuleFile kFiles[] = {
+    {"segment", segment_implementations, segment_rules},
+    {"smcr", smcr_implementations, smcr_rules},
+    {"mpa_startup", mpa_startup_implementations, mpa_startup_rules},
+    {"clc", clc_implementations, clc_rules},
+};
+
+}  // namespace
+
+std::span<const RuleFile> rule_files() { return kFiles; }
+
+std::vector<Implementation> implementations() {
+  std::vector<Implementation> all;
+  for (const RuleFile& f : kFiles)
+    for (const Implementation& i : f.implementations()) all.push_back(i);
+  return all;
+}
+
+std::vector<const Rule*> all_rules() {
+  std::vector<const Rule*> all;
+  for (const RuleFile& f : kFiles)
+    for (const Rule* r : f.rules()) all.push_back(r);
+  return all;
+}
+
+const Implementation* find_implementation(std::string_view id) {
+  for (const RuleFile& f : kFiles)
+    for (const Implementation& i : f.implementations())
+      if (i.rule->id == id) return &i;
+  return nullptr;
+}
+
+}  // namespace rdmaconf::check

@@ -1,0 +1,175 @@
+// The CLC rules of the rule layer (check/clc.hpp): on the messages of a
+// clean v2 exchange (made by the handshake machines) no function says
+// anything; each broken field is named by its rule. The machines' Decline
+// codes for the same rules are clc_handshake_test's.
+#include "check/clc.hpp"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "clc/handshake.hpp"
+
+namespace rdmaconf::check {
+namespace {
+
+using RF = clc::SmcrAcceptConfirmSpec::Field;
+using PF = clc::ProposalBodySpec::Field;
+
+struct Exchange {
+  clc::Proposal proposal;
+  clc::AcceptConfirm accept;
+  clc::AcceptConfirm confirm;
+};
+
+Exchange clean_exchange(bool offer_v2 = true) {
+  clc::ClientConfig cc;
+  cc.link.peer_id = 0x0a0b001122334455;
+  cc.link.gid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55};
+  cc.link.mac = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55};
+  cc.link.qp_number = 0x456;
+  cc.ipv4 = {0xc0a80100, 24};
+  cc.offer_v2 = offer_v2;
+  cc.v2.user_eids = {clc::make_eid("SMC-TEST-EID")};
+  clc::ServerConfig sc;
+  sc.link.peer_id = 0x0c0d66778899aabb;
+  sc.link.gid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x66, 0x77, 0xff, 0xfe, 0x99, 0xaa, 0xbb};
+  sc.link.mac = {0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb};
+  sc.link.qp_number = 0x123;
+  sc.ipv4 = cc.ipv4;
+  sc.v2.user_eids = cc.v2.user_eids;
+  clc::ClientHandshake client(cc);
+  clc::ServerHandshake server(sc);
+  (void)server.start(true);
+  const clc::Step p = client.start(true);
+  const clc::Step a = server.on_message(p.send);
+  const clc::Step c = client.on_message(a.send);
+  Exchange e;
+  e.proposal = std::get<clc::Proposal>(*clc::decode(p.send));
+  e.accept = std::get<clc::AcceptConfirm>(*clc::decode(a.send));
+  e.confirm = std::get<clc::AcceptConfirm>(*clc::decode(c.send));
+  return e;
+}
+
+// Every rule of the file on one exchange; the rules it broke.
+std::vector<const Rule*> broken(const Exchange& e) {
+  std::vector<const Rule*> out;
+  auto add = [&](const Outcome& o) {
+    if (o) out.push_back(o->rule);
+  };
+  add(proposal_peer_id(e.proposal));
+  add(proposal_gid_mac(e.proposal));
+  add(accept_version_offered(e.proposal, e.accept));
+  add(accept_path_offered(e.proposal, e.accept));
+  add(accept_peer_valid(*e.accept.smcr));
+  add(accept_qp_number(*e.accept.smcr));
+  add(accept_rmb_valid(*e.accept.smcr));
+  add(accept_eid_offered(e.proposal, e.accept));
+  add(accept_release(e.proposal, e.accept));
+  add(accept_max_conns(e.accept));
+  add(accept_max_links(e.accept));
+  add(confirm_version(e.accept, e.confirm));
+  add(confirm_path(e.accept, e.confirm));
+  add(confirm_first_contact(e.accept, e.confirm));
+  add(confirm_peer_id(e.proposal, *e.confirm.smcr));
+  add(confirm_peer_valid(*e.confirm.smcr));
+  add(confirm_qp_number(*e.confirm.smcr));
+  add(confirm_rmb_valid(*e.confirm.smcr));
+  add(confirm_mtu(e.accept, e.confirm));
+  add(confirm_eid(e.accept, e.confirm));
+  add(confirm_release(e.accept, e.confirm));
+  add(confirm_max_conns(e.accept, e.confirm));
+  add(confirm_max_links(e.accept, e.confirm));
+  return out;
+}
+
+TEST(CheckClc, CleanExchangesKeepEveryRule) {
+  EXPECT_TRUE(broken(clean_exchange(true)).empty());
+  EXPECT_TRUE(broken(clean_exchange(false)).empty());
+}
+
+TEST(CheckClc, EachBrokenFieldNamesItsRule) {
+  struct Case {
+    const char* what;
+    void (*mutate)(Exchange&);
+    const Rule* rule;
+  };
+  const Case cases[] = {
+      {"Proposal peer ID 0", [](Exchange& e) { e.proposal.body.set(PF::PeerId, 0); }, &kProposalPeerId},
+      {"Proposal multicast MAC", [](Exchange& e) { e.proposal.body.set_octets(PF::Mac, std::array<std::uint8_t, 6>{1, 0, 0x5e, 0, 0, 1}); },
+       &kProposalGidMac},
+      {"Accept version 3", [](Exchange& e) { e.accept.header.set(clc::ClcHeaderSpec::Field::Version, 3); },
+       &kAcceptVersion},
+      {"Accept path SMC-D", [](Exchange& e) { clc::set_type_bits_field(e.accept.header, clc::kAcceptConfirmTypeBits[2], 1); },
+       &kAcceptPath},
+      {"Accept GID 0", [](Exchange& e) { e.accept.smcr->set_octets(RF::Gid, std::array<std::uint8_t, 16>{}); }, &kAcceptPeer},
+      {"Accept QP1", [](Exchange& e) { e.accept.smcr->set(RF::QpNumber, 1); }, &kAcceptQp},
+      {"Accept RMBE index 0", [](Exchange& e) { e.accept.smcr->set(RF::RmbeIndex, 0); }, &kAcceptRmb},
+      {"Accept EID not offered", [](Exchange& e) {
+         e.accept.smcr_v2->set_octets(clc::SmcrV2AcceptConfirmSpec::Field::Eid, clc::make_eid("OTHER")); },
+       &kAcceptEid},
+      {"Accept release 2", [](Exchange& e) { e.accept.fce->set(clc::FirstContactExtSpec::Field::Release, 2); },
+       &kAcceptRelease},
+      {"Accept Max Conns 15", [](Exchange& e) { e.accept.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxConns, 15); },
+       &kAcceptMaxConns},
+      {"Accept Max Links 3", [](Exchange& e) { e.accept.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxLinks, 3); },
+       &kAcceptMaxLinks},
+      {"Confirm version 1", [](Exchange& e) { e.confirm.header.set(clc::ClcHeaderSpec::Field::Version, 1); },
+       &kConfirmVersion},
+      {"Confirm path SMC-D", [](Exchange& e) { clc::set_type_bits_field(e.confirm.header, clc::kAcceptConfirmTypeBits[2], 1); },
+       &kConfirmPath},
+      {"Confirm First Contact cleared",
+       [](Exchange& e) { clc::set_type_bits_field(e.confirm.header, clc::kAcceptConfirmTypeBits[0], 0); },
+       &kConfirmFirstContact},
+      {"Confirm peer ID changed", [](Exchange& e) { e.confirm.smcr->set(RF::PeerId, 42); }, &kConfirmPeerId},
+      {"Confirm multicast MAC", [](Exchange& e) { e.confirm.smcr->set_octets(RF::Mac, std::array<std::uint8_t, 6>{1, 2, 3, 4, 5, 6}); },
+       &kConfirmPeer},
+      {"Confirm QP0", [](Exchange& e) { e.confirm.smcr->set(RF::QpNumber, 0); }, &kConfirmQp},
+      {"Confirm RMB wraps", [](Exchange& e) { e.confirm.smcr->set(RF::RmbVirtualAddress, ~0ull - 100); }, &kConfirmRmb},
+      {"Confirm MTU above", [](Exchange& e) { e.confirm.smcr->set(RF::QpMtu, 5); }, &kConfirmMtu},
+      {"Confirm EID changed", [](Exchange& e) {
+         e.confirm.smcr_v2->set_octets(clc::SmcrV2AcceptConfirmSpec::Field::Eid, clc::make_eid("OTHER")); },
+       &kConfirmEid},
+      {"Confirm release changed", [](Exchange& e) { e.confirm.fce->set(clc::FirstContactExtSpec::Field::Release, 0); },
+       &kConfirmRelease},
+      {"Confirm Max Conns changed", [](Exchange& e) { e.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxConns, 100); },
+       &kConfirmMaxConns},
+      {"Confirm Max Links changed", [](Exchange& e) { e.confirm.fce_v2x->set(clc::FirstContactExtV2xSpec::Field::MaxLinks, 1); },
+       &kConfirmMaxLinks},
+  };
+  for (const Case& k : cases) {
+    Exchange e = clean_exchange();
+    k.mutate(e);
+    const auto rules = broken(e);
+    EXPECT_NE(std::find(rules.begin(), rules.end(), k.rule), rules.end()) << k.what;
+  }
+}
+
+TEST(CheckClc, IdentityRulesOnlyOnAV1SmcrOffer) {
+  // A v2-only Proposal leaves Peer ID, GID and MAC zero: no rule reads them.
+  clc::Proposal p = clean_exchange(true).proposal;
+  EXPECT_TRUE(p.v1_smcr_identity());
+  clc::set_type_bits_field(p.header, clc::kProposalTypeBits[1], static_cast<std::uint64_t>(clc::SmcType::kNone));
+  p.body.set(PF::PeerId, 0);
+  EXPECT_FALSE(proposal_peer_id(p));
+  EXPECT_FALSE(proposal_gid_mac(p));
+}
+
+TEST(CheckClc, DeclineRules) {
+  clc::Decline d = clc::build_decline(clc::kVersion2, 1, clc::kDeclSyncErr, clc::kOsLinux);
+  EXPECT_FALSE(decline_out_of_sync(d));  // build_decline sets Out of Sync with SYNCERR
+  clc::set_type_bits_field(d.header, clc::kDeclineTypeBits[0], 0);
+  auto v = decline_out_of_sync(d);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kDeclineOutOfSync);
+  EXPECT_EQ(v->expected, 1u);
+  EXPECT_FALSE(decline_code_on_wire(d));
+  clc::Decline local = clc::build_decline(clc::kVersion2, 1, clc::kDeclPeerDecl, clc::kOsLinux);
+  auto w = decline_code_on_wire(local);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->rule, &kDeclineCodeOnWire);
+  EXPECT_EQ(w->field, "Peer Diagnosis Information");
+}
+
+}  // namespace
+}  // namespace rdmaconf::check

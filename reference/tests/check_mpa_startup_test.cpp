@@ -1,0 +1,103 @@
+// The MPA startup rules of the rule layer (check/mpa_startup.hpp): each
+// function names its rule and field, and says nothing about frames that keep
+// the rule; a frame-codec error names the row of its field's rule.
+#include "check/mpa_startup.hpp"
+
+#include <gtest/gtest.h>
+
+namespace rdmaconf::check {
+namespace {
+
+mpa::ReqRepFrame reply_with_rev(std::uint8_t rev) {
+  mpa::ReqRepFields f;
+  f.kind = mpa::FrameKind::kReply;
+  f.revision = rev;
+  static std::vector<std::uint8_t> octets;
+  octets = mpa::encode_req_rep(f);
+  return *mpa::decode_req_rep(octets);
+}
+
+TEST(CheckMpaStartup, ReplyRevisionNotAboveTheRequests) {
+  EXPECT_FALSE(reply_revision(2, reply_with_rev(2)));
+  EXPECT_FALSE(reply_revision(2, reply_with_rev(1)));  // lower: the initiator's choice (RFC 6581 §10)
+  auto v = reply_revision(1, reply_with_rev(2));
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kReplyRevision);
+  EXPECT_EQ(v->field, "Rev");
+  EXPECT_EQ(v->octet, 17u);
+  EXPECT_EQ(v->seen, 2u);
+  EXPECT_EQ(v->expected, 1u);
+}
+
+TEST(CheckMpaStartup, PeerToPeerFlags) {
+  const mpa::EnhancedData client_server{};
+  mpa::EnhancedData p2p_none;
+  p2p_none.peer_to_peer = true;
+  mpa::EnhancedData p2p_write = p2p_none;
+  p2p_write.rtr_write = true;
+  mpa::EnhancedData p2p_all = p2p_write;
+  p2p_all.rtr_send = p2p_all.rtr_read = true;
+
+  EXPECT_FALSE(p2p_offer(client_server));
+  EXPECT_FALSE(p2p_offer(p2p_write));
+  auto offer = p2p_offer(p2p_none);
+  ASSERT_TRUE(offer);
+  EXPECT_EQ(offer->rule, &kP2pOffer);
+  EXPECT_EQ(offer->octet, 20u);  // the IRD/ORD block follows the 20-octet header
+
+  EXPECT_FALSE(p2p_echo(p2p_all, p2p_write));
+  EXPECT_FALSE(p2p_echo(client_server, client_server));
+  auto echo = p2p_echo(p2p_all, client_server);
+  ASSERT_TRUE(echo);
+  EXPECT_EQ(echo->rule, &kP2pEcho);
+  EXPECT_EQ(echo->field, "A");
+  EXPECT_EQ(p2p_echo(client_server, p2p_write)->seen, 1u);
+
+  // Several kinds, and kinds not offered, are allowed; none is not.
+  EXPECT_FALSE(reply_rtr_at_least_one(p2p_write, p2p_all));
+  EXPECT_FALSE(reply_rtr_at_least_one(client_server, p2p_none));  // A not asked: not this rule's
+  auto rtr = reply_rtr_at_least_one(p2p_all, p2p_none);
+  ASSERT_TRUE(rtr);
+  EXPECT_EQ(rtr->rule, &kReplyRtrAtLeastOne);
+}
+
+TEST(CheckMpaStartup, FrameCodecErrorsNameTheirRow) {
+  auto rule_of = [](std::vector<std::uint8_t> octets) {
+    mpa::ReqRepDecodeOptions strict;
+    strict.check_reserved = true;
+    auto r = mpa::decode_req_rep(octets, strict);
+    EXPECT_FALSE(r);
+    return r ? nullptr : &req_rep_rule(r.error());
+  };
+  mpa::ReqRepFields f;
+  f.kind = mpa::FrameKind::kRequest;
+  f.revision = 1;
+  f.res = 1;
+  EXPECT_EQ(rule_of(mpa::encode_req_rep(f)), &kReqRepReserved);
+  f.res = 0;
+  f.s_flag = true;  // S is a Res bit in a Rev 1 frame
+  EXPECT_EQ(rule_of(mpa::encode_req_rep(f)), &kReqRepReserved);
+  f.s_flag.reset();
+  f.revision = 3;
+  EXPECT_EQ(rule_of(mpa::encode_req_rep(f)), &kReqRepRevision);
+  f.revision = 1;
+  f.reject = true;
+  EXPECT_EQ(rule_of(mpa::encode_req_rep(f)), &kRequestReject);
+  f.reject = false;
+  f.revision = 2;
+  f.s_flag = true;  // S without the 4 octets of IRD/ORD data
+  EXPECT_EQ(rule_of(mpa::encode_req_rep(f)), &kEnhancedDataShort);
+  f.s_flag.reset();
+  f.revision = 1;
+  f.key = mpa::kReplyKey;
+  f.key->at(0) = 'X';
+  EXPECT_EQ(rule_of(mpa::encode_req_rep(f)), &kReqRepKey);
+  mpa::ReqRepFields big;
+  big.pd_length = 600;
+  auto too_long = mpa::required_frame_size(mpa::encode_req_rep(big));
+  ASSERT_FALSE(too_long);
+  EXPECT_EQ(&req_rep_rule(too_long.error()), &kPdLengthMax);
+}
+
+}  // namespace
+}  // namespace rdmaconf::check

@@ -228,11 +228,15 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
   if (!d.first_fpdu_seen) {
     d.first_fpdu_seen = true;
     if (mpa_.peer_to_peer && d.side == Side::kInitiator && d.params_known) {
-      const bool zero_send = info->opcode == rdmap::Opcode::kSend && seg.payload_length == 0;
-      const bool zero_write = info->opcode == rdmap::Opcode::kRdmaWrite && seg.payload_length == 0;
-      const bool zero_read = info->opcode == rdmap::Opcode::kRdmaReadRequest && have >= hs + 16 &&
-                             u32<rdmap::ReadRequestHeader>(payload, rdmap::ReadRequestSpec::Field::ReadSize) == 0;
-      const bool rtr = (mpa_.rtr_send && zero_send) || (mpa_.rtr_write && zero_write) || (mpa_.rtr_read && zero_read);
+      // What an RTR is, and the rule, are the rule layer's (check/mpa_startup.hpp).
+      const std::uint64_t read_size =
+          info->opcode == rdmap::Opcode::kRdmaReadRequest && have >= hs + rdmap::kReadRequestHeaderSize
+              ? u32<rdmap::ReadRequestHeader>(payload, rdmap::ReadRequestSpec::Field::ReadSize)
+              : ~std::uint64_t{0};
+      const check::Outcome not_rtr = check::rtr_first_fpdu(
+          mpa::RtrKinds{mpa_.rtr_send, mpa_.rtr_write, mpa_.rtr_read},
+          check::rtr_kind(seg.ddp, opcode, seg.payload_length, read_size));
+      const bool rtr = !not_rtr;
       const bool llp_no_match = info->opcode == rdmap::Opcode::kTerminate && have >= hs + 2 &&
                                 u32<rdmap::TerminateControlHeader>(payload, TF::Layer) ==
                                     static_cast<std::uint8_t>(ddp::Layer::kLlp) &&
@@ -241,8 +245,8 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
         violate(rules::kNoMatchingRtr, d.side, frame, offset,
                 "the Reply sets no RTR kind the Request offered, but the first FPDU is " + std::string(info->name) +
                     " rather than a Terminate with LLP error 0x07");
-      else if (!rtr && mpa_.rtr_sendable)
-        violate(rules::kRtrFirst, d.side, frame, offset,
+      else if (not_rtr && mpa_.rtr_sendable)
+        violate(*not_rtr->rule, d.side, frame, offset,
                 "first FPDU is " + std::string(info->name) + " of " + std::to_string(seg.payload_length) +
                     " octets, not the RTR of a kind the Reply set");
     }

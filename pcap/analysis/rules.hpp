@@ -49,9 +49,7 @@ inline constexpr const Rule& kReplyRtrAtLeastOne = check::kReplyRtrAtLeastOne;
 inline constexpr Rule kNoMatchingRtr{"rfc6581-9.2-initiator-no-matching-rtr", Level::kMust, "RFC 6581 §9.2",
                                      "an initiator that can send none of the RTR kinds the Reply sets terminates with "
                                      "LLP error 0x07"};
-inline constexpr Rule kRtrFirst{"rfc6581-9.2-rtr-first-fpdu", Level::kMust, "RFC 6581 §9.2",
-                                "in peer-to-peer mode the initiator's first FPDU is the RTR message of a kind the Reply "
-                                "sets"};
+inline constexpr const Rule& kRtrFirst = check::kRtrFirst;
 // ---- MPA full operation (RFC 5044 §4)
 inline constexpr Rule kCrc{"rfc5044-4.4-crc32c", Level::kMust, "RFC 5044 §4.4",
                            "the CRC field holds the CRC32c of the FPDU"};

@@ -1,5 +1,8 @@
 #include "check/mpa_startup.hpp"
 
+#include "rdmap/headers.hpp"
+#include "rdmap/opcodes.hpp"
+
 namespace rdmaconf::check {
 namespace {
 
@@ -17,10 +20,11 @@ constexpr Implementation kImplementations[] = {
     {&kP2pOffer, "p2p_offer"},
     {&kP2pEcho, "p2p_echo"},
     {&kReplyRtrAtLeastOne, "reply_rtr_at_least_one"},
+    {&kRtrFirst, "rtr_first_fpdu (the kind by rtr_kind, which rdmap::is_rtr uses too)"},
 };
 constexpr const Rule* kRules[] = {
     &kReqRepKey, &kReqRepReserved, &kReqRepRevision, &kRequestReject, &kPdLengthMax,
-    &kEnhancedDataShort, &kReplyRevision, &kP2pOffer, &kP2pEcho, &kReplyRtrAtLeastOne,
+    &kEnhancedDataShort, &kReplyRevision, &kP2pOffer, &kP2pEcho, &kReplyRtrAtLeastOne, &kRtrFirst,
 };
 
 using EF = mpa::EnhancedDataSpec::Field;
@@ -69,6 +73,23 @@ Outcome p2p_echo(const mpa::EnhancedData& request, const mpa::EnhancedData& repl
 Outcome reply_rtr_at_least_one(const mpa::EnhancedData& request, const mpa::EnhancedData& reply) {
   if (!request.peer_to_peer || !reply.peer_to_peer || sets_rtr(reply)) return std::nullopt;
   return broke(kReplyRtrAtLeastOne, EF::B, 0, 1);
+}
+
+mpa::RtrKind rtr_kind(const ddp::Control& c, std::uint8_t opcode, std::size_t payload, std::uint64_t read_size) {
+  if (!c.last) return mpa::RtrKind::kNone;
+  const auto op = static_cast<rdmap::Opcode>(opcode);
+  if (!c.tagged && op == rdmap::Opcode::kSend && payload == 0) return mpa::RtrKind::kZeroLengthSend;
+  if (c.tagged && op == rdmap::Opcode::kRdmaWrite && payload == 0) return mpa::RtrKind::kZeroLengthWrite;
+  if (!c.tagged && op == rdmap::Opcode::kRdmaReadRequest && payload == rdmap::kReadRequestHeaderSize && read_size == 0)
+    return mpa::RtrKind::kZeroLengthRead;
+  return mpa::RtrKind::kNone;
+}
+
+Outcome rtr_first_fpdu(const mpa::RtrKinds& reply_sets, mpa::RtrKind first) {
+  if (reply_sets.contains(first)) return std::nullopt;
+  // The opcode says which message it was: the RDMAP control field is the DDP
+  // header's second octet (RFC 5040 §4.2).
+  return Violation{&kRtrFirst, "Opcode", 1, static_cast<std::uint64_t>(first), 0};
 }
 
 }  // namespace rdmaconf::check

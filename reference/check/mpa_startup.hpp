@@ -15,6 +15,10 @@
 //    Violation or nothing. The initiator's negotiation maps it to its
 //    Terminate (LLP error 0x04, or 0x07 when no RTR can start the
 //    peer-to-peer model), the observer words it.
+//  - the RTR that opens the peer-to-peer model: which RTR kind a segment is
+//    (rtr_kind), for the responder that waits for it (rdmap::is_rtr, the
+//    endpoint and the conformance IUT) and the observer that checks the
+//    initiator's first FPDU (rtr_first_fpdu).
 //
 // mpa_startup_implementations() lists which function implements which rule id.
 #pragma once
@@ -23,7 +27,8 @@
 #include <span>
 
 #include "check/rule.hpp"
-#include "mpa/req_rep.hpp"
+#include "ddp/headers.hpp"
+#include "mpa/negotiation.hpp"
 #include "wire/result.hpp"
 
 namespace rdmaconf::check {
@@ -51,6 +56,10 @@ inline constexpr Rule kP2pEcho{"rfc6581-9.2-p2p-echo-a", Level::kMust, "RFC 6581
                                "the Reply sets flag A exactly when the Request did"};
 inline constexpr Rule kReplyRtrAtLeastOne{"rfc6581-9.2-reply-rtr-at-least-one", Level::kMust, "RFC 6581 §9.2",
                                           "a peer-to-peer Reply sets at least one RTR kind"};
+// The first FPDU:
+inline constexpr Rule kRtrFirst{"rfc6581-9.2-rtr-first-fpdu", Level::kMust, "RFC 6581 §9.2",
+                                "in peer-to-peer mode the initiator's first FPDU is the RTR message of a kind the Reply "
+                                "sets"};
 
 // The row of the one-frame rule a decode error of mpa::required_frame_size or
 // mpa::decode_req_rep names (by its field: Key, Res, Rev, R, PD_Length, IRD).
@@ -67,6 +76,17 @@ Outcome p2p_echo(const mpa::EnhancedData& request, const mpa::EnhancedData& repl
 // RFC 6581 §9.2: an accepting peer-to-peer Reply (A in both) sets at least
 // one RTR kind; it may set several, and kinds the Request did not offer.
 Outcome reply_rtr_at_least_one(const mpa::EnhancedData& request, const mpa::EnhancedData& reply);
+
+// RFC 6581 §9.2: the RTR kind a DDP segment is, or kNone: a zero-length
+// Send (untagged, L set, no payload), a zero-length RDMA Write (tagged, L
+// set, no payload) or a zero-length RDMA Read (a one-segment Read Request
+// whose RDMA Read Message Size is 0). `payload`: the DDP payload's octets
+// (the RDMAP header included); `read_size`: the Read Request's RDMA Read
+// Message Size (anything for other opcodes).
+mpa::RtrKind rtr_kind(const ddp::Control& c, std::uint8_t opcode, std::size_t payload, std::uint64_t read_size);
+// RFC 6581 §9.2: in the peer-to-peer model the initiator's first FPDU is the
+// RTR of a kind the Reply set. `first`: rtr_kind of that FPDU.
+Outcome rtr_first_fpdu(const mpa::RtrKinds& reply_sets, mpa::RtrKind first);
 
 // ---- which function implements which rule (the table in mpa_startup.cpp)
 std::span<const Implementation> mpa_startup_implementations();

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "check/mpa_startup.hpp"
 #include "ddp/headers.hpp"
 #include "rdmap/headers.hpp"
 #include "rdmap/opcodes.hpp"
@@ -14,20 +15,16 @@ bool is_rtr(mpa::RtrKind kind, const wire::Chunks& ulpdu) {
   const std::size_t n = std::min(ulpdu.size(), h.size());
   if (n < ddp::kControlSize || !ulpdu.copy_prefix(wire::MutableBytes(h).first(n))) return false;
   const ddp::Control ctl = ddp::Control::from_octets(h[0], h[1]);
-  const auto opcode = static_cast<Opcode>(Control::from_octet(ctl.rsvd_ulp).opcode);
-  switch (kind) {
-    case mpa::RtrKind::kZeroLengthSend:
-      return !ctl.tagged && ctl.last && opcode == Opcode::kSend && ulpdu.size() == ddp::kUntaggedHeaderSize;
-    case mpa::RtrKind::kZeroLengthWrite:
-      return ctl.tagged && ctl.last && opcode == Opcode::kRdmaWrite && ulpdu.size() == ddp::kTaggedHeaderSize;
-    case mpa::RtrKind::kZeroLengthRead: {
-      if (ctl.tagged || !ctl.last || opcode != Opcode::kRdmaReadRequest || ulpdu.size() != h.size()) return false;
-      const ReadRequestHeader r(wire::Bytes(h).subspan(ddp::kUntaggedHeaderSize).first<kReadRequestHeaderSize>());
-      return r.get(ReadRequestSpec::Field::ReadSize) == 0;
-    }
-    case mpa::RtrKind::kNone: return false;
-  }
-  return false;
+  const std::size_t header = ctl.tagged ? ddp::kTaggedHeaderSize : ddp::kUntaggedHeaderSize;
+  if (kind == mpa::RtrKind::kNone || ulpdu.size() < header) return false;
+  // What an RTR is, is the rule layer's (check/mpa_startup.hpp), which the
+  // capture observer judges the initiator's first FPDU with.
+  const std::uint64_t read_size =
+      !ctl.tagged && ulpdu.size() == h.size()
+          ? ReadRequestHeader(wire::Bytes(h).subspan(ddp::kUntaggedHeaderSize).first<kReadRequestHeaderSize>())
+                .get(ReadRequestSpec::Field::ReadSize)
+          : ~std::uint64_t{0};
+  return check::rtr_kind(ctl, Control::from_octet(ctl.rsvd_ulp).opcode, ulpdu.size() - header, read_size) == kind;
 }
 
 bool is_rtr(const mpa::RtrKinds& kinds, const wire::Chunks& ulpdu) {

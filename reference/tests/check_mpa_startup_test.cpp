@@ -3,6 +3,9 @@
 // the rule; a frame-codec error names the row of its field's rule.
 #include "check/mpa_startup.hpp"
 
+#include "rdmap/headers.hpp"
+#include "rdmap/opcodes.hpp"
+
 #include <gtest/gtest.h>
 
 namespace rdmaconf::check {
@@ -59,6 +62,30 @@ TEST(CheckMpaStartup, PeerToPeerFlags) {
   auto rtr = reply_rtr_at_least_one(p2p_all, p2p_none);
   ASSERT_TRUE(rtr);
   EXPECT_EQ(rtr->rule, &kReplyRtrAtLeastOne);
+}
+
+TEST(CheckMpaStartup, RtrKindsAndTheFirstFpdu) {
+  using K = mpa::RtrKind;
+  const auto untagged_last = ddp::Control::from_octets(0x41, 0x40);  // L, DV 1; RV 1
+  const auto tagged_last = ddp::Control::from_octets(0xc1, 0x40);
+  const auto send = static_cast<std::uint8_t>(rdmap::Opcode::kSend);
+  const auto write = static_cast<std::uint8_t>(rdmap::Opcode::kRdmaWrite);
+  const auto read = static_cast<std::uint8_t>(rdmap::Opcode::kRdmaReadRequest);
+  EXPECT_EQ(rtr_kind(untagged_last, send, 0, 0), K::kZeroLengthSend);
+  EXPECT_EQ(rtr_kind(untagged_last, send, 1, 0), K::kNone);
+  EXPECT_EQ(rtr_kind(ddp::Control::from_octets(0x01, 0x40), send, 0, 0), K::kNone);  // L clear
+  EXPECT_EQ(rtr_kind(tagged_last, write, 0, 0), K::kZeroLengthWrite);
+  EXPECT_EQ(rtr_kind(untagged_last, write, 0, 0), K::kNone);
+  EXPECT_EQ(rtr_kind(untagged_last, read, rdmap::kReadRequestHeaderSize, 0), K::kZeroLengthRead);
+  EXPECT_EQ(rtr_kind(untagged_last, read, rdmap::kReadRequestHeaderSize, 4), K::kNone);
+
+  mpa::RtrKinds write_only;
+  write_only.write = true;
+  EXPECT_FALSE(rtr_first_fpdu(write_only, K::kZeroLengthWrite));
+  auto v = rtr_first_fpdu(write_only, K::kZeroLengthSend);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kRtrFirst);
+  EXPECT_TRUE(rtr_first_fpdu(write_only, K::kNone));
 }
 
 TEST(CheckMpaStartup, FrameCodecErrorsNameTheirRow) {

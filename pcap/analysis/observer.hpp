@@ -225,6 +225,8 @@ class ConnectionObserver {
   bool plausible_segment(wire::Bytes ulpdu_start) const;
   void on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first_frame, FrameNo frame);
   void check_segment(Direction& d, const mpa::Fpdu& f, SegmentInfo& seg, FrameNo frame, std::uint64_t offset);
+  void check_first_fpdu(Direction& d, const rdmap::OpcodeInfo& info, const SegmentInfo& seg, wire::Bytes rdmap_octets,
+                        std::size_t have, FrameNo frame, std::uint64_t offset);
   void on_clc(Direction& d, const clc::Message& m, wire::Bytes octets, FrameNo first_frame, FrameNo frame,
               std::uint64_t offset);
   void check_accept(Direction& d, const clc::AcceptConfirm& a, FrameNo frame, std::uint64_t offset);

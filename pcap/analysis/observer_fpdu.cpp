@@ -122,6 +122,38 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
   }
 }
 
+// RFC 6581 §9.2: the initiator's first FPDU in peer-to-peer mode is the RTR
+// of a kind the Reply set; one that can send none of them (none was offered)
+// sends a Terminate with LLP error 0x07 instead. Once per connection: kept
+// out of check_segment, which runs for every FPDU. `rdmap_octets`:
+// check_segment's copy of the octets after the DDP header (zero beyond the
+// `have` the FPDU has).
+[[gnu::cold, gnu::noinline]] void ConnectionObserver::check_first_fpdu(Direction& d, const rdmap::OpcodeInfo& info,
+                                                            const SegmentInfo& seg, wire::Bytes rdmap_octets,
+                                                            std::size_t have, FrameNo frame, std::uint64_t offset) {
+  using TF = rdmap::TerminateControlSpec::Field;
+  // What an RTR is, and the rule, are the rule layer's (check/mpa_startup.hpp).
+  const std::uint64_t read_size =
+      info.opcode == rdmap::Opcode::kRdmaReadRequest && have >= rdmap::kReadRequestHeaderSize
+          ? u32<rdmap::ReadRequestHeader>(rdmap_octets, rdmap::ReadRequestSpec::Field::ReadSize)
+          : ~std::uint64_t{0};
+  const check::Outcome not_rtr =
+      check::rtr_first_fpdu(mpa::RtrKinds{mpa_.rtr_send, mpa_.rtr_write, mpa_.rtr_read},
+                            check::rtr_kind(seg.ddp, seg.rdmap.opcode, seg.payload_length, read_size));
+  const bool llp_no_match = info.opcode == rdmap::Opcode::kTerminate && have >= 2 &&
+                            u32<rdmap::TerminateControlHeader>(rdmap_octets, TF::Layer) ==
+                                static_cast<std::uint8_t>(ddp::Layer::kLlp) &&
+                            u32<rdmap::TerminateControlHeader>(rdmap_octets, TF::ErrorCode) == 0x07;
+  if (not_rtr && !mpa_.rtr_sendable && !llp_no_match)
+    violate(rules::kNoMatchingRtr, d.side, frame, offset,
+            "the Reply sets no RTR kind the Request offered, but the first FPDU is " + std::string(info.name) +
+                " rather than a Terminate with LLP error 0x07");
+  else if (not_rtr && mpa_.rtr_sendable)
+    violate(*not_rtr->rule, d.side, frame, offset,
+            "first FPDU is " + std::string(info.name) + " of " + std::to_string(seg.payload_length) +
+                " octets, not the RTR of a kind the Reply set");
+}
+
 void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, SegmentInfo& seg, FrameNo frame,
                                        std::uint64_t offset) {
   const wire::Chunks& u = f.ulpdu();
@@ -160,7 +192,6 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
   // The RDMAP header after the DDP header, read through its declaration; the
   // copy is zero beyond `have`, and every read below is guarded by `have`.
   const wire::Bytes payload = wire::Bytes(head).subspan(hs);
-  using TF = rdmap::TerminateControlSpec::Field;
   const std::uint8_t opcode = seg.rdmap.opcode;
   if (seg.ddp.last) ++d.rdmap_messages[opcode];
 
@@ -222,34 +253,11 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
             std::string(info->name) + " payload " + std::to_string(seg.payload_length) + " octets, expected " +
                 std::to_string(info->rdmap_header_size));
 
-  // RFC 6581 §9.2: the initiator's first FPDU in peer-to-peer mode is the
-  // RTR of a kind the Reply set; one that can send none of them (none was
-  // offered) sends a Terminate with LLP error 0x07 instead.
+  // RFC 6581 §9.2: the initiator's first FPDU in peer-to-peer mode.
   if (!d.first_fpdu_seen) {
     d.first_fpdu_seen = true;
-    if (mpa_.peer_to_peer && d.side == Side::kInitiator && d.params_known) {
-      // What an RTR is, and the rule, are the rule layer's (check/mpa_startup.hpp).
-      const std::uint64_t read_size =
-          info->opcode == rdmap::Opcode::kRdmaReadRequest && have >= hs + rdmap::kReadRequestHeaderSize
-              ? u32<rdmap::ReadRequestHeader>(payload, rdmap::ReadRequestSpec::Field::ReadSize)
-              : ~std::uint64_t{0};
-      const check::Outcome not_rtr = check::rtr_first_fpdu(
-          mpa::RtrKinds{mpa_.rtr_send, mpa_.rtr_write, mpa_.rtr_read},
-          check::rtr_kind(seg.ddp, opcode, seg.payload_length, read_size));
-      const bool rtr = !not_rtr;
-      const bool llp_no_match = info->opcode == rdmap::Opcode::kTerminate && have >= hs + 2 &&
-                                u32<rdmap::TerminateControlHeader>(payload, TF::Layer) ==
-                                    static_cast<std::uint8_t>(ddp::Layer::kLlp) &&
-                                u32<rdmap::TerminateControlHeader>(payload, TF::ErrorCode) == 0x07;
-      if (!rtr && !mpa_.rtr_sendable && !llp_no_match)
-        violate(rules::kNoMatchingRtr, d.side, frame, offset,
-                "the Reply sets no RTR kind the Request offered, but the first FPDU is " + std::string(info->name) +
-                    " rather than a Terminate with LLP error 0x07");
-      else if (not_rtr && mpa_.rtr_sendable)
-        violate(*not_rtr->rule, d.side, frame, offset,
-                "first FPDU is " + std::string(info->name) + " of " + std::to_string(seg.payload_length) +
-                    " octets, not the RTR of a kind the Reply set");
-    }
+    if (mpa_.peer_to_peer && d.side == Side::kInitiator && d.params_known)
+      check_first_fpdu(d, *info, seg, payload, have - hs, frame, offset);
   }
 
   Direction& peer = dir(other(d.side));

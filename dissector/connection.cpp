@@ -287,6 +287,8 @@ class Connection final : public analysis::ObserverSink {
       auto* link = new (wmem_alloc0(wmem_file_scope(), sizeof(ReadLink))) ReadLink{};
       link->request_frame = static_cast<std::uint32_t>(m.frame);
       link->sink_to = s->read_request->get(RF::SinkTO);
+      link->source_stag = static_cast<std::uint32_t>(s->read_request->get(RF::SourceSTag));
+      link->source_to = s->read_request->get(RF::SourceTO);
       d.reads.push_back(link);
       r.read = link;
     } else if (s->rdmap.opcode == static_cast<std::uint8_t>(rdmap::Opcode::kRdmaReadResponse) && s->ddp.tagged) {
@@ -303,6 +305,9 @@ class Connection final : public analysis::ObserverSink {
         if (s->ddp.last) d.response = nullptr;
       }
     }
+    const bool response = r.read && s->ddp.tagged;
+    r.ulp = ulp_.on_segment(m, *s, response, response ? r.read->source_stag : 0, response ? r.read->source_to : 0,
+                            response ? s->to - r.read->sink_to : 0);
   }
 
   address initiator_{};
@@ -311,6 +316,7 @@ class Connection final : public analysis::ObserverSink {
   const Negotiated* negotiated_ = nullptr;
   std::uint32_t reply_frame_ = 0;
   std::unordered_map<std::uint32_t, FrameRecord> frames_;
+  UlpTracker ulp_;
   struct {
     Side side = Side::kInitiator;
     std::uint32_t frame = 0;

@@ -437,6 +437,17 @@ def check_ulp(args):
             failures.append(f"{name}: malformed or expert info of warning or worse: {v['flagged'][:5]}")
         print(f"{name}: {sum(v['rpc_calls'].values())} RPC Calls, {sum(v['iscsi_opcodes'].values())} iSCSI PDUs, "
               f"{v['rebuilt']} RPC messages rebuilt, {v['ties']} transfers tied, {v['invalidates']} invalidations")
+        # The user's word wins (the per-port preference, as Decode As): the
+        # iSER connection taken as RPC-over-RDMA shows each Send's header as
+        # not decoding, hands nothing to iscsi, and flags nothing.
+        if "iscsi_opcodes" in expected:
+            out, _ = run_tshark(args, "-r", copy, "-2", "-T", "json", "--no-duplicate-keys",
+                                "-o", "rdmaconf.mpa.rpcrdma_ports:3260")
+            w = ulp_view(json.loads(out))
+            sends = sum(expected["iscsi_opcodes"].values())
+            if w["iscsi_opcodes"] or len(w["notes"]) != sends or w["flagged"]:
+                failures.append(f"{name} as RPC-over-RDMA: iSCSI {dict(w['iscsi_opcodes'])}, "
+                                f"{len(w['notes'])} Sends not decoded (want {sends}), flagged {w['flagged'][:5]}")
     if failures:
         sys.exit("\n".join(failures))
 

@@ -380,6 +380,9 @@ int slot_of_rule(const analysis::Rule& rule) {
   if (id.starts_with("rfc5044") || id.starts_with("rfc6581")) return ids().proto_mpa;
   if (id.starts_with("rfc5041")) return ids().proto_ddp;
   if (id.starts_with("rfc5040") || id.starts_with("rfc7306")) return ids().proto_rdmap;
+  // The ULPs' rules (RFC 8166, RFC 8267; RFC 7145) under their protocols.
+  if (id.starts_with("rfc8166") || id.starts_with("rfc8267")) return ids().proto_rpcrdma;
+  if (id.starts_with("rfc7145")) return ids().proto_iser;
   return ids().proto_clc;
 }
 

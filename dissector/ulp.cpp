@@ -31,6 +31,15 @@ namespace {
 // the frame; only plain C values live in this frame, as setjmp requires.
 // The RPC dissector makes itself the TCP conversation's dissector when it
 // sees a Call (RPC over TCP); the connection stays ours.
+// Wireshark's TRY/CATCH macros are C: they update a volatile int with |=,
+// which C++20 deprecates.
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-volatile"
+#elif defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wvolatile"
+#endif
 void hand_off(dissector_handle_t handle, tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree) {
   if (!handle) return;
   conversation_t* conv = find_conversation_pinfo(pinfo, 0);
@@ -43,6 +52,11 @@ void hand_off(dissector_handle_t handle, tvbuff_t* tvb, packet_info* pinfo, prot
   ENDTRY;
   if (conv && conversation_get_dissector(conv, pinfo->num) != ours) conversation_set_dissector(conv, ours);
 }
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#elif defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 tvbuff_t* own_tvb(tvbuff_t* parent, packet_info* pinfo, const std::vector<std::uint8_t>& octets, const char* name) {
   tvbuff_t* t = tvb_new_child_real_data(parent, octets.data(), static_cast<guint>(octets.size()),

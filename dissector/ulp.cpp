@@ -212,7 +212,8 @@ void show_rpcrdma(tvbuff_t* stvb, packet_info* pinfo, proto_tree* tree, const Ul
     proto_item_set_generated(proto_tree_add_uint(pt, i.rpcrdma_rpc_completed_in, stvb, 0, 0, u.rpc_completed_in));
     col_append_fstr(pinfo->cinfo, COL_INFO, " [RPC message completed in frame %u]", u.rpc_completed_in);
   }
-  if (!u.rpc_here || !m) return;
+  // Nothing to hand on: no message here, or an empty one.
+  if (!u.rpc_here || !m || (u.rpc_rebuilt ? u.rpc.empty() : u.payload.size() <= m->header_length)) return;
   tvbuff_t* rpc = nullptr;
   if (u.rpc_rebuilt) {
     rpc = own_tvb(stvb, pinfo, u.rpc, "RPC message (chunk data inserted)");
@@ -283,7 +284,7 @@ void show_ulp(tvbuff_t* payload, packet_info* pinfo, proto_tree* tree, const Mes
     if (u.ulp == analysis::Ulp::kRpcRdma) show_rpcrdma(stvb, pinfo, tree, u);
     else if (u.ulp == analysis::Ulp::kIser) show_iser(stvb, pinfo, tree, u);
   }
-  if (f.completes) {
+  if (f.completes && !f.completes->rpc.empty()) {
     const UlpCompletion& c = *f.completes;
     proto_item* pi = proto_tree_add_item(tree, i.proto_rpcrdma, payload, 0, 0, ENC_NA);
     proto_item_append_text(pi, ", the Call of frame %u with its Read chunks", c.call_frame);

@@ -285,16 +285,17 @@ def check_fields(args):
     print(f"{len(ours)} rdmaconf fields registered")
 
 
-def tshark_survives(args, capture, must_read):
+def tshark_survives(args, capture, must_read, *prefs):
     """tshark -2 -V on one capture: no crash, no dissector bug. Returns a failure or None."""
-    cmd = [args.runner, args.plugin, args.abi, "-r", capture, "-2", "-V"]
+    cmd = [args.runner, args.plugin, args.abi, "-r", capture, "-2", "-V", *prefs]
     p = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     if p.returncode < 0 or p.returncode >= 128 or (must_read and p.returncode != 0):
         return f"{capture}: tshark exited with {p.returncode}: {p.stderr[-500:]}"
     bad = [l for l in (p.stdout + p.stderr).splitlines() if "Dissector bug" in l or "DISSECTOR_ASSERT" in l]
     if bad:
         return f"{capture}: {bad[:5]}"
-    print(f"{os.path.basename(capture)}: {p.stdout.count(chr(10) + 'Frame ')} frames dissected")
+    print(f"{os.path.basename(capture)}{' ' + prefs[-1] if prefs else ''}: "
+          f"{p.stdout.count(chr(10) + 'Frame ')} frames dissected")
     return None
 
 
@@ -305,6 +306,11 @@ def check_fuzz(args):
     jobs = [(os.path.join(fuzz_dir, f), True) for f in sorted(os.listdir(fuzz_dir)) if f.endswith(".pcapng")]
     if not jobs:
         sys.exit("no fuzz captures were written")
+    # The same captures once more with a ULP named for every port (the
+    # Decode As preferences), so that every Send goes through the ULP
+    # tracker and its hand-off to rpc or iscsi: RPC-over-RDMA and iSER in turn.
+    ulps = ["rdmaconf.mpa.rpcrdma_ports:1-65535", "rdmaconf.mpa.iser_ports:1-65535"]
+    jobs += [(capture, True, "-o", ulps[k % 2]) for k, (capture, _) in enumerate(list(jobs))]
     # capture_file inputs are whole pcap/pcapng files: a sample of them goes
     # to tshark as they are (wiretap reads them; unreadable ones may fail,
     # crashing may not). Copied so that nobody can read them.

@@ -153,6 +153,10 @@ bool Analyzer::on_udp(const capture::UdpDatagram& d) {
   if (d.key.destination.port != smcr::kRoceV2UdpPort) return false;
   const capture::IpAddress& src = d.key.source.address;
   const capture::IpAddress& dst = d.key.destination.address;
+  if (last_roce_ && ((src == last_roce_src_ && dst == last_roce_dst_) || (src == last_roce_dst_ && dst == last_roce_src_))) {
+    on_roce(*last_roce_, d);
+    return true;
+  }
   const IpPair pair = src < dst ? IpPair{src, dst} : IpPair{dst, src};
   auto it = roce_links_.find(pair);
   if (it == roce_links_.end()) {
@@ -173,13 +177,19 @@ bool Analyzer::on_udp(const capture::UdpDatagram& d) {
     }
     it = roce_links_.emplace(pair, std::move(link)).first;
   }
-  RoceLink& l = *it->second;
-  const Side side = src == l.initiator ? Side::kInitiator : Side::kResponder;
+  last_roce_ = it->second.get();
+  last_roce_src_ = src;
+  last_roce_dst_ = dst;
+  on_roce(*last_roce_, d);
+  return true;
+}
+
+void Analyzer::on_roce(RoceLink& l, const capture::UdpDatagram& d) {
+  const Side side = d.key.source.address == l.initiator ? Side::kInitiator : Side::kResponder;
   // Each side's own ports, as its first datagram shows them.
   capture::StreamKey& own = side == Side::kInitiator ? l.info.initiator_to_responder : l.info.responder_to_initiator;
   own = d.key;
   l.observer.on_packet(side, d.frame.value, d.payload);
-  return true;
 }
 
 void Analyzer::on_gap(capture::Stream& s, const capture::StreamGap& g) {
@@ -253,6 +263,7 @@ AnalysisResult Analyzer::take_result(std::uint64_t frames) {
   connections_.clear();
   for (auto& [pair, l] : roce_links_) retire(*l);
   roce_links_.clear();
+  last_roce_ = nullptr;
   result_.summary.frames = frames;
   return std::move(result_);
 }

@@ -144,6 +144,7 @@ class Analyzer : public capture::StreamConsumer {
   Connection& connection_for(capture::Stream& s);
   void retire(Connection& c);
   void retire(RoceLink& l);
+  void on_roce(RoceLink& l, const capture::UdpDatagram& d);
 
   AnalysisOptions options_;
   AnalysisListener* listener_;
@@ -154,6 +155,10 @@ class Analyzer : public capture::StreamConsumer {
   // initiator of the RoCE link too.
   using IpPair = std::pair<capture::IpAddress, capture::IpAddress>;
   std::map<IpPair, std::unique_ptr<RoceLink>> roce_links_;
+  // The link of the last RoCEv2 datagram: consecutive datagrams of one link
+  // skip the map (its ordered compare of two addresses is most of a lookup).
+  RoceLink* last_roce_ = nullptr;
+  capture::IpAddress last_roce_src_, last_roce_dst_;
   std::map<IpPair, capture::IpAddress> clc_clients_;
   // SMC-R connections the CLC exchanges set up, per pair of RoCE peers (the
   // addresses in the GIDs of the Accept and Confirm): what the client

@@ -126,39 +126,40 @@ void RoceObserver::check_cdc(Side side, FrameNo frame, const smcr::CdcMessage& m
   for (CdcConnection& k : connections_)
     if (k.rmbe[1 - s].alert_token == m.alert_token()) c = &k;
   if (!c) return;  // a connection whose CLC exchange the capture does not hold
-  const std::string token = " (alert token " + hex(m.alert_token()) + ")";
+  // Words for a violation, made only when one is reported.
+  const auto token = [&m] { return " (alert token " + hex(m.alert_token()) + ")"; };
   const smcr::Cursor prod = m.producer(), cons = m.consumer();
 
   if (auto v = check::nothing_after_closed(c->closed[s]))
-    violate(*v, side, frame, "CDC message after this side's C or A flag" + token);
+    violate(*v, side, frame, "CDC message after this side's C or A flag" + token());
   if (auto v = check::cdc_sequence_number(m, c->sequence[s]); v && !second_link_)
     violate(*v, side, frame,
-            "CDC sequence number " + std::to_string(v->seen) + ", expected " + std::to_string(v->expected) + token);
+            "CDC sequence number " + std::to_string(v->seen) + ", expected " + std::to_string(v->expected) + token());
   if (!m.flag(F::F)) c->sequence[s] = m.sequence_number();
   if (auto v = check::urgent_present_pending(m))
-    violate(*v, side, frame, "CDC urgent data present (U) without urgent data pending (P)" + token);
+    violate(*v, side, frame, "CDC urgent data present (U) without urgent data pending (P)" + token());
   // A failover validation message's cursors and flags say nothing (A.4).
   if (m.flag(F::F)) return;
   if (auto v = check::cursor_within_rmbe(m, c->rmbe[1 - s].rmbe_size, c->rmbe[s].rmbe_size))
     violate(*v, side, frame,
             std::string(v->field) + " " + std::to_string(v->seen) + " is not inside the " +
                 std::to_string(v->expected) + "-octet RMBE " + (v->field == "Producer Cursor" ? "the peer" : "this side") +
-                " announced in CLC" + token);
+                " announced in CLC" + token());
   if (c->producer[1 - s])
     if (auto v = check::consumer_not_ahead(cons, *c->producer[1 - s]))
       violate(*v, side, frame,
               "CDC consumer cursor " + cursor_text(cons) + " is ahead of the producer cursor " +
-                  cursor_text(*c->producer[1 - s]) + " the peer last announced" + token);
+                  cursor_text(*c->producer[1 - s]) + " the peer last announced" + token());
   if (c->final_producer[s])
     if (auto v = check::no_writes_after_done(c->done[s], false, *c->final_producer[s], prod))
       violate(*v, side, frame,
               "producer cursor " + cursor_text(prod) + " moved from " + cursor_text(*c->final_producer[s]) +
-                  " after this side said it is done writing" + token);
+                  " after this side said it is done writing" + token());
   if (c->written_to[s] && !second_link_)
     if (auto v = check::producer_tracks_writes(*c->written_to[s], prod, false))
       violate(*v, side, frame,
               "CDC producer cursor " + cursor_text(prod) + ", but this side's RDMA Writes end at " +
-                  cursor_text(*c->written_to[s]) + token);
+                  cursor_text(*c->written_to[s]) + token());
   c->producer[s] = prod;
   c->written_to[s] = prod;
   // From D on, each producer cursor move is reported once.
@@ -185,20 +186,21 @@ void RoceObserver::check_write(Side side, FrameNo frame, const smcr::RocePacket&
       holds = &k;
   }
   if (!last) return;  // an rkey exchanged over LLC, or no CLC seen
-  const std::string where = " (RDMA Write of " + std::to_string(length) + " octets at " + hex(va) + ", rkey " +
-                            hex(rkey) + ")";
+  const auto where = [&] {
+    return " (RDMA Write of " + std::to_string(length) + " octets at " + hex(va) + ", rkey " + hex(rkey) + ")";
+  };
   if (!holds) {
     const ClcRmbe& e = last->rmbe[r];
     if (auto v = check::write_inside_rmbe(va, length, e.rmbe_start(), e.rmbe_size))
       violate(*v, side, frame,
               "the Write is not inside the " + std::to_string(e.rmbe_size) + "-octet RMBE at " + hex(e.rmbe_start()) +
-                  " the peer announced in CLC" + where);
+                  " the peer announced in CLC" + where());
     return;
   }
   CdcConnection& c = *holds;
   if (auto v = check::no_writes_after_done(c.done[s], true, {}, {}))
     violate(*v, side, frame, "RDMA Write after this side said it is done writing (alert token " +
-                                 hex(c.rmbe[r].alert_token) + ")" + where);
+                                 hex(c.rmbe[r].alert_token) + ")" + where());
   // Before this side's first CDC message on the connection its data starts
   // at the RMBE's first data octet.
   if (!c.written_to[s] && !c.sequence[s] && !c.producer[s] && data_start_) c.written_to[s] = smcr::Cursor{0, *data_start_};
@@ -207,7 +209,7 @@ void RoceObserver::check_write(Side side, FrameNo frame, const smcr::RocePacket&
   if (auto v = check::producer_tracks_writes(*c.written_to[s], start, true))
     violate(*v, side, frame,
             "the Write starts at RMBE offset " + std::to_string(start.count) + ", but this side's data ends at " +
-                cursor_text(*c.written_to[s]) + where);
+                cursor_text(*c.written_to[s]) + where());
   c.written_to[s] = advance(c, s, start, length);
 }
 

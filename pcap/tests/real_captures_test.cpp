@@ -316,6 +316,18 @@ TEST(RealCaptureMessages, SmcrCloseSequence) {
   EXPECT_EQ(violations_with("smc-r-v2.pcap", 140, 25, 0x40), (V{{"rfc7609-a.4-nothing-after-closed", 145}}));
 }
 
+TEST(RealCaptureMessages, SmcrLinkGroupFoundByTheGids) {
+  // The client's Confirm (frame 8) names GID ::ffff:10.77.0.9 instead of
+  // 10.77.0.2 (CLC octet 31; TCP header 32 octets): the first connection
+  // now belongs to a link between 10.77.0.1 and 10.77.0.9, which the capture
+  // does not hold, so its CDC messages here are not judged against it, and
+  // frame 46's sequence number 5 (see SmcrCdcSequenceNumbers) goes unseen.
+  // The second connection (its own CLC exchange) is still judged.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", {{8, 43, 0x09}, {46, 3, 0x05}}), V{});
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", {{8, 43, 0x09}, {204, 3, 0x05}}),
+            (V{{"rfc7609-a.4-sequence-number", 204}, {"rfc7609-a.4-sequence-number", 218}}));
+}
+
 // decode names both peers' own UDP ports and the fields of each message.
 TEST(RealCaptureMessages, SmcrDecodeLines) {
   int status = 0;

@@ -91,7 +91,9 @@ int run_analyze(const AnalyzeOptions& o) {
       for (const auto& [name, n] : s.llc_messages) llc += n;
       std::cout << s.roce_packets << " RoCEv2 packets (" << s.roce_retransmissions << " retransmitted, "
                 << s.roce_undecoded << " not decoded): " << llc << " LLC messages, " << s.cdc_messages
-                << " CDC messages, " << s.rdma_writes << " RDMA Writes\n";
+                << " CDC messages, " << s.rdma_writes << " RDMA Writes";
+      if (s.roce_psn_gaps > 0) std::cout << "; " << s.roce_psn_gaps << " PSN gaps (packets not captured)";
+      std::cout << "\n";
       for (const auto& [name, n] : s.llc_messages) std::cout << "  " << name << " " << n << "\n";
     }
     // Whatever the capture layer could not use is said, never dropped silently.

@@ -236,6 +236,12 @@ void write_catalogue_markdown(std::ostream& out, const Catalogue& cat) {
            "make; and sender rules the test ULP commands cannot yet provoke (unused atomic fields, one\n"
            "IRD for Reads and Atomics, an STag revoked after its transfer). The capture analyzer checks\n"
            "some of them passively (`rdmaconf analyze`, docs/capture.md).\n\n"
+           "SMC-R's LLC and CDC rules (the `rfc7609-a.3-*`, `rfc7609-a.4-*` and `rfc7609-4.4.1-*` rows) run\n"
+           "over RoCE after the CLC handshake. No live case checks them: the device agent drives a peer's\n"
+           "SMC stack through AF_SMC sockets, whose LLC and CDC messages and RDMA Writes travel on QPs the\n"
+           "kernel owns, and the agent neither speaks LLC itself nor captures the RoCE device's traffic (it\n"
+           "has no RoCE or rxe path of its own). They are checked on captures of that traffic instead: run\n"
+           "SMC-R over rxe, capture its netdev, `rdmaconf analyze` the file (docs/capture.md).\n\n"
            "| requirement | RFC | level | observable | summary |\n|---|---|---|---|---|\n";
     for (const auto& u : uncovered)
       out << "| `" << u.id << "` | " << u.rfc << " | " << u.level << " | " << u.observable << " | " << u.summary

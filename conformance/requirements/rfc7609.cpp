@@ -138,6 +138,27 @@ constexpr Requirement kRows[] = {
     row("rfc7609-a.4-consumer-not-ahead", M, W,
         "A CDC message's consumer cursor, with its wrap count, is never ahead of the producer cursor the peer last "
         "announced for the same RMBE: nothing is consumed before it was written"),
+    row("rfc7609-a.4-cursor-within-rmbe", M, W,
+        "A CDC message's producer cursor is an offset inside the receiver's RMBE and its consumer cursor one inside "
+        "the sender's: both below the RMBE size that RMBE's owner announced in its Accept or Confirm"),
+    row("rfc7609-a.4-sequence-number", M, W,
+        "The CDC messages one side sends for a connection are numbered from 1, one more each time (wrapping at 16 "
+        "bits); only a failover validation message repeats an earlier number"),
+    row("rfc7609-4.4.1-write-inside-rmbe", M, W,
+        "The peer writes only into the RMB element it was given: an RDMA Write through the RMB's rkey lands inside "
+        "the element the owner's Accept or Confirm names (RMB address, element index and size)"),
+    row("rfc7609-a.4-producer-tracks-writes", M, W,
+        "The producer cursor names the next octet its sender will write into the peer's RMBE: RDMA Writes start "
+        "there, and the next CDC message announces where they ended"),
+    row("rfc7609-a.4-urgent-present-pending", M, W,
+        "Urgent data present (U) is only said together with urgent data pending (P): urgent data in the RMBE is "
+        "urgent data the sender has pending"),
+    row("rfc7609-a.4-no-writes-after-done", M, W,
+        "Once a side sent PeerDoneWriting, PeerConnectionClosed or PeerConnAbort for a connection it writes no more "
+        "data into the peer's RMBE: no RDMA Write, no producer cursor advance"),
+    row("rfc7609-a.4-nothing-after-closed", M, W,
+        "Once a side sent PeerConnectionClosed or PeerConnAbort for a connection it sends no more CDC messages for "
+        "it"),
 
     // §3.5.1 First contact / §3.5.2 Subsequent contact
     row("rfc7609-3.5.1-first-contact-new-lg", M, P,

@@ -441,6 +441,18 @@ void smcr_link() {
   packet(0, octets_of("0480ffff0000001180962ad9" + cdc + icrc));
   packet(0, octets_of("0480ffff0000001180962ad9" + cdc + icrc));
   put("smcr_link", "observer_sequence", seq);
+  // Link group (mode 3): one connection tied from CLC (tokens 1 and 1, QPs
+  // 0x11, rkeys 0x55 and 0x12, 16 KiB RMBEs), CONFIRM LINK (with a
+  // retransmitted copy), the responder's 4 KiB Write into the initiator's
+  // RMBE and the CDC message announcing it.
+  Octets group{3, 1};
+  for (const Octets& end : {Octets{1, 0x11, 0x55, 0x00, 0x00, 1, 0}, Octets{1, 0x11, 0x12, 0x01, 0x00, 1, 0}})
+    group.insert(group.end(), end.begin(), end.end());
+  seq.swap(group);
+  packet(2, octets_of(bth_send + confirm_link + icrc));
+  packet(1, octets_of("0600ffff0000001100d94aee0000000000000000000000550000100041424344" + icrc));
+  packet(1, octets_of("0480ffff0000001100d94aef" + cdc + icrc));
+  put("smcr_link", "observer_link_group", seq);
 }
 
 // An iWARP connection and a CLC connection recorded as captures.

@@ -6,7 +6,11 @@
 //  - mode 0: one RoCEv2 UDP payload (BTH, extended headers, payload, ICRC);
 //  - mode 1: the payload of one RC Send (an LLC or CDC message);
 //  - mode 2: packets for the observer, each a side octet, a 2-octet length
-//    and that many octets, until the input ends.
+//    and that many octets, until the input ends;
+//  - mode 3: the link group's CLC ties, then packets as in mode 2: one octet
+//    n (0-3), n connections of two ends each (token, QP, rkey, RMB address,
+//    RMBE index, size code: small ranges, so that packets meet them), then
+//    packets whose side octet's bit 1 asks for a retransmitted copy.
 // Properties:
 //  - decode_roce: the payload lies inside the input, after the BTH and the
 //    extended headers the opcode's row names, and ends PadCnt + 4 octets
@@ -17,8 +21,15 @@
 //    version 2; a CDC message is 0xFE, 44; describe and summarize print;
 //  - the observer says one Message per packet, counts every packet once,
 //    counts no more new LLC/CDC messages, retransmissions and violations
-//    than packets, and gives the same counts when fed the same packets again.
+//    than packets, and gives the same counts when fed the same packets again;
+//  - the link-group observer (mode 3) reports only rules of check/smcr.hpp,
+//    at most seven per packet (a CDC message can break every CDC rule), and the same violations, at the same packets,
+//    with the same new-message counts, when request packets are followed by
+//    retransmitted copies: RC retransmission is to RoCE what a different
+//    segmentation is to the TCP observer, and must not change a verdict.
 #include <cstdint>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/observer_roce.hpp"
@@ -117,14 +128,76 @@ void check_observer(fuzz::Bytes octets) {
              t.llc_messages == s.llc_messages && t.rdma_writes == s.rdma_writes && t.opcodes == s.opcodes);
 }
 
+struct RecordingSink : analysis::ObserverSink {
+  void on_message(const analysis::Message&) override {}
+  void on_violation(const analysis::Violation& v) override { seen.emplace_back(v.rule->id, v.frame); }
+  std::vector<std::pair<std::string_view, std::uint64_t>> seen;
+};
+
+analysis::ClcRmbe end_from(fuzz::FuzzInput& in) {
+  analysis::ClcRmbe e;
+  e.alert_token = in.u8();
+  e.qp_number = in.u8();
+  e.rmb_rkey = in.u8();
+  e.rmb_virtual_address = static_cast<std::uint64_t>(in.u16()) << 12;
+  e.rmbe_index = in.u8() % 4;
+  e.rmbe_size = std::uint64_t{16384} << (in.u8() % 3);
+  return e;
+}
+
+void check_link_group(fuzz::Bytes octets) {
+  fuzz::FuzzInput in(octets);
+  std::vector<std::pair<analysis::ClcRmbe, analysis::ClcRmbe>> ties;
+  for (int n = in.u8() % 4; n > 0; --n) {
+    analysis::ClcRmbe a = end_from(in);
+    ties.emplace_back(a, end_from(in));
+  }
+  struct Packet {
+    analysis::Side side;
+    bool copy;
+    fuzz::Bytes octets;
+  };
+  std::vector<Packet> packets;
+  while (!in.empty()) {
+    const std::uint8_t flags = in.u8();
+    const auto side = (flags & 1) ? analysis::Side::kResponder : analysis::Side::kInitiator;
+    packets.push_back({side, (flags & 2) != 0, in.take(in.u16())});
+  }
+  RecordingSink plain_sink, copies_sink;
+  analysis::RoceObserver plain(plain_sink), copies(copies_sink);
+  for (const auto& [a, b] : ties) {
+    plain.add_connection(a, b);
+    copies.add_connection(a, b);
+  }
+  // Frame numbers name the packet, so that a copy's frame is its original's.
+  for (std::size_t i = 0; i < packets.size(); ++i) {
+    plain.on_packet(packets[i].side, i + 1, packets[i].octets);
+    copies.on_packet(packets[i].side, i + 1, packets[i].octets);
+    if (packets[i].copy) copies.on_packet(packets[i].side, i + 1, packets[i].octets);
+  }
+  const auto rules = check::smcr_rules();
+  for (const auto& [id, frame] : plain_sink.seen) {
+    bool known = false;
+    for (const check::Rule* r : rules) known = known || r->id == id;
+    FUZZ_CHECK(known && frame >= 1 && frame <= packets.size());
+  }
+  FUZZ_CHECK(plain_sink.seen.size() <= 7 * packets.size());
+  FUZZ_CHECK(copies_sink.seen == plain_sink.seen);
+  const analysis::RoceStats& s = plain.stats();
+  const analysis::RoceStats& t = copies.stats();
+  FUZZ_CHECK(t.cdc_messages == s.cdc_messages && t.rdma_writes == s.rdma_writes && t.llc_messages == s.llc_messages);
+  FUZZ_CHECK(t.psn_gaps == s.psn_gaps);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::FuzzInput in(data, size);
-  const std::uint8_t mode = in.u8() % 3;
+  const std::uint8_t mode = in.u8() % 4;
   const fuzz::Bytes octets = in.rest();
   if (mode == 0) check_roce(octets);
   else if (mode == 1) check_send(octets);
-  else check_observer(octets);
+  else if (mode == 2) check_observer(octets);
+  else check_link_group(octets);
   return 0;
 }

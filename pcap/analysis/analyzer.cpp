@@ -1,5 +1,6 @@
 #include "analysis/analyzer.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -26,19 +27,28 @@ struct Analyzer::Connection : ObserverSink {
     if (analyzer.listener_) analyzer.listener_->on_message(info, m);
   }
   // RFC 7609 App. A.2.3/A.2.4: the server's Accept and the client's Confirm
-  // each name the sender's RMBE alert token; CDC messages on RoCE carry them.
+  // each announce the sender's end of the connection (QP, GID, RMB, RMBE
+  // alert token and size); CDC messages and RDMA Writes on RoCE use them.
   void note_token(const clc::Message& msg) {
     const auto* ac = std::get_if<clc::AcceptConfirm>(&msg);
     if (!ac || !ac->smcr) return;
-    const auto token = static_cast<std::uint32_t>(ac->smcr->get(clc::SmcrAcceptConfirmSpec::Field::RmbeAlertToken));
-    if (ac->type() == clc::MessageType::kAccept) server_token = token;
-    else client_token = token;
-    if (!server_token || !client_token || tokens_noted) return;
-    tokens_noted = true;
+    const ClcRmbe r = ClcRmbe::from(*ac->smcr);
+    if (ac->type() == clc::MessageType::kAccept) server = r;
+    else client = r;
+    if (!server || !client || link_noted) return;
+    link_noted = true;
+    // The RoCE peers are the GIDs' addresses (RoCEv2: a GID is the port's IP
+    // address, IPv4 ones mapped into IPv6); the TCP peers when a GID is not one.
     const capture::StreamKey& k = info.initiator_to_responder;
-    const capture::IpAddress& a = k.source.address;
-    const capture::IpAddress& b = k.destination.address;
-    analyzer.add_clc_tokens(a < b ? IpPair{a, b} : IpPair{b, a}, {a, *client_token, *server_token});
+    const capture::IpAddress a = gid_address(client->gid).value_or(k.source.address);
+    const capture::IpAddress b = gid_address(server->gid).value_or(k.destination.address);
+    analyzer.add_clc_link(a < b ? IpPair{a, b} : IpPair{b, a}, {a, *client, *server});
+  }
+  static std::optional<capture::IpAddress> gid_address(const std::array<std::uint8_t, 16>& gid) {
+    static constexpr std::uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+    if (std::equal(gid.begin(), gid.begin() + 12, kMapped)) return capture::ipv4(gid[12], gid[13], gid[14], gid[15]);
+    if (std::all_of(gid.begin(), gid.end(), [](std::uint8_t o) { return o == 0; })) return std::nullopt;
+    return capture::ipv6(gid);
   }
   void on_violation(const Violation& v) override { analyzer.record(info, v); }
   void on_event(const Event& e) override {
@@ -50,8 +60,8 @@ struct Analyzer::Connection : ObserverSink {
   ConnectionObserver observer;
   int streams_open = 0;
   bool clc_recorded = false;
-  std::optional<std::uint32_t> client_token, server_token;
-  bool tokens_noted = false;
+  std::optional<ClcRmbe> client, server;
+  bool link_noted = false;
 };
 
 // One pair of RoCE peers: its RoCEv2 observer and the sink that forwards what it says.
@@ -126,13 +136,16 @@ void Analyzer::on_data(capture::Stream& s, const capture::StreamData& d) {
   }
 }
 
-void Analyzer::add_clc_tokens(const IpPair& pair, const ClcTokens& t) {
-  clc_tokens_[pair].push_back(t);
+void Analyzer::add_clc_link(const IpPair& pair, const ClcLink& l) {
+  clc_links_[pair].push_back(l);
+  // The GIDs may name other addresses than the TCP connection's: the CLC
+  // client is the RoCE link's initiator there too.
+  clc_clients_.try_emplace(pair, l.client);
   if (auto it = roce_links_.find(pair); it != roce_links_.end()) {
-    RoceLink& l = *it->second;
-    const bool client_initiates = l.initiator == t.client;
-    l.observer.add_connection(client_initiates ? t.client_token : t.server_token,
-                              client_initiates ? t.server_token : t.client_token);
+    RoceLink& r = *it->second;
+    const bool client_initiates = r.initiator == l.client;
+    r.observer.add_connection(client_initiates ? l.client_rmbe : l.server_rmbe,
+                              client_initiates ? l.server_rmbe : l.client_rmbe);
   }
 }
 
@@ -140,6 +153,10 @@ bool Analyzer::on_udp(const capture::UdpDatagram& d) {
   if (d.key.destination.port != smcr::kRoceV2UdpPort) return false;
   const capture::IpAddress& src = d.key.source.address;
   const capture::IpAddress& dst = d.key.destination.address;
+  if (last_roce_ && ((src == last_roce_src_ && dst == last_roce_dst_) || (src == last_roce_dst_ && dst == last_roce_src_))) {
+    on_roce(*last_roce_, d);
+    return true;
+  }
   const IpPair pair = src < dst ? IpPair{src, dst} : IpPair{dst, src};
   auto it = roce_links_.find(pair);
   if (it == roce_links_.end()) {
@@ -153,20 +170,26 @@ bool Analyzer::on_udp(const capture::UdpDatagram& d) {
     info.responder_to_initiator = src_initiates ? capture::StreamKey{{dst, 0}, {src, smcr::kRoceV2UdpPort}} : d.key;
     auto link = std::make_unique<RoceLink>(*this, std::move(info));
     link->initiator = src_initiates ? src : dst;
-    for (const ClcTokens& t : clc_tokens_[pair]) {
-      const bool client_initiates = link->initiator == t.client;
-      link->observer.add_connection(client_initiates ? t.client_token : t.server_token,
-                                    client_initiates ? t.server_token : t.client_token);
+    for (const ClcLink& l : clc_links_[pair]) {
+      const bool client_initiates = link->initiator == l.client;
+      link->observer.add_connection(client_initiates ? l.client_rmbe : l.server_rmbe,
+                                    client_initiates ? l.server_rmbe : l.client_rmbe);
     }
     it = roce_links_.emplace(pair, std::move(link)).first;
   }
-  RoceLink& l = *it->second;
-  const Side side = src == l.initiator ? Side::kInitiator : Side::kResponder;
+  last_roce_ = it->second.get();
+  last_roce_src_ = src;
+  last_roce_dst_ = dst;
+  on_roce(*last_roce_, d);
+  return true;
+}
+
+void Analyzer::on_roce(RoceLink& l, const capture::UdpDatagram& d) {
+  const Side side = d.key.source.address == l.initiator ? Side::kInitiator : Side::kResponder;
   // Each side's own ports, as its first datagram shows them.
   capture::StreamKey& own = side == Side::kInitiator ? l.info.initiator_to_responder : l.info.responder_to_initiator;
   own = d.key;
   l.observer.on_packet(side, d.frame.value, d.payload);
-  return true;
 }
 
 void Analyzer::on_gap(capture::Stream& s, const capture::StreamGap& g) {
@@ -228,6 +251,7 @@ void Analyzer::retire(RoceLink& l) {
   s.roce_packets += r.packets;
   s.roce_retransmissions += r.retransmissions;
   s.roce_undecoded += r.undecoded;
+  s.roce_psn_gaps += r.psn_gaps;
   s.cdc_messages += r.cdc_messages;
   s.rdma_writes += r.rdma_writes;
   for (std::size_t i = 0; i < r.opcodes.size(); ++i) s.roce_opcodes[i] += r.opcodes[i];
@@ -239,6 +263,7 @@ AnalysisResult Analyzer::take_result(std::uint64_t frames) {
   connections_.clear();
   for (auto& [pair, l] : roce_links_) retire(*l);
   roce_links_.clear();
+  last_roce_ = nullptr;
   result_.summary.frames = frames;
   return std::move(result_);
 }
@@ -338,6 +363,7 @@ void write_json(std::ostream& out, const AnalysisResult& result, const std::stri
   // SMC-R over RoCEv2: totals, opcodes seen, LLC messages per name.
   out << "},\n  \"smcr\": {\"roce_links\": " << s.roce_links << ", \"roce_packets\": " << s.roce_packets
       << ", \"retransmissions\": " << s.roce_retransmissions << ", \"undecoded\": " << s.roce_undecoded
+      << ", \"psn_gaps\": " << s.roce_psn_gaps
       << ", \"cdc_messages\": " << s.cdc_messages << ", \"rdma_writes\": " << s.rdma_writes
       << ", \"opcodes\": {";
   bool first_op = true;

@@ -103,6 +103,7 @@ struct AnalysisSummary {
   std::uint64_t roce_packets = 0;
   std::uint64_t roce_retransmissions = 0;
   std::uint64_t roce_undecoded = 0;
+  std::uint64_t roce_psn_gaps = 0;     // request PSNs that skipped ahead: packets the capture missed
   std::uint64_t cdc_messages = 0;      // new CDC messages (retransmissions not counted)
   std::uint64_t rdma_writes = 0;       // new RDMA Write messages
   std::array<std::uint64_t, 256> roce_opcodes{};   // every packet, per BTH OpCode
@@ -143,6 +144,7 @@ class Analyzer : public capture::StreamConsumer {
   Connection& connection_for(capture::Stream& s);
   void retire(Connection& c);
   void retire(RoceLink& l);
+  void on_roce(RoceLink& l, const capture::UdpDatagram& d);
 
   AnalysisOptions options_;
   AnalysisListener* listener_;
@@ -153,15 +155,20 @@ class Analyzer : public capture::StreamConsumer {
   // initiator of the RoCE link too.
   using IpPair = std::pair<capture::IpAddress, capture::IpAddress>;
   std::map<IpPair, std::unique_ptr<RoceLink>> roce_links_;
+  // The link of the last RoCEv2 datagram: consecutive datagrams of one link
+  // skip the map (its ordered compare of two addresses is most of a lookup).
+  RoceLink* last_roce_ = nullptr;
+  capture::IpAddress last_roce_src_, last_roce_dst_;
   std::map<IpPair, capture::IpAddress> clc_clients_;
-  // SMC-R connections the CLC exchanges set up, per IP pair: the RMBE alert
-  // token the client assigned (Confirm) and the server's (Accept).
-  struct ClcTokens {
+  // SMC-R connections the CLC exchanges set up, per pair of RoCE peers (the
+  // addresses in the GIDs of the Accept and Confirm): what the client
+  // announced in its Confirm and the server in its Accept.
+  struct ClcLink {
     capture::IpAddress client;
-    std::uint32_t client_token = 0, server_token = 0;
+    ClcRmbe client_rmbe, server_rmbe;
   };
-  std::map<IpPair, std::vector<ClcTokens>> clc_tokens_;
-  void add_clc_tokens(const IpPair& pair, const ClcTokens& t);
+  std::map<IpPair, std::vector<ClcLink>> clc_links_;
+  void add_clc_link(const IpPair& pair, const ClcLink& l);
   std::uint64_t next_id_ = 1;
 };
 

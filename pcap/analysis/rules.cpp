@@ -71,6 +71,13 @@ constexpr const Rule* kAll[] = {
     // SMC-R over RoCEv2 (reference/check/smcr.hpp)
     &check::kLlcReplyAnswersRequest,
     &check::kCdcConsumerNotAhead,
+    &check::kCdcCursorWithinRmbe,
+    &check::kCdcSequenceNumber,
+    &check::kWriteInsideRmbe,
+    &check::kProducerCursorTracksWrites,
+    &check::kUrgentPresentPending,
+    &check::kNoWritesAfterDone,
+    &check::kNothingAfterClosed,
 };
 
 }  // namespace

@@ -3,8 +3,12 @@
 # dissectors on the same capture, alternating, N times each; CPU time
 # (task-clock) and wall time per run, from perf stat. Prints the medians and
 # the ratios. Usage: analyze_vs_tshark.sh RDMACONF CAPTURE [N]
+# tshark counts one field, which makes it dissect every packet down to it:
+# TSHARK_FIELD, iwarp_mpa.ulpdulength unless set (SMC-R over RoCEv2:
+# infiniband.bth.psn).
 set -eu
 rdmaconf=$1 capture=$2 n=${3:-5}
+field=${TSHARK_FIELD:-iwarp_mpa.ulpdulength}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 measure() {  # label command...
@@ -16,7 +20,7 @@ measure() {  # label command...
 i=0
 results=$(while [ $i -lt "$n" ]; do
   measure rdmaconf "$rdmaconf" analyze -q "$capture" || true
-  measure tshark tshark -r "$capture" -q -z "io,stat,0,COUNT(iwarp_mpa.ulpdulength)iwarp_mpa.ulpdulength"
+  measure tshark tshark -r "$capture" -q -z "io,stat,0,COUNT($field)$field"
   i=$((i + 1))
 done)
 median() { grep "^$1 " | cut -d' ' -f2 | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

@@ -190,6 +190,7 @@ TEST(RealCaptureMessages, SmcrLinkLayerCounts) {
   EXPECT_EQ(s.roce_packets, 302u);
   EXPECT_EQ(s.roce_retransmissions, 11u);
   EXPECT_EQ(s.roce_undecoded, 0u);
+  EXPECT_EQ(s.roce_psn_gaps, 0u);  // every request PSN follows its predecessor or repeats it
   EXPECT_EQ(s.cdc_messages, 38u);
   EXPECT_EQ(s.rdma_writes, 32u);
   EXPECT_EQ(s.roce_opcodes[0x04], 63u);  // RC Send Only: 23 LLC + 40 CDC frames
@@ -209,15 +210,24 @@ TEST(RealCaptureMessages, SmcrLinkLayerCounts) {
 // octets of file header, 16 per record; the LLC or CDC message of an RC Send
 // starts 54 octets into the frame (Ethernet 14, IPv4 20, UDP 8, BTH 12). The
 // ICRC is not verified, so it need not be recomputed.
-std::vector<std::pair<std::string, std::uint64_t>> violations_with(const std::string& file, std::uint64_t frame,
-                                                                   std::size_t message_octet, std::uint8_t value) {
+struct OctetEdit {
+  std::uint64_t frame;
+  std::size_t message_octet;  // from the start of the LLC or CDC message, or of the RETH
+  std::uint8_t value;
+};
+std::vector<std::pair<std::string, std::uint64_t>> violations_with(const std::string& file,
+                                                                   const std::vector<OctetEdit>& edits) {
   std::ifstream in(path_of(file), std::ios::binary);
   std::string octets((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::size_t at = 24;
-  for (std::uint64_t n = 1; n < frame; ++n)
-    at += 16 + (static_cast<std::uint8_t>(octets[at + 8]) | static_cast<std::uint8_t>(octets[at + 9]) << 8);
-  octets[at + 16 + 54 + message_octet] = static_cast<char>(value);
-  const std::string crafted = ::testing::TempDir() + "crafted-" + std::to_string(frame) + "-" + file;
+  std::string name;
+  for (const OctetEdit& e : edits) {
+    std::size_t at = 24;
+    for (std::uint64_t n = 1; n < e.frame; ++n)
+      at += 16 + (static_cast<std::uint8_t>(octets[at + 8]) | static_cast<std::uint8_t>(octets[at + 9]) << 8);
+    octets[at + 16 + 54 + e.message_octet] = static_cast<char>(e.value);
+    name += std::to_string(e.frame) + "-" + std::to_string(e.message_octet) + "-";
+  }
+  const std::string crafted = ::testing::TempDir() + "crafted-" + name + file;
   std::ofstream(crafted, std::ios::binary) << octets;
   std::string error;
   const auto r = analyze_file(crafted, AnalysisOptions{}, nullptr, error);
@@ -225,6 +235,10 @@ std::vector<std::pair<std::string, std::uint64_t>> violations_with(const std::st
   if (!r) return {{"error: " + error, 0}};
   for (const ViolationRecord& v : r->violations) seen.emplace_back(std::string(v.rule->id), v.frame);
   return seen;
+}
+std::vector<std::pair<std::string, std::uint64_t>> violations_with(const std::string& file, std::uint64_t frame,
+                                                                   std::size_t message_octet, std::uint8_t value) {
+  return violations_with(file, {{frame, message_octet, value}});
 }
 
 TEST(RealCaptureMessages, SmcrLlcReplyWithoutRequest) {
@@ -247,6 +261,71 @@ TEST(RealCaptureMessages, SmcrCdcConsumerAheadOfProducer) {
   // The client's CDC of frame 22 with a consumer cursor of 0x100 before the
   // server announced any producer cursor: nothing to compare with yet.
   EXPECT_EQ(violations_with("smc-r-v2.pcap", 22, 22, 0x01), V{});
+}
+
+// The CDC and RDMA Write rules on the real capture changed in one or two
+// octets (frames and values read with captures/real/README.md's layout: CLC
+// announced 64 KiB RMBEs, RMB rkeys 0x312 (server) and 0x355 (client); each
+// side writes 4 KiB at a time from RMBE offset 0, then sends a CDC message
+// whose producer cursor is where the Write ended).
+using V = std::vector<std::pair<std::string, std::uint64_t>>;
+
+TEST(RealCaptureMessages, SmcrCdcCursorBeyondTheRmbe) {
+  // Frame 22, the client's first CDC: consumer cursor 0 -> 0x10000, one past
+  // the end of its own 64 KiB RMBE (the server has announced no producer
+  // cursor yet, so nothing else is compared).
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 22, 21, 0x01), (V{{"rfc7609-a.4-cursor-within-rmbe", 22}}));
+}
+
+TEST(RealCaptureMessages, SmcrCdcSequenceNumbers) {
+  // Frame 46, the client's second CDC on the first connection: 2 -> 5; its
+  // next one (60, number 3) then does not follow either; 74 (4) does again.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 46, 3, 0x05),
+            (V{{"rfc7609-a.4-sequence-number", 46}, {"rfc7609-a.4-sequence-number", 60}}));
+}
+
+TEST(RealCaptureMessages, SmcrWriteOutsideTheRmb) {
+  // Frame 42, the client's second Write First: virtual address 0x...c6031000
+  // -> 0x...c6041000, 64 KiB past the server's RMBE; the CDC behind it (46)
+  // then announces data the RMBE never received.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 42, 5, 0x04),
+            (V{{"rfc7609-4.4.1-write-inside-rmbe", 42}, {"rfc7609-a.4-producer-tracks-writes", 46}}));
+}
+
+TEST(RealCaptureMessages, SmcrProducerCursorTracksWrites) {
+  // Frame 46: producer cursor 0x2000 -> 0x3000 after Writes that end at
+  // 0x2000; the next Write (56) then starts at 0x2000, not at 0x3000.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 46, 14, 0x30),
+            (V{{"rfc7609-a.4-producer-tracks-writes", 46}, {"rfc7609-a.4-producer-tracks-writes", 56}}));
+}
+
+TEST(RealCaptureMessages, SmcrUrgentFlagsInconsistent) {
+  // Frame 22: urgent data present (U) without urgent data pending (P).
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 22, 24, 0x20), (V{{"rfc7609-a.4-urgent-present-pending", 22}}));
+  // Both: consistent.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 22, 24, 0x60), V{});
+}
+
+TEST(RealCaptureMessages, SmcrCloseSequence) {
+  // Frame 116, the client's CDC of seqno 7, says done writing (D): its Write
+  // of frame 126 and the producer cursor of 130 then break it.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 116, 25, 0x80),
+            (V{{"rfc7609-a.4-no-writes-after-done", 126}, {"rfc7609-a.4-no-writes-after-done", 130}}));
+  // Frame 140 says C (PeerConnectionClosed) instead of D: the client's CDC
+  // of frame 145 comes after it.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 140, 25, 0x40), (V{{"rfc7609-a.4-nothing-after-closed", 145}}));
+}
+
+TEST(RealCaptureMessages, SmcrLinkGroupFoundByTheGids) {
+  // The client's Confirm (frame 8) names GID ::ffff:10.77.0.9 instead of
+  // 10.77.0.2 (CLC octet 31; TCP header 32 octets): the first connection
+  // now belongs to a link between 10.77.0.1 and 10.77.0.9, which the capture
+  // does not hold, so its CDC messages here are not judged against it, and
+  // frame 46's sequence number 5 (see SmcrCdcSequenceNumbers) goes unseen.
+  // The second connection (its own CLC exchange) is still judged.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", {{8, 43, 0x09}, {46, 3, 0x05}}), V{});
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", {{8, 43, 0x09}, {204, 3, 0x05}}),
+            (V{{"rfc7609-a.4-sequence-number", 204}, {"rfc7609-a.4-sequence-number", 218}}));
 }
 
 // decode names both peers' own UDP ports and the fields of each message.

@@ -1,11 +1,20 @@
-// The SMC-R link-group rules (RFC 7609 App. A.3 and A.4) that the capture
-// observer checks today, one function each, in the style of segment.hpp:
-// each takes a decoded message (reference/smcr/messages.hpp) and the least
-// state it needs, and returns a Violation or nothing. Standard library and
-// the codec headers only.
+// The SMC-R link-group rules (RFC 7609 App. A.3 and A.4, §4.2-4.8) that the
+// capture observer checks, one function each, in the style of segment.hpp:
+// each takes a decoded message (reference/smcr/messages.hpp) or the numbers
+// it carries and the least state it needs, and returns a Violation or
+// nothing. Standard library and the codec headers only.
+//
+// RFC 7609 is informational and writes its requirements as lower-case
+// "must", "cannot" and as definitions of what a field says ("points to the
+// next byte to be written"); a message that says something its definition
+// makes false misleads the receiver about its own buffer, so those are MUST
+// here as the registry's lower-case-must rows are (conformance/requirements/
+// rfc7609.cpp). A Violation's octet is counted from the start of the CDC
+// message, or of the RETH for an RDMA Write.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "check/rule.hpp"
@@ -28,6 +37,53 @@ inline constexpr Rule kCdcConsumerNotAhead{
     "rfc7609-a.4-consumer-not-ahead", Level::kMust, "RFC 7609 App. A.4",
     "a CDC message's consumer cursor (with its wrap count) is never ahead of the producer cursor the peer last "
     "announced for the same RMBE"};
+// A.4, §4.3: both cursors are wrapping offsets into an RMBE's data area, whose
+// size the RMBE's owner announced in CLC (App. A.2.3 Accept, A.2.4 Confirm,
+// compressed as 2^(x+4) KiB): an offset is below that size.
+inline constexpr Rule kCdcCursorWithinRmbe{
+    "rfc7609-a.4-cursor-within-rmbe", Level::kMust, "RFC 7609 App. A.4",
+    "a CDC message's producer cursor is an offset inside the receiver's RMBE and its consumer cursor inside the "
+    "sender's, below the RMBE size each announced in CLC"};
+// A.4, §4.3: the sequence number starts at 1 and grows by one (wrapping) with
+// every CDC message sent on the connection, a failover validation (F) message
+// excepted; the receiver discards one that does not advance it.
+inline constexpr Rule kCdcSequenceNumber{
+    "rfc7609-a.4-sequence-number", Level::kMust, "RFC 7609 App. A.4",
+    "a connection's CDC messages from one side carry sequence numbers 1, 2, 3, ... (wrapping at 16 bits); a "
+    "failover validation message repeats an earlier one"};
+// §4.2, §4.4.1, A.2.3/A.2.4: the peer writes into the RMBE it was given: the
+// element `index` (first is 1) of `size` octets of the RMB at the announced
+// virtual address, through the RMB's rkey.
+inline constexpr Rule kWriteInsideRmbe{
+    "rfc7609-4.4.1-write-inside-rmbe", Level::kMust, "RFC 7609 §4.4.1",
+    "an RDMA Write through an RMB's rkey lands inside the RMBE of a connection that the RMB's owner announced in "
+    "CLC (virtual address + (index - 1) x size, size octets)"};
+// A.4: the producer cursor points to the next octet the sender will write
+// into the receiver's RMBE: Writes start there and the next CDC message
+// announces where they ended.
+inline constexpr Rule kProducerCursorTracksWrites{
+    "rfc7609-a.4-producer-tracks-writes", Level::kMust, "RFC 7609 App. A.4",
+    "RDMA Writes into an RMBE start at the sender's producer cursor and the sender's next CDC message announces the "
+    "producer cursor where they ended"};
+// A.4, §4.7.5/4.7.6: urgent data present (U) says the urgent data is in the
+// RMBE, which it can only be while the sender has urgent data pending (P);
+// the RFC's flows set and clear the two together.
+inline constexpr Rule kUrgentPresentPending{
+    "rfc7609-a.4-urgent-present-pending", Level::kMust, "RFC 7609 App. A.4",
+    "a CDC message with urgent data present (U) also says urgent data pending (P)"};
+// A.4 (D, C, A), §4.8.1, §4.8.2: once a side said it is done writing
+// (PeerDoneWriting), done with the connection (PeerConnectionClosed) or
+// aborted it (PeerConnAbort), it writes no more data into the peer's RMBE.
+inline constexpr Rule kNoWritesAfterDone{
+    "rfc7609-a.4-no-writes-after-done", Level::kMust, "RFC 7609 App. A.4",
+    "after a CDC message with D, C or A set, its sender makes no more RDMA Writes into the peer's RMBE and its "
+    "producer cursor stays where it was"};
+// A.4 (C, A), §4.8.1 3.C, §4.8.2: PeerConnectionClosed and PeerConnAbort say
+// the sender will send no more control messages for the connection.
+inline constexpr Rule kNothingAfterClosed{
+    "rfc7609-a.4-nothing-after-closed", Level::kMust, "RFC 7609 App. A.4",
+    "after a CDC message with C (PeerConnectionClosed) or A (PeerConnAbort) set, its sender sends no more CDC "
+    "messages for the connection"};
 
 // `peer_requests_open`: requests of the message's type the peer sent that no
 // reply answered yet. Only replies are judged.
@@ -37,6 +93,35 @@ Outcome llc_reply_answers_request(const smcr::LlcMessage& m, std::uint32_t peer_
 // producer cursor the other side announced for the same connection. Cursors
 // compare by wrap count (16-bit, wrapping) first, then offset.
 Outcome consumer_not_ahead(smcr::Cursor consumer, smcr::Cursor peer_producer);
+
+// `receiver_rmbe_size`, `sender_rmbe_size`: octets, from CLC.
+Outcome cursor_within_rmbe(const smcr::CdcMessage& m, std::uint64_t receiver_rmbe_size,
+                           std::uint64_t sender_rmbe_size);
+
+// `previous`: the sequence number of the sender's last CDC message on the
+// connection, nothing when this is its first since CLC.
+Outcome cdc_sequence_number(const smcr::CdcMessage& m, std::optional<std::uint16_t> previous);
+
+// A Write of `length` octets at `virtual_address`, through the rkey of an
+// RMB whose element starts at `rmbe_start` and is `rmbe_size` octets long.
+Outcome write_inside_rmbe(std::uint64_t virtual_address, std::uint64_t length, std::uint64_t rmbe_start,
+                          std::uint64_t rmbe_size);
+
+// `written_to`: where the sender's data in the RMBE ends (its last producer
+// cursor advanced by the Writes since). `seen`: a Write's start (the RMBE
+// offset of its virtual address, wrap count of `written_to`) when `write`,
+// else the producer cursor of its next CDC message.
+Outcome producer_tracks_writes(smcr::Cursor written_to, smcr::Cursor seen, bool write);
+
+Outcome urgent_present_pending(const smcr::CdcMessage& m);
+
+// `done`: the sender already sent D, C or A on the connection. A Write
+// (`write`) breaks the rule; so does a CDC message whose producer cursor
+// `now` differs from the one it announced with or after that flag (`then`).
+Outcome no_writes_after_done(bool done, bool write, smcr::Cursor then, smcr::Cursor now);
+
+// `closed`: the sender already sent C or A on the connection.
+Outcome nothing_after_closed(bool closed);
 
 std::span<const Implementation> smcr_implementations();
 std::span<const Rule* const> smcr_rules();

@@ -60,5 +60,122 @@ TEST(CheckSmcr, ConsumerNeverAheadOfProducer) {
   EXPECT_FALSE(consumer_not_ahead({0xFFFF, 10}, {0, 0}));
 }
 
+// A 44-octet CDC message (RFC 7609 App. A.4, Figure 41) with the given
+// sequence number, producer and consumer cursors and flag octets.
+std::vector<std::uint8_t> cdc(std::uint16_t seq, smcr::Cursor prod, smcr::Cursor cons, std::uint8_t flags = 0,
+                              std::uint8_t state = 0) {
+  std::vector<std::uint8_t> v(44, 0);
+  v[0] = 0xFE;
+  v[1] = 44;
+  v[2] = static_cast<std::uint8_t>(seq >> 8);
+  v[3] = static_cast<std::uint8_t>(seq);
+  v[7] = 1;  // alert token 1
+  auto put = [&](std::size_t at, smcr::Cursor c) {
+    v[at] = static_cast<std::uint8_t>(c.wrap >> 8);
+    v[at + 1] = static_cast<std::uint8_t>(c.wrap);
+    for (int i = 0; i < 4; ++i) v[at + 2 + i] = static_cast<std::uint8_t>(c.count >> (24 - 8 * i));
+  };
+  put(10, prod);
+  put(18, cons);
+  v[24] = flags;
+  v[25] = state;
+  return v;
+}
+
+smcr::CdcMessage decoded(const std::vector<std::uint8_t>& octets) {
+  auto m = smcr::decode_cdc(octets);
+  EXPECT_TRUE(m.ok());
+  return *m;
+}
+
+TEST(CheckSmcr, CursorsStayInsideTheirRmbe) {
+  const auto octets = cdc(1, {0, 65535}, {0, 4096});
+  EXPECT_FALSE(cursor_within_rmbe(decoded(octets), 65536, 16384));
+  // The producer cursor is judged against the receiver's RMBE ...
+  auto v = cursor_within_rmbe(decoded(octets), 65535, 16384);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kCdcCursorWithinRmbe);
+  EXPECT_EQ(v->field, "Producer Cursor");
+  EXPECT_EQ(v->octet, 12u);
+  EXPECT_EQ(v->seen, 65535u);
+  EXPECT_EQ(v->expected, 65535u);
+  // ... the consumer cursor against the sender's own.
+  v = cursor_within_rmbe(decoded(octets), 65536, 4096);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->field, "Consumer Cursor");
+  EXPECT_EQ(v->octet, 20u);
+  // A failover validation message's cursors are not significant.
+  EXPECT_FALSE(cursor_within_rmbe(decoded(cdc(1, {0, 65535}, {0, 4096}, 0x08)), 16, 16));
+}
+
+TEST(CheckSmcr, SequenceNumbersCountFromOne) {
+  EXPECT_FALSE(cdc_sequence_number(decoded(cdc(1, {}, {})), std::nullopt));
+  EXPECT_FALSE(cdc_sequence_number(decoded(cdc(8, {}, {})), 7));
+  EXPECT_FALSE(cdc_sequence_number(decoded(cdc(0, {}, {})), 0xFFFF));  // wraps to 0
+  auto v = cdc_sequence_number(decoded(cdc(2, {}, {})), std::nullopt);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kCdcSequenceNumber);
+  EXPECT_EQ(v->octet, 2u);
+  EXPECT_EQ(v->seen, 2u);
+  EXPECT_EQ(v->expected, 1u);
+  EXPECT_TRUE(cdc_sequence_number(decoded(cdc(7, {}, {})), 7));  // repeated
+  // A failover validation message repeats the number of the message it validates.
+  EXPECT_FALSE(cdc_sequence_number(decoded(cdc(3, {}, {}, 0x08)), 7));
+}
+
+TEST(CheckSmcr, WritesStayInsideTheRmbe) {
+  constexpr std::uint64_t kStart = 0xff39bb55c6030000, kSize = 65536;
+  EXPECT_FALSE(write_inside_rmbe(kStart, 4096, kStart, kSize));
+  EXPECT_FALSE(write_inside_rmbe(kStart + kSize - 4096, 4096, kStart, kSize));
+  auto v = write_inside_rmbe(kStart + kSize - 4096, 4097, kStart, kSize);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kWriteInsideRmbe);
+  EXPECT_EQ(v->field, "Virtual Address");
+  EXPECT_TRUE(write_inside_rmbe(kStart - 1, 1, kStart, kSize));
+  EXPECT_FALSE(write_inside_rmbe(kStart + kSize, 0, kStart, kSize));  // empty, at the end
+  // An address near 2^64 does not wrap into the range.
+  EXPECT_TRUE(write_inside_rmbe(~std::uint64_t{0} - 10, 4096, ~std::uint64_t{0} - 100, 64));
+  EXPECT_TRUE(write_inside_rmbe(kStart, ~std::uint64_t{0}, kStart, kSize));
+}
+
+TEST(CheckSmcr, ProducerCursorTracksWrites) {
+  EXPECT_FALSE(producer_tracks_writes({0, 4096}, {0, 4096}, true));
+  auto v = producer_tracks_writes({0, 4096}, {0, 8192}, true);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kProducerCursorTracksWrites);
+  EXPECT_EQ(v->field, "Virtual Address");
+  v = producer_tracks_writes({1, 4096}, {0, 4096}, false);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->field, "Producer Cursor");
+  EXPECT_EQ(v->octet, 12u);
+}
+
+TEST(CheckSmcr, UrgentPresentOnlyWithPending) {
+  EXPECT_FALSE(urgent_present_pending(decoded(cdc(1, {}, {}, 0x60))));  // P and U
+  EXPECT_FALSE(urgent_present_pending(decoded(cdc(1, {}, {}, 0x40))));  // P alone
+  auto v = urgent_present_pending(decoded(cdc(1, {}, {}, 0x20)));        // U alone
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kUrgentPresentPending);
+  EXPECT_EQ(v->octet, 24u);
+}
+
+TEST(CheckSmcr, NothingWrittenAfterDone) {
+  EXPECT_FALSE(no_writes_after_done(false, true, {}, {}));
+  EXPECT_FALSE(no_writes_after_done(true, false, {0, 4096}, {0, 4096}));
+  auto v = no_writes_after_done(true, true, {}, {});
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kNoWritesAfterDone);
+  v = no_writes_after_done(true, false, {0, 4096}, {0, 8192});
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->field, "Producer Cursor");
+}
+
+TEST(CheckSmcr, NothingSentAfterClosed) {
+  EXPECT_FALSE(nothing_after_closed(false));
+  auto v = nothing_after_closed(true);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kNothingAfterClosed);
+}
+
 }  // namespace
 }  // namespace rdmaconf::check

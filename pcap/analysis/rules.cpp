@@ -71,6 +71,17 @@ constexpr const Rule* kAll[] = {
     // SMC-R over RoCEv2 (reference/check/smcr.hpp)
     &check::kLlcReplyAnswersRequest,
     &check::kCdcConsumerNotAhead,
+    // The ULP's use of RDMA: RPC-over-RDMA and iSER (reference/check/ulp.hpp)
+    &check::kRpcReadWithinReadChunk,
+    &check::kRpcWriteWithinChunk,
+    &check::kRpcWriteChunkEchoed,
+    &check::kRpcReplyChunkEchoed,
+    &check::kRpcReplyReadListEmpty,
+    &check::kRpcCreditLimit,
+    &check::kRpcGrantNotZero,
+    &check::kIserReadUsesWriteStag,
+    &check::kIserWriteUsesReadStag,
+    &check::kIserResponseInvalidatesTaskStag,
 };
 
 }  // namespace

@@ -125,7 +125,9 @@ void UlpObserver::track_rpc(const ulp::rpcrdma::Message& m, const SendContext& c
   find(check::reply_read_list_empty(m), c.side,
        "reply xid " + hex(m.xid) + " carries a Read list of " + std::to_string(m.read_list.size()) + " segments");
   find(check::grant_not_zero(m), c.side, "reply xid " + hex(m.xid) + " grants 0 credits");
-  t->granted = m.credits;
+  // A zero grant is the Responder's fault (reported above); the Requester
+  // is judged against the last grant it could use.
+  if (m.credits != 0) t->granted = m.credits;
   const auto it = t->calls.find(m.xid);
   if (it == t->calls.end()) return;
   ++stats_.transfers.replies_matched;

@@ -16,6 +16,7 @@ namespace rdmaconf::requirements::detail {
 namespace {
 
 constexpr Level M = Level::kMust;
+constexpr Level kMustNot = Level::kMustNot;
 
 constexpr Requirement kRows[] = {
     // §3.3.1 RPC-over-RDMA credits (§3.3.3: one credit before the first reply)
@@ -23,6 +24,12 @@ constexpr Requirement kRows[] = {
         "A Requester never has more calls awaiting their replies than the credits the Responder last granted; "
         "before the Responder's first reply it assumes one credit"),
     row("rfc8166-3.3.1-grant-not-zero", M, W, "The credit value a Responder grants in a reply is never zero"),
+
+    // §3.4.2 DDP-eligibility, with the NFS binding's list (RFC 8267 §4, §5.2)
+    row("rfc8166-3.4.2-ddp-eligible-only", kMustNot, W,
+        "No data item that the ULP's binding does not make DDP-eligible is reduced into a chunk: for NFS versions 2 "
+        "and 3 only WRITE's data and SYMLINK's pathname go in Read chunks (after position zero) and only READ's "
+        "data and READLINK's pathname in Write chunks; no NFSACL item does"),
 
     // §3.4.5 Read chunks (§8.1: no memory exposed beyond what was advertised)
     row("rfc8166-3.4.5-read-within-read-chunk", M, W,

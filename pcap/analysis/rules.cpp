@@ -79,6 +79,7 @@ constexpr const Rule* kAll[] = {
     &check::kRpcReplyReadListEmpty,
     &check::kRpcCreditLimit,
     &check::kRpcGrantNotZero,
+    &check::kRpcDdpEligibleOnly,
     &check::kIserReadUsesWriteStag,
     &check::kIserWriteUsesReadStag,
     &check::kIserResponseInvalidatesTaskStag,

@@ -47,6 +47,7 @@ struct UlpObserver::Tracker {
     std::optional<ulp::rpcrdma::WriteChunk> reply_chunk;
     std::vector<std::uint64_t> reply_written;
     std::vector<check::Region> reads;
+    std::optional<ulp::rpcrdma::RpcCall> called;  // RDMA_MSG: what it calls
   };
   std::uint32_t granted = 1;  // RFC 8166 §3.3.3: one credit before the first reply
   std::map<std::uint32_t, Call> calls;
@@ -107,6 +108,15 @@ void UlpObserver::track_rpc(const ulp::rpcrdma::Message& m, const SendContext& c
     call.write_list = m.write_list;
     for (const auto& w : m.write_list) call.written.emplace_back(w.segments.size(), 0);
     call.reply_chunk = m.reply_chunk;
+    call.called = m.rpc_call;
+    if (m.rpc_call) {
+      std::size_t reduced = 0;
+      for (const auto& r : m.read_list) reduced += r.position != 0;
+      find(check::ddp_eligible_only(*m.rpc_call, reduced, 0), c.side,
+           "call xid " + hex(m.xid) + " (" + ulp::rpcrdma::rpc_procedure_name(*m.rpc_call) + ") reduces " +
+               std::to_string(reduced) + " read segments after position zero, an argument its binding does not "
+               "make DDP-eligible");
+    }
     if (m.reply_chunk) call.reply_written.assign(m.reply_chunk->segments.size(), 0);
     t->calls[m.xid] = std::move(call);
     find(check::credit_limit(t->calls.size(), t->granted), c.side,
@@ -139,6 +149,17 @@ void UlpObserver::track_rpc(const ulp::rpcrdma::Message& m, const SendContext& c
       find(v, c.side,
            "reply xid " + hex(m.xid) + " Write chunk " + std::to_string(i + 1) + ": " + std::string(v->field) + " " +
                std::to_string(v->seen) + ", the call advertised or the Writes put " + std::to_string(v->expected));
+  }
+  if (call.called) {
+    std::size_t reduced = 0;
+    for (const auto& w : m.write_list) {
+      std::uint64_t n = 0;
+      for (const auto& seg : w.segments) n += seg.length;
+      reduced += n != 0;
+    }
+    find(check::ddp_eligible_only(*call.called, 0, reduced), c.side,
+         "reply xid " + hex(m.xid) + " (" + ulp::rpcrdma::rpc_procedure_name(*call.called) + ") returns " +
+             std::to_string(reduced) + " Write chunks with data, a result its binding does not make DDP-eligible");
   }
   if (call.reply_chunk) {
     // RFC 8166 §4.3.3 lets the Responder answer inline (a Short reply)

@@ -150,6 +150,8 @@ struct RpcFlaws {
   std::uint32_t returned_reply = 200;     // what the Long Reply's Reply chunk returns (200 written)
   bool reply_read_list = false;           // a read segment in a reply
   bool early_second_call = false;         // a second call before the first reply (one credit)
+  bool getattr_read_chunk = false;        // GETATTR's arguments reduced into a Read chunk
+  bool getattr_write_chunk = false;       // GETATTR's results returned in a Write chunk
   std::uint32_t granted = 32;
 };
 
@@ -160,10 +162,14 @@ struct RpcFlaws {
 std::string nfs_exchange(const RpcFlaws& f, const std::string& name) {
   Conversation c;
   Rpc getattr = call(0x10, 1);
+  if (f.getattr_read_chunk) getattr.read_list.push_back({8, Seg{0x900, 32, 0}});
+  if (f.getattr_write_chunk) getattr.write_list.push_back({Seg{0x901, 128, 0}});
   c.send(0, encode(getattr));
+  if (f.getattr_write_chunk) c.write(1, 0x901, 0, 84);
   if (f.early_second_call) c.send(0, encode(call(0x11, 1)));
   Rpc getattr_reply = reply(0x10, f.granted);
   if (f.reply_read_list) getattr_reply.read_list.push_back({0, Seg{0x900, 8, 0}});
+  if (f.getattr_write_chunk) getattr_reply.write_list.push_back({Seg{0x901, 84, 0}});
   c.send(1, encode(getattr_reply));
   if (f.early_second_call) c.send(1, encode(reply(0x11, f.granted)));
 
@@ -221,11 +227,14 @@ TEST(UlpRules, EachRpcOverRdmaRuleIsBrokenByItsFlaw) {
       {"rfc8166-4.3.1-reply-read-list-empty", [](RpcFlaws& f) { f.reply_read_list = true; }},
       {"rfc8166-3.3.1-credit-limit", [](RpcFlaws& f) { f.early_second_call = true; }},
       {"rfc8166-3.3.1-grant-not-zero", [](RpcFlaws& f) { f.granted = 0; }},
+      {"rfc8166-3.4.2-ddp-eligible-only", [](RpcFlaws& f) { f.getattr_read_chunk = true; }},
+      {"rfc8166-3.4.2-ddp-eligible-only", [](RpcFlaws& f) { f.getattr_write_chunk = true; }},
   };
+  int i = 0;
   for (const Case& k : cases) {
     RpcFlaws f;
     k.flaw(f);
-    const AnalysisResult r = analyze(nfs_exchange(f, std::string("ulp-rpc-") + k.rule + ".pcapng"));
+    const AnalysisResult r = analyze(nfs_exchange(f, std::string("ulp-rpc-") + std::to_string(i++) + ".pcapng"));
     const auto v = violations(r);
     EXPECT_TRUE(v.count(k.rule)) << k.rule;
     // Nothing but that rule (a zero grant stays zero for the rest: one per reply).

@@ -12,15 +12,30 @@ constexpr Implementation kImplementations[] = {
     {&kRpcReplyReadListEmpty, "reply_read_list_empty"},
     {&kRpcCreditLimit, "credit_limit"},
     {&kRpcGrantNotZero, "grant_not_zero"},
+    {&kRpcDdpEligibleOnly, "ddp_eligible_only"},
     {&kIserReadUsesWriteStag, "read_uses_write_stag"},
     {&kIserWriteUsesReadStag, "write_uses_read_stag"},
     {&kIserResponseInvalidatesTaskStag, "response_invalidates_task_stag"},
 };
 constexpr const Rule* kRules[] = {
     &kRpcReadWithinReadChunk, &kRpcWriteWithinChunk,   &kRpcWriteChunkEchoed,   &kRpcReplyChunkEchoed,
-    &kRpcReplyReadListEmpty,  &kRpcCreditLimit,        &kRpcGrantNotZero,       &kIserReadUsesWriteStag,
-    &kIserWriteUsesReadStag,  &kIserResponseInvalidatesTaskStag,
+    &kRpcReplyReadListEmpty,  &kRpcCreditLimit,        &kRpcGrantNotZero,       &kRpcDdpEligibleOnly,
+    &kIserReadUsesWriteStag,  &kIserWriteUsesReadStag, &kIserResponseInvalidatesTaskStag,
 };
+
+// RFC 8267 §4 (RFC 1094 §2.2, RFC 1813 §3.3 procedure numbers) and §5.2.
+struct Eligible {
+  bool known;
+  bool argument;
+  bool result;
+};
+Eligible eligible(const ulp::rpcrdma::RpcCall& c) {
+  constexpr std::uint32_t kNfs = 100003, kNfsAcl = 100227;
+  if (c.prog == kNfsAcl) return {true, false, false};
+  if (c.prog == kNfs && c.vers == 2) return {true, c.proc == 8 || c.proc == 13, c.proc == 6 || c.proc == 5};
+  if (c.prog == kNfs && c.vers == 3) return {true, c.proc == 7 || c.proc == 10, c.proc == 6 || c.proc == 5};
+  return {false, false, false};
+}
 
 // The RPC-over-RDMA fixed header is 4 words; a returned chunk's segment
 // fields sit at Segment::at (Handle), +4 (Length), +8 (Offset) of the Send
@@ -117,6 +132,18 @@ Outcome credit_limit(std::uint64_t open_calls, std::uint32_t granted) {
 Outcome grant_not_zero(const ulp::rpcrdma::Message& reply) {
   if (reply.credits != 0) return std::nullopt;
   return Violation{&kRpcGrantNotZero, "Credits", kSendPayloadOctet + 8, 0, 1};
+}
+
+//= rfc8166-3.4.2-ddp-eligible-only (RFC 8166 §3.4.2, RFC 8267 §4, §5.2)
+Outcome ddp_eligible_only(const ulp::rpcrdma::RpcCall& call, std::size_t reduced_arguments,
+                          std::size_t reduced_results) {
+  const Eligible e = eligible(call);
+  if (!e.known) return std::nullopt;
+  if (reduced_arguments > 0 && !e.argument)
+    return Violation{&kRpcDdpEligibleOnly, "Read list", kChunkListsOctet, reduced_arguments, 0};
+  if (reduced_results > 0 && !e.result)
+    return Violation{&kRpcDdpEligibleOnly, "Write list", kChunkListsOctet, reduced_results, 0};
+  return std::nullopt;
 }
 
 //= rfc7145-7.3.6-read-uses-write-stag (RFC 7145 §7.3.6)

@@ -58,6 +58,17 @@ inline constexpr Rule kRpcCreditLimit{
 // RFC 8166 §3.3.1.
 inline constexpr Rule kRpcGrantNotZero{"rfc8166-3.3.1-grant-not-zero", Level::kMust, "RFC 8166 §3.3.1",
                                        "a reply grants at least one credit"};
+// RFC 8166 §3.4.2: only the data items a ULB names may be reduced into
+// chunks. For NFS versions 2 and 3 (RFC 8267 §4): WRITE's data and
+// SYMLINK's pathname (arguments, Read chunks), READ's data and READLINK's
+// pathname (results, Write chunks); NFSACL has none (RFC 8267 §5.2). A Long
+// Call's position-zero Read chunk and a Long Reply's Reply chunk carry the
+// whole message and are no reduction (§3.5.3).
+inline constexpr Rule kRpcDdpEligibleOnly{
+    "rfc8166-3.4.2-ddp-eligible-only", Level::kMust, "RFC 8166 §3.4.2, RFC 8267 §4, §5.2",
+    "only DDP-eligible data items are reduced: for NFS versions 2 and 3 a Read chunk after position zero only "
+    "in WRITE and SYMLINK calls, a Write chunk returned with data only in READ and READLINK replies; none for "
+    "NFSACL"};
 // RFC 7145 §7.3.6 step 4e/4f: an R2T becomes an RDMA Read Request whose
 // Data Source is the task's Write STag at its Base Offset plus the R2T's
 // Buffer Offset.
@@ -118,6 +129,14 @@ Outcome reply_read_list_empty(const ulp::rpcrdma::Message& reply);
 // `granted`: the credit value of the Responder's latest reply (1 before any).
 Outcome credit_limit(std::uint64_t open_calls, std::uint32_t granted);
 Outcome grant_not_zero(const ulp::rpcrdma::Message& reply);
+
+// `call`: what the call called; `reduced_arguments`: its read segments
+// after position zero; `reduced_results`: Write chunks its reply returned
+// with data in them (0 when judging the call). Programs and versions whose
+// DDP-eligible items this layer does not know (NFS version 4's COMPOUND)
+// are not judged.
+Outcome ddp_eligible_only(const ulp::rpcrdma::RpcCall& call, std::size_t reduced_arguments,
+                          std::size_t reduced_results);
 
 // `write_buffers`: the Write STag buffers of the SCSI commands still open.
 Outcome read_uses_write_stag(std::uint32_t source_stag, std::uint64_t source_to, std::uint32_t size,

@@ -119,6 +119,24 @@ TEST(CheckUlp, RepliesAndCredits) {
   EXPECT_EQ(v->expected, 1u);
 }
 
+TEST(CheckUlp, OnlyDdpEligibleItemsAreReduced) {
+  using ulp::rpcrdma::RpcCall;
+  const RpcCall write3{100003, 3, 7}, read3{100003, 3, 6}, getattr3{100003, 3, 1}, write2{100003, 2, 8};
+  const RpcCall getacl{100227, 3, 1}, compound{100003, 4, 1};
+  EXPECT_FALSE(ddp_eligible_only(write3, 1, 0));
+  EXPECT_FALSE(ddp_eligible_only(write2, 1, 0));
+  EXPECT_FALSE(ddp_eligible_only(read3, 0, 1));
+  EXPECT_FALSE(ddp_eligible_only(getattr3, 0, 0));
+  auto v = ddp_eligible_only(getattr3, 1, 0);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kRpcDdpEligibleOnly);
+  EXPECT_EQ(v->field, "Read list");
+  EXPECT_EQ(ddp_eligible_only(write3, 0, 1)->field, "Write list");  // WRITE's result is not eligible
+  EXPECT_EQ(ddp_eligible_only(read3, 1, 0)->field, "Read list");    // nor READ's arguments
+  EXPECT_TRUE(ddp_eligible_only(getacl, 0, 1));                     // NFSACL has no eligible item
+  EXPECT_FALSE(ddp_eligible_only(compound, 3, 3));                  // NFSv4 COMPOUND: not judged here
+}
+
 TEST(CheckUlp, TheResponseInvalidatesItsCommandsStag) {
   EXPECT_FALSE(response_invalidates_task_stag(0x1e37, 0x1e37u));
   auto v = response_invalidates_task_stag(0x1e38, 0x1e37u);

@@ -113,10 +113,11 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
   // The responder's (target's) RDMA Writes and Read Requests against what
   // the ULP advertised (ulp_rules.cpp).
   if (op && op->opcode == rdmap::Opcode::kRdmaWrite && seg.ddp.tagged)
-    ulp_.on_write(static_cast<int>(d.side), seg.stag, seg.to, seg.payload_length, seg.ddp.last, reads_synced_);
+    seg.ulp_tie =
+        ulp_.on_write(static_cast<int>(d.side), seg.stag, seg.to, seg.payload_length, seg.ddp.last, reads_synced_);
   if (op && op->opcode == rdmap::Opcode::kRdmaReadRequest && seg.read_request) {
     using RF = rdmap::ReadRequestSpec::Field;
-    ulp_.on_read_request(static_cast<int>(d.side), static_cast<std::uint32_t>(seg.read_request->get(RF::SourceSTag)),
+    seg.ulp_tie = ulp_.on_read_request(static_cast<int>(d.side), static_cast<std::uint32_t>(seg.read_request->get(RF::SourceSTag)),
                          seg.read_request->get(RF::SourceTO), static_cast<std::uint32_t>(seg.read_request->get(RF::ReadSize)),
                          reads_synced_);
   }

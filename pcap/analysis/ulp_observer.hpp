@@ -127,9 +127,13 @@ class UlpObserver {
   // One segment of an RDMA Write (its Data Sink STag, TO, payload octets;
   // `last`: the L bit) and one RDMA Read Request (its Data Source), from
   // `side`. Only tied and checked while `synced`.
-  void on_write(int side, std::uint32_t stag, std::uint64_t to, std::uint32_t length, bool last, bool synced);
-  void on_read_request(int side, std::uint32_t source_stag, std::uint64_t source_to, std::uint32_t size,
-                       bool synced);
+  // Each returns what the transfer was tied to ("Write chunk 1 segment 1 of
+  // call xid 0x9e0ad9c7", "Read STag of itt 0x17000000"; valid until the
+  // next call), or nullptr when it was not tied or not looked at.
+  const std::string* on_write(int side, std::uint32_t stag, std::uint64_t to, std::uint32_t length, bool last,
+                              bool synced);
+  const std::string* on_read_request(int side, std::uint32_t source_stag, std::uint64_t source_to,
+                                     std::uint32_t size, bool synced);
   // The rules broken since the last call; the caller reports and clears them.
   std::vector<UlpFinding>& findings() { return findings_; }
 
@@ -161,6 +165,7 @@ class UlpObserver {
   UlpStats stats_;
   UlpMessage last_;
   std::vector<UlpFinding> findings_;
+  std::string tie_;
   std::unique_ptr<Tracker> tracker_;  // created with the first message tracked; gone once matching stops
   bool tracking_stopped_ = false;
   // The side that sends RPC Calls or SCSI Commands (the Requester, the

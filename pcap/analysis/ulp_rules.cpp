@@ -64,6 +64,13 @@ struct UlpObserver::Tracker {
   std::vector<check::Region> regions;
   std::vector<std::uint64_t*> counters;
   std::vector<bool> reply_chunk_region;
+  // What each region is, for decode: the call's XID or the task's ITT, and
+  // for RPC-over-RDMA the chunk (0: Reply chunk, n: Write chunk n) and segment.
+  struct Owner {
+    std::uint32_t tag;
+    std::size_t chunk, segment;
+  };
+  std::vector<Owner> owners;
 };
 
 UlpObserver::UlpObserver() = default;
@@ -227,17 +234,18 @@ void UlpObserver::track_iser(const ulp::iser::Message& m, const SendContext& c) 
   t->tasks.erase(it);
 }
 
-void UlpObserver::on_write(int side, std::uint32_t stag, std::uint64_t to, std::uint32_t length, bool last,
-                           bool synced) {
-  if (stats_.ulp == Ulp::kUnknown) return;
+const std::string* UlpObserver::on_write(int side, std::uint32_t stag, std::uint64_t to, std::uint32_t length,
+                                         bool last, bool synced) {
+  if (stats_.ulp == Ulp::kUnknown) return nullptr;
   Tracker* t = tracking(synced) ? tracker_.get() : nullptr;
-  if (!t) return;
+  if (!t) return nullptr;
   const bool rpc = stats_.ulp == Ulp::kRpcRdma;
   // Only the Responder's (target's) Writes use what the other side advertised.
-  if (client_side_ < 0 || side == client_side_) return;
+  if (client_side_ < 0 || side == client_side_) return nullptr;
   t->regions.clear();
   t->counters.clear();
   t->reply_chunk_region.clear();
+  t->owners.clear();
   if (rpc) {
     for (auto& [xid, call] : t->calls) {
       for (std::size_t i = 0; i < call.write_list.size(); ++i)
@@ -246,6 +254,7 @@ void UlpObserver::on_write(int side, std::uint32_t stag, std::uint64_t to, std::
           t->regions.push_back({s.handle, s.offset, s.length});
           t->counters.push_back(&call.written[i][j]);
           t->reply_chunk_region.push_back(false);
+          t->owners.push_back({xid, i + 1, j + 1});
         }
       if (call.reply_chunk)
         for (std::size_t j = 0; j < call.reply_chunk->segments.size(); ++j) {
@@ -253,19 +262,30 @@ void UlpObserver::on_write(int side, std::uint32_t stag, std::uint64_t to, std::
           t->regions.push_back({s.handle, s.offset, s.length});
           t->counters.push_back(&call.reply_written[j]);
           t->reply_chunk_region.push_back(true);
+          t->owners.push_back({xid, 0, j + 1});
         }
     }
   } else {
     for (const auto& [itt, task] : t->tasks)
-      if (task.read) t->regions.push_back(*task.read);
+      if (task.read) {
+        t->regions.push_back(*task.read);
+        t->owners.push_back({itt, 0, 0});
+      }
   }
   const auto at = check::region_holding(t->regions, stag, to, length);
   const int s = side & 1;
+  const std::string* tie = nullptr;
   if (at) {
+    const Tracker::Owner& o = t->owners[*at];
     if (rpc) {
       *t->counters[*at] += length;
       t->write_to_reply_chunk[s] = t->reply_chunk_region[*at];
+      tie_ = (o.chunk == 0 ? std::string("Reply chunk") : "Write chunk " + std::to_string(o.chunk)) + " segment " +
+             std::to_string(o.segment) + " of call xid " + hex(o.tag);
+    } else {
+      tie_ = "Read STag of itt " + hex(o.tag);
     }
+    tie = &tie_;
   } else {
     t->write_untied[s] = true;
     if (!t->write_reported[s]) {
@@ -289,34 +309,52 @@ void UlpObserver::on_write(int side, std::uint32_t stag, std::uint64_t to, std::
     }
     t->write_untied[s] = t->write_reported[s] = t->write_to_reply_chunk[s] = false;
   }
+  return tie;
 }
 
-void UlpObserver::on_read_request(int side, std::uint32_t source_stag, std::uint64_t source_to, std::uint32_t size,
-                                  bool synced) {
-  if (stats_.ulp == Ulp::kUnknown) return;
+const std::string* UlpObserver::on_read_request(int side, std::uint32_t source_stag, std::uint64_t source_to,
+                                                std::uint32_t size, bool synced) {
+  if (stats_.ulp == Ulp::kUnknown) return nullptr;
   Tracker* t = tracking(synced) ? tracker_.get() : nullptr;
-  if (!t) return;
+  if (!t) return nullptr;
   const bool rpc = stats_.ulp == Ulp::kRpcRdma;
-  if (client_side_ < 0 || side == client_side_) return;
+  if (client_side_ < 0 || side == client_side_) return nullptr;
   ++stats_.transfers.reads;
   stats_.transfers.read_octets += size;
   // RFC 7145 §7.3.5 lets an iSER target follow its Writes with a
   // zero-length Read Request (a flush): it reads nothing and names no buffer.
-  if (size == 0) return;
+  if (size == 0) return nullptr;
   t->regions.clear();
+  t->owners.clear();
   if (rpc) {
-    for (const auto& [xid, call] : t->calls) t->regions.insert(t->regions.end(), call.reads.begin(), call.reads.end());
+    for (const auto& [xid, call] : t->calls)
+      for (std::size_t j = 0; j < call.reads.size(); ++j) {
+        t->regions.push_back(call.reads[j]);
+        t->owners.push_back({xid, 0, j + 1});
+      }
   } else {
     for (const auto& [itt, task] : t->tasks)
-      if (task.write) t->regions.push_back(*task.write);
+      if (task.write) {
+        t->regions.push_back(*task.write);
+        t->owners.push_back({itt, 0, 0});
+      }
   }
   auto v = rpc ? check::read_within_read_chunk(source_stag, source_to, size, t->regions)
                : check::read_uses_write_stag(source_stag, source_to, size, t->regions);
   stats_.transfers.reads_tied += !v;
+  const std::string* tie = nullptr;
+  if (!v) {
+    const auto at = check::region_holding(t->regions, source_stag, source_to, size);
+    const Tracker::Owner& o = t->owners[at.value_or(0)];
+    tie_ = rpc ? "read segment " + std::to_string(o.segment) + " of call xid " + hex(o.tag)
+               : "Write STag of itt " + hex(o.tag);
+    tie = &tie_;
+  }
   find(v, side,
        "RDMA Read Request from " + range(source_stag, source_to, size) + " reads outside every " +
            (rpc ? "read segment of the " + std::to_string(t->calls.size()) + " calls awaiting replies"
                 : "Write STag buffer of the " + std::to_string(t->tasks.size()) + " open SCSI commands"));
+  return tie;
 }
 
 }  // namespace rdmaconf::analysis

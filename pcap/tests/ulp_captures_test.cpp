@@ -191,6 +191,17 @@ TEST(UlpCaptures, DecodeShowsTheUlpMessage) {
   const std::string iser = run(std::string(RDMACONF_CLI) + " decode " + path_of("ulp-iser-head.pcap"));
   EXPECT_NE(iser.find("ulp_message=\"SCSI Command itt=0x1000000 read_stag=0xeaa07601+0xff2c1f0542823e00 INQUIRY edtl=36\""),
             std::string::npos);
+  // Every RDMA transfer of the Responder names what it was tied to: frame 73's
+  // Read Request the read segment of frame 70's WRITE call, frame 946's
+  // Write the Write chunk of frame 945's READ call, frame 55's Write the
+  // Reply chunk of frame 54's GETACL call.
+  EXPECT_NE(out.find("ulp_tie=\"read segment 1 of call xid 0x950ad9c7\""), std::string::npos);
+  EXPECT_NE(out.find("ulp_tie=\"Write chunk 1 segment 1 of call xid 0x9e0ad9c7\""), std::string::npos);
+  EXPECT_NE(out.find("ulp_tie=\"Reply chunk segment 1 of call xid 0x8f0ad9c7\""), std::string::npos);
+  // iSER: frame 116's Write into frame 115's Read STag; frame 581's Read
+  // Request from frame 571's Write STag.
+  EXPECT_NE(iser.find("ulp_tie=\"Read STag of itt 0x17000000\""), std::string::npos);
+  EXPECT_NE(iser.find("ulp_tie=\"Write STag of itt 0x38000000\""), std::string::npos);
   // The reply that a Send with Invalidate carries names the STag it invalidates.
   EXPECT_NE(out.find("ulp_message=\"RDMA_MSG xid=0x9e0ad9c7 credits=64 write chunk 1 segment (19 octets) reply "
                      "invalidate 0xa7c24305\""),

@@ -63,7 +63,13 @@ run_target() {
   for d in "fuzz/corpus/$t" "$seeds/$t" "fuzz/regressions/$t"; do [ -d "$d" ] && inputs+=("$d"); done
   if "$bin/${t}_fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
        "${dict_flag[@]}" -artifact_prefix="$artifacts/" "$work" "${inputs[@]}" > "$work.log" 2>&1; then
-    echo "ok  $(grep -E '^#[0-9]+' "$work.log" | tail -1 | grep -oE 'cov: [0-9]+|exec/s: [0-9]+' | tr '\n' ' ')" > "$work.result"
+    # The last status line (coverage, features, corpus, speed), the total
+    # executions libFuzzer reports when it stops, and the inputs it added.
+    local runs new inited
+    runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$work.log" | tail -1)
+    new=$(find "$work" -type f | wc -l)
+    inited=$(grep -E '^#[0-9]+[[:space:]]+INITED' "$work.log" | tail -1 | grep -oE 'cov: [0-9]+|ft: [0-9]+' | tr '\n' ' ')
+    echo "ok  $(grep -E '^#[0-9]+' "$work.log" | tail -1 | grep -oE 'cov: [0-9]+|ft: [0-9]+|corp: [0-9]+|exec/s: [0-9]+' | tr '\n' ' ')runs: ${runs:-0} new: $new (at start: ${inited% })" > "$work.result"
   elif echo "$known" | grep -qx "$t"; then
     echo "known" > "$work.result"
   else
@@ -107,4 +113,9 @@ if [ ${#failed[@]} -ne 0 ]; then
   echo "fuzz smoke: ${#failed[@]} target(s) failed: ${failed[*]}"
   exit 1
 fi
-echo "fuzz smoke: every target ran ${seconds}s without a finding"
+total=0
+for t in $targets; do
+  r=$(grep -oE 'runs: [0-9]+' "$build/smoke/$t.result" 2>/dev/null | grep -oE '[0-9]+' || echo 0)
+  total=$((total + r))
+done
+echo "fuzz smoke: every target ran ${seconds}s without a finding; $total executions in all"

@@ -33,6 +33,8 @@
 
 extern "C" {
 #include <epan/dissectors/packet-tcp.h>
+#include <epan/prefs.h>
+#include <epan/range.h>
 }
 
 namespace rdmaconf::dissector {
@@ -53,17 +55,43 @@ constexpr std::uint8_t kSynAckSeen = 0x02;
 
 int idx(Side s) { return static_cast<int>(s); }
 
+// The sides: the SYN's sender is the initiator; without a SYN, the sender
+// of the first data seen (as the capture layer decides).
+bool sent_by_initiator(packet_info* pinfo) {
+  const tcp_analysis* tcpd = get_tcp_conversation_data(nullptr, pinfo);
+  const std::uint8_t seen = tcpd ? tcpd->conversation_completeness : 0;
+  if ((seen & (kSynSeen | kSynAckSeen)) && tcpd->server_port != 0) return pinfo->srcport != tcpd->server_port;
+  return true;
+}
+
+// The user's word on the ULP per responder port (the preferences
+// rdmaconf.mpa.rpcrdma_ports and rdmaconf.mpa.iser_ports, the plugin's
+// `--ulp NAME:PORT`, as Wireshark's Decode As): it wins over recognition.
+struct UlpPorts {
+  range_t* rpcrdma = nullptr;
+  range_t* iser = nullptr;
+};
+UlpPorts& ulp_ports() {
+  static UlpPorts p;
+  return p;
+}
+analysis::ObserverConfig config_for(packet_info* pinfo) {
+  analysis::ObserverConfig config;
+  const std::uint32_t port = sent_by_initiator(pinfo) ? pinfo->destport : pinfo->srcport;
+  const UlpPorts& p = ulp_ports();
+  if (p.rpcrdma && value_is_in_range(p.rpcrdma, port)) config.ulp = analysis::Ulp::kRpcRdma;
+  else if (p.iser && value_is_in_range(p.iser, port)) config.ulp = analysis::Ulp::kIser;
+  return config;
+}
+
 class Connection final : public analysis::ObserverSink {
  public:
-  Connection() : observer_(*this) {}
+  explicit Connection(const analysis::ObserverConfig& config) : observer_(*this, config) {}
 
-  // The sides: the SYN's sender is the initiator; without a SYN, the sender
-  // of the first data seen (as the capture layer decides).
   void start(packet_info* pinfo) {
     const tcp_analysis* tcpd = get_tcp_conversation_data(nullptr, pinfo);
     const std::uint8_t seen = tcpd ? tcpd->conversation_completeness : 0;
-    bool from_initiator = true;
-    if ((seen & (kSynSeen | kSynAckSeen)) && tcpd->server_port != 0) from_initiator = pinfo->srcport != tcpd->server_port;
+    const bool from_initiator = sent_by_initiator(pinfo);
     copy_address_wmem(wmem_file_scope(), &initiator_, from_initiator ? &pinfo->src : &pinfo->dst);
     initiator_port_ = from_initiator ? pinfo->srcport : pinfo->destport;
     const address* responder = from_initiator ? &pinfo->dst : &pinfo->src;
@@ -287,6 +315,8 @@ class Connection final : public analysis::ObserverSink {
       auto* link = new (wmem_alloc0(wmem_file_scope(), sizeof(ReadLink))) ReadLink{};
       link->request_frame = static_cast<std::uint32_t>(m.frame);
       link->sink_to = s->read_request->get(RF::SinkTO);
+      link->source_stag = static_cast<std::uint32_t>(s->read_request->get(RF::SourceSTag));
+      link->source_to = s->read_request->get(RF::SourceTO);
       d.reads.push_back(link);
       r.read = link;
     } else if (s->rdmap.opcode == static_cast<std::uint8_t>(rdmap::Opcode::kRdmaReadResponse) && s->ddp.tagged) {
@@ -303,6 +333,9 @@ class Connection final : public analysis::ObserverSink {
         if (s->ddp.last) d.response = nullptr;
       }
     }
+    const bool response = r.read && s->ddp.tagged;
+    r.ulp = ulp_.on_segment(m, *s, response, response ? r.read->source_stag : 0, response ? r.read->source_to : 0,
+                            response ? s->to - r.read->sink_to : 0);
   }
 
   address initiator_{};
@@ -311,6 +344,7 @@ class Connection final : public analysis::ObserverSink {
   const Negotiated* negotiated_ = nullptr;
   std::uint32_t reply_frame_ = 0;
   std::unordered_map<std::uint32_t, FrameRecord> frames_;
+  UlpTracker ulp_;
   struct {
     Side side = Side::kInitiator;
     std::uint32_t frame = 0;
@@ -333,7 +367,7 @@ Connection* connection_of(packet_info* pinfo, bool create) {
   if (!conv) return nullptr;
   auto* c = static_cast<Connection*>(conversation_get_proto_data(conv, ids().proto_mpa));
   if (!c && create) {
-    c = new Connection();
+    c = new Connection(config_for(pinfo));
     wmem_register_callback(wmem_file_scope(), destroy_connection, c);
     conversation_add_proto_data(conv, ids().proto_mpa, c);
     c->start(pinfo);
@@ -346,6 +380,9 @@ int slot_of_rule(const analysis::Rule& rule) {
   if (id.starts_with("rfc5044") || id.starts_with("rfc6581")) return ids().proto_mpa;
   if (id.starts_with("rfc5041")) return ids().proto_ddp;
   if (id.starts_with("rfc5040") || id.starts_with("rfc7306")) return ids().proto_rdmap;
+  // The ULPs' rules (RFC 8166, RFC 8267; RFC 7145) under their protocols.
+  if (id.starts_with("rfc8166") || id.starts_with("rfc8267")) return ids().proto_rpcrdma;
+  if (id.starts_with("rfc7145")) return ids().proto_iser;
   return ids().proto_clc;
 }
 
@@ -470,6 +507,18 @@ void register_connection(void) {
   Ids& i = ids();
   i.mpa_handle = create_dissector_handle(dissect_connection, i.proto_mpa);
   i.clc_handle = create_dissector_handle(dissect_connection, i.proto_clc);
+  UlpPorts& p = ulp_ports();
+  range_convert_str(wmem_epan_scope(), &p.rpcrdma, "", 65535);
+  range_convert_str(wmem_epan_scope(), &p.iser, "", 65535);
+  module_t* module = prefs_register_protocol(i.proto_mpa, nullptr);
+  prefs_register_range_preference(module, "rpcrdma_ports", "RPC-over-RDMA (NFS) on these ports",
+                                  "Connections to these TCP ports carry RPC-over-RDMA (RFC 8166), whatever "
+                                  "recognition says (as rdmaconf analyze --ulp rpc-over-rdma:PORT)",
+                                  &p.rpcrdma, 65535);
+  prefs_register_range_preference(module, "iser_ports", "iSER on these ports",
+                                  "Connections to these TCP ports carry iSER (RFC 7145), whatever recognition says "
+                                  "(as rdmaconf analyze --ulp iser:PORT)",
+                                  &p.iser, 65535);
 }
 
 void handoff_connection(void) {

@@ -5,7 +5,8 @@
 // opcode table (rdmap/opcodes.hpp, one row per opcode). Every header is
 // shown through its declaration (generated_fields.hpp). The checks are the
 // observer's (connection.cpp shows its violations); what the first pass
-// kept adds the expected MSN and the Read Request <-> Read Response links.
+// kept adds the expected MSN and the Read Request <-> Read Response links;
+// the ULP's part (a Send's header, the region a transfer used) is ulp.cpp's.
 #include <span>
 #include <string>
 
@@ -135,6 +136,7 @@ void show_ulpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Messa
   const int data_at = hdr + static_cast<int>(op->rdmap_header_size);
   if (op->payload_allowed && length > data_at && rt)
     proto_tree_add_item(rt, i.rdmap_data, tvb, data_at, length - data_at, ENC_NA);
+  if (length >= data_at) show_ulp(tvb_new_subset_remaining(tvb, data_at), pinfo, tree, m);
 }
 
 void register_ddp_rdmap(void) {

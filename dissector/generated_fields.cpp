@@ -12,6 +12,8 @@
 #include "ddp/headers.hpp"
 #include "mpa/headers.hpp"
 #include "rdmap/headers.hpp"
+#include "ulp/iser.hpp"
+#include "ulp/rpcrdma.hpp"
 
 namespace rdmaconf::dissector {
 namespace {
@@ -83,6 +85,19 @@ const Binding kBindings[] = {
     {&clc::GidSpec::decl, Protocol::kClc, "rdmaconf.clc"},
     {&clc::DeclineSpec::decl, Protocol::kClc, "rdmaconf.clc"},
     {&clc::DeclineV2DiagnosisSpec::decl, Protocol::kClc, "rdmaconf.clc"},
+    // Upper-layer protocols over RDMAP: the RPC-over-RDMA fixed words and
+    // ERR_VERS range at the protocol's level, each kind of segment and the
+    // RFC 8797 private data at a level of its own; the iSER headers by opcode
+    // and the iSCSI BHS behind them.
+    {&ulp::rpcrdma::FixedSpec::decl, Protocol::kRpcRdma, "rdmaconf.rpcrdma"},
+    {&ulp::rpcrdma::ErrVersSpec::decl, Protocol::kRpcRdma, "rdmaconf.rpcrdma"},
+    {&ulp::rpcrdma::ReadSegmentSpec::decl, Protocol::kRpcRdma, "rdmaconf.rpcrdma.read_segment"},
+    {&ulp::rpcrdma::SegmentSpec::decl, Protocol::kRpcRdma, "rdmaconf.rpcrdma.segment"},
+    {&ulp::rpcrdma::PrivateDataSpec::decl, Protocol::kRpcRdma, "rdmaconf.rpcrdma.cm"},
+    {&ulp::iser::ControlSpec::decl, Protocol::kIser, "rdmaconf.iser"},
+    {&ulp::iser::HelloSpec::decl, Protocol::kIser, "rdmaconf.iser.hello"},
+    {&ulp::iser::HelloReplySpec::decl, Protocol::kIser, "rdmaconf.iser.helloreply"},
+    {&ulp::iser::BhsSpec::decl, Protocol::kIser, "rdmaconf.iser.bhs"},
 };
 
 // Value names that live in a table of their own rather than in the
@@ -199,10 +214,9 @@ bool same_layout(const Layout& a, const Layout& b) {
 
 }  // namespace
 
-void register_generated_fields(int proto_mpa, int proto_ddp, int proto_rdmap, int proto_clc) {
+void register_generated_fields(std::span<const int, kProtocols> protos) {
   Registry& r = registry();
-  const int protos[] = {proto_mpa, proto_ddp, proto_rdmap, proto_clc};
-  std::vector<hf_register_info> per_proto[4];
+  std::vector<hf_register_info> per_proto[kProtocols];
   std::vector<gint*> ett_pointers;
 
   for (const Binding& b : kBindings) {
@@ -250,7 +264,7 @@ void register_generated_fields(int proto_mpa, int proto_ddp, int proto_rdmap, in
       per_proto[p].push_back(hf);
     }
   }
-  for (int p = 0; p < 4; ++p) {
+  for (int p = 0; p < kProtocols; ++p) {
     r.arrays.push_back(std::move(per_proto[p]));
     std::vector<hf_register_info>& a = r.arrays.back();
     proto_register_field_array(protos[p], a.data(), static_cast<int>(a.size()));

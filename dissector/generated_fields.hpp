@@ -32,12 +32,14 @@ extern "C" {
 
 namespace rdmaconf::dissector {
 
-// The protocol a header belongs to (the plugin registers four).
-enum class Protocol : std::uint8_t { kMpa, kDdp, kRdmap, kClc };
+// The protocol a header belongs to (the plugin registers six).
+enum class Protocol : std::uint8_t { kMpa, kDdp, kRdmap, kClc, kRpcRdma, kIser };
+constexpr int kProtocols = 6;
 
 // Registers the fields of every bound header with its protocol. Called once
-// from the plugin's proto_register routine, after the four protocols exist.
-void register_generated_fields(int proto_mpa, int proto_ddp, int proto_rdmap, int proto_clc);
+// from the plugin's proto_register routine, after the protocols exist;
+// `protos` holds their ids in Protocol order.
+void register_generated_fields(std::span<const int, kProtocols> protos);
 
 // Adds a subtree named after the header and every field of `decl` at
 // `offset` (the header's first octet) in `tvb`. `label` replaces the

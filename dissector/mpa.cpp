@@ -11,6 +11,7 @@
 #include "mpa/headers.hpp"
 #include "mpa/req_rep.hpp"
 #include "plugin.hpp"
+#include "ulp/rpcrdma.hpp"
 
 namespace rdmaconf::dissector {
 namespace {
@@ -86,6 +87,12 @@ proto_tree* show_req_rep(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, co
     pd_offset += static_cast<int>(mpa::kEnhancedDataSize);
   }
   if (size > pd_offset) proto_tree_add_item(mt, i.mpa_private_data, tvb, pd_offset, size - pd_offset, ENC_NA);
+  // The ULP's part of it: RPC-over-RDMA's connection parameters (RFC 8797),
+  // which Linux's NFS client and server send, through their declaration.
+  if (size > pd_offset &&
+      ulp::rpcrdma::read_private_data(wire::Bytes(tvb_get_ptr(tvb, pd_offset, size - pd_offset),
+                                                  static_cast<std::size_t>(size - pd_offset))))
+    add_header(mt, tvb, pd_offset, ulp::rpcrdma::PrivateDataSpec::decl);
   if (m.pair_frame) proto_item_set_generated(proto_tree_add_uint(mt, i.mpa_rr_frame, tvb, 0, 0, m.pair_frame));
   return mt;
 }

@@ -1,6 +1,7 @@
 // The plugin's entry points (Wireshark 4.0 plugin ABI) and protocol
-// registration: four protocols with names of their own, so that they sit
-// beside Wireshark's iwarp_mpa, iwarp_ddp_rdmap and smc without clashing.
+// registration: protocols with names of their own, so that they sit beside
+// Wireshark's iwarp_mpa, iwarp_ddp_rdmap, smc, rpcordma and iser without
+// clashing.
 #include "generated_fields.hpp"
 #include "plugin.hpp"
 
@@ -41,21 +42,29 @@ void proto_register_rdmaconf(void) {
   i.proto_rdmap = proto_register_protocol("rdmaconf RDMAP (RFC 5040, RFC 7306)", "rdmaconf RDMAP", "rdmaconf.rdmap");
   i.proto_clc = proto_register_protocol("rdmaconf SMC CLC (RFC 7609, SMC v2)", "rdmaconf CLC", "rdmaconf.clc");
 
-  register_generated_fields(i.proto_mpa, i.proto_ddp, i.proto_rdmap, i.proto_clc);
+  i.proto_rpcrdma = proto_register_protocol("rdmaconf RPC-over-RDMA (RFC 8166)", "rdmaconf RPC-over-RDMA",
+                                            "rdmaconf.rpcrdma");
+  i.proto_iser = proto_register_protocol("rdmaconf iSER (RFC 7145)", "rdmaconf iSER", "rdmaconf.iser");
+
+  const int protos[kProtocols] = {i.proto_mpa, i.proto_ddp, i.proto_rdmap, i.proto_clc, i.proto_rpcrdma, i.proto_iser};
+  register_generated_fields(protos);
   register_violations();
   register_mpa();
   register_ddp_rdmap();
   register_clc();
   register_connection();
+  register_ulp();
 
-  static gint* ett[] = {&i.ett_mpa,       &i.ett_ddp,        &i.ett_rdmap,  &i.ett_clc,
-                        &i.ett_violation, &i.ett_negotiated, &i.ett_marker, &i.ett_payload};
+  static gint* ett[] = {&i.ett_mpa,       &i.ett_ddp,        &i.ett_rdmap,  &i.ett_clc,     &i.ett_violation,
+                        &i.ett_negotiated, &i.ett_marker,    &i.ett_payload, &i.ett_rpcrdma, &i.ett_iser,
+                        &i.ett_chunk,      &i.ett_region};
   proto_register_subtree_array(ett, static_cast<int>(G_N_ELEMENTS(ett)));
 }
 
 void proto_reg_handoff_rdmaconf(void) {
   handoff_connection();
   handoff_clc();
+  handoff_ulp();
 }
 
 void plugin_register(void) {

@@ -18,6 +18,7 @@
 #include "analysis/observer.hpp"
 #include "analysis/rules.hpp"
 #include "mpa/deframer.hpp"
+#include "ulp_state.hpp"
 
 extern "C" {
 #include <epan/conversation.h>
@@ -34,6 +35,8 @@ struct Ids {
   int proto_ddp = -1;
   int proto_rdmap = -1;
   int proto_clc = -1;
+  int proto_rpcrdma = -1;
+  int proto_iser = -1;
 
   // MPA
   int mpa_fpdu_length = -1;       // stream octets of the FPDU, Markers included
@@ -71,7 +74,24 @@ struct Ids {
   int clc_decline_linux_name = -1;
   int clc_smc_option = -1;
   int clc_raw = -1;
-  // Violations (shared by all four protocols)
+  // ULPs (ulp.cpp): RPC-over-RDMA's XDR list words, the RPC message's
+  // place, and for both ULPs the ties between advertised regions and the
+  // RDMA operations that use them.
+  int rpcrdma_item_follows = -1;
+  int rpcrdma_segment_count = -1;
+  int rpcrdma_err = -1;
+  int rpcrdma_call_in = -1;
+  int rpcrdma_reply_in = -1;
+  int rpcrdma_rpc_completed_in = -1;
+  int rpcrdma_rpc_call_from = -1;
+  int rpcrdma_rpc_length = -1;
+  int rpcrdma_note = -1;
+  struct TieFields {
+    int advertised_in = -1, region = -1, offset = -1;       // on the RDMA operation
+    int used_first = -1, used_last = -1, used_octets = -1;  // on the advertising Send
+    int invalidated_in = -1, invalidates = -1;
+  } rpcrdma_tie, iser_tie;
+  // Violations (shared by all protocols)
   int violation = -1;
   int violation_rule = -1;
   int violation_level = -1;
@@ -79,10 +99,13 @@ struct Ids {
   int violation_hint = -1;
 
   int ett_mpa = -1, ett_ddp = -1, ett_rdmap = -1, ett_clc = -1, ett_violation = -1, ett_negotiated = -1,
-      ett_marker = -1, ett_payload = -1;
+      ett_marker = -1, ett_payload = -1, ett_rpcrdma = -1, ett_iser = -1, ett_chunk = -1, ett_region = -1;
 
   dissector_handle_t mpa_handle = nullptr;
   dissector_handle_t clc_handle = nullptr;
+  // Wireshark's own dissectors the ULP messages are handed to.
+  dissector_handle_t rpc_handle = nullptr;
+  dissector_handle_t iscsi_handle = nullptr;
 };
 
 Ids& ids();
@@ -95,6 +118,8 @@ void register_violations(void);
 void register_connection(void);
 void handoff_connection(void);
 void handoff_clc(void);
+void register_ulp(void);
+void handoff_ulp(void);
 
 // The connection dissector (connection.cpp): feeds the observer, shows the frame.
 int dissect_connection(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* data);
@@ -118,6 +143,8 @@ struct ReadLink {
   std::uint32_t response_first_frame = 0;
   std::uint32_t response_last_frame = 0;
   std::uint64_t sink_to = 0;
+  std::uint32_t source_stag = 0;  // the requester's Data Source (the peer's buffer)
+  std::uint64_t source_to = 0;
 };
 
 // What MPA startup settled, when an FPDU was seen (observer's MpaParameters).
@@ -158,6 +185,7 @@ struct MessageRecord {
   bool msn_expected_known = false;
   std::uint32_t msn_expected = 0;
   ReadLink* read = nullptr;  // a Read Request's or Read Response's link
+  UlpFindings ulp;           // the ULP's view (ulp_state.hpp)
 };
 
 struct ViolationRecord {
@@ -192,5 +220,8 @@ proto_tree* show_fpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const
 proto_tree* show_clc(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const MessageRecord& m);
 // The DDP/RDMAP headers of one ULPDU (Markers removed).
 void show_ulpdu(tvbuff_t* ulpdu, packet_info* pinfo, proto_tree* tree, const MessageRecord& m);
+// The ULP's part of one message (ulp.cpp): `payload` is the DDP payload
+// after the RDMAP header.
+void show_ulp(tvbuff_t* payload, packet_info* pinfo, proto_tree* tree, const MessageRecord& m);
 
 }  // namespace rdmaconf::dissector

@@ -12,13 +12,16 @@ struct ExpertSet {
   expert_field warn = EI_INIT;
   expert_field note = EI_INIT;
 };
-std::array<ExpertSet, 4> g_experts;
+constexpr int kSets = 6;
+std::array<ExpertSet, kSets> g_experts;
 
 int slot_of(int proto) {
   const Ids& i = ids();
   if (proto == i.proto_ddp) return 1;
   if (proto == i.proto_rdmap) return 2;
   if (proto == i.proto_clc) return 3;
+  if (proto == i.proto_rpcrdma) return 4;
+  if (proto == i.proto_iser) return 5;
   return 0;
 }
 
@@ -77,15 +80,17 @@ void register_violations(void) {
   };
   proto_register_field_array(i.proto_mpa, hf, static_cast<int>(G_N_ELEMENTS(hf)));
 
-  static const char* const kAbbrevs[4][3] = {
+  static const char* const kAbbrevs[kSets][3] = {
       {"rdmaconf.mpa.violation.error", "rdmaconf.mpa.violation.warn", "rdmaconf.mpa.violation.note"},
       {"rdmaconf.ddp.violation.error", "rdmaconf.ddp.violation.warn", "rdmaconf.ddp.violation.note"},
       {"rdmaconf.rdmap.violation.error", "rdmaconf.rdmap.violation.warn", "rdmaconf.rdmap.violation.note"},
       {"rdmaconf.clc.violation.error", "rdmaconf.clc.violation.warn", "rdmaconf.clc.violation.note"},
+      {"rdmaconf.rpcrdma.violation.error", "rdmaconf.rpcrdma.violation.warn", "rdmaconf.rpcrdma.violation.note"},
+      {"rdmaconf.iser.violation.error", "rdmaconf.iser.violation.warn", "rdmaconf.iser.violation.note"},
   };
-  const int protos[4] = {i.proto_mpa, i.proto_ddp, i.proto_rdmap, i.proto_clc};
-  static ei_register_info ei[4][3];
-  for (int p = 0; p < 4; ++p) {
+  const int protos[kSets] = {i.proto_mpa, i.proto_ddp, i.proto_rdmap, i.proto_clc, i.proto_rpcrdma, i.proto_iser};
+  static ei_register_info ei[kSets][3];
+  for (int p = 0; p < kSets; ++p) {
     ExpertSet& set = g_experts[static_cast<std::size_t>(p)];
     expert_field* fields[3] = {&set.error, &set.warn, &set.note};
     const int severities[3] = {PI_ERROR, PI_WARN, PI_NOTE};

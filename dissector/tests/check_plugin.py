@@ -17,6 +17,11 @@
   check_plugin.py fields    every FieldDecl of every declaration is a field
   check_plugin.py fuzz      the fuzz corpora under tshark: no crash, no
                             "Dissector bug" / malformed-packet report
+  check_plugin.py ulp       the real NFS/RDMA and iSER captures: the RPC
+                            messages and iSCSI PDUs the plugin hands to
+                            Wireshark's rpc and iscsi dissectors, counted by
+                            procedure and opcode, every RDMA transfer tied to
+                            what the ULP advertised, nothing malformed
 
 tshark runs through tshark_with_plugin.sh (unprivileged when run as root).
 """
@@ -280,16 +285,17 @@ def check_fields(args):
     print(f"{len(ours)} rdmaconf fields registered")
 
 
-def tshark_survives(args, capture, must_read):
+def tshark_survives(args, capture, must_read, *prefs):
     """tshark -2 -V on one capture: no crash, no dissector bug. Returns a failure or None."""
-    cmd = [args.runner, args.plugin, args.abi, "-r", capture, "-2", "-V"]
+    cmd = [args.runner, args.plugin, args.abi, "-r", capture, "-2", "-V", *prefs]
     p = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     if p.returncode < 0 or p.returncode >= 128 or (must_read and p.returncode != 0):
         return f"{capture}: tshark exited with {p.returncode}: {p.stderr[-500:]}"
     bad = [l for l in (p.stdout + p.stderr).splitlines() if "Dissector bug" in l or "DISSECTOR_ASSERT" in l]
     if bad:
         return f"{capture}: {bad[:5]}"
-    print(f"{os.path.basename(capture)}: {p.stdout.count(chr(10) + 'Frame ')} frames dissected")
+    print(f"{os.path.basename(capture)}{' ' + prefs[-1] if prefs else ''}: "
+          f"{p.stdout.count(chr(10) + 'Frame ')} frames dissected")
     return None
 
 
@@ -300,6 +306,11 @@ def check_fuzz(args):
     jobs = [(os.path.join(fuzz_dir, f), True) for f in sorted(os.listdir(fuzz_dir)) if f.endswith(".pcapng")]
     if not jobs:
         sys.exit("no fuzz captures were written")
+    # The same captures once more with a ULP named for every port (the
+    # Decode As preferences), so that every Send goes through the ULP
+    # tracker and its hand-off to rpc or iscsi: RPC-over-RDMA and iSER in turn.
+    ulps = ["rdmaconf.mpa.rpcrdma_ports:1-65535", "rdmaconf.mpa.iser_ports:1-65535"]
+    jobs += [(capture, True, "-o", ulps[k % 2]) for k, (capture, _) in enumerate(list(jobs))]
     # capture_file inputs are whole pcap/pcapng files: a sample of them goes
     # to tshark as they are (wiretap reads them; unreadable ones may fail,
     # crashing may not). Copied so that nobody can read them.
@@ -320,9 +331,136 @@ def check_fuzz(args):
     print(f"{len(jobs)} captures under tshark, no crash")
 
 
+# The real captures of pcap/tests/captures/real with upper-layer protocols,
+# and what the plugin must show in them. Every count was checked by hand
+# against the octets (docs/dissector.md, "NFS/RDMA and iSER"): the RPC calls
+# against Wireshark's own RPC-over-RDMA dissector on the same capture (which
+# decodes every Call, and every Reply but the three NFS READ Replies whose
+# data went by RDMA Write), the iSCSI and CDB opcodes against a walk of the
+# Send payloads (iSER header 28 octets, BHS opcode, CDB at BHS octet 32), the
+# RDMA transfer counts against the DDP segments per opcode.
+ULP_EXPECTED = {
+    "ulp-nfsv3-rdma.pcap": {
+        # (RPC program, procedure) -> Calls; every Call has its Reply.
+        "rpc_calls": {(100003, 0): 1, (100003, 1): 6, (100003, 3): 5, (100003, 4): 5, (100003, 6): 3,
+                      (100003, 7): 3, (100003, 8): 2, (100003, 9): 1, (100003, 12): 2, (100003, 13): 1,
+                      (100003, 14): 1, (100003, 17): 2, (100003, 18): 1, (100003, 19): 2, (100003, 20): 1,
+                      (100003, 21): 1, (100227, 0): 1, (100227, 1): 5},
+        "rpcrdma_procs": {0: 79, 1: 7},
+        # RPC messages put back together from chunk data: 7 Replies from
+        # their Reply chunk, 3 NFS READ Replies with their write chunk, the 2
+        # WRITE Calls with their Read chunk.
+        "rebuilt": 12,
+        # RDMA Writes, Read Requests, Read Responses (DDP segments), each
+        # tied to the chunk it fills or reads; Sends with Invalidate tied to
+        # the region whose STag they name.
+        "transfers": {0: 300, 1: 2, 2: 276},
+        "invalidates": 5,
+    },
+    "ulp-iser-head.pcap": {
+        "iscsi_opcodes": {0x01: 57, 0x03: 1, 0x21: 55, 0x23: 1},
+        "cdb_opcodes": {0x00: 2, 0x12: 6, 0x1a: 6, 0x28: 37, 0x2a: 2, 0x9e: 2, 0xa0: 1, 0xa3: 1},
+        "transfers": {0: 278, 1: 2, 2: 18},
+        "invalidates": 53,
+    },
+}
+
+PI_WARN = 0x00600000
+
+
+def ulp_view(packets):
+    """What the plugin showed of the ULPs, and what any dissector flagged."""
+    v = {"rpc_calls": Counter(), "rpc_replies": Counter(), "rpcrdma_procs": Counter(), "rebuilt": 0,
+         "iscsi_opcodes": Counter(), "cdb_opcodes": Counter(), "transfers": Counter(), "ties": 0,
+         "invalidates": 0, "notes": [], "flagged": []}
+    for pkt in packets:
+        layers = pkt["_source"]["layers"]
+        frame = int(layers["frame"]["frame.number"])
+        # RPC over TCP (portmap, MOUNT) is not ours to count.
+        for rpc in as_list(layers.get("rpc", [])) if "rdmaconf.rpcrdma" in layers else []:
+            f = {k: val for _, k, val in walk(rpc)}
+            if "rpc.procedure" in f:
+                key = (int(f["rpc.program"]), int(f["rpc.procedure"]))
+                v["rpc_calls" if f["rpc.msgtyp"] == "0" else "rpc_replies"][key] += 1
+        commands = 0
+        for iscsi in as_list(layers.get("iscsi", [])):
+            f = {k: val for _, k, val in walk(iscsi)}
+            if "iscsi.opcode" in f:
+                v["iscsi_opcodes"][number(f["iscsi.opcode"])] += 1
+                commands += number(f["iscsi.opcode"]) == 0x01
+        # The CDB's opcode, in the frames of SCSI Commands (a Response names
+        # its Command's too); one iSCSI PDU per frame in these captures.
+        cdbs = {number(val) for scsi in as_list(layers.get("scsi", [])) for _, k, val in walk(scsi)
+                if k == "scsi_sbc.opcode"} if commands else set()
+        for c in cdbs:
+            v["cdb_opcodes"][c] += 1
+        for rdmap in as_list(layers.get("rdmaconf.rdmap", [])):
+            f = {k: val for p, k, val in walk(rdmap) if outside(p, "Terminated")}
+            op = number(f["rdmaconf.rdmap.opcode"])
+            if op in (0, 1, 2):
+                v["transfers"][op] += 1
+        for path, key, value in walk(layers):
+            if key in ("rdmaconf.rpcrdma.tie.advertised_in", "rdmaconf.iser.tie.advertised_in"):
+                v["ties"] += 1
+            elif key in ("rdmaconf.rpcrdma.tie.invalidates", "rdmaconf.iser.tie.invalidates"):
+                v["invalidates"] += 1
+            elif key == "rdmaconf.rpcrdma.proc":
+                v["rpcrdma_procs"][int(value)] += 1
+            elif key == "rdmaconf.rpcrdma.rpc_length":
+                v["rebuilt"] += 1
+            elif key == "rdmaconf.rpcrdma.note":
+                v["notes"].append((frame, value))
+            elif key == "_ws.malformed" or (key == "_ws.expert.severity" and int(value) >= PI_WARN):
+                v["flagged"].append((frame, path, key))
+    return v
+
+
+def check_ulp(args):
+    """The two real ULP captures: hand-off counts, ties, no false alarm."""
+    os.makedirs(args.workdir, exist_ok=True)
+    failures = []
+    for capture in args.shared:
+        name = os.path.basename(capture)
+        expected = ULP_EXPECTED[name]
+        copy = os.path.join(args.workdir, name)
+        with open(capture, "rb") as src, open(copy, "wb") as dst:
+            dst.write(src.read())
+        make_readable(args.workdir)
+        out, _ = run_tshark(args, "-r", copy, "-2", "-T", "json", "--no-duplicate-keys")
+        v = ulp_view(json.loads(out))
+        for key, want in expected.items():
+            got = v[key] if not isinstance(want, dict) else dict(v[key])
+            if got != want:
+                failures.append(f"{name}: {key} {got} != {want}")
+        if "rpc_calls" in expected and v["rpc_replies"] != v["rpc_calls"]:
+            failures.append(f"{name}: Replies {dict(v['rpc_replies'])} != Calls {dict(v['rpc_calls'])}")
+        transfers = sum(v["transfers"].values())
+        if v["ties"] != transfers:
+            failures.append(f"{name}: {v['ties']} RDMA transfers tied to an advertised region of {transfers}")
+        if v["notes"]:
+            failures.append(f"{name}: RPC messages not shown: {v['notes'][:5]}")
+        if v["flagged"]:
+            failures.append(f"{name}: malformed or expert info of warning or worse: {v['flagged'][:5]}")
+        print(f"{name}: {sum(v['rpc_calls'].values())} RPC Calls, {sum(v['iscsi_opcodes'].values())} iSCSI PDUs, "
+              f"{v['rebuilt']} RPC messages rebuilt, {v['ties']} transfers tied, {v['invalidates']} invalidations")
+        # The user's word wins (the per-port preference, as Decode As): the
+        # iSER connection taken as RPC-over-RDMA shows each Send's header as
+        # not decoding, hands nothing to iscsi, and flags nothing.
+        if "iscsi_opcodes" in expected:
+            out, _ = run_tshark(args, "-r", copy, "-2", "-T", "json", "--no-duplicate-keys",
+                                "-o", "rdmaconf.mpa.rpcrdma_ports:3260")
+            w = ulp_view(json.loads(out))
+            sends = sum(expected["iscsi_opcodes"].values())
+            if w["iscsi_opcodes"] or len(w["notes"]) != sends or w["flagged"]:
+                failures.append(f"{name} as RPC-over-RDMA: iSCSI {dict(w['iscsi_opcodes'])}, "
+                                f"{len(w['notes'])} Sends not decoded (want {sends}), flagged {w['flagged'][:5]}")
+    if failures:
+        sys.exit("\n".join(failures))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["captures", "fields", "fuzz"])
+    ap.add_argument("what", choices=["captures", "fields", "fuzz", "ulp"])
     ap.add_argument("--plugin", required=True)
     ap.add_argument("--abi", required=True)
     ap.add_argument("--runner", required=True)
@@ -335,7 +473,7 @@ def main():
     ap.add_argument("--record-live", help="records live reference sessions into a directory")
     args = ap.parse_args()
     args.workdir = os.path.join(args.workdir, args.what)
-    {"captures": check_captures, "fields": check_fields, "fuzz": check_fuzz}[args.what](args)
+    {"captures": check_captures, "fields": check_fields, "fuzz": check_fuzz, "ulp": check_ulp}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -130,7 +130,7 @@ const UlpMessage* UlpObserver::on_send(wire::Bytes p, const SendContext& context
     if (m->reply_chunk) s += " reply chunk " + chunk_text(*m->reply_chunk);
     if (m->is(ulp::rpcrdma::Proc::kError)) s += " error " + std::to_string(m->err);
     if (m->rpc_call) s += " call " + ulp::rpcrdma::rpc_procedure_name(*m->rpc_call);
-    else if (m->rpc_msg_type == ulp::rpcrdma::kRpcReply) s += " reply";
+    else if (m->rpc_msg_type == ulp::onc_rpc::kReply) s += " reply";
     if (context.with_invalidate) s += " invalidate " + hex(context.invalidate_stag);
     track_rpc(*m, context);
     last_.decoded = true;

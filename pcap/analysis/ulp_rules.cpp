@@ -47,7 +47,7 @@ struct UlpObserver::Tracker {
     std::optional<ulp::rpcrdma::WriteChunk> reply_chunk;
     std::vector<std::uint64_t> reply_written;
     std::vector<check::Region> reads;
-    std::optional<ulp::rpcrdma::RpcCall> called;  // RDMA_MSG: what it calls
+    std::optional<ulp::onc_rpc::Call> called;  // RDMA_MSG: what it calls
   };
   std::uint32_t granted = 1;  // RFC 8166 §3.3.3: one credit before the first reply
   std::map<std::uint32_t, Call> calls;
@@ -93,8 +93,8 @@ void UlpObserver::find(const check::Outcome& v, int side, std::string text) {
 
 void UlpObserver::track_rpc(const ulp::rpcrdma::Message& m, const SendContext& c) {
   using ulp::rpcrdma::Proc;
-  const bool call_msg = m.is(Proc::kMsg) && m.rpc_msg_type == ulp::rpcrdma::kRpcCall;
-  const bool reply_msg = m.is(Proc::kMsg) && m.rpc_msg_type == ulp::rpcrdma::kRpcReply;
+  const bool call_msg = m.is(Proc::kMsg) && m.rpc_msg_type == ulp::onc_rpc::kCall;
+  const bool reply_msg = m.is(Proc::kMsg) && m.rpc_msg_type == ulp::onc_rpc::kReply;
   if (client_side_ < 0 && !reply_msg && !m.is(Proc::kError)) client_side_ = c.side;
   const bool from_requester = client_side_ < 0 ? !reply_msg : c.side == client_side_;
   // A call from the Requester: RDMA_MSG CALL, or RDMA_NOMSG (a Long Call

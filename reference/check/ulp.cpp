@@ -29,7 +29,7 @@ struct Eligible {
   bool argument;
   bool result;
 };
-Eligible eligible(const ulp::rpcrdma::RpcCall& c) {
+Eligible eligible(const ulp::onc_rpc::Call& c) {
   constexpr std::uint32_t kNfs = 100003, kNfsAcl = 100227;
   if (c.prog == kNfsAcl) return {true, false, false};
   if (c.prog == kNfs && c.vers == 2) return {true, c.proc == 8 || c.proc == 13, c.proc == 6 || c.proc == 5};
@@ -135,7 +135,7 @@ Outcome grant_not_zero(const ulp::rpcrdma::Message& reply) {
 }
 
 //= rfc8166-3.4.2-ddp-eligible-only (RFC 8166 §3.4.2, RFC 8267 §4, §5.2)
-Outcome ddp_eligible_only(const ulp::rpcrdma::RpcCall& call, std::size_t reduced_arguments,
+Outcome ddp_eligible_only(const ulp::onc_rpc::Call& call, std::size_t reduced_arguments,
                           std::size_t reduced_results) {
   const Eligible e = eligible(call);
   if (!e.known) return std::nullopt;

@@ -135,7 +135,7 @@ Outcome grant_not_zero(const ulp::rpcrdma::Message& reply);
 // with data in them (0 when judging the call). Programs and versions whose
 // DDP-eligible items this layer does not know (NFS version 4's COMPOUND)
 // are not judged.
-Outcome ddp_eligible_only(const ulp::rpcrdma::RpcCall& call, std::size_t reduced_arguments,
+Outcome ddp_eligible_only(const ulp::onc_rpc::Call& call, std::size_t reduced_arguments,
                           std::size_t reduced_results);
 
 // `write_buffers`: the Write STag buffers of the SCSI commands still open.

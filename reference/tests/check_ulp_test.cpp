@@ -120,9 +120,9 @@ TEST(CheckUlp, RepliesAndCredits) {
 }
 
 TEST(CheckUlp, OnlyDdpEligibleItemsAreReduced) {
-  using ulp::rpcrdma::RpcCall;
-  const RpcCall write3{100003, 3, 7}, read3{100003, 3, 6}, getattr3{100003, 3, 1}, write2{100003, 2, 8};
-  const RpcCall getacl{100227, 3, 1}, compound{100003, 4, 1};
+    using ulp::onc_rpc::Call;
+  const Call write3{0, 100003, 3, 7}, read3{0, 100003, 3, 6}, getattr3{0, 100003, 3, 1}, write2{0, 100003, 2, 8};
+  const Call getacl{0, 100227, 3, 1}, compound{0, 100003, 4, 1};
   EXPECT_FALSE(ddp_eligible_only(write3, 1, 0));
   EXPECT_FALSE(ddp_eligible_only(write2, 1, 0));
   EXPECT_FALSE(ddp_eligible_only(read3, 0, 1));

@@ -112,13 +112,13 @@ constexpr std::string_view kNfsAcl3[] = {"NULL", "GETACL", "SETACL"};
 constexpr std::string_view kNfs4[] = {"NULL", "COMPOUND"};
 }  // namespace
 
-std::string rpc_procedure_name(const RpcCall& c) {
+std::string rpc_procedure_name(const onc_rpc::Call& c) {
   const auto named = [&](std::string_view program, std::span<const std::string_view> procs) {
     return std::string(program) + "v" + std::to_string(c.vers) + " " +
            (c.proc < procs.size() ? std::string(procs[c.proc]) : "procedure " + std::to_string(c.proc));
   };
-  if (c.prog == 100003 && c.vers == 3) return named("NFS", kNfs3);
-  if (c.prog == 100003 && c.vers == 4) return named("NFS", kNfs4);
+  if (c.prog == onc_rpc::kNfsProgram && c.vers == 3) return named("NFS", kNfs3);
+  if (c.prog == onc_rpc::kNfsProgram && c.vers == 4) return named("NFS", kNfs4);
   if (c.prog == 100227 && c.vers == 3) return named("NFSACL", kNfsAcl3);
   return "program " + std::to_string(c.prog) + " v" + std::to_string(c.vers) + " procedure " + std::to_string(c.proc);
 }
@@ -175,13 +175,11 @@ wire::Result<Message> decode(wire::Bytes send_payload, const Limits& limits) {
   m.header_length = r.offset();
   if (m.is(Proc::kMsg)) {
     const wire::Bytes rest = send_payload.subspan(m.header_length);
-    using C = RpcCallSpec::Field;
-    if (rest.size() >= 4) m.rpc_xid = static_cast<std::uint32_t>(RpcCallHeader::read(rest.first(4), C::XID));
-    if (rest.size() >= 8) m.rpc_msg_type = static_cast<std::uint32_t>(RpcCallHeader::read(rest.first(8), C::MsgType));
-    if (m.rpc_msg_type == kRpcCall && rest.size() >= RpcCallSpec::decl.size_octets)
-      m.rpc_call = RpcCall{static_cast<std::uint32_t>(RpcCallHeader::read(rest, C::Prog)),
-                           static_cast<std::uint32_t>(RpcCallHeader::read(rest, C::Vers)),
-                           static_cast<std::uint32_t>(RpcCallHeader::read(rest, C::Proc))};
+    using C = onc_rpc::CallSpec::Field;
+    if (rest.size() >= 4) m.rpc_xid = static_cast<std::uint32_t>(onc_rpc::CallHeader::read(rest.first(4), C::XID));
+    if (rest.size() >= 8)
+      m.rpc_msg_type = static_cast<std::uint32_t>(onc_rpc::CallHeader::read(rest.first(8), C::MsgType));
+    m.rpc_call = onc_rpc::read_call(rest);
   }
   return m;
 }

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "ulp/onc_rpc.hpp"
 #include "wire/field.hpp"
 
 namespace rdmaconf::ulp::rpcrdma {
@@ -100,31 +101,9 @@ struct ErrVersSpec {
   static constexpr wire::HeaderDecl decl{"ERR_VERS range", "rpcrdma.errvers", 8, fields, "RFC 8166 §4.5.1"};
 };
 
-// RFC 5531 §9 (rpc_msg, call_body): the words of an RPC Call that name
-// what is called. RDMA_MSG's Payload stream starts with them; they tie a
-// Call's chunks to the procedure whose arguments or results they carry
-// (RFC 8267 §4 lists which NFS data items may use chunks).
-struct RpcCallSpec {
-  enum class Field : std::uint8_t { XID, MsgType, RpcVers, Prog, Vers, Proc };
-  static constexpr wire::FieldDecl fields[] = {
-      {"XID", "rpc_xid", 0, 32, "the RPC transaction id", "RFC 5531 §9", wire::Display::kHex},
-      {"Message Type", "rpc_msg_type", 32, 32, "0: CALL, 1: REPLY", "RFC 5531 §9", wire::Display::kDecimal},
-      {"RPC Version", "rpc_vers", 64, 32, "2", "RFC 5531 §9", wire::Display::kDecimal},
-      {"Program", "rpc_prog", 96, 32, "the remote program (100003: NFS)", "RFC 5531 §9", wire::Display::kDecimal},
-      {"Program Version", "rpc_prog_vers", 128, 32, "its version", "RFC 5531 §9", wire::Display::kDecimal},
-      {"Procedure", "rpc_proc", 160, 32, "the procedure called", "RFC 5531 §9", wire::Display::kDecimal},
-  };
-  static constexpr wire::HeaderDecl decl{"RPC Call header", "rpcrdma.rpc_call", 24, fields, "RFC 5531 §9"};
-};
-using RpcCallHeader = wire::Header<RpcCallSpec>;
-// RFC 5531 §9: msg_type.
-constexpr std::uint32_t kRpcCall = 0, kRpcReply = 1;
-struct RpcCall {
-  std::uint32_t prog = 0, vers = 0, proc = 0;
-};
 // "NFSv3 READ", "NFSACLv3 GETACL", "program 100005 v3 procedure 1": the
-// name of a called procedure, for counts and decode output.
-std::string rpc_procedure_name(const RpcCall& c);
+// name of a called procedure (onc_rpc.hpp), for counts and decode output.
+std::string rpc_procedure_name(const onc_rpc::Call& c);
 
 struct Segment {
   std::uint32_t handle = 0;
@@ -162,10 +141,10 @@ struct Message {
   // RDMA_MSG: the RPC message's own XID, its first word (RFC 5531 §9), when
   // the Send holds it. RFC 8166 §4.2.1 makes it equal to `xid`.
   std::optional<std::uint32_t> rpc_xid;
-  // RDMA_MSG: the RPC message's msg_type, and for a CALL whose header the
-  // Send holds, what it calls.
+  // RDMA_MSG: the RPC message's msg_type (RFC 5531 §9), and for a CALL
+  // whose six words the Send holds, what it calls (onc_rpc.hpp).
   std::optional<std::uint32_t> rpc_msg_type;
-  std::optional<RpcCall> rpc_call;
+  std::optional<onc_rpc::Call> rpc_call;
 
   bool is(Proc p) const { return proc == static_cast<std::uint32_t>(p); }
 };

@@ -1,0 +1,274 @@
+// The plugin's ULP tracker (dissector/ulp_state.hpp) on crafted RPC-over-RDMA
+// sessions: the RPC message rebuilt from a Reply chunk, from an NFSv3 write
+// chunk, from Read chunks, and not handed on where it cannot be rebuilt. The
+// real captures are dissector.ulp's (tshark); these pin each path on its own,
+// including the ones the captures do not take.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <vector>
+
+#include "analysis_fixtures.hpp"
+#include "ulp_state.hpp"
+
+namespace rdmaconf::dissector {
+namespace {
+
+using analysis::testing::Bytes;
+using analysis::testing::put_be;
+using analysis::testing::Session;
+
+// A sink that ties Read Responses to their Read Requests as the plugin's
+// connection.cpp does (RFC 5040 §5.2.2: in order), and keeps what the
+// tracker said per frame.
+struct Sink : analysis::ObserverSink {
+  UlpTracker tracker;
+  struct Request {
+    std::uint32_t source_stag;
+    std::uint64_t source_to, sink_to;
+  };
+  std::deque<Request> requests;
+  std::vector<std::pair<analysis::FrameNo, UlpFindings>> said;
+  void on_message(const analysis::Message& m) override {
+    if (m.kind != analysis::MessageKind::kFpdu || !m.segment || !m.segment->has_header) return;
+    const analysis::SegmentInfo& s = *m.segment;
+    bool response = false;
+    Request r{};
+    if (s.rdmap.opcode == 1 && s.read_request) {
+      using RF = rdmap::ReadRequestSpec::Field;
+      requests.push_back({static_cast<std::uint32_t>(s.read_request->get(RF::SourceSTag)),
+                          s.read_request->get(RF::SourceTO), s.read_request->get(RF::SinkTO)});
+    } else if (s.rdmap.opcode == 2 && s.ddp.tagged && !requests.empty()) {
+      response = true;
+      r = requests.front();
+      if (s.ddp.last) requests.pop_front();
+    }
+    said.emplace_back(m.frame, tracker.on_segment(m, s, response, r.source_stag, r.source_to,
+                                                  response ? s.to - r.sink_to : 0));
+  }
+  void on_violation(const analysis::Violation&) override {}
+  const UlpFindings& at(analysis::FrameNo f) const {
+    for (const auto& [frame, findings] : said)
+      if (frame == f) return findings;
+    static const UlpFindings none;
+    return none;
+  }
+};
+
+// One connection: the MPA exchange, then each FPDU in its own frame in the
+// order the test writes them (frame numbers from 3).
+struct Connection {
+  Session session;
+  std::vector<std::pair<int, std::pair<std::size_t, std::size_t>>> order;  // side, octet range
+  Connection() { session.start(); }
+  analysis::FrameNo fpdu(int side, const Bytes& ulpdu) {
+    const std::size_t at = session.fpdu(side, ulpdu);
+    order.push_back({side, {at, session.stream[side].size()}});
+    return order.size() + 2;
+  }
+  void run(Sink& sink, analysis::Ulp ulp = analysis::Ulp::kRpcRdma) {
+    analysis::ObserverConfig config;
+    config.ulp = ulp;
+    analysis::ConnectionObserver obs(sink, config);
+    obs.on_syn(analysis::Side::kInitiator, false);
+    obs.on_syn(analysis::Side::kResponder, false);
+    const std::size_t start[2] = {session.boundaries[0].empty() ? session.stream[0].size() : session.boundaries[0][0],
+                                  session.boundaries[1].empty() ? session.stream[1].size() : session.boundaries[1][0]};
+    obs.on_data(analysis::Side::kInitiator, 1, wire::Bytes(session.stream[0].data(), start[0]));
+    obs.on_data(analysis::Side::kResponder, 2, wire::Bytes(session.stream[1].data(), start[1]));
+    analysis::FrameNo frame = 3;
+    for (const auto& [side, range] : order)
+      obs.on_data(side ? analysis::Side::kResponder : analysis::Side::kInitiator, frame++,
+                  wire::Bytes(session.stream[side].data() + range.first, range.second - range.first));
+  }
+};
+
+Bytes send(std::uint32_t msn, const Bytes& payload) { return analysis::testing::send_msg(msn, payload); }
+Bytes write(std::uint32_t stag, std::uint64_t to, const Bytes& payload) {
+  return analysis::testing::tagged(0x0, stag, to, true, payload);
+}
+
+// RFC 8166 §4.2 fixed words.
+Bytes fixed(std::uint32_t xid, std::uint32_t proc) {
+  Bytes b;
+  put_be(b, xid, 4);
+  put_be(b, 1, 4);
+  put_be(b, 32, 4);
+  put_be(b, proc, 4);
+  return b;
+}
+void segment(Bytes& b, std::uint32_t handle, std::uint32_t length, std::uint64_t offset) {
+  put_be(b, handle, 4);
+  put_be(b, length, 4);
+  put_be(b, offset, 8);
+}
+// RFC 5531 §9: a Call of program/version/procedure with AUTH_NULL.
+Bytes call(std::uint32_t xid, std::uint32_t prog, std::uint32_t vers, std::uint32_t proc) {
+  Bytes b;
+  for (std::uint32_t w : {xid, 0u, 2u, prog, vers, proc, 0u, 0u, 0u, 0u}) put_be(b, w, 4);
+  return b;
+}
+Bytes cat(Bytes a, const Bytes& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+constexpr std::uint32_t kXid = 0x11223344;
+
+// RFC 8166 §3.5.3: the Reply written into the Reply chunk, then RDMA_NOMSG
+// repeating the chunk with the length written.
+TEST(UlpState, ReplyRebuiltFromTheReplyChunk) {
+  Connection c;
+  Bytes hdr = fixed(kXid, 0);
+  put_be(hdr, 0, 4);  // no Read list
+  put_be(hdr, 0, 4);  // no Write list
+  put_be(hdr, 1, 4);  // a Reply chunk
+  put_be(hdr, 1, 4);
+  segment(hdr, 0xabc, 256, 0x1000);
+  const auto call_frame = c.fpdu(0, send(1, cat(hdr, call(kXid, 100003, 3, 17))));
+  Bytes reply;
+  for (std::uint32_t w : {kXid, 1u, 0u, 0u, 0u, 0u, 0u, 7u}) put_be(reply, w, 4);
+  const auto write_frame = c.fpdu(1, write(0xabc, 0x1000, reply));
+  Bytes nomsg = fixed(kXid, 1);
+  put_be(nomsg, 0, 4);
+  put_be(nomsg, 0, 4);
+  put_be(nomsg, 1, 4);
+  put_be(nomsg, 1, 4);
+  segment(nomsg, 0xabc, static_cast<std::uint32_t>(reply.size()), 0x1000);
+  const auto reply_frame = c.fpdu(1, send(1, nomsg));
+  Sink sink;
+  c.run(sink);
+
+  const UlpFindings& w = sink.at(write_frame);
+  ASSERT_NE(w.tie, nullptr);
+  EXPECT_EQ(w.tie->advert->kind, Advert::Kind::kReplyChunk);
+  EXPECT_EQ(w.tie->advert->advertised_in, call_frame);
+  EXPECT_EQ(w.tie->offset, 0u);
+  const UlpFindings& r = sink.at(reply_frame);
+  ASSERT_NE(r.send, nullptr);
+  EXPECT_TRUE(r.send->rpc_here && r.send->rpc_rebuilt) << r.send->note;
+  EXPECT_EQ(r.send->rpc, reply);
+  EXPECT_EQ(r.send->call_frame, call_frame);
+  EXPECT_EQ(sink.at(call_frame).send->reply_frame, reply_frame);
+}
+
+// Write chunk data of an NFSv3 READ Reply ends the Reply (RFC 8267 §4), its
+// length word kept inline (RFC 8166 §3.4.4.1), XDR roundup restored; for
+// NFSv4 the position is the COMPOUND's, so nothing is handed on.
+Bytes read_reply_session(Connection& c, std::uint32_t vers, analysis::FrameNo& reply_frame, Bytes& data) {
+  Bytes hdr = fixed(kXid, 0);
+  put_be(hdr, 0, 4);
+  put_be(hdr, 1, 4);  // a Write list of one chunk
+  put_be(hdr, 1, 4);
+  segment(hdr, 0xdef, 4096, 0x2000);
+  put_be(hdr, 0, 4);  // end of the Write list
+  put_be(hdr, 0, 4);  // no Reply chunk
+  c.fpdu(0, send(1, cat(hdr, call(kXid, 100003, vers, 6))));
+  data = {'h', 'e', 'l', 'l', 'o', ' ', 'o', 'v', 'e', 'r', ' ', 'r', 'd', 'm', 'a', '!', '\n'};
+  c.fpdu(1, write(0xdef, 0x2000, data));
+  Bytes rhdr = fixed(kXid, 0);
+  put_be(rhdr, 0, 4);
+  put_be(rhdr, 1, 4);
+  put_be(rhdr, 1, 4);
+  segment(rhdr, 0xdef, static_cast<std::uint32_t>(data.size()), 0x2000);
+  put_be(rhdr, 0, 4);
+  put_be(rhdr, 0, 4);
+  Bytes inline_reply;
+  for (std::uint32_t w : {kXid, 1u, 0u, 0u, 0u, 0u, 0u, static_cast<std::uint32_t>(data.size()), 1u,
+                          static_cast<std::uint32_t>(data.size())})
+    put_be(inline_reply, w, 4);
+  reply_frame = c.fpdu(1, send(1, cat(rhdr, inline_reply)));
+  return inline_reply;
+}
+
+TEST(UlpState, Nfsv3ReadReplyGetsItsWriteChunkData) {
+  Connection c;
+  analysis::FrameNo reply_frame = 0;
+  Bytes data;
+  Bytes expected = read_reply_session(c, 3, reply_frame, data);
+  Sink sink;
+  c.run(sink);
+  expected.insert(expected.end(), data.begin(), data.end());
+  expected.resize((expected.size() + 3) / 4 * 4, 0);
+  const UlpFindings& r = sink.at(reply_frame);
+  ASSERT_NE(r.send, nullptr);
+  EXPECT_TRUE(r.send->rpc_here && r.send->rpc_rebuilt) << r.send->note;
+  EXPECT_EQ(r.send->rpc, expected);
+}
+
+TEST(UlpState, Nfsv4WriteChunkIsNotGuessed) {
+  Connection c;
+  analysis::FrameNo reply_frame = 0;
+  Bytes data;
+  read_reply_session(c, 4, reply_frame, data);
+  Sink sink;
+  c.run(sink);
+  const UlpFindings& r = sink.at(reply_frame);
+  ASSERT_NE(r.send, nullptr);
+  EXPECT_FALSE(r.send->rpc_here);
+  EXPECT_NE(r.send->note.find("RFC 8267"), std::string::npos) << r.send->note;
+}
+
+// RFC 8166 §3.4.5: the Responder pulls the Read chunk; the Call is whole at
+// the Read Response, the chunk at its Position with its roundup.
+TEST(UlpState, CallRebuiltFromItsReadChunk) {
+  Connection c;
+  const Bytes head = call(kXid, 100003, 3, 7);  // 40 octets: the chunk goes at Position 40
+  const Bytes tail = {0, 0, 0, 9};
+  Bytes hdr = fixed(kXid, 0);
+  put_be(hdr, 1, 4);  // a read segment
+  put_be(hdr, 40, 4);
+  segment(hdr, 0x777, 10, 0x3000);
+  put_be(hdr, 0, 4);  // end of the Read list
+  put_be(hdr, 0, 4);
+  put_be(hdr, 0, 4);
+  const auto call_frame = c.fpdu(0, send(1, cat(cat(hdr, head), tail)));
+  const auto request_frame = c.fpdu(1, analysis::testing::read_request(1, 0x999, 0x5000, 10, 0x777, 0x3000));
+  const Bytes chunk = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  const auto response_frame = c.fpdu(0, analysis::testing::tagged(0x2, 0x999, 0x5000, true, chunk));
+  Sink sink;
+  c.run(sink);
+
+  ASSERT_NE(sink.at(request_frame).tie, nullptr);
+  EXPECT_EQ(sink.at(request_frame).tie->advert->advertised_in, call_frame);
+  const UlpFindings& r = sink.at(response_frame);
+  ASSERT_NE(r.tie, nullptr);
+  EXPECT_EQ(r.tie->advert->kind, Advert::Kind::kReadChunk);
+  ASSERT_NE(r.completes, nullptr);
+  Bytes expected = cat(head, chunk);
+  expected.resize(expected.size() + 2, 0);  // roundup to 52
+  expected = cat(expected, tail);
+  EXPECT_EQ(r.completes->rpc, expected);
+  EXPECT_EQ(r.completes->call_frame, call_frame);
+  EXPECT_EQ(sink.at(call_frame).send->rpc_completed_in, response_frame);
+  EXPECT_FALSE(sink.at(call_frame).send->rpc_here);
+}
+
+// The Reply chunk's data was not captured: nothing is handed on, and the
+// note says why.
+TEST(UlpState, MissingChunkDataIsSaid) {
+  Connection c;
+  Bytes hdr = fixed(kXid, 0);
+  put_be(hdr, 0, 4);
+  put_be(hdr, 0, 4);
+  put_be(hdr, 1, 4);
+  put_be(hdr, 1, 4);
+  segment(hdr, 0xabc, 256, 0x1000);
+  c.fpdu(0, send(1, cat(hdr, call(kXid, 100003, 3, 17))));
+  Bytes nomsg = fixed(kXid, 1);
+  put_be(nomsg, 0, 4);
+  put_be(nomsg, 0, 4);
+  put_be(nomsg, 1, 4);
+  put_be(nomsg, 1, 4);
+  segment(nomsg, 0xabc, 32, 0x1000);
+  const auto reply_frame = c.fpdu(1, send(1, nomsg));
+  Sink sink;
+  c.run(sink);
+  const UlpFindings& r = sink.at(reply_frame);
+  ASSERT_NE(r.send, nullptr);
+  EXPECT_FALSE(r.send->rpc_here);
+  EXPECT_FALSE(r.send->note.empty());
+}
+
+}  // namespace
+}  // namespace rdmaconf::dissector

@@ -1,0 +1,82 @@
+// The Wireshark plugin's ULP tracker (dissector/ulp_state.hpp) behind the
+// capture observer: Sends put back together from their segments, chunks and
+// STags advertised, the RDMA Writes and Read Responses that fill them, RPC
+// messages rebuilt from chunk data. What it sees comes from untrusted
+// captures, through the plugin.
+//
+// Input: as capture_observer (octet 0 = SYN flags, then events: bit 7 the
+// side, bits 0-1 = 3 a gap of the next octet's value + 1 octets, otherwise
+// the next octet's value + 1 octets of data), except that bits 6-7 of
+// octet 0 choose the ULP the user names (0: recognised, 1: RPC-over-RDMA,
+// 2: iSER, 3: recognised). Properties:
+//  - nothing faults (the sanitizers watch every copy and gather);
+//  - what the tracker reports points into what it keeps: a tie's region was
+//    advertised in an earlier frame, its offset lies in the region; a Send's
+//    RPC message is no longer than the bound, a rebuilt message holds the
+//    octets it says;
+//  - the chunk data it holds never exceeds its bound.
+#include <algorithm>
+#include <cstdint>
+
+#include "analysis/observer.hpp"
+#include "common/input.hpp"
+#include "ulp_state.hpp"
+
+using namespace rdmaconf;
+
+namespace {
+
+struct Sink : analysis::ObserverSink {
+  dissector::UlpTracker tracker;
+  void on_message(const analysis::Message& m) override {
+    if (m.kind != analysis::MessageKind::kFpdu || !m.segment || !m.segment->has_header) return;
+    // A Read Response's request is the plugin's to match; here the
+    // response is taken as answering a request for its own STag at TO 0.
+    const bool response = m.segment->ddp.tagged && m.segment->rdmap.opcode == 2;
+    const dissector::UlpFindings f =
+        tracker.on_segment(m, *m.segment, response, m.segment->stag, 0, response ? m.segment->to : 0);
+    if (f.tie) {
+      const dissector::Advert& a = *f.tie->advert;
+      FUZZ_CHECK(a.advertised_in <= m.frame);
+      FUZZ_CHECK(a.length == dissector::Advert::kLengthNotStated || f.tie->offset < std::max<std::uint32_t>(a.length, 1));
+    }
+    if (f.send) {
+      FUZZ_CHECK(f.send->payload.size() <= dissector::UlpTracker::kMaxMessage);
+      FUZZ_CHECK(!f.send->rpc_here || f.send->note.empty());
+    }
+    if (f.completes) FUZZ_CHECK(f.completes->call != nullptr && f.completes->call_frame <= m.frame);
+  }
+  void on_violation(const analysis::Violation& v) override { FUZZ_CHECK(v.rule != nullptr); }
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  fuzz::FuzzInput in(fuzz::Bytes(data, size));
+  const std::uint8_t flags = in.u8();
+  Sink sink;
+  analysis::ObserverConfig config;
+  const int ulp = flags >> 6;
+  if (ulp == 1) config.ulp = analysis::Ulp::kRpcRdma;
+  if (ulp == 2) config.ulp = analysis::Ulp::kIser;
+  analysis::ConnectionObserver obs(sink, config);
+  using S = analysis::Side;
+  if (flags & 1) obs.on_syn(S::kInitiator, false);
+  if (flags & 4) obs.on_syn(S::kResponder, false);
+  if (flags & 16) obs.on_mid_stream(S::kInitiator);
+  if (flags & 32) obs.on_mid_stream(S::kResponder);
+  analysis::FrameNo frame = 0;
+  while (!in.empty()) {
+    const std::uint8_t e = in.u8();
+    const S side = (e & 0x80) ? S::kResponder : S::kInitiator;
+    ++frame;
+    if ((e & 3) == 3) {
+      obs.on_gap(side, std::uint64_t{in.u8()} + 1, frame);
+      continue;
+    }
+    obs.on_data(side, frame, in.take(std::size_t{in.u8()} + 1));
+  }
+  obs.on_end(S::kInitiator);
+  obs.on_end(S::kResponder);
+  return 0;
+}

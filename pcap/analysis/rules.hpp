@@ -22,6 +22,7 @@
 #include "check/mpa_startup.hpp"
 #include "check/segment.hpp"
 #include "check/smcr.hpp"
+#include "check/ulp.hpp"
 
 namespace rdmaconf::analysis {
 

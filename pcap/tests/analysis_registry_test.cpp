@@ -77,7 +77,8 @@ namespace rdmaconf::analysis {
 namespace {
 
 // The rules the observer reports that another tool checks too are the rule
-// layer's rows (reference/check/: DDP and RDMAP, MPA startup, CLC, SMC-R),
+// layer's rows (reference/check/: DDP and RDMAP, MPA startup, CLC, SMC-R,
+// ULPs: every file check/registry.hpp joins),
 // the same objects the reference endpoint and the handshake machines check
 // with: every one of them is in the analyzer's list, under the same address.
 TEST(RuleRegistry, RuleLayerRowsAreTheAnalyzersRows) {

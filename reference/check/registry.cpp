@@ -4,6 +4,7 @@
 #include "check/mpa_startup.hpp"
 #include "check/segment.hpp"
 #include "check/smcr.hpp"
+#include "check/ulp.hpp"
 
 namespace rdmaconf::check {
 namespace {
@@ -12,6 +13,7 @@ namespace {
 constexpr RuleFile kFiles[] = {
     {"segment", segment_implementations, segment_rules},
     {"smcr", smcr_implementations, smcr_rules},
+    {"ulp", ulp_implementations, ulp_rules},
     {"mpa_startup", mpa_startup_implementations, mpa_startup_rules},
     {"clc", clc_implementations, clc_rules},
 };

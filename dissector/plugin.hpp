@@ -101,6 +101,8 @@ struct Ids {
   int llc_request_in = -1;        // FT_FRAMENUM: on a reply, its request
   int llc_response_in = -1;       // FT_FRAMENUM: on a request, its reply
   int llc_entry = -1;             // index of a v2 variable-part entry
+  int cdc_producer = -1, cdc_consumer = -1;            // wrap:count
+  int cdc_receiver_rmbe = -1, cdc_sender_rmbe = -1;    // RMBE sizes from CLC
   // Violations (shared by all protocols)
   int violation = -1;
   int violation_rule = -1;

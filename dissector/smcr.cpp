@@ -34,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <variant>
 
@@ -86,6 +87,10 @@ struct RoceFrame {
   bool claimed = false;
   std::string note;             // a Send that is not SMC-R: why
   std::uint32_t request_in = 0, response_in = 0;  // LLC reply <-> request
+  // CDC: the RMBE sizes CLC announced for the connection its alert token
+  // names (the receiver's bounds the producer cursor, the sender's the
+  // consumer cursor; RFC 7609 App. A.4); 0 when CLC was not seen.
+  std::uint64_t receiver_rmbe = 0, sender_rmbe = 0;
   std::vector<ViolationRecord> violations;
 };
 
@@ -108,8 +113,10 @@ class Link final : public analysis::ObserverSink {
   void add(const ClcLink& l) {
     from_clc = true;
     const bool client_initiates = l.client == initiator;
-    observer.add_connection(client_initiates ? l.client_rmbe : l.server_rmbe,
-                            client_initiates ? l.server_rmbe : l.client_rmbe);
+    const analysis::ClcRmbe& i = client_initiates ? l.client_rmbe : l.server_rmbe;
+    const analysis::ClcRmbe& r = client_initiates ? l.server_rmbe : l.client_rmbe;
+    observer.add_connection(i, r);
+    rmbes.push_back({i, r});
   }
 
  private:
@@ -119,6 +126,7 @@ class Link final : public analysis::ObserverSink {
   Ip initiator;
   bool from_clc = false;
   std::map<std::pair<int, std::uint8_t>, std::deque<std::uint32_t>> open_requests;
+  std::vector<std::array<analysis::ClcRmbe, 2>> rmbes;  // per connection: initiator's, responder's
   analysis::RoceObserver observer{*this};  // last: its sink (this) is complete before it runs
 };
 
@@ -176,7 +184,15 @@ void Link::on_message(const analysis::Message& m) {
         q.pop_front();
       }
     } else {
-      f.exact = std::get<smcr::CdcMessage>(*info.smcr).surplus == 0;
+      const auto& c = std::get<smcr::CdcMessage>(*info.smcr);
+      f.exact = c.surplus == 0;
+      // The token is the receiver's; the latest CLC exchange that used it counts.
+      const int s = static_cast<int>(m.side);
+      for (const auto& k : rmbes)
+        if (k[static_cast<std::size_t>(1 - s)].alert_token == c.alert_token()) {
+          f.receiver_rmbe = k[static_cast<std::size_t>(1 - s)].rmbe_size;
+          f.sender_rmbe = k[static_cast<std::size_t>(s)].rmbe_size;
+        }
     }
   } else if (info.error && info.packet && info.packet->opcode() == smcr::opcode::kSendOnly) {
     f.note = "RC Send Only that is not SMC-R: " + info.error->to_string();
@@ -246,11 +262,19 @@ proto_tree* show_llc(tvbuff_t* tvb, proto_tree* tree, const smcr::LlcMessage& l,
   return t;
 }
 
-proto_tree* show_cdc(tvbuff_t* tvb, proto_tree* tree) {
+proto_tree* show_cdc(tvbuff_t* tvb, proto_tree* tree, const smcr::CdcMessage& c, const RoceFrame& f) {
   const Ids& i = ids();
   proto_item* ti = proto_tree_add_item(tree, i.proto_smcr_cdc, tvb, 0, static_cast<int>(smcr::kCdcMessageSize), ENC_NA);
   proto_tree* t = proto_item_add_subtree(ti, i.ett_smcr_cdc);
   add_header(t, tvb, 0, smcr::CdcSpec::decl);
+  // The cursors as wrap:count (App. A.4), and the RMBE each must stay inside.
+  const smcr::Cursor prod = c.producer(), cons = c.consumer();
+  const auto text = [](smcr::Cursor k) { return std::to_string(k.wrap) + ":" + std::to_string(k.count); };
+  proto_item_set_generated(proto_tree_add_string(t, i.cdc_producer, tvb, 0, 0, text(prod).c_str()));
+  proto_item_set_generated(proto_tree_add_string(t, i.cdc_consumer, tvb, 0, 0, text(cons).c_str()));
+  if (f.receiver_rmbe)
+    proto_item_set_generated(proto_tree_add_uint64(t, i.cdc_receiver_rmbe, tvb, 0, 0, f.receiver_rmbe));
+  if (f.sender_rmbe) proto_item_set_generated(proto_tree_add_uint64(t, i.cdc_sender_rmbe, tvb, 0, 0, f.sender_rmbe));
   return t;
 }
 
@@ -292,7 +316,7 @@ void show(tvbuff_t* payload, const Located& loc, packet_info* pinfo, proto_tree*
         where = show_llc(payload, tree, *l, f);
         proto = i.proto_smcr_llc;
       } else {
-        where = show_cdc(payload, tree);
+        where = show_cdc(payload, tree, std::get<smcr::CdcMessage>(*m), f);
         proto = i.proto_smcr_cdc;
       }
       where_tvb = payload;
@@ -371,6 +395,21 @@ void register_smcr(void) {
         "Which entry of a v2 message's variable part (RTokens, GIDs, RKeys)", HFILL}},
   };
   proto_register_field_array(i.proto_smcr_llc, llc, static_cast<int>(G_N_ELEMENTS(llc)));
+  static hf_register_info cdc[] = {
+      {&i.cdc_producer,
+       {"Producer cursor", "rdmaconf.smcr.cdc.producer", FT_STRING, BASE_NONE, nullptr, 0x0,
+        "Wrap count and offset of the next octet this side writes into the peer's RMBE (RFC 7609 App. A.4)", HFILL}},
+      {&i.cdc_consumer,
+       {"Consumer cursor", "rdmaconf.smcr.cdc.consumer", FT_STRING, BASE_NONE, nullptr, 0x0,
+        "Wrap count and offset of the next octet this side reads from its own RMBE (RFC 7609 App. A.4)", HFILL}},
+      {&i.cdc_receiver_rmbe,
+       {"Receiver's RMBE size (CLC)", "rdmaconf.smcr.cdc.receiver_rmbe_size", FT_UINT64, BASE_DEC, nullptr, 0x0,
+        "The RMBE the receiver announced in its CLC Accept or Confirm: the producer cursor stays inside it", HFILL}},
+      {&i.cdc_sender_rmbe,
+       {"Sender's RMBE size (CLC)", "rdmaconf.smcr.cdc.sender_rmbe_size", FT_UINT64, BASE_DEC, nullptr, 0x0,
+        "The RMBE the sender announced in its CLC Accept or Confirm: the consumer cursor stays inside it", HFILL}},
+  };
+  proto_register_field_array(i.proto_smcr_cdc, cdc, static_cast<int>(G_N_ELEMENTS(cdc)));
   register_cleanup_routine(reset_state);
 }
 

@@ -286,7 +286,8 @@ def check_fields(args):
                 "rdmaconf.clc.v2ext.release", "rdmaconf.violation.rule", "rdmaconf.roce.bth.opcode",
                 "rdmaconf.roce.reth.va", "rdmaconf.smcr.llc.type", "rdmaconf.smcr.llc.confirm_link.link_num",
                 "rdmaconf.smcr.llc.delete_link.flags.orderly", "rdmaconf.smcr.llc.rkey",
-                "rdmaconf.smcr.llc.request_in", "rdmaconf.smcr.cdc.prod_cursor", "rdmaconf.smcr.cdc.urg_pending"]
+                "rdmaconf.smcr.llc.request_in", "rdmaconf.smcr.cdc.prod_cursor", "rdmaconf.smcr.cdc.urg_pending",
+                "rdmaconf.smcr.cdc.producer", "rdmaconf.smcr.cdc.receiver_rmbe_size", "rdmaconf.roce.retransmission"]
     missing = [f for f in required if f not in fields]
     if missing:
         sys.exit(f"missing fields: {missing}")
@@ -481,8 +482,10 @@ def check_ulp(args):
 # counts of new messages and by hand (pcap/tests/real_captures_test.cpp,
 # SmcrLinkLayerCounts): 22 LLC v2 messages and 38 CDC messages, plus the
 # server's retransmissions of one CONFIRM RKEY request and two CDC messages;
-# every LLC reply linked to its request; nothing flagged.
-SMCR_EXPECTED = {"llc": 22, "llc_retransmitted": 1, "cdc": 38, "cdc_retransmitted": 2, "replies_linked": 11}
+# every LLC reply linked to its request; every CDC message (both connections'
+# tokens were announced in CLC) shown with the RMBE sizes from CLC; nothing flagged.
+SMCR_EXPECTED = {"llc": 22, "llc_retransmitted": 1, "cdc": 38, "cdc_retransmitted": 2, "replies_linked": 11,
+                 "cdc_with_rmbe": 40}
 
 # Crafted from the real capture by changing one octet of a message, as
 # pcap/tests/real_captures_test.cpp does (frame, octet from the start of the
@@ -512,6 +515,8 @@ def smcr_view(packets):
         for path, key, value in walk(layers):
             if key == "rdmaconf.smcr.llc.request_in":
                 v["replies_linked"] += 1
+            elif key == "rdmaconf.smcr.cdc.receiver_rmbe_size":
+                v["cdc_with_rmbe"] += 1
             elif key == "_ws.malformed" or (key == "_ws.expert.severity" and int(value) >= PI_WARN):
                 flagged.append((frame, path[:2], key))
     return v, flagged

@@ -109,6 +109,17 @@ int run_analyze(const AnalyzeOptions& o) {
       std::cout << ulp << " on " << t.connections << (t.connections == 1 ? " connection" : " connections") << ":";
       for (const auto& [what, n] : t.messages) std::cout << " " << what << " " << n << ",";
       std::cout << " " << t.undecoded << " Sends not decoded\n";
+      if (!t.operations.empty()) {
+        std::cout << "  " << (ulp == "iser" ? "SCSI commands:" : "RPC calls:");
+        for (const auto& [what, n] : t.operations) std::cout << " " << what << " " << n << ",";
+        std::cout << "\n";
+      }
+      const analysis::UlpTransfers& x = t.transfers;
+      std::cout << "  RDMA Read Requests " << x.reads << " (" << x.reads_tied << " tied to "
+                << (ulp == "iser" ? "a Write STag" : "a read chunk") << "), RDMA Writes " << x.writes << " ("
+                << x.writes_tied << " tied to " << (ulp == "iser" ? "a Read STag" : "a Write or Reply chunk")
+                << "), Sends with Invalidate " << x.invalidations << " (" << x.invalidations_tied
+                << " naming an STag of their " << (ulp == "iser" ? "command" : "call") << ")\n";
     }
     if (!result->clean_end) std::cout << "the capture did not end cleanly (truncated or unreadable)\n";
     if (result->violations.size() < s.violations)

@@ -18,12 +18,13 @@ struct Document {
 };
 
 // Registry order: MPA and its update, DDP, RDMAP and its extension,
-// security, then SMC-R.
+// security, then SMC-R, then the upper-layer protocols over RDMAP.
 constexpr std::array kDocuments = {
     Document{"RFC 5044", detail::rfc5044_rows}, Document{"RFC 6581", detail::rfc6581_rows},
     Document{"RFC 5041", detail::rfc5041_rows}, Document{"RFC 5040", detail::rfc5040_rows},
     Document{"RFC 7306", detail::rfc7306_rows}, Document{"RFC 5042", detail::rfc5042_rows},
     Document{"RFC 7609", detail::rfc7609_rows}, Document{"SMCv2", detail::smc_v2_rows},
+    Document{"RFC 8166", detail::rfc8166_rows}, Document{"RFC 7145", detail::rfc7145_rows},
 };
 
 struct Index {

@@ -24,6 +24,8 @@ constexpr std::string_view document_name(std::string_view prefix) {
   if (prefix == "rfc6581") return "RFC 6581";
   if (prefix == "rfc7306") return "RFC 7306";
   if (prefix == "rfc7609") return "RFC 7609";
+  if (prefix == "rfc8166") return "RFC 8166";
+  if (prefix == "rfc7145") return "RFC 7145";
   if (prefix == "smcv2") return "SMCv2";
   return {};
 }
@@ -60,5 +62,7 @@ std::span<const Requirement> rfc7306_rows();
 std::span<const Requirement> rfc5042_rows();
 std::span<const Requirement> rfc7609_rows();
 std::span<const Requirement> smc_v2_rows();
+std::span<const Requirement> rfc8166_rows();
+std::span<const Requirement> rfc7145_rows();
 
 }  // namespace rdmaconf::requirements::detail

@@ -11,8 +11,13 @@
 //  - nothing faults, and every violation names a rule;
 //  - the observer's promise: the same octets in other pieces give the same
 //    answers. The events are replayed with every data event split into
-//    single octets, and the messages (kind, side, offset, size) and the
-//    violations (rule, side, offset) must be the same.
+//    single octets, and the messages (kind, side, offset, size), the
+//    violations (rule, side, offset) and what the ULP side saw (the ULP
+//    recognised and how, messages, operations, chunks, STags, transfers
+//    tied) must be the same;
+//  - the ULP side's ties never exceed what they count (tied Reads, Writes
+//    and Invalidates at most those seen; Writes per chunk kind at most the
+//    tied ones; replies matched at most the messages decoded).
 #include <cstdint>
 #include <tuple>
 #include <vector>
@@ -25,6 +30,7 @@ using namespace rdmaconf;
 namespace {
 
 struct Transcript : analysis::ObserverSink {
+  std::vector<std::uint64_t> ulp;  // UlpStats, flattened
   std::vector<std::tuple<int, int, std::uint64_t, std::size_t>> messages;
   std::vector<std::tuple<const analysis::Rule*, int, std::uint64_t>> violations;
   void on_message(const analysis::Message& m) override {
@@ -68,6 +74,17 @@ Transcript observe(fuzz::Bytes input, bool split) {
   obs.on_end(analysis::Side::kInitiator);
   obs.on_end(analysis::Side::kResponder);
   (void)analysis::name(obs.protocol());
+  const analysis::UlpStats& u = obs.ulp();
+  const analysis::UlpTransfers& x = u.transfers;
+  FUZZ_CHECK(x.reads_tied <= x.reads && x.writes_tied <= x.writes && x.invalidations_tied <= x.invalidations);
+  FUZZ_CHECK(x.writes_to_write_chunks + x.writes_to_reply_chunks <= x.writes_tied);
+  std::uint64_t decoded = 0;
+  for (const auto& [name, n] : u.messages) decoded += n;
+  FUZZ_CHECK(x.replies_matched <= decoded);
+  t.ulp = {static_cast<std::uint64_t>(u.ulp), static_cast<std::uint64_t>(u.source), u.read_segments, u.write_chunks,
+           u.reply_chunks, u.write_stags, u.read_stags, u.undecoded, x.reads, x.read_octets, x.reads_tied, x.writes,
+           x.write_octets, x.writes_tied, x.writes_to_write_chunks, x.writes_to_reply_chunks, x.invalidations,
+           x.invalidations_tied, x.replies_matched, decoded, u.messages.size(), u.operations.size()};
   return t;
 }
 
@@ -79,5 +96,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Transcript octets = observe(input, true);
   FUZZ_CHECK(whole.messages == octets.messages);
   FUZZ_CHECK(whole.violations == octets.violations);
+  FUZZ_CHECK(whole.ulp == octets.ulp);
   return 0;
 }

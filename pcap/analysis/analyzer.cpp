@@ -241,6 +241,14 @@ void Analyzer::retire(Connection& c) {
     t.write_stags += u.write_stags;
     t.read_stags += u.read_stags;
     t.undecoded += u.undecoded;
+    for (const auto& [k, n] : u.operations) t.operations[k] += n;
+    UlpTransfers& x = t.transfers;
+    const UlpTransfers& y = u.transfers;
+    x.reads += y.reads, x.read_octets += y.read_octets, x.reads_tied += y.reads_tied;
+    x.writes += y.writes, x.write_octets += y.write_octets, x.writes_tied += y.writes_tied;
+    x.writes_to_write_chunks += y.writes_to_write_chunks, x.writes_to_reply_chunks += y.writes_to_reply_chunks;
+    x.invalidations += y.invalidations, x.invalidations_tied += y.invalidations_tied;
+    x.replies_matched += y.replies_matched;
   }
 }
 
@@ -392,7 +400,16 @@ void write_json(std::ostream& out, const AnalysisResult& result, const std::stri
         << ", \"recognised_by\": " << counts(t.by_source) << ", \"messages\": " << counts(t.messages)
         << ", \"read_segments\": " << t.read_segments << ", \"write_chunks\": " << t.write_chunks
         << ", \"reply_chunks\": " << t.reply_chunks << ", \"write_stags\": " << t.write_stags
-        << ", \"read_stags\": " << t.read_stags << ", \"undecoded\": " << t.undecoded << "}";
+        << ", \"read_stags\": " << t.read_stags << ", \"undecoded\": " << t.undecoded
+        << ", \"operations\": " << counts(t.operations) << ", \"transfers\": {\"rdma_reads\": " << t.transfers.reads
+        << ", \"read_octets\": " << t.transfers.read_octets << ", \"reads_tied\": " << t.transfers.reads_tied
+        << ", \"rdma_writes\": " << t.transfers.writes << ", \"write_octets\": " << t.transfers.write_octets
+        << ", \"writes_tied\": " << t.transfers.writes_tied
+        << ", \"writes_to_write_chunks\": " << t.transfers.writes_to_write_chunks
+        << ", \"writes_to_reply_chunks\": " << t.transfers.writes_to_reply_chunks
+        << ", \"send_invalidates\": " << t.transfers.invalidations
+        << ", \"send_invalidates_tied\": " << t.transfers.invalidations_tied
+        << ", \"replies_matched\": " << t.transfers.replies_matched << "}}";
     first = false;
   }
   out << "},\n  \"capture_report_kinds\": {";

@@ -79,6 +79,8 @@ struct UlpTotals {
   std::uint64_t read_segments = 0, write_chunks = 0, reply_chunks = 0;  // RPC-over-RDMA
   std::uint64_t write_stags = 0, read_stags = 0;                        // iSER
   std::uint64_t undecoded = 0;
+  std::map<std::string, std::uint64_t> operations;  // RPC procedures called, SCSI commands by CDB opcode
+  UlpTransfers transfers;                           // RDMA Reads and Writes tied to chunks or STags
 };
 
 struct AnalysisSummary {

@@ -106,8 +106,23 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
     std::array<std::uint8_t, UlpObserver::kSendHead> head;
     const std::size_t n = std::min(payload.size(), head.size());
     payload.copy_prefix(wire::MutableBytes(head).first(n));
-    seg.ulp = ulp_.on_send(wire::Bytes(head).first(n));
+    const bool invalidate = op->carries_invalidate_stag;
+    seg.ulp = ulp_.on_send(wire::Bytes(head).first(n),
+                           SendContext{static_cast<int>(d.side), invalidate, seg.invalidate_stag, reads_synced_});
   }
+  // The responder's (target's) RDMA Writes and Read Requests against what
+  // the ULP advertised (ulp_rules.cpp).
+  if (op && op->opcode == rdmap::Opcode::kRdmaWrite && seg.ddp.tagged)
+    seg.ulp_tie =
+        ulp_.on_write(static_cast<int>(d.side), seg.stag, seg.to, seg.payload_length, seg.ddp.last, reads_synced_);
+  if (op && op->opcode == rdmap::Opcode::kRdmaReadRequest && seg.read_request) {
+    using RF = rdmap::ReadRequestSpec::Field;
+    seg.ulp_tie = ulp_.on_read_request(static_cast<int>(d.side), static_cast<std::uint32_t>(seg.read_request->get(RF::SourceSTag)),
+                         seg.read_request->get(RF::SourceTO), static_cast<std::uint32_t>(seg.read_request->get(RF::ReadSize)),
+                         reads_synced_);
+  }
+  for (const UlpFinding& v : ulp_.findings()) violate(*v.violation.rule, static_cast<Side>(v.side), frame, offset, v.text);
+  ulp_.findings().clear();
   if (config_.report_fpdus) {
     Message m;
     m.kind = MessageKind::kFpdu;

@@ -78,6 +78,18 @@ constexpr const Rule* kAll[] = {
     &check::kUrgentPresentPending,
     &check::kNoWritesAfterDone,
     &check::kNothingAfterClosed,
+    // The ULP's use of RDMA: RPC-over-RDMA and iSER (reference/check/ulp.hpp)
+    &check::kRpcReadWithinReadChunk,
+    &check::kRpcWriteWithinChunk,
+    &check::kRpcWriteChunkEchoed,
+    &check::kRpcReplyChunkEchoed,
+    &check::kRpcReplyReadListEmpty,
+    &check::kRpcCreditLimit,
+    &check::kRpcGrantNotZero,
+    &check::kRpcDdpEligibleOnly,
+    &check::kIserReadUsesWriteStag,
+    &check::kIserWriteUsesReadStag,
+    &check::kIserResponseInvalidatesTaskStag,
 };
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "check/rule.hpp"
 #include "check/segment.hpp"
 #include "check/smcr.hpp"
+#include "check/ulp.hpp"
 
 namespace rdmaconf::analysis {
 

@@ -99,7 +99,7 @@ void UlpObserver::on_private_data(wire::Bytes ulp_private_data) {
     recognise(Ulp::kRpcRdma, UlpSource::kPrivateData);
 }
 
-const UlpMessage* UlpObserver::on_send(wire::Bytes p) {
+const UlpMessage* UlpObserver::on_send(wire::Bytes p, const SendContext& context) {
   if (stats_.ulp == Ulp::kUnknown && stats_.source != UlpSource::kUser) {
     if (unrecognised_sends_ >= kRecogniseWithin) return nullptr;
     ++unrecognised_sends_;
@@ -129,6 +129,10 @@ const UlpMessage* UlpObserver::on_send(wire::Bytes p) {
     for (const auto& w : m->write_list) s += " write chunk " + chunk_text(w);
     if (m->reply_chunk) s += " reply chunk " + chunk_text(*m->reply_chunk);
     if (m->is(ulp::rpcrdma::Proc::kError)) s += " error " + std::to_string(m->err);
+    if (m->rpc_call) s += " call " + ulp::rpcrdma::rpc_procedure_name(*m->rpc_call);
+    else if (m->rpc_msg_type == ulp::onc_rpc::kReply) s += " reply";
+    if (context.with_invalidate) s += " invalidate " + hex(context.invalidate_stag);
+    track_rpc(*m, context);
     last_.decoded = true;
     last_.summary = std::move(s);
   } else if (stats_.ulp == Ulp::kIser) {
@@ -148,7 +152,14 @@ const UlpMessage* UlpObserver::on_send(wire::Bytes p) {
       s = what + " itt=" + hex(m->itt);
       if (m->wsv) s += " write_stag=" + hex(m->write_stag) + "+" + hex(m->write_base_offset);
       if (m->rsv) s += " read_stag=" + hex(m->read_stag) + "+" + hex(m->read_base_offset);
+      if (m->iscsi_opcode == ulp::iser::kScsiCommand) {
+        const std::string_view cdb = ulp::iser::scsi_opcode_name(m->cdb_opcode);
+        s += " " + (cdb.empty() ? "operation " + hex(m->cdb_opcode) : std::string(cdb)) +
+             " edtl=" + std::to_string(m->expected_data_transfer_length);
+      }
       if (m->data_segment_length) s += " data=" + std::to_string(m->data_segment_length);
+      if (context.with_invalidate) s += " invalidate " + hex(context.invalidate_stag);
+      track_iser(*m, context);
     } else {
       const bool hello = m->opcode == static_cast<std::uint8_t>(ulp::iser::Opcode::kHello);
       ++stats_.messages[hello ? "iSER Hello" : "iSER HelloReply"];

@@ -11,15 +11,32 @@
 // Decode As). Then it decodes every Send with the reference/ulp decoders and
 // counts messages per procedure or iSCSI opcode, the chunks and STags
 // advertised, and the Sends that did not decode.
+//
+// It also ties what the ULP advertised to the RDMA operations that use it
+// (ulp_rules.cpp): the calls awaiting replies with their chunks
+// (RPC-over-RDMA) and the open SCSI commands with their STags (iSER), the
+// RDMA Writes and Read Requests of the responder or target matched against
+// them, the replies' chunks against their calls, Send with Invalidate
+// against the STags of its call or task, and credits. Each rule is one
+// function of reference/check/ulp.hpp; what breaks one is a finding the
+// connection observer reports as a violation. Matching needs every message
+// since the connection started: after a gap, or on a capture that starts
+// mid-connection, it stops (as Read Response matching does).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include <vector>
+
+#include "check/ulp.hpp"
+#include "ulp/iser.hpp"
+#include "ulp/rpcrdma.hpp"
 #include "wire/bytes.hpp"
 
 namespace rdmaconf::analysis {
@@ -48,6 +65,18 @@ struct UlpMessage {
   std::string error;    // when !decoded: the decoder's error
 };
 
+// The RDMA operations a ULP's peer used on the advertised memory, and how
+// many of them the observer tied to what was advertised (a chunk of a call
+// awaiting its reply; an STag of an open SCSI command). RPC-over-RDMA: the
+// Responder's Read Requests and Writes; iSER: the target's.
+struct UlpTransfers {
+  std::uint64_t reads = 0, read_octets = 0, reads_tied = 0;     // RDMA Read Requests
+  std::uint64_t writes = 0, write_octets = 0, writes_tied = 0;  // RDMA Write messages
+  std::uint64_t writes_to_write_chunks = 0, writes_to_reply_chunks = 0;  // RPC-over-RDMA: which chunk kind
+  std::uint64_t invalidations = 0, invalidations_tied = 0;  // Sends with Invalidate; naming an STag of their call/task
+  std::uint64_t replies_matched = 0;  // replies (SCSI Responses) whose call (command) was seen
+};
+
 struct UlpStats {
   Ulp ulp = Ulp::kUnknown;
   UlpSource source = UlpSource::kNone;
@@ -58,10 +87,35 @@ struct UlpStats {
   std::uint64_t write_stags = 0;     // iSER STags advertised (WSV, RSV)
   std::uint64_t read_stags = 0;
   std::uint64_t undecoded = 0;       // Sends of the recognised ULP that did not decode
+  // RPC procedures called ("NFSv3 READ"; "Long Call" when the call itself
+  // went in a Read chunk) or SCSI commands by CDB operation code ("READ(10)").
+  std::map<std::string, std::uint64_t> operations;
+  UlpTransfers transfers;
+};
+
+// The side of a connection a message came from, as the connection observer
+// numbers them (0: initiator, 1: responder).
+struct SendContext {
+  int side = 0;
+  bool with_invalidate = false;  // Send with Invalidate (RFC 5040 §5.3)
+  std::uint32_t invalidate_stag = 0;
+  bool synced = false;           // every message since the connection started was seen
+};
+
+// A rule of reference/check/ulp.hpp broken: by which side, and in words.
+struct UlpFinding {
+  check::Violation violation;
+  int side = 0;
+  std::string text;
 };
 
 class UlpObserver {
  public:
+  UlpObserver();
+  ~UlpObserver();
+  UlpObserver(const UlpObserver&) = delete;
+  UlpObserver& operator=(const UlpObserver&) = delete;
+
   // Fixes the ULP (the user's word wins over recognition).
   void set_user(Ulp u);
   // The ULP's part of a Request's or Reply's private data.
@@ -69,7 +123,19 @@ class UlpObserver {
   // The first segment's DDP payload after the RDMAP header of a Send-type
   // message (at most the octets a header needs; see kSendHead). Returns the
   // ULP's view of it, or nullptr while no ULP is recognised.
-  const UlpMessage* on_send(wire::Bytes payload);
+  const UlpMessage* on_send(wire::Bytes payload, const SendContext& context = {});
+  // One segment of an RDMA Write (its Data Sink STag, TO, payload octets;
+  // `last`: the L bit) and one RDMA Read Request (its Data Source), from
+  // `side`. Only tied and checked while `synced`.
+  // Each returns what the transfer was tied to ("Write chunk 1 segment 1 of
+  // call xid 0x9e0ad9c7", "Read STag of itt 0x17000000"; valid until the
+  // next call), or nullptr when it was not tied or not looked at.
+  const std::string* on_write(int side, std::uint32_t stag, std::uint64_t to, std::uint32_t length, bool last,
+                              bool synced);
+  const std::string* on_read_request(int side, std::uint32_t source_stag, std::uint64_t source_to,
+                                     std::uint32_t size, bool synced);
+  // The rules broken since the last call; the caller reports and clears them.
+  std::vector<UlpFinding>& findings() { return findings_; }
 
   const UlpStats& stats() const { return stats_; }
   // Whether on_send() would look at a Send (the observer copies nothing
@@ -85,6 +151,12 @@ class UlpObserver {
 
  private:
   void recognise(Ulp u, UlpSource how);
+  // ulp_rules.cpp: the state the rules need, per ULP.
+  struct Tracker;
+  bool tracking(bool synced);
+  void track_rpc(const ulp::rpcrdma::Message& m, const SendContext& c);
+  void track_iser(const ulp::iser::Message& m, const SendContext& c);
+  void find(const check::Outcome& v, int side, std::string text);
   // A ULP shows itself in its first messages (a login, a NULL call, a
   // mount); after this many Sends that match neither, the connection is
   // left unknown and its Sends cost nothing more.
@@ -92,6 +164,13 @@ class UlpObserver {
   int unrecognised_sends_ = 0;
   UlpStats stats_;
   UlpMessage last_;
+  std::vector<UlpFinding> findings_;
+  std::string tie_;
+  std::unique_ptr<Tracker> tracker_;  // created with the first message tracked; gone once matching stops
+  bool tracking_stopped_ = false;
+  // The side that sends RPC Calls or SCSI Commands (the Requester, the
+  // iSCSI initiator), once a message showed it; -1 before.
+  int client_side_ = -1;
 };
 
 }  // namespace rdmaconf::analysis

@@ -83,6 +83,12 @@ TEST(RuleRegistry, RuleLayerRowsAreTheAnalyzersRows) {
     EXPECT_NE(std::find(all.begin(), all.end(), r), all.end()) << r->id;
     EXPECT_EQ(find_rule(r->id), r) << r->id;
   }
+  // The SMC-R and ULP rules too (check/smcr.hpp, check/ulp.hpp).
+  for (const auto rules : {check::smcr_rules(), check::ulp_rules()})
+    for (const check::Rule* r : rules) {
+      EXPECT_NE(std::find(all.begin(), all.end(), r), all.end()) << r->id;
+      EXPECT_EQ(find_rule(r->id), r) << r->id;
+    }
 }
 
 }  // namespace

@@ -9,6 +9,24 @@ std::string_view iscsi_opcode_name(std::uint8_t opcode) {
   return {};
 }
 
+namespace {
+// SPC-4 and SBC-3 operation codes a Linux initiator sends to a disk.
+constexpr wire::ValueName kScsiOpcodes[] = {
+    {0x00, "TEST UNIT READY"},     {0x03, "REQUEST SENSE"},     {0x08, "READ(6)"},
+    {0x0a, "WRITE(6)"},            {0x12, "INQUIRY"},           {0x1a, "MODE SENSE(6)"},
+    {0x1b, "START STOP UNIT"},     {0x25, "READ CAPACITY(10)"}, {0x28, "READ(10)"},
+    {0x2a, "WRITE(10)"},           {0x35, "SYNCHRONIZE CACHE(10)"}, {0x5a, "MODE SENSE(10)"},
+    {0x88, "READ(16)"},            {0x8a, "WRITE(16)"},         {0x9e, "SERVICE ACTION IN(16)"},
+    {0xa0, "REPORT LUNS"},         {0xa3, "MAINTENANCE IN"},
+};
+}  // namespace
+
+std::string_view scsi_opcode_name(std::uint8_t opcode) {
+  for (const wire::ValueName& n : kScsiOpcodes)
+    if (n.value == opcode) return n.name;
+  return {};
+}
+
 wire::Result<Message> decode(wire::Bytes send_payload) {
   wire::ByteReader r(send_payload);
   // RFC 7145 §9.1: every Send carries the 28-octet header; its first four
@@ -38,6 +56,14 @@ wire::Result<Message> decode(wire::Bytes send_payload) {
       m.final = Bhs::read(*bhs, B::F) != 0;
       m.data_segment_length = static_cast<std::uint32_t>(Bhs::read(*bhs, B::DataSegmentLength));
       m.itt = static_cast<std::uint32_t>(Bhs::read(*bhs, B::ITT));
+      if (m.iscsi_opcode == kScsiCommand) {
+        using S = ScsiCommandSpec::Field;
+        m.scsi_read = ScsiCommandHeader::read(*bhs, S::R) != 0;
+        m.scsi_write = ScsiCommandHeader::read(*bhs, S::W) != 0;
+        m.expected_data_transfer_length =
+            static_cast<std::uint32_t>(ScsiCommandHeader::read(*bhs, S::ExpectedDataTransferLength));
+        m.cdb_opcode = static_cast<std::uint8_t>(ScsiCommandHeader::read(*bhs, S::CdbOpcode));
+      }
       break;
     }
     case Opcode::kHello: {

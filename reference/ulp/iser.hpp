@@ -109,6 +109,9 @@ inline constexpr wire::ValueName kIscsiOpcode[] = {
     {0x32, "Asynchronous Message"}, {0x3f, "Reject"}};
 }  // namespace names
 
+// RFC 7143 §11.2.1.2: the opcodes whose PDUs tie a task to RDMA traffic.
+constexpr std::uint8_t kScsiCommand = 0x01, kScsiResponse = 0x21;
+
 // RFC 7143 §11.2: the fields of the Basic Header Segment every iSCSI PDU
 // shares (the opcode-specific ones stay opaque here).
 struct BhsSpec {
@@ -139,6 +142,49 @@ struct BhsSpec {
 };
 using Bhs = wire::Header<BhsSpec>;
 
+// RFC 7143 §11.3: the SCSI Command PDU's fields that size and name the
+// task: its Expected Data Transfer Length (what the initiator's buffer
+// holds, so what the target may read from or write into it) and the CDB,
+// whose first octet is the SCSI operation code (SPC-4 §4.2.5.1).
+struct ScsiCommandSpec {
+  enum class Field : std::uint8_t {
+    Reserved, I, Opcode, F, R, W, Reserved2, Attr, Reserved3, TotalAHSLength, DataSegmentLength, LUN, ITT,
+    ExpectedDataTransferLength, CmdSN, ExpStatSN, CdbOpcode, CdbRest
+  };
+  static constexpr wire::FieldDecl fields[] = {
+      {"Reserved", "cmd_rsvd", 0, 1, "reserved", "RFC 7143 §11.3", wire::Display::kFlag},
+      {"I", "cmd_immediate", 1, 1, "immediate delivery", "RFC 7143 §11.3", wire::Display::kFlag},
+      {"Opcode", "cmd_opcode", 2, 6, "0x01: SCSI Command", "RFC 7143 §11.3", wire::Display::kHex},
+      {"F", "cmd_final", 8, 1, "no unsolicited Data-Out PDU follows", "RFC 7143 §11.3.1", wire::Display::kFlag},
+      {"R", "read", 9, 1, "the command reads data from the target (SCSI Read)", "RFC 7143 §11.3.1",
+       wire::Display::kFlag},
+      {"W", "write", 10, 1, "the command writes data to the target (SCSI Write)", "RFC 7143 §11.3.1",
+       wire::Display::kFlag},
+      {"Reserved", "cmd_rsvd2", 11, 2, "reserved", "RFC 7143 §11.3", wire::Display::kHex},
+      {"ATTR", "attr", 13, 3, "task attributes", "RFC 7143 §11.3.1", wire::Display::kDecimal},
+      {"Reserved", "cmd_rsvd3", 16, 16, "reserved", "RFC 7143 §11.3", wire::Display::kHex},
+      {"TotalAHSLength", "cmd_total_ahs_length", 32, 8, "additional header segments, in 4-octet words",
+       "RFC 7143 §11.2.1", wire::Display::kDecimal},
+      {"DataSegmentLength", "cmd_data_segment_length", 40, 24, "octets of immediate data", "RFC 7143 §11.2.1",
+       wire::Display::kDecimal},
+      {"LUN", "cmd_lun", 64, 64, "logical unit number", "RFC 7143 §11.3", wire::Display::kHex},
+      {"Initiator Task Tag", "cmd_itt", 128, 32, "the task", "RFC 7143 §11.3", wire::Display::kHex},
+      {"Expected Data Transfer Length", "edtl", 160, 32, "octets the command moves in its main direction",
+       "RFC 7143 §11.3.4", wire::Display::kDecimal},
+      {"CmdSN", "cmdsn", 192, 32, "the command's sequence number", "RFC 7143 §11.3.5", wire::Display::kDecimal},
+      {"ExpStatSN", "expstatsn", 224, 32, "the next status sequence number expected", "RFC 7143 §11.3.5",
+       wire::Display::kDecimal},
+      {"CDB operation code", "cdb_opcode", 256, 8, "the SCSI command: the CDB's first octet", "RFC 7143 §11.3.5",
+       wire::Display::kHex},
+      {"CDB", "cdb_rest", 264, 120, "the rest of the SCSI Command Descriptor Block", "RFC 7143 §11.3.5",
+       wire::Display::kBytes},
+  };
+  static constexpr wire::HeaderDecl decl{"SCSI Command", "iser.scsi_command", kBhsSize, fields, "RFC 7143 §11.3"};
+};
+using ScsiCommandHeader = wire::Header<ScsiCommandSpec>;
+// The name of a SCSI operation code ("READ(10)"), or empty (SPC-4, SBC-3).
+std::string_view scsi_opcode_name(std::uint8_t opcode);
+
 // One iSER message as the ULP sees it.
 struct Message {
   std::uint8_t opcode = 0;  // iSER opcode (RFC 7145 §9.1)
@@ -151,6 +197,10 @@ struct Message {
   bool immediate = false, final = false;
   std::uint32_t data_segment_length = 0;
   std::uint32_t itt = 0;
+  // SCSI Command (iSCSI opcode 0x01): its direction flags, buffer size and CDB opcode.
+  bool scsi_read = false, scsi_write = false;
+  std::uint32_t expected_data_transfer_length = 0;
+  std::uint8_t cdb_opcode = 0;
   // kHello / kHelloReply.
   std::uint8_t max_ver = 0, min_or_cur_ver = 0;
   std::uint16_t ird_or_ord = 0;

@@ -1,6 +1,8 @@
 // RPC-over-RDMA version 1 transport header decoding (rpcrdma.hpp).
 #include "ulp/rpcrdma.hpp"
 
+#include <span>
+#include <string>
 #include <string_view>
 
 namespace rdmaconf::ulp::rpcrdma {
@@ -98,6 +100,29 @@ std::uint64_t WriteChunk::length() const {
   return n;
 }
 
+namespace {
+// RFC 1813 §3.3 (NFS version 3 procedures 0-21).
+constexpr std::string_view kNfs3[] = {"NULL",    "GETATTR", "SETATTR",  "LOOKUP",      "ACCESS", "READLINK",
+                                      "READ",    "WRITE",   "CREATE",   "MKDIR",       "SYMLINK", "MKNOD",
+                                      "REMOVE",  "RMDIR",   "RENAME",   "LINK",        "READDIR", "READDIRPLUS",
+                                      "FSSTAT",  "FSINFO",  "PATHCONF", "COMMIT"};
+// NFSACL version 3 (Linux's nfsacl program 100227: NULL, GETACL, SETACL).
+constexpr std::string_view kNfsAcl3[] = {"NULL", "GETACL", "SETACL"};
+// NFS version 4 (RFC 7530 §16, RFC 8881 §16): NULL and COMPOUND.
+constexpr std::string_view kNfs4[] = {"NULL", "COMPOUND"};
+}  // namespace
+
+std::string rpc_procedure_name(const onc_rpc::Call& c) {
+  const auto named = [&](std::string_view program, std::span<const std::string_view> procs) {
+    return std::string(program) + "v" + std::to_string(c.vers) + " " +
+           (c.proc < procs.size() ? std::string(procs[c.proc]) : "procedure " + std::to_string(c.proc));
+  };
+  if (c.prog == onc_rpc::kNfsProgram && c.vers == 3) return named("NFS", kNfs3);
+  if (c.prog == onc_rpc::kNfsProgram && c.vers == 4) return named("NFS", kNfs4);
+  if (c.prog == 100227 && c.vers == 3) return named("NFSACL", kNfsAcl3);
+  return "program " + std::to_string(c.prog) + " v" + std::to_string(c.vers) + " procedure " + std::to_string(c.proc);
+}
+
 std::string_view proc_name(std::uint32_t proc) {
   for (const wire::ValueName& n : names::kProc)
     if (n.value == proc) return n.name;
@@ -149,7 +174,12 @@ wire::Result<Message> decode(wire::Bytes send_payload, const Limits& limits) {
   }
   m.header_length = r.offset();
   if (m.is(Proc::kMsg)) {
-    if (const auto x = r.take_be(4)) m.rpc_xid = static_cast<std::uint32_t>(*x);
+    const wire::Bytes rest = send_payload.subspan(m.header_length);
+    using C = onc_rpc::CallSpec::Field;
+    if (rest.size() >= 4) m.rpc_xid = static_cast<std::uint32_t>(onc_rpc::CallHeader::read(rest.first(4), C::XID));
+    if (rest.size() >= 8)
+      m.rpc_msg_type = static_cast<std::uint32_t>(onc_rpc::CallHeader::read(rest.first(8), C::MsgType));
+    m.rpc_call = onc_rpc::read_call(rest);
   }
   return m;
 }

@@ -15,8 +15,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "ulp/onc_rpc.hpp"
 #include "wire/field.hpp"
 
 namespace rdmaconf::ulp::rpcrdma {
@@ -99,6 +101,10 @@ struct ErrVersSpec {
   static constexpr wire::HeaderDecl decl{"ERR_VERS range", "rpcrdma.errvers", 8, fields, "RFC 8166 §4.5.1"};
 };
 
+// "NFSv3 READ", "NFSACLv3 GETACL", "program 100005 v3 procedure 1": the
+// name of a called procedure (onc_rpc.hpp), for counts and decode output.
+std::string rpc_procedure_name(const onc_rpc::Call& c);
+
 struct Segment {
   std::uint32_t handle = 0;
   std::uint32_t length = 0;
@@ -135,6 +141,10 @@ struct Message {
   // RDMA_MSG: the RPC message's own XID, its first word (RFC 5531 §9), when
   // the Send holds it. RFC 8166 §4.2.1 makes it equal to `xid`.
   std::optional<std::uint32_t> rpc_xid;
+  // RDMA_MSG: the RPC message's msg_type (RFC 5531 §9), and for a CALL
+  // whose six words the Send holds, what it calls (onc_rpc.hpp).
+  std::optional<std::uint32_t> rpc_msg_type;
+  std::optional<onc_rpc::Call> rpc_call;
 
   bool is(Proc p) const { return proc == static_cast<std::uint32_t>(p); }
 };

@@ -22,6 +22,7 @@
 #include <deque>
 #include <memory>
 #include <new>
+#include <optional>
 #include <unordered_map>
 
 #include "clc/headers.hpp"
@@ -95,6 +96,7 @@ class Connection final : public analysis::ObserverSink {
     copy_address_wmem(wmem_file_scope(), &initiator_, from_initiator ? &pinfo->src : &pinfo->dst);
     initiator_port_ = from_initiator ? pinfo->srcport : pinfo->destport;
     const address* responder = from_initiator ? &pinfo->dst : &pinfo->src;
+    copy_address_wmem(wmem_file_scope(), &responder_, responder);
     const std::uint32_t responder_port = from_initiator ? pinfo->destport : pinfo->srcport;
 
     const SmcOptions* smc = smc_options(pinfo, false);
@@ -220,6 +222,8 @@ class Connection final : public analysis::ObserverSink {
         on_fpdu(m, d, r);
         break;
       case analysis::MessageKind::kClc:
+        if (m.clc) note_rmbe(*m.clc);
+        break;
       case analysis::MessageKind::kRoce:  // RoCEv2 packets do not come through a TCP connection
         break;
     }
@@ -287,6 +291,20 @@ class Connection final : public analysis::ObserverSink {
     return done == n ? out : nullptr;
   }
 
+  // RFC 7609 App. A.2.3/A.2.4: the server's Accept and the client's Confirm
+  // each announce the sender's end of the SMC-R connection; the RoCEv2 side
+  // (smcr.cpp) judges the link group's CDC messages and Writes with them.
+  // The CLC client is the TCP initiator (§3.5).
+  void note_rmbe(const clc::Message& msg) {
+    const auto* ac = std::get_if<clc::AcceptConfirm>(&msg);
+    if (!ac || !ac->smcr) return;
+    const analysis::ClcRmbe r = analysis::ClcRmbe::from(*ac->smcr);
+    (ac->type() == clc::MessageType::kAccept ? server_ : client_) = r;
+    if (!server_ || !client_ || link_noted_) return;
+    link_noted_ = true;
+    note_smcr_link(&initiator_, &responder_, *client_, *server_);
+  }
+
   void on_fpdu(const analysis::Message& m, Direction& d, MessageRecord& r) {
     const mpa::Fpdu& f = *m.fpdu;
     r.fpdu = {f.stream_position, static_cast<std::uint32_t>(f.consumed), f.ulpdu_length,
@@ -339,7 +357,10 @@ class Connection final : public analysis::ObserverSink {
   }
 
   address initiator_{};
+  address responder_{};
   std::uint32_t initiator_port_ = 0;
+  std::optional<analysis::ClcRmbe> client_, server_;
+  bool link_noted_ = false;
   Direction dir_[2];
   const Negotiated* negotiated_ = nullptr;
   std::uint32_t reply_frame_ = 0;

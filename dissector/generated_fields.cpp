@@ -12,6 +12,7 @@
 #include "ddp/headers.hpp"
 #include "mpa/headers.hpp"
 #include "rdmap/headers.hpp"
+#include "smcr/headers.hpp"
 #include "ulp/iser.hpp"
 #include "ulp/rpcrdma.hpp"
 
@@ -21,10 +22,13 @@ namespace {
 // Which protocol each declaration belongs to and the filter prefix its
 // fields take. This is the dissector's only say in the naming: the layout,
 // names, meanings and value names all come from the declarations.
+// `strip` is taken off the front of each field abbrev first (the LLC flag
+// overlays' "llc." when their prefix already names the LLC type).
 struct Binding {
   const wire::HeaderDecl* decl;
   Protocol protocol;
   std::string_view prefix;
+  std::string_view strip = {};
 };
 
 // The CLC header's per-type bits are overlays (FieldDecl lists that share
@@ -36,6 +40,20 @@ constexpr wire::HeaderDecl kAcceptConfirmTypeBitsDecl{"CLC header, Accept/Confir
                                                       clc::kAcceptConfirmTypeBits, clc::cite::kV2Header};
 constexpr wire::HeaderDecl kDeclineTypeBitsDecl{"CLC header, Decline bits", "smcclc.hdr", 8,
                                                 clc::kDeclineTypeBits, clc::cite::kV2Header};
+// The same for the LLC header's flags octet, whose bits mean something per
+// LLC type (smcr/headers.hpp): one overlay per meaning.
+constexpr wire::HeaderDecl kConfirmLinkFlagsDecl{"CONFIRM LINK flags", "smcr.llc.hdr", 4, smcr::kConfirmLinkFlags,
+                                                 smcr::cite::kConfirmLink};
+constexpr wire::HeaderDecl kAddLinkFlagsDecl{"ADD LINK flags", "smcr.llc.hdr", 4, smcr::kAddLinkFlags,
+                                             smcr::cite::kAddLink};
+constexpr wire::HeaderDecl kReplyOnlyFlagsDecl{"LLC flags", "smcr.llc.hdr", 4, smcr::kReplyOnlyFlags,
+                                               smcr::cite::kLlcMessages};
+constexpr wire::HeaderDecl kDeleteLinkFlagsDecl{"DELETE LINK flags", "smcr.llc.hdr", 4, smcr::kDeleteLinkFlags,
+                                                smcr::cite::kDeleteLink};
+constexpr wire::HeaderDecl kConfirmRkeyFlagsDecl{"CONFIRM RKEY flags", "smcr.llc.hdr", 4, smcr::kConfirmRkeyFlags,
+                                                 smcr::cite::kConfirmRkey};
+constexpr wire::HeaderDecl kRkeyReplyFlagsDecl{"RKEY reply flags", "smcr.llc.hdr", 4, smcr::kRkeyReplyFlags,
+                                               smcr::cite::kDeleteRkey};
 
 const Binding kBindings[] = {
     // MPA: the FPDU header and the CRC are MPA's own fields (rdmaconf.mpa.ulpdu_length,
@@ -98,6 +116,38 @@ const Binding kBindings[] = {
     {&ulp::iser::HelloSpec::decl, Protocol::kIser, "rdmaconf.iser.hello"},
     {&ulp::iser::HelloReplySpec::decl, Protocol::kIser, "rdmaconf.iser.helloreply"},
     {&ulp::iser::BhsSpec::decl, Protocol::kIser, "rdmaconf.iser.bhs"},
+    // SMC-R over RoCEv2: the InfiniBand transport headers rdmaconf reads
+    // (rdmaconf.roce.bth.opcode, .reth.va), the LLC headers and bodies
+    // (rdmaconf.smcr.llc.type, rdmaconf.smcr.llc.confirm_link.link_num; v1
+    // and v2 share Type and Flags), each flag overlay under its LLC type
+    // (rdmaconf.smcr.llc.delete_link.flags.orderly; the reply-only one at the
+    // LLC level), and the CDC message (rdmaconf.smcr.cdc.prod_cursor).
+    {&smcr::BthSpec::decl, Protocol::kRoce, "rdmaconf.roce"},
+    {&smcr::RethSpec::decl, Protocol::kRoce, "rdmaconf.roce"},
+    {&smcr::AethSpec::decl, Protocol::kRoce, "rdmaconf.roce"},
+    {&smcr::LlcHeaderV1Spec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr"},
+    {&smcr::LlcHeaderV2Spec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr"},
+    {&kReplyOnlyFlagsDecl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc", "llc."},
+    {&kConfirmLinkFlagsDecl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc.confirm_link", "llc."},
+    {&kAddLinkFlagsDecl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc.add_link", "llc."},
+    {&kDeleteLinkFlagsDecl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc.delete_link", "llc."},
+    {&kConfirmRkeyFlagsDecl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc.confirm_rkey", "llc."},
+    {&kRkeyReplyFlagsDecl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc.rkey_reply", "llc."},
+    {&smcr::ConfirmLinkSpec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::AddLinkSpec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::AddLinkContSpec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::DeleteLinkSpec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::ConfirmRkeySpec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::ConfirmRkeyContSpec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::DeleteRkeySpec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::TestLinkSpec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::AddLinkV2ExtSpec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::RkeyPairSpec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::ReqAddLinkV2Spec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::DeleteRkeyV2Spec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::RkeySpec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::GidEntrySpec::decl, Protocol::kSmcrLlc, "rdmaconf.smcr.llc"},
+    {&smcr::CdcSpec::decl, Protocol::kSmcrCdc, "rdmaconf.smcr"},
 };
 
 // Value names that live in a table of their own rather than in the
@@ -227,7 +277,9 @@ void register_generated_fields(std::span<const int, kProtocols> protos) {
       ett_pointers.push_back(&r.etts.back());
     }
     for (const wire::FieldDecl& f : b.decl->fields) {
-      std::string abbrev = std::string(b.prefix) + "." + std::string(f.abbrev);
+      std::string_view tail = f.abbrev;
+      if (!b.strip.empty() && tail.starts_with(b.strip)) tail.remove_prefix(b.strip.size());
+      std::string abbrev = std::string(b.prefix) + "." + std::string(tail);
       Layout l = layout_of(f);
       auto found = r.by_abbrev.find(abbrev);
       if (found != r.by_abbrev.end()) {

@@ -32,9 +32,9 @@ extern "C" {
 
 namespace rdmaconf::dissector {
 
-// The protocol a header belongs to (the plugin registers six).
-enum class Protocol : std::uint8_t { kMpa, kDdp, kRdmap, kClc, kRpcRdma, kIser };
-constexpr int kProtocols = 6;
+// The protocol a header belongs to (the plugin registers nine).
+enum class Protocol : std::uint8_t { kMpa, kDdp, kRdmap, kClc, kRpcRdma, kIser, kRoce, kSmcrLlc, kSmcrCdc };
+constexpr int kProtocols = 9;
 
 // Registers the fields of every bound header with its protocol. Called once
 // from the plugin's proto_register routine, after the protocols exist;

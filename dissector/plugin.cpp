@@ -45,8 +45,15 @@ void proto_register_rdmaconf(void) {
   i.proto_rpcrdma = proto_register_protocol("rdmaconf RPC-over-RDMA (RFC 8166)", "rdmaconf RPC-over-RDMA",
                                             "rdmaconf.rpcrdma");
   i.proto_iser = proto_register_protocol("rdmaconf iSER (RFC 7145)", "rdmaconf iSER", "rdmaconf.iser");
+  i.proto_roce = proto_register_protocol("rdmaconf RoCEv2 transport (IBTA vol. 1 §9, Annex A17)", "rdmaconf RoCE",
+                                         "rdmaconf.roce");
+  i.proto_smcr_llc = proto_register_protocol("rdmaconf SMC-R LLC (RFC 7609 App. A.3, SMC v2)", "rdmaconf SMC-R LLC",
+                                             "rdmaconf.smcr.llc");
+  i.proto_smcr_cdc = proto_register_protocol("rdmaconf SMC-R CDC (RFC 7609 App. A.4)", "rdmaconf SMC-R CDC",
+                                             "rdmaconf.smcr.cdc");
 
-  const int protos[kProtocols] = {i.proto_mpa, i.proto_ddp, i.proto_rdmap, i.proto_clc, i.proto_rpcrdma, i.proto_iser};
+  const int protos[kProtocols] = {i.proto_mpa,  i.proto_ddp,     i.proto_rdmap,    i.proto_clc,    i.proto_rpcrdma,
+                                  i.proto_iser, i.proto_roce,    i.proto_smcr_llc, i.proto_smcr_cdc};
   register_generated_fields(protos);
   register_violations();
   register_mpa();
@@ -54,10 +61,11 @@ void proto_register_rdmaconf(void) {
   register_clc();
   register_connection();
   register_ulp();
+  register_smcr();
 
   static gint* ett[] = {&i.ett_mpa,       &i.ett_ddp,        &i.ett_rdmap,  &i.ett_clc,     &i.ett_violation,
                         &i.ett_negotiated, &i.ett_marker,    &i.ett_payload, &i.ett_rpcrdma, &i.ett_iser,
-                        &i.ett_chunk,      &i.ett_region};
+                        &i.ett_chunk,      &i.ett_region,    &i.ett_roce,    &i.ett_smcr_llc, &i.ett_smcr_cdc};
   proto_register_subtree_array(ett, static_cast<int>(G_N_ELEMENTS(ett)));
 }
 
@@ -65,6 +73,7 @@ void proto_reg_handoff_rdmaconf(void) {
   handoff_connection();
   handoff_clc();
   handoff_ulp();
+  handoff_smcr();
 }
 
 void plugin_register(void) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/observer.hpp"
+#include "analysis/observer_roce.hpp"
 #include "analysis/rules.hpp"
 #include "mpa/deframer.hpp"
 #include "ulp_state.hpp"
@@ -37,6 +38,9 @@ struct Ids {
   int proto_clc = -1;
   int proto_rpcrdma = -1;
   int proto_iser = -1;
+  int proto_roce = -1;      // the RoCEv2 transport headers of the packets smcr.cpp claims
+  int proto_smcr_llc = -1;
+  int proto_smcr_cdc = -1;
 
   // MPA
   int mpa_fpdu_length = -1;       // stream octets of the FPDU, Markers included
@@ -91,6 +95,14 @@ struct Ids {
     int used_first = -1, used_last = -1, used_octets = -1;  // on the advertising Send
     int invalidated_in = -1, invalidates = -1;
   } rpcrdma_tie, iser_tie;
+  // SMC-R over RoCEv2 (smcr.cpp)
+  int roce_retransmission = -1;   // the same request PSN again on this QP
+  int roce_note = -1;             // a Send that is not SMC-R, a Write's place
+  int llc_request_in = -1;        // FT_FRAMENUM: on a reply, its request
+  int llc_response_in = -1;       // FT_FRAMENUM: on a request, its reply
+  int llc_entry = -1;             // index of a v2 variable-part entry
+  int cdc_producer = -1, cdc_consumer = -1;            // wrap:count
+  int cdc_receiver_rmbe = -1, cdc_sender_rmbe = -1;    // RMBE sizes from CLC
   // Violations (shared by all protocols)
   int violation = -1;
   int violation_rule = -1;
@@ -99,7 +111,8 @@ struct Ids {
   int violation_hint = -1;
 
   int ett_mpa = -1, ett_ddp = -1, ett_rdmap = -1, ett_clc = -1, ett_violation = -1, ett_negotiated = -1,
-      ett_marker = -1, ett_payload = -1, ett_rpcrdma = -1, ett_iser = -1, ett_chunk = -1, ett_region = -1;
+      ett_marker = -1, ett_payload = -1, ett_rpcrdma = -1, ett_iser = -1, ett_chunk = -1, ett_region = -1,
+      ett_roce = -1, ett_smcr_llc = -1, ett_smcr_cdc = -1;
 
   dissector_handle_t mpa_handle = nullptr;
   dissector_handle_t clc_handle = nullptr;
@@ -120,6 +133,15 @@ void handoff_connection(void);
 void handoff_clc(void);
 void register_ulp(void);
 void handoff_ulp(void);
+void register_smcr(void);
+void handoff_smcr(void);
+
+// What one side announced of an SMC-R connection in its CLC Accept or
+// Confirm (connection.cpp, from the observer's CLC messages), for the RoCEv2
+// side (smcr.cpp): `client` and `server` are the TCP endpoints' addresses,
+// used when a GID is not an IP address (as rdmaconf analyze does).
+void note_smcr_link(const address* client, const address* server, const analysis::ClcRmbe& client_rmbe,
+                    const analysis::ClcRmbe& server_rmbe);
 
 // The connection dissector (connection.cpp): feeds the observer, shows the frame.
 int dissect_connection(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* data);

@@ -12,7 +12,7 @@ struct ExpertSet {
   expert_field warn = EI_INIT;
   expert_field note = EI_INIT;
 };
-constexpr int kSets = 6;
+constexpr int kSets = 9;
 std::array<ExpertSet, kSets> g_experts;
 
 int slot_of(int proto) {
@@ -22,6 +22,9 @@ int slot_of(int proto) {
   if (proto == i.proto_clc) return 3;
   if (proto == i.proto_rpcrdma) return 4;
   if (proto == i.proto_iser) return 5;
+  if (proto == i.proto_roce) return 6;
+  if (proto == i.proto_smcr_llc) return 7;
+  if (proto == i.proto_smcr_cdc) return 8;
   return 0;
 }
 
@@ -87,8 +90,12 @@ void register_violations(void) {
       {"rdmaconf.clc.violation.error", "rdmaconf.clc.violation.warn", "rdmaconf.clc.violation.note"},
       {"rdmaconf.rpcrdma.violation.error", "rdmaconf.rpcrdma.violation.warn", "rdmaconf.rpcrdma.violation.note"},
       {"rdmaconf.iser.violation.error", "rdmaconf.iser.violation.warn", "rdmaconf.iser.violation.note"},
+      {"rdmaconf.roce.violation.error", "rdmaconf.roce.violation.warn", "rdmaconf.roce.violation.note"},
+      {"rdmaconf.smcr.llc.violation.error", "rdmaconf.smcr.llc.violation.warn", "rdmaconf.smcr.llc.violation.note"},
+      {"rdmaconf.smcr.cdc.violation.error", "rdmaconf.smcr.cdc.violation.warn", "rdmaconf.smcr.cdc.violation.note"},
   };
-  const int protos[kSets] = {i.proto_mpa, i.proto_ddp, i.proto_rdmap, i.proto_clc, i.proto_rpcrdma, i.proto_iser};
+  const int protos[kSets] = {i.proto_mpa,  i.proto_ddp,  i.proto_rdmap,    i.proto_clc,    i.proto_rpcrdma,
+                             i.proto_iser, i.proto_roce, i.proto_smcr_llc, i.proto_smcr_cdc};
   static ei_register_info ei[kSets][3];
   for (int p = 0; p < kSets; ++p) {
     ExpertSet& set = g_experts[static_cast<std::size_t>(p)];

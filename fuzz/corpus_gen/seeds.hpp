@@ -1,0 +1,26 @@
+// What the seed generator's files share (fuzz_make_corpus: make_corpus.cpp
+// writes the seeds of every target, ulp_seeds.cpp those of the upper-layer
+// protocols over RDMAP for capture_observer).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace rdmaconf::corpus_gen {
+
+using Octets = std::vector<std::uint8_t>;
+
+// Writes one seed, OUTPUT_DIR/<target>/<name>; exits on a write error.
+void put(const std::string& target, const std::string& name, const Octets& bytes);
+Octets cat(std::initializer_list<Octets> parts);
+// n octets of a fixed pattern that starts at `seed`.
+Octets pattern(std::size_t n, std::uint8_t seed);
+// capture_observer's events: data of one side in pieces of at most 256.
+void observer_data(Octets& out, bool responder, const Octets& data);
+
+void capture_observer_ulps();
+
+}  // namespace rdmaconf::corpus_gen

@@ -89,4 +89,61 @@ wire::Result<Message> decode(wire::Bytes send_payload) {
   return m;
 }
 
+void encode(const Message& m, wire::ByteWriter& w) {
+  switch (static_cast<Opcode>(m.opcode)) {
+    case Opcode::kHello: {
+      using H = HelloSpec::Field;
+      HelloHeader h;
+      h.set(H::Opcode, m.opcode).set(H::MaxVer, m.max_ver).set(H::MinVer, m.min_or_cur_ver);
+      h.set(H::IRD, m.ird_or_ord);
+      h.encode(w);
+      return;
+    }
+    case Opcode::kHelloReply: {
+      using H = HelloReplySpec::Field;
+      HelloReplyHeader h;
+      h.set(H::Opcode, m.opcode).set(H::REJ, m.rej).set(H::MaxVer, m.max_ver);
+      h.set(H::CurVer, m.min_or_cur_ver).set(H::ORD, m.ird_or_ord);
+      h.encode(w);
+      return;
+    }
+    case Opcode::kControl:
+      break;
+    default: {
+      ControlHeader h;
+      h.set(ControlSpec::Field::Opcode, m.opcode);
+      h.encode(w);
+      return;
+    }
+  }
+  using C = ControlSpec::Field;
+  ControlHeader header;
+  header.set(C::Opcode, m.opcode).set(C::WSV, m.wsv).set(C::RSV, m.rsv).set(C::Reserved, m.reserved);
+  header.set(C::WriteSTag, m.write_stag).set(C::WriteBaseOffset, m.write_base_offset);
+  header.set(C::ReadSTag, m.read_stag).set(C::ReadBaseOffset, m.read_base_offset);
+  header.encode(w);
+  if (m.iscsi_opcode == kScsiCommand) {
+    using S = ScsiCommandSpec::Field;
+    ScsiCommandHeader c;
+    c.set(S::I, m.immediate).set(S::Opcode, m.iscsi_opcode).set(S::F, m.final);
+    c.set(S::R, m.scsi_read).set(S::W, m.scsi_write).set(S::DataSegmentLength, m.data_segment_length);
+    c.set(S::ITT, m.itt).set(S::ExpectedDataTransferLength, m.expected_data_transfer_length);
+    c.set(S::CdbOpcode, m.cdb_opcode);
+    c.encode(w);
+    return;
+  }
+  using B = BhsSpec::Field;
+  Bhs bhs;
+  bhs.set(B::I, m.immediate).set(B::Opcode, m.iscsi_opcode).set(B::F, m.final);
+  bhs.set(B::DataSegmentLength, m.data_segment_length).set(B::ITT, m.itt);
+  bhs.encode(w);
+}
+
+std::vector<std::uint8_t> encode(const Message& m) {
+  std::vector<std::uint8_t> out;
+  wire::ByteWriter w(out);
+  encode(m, w);
+  return out;
+}
+
 }  // namespace rdmaconf::ulp::iser

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "wire/field.hpp"
 
@@ -212,6 +213,17 @@ struct Message {
 // field: a payload shorter than the header (RFC 7145 §9.1 puts one in every
 // Send), an unassigned opcode, a control-type PDU without its BHS.
 wire::Result<Message> decode(wire::Bytes send_payload);
+
+// Encodes `m` through the declarations above (the inverse of decode()): for
+// kControl the §9.2 header with both STags and offsets, then the BHS, laid
+// out as a SCSI Command (RFC 7143 §11.3: I, F, R, W, DataSegmentLength, ITT,
+// Expected Data Transfer Length, CDB operation code) when iscsi_opcode is
+// 0x01 and as the shared BHS fields otherwise (all else zero); for kHello
+// and kHelloReply their 28 octets; for another opcode the 28-octet header
+// with only the opcode set. Values are written as given (the scapy habit):
+// WSV and RSV are the caller's, not derived from the STags.
+void encode(const Message& m, wire::ByteWriter& w);
+std::vector<std::uint8_t> encode(const Message& m);
 
 std::string_view iscsi_opcode_name(std::uint8_t opcode);
 

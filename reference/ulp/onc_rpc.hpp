@@ -7,6 +7,7 @@
 // and stays Wireshark's to show.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -55,6 +56,26 @@ inline std::optional<Call> read_call(wire::Bytes message) {
               static_cast<std::uint32_t>(CallHeader::read(message, F::Prog)),
               static_cast<std::uint32_t>(CallHeader::read(message, F::Vers)),
               static_cast<std::uint32_t>(CallHeader::read(message, F::Proc))};
+}
+
+// Writes the six words of a CALL of `c` (msg_type CALL, rpcvers 2) through
+// the declaration; what follows (credentials, arguments) is the caller's.
+inline void encode_call(const Call& c, wire::ByteWriter& w) {
+  using F = CallSpec::Field;
+  CallHeader h;
+  h.set(F::XID, c.xid).set(F::MsgType, kCall).set(F::RpcVers, kRpcVersion);
+  h.set(F::Prog, c.prog).set(F::Vers, c.vers).set(F::Proc, c.proc);
+  h.encode(w);
+}
+// Writes the two words every RPC message starts with (RFC 5531 §9: xid and
+// the msg_type discriminant), the same first two fields of the Call
+// declaration: a REPLY's start, or any message type a test asks for.
+inline void encode_message_start(std::uint32_t xid, std::uint32_t msg_type, wire::ByteWriter& w) {
+  using F = CallSpec::Field;
+  CallHeader h;
+  h.set(F::XID, xid).set(F::MsgType, msg_type);
+  constexpr std::size_t kStart = CallHeader::field_decl(F::RpcVers).octet_offset();
+  w.put(h.bytes().first(kStart));
 }
 
 }  // namespace rdmaconf::ulp::onc_rpc

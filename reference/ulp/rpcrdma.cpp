@@ -184,6 +184,62 @@ wire::Result<Message> decode(wire::Bytes send_payload, const Limits& limits) {
   return m;
 }
 
+namespace {
+void put_segment(const Segment& s, wire::ByteWriter& w) {
+  SegmentHeader h;
+  using F = SegmentSpec::Field;
+  h.set(F::Handle, s.handle).set(F::Length, s.length).set(F::Offset, s.offset);
+  h.encode(w);
+}
+// RFC 8166 §3.4.4 (xdr_write_chunk): a counted array of segments.
+void put_write_chunk(const WriteChunk& c, wire::ByteWriter& w) {
+  w.put_be(c.segments.size(), 4);
+  for (const Segment& s : c.segments) put_segment(s, w);
+}
+}  // namespace
+
+void encode(const Message& m, wire::ByteWriter& w) {
+  FixedHeader fixed;
+  using F = FixedSpec::Field;
+  fixed.set(F::XID, m.xid).set(F::Vers, m.vers).set(F::Credits, m.credits).set(F::Proc, m.proc);
+  fixed.encode(w);
+  if (m.is(Proc::kError)) {
+    // RFC 8166 §4.5: the error code, and for ERR_VERS the versions supported.
+    w.put_be(m.err, 4);
+    if (m.err == static_cast<std::uint32_t>(ErrCode::kVers)) {
+      ErrVersHeader range;
+      range.set(ErrVersSpec::Field::Low, m.vers_low).set(ErrVersSpec::Field::High, m.vers_high);
+      range.encode(w);
+    }
+    return;
+  }
+  // RFC 8166 §4.3: each list entry is announced by an XDR "value follows"
+  // word of 1, each list ended by 0 (the Reply chunk is one optional item).
+  for (const ReadSegment& r : m.read_list) {
+    w.put_be(1, 4);
+    ReadSegmentHeader h;
+    using R = ReadSegmentSpec::Field;
+    h.set(R::Position, r.position).set(R::Handle, r.target.handle).set(R::Length, r.target.length);
+    h.set(R::Offset, r.target.offset);
+    h.encode(w);
+  }
+  w.put_be(0, 4);
+  for (const WriteChunk& c : m.write_list) {
+    w.put_be(1, 4);
+    put_write_chunk(c, w);
+  }
+  w.put_be(0, 4);
+  w.put_be(m.reply_chunk ? 1 : 0, 4);
+  if (m.reply_chunk) put_write_chunk(*m.reply_chunk, w);
+}
+
+std::vector<std::uint8_t> encode(const Message& m) {
+  std::vector<std::uint8_t> out;
+  wire::ByteWriter w(out);
+  encode(m, w);
+  return out;
+}
+
 std::optional<PrivateData> read_private_data(wire::Bytes ulp_private_data) {
   if (ulp_private_data.size() < PrivateDataSpec::decl.size_octets) return std::nullopt;
   using F = PrivateDataSpec::Field;

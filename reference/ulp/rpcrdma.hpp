@@ -100,6 +100,7 @@ struct ErrVersSpec {
   };
   static constexpr wire::HeaderDecl decl{"ERR_VERS range", "rpcrdma.errvers", 8, fields, "RFC 8166 §4.5.1"};
 };
+using ErrVersHeader = wire::Header<ErrVersSpec>;
 
 // "NFSv3 READ", "NFSACLv3 GETACL", "program 100005 v3 procedure 1": the
 // name of a called procedure (onc_rpc.hpp), for counts and decode output.
@@ -163,6 +164,16 @@ struct Limits {
 // (RDMA_MSGP, RDMA_DONE, §4.6) and unknown ones are errors naming the
 // Procedure field.
 wire::Result<Message> decode(wire::Bytes send_payload, const Limits& limits = {});
+
+// Encodes `m`'s transport header through the declarations above (the
+// inverse of decode()): the fixed words, then for RDMA_ERROR the error code
+// and an ERR_VERS range, for every other procedure the Read list, Write list
+// and Reply chunk as XDR optional-data (RFC 8166 §4.3). The scapy habit: any
+// value is written as given (another version, a reserved procedure), so a
+// test can build the headers the RFC forbids. Segment::at is ignored; the
+// RPC message of an RDMA_MSG is the caller's to append (onc_rpc.hpp).
+void encode(const Message& m, wire::ByteWriter& w);
+std::vector<std::uint8_t> encode(const Message& m);
 
 // The name of a procedure value ("RDMA_MSG"), or empty.
 std::string_view proc_name(std::uint32_t proc);

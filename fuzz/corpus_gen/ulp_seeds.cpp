@@ -6,7 +6,12 @@
 
 #include "corpus_gen/seeds.hpp"
 #include "mpa/framer.hpp"
+#include "ddp/segmentation.hpp"
 #include "mpa/negotiation.hpp"
+#include "rdmap/headers.hpp"
+#include "rdmap/opcodes.hpp"
+#include "ulp/iser.hpp"
+#include "ulp/rpcrdma.hpp"
 
 using namespace rdmaconf;
 using corpus_gen::Octets;
@@ -21,9 +26,13 @@ namespace {
 // read segment it pulls, a Long Reply into a Reply chunk) and an iSER one
 // (RFC 7145: a SCSI READ into the Read STag, a WRITE read from the Write
 // STag, Responses by Send with Invalidate), each also with one ULP rule
-// broken, so the fuzzer starts from the observer's ULP side.
-void be(Octets& b, std::uint64_t v, int octets) {
-  for (int i = octets - 1; i >= 0; --i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+// broken, so the fuzzer starts from the observer's ULP side. Every header
+// is written through its declaration: DDP's by the segment builders
+// (ddp/segmentation.hpp), RDMAP's Read Request, RPC-over-RDMA's, ONC RPC's
+// and iSER's by their Header<Spec> encoders.
+constexpr std::size_t kOneSegment = 1 << 16;  // MULPDU: every message here fits one DDP segment
+Octets one_segment(wire::Result<std::vector<ddp::Segment>> segments) {
+  return segments && segments->size() == 1 ? segments->front().to_vector() : Octets{};
 }
 struct UlpConversation {
   std::vector<Octets> segments;
@@ -35,90 +44,83 @@ struct UlpConversation {
   }
   // RFC 5041 §4.3 untagged (RFC 5040 §4.4: the Invalidate STag in RsvdULP).
   void send(int side, const Octets& payload, std::uint32_t invalidate = 0) {
-    Octets u{0x41, static_cast<std::uint8_t>(0x40 | (invalidate ? 0x4 : 0x3))};
-    be(u, invalidate, 4);
-    be(u, 0, 4);
-    be(u, msn[side][0]++, 4);
-    be(u, 0, 4);
-    u.insert(u.end(), payload.begin(), payload.end());
-    add(side, u);
+    ddp::UntaggedTarget t;
+    t.rsvd_ulp = rdmap::Control::octet(invalidate ? rdmap::Opcode::kSendWithInvalidate : rdmap::Opcode::kSend);
+    t.rsvd_ulp32 = invalidate;
+    t.qn = ddp::QueueNumber{static_cast<std::uint32_t>(rdmap::Queue::kSend)};
+    t.msn = ddp::Msn{msn[side][0]++};
+    add(side, one_segment(ddp::segment_untagged(t, {}, wire::Chunks(wire::Bytes(payload)), kOneSegment)));
   }
-  void tagged(int side, std::uint8_t opcode, std::uint32_t stag, std::uint64_t to, std::size_t n) {
-    Octets u{0xc1, static_cast<std::uint8_t>(0x40 | opcode)};
-    be(u, stag, 4);
-    be(u, to, 8);
+  void tagged(int side, rdmap::Opcode opcode, std::uint32_t stag, std::uint64_t to, std::size_t n) {
+    ddp::TaggedTarget t;
+    t.rsvd_ulp = rdmap::Control::octet(opcode);
+    t.stag = ddp::Stag{stag};
+    t.to = to;
     const Octets data = pattern(n, 9);
-    u.insert(u.end(), data.begin(), data.end());
-    add(side, u);
+    add(side, one_segment(ddp::segment_tagged(t, {}, wire::Chunks(wire::Bytes(data)), kOneSegment)));
   }
+  // RFC 5040 §4.4: a Read Request on QN 1 into Sink STag 0x7700 at TO 0,
+  // answered by one Read Response.
   void read(int side, std::uint32_t stag, std::uint64_t to, std::uint32_t size) {
-    Octets u{0x41, 0x41};
-    be(u, 0, 4);
-    be(u, 1, 4);
-    be(u, msn[side][1]++, 4);
-    be(u, 0, 4);
-    be(u, 0x7700, 4);
-    be(u, 0, 8);
-    be(u, size, 4);
-    be(u, stag, 4);
-    be(u, to, 8);
-    add(side, u);
-    tagged(1 - side, 0x2, 0x7700, 0, size);
+    rdmap::ReadRequestHeader h;
+    using F = rdmap::ReadRequestSpec::Field;
+    h.set(F::SinkSTag, 0x7700).set(F::SinkTO, 0).set(F::ReadSize, size).set(F::SourceSTag, stag).set(F::SourceTO, to);
+    ddp::UntaggedTarget t;
+    t.rsvd_ulp = rdmap::Control::octet(rdmap::Opcode::kRdmaReadRequest);
+    t.qn = ddp::QueueNumber{static_cast<std::uint32_t>(rdmap::Queue::kReadRequest)};
+    t.msn = ddp::Msn{msn[side][1]++};
+    add(side, one_segment(ddp::segment_untagged(t, h.bytes(), wire::Chunks(), kOneSegment)));
+    tagged(1 - side, rdmap::Opcode::kRdmaReadResponse, 0x7700, 0, size);
   }
 };
-// RFC 8166 §4.1.2: fixed words, Read list, Write list (one chunk), Reply chunk,
-// then for RDMA_MSG the RPC message (RFC 5531 §9: CALL of NFSv3 `proc`, or REPLY).
-Octets rpc(std::uint32_t xid, std::uint32_t proc, bool call, std::uint32_t nfs_proc,
-           std::vector<std::array<std::uint64_t, 4>> reads, std::vector<std::array<std::uint64_t, 3>> write_chunk,
-           std::vector<std::array<std::uint64_t, 3>> reply_chunk) {
+using Segments = std::vector<ulp::rpcrdma::Segment>;
+ulp::rpcrdma::WriteChunk chunk(Segments s) { return ulp::rpcrdma::WriteChunk{std::move(s)}; }
+// RFC 8166 §4.2-§4.3 (32 credits, the Read list, a Write list of at most one
+// chunk, the Reply chunk), then for RDMA_MSG the RPC message (RFC 5531 §9:
+// CALL of NFSv3 `nfs_proc`, or REPLY) and 8 zero octets.
+Octets rpc(std::uint32_t xid, ulp::rpcrdma::Proc proc, bool call, std::uint32_t nfs_proc,
+           std::vector<ulp::rpcrdma::ReadSegment> reads, Segments write_chunk, Segments reply_chunk) {
+  ulp::rpcrdma::Message m;
+  m.xid = xid;
+  m.vers = ulp::rpcrdma::kVersion1;
+  m.credits = 32;
+  m.proc = static_cast<std::uint32_t>(proc);
+  m.read_list = std::move(reads);
+  if (!write_chunk.empty()) m.write_list.push_back(chunk(std::move(write_chunk)));
+  if (!reply_chunk.empty()) m.reply_chunk = chunk(std::move(reply_chunk));
   Octets b;
-  be(b, xid, 4);
-  be(b, 1, 4);
-  be(b, 32, 4);
-  be(b, proc, 4);
-  for (const auto& r : reads) {
-    be(b, 1, 4);
-    be(b, r[0], 4);
-    be(b, r[1], 4);
-    be(b, r[2], 4);
-    be(b, r[3], 8);
-  }
-  be(b, 0, 4);
-  if (!write_chunk.empty()) {
-    be(b, 1, 4);
-    be(b, write_chunk.size(), 4);
-    for (const auto& w : write_chunk) be(b, w[0], 4), be(b, w[1], 4), be(b, w[2], 8);
-  }
-  be(b, 0, 4);
-  be(b, reply_chunk.empty() ? 0 : 1, 4);
-  if (!reply_chunk.empty()) {
-    be(b, reply_chunk.size(), 4);
-    for (const auto& w : reply_chunk) be(b, w[0], 4), be(b, w[1], 4), be(b, w[2], 8);
-  }
-  if (proc == 0) {
-    be(b, xid, 4);
-    be(b, call ? 0 : 1, 4);
-    if (call) be(b, 2, 4), be(b, 100003, 4), be(b, 3, 4), be(b, nfs_proc, 4);
-    be(b, 0, 8);
+  wire::ByteWriter w(b);
+  ulp::rpcrdma::encode(m, w);
+  if (m.is(ulp::rpcrdma::Proc::kMsg)) {
+    if (call)
+      ulp::onc_rpc::encode_call({xid, ulp::onc_rpc::kNfsProgram, 3, nfs_proc}, w);
+    else
+      ulp::onc_rpc::encode_message_start(xid, ulp::onc_rpc::kReply, w);
+    w.put_zeros(8);
   }
   return b;
 }
-// RFC 7145 §9.2 header, then the RFC 7143 §11.3 BHS (SCSI Command or Response).
+// RFC 7145 §9.2 header (WSV/RSV for the STags given, base offsets 0x20000
+// and 0x10000), then the RFC 7143 §11.3 BHS: a SCSI Command (F, R and W as
+// the STags say) or, for any other opcode, the shared BHS fields with F set.
 Octets iser(std::uint8_t opcode, std::uint32_t itt, std::uint32_t wstag, std::uint32_t rstag, std::uint8_t cdb,
             std::uint32_t edtl) {
-  Octets b{static_cast<std::uint8_t>(0x10 | (wstag ? 0x08 : 0) | (rstag ? 0x04 : 0)), 0, 0, 0};
-  be(b, wstag, 4);
-  be(b, wstag ? 0x20000 : 0, 8);
-  be(b, rstag, 4);
-  be(b, rstag ? 0x10000 : 0, 8);
-  Octets bhs(48, 0);
-  bhs[0] = opcode;
-  bhs[1] = static_cast<std::uint8_t>(0x80 | (rstag ? 0x40 : 0) | (wstag ? 0x20 : 0));
-  for (int i = 0; i < 4; ++i) bhs[16 + i] = static_cast<std::uint8_t>(itt >> (24 - 8 * i));
-  for (int i = 0; i < 4; ++i) bhs[20 + i] = static_cast<std::uint8_t>(edtl >> (24 - 8 * i));
-  bhs[32] = cdb;
-  b.insert(b.end(), bhs.begin(), bhs.end());
-  return b;
+  ulp::iser::Message m;
+  m.opcode = static_cast<std::uint8_t>(ulp::iser::Opcode::kControl);
+  m.wsv = wstag != 0;
+  m.rsv = rstag != 0;
+  m.write_stag = wstag;
+  m.write_base_offset = wstag ? 0x20000 : 0;
+  m.read_stag = rstag;
+  m.read_base_offset = rstag ? 0x10000 : 0;
+  m.iscsi_opcode = opcode;
+  m.final = true;
+  m.itt = itt;
+  m.scsi_read = m.rsv;
+  m.scsi_write = m.wsv;
+  m.expected_data_transfer_length = edtl;
+  m.cdb_opcode = cdb;
+  return ulp::iser::encode(m);
 }
 Octets observer_session(const UlpConversation& c) {
   mpa::NegotiationConfig ic;
@@ -143,23 +145,24 @@ Octets observer_session(const UlpConversation& c) {
 }  // namespace
 
 void rdmaconf::corpus_gen::capture_observer_ulps() {
+  using enum ulp::rpcrdma::Proc;
   for (bool flawed : {false, true}) {
     UlpConversation c;
-    c.send(0, rpc(0x20, 0, true, 6, {}, {{0x100, 4096, 0x1000}}, {}));
-    c.tagged(1, 0x0, 0x100, 0x1000, 100);
-    c.send(1, rpc(0x20, 0, false, 0, {}, {{0x100, flawed ? 101u : 100u, 0x1000}}, {}), 0x100);
-    c.send(0, rpc(0x30, 0, true, 7, {{128, 0x200, 200, 0x8000}}, {}, {}));
+    c.send(0, rpc(0x20, kMsg, true, 6, {}, {{0x100, 4096, 0x1000}}, {}));
+    c.tagged(1, rdmap::Opcode::kRdmaWrite, 0x100, 0x1000, 100);
+    c.send(1, rpc(0x20, kMsg, false, 0, {}, {{0x100, flawed ? 101u : 100u, 0x1000}}, {}), 0x100);
+    c.send(0, rpc(0x30, kMsg, true, 7, {{128, {0x200, 200, 0x8000}}}, {}, {}));
     c.read(1, 0x200, 0x8000, flawed ? 201 : 200);
-    c.send(1, rpc(0x30, 0, false, 0, {}, {}, {}), 0x200);
-    c.send(0, rpc(0x40, 0, true, 17, {}, {}, {{0x300, 1024, 0}}));
-    c.tagged(1, 0x0, 0x300, 0, 100);
-    c.send(1, rpc(0x40, 1, false, 0, {}, {}, {{0x300, 100, 0}}));
+    c.send(1, rpc(0x30, kMsg, false, 0, {}, {}, {}), 0x200);
+    c.send(0, rpc(0x40, kMsg, true, 17, {}, {}, {{0x300, 1024, 0}}));
+    c.tagged(1, rdmap::Opcode::kRdmaWrite, 0x300, 0, 100);
+    c.send(1, rpc(0x40, kNoMsg, false, 0, {}, {}, {{0x300, 100, 0}}));
     put("capture_observer", flawed ? "rpc_over_rdma_flawed" : "rpc_over_rdma", observer_session(c));
   }
   for (bool flawed : {false, true}) {
     UlpConversation c;
     c.send(0, iser(0x01, 1, 0, 0xa00, 0x28, 512));
-    c.tagged(1, 0x0, flawed ? 0xb00 : 0xa00, 0x10000, 512);
+    c.tagged(1, rdmap::Opcode::kRdmaWrite, flawed ? 0xb00 : 0xa00, 0x10000, 512);
     c.send(1, iser(0x21, 1, 0, 0, 0, 0), 0xa00);
     c.send(0, iser(0x01, 2, 0xb00, 0, 0x2a, 256));
     c.read(1, 0xb00, 0x20000, 256);

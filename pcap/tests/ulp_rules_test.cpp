@@ -12,6 +12,11 @@
 
 #include "analysis/analyzer.hpp"
 #include "analysis_fixtures.hpp"
+#include "ddp/segmentation.hpp"
+#include "rdmap/headers.hpp"
+#include "rdmap/opcodes.hpp"
+#include "ulp/iser.hpp"
+#include "ulp/rpcrdma.hpp"
 
 namespace rdmaconf::analysis::testing {
 namespace {
@@ -30,12 +35,17 @@ struct Conversation {
     const std::size_t at = s.fpdu(side, ulpdu);
     order.emplace_back(side, at, s.stream[side].size());
   }
-  // A Send (or Send with Invalidate, RFC 5040 §4.4: the STag in RsvdULP).
+  // A Send (or Send with Invalidate, RFC 5040 §4.4: the STag in RsvdULP),
+  // one DDP segment built through the untagged declaration.
   void send(int side, const Bytes& payload, std::optional<std::uint32_t> invalidate = std::nullopt) {
-    Bytes u = untagged(invalidate ? 0x4 : 0x3, 0, msn[side][0]++, 0, true, payload);
-    if (invalidate)
-      for (int i = 0; i < 4; ++i) u[2 + i] = static_cast<std::uint8_t>(*invalidate >> (24 - 8 * i));
-    fpdu(side, u);
+    ddp::UntaggedTarget t;
+    t.rsvd_ulp = rdmap::Control::octet(invalidate ? rdmap::Opcode::kSendWithInvalidate : rdmap::Opcode::kSend);
+    t.rsvd_ulp32 = invalidate.value_or(0);
+    t.qn = ddp::QueueNumber{static_cast<std::uint32_t>(rdmap::Queue::kSend)};
+    t.msn = ddp::Msn{msn[side][0]++};
+    auto segments = ddp::segment_untagged(t, {}, wire::Chunks(wire::Bytes(payload)), 1 << 16);
+    ASSERT_TRUE(segments.ok() && segments->size() == 1);
+    fpdu(side, segments->front().to_vector());
   }
   void write(int side, std::uint32_t stag, std::uint64_t to, std::size_t length) {
     fpdu(side, tagged(0x0, stag, to, true, filler(length)));
@@ -68,7 +78,7 @@ AnalysisResult analyze(const std::string& path) {
 
 std::map<std::string, std::uint64_t> violations(const AnalysisResult& r) { return r.summary.violations_per_rule; }
 
-// ---- RPC-over-RDMA (RFC 8166 §4.1.2's XDR, written out)
+// ---- RPC-over-RDMA (RFC 8166 §4.1.2), written by rpcrdma::encode
 struct Seg {
   std::uint32_t handle;
   std::uint32_t length;
@@ -85,11 +95,6 @@ struct Rpc {
   bool call = true;
   std::uint32_t nfs_proc = 0;
 };
-void put_segment(Bytes& b, const Seg& s) {
-  put_be(b, s.handle, 4);
-  put_be(b, s.length, 4);
-  put_be(b, s.offset, 8);
-}
 Rpc call(std::uint32_t xid, std::uint32_t nfs_proc) {
   Rpc m;
   m.xid = xid;
@@ -104,40 +109,31 @@ Rpc reply(std::uint32_t xid, std::uint32_t credits, std::uint32_t proc = 0) {
   m.call = false;
   return m;
 }
-Bytes encode(const Rpc& m) {
+ulp::rpcrdma::WriteChunk chunk(const std::vector<Seg>& segments) {
+  ulp::rpcrdma::WriteChunk c;
+  for (const Seg& s : segments) c.segments.push_back({s.handle, s.length, s.offset, 0});
+  return c;
+}
+Bytes encode(const Rpc& r) {
+  namespace rpcrdma = ulp::rpcrdma;
+  rpcrdma::Message m;
+  m.xid = r.xid;
+  m.vers = rpcrdma::kVersion1;
+  m.credits = r.credits;
+  m.proc = r.proc;
+  for (const auto& [position, s] : r.read_list)
+    m.read_list.push_back({position, rpcrdma::Segment{s.handle, s.length, s.offset, 0}});
+  for (const auto& c : r.write_list) m.write_list.push_back(chunk(c));
+  if (r.reply_chunk) m.reply_chunk = chunk(*r.reply_chunk);
   Bytes b;
-  put_be(b, m.xid, 4);
-  put_be(b, 1, 4);
-  put_be(b, m.credits, 4);
-  put_be(b, m.proc, 4);
-  for (const auto& [position, seg] : m.read_list) {
-    put_be(b, 1, 4);
-    put_be(b, position, 4);
-    put_segment(b, seg);
-  }
-  put_be(b, 0, 4);
-  for (const auto& chunk : m.write_list) {
-    put_be(b, 1, 4);
-    put_be(b, chunk.size(), 4);
-    for (const Seg& seg : chunk) put_segment(b, seg);
-  }
-  put_be(b, 0, 4);
-  put_be(b, m.reply_chunk ? 1 : 0, 4);
-  if (m.reply_chunk) {
-    put_be(b, m.reply_chunk->size(), 4);
-    for (const Seg& seg : *m.reply_chunk) put_segment(b, seg);
-  }
-  if (m.proc == 0) {
-    put_be(b, m.xid, 4);
-    put_be(b, m.call ? 0 : 1, 4);
-    if (m.call) {
-      put_be(b, 2, 4);
-      put_be(b, 100003, 4);
-      put_be(b, 3, 4);
-      put_be(b, m.nfs_proc, 4);
-    }
-    const Bytes rest = filler(40);
-    b.insert(b.end(), rest.begin(), rest.end());
+  wire::ByteWriter w(b);
+  rpcrdma::encode(m, w);
+  if (m.is(rpcrdma::Proc::kMsg)) {
+    if (r.call)
+      ulp::onc_rpc::encode_call({r.xid, ulp::onc_rpc::kNfsProgram, 3, r.nfs_proc}, w);
+    else
+      ulp::onc_rpc::encode_message_start(r.xid, ulp::onc_rpc::kReply, w);
+    w.put(filler(40));
   }
   return b;
 }
@@ -242,7 +238,7 @@ TEST(UlpRules, EachRpcOverRdmaRuleIsBrokenByItsFlaw) {
   }
 }
 
-// ---- iSER (RFC 7145 §9.2 header, RFC 7143 §11.3 SCSI Command BHS)
+// ---- iSER (RFC 7145 §9.2 header, RFC 7143 §11.3 SCSI Command BHS), written by iser::encode
 struct Scsi {
   std::uint8_t iscsi_opcode = 0x01;
   std::uint32_t itt = 0;
@@ -250,22 +246,19 @@ struct Scsi {
   std::uint8_t cdb = 0x28;  // READ(10)
   std::uint32_t edtl = 0;
 };
-Bytes encode(const Scsi& m) {
-  Bytes b;
-  b.push_back(static_cast<std::uint8_t>(0x10 | (m.write_stag ? 0x08 : 0) | (m.read_stag ? 0x04 : 0)));
-  put_be(b, 0, 3);
-  put_be(b, m.write_stag ? m.write_stag->first : 0, 4);
-  put_be(b, m.write_stag ? m.write_stag->second : 0, 8);
-  put_be(b, m.read_stag ? m.read_stag->first : 0, 4);
-  put_be(b, m.read_stag ? m.read_stag->second : 0, 8);
-  Bytes bhs(48, 0);
-  bhs[0] = m.iscsi_opcode;
-  bhs[1] = static_cast<std::uint8_t>(0x80 | (m.read_stag ? 0x40 : 0) | (m.write_stag ? 0x20 : 0));
-  for (int i = 0; i < 4; ++i) bhs[16 + i] = static_cast<std::uint8_t>(m.itt >> (24 - 8 * i));
-  for (int i = 0; i < 4; ++i) bhs[20 + i] = static_cast<std::uint8_t>(m.edtl >> (24 - 8 * i));
-  if (m.iscsi_opcode == 0x01) bhs[32] = m.cdb;
-  b.insert(b.end(), bhs.begin(), bhs.end());
-  return b;
+Bytes encode(const Scsi& s) {
+  ulp::iser::Message m;
+  m.opcode = static_cast<std::uint8_t>(ulp::iser::Opcode::kControl);
+  m.wsv = m.scsi_write = s.write_stag.has_value();
+  m.rsv = m.scsi_read = s.read_stag.has_value();
+  if (s.write_stag) std::tie(m.write_stag, m.write_base_offset) = *s.write_stag;
+  if (s.read_stag) std::tie(m.read_stag, m.read_base_offset) = *s.read_stag;
+  m.iscsi_opcode = s.iscsi_opcode;
+  m.final = true;
+  m.itt = s.itt;
+  m.expected_data_transfer_length = s.edtl;
+  m.cdb_opcode = s.cdb;
+  return ulp::iser::encode(m);
 }
 Scsi command(std::uint32_t itt, std::uint8_t cdb, std::uint32_t edtl) {
   Scsi m;

@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "analysis_fixtures.hpp"
+#include "ulp/onc_rpc.hpp"
+#include "ulp/rpcrdma.hpp"
 #include "ulp_state.hpp"
 
 namespace rdmaconf::dissector {
@@ -88,24 +91,32 @@ Bytes write(std::uint32_t stag, std::uint64_t to, const Bytes& payload) {
   return analysis::testing::tagged(0x0, stag, to, true, payload);
 }
 
-// RFC 8166 §4.2 fixed words.
-Bytes fixed(std::uint32_t xid, std::uint32_t proc) {
-  Bytes b;
-  put_be(b, xid, 4);
-  put_be(b, 1, 4);
-  put_be(b, 32, 4);
-  put_be(b, proc, 4);
-  return b;
+// RFC 8166 §4.2-§4.3: the transport header (version 1, 32 credits), through
+// rpcrdma::encode.
+using ulp::rpcrdma::Proc;
+using ulp::rpcrdma::ReadSegment;
+using ulp::rpcrdma::WriteChunk;
+Bytes header(std::uint32_t xid, Proc proc, std::vector<ReadSegment> reads, std::vector<WriteChunk> writes,
+             std::optional<WriteChunk> reply = std::nullopt) {
+  ulp::rpcrdma::Message m;
+  m.xid = xid;
+  m.vers = ulp::rpcrdma::kVersion1;
+  m.credits = 32;
+  m.proc = static_cast<std::uint32_t>(proc);
+  m.read_list = std::move(reads);
+  m.write_list = std::move(writes);
+  m.reply_chunk = std::move(reply);
+  return ulp::rpcrdma::encode(m);
 }
-void segment(Bytes& b, std::uint32_t handle, std::uint32_t length, std::uint64_t offset) {
-  put_be(b, handle, 4);
-  put_be(b, length, 4);
-  put_be(b, offset, 8);
+WriteChunk chunk(std::uint32_t handle, std::uint32_t length, std::uint64_t offset) {
+  return WriteChunk{{ulp::rpcrdma::Segment{handle, length, offset, 0}}};
 }
 // RFC 5531 §9: a Call of program/version/procedure with AUTH_NULL.
 Bytes call(std::uint32_t xid, std::uint32_t prog, std::uint32_t vers, std::uint32_t proc) {
   Bytes b;
-  for (std::uint32_t w : {xid, 0u, 2u, prog, vers, proc, 0u, 0u, 0u, 0u}) put_be(b, w, 4);
+  wire::ByteWriter w(b);
+  ulp::onc_rpc::encode_call({xid, prog, vers, proc}, w);
+  w.put_zeros(16);  // credential and verifier: AUTH_NULL, no body
   return b;
 }
 Bytes cat(Bytes a, const Bytes& b) {
@@ -119,22 +130,13 @@ constexpr std::uint32_t kXid = 0x11223344;
 // repeating the chunk with the length written.
 TEST(UlpState, ReplyRebuiltFromTheReplyChunk) {
   Connection c;
-  Bytes hdr = fixed(kXid, 0);
-  put_be(hdr, 0, 4);  // no Read list
-  put_be(hdr, 0, 4);  // no Write list
-  put_be(hdr, 1, 4);  // a Reply chunk
-  put_be(hdr, 1, 4);
-  segment(hdr, 0xabc, 256, 0x1000);
+  const Bytes hdr = header(kXid, Proc::kMsg, {}, {}, chunk(0xabc, 256, 0x1000));
   const auto call_frame = c.fpdu(0, send(1, cat(hdr, call(kXid, 100003, 3, 17))));
   Bytes reply;
   for (std::uint32_t w : {kXid, 1u, 0u, 0u, 0u, 0u, 0u, 7u}) put_be(reply, w, 4);
   const auto write_frame = c.fpdu(1, write(0xabc, 0x1000, reply));
-  Bytes nomsg = fixed(kXid, 1);
-  put_be(nomsg, 0, 4);
-  put_be(nomsg, 0, 4);
-  put_be(nomsg, 1, 4);
-  put_be(nomsg, 1, 4);
-  segment(nomsg, 0xabc, static_cast<std::uint32_t>(reply.size()), 0x1000);
+  const Bytes nomsg =
+      header(kXid, Proc::kNoMsg, {}, {}, chunk(0xabc, static_cast<std::uint32_t>(reply.size()), 0x1000));
   const auto reply_frame = c.fpdu(1, send(1, nomsg));
   Sink sink;
   c.run(sink);
@@ -156,23 +158,12 @@ TEST(UlpState, ReplyRebuiltFromTheReplyChunk) {
 // length word kept inline (RFC 8166 §3.4.4.1), XDR roundup restored; for
 // NFSv4 the position is the COMPOUND's, so nothing is handed on.
 Bytes read_reply_session(Connection& c, std::uint32_t vers, analysis::FrameNo& reply_frame, Bytes& data) {
-  Bytes hdr = fixed(kXid, 0);
-  put_be(hdr, 0, 4);
-  put_be(hdr, 1, 4);  // a Write list of one chunk
-  put_be(hdr, 1, 4);
-  segment(hdr, 0xdef, 4096, 0x2000);
-  put_be(hdr, 0, 4);  // end of the Write list
-  put_be(hdr, 0, 4);  // no Reply chunk
+  const Bytes hdr = header(kXid, Proc::kMsg, {}, {chunk(0xdef, 4096, 0x2000)});  // a Write list of one chunk
   c.fpdu(0, send(1, cat(hdr, call(kXid, 100003, vers, 6))));
   data = {'h', 'e', 'l', 'l', 'o', ' ', 'o', 'v', 'e', 'r', ' ', 'r', 'd', 'm', 'a', '!', '\n'};
   c.fpdu(1, write(0xdef, 0x2000, data));
-  Bytes rhdr = fixed(kXid, 0);
-  put_be(rhdr, 0, 4);
-  put_be(rhdr, 1, 4);
-  put_be(rhdr, 1, 4);
-  segment(rhdr, 0xdef, static_cast<std::uint32_t>(data.size()), 0x2000);
-  put_be(rhdr, 0, 4);
-  put_be(rhdr, 0, 4);
+  const Bytes rhdr =
+      header(kXid, Proc::kMsg, {}, {chunk(0xdef, static_cast<std::uint32_t>(data.size()), 0x2000)});
   Bytes inline_reply;
   for (std::uint32_t w : {kXid, 1u, 0u, 0u, 0u, 0u, 0u, static_cast<std::uint32_t>(data.size()), 1u,
                           static_cast<std::uint32_t>(data.size())})
@@ -215,13 +206,8 @@ TEST(UlpState, CallRebuiltFromItsReadChunk) {
   Connection c;
   const Bytes head = call(kXid, 100003, 3, 7);  // 40 octets: the chunk goes at Position 40
   const Bytes tail = {0, 0, 0, 9};
-  Bytes hdr = fixed(kXid, 0);
-  put_be(hdr, 1, 4);  // a read segment
-  put_be(hdr, 40, 4);
-  segment(hdr, 0x777, 10, 0x3000);
-  put_be(hdr, 0, 4);  // end of the Read list
-  put_be(hdr, 0, 4);
-  put_be(hdr, 0, 4);
+  // A read segment at XDR position 40.
+  const Bytes hdr = header(kXid, Proc::kMsg, {ReadSegment{40, ulp::rpcrdma::Segment{0x777, 10, 0x3000, 0}}}, {});
   const auto call_frame = c.fpdu(0, send(1, cat(cat(hdr, head), tail)));
   const auto request_frame = c.fpdu(1, analysis::testing::read_request(1, 0x999, 0x5000, 10, 0x777, 0x3000));
   const Bytes chunk = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
@@ -248,19 +234,9 @@ TEST(UlpState, CallRebuiltFromItsReadChunk) {
 // note says why.
 TEST(UlpState, MissingChunkDataIsSaid) {
   Connection c;
-  Bytes hdr = fixed(kXid, 0);
-  put_be(hdr, 0, 4);
-  put_be(hdr, 0, 4);
-  put_be(hdr, 1, 4);
-  put_be(hdr, 1, 4);
-  segment(hdr, 0xabc, 256, 0x1000);
+  const Bytes hdr = header(kXid, Proc::kMsg, {}, {}, chunk(0xabc, 256, 0x1000));
   c.fpdu(0, send(1, cat(hdr, call(kXid, 100003, 3, 17))));
-  Bytes nomsg = fixed(kXid, 1);
-  put_be(nomsg, 0, 4);
-  put_be(nomsg, 0, 4);
-  put_be(nomsg, 1, 4);
-  put_be(nomsg, 1, 4);
-  segment(nomsg, 0xabc, 32, 0x1000);
+  const Bytes nomsg = header(kXid, Proc::kNoMsg, {}, {}, chunk(0xabc, 32, 0x1000));
   const auto reply_frame = c.fpdu(1, send(1, nomsg));
   Sink sink;
   c.run(sink);

@@ -24,6 +24,7 @@
 
 #include "analysis/observer.hpp"
 #include "common/input.hpp"
+#include "common/observer_events.hpp"
 
 using namespace rdmaconf;
 
@@ -55,24 +56,7 @@ Transcript observe(fuzz::Bytes input, bool split) {
   if (flags & 4) obs.on_syn(S::kResponder, (flags & 8) != 0);
   if (flags & 16) obs.on_mid_stream(S::kInitiator);
   if (flags & 32) obs.on_mid_stream(S::kResponder);
-  analysis::FrameNo frame = 0;
-  while (!in.empty()) {
-    const std::uint8_t e = in.u8();
-    const S side = (e & 0x80) ? S::kResponder : S::kInitiator;
-    ++frame;
-    if ((e & 3) == 3) {
-      obs.on_gap(side, std::uint64_t{in.u8()} + 1, frame);
-      continue;
-    }
-    const fuzz::Bytes data = in.take(std::size_t{in.u8()} + 1);
-    if (!split) {
-      obs.on_data(side, frame, data);
-    } else {
-      for (std::size_t i = 0; i < data.size(); ++i) obs.on_data(side, frame, data.subspan(i, 1));
-    }
-  }
-  obs.on_end(analysis::Side::kInitiator);
-  obs.on_end(analysis::Side::kResponder);
+  fuzz::feed_events(in, obs, split);
   (void)analysis::name(obs.protocol());
   const analysis::UlpStats& u = obs.ulp();
   const analysis::UlpTransfers& x = u.transfers;

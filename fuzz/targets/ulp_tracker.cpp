@@ -20,6 +20,7 @@
 
 #include "analysis/observer.hpp"
 #include "common/input.hpp"
+#include "common/observer_events.hpp"
 #include "ulp_state.hpp"
 
 using namespace rdmaconf;
@@ -65,18 +66,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (flags & 4) obs.on_syn(S::kResponder, false);
   if (flags & 16) obs.on_mid_stream(S::kInitiator);
   if (flags & 32) obs.on_mid_stream(S::kResponder);
-  analysis::FrameNo frame = 0;
-  while (!in.empty()) {
-    const std::uint8_t e = in.u8();
-    const S side = (e & 0x80) ? S::kResponder : S::kInitiator;
-    ++frame;
-    if ((e & 3) == 3) {
-      obs.on_gap(side, std::uint64_t{in.u8()} + 1, frame);
-      continue;
-    }
-    obs.on_data(side, frame, in.take(std::size_t{in.u8()} + 1));
-  }
-  obs.on_end(S::kInitiator);
-  obs.on_end(S::kResponder);
+  fuzz::feed_events(in, obs);
   return 0;
 }

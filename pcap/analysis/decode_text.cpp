@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "analysis/analyzer.hpp"
+#include "analysis/hex.hpp"
 #include "analysis/observer_roce.hpp"
 #include "clc/headers.hpp"
 #include "rdmap/error_codes.hpp"
@@ -11,12 +12,6 @@
 namespace rdmaconf::analysis {
 
 namespace {
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string_view crc_name(mpa::CrcStatus s) {
   switch (s) {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "analysis/hex.hpp"
 #include "analysis/observer.hpp"
 #include "check/segment.hpp"
 #include "mpa/headers.hpp"
@@ -63,12 +64,6 @@ inline bool eyecatcher_prefix(Bytes b) {
   const std::size_t n = std::min<std::size_t>(b.size(), 4);
   return std::equal(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n), kSmcr.begin()) ||
          std::equal(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n), kSmcd.begin());
-}
-
-inline std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 inline std::string hex_octets(Bytes b) {

@@ -1,5 +1,7 @@
 #include "analysis/observer_roce.hpp"
 
+#include "analysis/hex.hpp"
+
 namespace rdmaconf::analysis {
 
 namespace {
@@ -12,16 +14,6 @@ bool psn_before(std::uint32_t a, std::uint32_t b) {
 }
 
 std::string cursor_text(smcr::Cursor c) { return std::to_string(c.wrap) + ":" + std::to_string(c.count); }
-
-std::string hex(std::uint64_t v) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), kDigits[v & 0xF]);
-    v >>= 4;
-  } while (v != 0);
-  return "0x" + s;
-}
 
 }  // namespace
 

@@ -1,4 +1,5 @@
 // ULP recognition and decoding on an RDMAP connection (ulp_observer.hpp).
+#include "analysis/hex.hpp"
 #include "analysis/ulp_observer.hpp"
 
 #include <cstdio>
@@ -9,12 +10,6 @@
 namespace rdmaconf::analysis {
 
 namespace {
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // An RPC-over-RDMA header that a Send of another ULP is unlikely to mimic:
 // version 1, a procedure that carries lists, and for RDMA_MSG an RPC

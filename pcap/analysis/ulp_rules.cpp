@@ -17,17 +17,12 @@
 #include <limits>
 #include <map>
 
+#include "analysis/hex.hpp"
 #include "analysis/ulp_observer.hpp"
 
 namespace rdmaconf::analysis {
 
 namespace {
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string range(std::uint32_t stag, std::uint64_t to, std::uint64_t length) {
   return "STag " + hex(stag) + " TO " + hex(to) + " (" + std::to_string(length) + " octets)";

@@ -655,32 +655,38 @@ void rdmaconf::corpus_gen::observer_data(Octets& out, bool responder, const Octe
 
 using corpus_gen::observer_data;
 
+Octets rdmaconf::corpus_gen::iwarp_session_events(const std::vector<Octets>& segments,
+                                                 const std::vector<bool>& from_initiator, bool markers) {
+  mpa::NegotiationConfig ic;
+  ic.want_markers = markers;
+  mpa::NegotiationConfig rc;
+  rc.role = mpa::Role::kResponder;
+  rc.want_markers = markers;
+  mpa::Negotiation i(ic), r(rc);
+  Octets events{0x05};
+  observer_data(events, false, Octets(i.pending_output().begin(), i.pending_output().end()));
+  r.receive(i.pending_output());
+  r.accept();
+  observer_data(events, true, Octets(r.pending_output().begin(), r.pending_output().end()));
+  i.receive(r.pending_output());
+  mpa::Framer fi(mpa::FramerConfig{i.outcome()->markers_send, i.outcome()->crc, 0});
+  mpa::Framer fr(mpa::FramerConfig{r.outcome()->markers_send, r.outcome()->crc, 0});
+  for (std::size_t k = 0; k < segments.size(); ++k) {
+    Octets fpdu;
+    (from_initiator[k] ? fi : fr).frame(wire::Bytes(segments[k]), fpdu);
+    observer_data(events, !from_initiator[k], fpdu);
+  }
+  return events;
+}
+
 namespace {
 
 void capture_observer() {
   // An iWARP connection: Request, Reply, then both streams' FPDUs.
   for (bool markers : {false, true}) {
-    mpa::NegotiationConfig ic;
-    ic.want_markers = markers;
-    mpa::NegotiationConfig rc;
-    rc.role = mpa::Role::kResponder;
-    rc.want_markers = markers;
-    mpa::Negotiation i(ic), r(rc);
-    Octets events{0x05};
-    observer_data(events, false, Octets(i.pending_output().begin(), i.pending_output().end()));
-    r.receive(i.pending_output());
-    r.accept();
-    observer_data(events, true, Octets(r.pending_output().begin(), r.pending_output().end()));
-    i.receive(r.pending_output());
     std::vector<bool> from_a;
     const std::vector<Octets> segments = every_operation_segments(&from_a);
-    mpa::Framer fi(mpa::FramerConfig{i.outcome()->markers_send, i.outcome()->crc, 0});
-    mpa::Framer fr(mpa::FramerConfig{r.outcome()->markers_send, r.outcome()->crc, 0});
-    for (std::size_t k = 0; k < segments.size(); ++k) {
-      Octets fpdu;
-      (from_a[k] ? fi : fr).frame(wire::Bytes(segments[k]), fpdu);
-      observer_data(events, !from_a[k], fpdu);
-    }
+    const Octets events = corpus_gen::iwarp_session_events(segments, from_a, markers);
     put("capture_observer", markers ? "iwarp_markers" : "iwarp_crc", events);
     // The same connection with a gap in the middle of the initiator's FPDUs.
     Octets gap = events;

@@ -21,6 +21,11 @@ Octets pattern(std::size_t n, std::uint8_t seed);
 // capture_observer's events: data of one side in pieces of at most 256.
 void observer_data(Octets& out, bool responder, const Octets& data);
 
+// capture_observer's events of one iWARP connection: Request and Reply
+// (`markers` asked for by both), then `segments` framed by their senders.
+Octets iwarp_session_events(const std::vector<Octets>& segments, const std::vector<bool>& from_initiator,
+                            bool markers);
+
 void capture_observer_ulps();
 
 }  // namespace rdmaconf::corpus_gen

@@ -5,9 +5,7 @@
 #include <vector>
 
 #include "corpus_gen/seeds.hpp"
-#include "mpa/framer.hpp"
 #include "ddp/segmentation.hpp"
-#include "mpa/negotiation.hpp"
 #include "rdmap/headers.hpp"
 #include "rdmap/opcodes.hpp"
 #include "ulp/iser.hpp"
@@ -123,24 +121,7 @@ Octets iser(std::uint8_t opcode, std::uint32_t itt, std::uint32_t wstag, std::ui
   return ulp::iser::encode(m);
 }
 Octets observer_session(const UlpConversation& c) {
-  mpa::NegotiationConfig ic;
-  mpa::NegotiationConfig rc;
-  rc.role = mpa::Role::kResponder;
-  mpa::Negotiation i(ic), r(rc);
-  Octets events{0x05};
-  observer_data(events, false, Octets(i.pending_output().begin(), i.pending_output().end()));
-  r.receive(i.pending_output());
-  r.accept();
-  observer_data(events, true, Octets(r.pending_output().begin(), r.pending_output().end()));
-  i.receive(r.pending_output());
-  mpa::Framer fi(mpa::FramerConfig{i.outcome()->markers_send, i.outcome()->crc, 0});
-  mpa::Framer fr(mpa::FramerConfig{r.outcome()->markers_send, r.outcome()->crc, 0});
-  for (std::size_t k = 0; k < c.segments.size(); ++k) {
-    Octets fpdu;
-    (c.from_initiator[k] ? fi : fr).frame(wire::Bytes(c.segments[k]), fpdu);
-    observer_data(events, !c.from_initiator[k], fpdu);
-  }
-  return events;
+  return corpus_gen::iwarp_session_events(c.segments, c.from_initiator, false);
 }
 }  // namespace
 

@@ -4,32 +4,11 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "requirement.hpp"
 
 namespace rdmaconf::conformance {
-
-std::string json_escape(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      case '\r': o += "\\r"; break;
-      default:
-        if (u < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", u);
-          o += b;
-        } else {
-          o += c;
-        }
-    }
-  }
-  return o;
-}
 
 std::string xml_escape(std::string_view s) {
   std::string o;
@@ -123,49 +102,70 @@ void write_junit(std::ostream& out, const std::vector<CaseResult>& results, cons
   out << "</testsuites>\n";
 }
 
+// The JSON report (nlohmann-json; report_read.cpp reads it back): one
+// top-level member per line and one case per line, so two reports diff line
+// by line and a long run is written case by case.
+namespace {
+using Json = nlohmann::ordered_json;
+
+std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+Json case_json(const CaseResult& r) {
+  Json frames = Json::array();
+  for (const FrameRecord& f : r.frames)
+    frames.push_back(Json{{"from", f.from_tester ? "tester" : "iut"},
+                          {"at_ms", static_cast<long long>(f.at_ms)},
+                          {"headline", f.headline},
+                          {"detail", f.detail}});
+  Json agent = Json::array();
+  for (const AgentEvent& e : r.agent)
+    agent.push_back(Json{{"at_ms", static_cast<long long>(e.at_ms)},
+                         {"kind", e.kind},
+                         {"name", e.name},
+                         {"status", e.status},
+                         {"byte_len", e.byte_len},
+                         {"detail", e.detail}});
+  return Json{{"id", r.c->id},
+              {"protocol", r.c->protocol},
+              {"configuration", r.configuration},
+              {"title", r.c->title},
+              {"requirements", r.c->requirements},
+              {"rfc", r.c->rfc},
+              {"level", to_string(r.c->level)},
+              {"role", to_string(r.c->role)},
+              {"verdict", to_string(r.verdict)},
+              {"reason", r.reason},
+              {"script", r.c->file},
+              {"failed_line", r.failed_line},
+              {"duration_ms", static_cast<long long>(r.duration_ms)},
+              {"frames", std::move(frames)},
+              {"agent", std::move(agent)}};
+}
+}  // namespace
+
 void write_json(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info) {
   const Summary s = summarize(results);
-  out << "{\n  \"tool\": \"rdmaconf\",\n  \"target\": \"" << json_escape(info.target) << "\",\n  \"faults\": \""
-      << json_escape(info.faults) << "\",\n  \"strict\": " << (info.strict ? "true" : "false")
-      << ",\n  \"duration_ms\": " << static_cast<long long>(info.wall_ms) << ",\n  \"skipped\": [";
-  for (std::size_t k = 0; k < info.skipped.size(); ++k) out << (k ? ", " : "") << "\"" << json_escape(info.skipped[k]) << "\"";
-  out << "],\n  \"summary\": {";
-  bool first = true;
+  Json summary = Json::object();
   for (Verdict v : {Verdict::kPass, Verdict::kNonStrict, Verdict::kInformational, Verdict::kUnimplemented,
                     Verdict::kFail, Verdict::kError}) {
     auto it = s.counts.find(v);
-    out << (first ? "" : ", ") << "\"" << to_string(v) << "\": " << (it == s.counts.end() ? 0 : it->second);
-    first = false;
+    summary[std::string(to_string(v))] = it == s.counts.end() ? 0 : it->second;
   }
-  out << "},\n  \"exit_code\": " << s.exit_code() << ",\n  \"cases\": [\n";
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const CaseResult& r = results[i];
-    out << "    {\"id\": \"" << json_escape(r.c->id) << "\", \"protocol\": \"" << json_escape(r.c->protocol)
-        << "\", \"configuration\": \"" << json_escape(r.configuration) << "\", \"title\": \"" << json_escape(r.c->title)
-        << "\", \"requirements\": [";
-    for (std::size_t k = 0; k < r.c->requirements.size(); ++k)
-      out << (k ? ", " : "") << "\"" << json_escape(r.c->requirements[k]) << "\"";
-    out << "], \"rfc\": \"" << json_escape(r.c->rfc) << "\", \"level\": \"" << to_string(r.c->level)
-        << "\", \"role\": \"" << to_string(r.c->role) << "\", \"verdict\": \"" << to_string(r.verdict)
-        << "\", \"reason\": \"" << json_escape(r.reason) << "\", \"script\": \"" << json_escape(r.c->file)
-        << "\", \"failed_line\": " << r.failed_line << ", \"duration_ms\": " << static_cast<long long>(r.duration_ms)
-        << ", \"frames\": [";
-    for (std::size_t k = 0; k < r.frames.size(); ++k) {
-      const FrameRecord& f = r.frames[k];
-      out << (k ? ", " : "") << "{\"from\": \"" << (f.from_tester ? "tester" : "iut") << "\", \"at_ms\": "
-          << static_cast<long long>(f.at_ms) << ", \"headline\": \"" << json_escape(f.headline) << "\", \"detail\": \""
-          << json_escape(f.detail) << "\"}";
-    }
-    out << "], \"agent\": [";
-    for (std::size_t k = 0; k < r.agent.size(); ++k) {
-      const AgentEvent& e = r.agent[k];
-      out << (k ? ", " : "") << "{\"at_ms\": " << static_cast<long long>(e.at_ms) << ", \"kind\": \""
-          << json_escape(e.kind) << "\", \"name\": \"" << json_escape(e.name) << "\", \"status\": \""
-          << json_escape(e.status) << "\", \"byte_len\": " << e.byte_len << ", \"detail\": \"" << json_escape(e.detail)
-          << "\"}";
-    }
-    out << "]}" << (i + 1 < results.size() ? "," : "") << "\n";
-  }
+  const std::pair<std::string_view, Json> members[] = {
+      {"tool", "rdmaconf"},
+      {"target", info.target},
+      {"faults", info.faults},
+      {"strict", info.strict},
+      {"duration_ms", static_cast<long long>(info.wall_ms)},
+      {"skipped", info.skipped},
+      {"summary", std::move(summary)},
+      {"exit_code", s.exit_code()},
+  };
+  out << "{\n";
+  for (const auto& [key, value] : members) out << "  " << dump(Json(key)) << ": " << dump(value) << ",\n";
+  out << "  \"cases\": [\n";
+  for (std::size_t i = 0; i < results.size(); ++i)
+    out << "    " << dump(case_json(results[i])) << (i + 1 < results.size() ? "," : "") << "\n";
   out << "  ]\n}\n";
 }
 

@@ -50,7 +50,6 @@ RequirementGaps requirement_gaps(const Catalogue& cat);
 // then the gaps of requirement_gaps().
 void write_catalogue_markdown(std::ostream& out, const Catalogue& cat);
 
-std::string json_escape(std::string_view s);
 std::string xml_escape(std::string_view s);
 
 }  // namespace rdmaconf::conformance

@@ -13,6 +13,7 @@
 #include <functional>
 #include <list>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 #include <utility>
@@ -25,35 +26,11 @@ namespace websocket = beast::websocket;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-namespace {
-
-void json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += static_cast<char>(ch);
-    } else if (ch < 0x20 || ch >= 0x7f) {
-      // Everything outside printable ASCII as \u00XX: the message is ours,
-      // but may quote what a client sent.
-      static const char* hex = "0123456789abcdef";
-      out += "\\u00";
-      out += hex[ch >> 4];
-      out += hex[ch & 15];
-    } else {
-      out += static_cast<char>(ch);
-    }
-  }
-  out += '"';
-}
-
-}  // namespace
-
+// The message is ours but may quote what a client sent: everything outside
+// ASCII is escaped, invalid UTF-8 replaced.
 Response error_response(int status, std::string_view message) {
-  std::string body = "{\"error\": {\"status\": " + std::to_string(status) + ", \"message\": ";
-  json_string(body, message);
-  body += "}}";
-  return {status, std::move(body)};
+  const nlohmann::json body{{"error", {{"status", status}, {"message", message}}}};
+  return {status, body.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace)};
 }
 
 struct Server::Impl {

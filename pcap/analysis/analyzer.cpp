@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "capture/source.hpp"
 #include "capture/writer.hpp"
 #include "rdmap/headers.hpp"
@@ -316,124 +318,142 @@ std::optional<AnalysisResult> analyze_live(const LiveAnalysis& live, const Analy
 }
 
 // ------------------------------------------------------------------ JSON
-
-std::string json_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out;
-}
+//
+// Built with nlohmann-json (escaping, invalid UTF-8 in paths or texts
+// replaced rather than passed through), one top-level member per line as
+// before; the violations, the one part that grows with the capture, are
+// written one object at a time instead of as one document in memory.
 
 namespace {
-std::string quoted(std::string_view s) { return "\"" + json_escape(s) + "\""; }
-}  // namespace
+using Json = nlohmann::ordered_json;
 
-void write_json(std::ostream& out, const AnalysisResult& result, const std::string& capture_path) {
+std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+Json counts(const std::map<std::string, std::uint64_t>& m) {
+  Json o = Json::object();
+  for (const auto& [k, n] : m) o[k] = n;
+  return o;
+}
+
+Json summary_json(const AnalysisResult& result) {
   const AnalysisSummary& s = result.summary;
-  out << "{\n  \"capture\": " << quoted(capture_path) << ",\n";
-  out << "  \"summary\": {\"frames\": " << s.frames << ", \"streams\": " << s.streams
-      << ", \"mpa_connections\": " << s.mpa_connections << ", \"clc_connections\": " << s.clc_connections
-      << ", \"mpa_frames\": " << s.mpa_frames << ", \"mpa_fpdus\": " << s.mpa_fpdus
-      << ", \"clc_messages\": " << s.clc_messages << ", \"violations\": " << s.violations
-      << ", \"must_violations\": " << s.must_violations << ", \"resyncs\": " << s.resyncs
-      << ", \"octets\": " << s.octets << ", \"skipped_octets\": " << s.skipped_octets
-      << ", \"capture_reports\": " << s.capture_reports << ", \"kernel_drops\": " << s.kernel_drops
-      << ", \"clean_end\": " << (result.clean_end ? "true" : "false")
-      << "},\n";
-  // Every opcode and CLC type is listed, zero or not, so consumers can index.
-  out << "  \"rdmap_messages\": {";
+  return Json{{"frames", s.frames},
+              {"streams", s.streams},
+              {"mpa_connections", s.mpa_connections},
+              {"clc_connections", s.clc_connections},
+              {"mpa_frames", s.mpa_frames},
+              {"mpa_fpdus", s.mpa_fpdus},
+              {"clc_messages", s.clc_messages},
+              {"violations", s.violations},
+              {"must_violations", s.must_violations},
+              {"resyncs", s.resyncs},
+              {"octets", s.octets},
+              {"skipped_octets", s.skipped_octets},
+              {"capture_reports", s.capture_reports},
+              {"kernel_drops", s.kernel_drops},
+              {"clean_end", result.clean_end}};
+}
+
+// Every opcode is listed, zero or not, so consumers can index.
+Json rdmap_json(const AnalysisSummary& s) {
+  Json o = Json::object();
   for (std::size_t op = 0; op < 16; ++op) {
     std::string name = "reserved opcode " + std::to_string(op);
     for (const wire::ValueName& n : rdmap::names::kOpcodes)
       if (n.value == op) name = std::string(n.name);
-    out << (op ? ", " : "") << quoted(name) << ": " << s.rdmap_messages[op];
+    o[name] = s.rdmap_messages[op];
   }
-  out << "},\n  \"clc_messages\": {";
+  return o;
+}
+
+Json clc_json(const AnalysisSummary& s) {
   static constexpr std::string_view kClcNames[] = {"Proposal", "Accept", "Confirm", "Decline"};
-  for (std::size_t t = 1; t <= 4; ++t) out << (t > 1 ? ", " : "") << quoted(kClcNames[t - 1]) << ": " << s.clc_types[t];
-  // SMC-R over RoCEv2: totals, opcodes seen, LLC messages per name.
-  out << "},\n  \"smcr\": {\"roce_links\": " << s.roce_links << ", \"roce_packets\": " << s.roce_packets
-      << ", \"retransmissions\": " << s.roce_retransmissions << ", \"undecoded\": " << s.roce_undecoded
-      << ", \"psn_gaps\": " << s.roce_psn_gaps
-      << ", \"cdc_messages\": " << s.cdc_messages << ", \"rdma_writes\": " << s.rdma_writes
-      << ", \"opcodes\": {";
-  bool first_op = true;
-  for (std::size_t op = 0; op < s.roce_opcodes.size(); ++op) {
-    if (s.roce_opcodes[op] == 0) continue;
-    out << (first_op ? "" : ", ") << quoted(smcr::opcode_name(static_cast<std::uint8_t>(op))) << ": "
-        << s.roce_opcodes[op];
-    first_op = false;
-  }
-  out << "}, \"llc_messages\": {";
-  first_op = true;
-  for (const auto& [k, n] : s.llc_messages) {
-    out << (first_op ? "" : ", ") << quoted(k) << ": " << n;
-    first_op = false;
-  }
-  out << "}";
-  out << "},\n  \"ulps\": {";
-  bool first = true;
-  const auto counts = [&](const std::map<std::string, std::uint64_t>& m) {
-    std::string o = "{";
-    for (const auto& [k, n] : m) o += (o.size() > 1 ? ", " : "") + quoted(k) + ": " + std::to_string(n);
-    return o + "}";
-  };
+  Json o = Json::object();
+  for (std::size_t t = 1; t <= 4; ++t) o[std::string(kClcNames[t - 1])] = s.clc_types[t];
+  return o;
+}
+
+// SMC-R over RoCEv2: totals, opcodes seen, LLC messages per name.
+Json smcr_json(const AnalysisSummary& s) {
+  Json opcodes = Json::object();
+  for (std::size_t op = 0; op < s.roce_opcodes.size(); ++op)
+    if (s.roce_opcodes[op] != 0) opcodes[smcr::opcode_name(static_cast<std::uint8_t>(op))] = s.roce_opcodes[op];
+  return Json{{"roce_links", s.roce_links},
+              {"roce_packets", s.roce_packets},
+              {"retransmissions", s.roce_retransmissions},
+              {"undecoded", s.roce_undecoded},
+              {"psn_gaps", s.roce_psn_gaps},
+              {"cdc_messages", s.cdc_messages},
+              {"rdma_writes", s.rdma_writes},
+              {"opcodes", opcodes},
+              {"llc_messages", counts(s.llc_messages)}};
+}
+
+Json ulps_json(const AnalysisSummary& s) {
+  Json o = Json::object();
   for (const auto& [ulp, t] : s.ulps) {
-    out << (first ? "" : ", ") << quoted(ulp) << ": {\"connections\": " << t.connections
-        << ", \"recognised_by\": " << counts(t.by_source) << ", \"messages\": " << counts(t.messages)
-        << ", \"read_segments\": " << t.read_segments << ", \"write_chunks\": " << t.write_chunks
-        << ", \"reply_chunks\": " << t.reply_chunks << ", \"write_stags\": " << t.write_stags
-        << ", \"read_stags\": " << t.read_stags << ", \"undecoded\": " << t.undecoded
-        << ", \"operations\": " << counts(t.operations) << ", \"transfers\": {\"rdma_reads\": " << t.transfers.reads
-        << ", \"read_octets\": " << t.transfers.read_octets << ", \"reads_tied\": " << t.transfers.reads_tied
-        << ", \"rdma_writes\": " << t.transfers.writes << ", \"write_octets\": " << t.transfers.write_octets
-        << ", \"writes_tied\": " << t.transfers.writes_tied
-        << ", \"writes_to_write_chunks\": " << t.transfers.writes_to_write_chunks
-        << ", \"writes_to_reply_chunks\": " << t.transfers.writes_to_reply_chunks
-        << ", \"send_invalidates\": " << t.transfers.invalidations
-        << ", \"send_invalidates_tied\": " << t.transfers.invalidations_tied
-        << ", \"replies_matched\": " << t.transfers.replies_matched << "}}";
-    first = false;
+    o[ulp] = Json{{"connections", t.connections},
+                  {"recognised_by", counts(t.by_source)},
+                  {"messages", counts(t.messages)},
+                  {"read_segments", t.read_segments},
+                  {"write_chunks", t.write_chunks},
+                  {"reply_chunks", t.reply_chunks},
+                  {"write_stags", t.write_stags},
+                  {"read_stags", t.read_stags},
+                  {"undecoded", t.undecoded},
+                  {"operations", counts(t.operations)},
+                  {"transfers",
+                   {{"rdma_reads", t.transfers.reads},
+                    {"read_octets", t.transfers.read_octets},
+                    {"reads_tied", t.transfers.reads_tied},
+                    {"rdma_writes", t.transfers.writes},
+                    {"write_octets", t.transfers.write_octets},
+                    {"writes_tied", t.transfers.writes_tied},
+                    {"writes_to_write_chunks", t.transfers.writes_to_write_chunks},
+                    {"writes_to_reply_chunks", t.transfers.writes_to_reply_chunks},
+                    {"send_invalidates", t.transfers.invalidations},
+                    {"send_invalidates_tied", t.transfers.invalidations_tied},
+                    {"replies_matched", t.transfers.replies_matched}}}};
   }
-  out << "},\n  \"capture_report_kinds\": {";
-  first = true;
-  for (const auto& [k, n] : s.report_kinds) {
-    out << (first ? "" : ", ") << quoted(k) << ": " << n;
-    first = false;
+  return o;
+}
+
+Json violation_json(const ViolationRecord& v) {
+  Json o{{"frame", v.frame},
+         {"connection", v.connection},
+         {"stream", v.stream},
+         {"side", name(v.side)},
+         {"stream_offset", v.stream_offset},
+         {"rule", v.rule->id},
+         {"level", name(v.rule->level)},
+         {"section", v.rule->section},
+         {"text", v.text}};
+  if (!v.hint.empty()) {
+    o["mistake"] = v.hint_mistake;
+    o["hint"] = v.hint;
   }
-  out << "},\n  \"violations_per_rule\": {";
-  first = true;
-  for (const auto& [k, n] : s.violations_per_rule) {
-    out << (first ? "" : ", ") << quoted(k) << ": " << n;
-    first = false;
-  }
-  out << "},\n  \"violations\": [";
-  first = true;
+  return o;
+}
+}  // namespace
+
+void write_json(std::ostream& out, const AnalysisResult& result, const std::string& capture_path) {
+  const AnalysisSummary& s = result.summary;
+  const std::pair<std::string_view, Json> members[] = {
+      {"capture", capture_path},
+      {"summary", summary_json(result)},
+      {"rdmap_messages", rdmap_json(s)},
+      {"clc_messages", clc_json(s)},
+      {"smcr", smcr_json(s)},
+      {"ulps", ulps_json(s)},
+      {"capture_report_kinds", counts(s.report_kinds)},
+      {"violations_per_rule", counts(s.violations_per_rule)},
+  };
+  out << "{\n";
+  for (const auto& [key, value] : members) out << "  " << dump(Json(key)) << ": " << dump(value) << ",\n";
+  out << "  \"violations\": [";
+  bool first = true;
   for (const ViolationRecord& v : result.violations) {
-    out << (first ? "\n" : ",\n") << "    {\"frame\": " << v.frame << ", \"connection\": " << v.connection
-        << ", \"stream\": " << quoted(v.stream) << ", \"side\": " << quoted(name(v.side))
-        << ", \"stream_offset\": " << v.stream_offset << ", \"rule\": " << quoted(v.rule->id)
-        << ", \"level\": " << quoted(name(v.rule->level)) << ", \"section\": " << quoted(v.rule->section)
-        << ", \"text\": " << quoted(v.text);
-    if (!v.hint.empty()) out << ", \"mistake\": " << quoted(v.hint_mistake) << ", \"hint\": " << quoted(v.hint);
-    out << "}";
+    out << (first ? "\n    " : ",\n    ") << dump(violation_json(v));
     first = false;
   }
   out << (first ? "]\n}\n" : "\n  ]\n}\n");

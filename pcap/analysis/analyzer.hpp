@@ -202,7 +202,4 @@ void write_json(std::ostream& out, const AnalysisResult& result, const std::stri
 bool write_annotated(const std::string& in_path, const std::string& out_path, const AnalysisResult& result,
                      std::string& error);
 
-// JSON string escaping (RFC 8259 §7).
-std::string json_escape(std::string_view s);
-
 }  // namespace rdmaconf::analysis

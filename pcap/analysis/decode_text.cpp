@@ -1,6 +1,9 @@
 #include "analysis/decode_text.hpp"
 
 #include <cstdio>
+#include <optional>
+
+#include <nlohmann/json.hpp>
 
 #include "analysis/analyzer.hpp"
 #include "analysis/hex.hpp"
@@ -21,17 +24,18 @@ std::string_view crc_name(mpa::CrcStatus s) {
   }
 }
 
-// (name, value) pairs of the message's fields, for both output forms.
+// (name, value) pairs of the message's fields, for both output forms: a
+// number is a JSON number, anything else a JSON string.
 struct Fields {
-  std::vector<std::pair<std::string, std::string>> items;  // value already JSON-ready when `raw`
-  std::vector<bool> raw;
+  std::vector<std::pair<std::string, std::string>> items;
+  std::vector<std::optional<std::uint64_t>> numbers;  // beside items: the value when it is a number
   void num(std::string k, std::uint64_t v) {
     items.emplace_back(std::move(k), std::to_string(v));
-    raw.push_back(true);
+    numbers.push_back(v);
   }
   void text(std::string k, std::string v) {
     items.emplace_back(std::move(k), std::move(v));
-    raw.push_back(false);
+    numbers.push_back(std::nullopt);
   }
 };
 
@@ -195,17 +199,22 @@ std::string describe_line(const ConnectionInfo& c, const Message& m) {
 }
 
 std::string describe_json(const ConnectionInfo& c, const Message& m) {
-  std::string s = "{\"frame\": " + std::to_string(m.frame) + ", \"first_frame\": " + std::to_string(m.first_frame) +
-                  ", \"connection\": " + std::to_string(c.id) + ", \"stream\": \"" + json_escape(c.stream(m.side)) +
-                  "\", \"side\": \"" + std::string(name(m.side)) + "\", \"unit\": \"" + std::string(name(m.kind)) +
-                  "\", \"type\": \"" + json_escape(message_type_name(m)) +
-                  "\", \"stream_offset\": " + std::to_string(m.stream_offset) + ", \"octets\": " + std::to_string(m.octets);
+  using Json = nlohmann::ordered_json;
+  Json j{{"frame", m.frame},
+         {"first_frame", m.first_frame},
+         {"connection", c.id},
+         {"stream", c.stream(m.side)},
+         {"side", name(m.side)},
+         {"unit", name(m.kind)},
+         {"type", message_type_name(m)},
+         {"stream_offset", m.stream_offset},
+         {"octets", m.octets}};
   const Fields f = fields_of(m);
   for (std::size_t i = 0; i < f.items.size(); ++i) {
-    s += ", \"" + f.items[i].first + "\": ";
-    s += f.raw[i] ? f.items[i].second : "\"" + json_escape(f.items[i].second) + "\"";
+    if (f.numbers[i]) j[f.items[i].first] = *f.numbers[i];
+    else j[f.items[i].first] = f.items[i].second;
   }
-  return s + "}";
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace rdmaconf::analysis

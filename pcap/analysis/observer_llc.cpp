@@ -165,6 +165,9 @@ void RoceObserver::on_llc_request(int s, FrameNo frame, std::size_t link, const 
           l.state = check::LinkState::kDeleting;
           l.reported[0] = l.reported[1] = false;
         }
+      // §4.6.1: connections move to a surviving link, and a failover may
+      // raise the sequence numbers beyond the last failed one.
+      for (CdcConnection& c : connections_) c.resync[0] = c.resync[1] = true;
       break;
     }
     case smcr::llc_type::kConfirmRkey: {

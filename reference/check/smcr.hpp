@@ -4,13 +4,38 @@
 // it carries and the least state it needs, and returns a Violation or
 // nothing. Standard library and the codec headers only.
 //
-// RFC 7609 is informational and writes its requirements as lower-case
-// "must", "cannot" and as definitions of what a field says ("points to the
-// next byte to be written"); a message that says something its definition
-// makes false misleads the receiver about its own buffer, so those are MUST
-// here as the registry's lower-case-must rows are (conformance/requirements/
-// rfc7609.cpp). A Violation's octet is counted from the start of the CDC
-// message, or of the RETH for an RDMA Write.
+// Strength, reviewed against the text (docs/requirements.md says the same).
+// RFC 7609 is informational: its requirements are lower-case "must" and
+// definitions of what a field or message says. The registry grades every
+// RFC 7609 row "must" (conformance/requirements/rfc7609.cpp); a rule here is
+// kMust when a lower-case "must" states it, or when a definition makes the
+// message that breaks it say something false about the sender's own buffer
+// or link (the receiver then loses or misplaces data), and kShould when only
+// the RFC's example flows show it:
+//  - reply-answers-request: §3.3 "must" (a response flows on its request's
+//    link) and A.3's request/response format;
+//  - data-on-confirmed-link: §3.5.1.5 "must" (confirm before use),
+//    §3.5.1.6.2, §3.5.5.1.3;
+//  - write-through-announced-rkey: §3.5.5.2 "must" (RTokens exchanged, the
+//    set kept in sync), §3.5.5.2.2;
+//  - consumer-not-ahead, cursor-within-rmbe, producer-tracks-writes: A.4's
+//    definitions of the cursors ("wrapping offset into the RMBE data area",
+//    "next byte ... to be written", "next byte ... to be consumed") and
+//    "cannot write beyond this cursor ... without causing data loss";
+//  - sequence-number: A.4 defines the number (starts at 1, incremented with
+//    every message but failover validation); §4.6.1 lets a failover raise
+//    it beyond the last failed number, so it is not judged right after a
+//    DELETE LINK (the observer resynchronises);
+//  - write-inside-rmbe: §4.2/§4.4.1 and A.2.3's RMB element definition;
+//  - no-writes-after-done, nothing-after-closed: A.4's D, C and A bits say
+//    the sender "will no longer" write or send control messages;
+//  - test-link-echo, add-link-link-number: A.3.8 and §3.5.1.6.1 define the
+//    reply as echoing (a reply that does not is no answer);
+//  - urgent-present-pending: no sentence; U and P are defined apart and
+//    only the flows of §4.7.5/§4.7.6 set and clear them together: kShould
+//    (weaker than its registry row, like smcv2-decline-code-on-wire).
+// A Violation's octet is counted from the start of the LLC or CDC message,
+// or of the RETH for an RDMA Write.
 #pragma once
 
 #include <cstdint>
@@ -99,10 +124,10 @@ inline constexpr Rule kProducerCursorTracksWrites{
     "RDMA Writes into an RMBE start at the sender's producer cursor and the sender's next CDC message announces the "
     "producer cursor where they ended"};
 // A.4, §4.7.5/4.7.6: urgent data present (U) says the urgent data is in the
-// RMBE, which it can only be while the sender has urgent data pending (P);
-// the RFC's flows set and clear the two together.
+// RMBE, urgent data pending (P) that the sender has urgent data; no sentence
+// ties them, the RFC's flows set and clear the two together: a SHOULD.
 inline constexpr Rule kUrgentPresentPending{
-    "rfc7609-a.4-urgent-present-pending", Level::kMust, "RFC 7609 App. A.4",
+    "rfc7609-a.4-urgent-present-pending", Level::kShould, "RFC 7609 App. A.4",
     "a CDC message with urgent data present (U) also says urgent data pending (P)"};
 // A.4 (D, C, A), §4.8.1, §4.8.2: once a side said it is done writing
 // (PeerDoneWriting), done with the connection (PeerConnectionClosed) or

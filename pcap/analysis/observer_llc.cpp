@@ -46,6 +46,13 @@ std::size_t RoceObserver::link_of(int side, std::uint32_t dest_qp) {
   const int r = 1 - side;
   for (std::size_t i = links_.size(); i-- > 0;)
     if (links_[i].qp[r] == dest_qp) return i;
+  if (links_.size() >= kMaxLinks) {
+    // Too many links: the last one stands for the rest, unjudged.
+    overflow_ = true;
+    links_.back().judged = false;
+    links_.back().state = check::LinkState::kUnknown;
+    return links_.size() - 1;
+  }
   Link l;
   l.qp[r] = dest_qp;
   links_.push_back(l);
@@ -66,7 +73,7 @@ const RoceObserver::Rkey* RoceObserver::find_rkey(int owner, std::size_t link, s
 }
 
 std::size_t RoceObserver::announce_rkey(int owner, std::size_t link, std::uint32_t rkey, std::uint64_t va,
-                                        std::optional<std::size_t> rmb, FrameNo frame) {
+                                        std::optional<std::size_t> rmb, FrameNo frame, std::string_view by) {
   for (std::size_t i = rkeys_.size(); i-- > 0;) {
     Rkey& k = rkeys_[i];
     if (k.owner != owner || k.link != link || k.rkey != rkey) continue;
@@ -75,6 +82,10 @@ std::size_t RoceObserver::announce_rkey(int owner, std::size_t link, std::uint32
     k.va = va;
     return k.rmb;
   }
+  if (rkeys_.size() >= kMaxRkeys) {
+    overflow_ = true;
+    return rmb ? *rmb : rmbs_++;
+  }
   Rkey k;
   k.owner = owner;
   k.link = link;
@@ -82,6 +93,7 @@ std::size_t RoceObserver::announce_rkey(int owner, std::size_t link, std::uint32
   k.va = va;
   k.rmb = rmb ? *rmb : rmbs_++;
   k.announced_in = frame;
+  k.announced_by = by;
   rkeys_.push_back(k);
   ++stats_.rkeys_announced;
   return k.rmb;
@@ -105,6 +117,10 @@ void RoceObserver::check_llc(Side side, FrameNo frame, std::size_t link, const s
     r.type = m.type();
     r.frame = frame;
     on_llc_request(s, frame, link, m, r);
+    if (open_requests_.size() >= kMaxOpenRequests) {
+      open_requests_.erase(open_requests_.begin());
+      overflow_ = true;
+    }
     open_requests_.push_back(std::move(r));
     return;
   }
@@ -113,7 +129,7 @@ void RoceObserver::check_llc(Side side, FrameNo frame, std::size_t link, const s
   auto it = open_requests_.begin();
   while (it != open_requests_.end() && (it->side != 1 - s || it->link != link || it->type != m.type())) ++it;
   if (it == open_requests_.end()) {
-    if (links_[link].judged)
+    if (links_[link].judged && !overflow_)
       if (auto v = check::llc_reply_answers_request(m, 0))
         violate(*v, side, frame,
                 std::string(m.info->name) + " reply without an open " + std::string(m.info->name) +
@@ -123,6 +139,7 @@ void RoceObserver::check_llc(Side side, FrameNo frame, std::size_t link, const s
   const OpenRequest r = std::move(*it);
   open_requests_.erase(it);
   ++stats_.llc_pairs;
+  notes_.request_in = r.frame;
   on_llc_reply(s, frame, link, m, r);
 }
 
@@ -149,6 +166,10 @@ void RoceObserver::on_llc_request(int s, FrameNo frame, std::size_t link, const 
       std::copy(g.begin(), g.end(), n.gid[s].begin());
       n.state = check::LinkState::kAdding;
       n.judged = links_[link].judged;
+      if (links_.size() >= kMaxLinks) {
+        overflow_ = true;
+        break;
+      }
       links_.push_back(n);
       r.link_number = n.number;
       r.new_link = links_.size() - 1;
@@ -175,7 +196,8 @@ void RoceObserver::on_llc_request(int s, FrameNo frame, std::size_t link, const 
       // two others (the continuation brings more).
       using CR = smcr::ConfirmRkeySpec::Field;
       const std::size_t rmb = announce_rkey(s, link, static_cast<std::uint32_t>(body<smcr::ConfirmRkeySpec>(m, CR::RKey)),
-                                            body<smcr::ConfirmRkeySpec>(m, CR::VirtualAddress), rmbs_, frame);
+                                            body<smcr::ConfirmRkeySpec>(m, CR::VirtualAddress), rmbs_, frame,
+                                            "CONFIRM RKEY");
       if (rmb == rmbs_) ++rmbs_;
       last_confirm_rkey_rmb_[s] = rmb;
       const CR pairs[2][3] = {{CR::Link1, CR::RKey1, CR::Va1}, {CR::Link2, CR::RKey2, CR::Va2}};
@@ -184,7 +206,7 @@ void RoceObserver::on_llc_request(int s, FrameNo frame, std::size_t link, const 
         const std::size_t other = number ? link_numbered(number) : links_.size();
         if (other < links_.size())
           announce_rkey(s, other, static_cast<std::uint32_t>(body<smcr::ConfirmRkeySpec>(m, p[1])),
-                        body<smcr::ConfirmRkeySpec>(m, p[2]), rmb, frame);
+                        body<smcr::ConfirmRkeySpec>(m, p[2]), rmb, frame, "CONFIRM RKEY");
       }
       break;
     }
@@ -198,7 +220,8 @@ void RoceObserver::on_llc_request(int s, FrameNo frame, std::size_t link, const 
         const std::size_t other = number ? link_numbered(number) : links_.size();
         if (other < links_.size())
           announce_rkey(s, other, static_cast<std::uint32_t>(body<smcr::ConfirmRkeyContSpec>(m, p[1])),
-                        body<smcr::ConfirmRkeyContSpec>(m, p[2]), *last_confirm_rkey_rmb_[s], frame);
+                        body<smcr::ConfirmRkeyContSpec>(m, p[2]), *last_confirm_rkey_rmb_[s], frame,
+                        "CONFIRM RKEY CONTINUATION");
       }
       break;
     }
@@ -240,7 +263,7 @@ void RoceObserver::announce_rtokens(int s, FrameNo frame, std::size_t link, std:
     if (rkey == 0 || new_link >= links_.size()) return;  // an unused pair is zeros
     const Rkey* ref = find_rkey(s, link, reference);
     announce_rkey(s, new_link, rkey, va, ref && !ref->deleted ? std::optional<std::size_t>(ref->rmb) : std::nullopt,
-                  frame);
+                  frame, "ADD LINK RTokens");
   };
   if (m.base_type() == smcr::llc_type::kAddLinkCont) {
     using AC = smcr::AddLinkContSpec::Field;

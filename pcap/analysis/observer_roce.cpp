@@ -93,7 +93,8 @@ void RoceObserver::add_connection(const ClcRmbe& initiator, const ClcRmbe& respo
   c.rmbe[1] = responder;
   // App. A.2.3/A.2.4: each side's RMB RToken on that link.
   for (int side = 0; side < 2; ++side)
-    c.rmb[side] = announce_rkey(side, link, c.rmbe[side].rmb_rkey, c.rmbe[side].rmb_virtual_address, std::nullopt, 0);
+    c.rmb[side] = announce_rkey(side, link, c.rmbe[side].rmb_rkey, c.rmbe[side].rmb_virtual_address, std::nullopt, 0,
+                                "CLC");
   // The same tokens again: a new connection that reuses them (the last CLC
   // exchange counts), or the analyzer telling a new link what it knows.
   for (CdcConnection& k : connections_)
@@ -196,7 +197,7 @@ void RoceObserver::check_write(Side side, FrameNo frame, std::size_t link, const
   if (!k || k->deleted) {
     // Never announced is judged only when the link group's CLC came first
     // (else an exchange before the capture may have announced it).
-    const bool judge = links_[link].judged && (k || clc_first_);
+    const bool judge = links_[link].judged && (k || (clc_first_ && !overflow_));
     const std::pair<int, std::uint32_t> key{r, rkey};
     bool reported = k ? k->reported : false;
     if (!k)
@@ -215,6 +216,9 @@ void RoceObserver::check_write(Side side, FrameNo frame, std::size_t link, const
     for (CdcConnection& c : connections_) c.written_to[s].reset();
     return;
   }
+  notes_.rkey_announced = true;
+  notes_.rkey_announced_in = k->announced_in;
+  notes_.rkey_announced_by = k->announced_by;
   // The receiver's RMBEs in that RMB: the latest connection whose element
   // holds the Write and whose writer is not done, else the latest that
   // holds it, else the latest in that RMB. Offsets count from the RMB's
@@ -259,6 +263,7 @@ void RoceObserver::check_write(Side side, FrameNo frame, std::size_t link, const
 
 void RoceObserver::on_packet(Side side, FrameNo frame, wire::Bytes udp_payload) {
   ++stats_.packets;
+  notes_ = {};
   Message m;
   m.kind = MessageKind::kRoce;
   m.side = side;

@@ -60,6 +60,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "check/smcr.hpp"
@@ -137,6 +138,17 @@ class RoceObserver {
 
   const RoceStats& stats() const { return stats_; }
 
+  // What the last on_packet learnt after its Message went out (the plugin
+  // shows it beside the message): the request an LLC reply answered on its
+  // link, and where an RDMA Write's rkey was announced for its link.
+  struct PacketNotes {
+    FrameNo request_in = 0;           // an LLC reply: its request's frame
+    bool rkey_announced = false;      // an RDMA Write through an announced, live rkey
+    FrameNo rkey_announced_in = 0;    // ... in this frame (0: CLC, whose frame the observer is not told)
+    std::string_view rkey_announced_by;  // "CLC", "CONFIRM RKEY", "ADD LINK RTokens"
+  };
+  const PacketNotes& notes() const { return notes_; }
+
  private:
   struct CdcConnection;
   // One link of the group: each side's QP, GID and MAC, where it is in its life.
@@ -159,6 +171,7 @@ class RoceObserver {
     bool deleted = false;
     bool reported = false;       // a Write through it was reported
     FrameNo announced_in = 0;
+    std::string_view announced_by;  // "CLC", "CONFIRM RKEY", "ADD LINK RTokens"
   };
   // An LLC request no reply answered yet.
   struct OpenRequest {
@@ -179,7 +192,7 @@ class RoceObserver {
   std::size_t link_of(int side, std::uint32_t dest_qp);
   std::size_t link_numbered(std::uint8_t number) const;
   std::size_t announce_rkey(int owner, std::size_t link, std::uint32_t rkey, std::uint64_t va,
-                            std::optional<std::size_t> rmb, FrameNo frame);
+                            std::optional<std::size_t> rmb, FrameNo frame, std::string_view by);
   const Rkey* find_rkey(int owner, std::size_t link, std::uint32_t rkey) const;
   void check_llc(Side side, FrameNo frame, std::size_t link, const smcr::LlcMessage& m);
   void on_llc_request(int s, FrameNo frame, std::size_t link, const smcr::LlcMessage& m, OpenRequest& r);
@@ -193,9 +206,16 @@ class RoceObserver {
 
   ObserverSink& sink_;
   RoceStats stats_;
+  PacketNotes notes_;
   // Per side and destination QP: the next request PSN expected (24-bit serial
   // arithmetic, IBTA vol. 1 §9.7.1), to recognise retransmissions and gaps.
   std::map<std::pair<int, std::uint32_t>, std::uint32_t> next_psn_;
+  // Bounds on what a peer's packets make the observer remember (each packet
+  // to an unknown QP is a link, each announcement an rkey, each request open
+  // until answered): past them the oldest request is forgotten, no link or
+  // rkey is learnt and what depends on them is not judged.
+  static constexpr std::size_t kMaxLinks = 256, kMaxRkeys = 4096, kMaxOpenRequests = 1024;
+  bool overflow_ = false;                     // a bound was reached: unannounced rkeys are not judged
   std::vector<Link> links_;
   std::vector<Rkey> rkeys_;
   std::size_t rmbs_ = 0;                      // RMBs numbered so far

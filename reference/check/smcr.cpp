@@ -71,7 +71,7 @@ Outcome add_link_link_number(const smcr::LlcMessage& m, std::uint8_t offered) {
 
 std::string_view name(LinkState s) {
   switch (s) {
-    case LinkState::kUnknown: return "unknown (seen mid-life)";
+    case LinkState::kUnknown: return "unknown";
     case LinkState::kAdding: return "adding";
     case LinkState::kConfirming: return "confirming";
     case LinkState::kUp: return "up";

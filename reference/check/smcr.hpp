@@ -156,8 +156,9 @@ Outcome test_link_echo(const smcr::LlcMessage& m, wire::Bytes user_data_request)
 Outcome add_link_link_number(const smcr::LlcMessage& m, std::uint8_t offered);
 
 // Where a link is in its life (§3.5.1.5, §3.5.1.6, §3.5.5.1), as far as a
-// capture tells: a link learnt from traffic the capture joined late is
-// kUnknown and not judged.
+// capture tells: kUnknown before its first LLC message (the CLC link until
+// its CONFIRM LINK request) and for good on a link the capture joined
+// mid-life, which is not judged.
 enum class LinkState : std::uint8_t { kUnknown, kAdding, kConfirming, kUp, kDeleting, kDeleted };
 std::string_view name(LinkState s);
 // `write`: the data is an RDMA Write (else a CDC message).

@@ -101,6 +101,10 @@ struct Ids {
   int llc_request_in = -1;        // FT_FRAMENUM: on a reply, its request
   int llc_response_in = -1;       // FT_FRAMENUM: on a request, its reply
   int llc_entry = -1;             // index of a v2 variable-part entry
+  int roce_link_number = -1;      // the link a packet flows on (its destination QP names it)
+  int roce_link_state = -1;       // that link's state before the packet
+  int roce_rkey_announced_in = -1;  // FT_FRAMENUM: an RDMA Write's rkey, announced in (LLC)
+  int roce_rkey_announced_by = -1;  // CLC, CONFIRM RKEY, ADD LINK RTokens
   int cdc_producer = -1, cdc_consumer = -1;            // wrap:count
   int cdc_receiver_rmbe = -1, cdc_sender_rmbe = -1;    // RMBE sizes from CLC
   // Violations (shared by all protocols)

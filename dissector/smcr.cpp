@@ -17,9 +17,11 @@
 // the TCP side saw (note_smcr_link: QP numbers, RMB rkeys and sizes, alert
 // tokens; the peers found by the GIDs there). What it says per frame
 // (message, retransmission, violations) is recorded and shown on every pass.
-// The plugin checks nothing itself; it only links an LLC reply to the
-// request it answers for display (the oldest open request of the same type
-// from the peer, as the observer counts them).
+// The plugin checks nothing itself: what the observer learnt about a packet
+// (RoceInfo, RoceObserver::notes) is shown as generated fields: the link it
+// flows on and that link's state (RFC 7609 §3.5.1.5, §3.5.5.1), the request
+// an LLC reply answers on its link (§3.3), and where an RDMA Write's rkey was
+// announced (CLC, CONFIRM RKEY, ADD LINK RTokens; §3.5.5.2).
 //
 // Claimed: an LLC or CDC message on a link learnt from CLC; without CLC, one
 // whose layout is exact (a v1 LLC or CDC message of 44 octets, a v2 LLC
@@ -30,7 +32,6 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -58,9 +59,6 @@ using analysis::Side;
 using Ip = std::array<std::uint8_t, 16>;
 using IpPair = std::pair<Ip, Ip>;  // the lower address first
 
-// Open LLC requests remembered per side and type for linking (display only).
-constexpr std::size_t kMaxOpenRequests = 1024;
-
 std::optional<Ip> ip_of(const address& a) {
   Ip r{};
   if (a.type == AT_IPv4 && a.len == 4) {
@@ -86,7 +84,12 @@ struct RoceFrame {
   bool retransmission = false;
   bool claimed = false;
   std::string note;             // a Send that is not SMC-R: why
-  std::uint32_t request_in = 0, response_in = 0;  // LLC reply <-> request
+  std::uint32_t request_in = 0, response_in = 0;  // LLC reply <-> request, on the same link
+  std::uint8_t link_number = 0;                   // 0: not named yet
+  std::string_view link_state;                    // before this packet
+  bool rkey_announced = false;                    // an RDMA Write's rkey was announced ...
+  std::uint32_t rkey_announced_in = 0;            // ... in this frame (0: CLC)
+  std::string_view rkey_announced_by;
   // CDC: the RMBE sizes CLC announced for the connection its alert token
   // names (the receiver's bounds the producer cursor, the sender's the
   // consumer cursor; RFC 7609 App. A.4); 0 when CLC was not seen.
@@ -125,7 +128,6 @@ class Link final : public analysis::ObserverSink {
  public:
   Ip initiator;
   bool from_clc = false;
-  std::map<std::pair<int, std::uint8_t>, std::deque<std::uint32_t>> open_requests;
   std::vector<std::array<analysis::ClcRmbe, 2>> rmbes;  // per connection: initiator's, responder's
   analysis::RoceObserver observer{*this};  // last: its sink (this) is complete before it runs
 };
@@ -168,21 +170,13 @@ void Link::on_message(const analysis::Message& m) {
   if (!m.roce) return;
   const analysis::RoceInfo& info = *m.roce;
   f.retransmission = info.retransmission;
+  f.link_number = info.link_number;
+  f.link_state = check::name(info.link_state);
   if (info.smcr) {
     f.smcr = true;
     if (const auto* l = std::get_if<smcr::LlcMessage>(info.smcr)) {
       f.llc = true;
       f.exact = l->surplus == 0;
-      if (info.retransmission) return;
-      const int s = static_cast<int>(m.side);
-      if (!l->reply()) {
-        std::deque<std::uint32_t>& q = open_requests[{s, l->type()}];
-        if (q.size() < kMaxOpenRequests) q.push_back(frame);
-      } else if (std::deque<std::uint32_t>& q = open_requests[{1 - s, l->type()}]; !q.empty()) {
-        f.request_in = q.front();
-        state_.frames[q.front()].response_in = frame;
-        q.pop_front();
-      }
     } else {
       const auto& c = std::get<smcr::CdcMessage>(*info.smcr);
       f.exact = c.surplus == 0;
@@ -298,6 +292,16 @@ void show(tvbuff_t* payload, const Located& loc, packet_info* pinfo, proto_tree*
     at += static_cast<int>(smcr::RethSpec::decl.size_octets);
   }
   if (p && p->aeth) add_header(rt, loc.udp, at, smcr::AethSpec::decl);
+  proto_item_set_generated(proto_tree_add_uint(rt, i.roce_link_number, loc.udp, 0, 0, f.link_number));
+  if (!f.link_state.empty())
+    proto_item_set_generated(
+        proto_tree_add_string(rt, i.roce_link_state, loc.udp, 0, 0, std::string(f.link_state).c_str()));
+  if (f.rkey_announced) {
+    proto_item_set_generated(proto_tree_add_string(rt, i.roce_rkey_announced_by, loc.udp, 0, 0,
+                                                   std::string(f.rkey_announced_by).c_str()));
+    if (f.rkey_announced_in)
+      proto_item_set_generated(proto_tree_add_uint(rt, i.roce_rkey_announced_in, loc.udp, 0, 0, f.rkey_announced_in));
+  }
   if (f.retransmission)
     proto_item_set_generated(proto_tree_add_boolean(rt, i.roce_retransmission, loc.udp, 0, 0, TRUE));
   if (!f.note.empty())
@@ -343,6 +347,16 @@ gboolean heuristic(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* da
     const int n = static_cast<int>(tvb_captured_length(loc->udp));
     link.observer.on_packet(side, pinfo->num, wire::Bytes(tvb_get_ptr(loc->udp, 0, n), static_cast<std::size_t>(n)));
     RoceFrame& f = s.frames[pinfo->num];
+    // What the observer learnt after the message: the request this reply
+    // answered on its link, the announcement of a Write's rkey.
+    const analysis::RoceObserver::PacketNotes& notes = link.observer.notes();
+    if (notes.request_in) {
+      f.request_in = static_cast<std::uint32_t>(notes.request_in);
+      s.frames[f.request_in].response_in = pinfo->num;
+    }
+    f.rkey_announced = notes.rkey_announced;
+    f.rkey_announced_in = static_cast<std::uint32_t>(notes.rkey_announced_in);
+    f.rkey_announced_by = notes.rkey_announced_by;
     f.claimed = f.smcr ? (link.from_clc || f.exact) : (link.from_clc || !f.violations.empty());
   }
   const auto it = s.frames.find(pinfo->num);
@@ -380,6 +394,24 @@ void register_smcr(void) {
       {&i.roce_note,
        {"Note", "rdmaconf.roce.note", FT_STRING, BASE_NONE, nullptr, 0x0,
         "Why a Send on an SMC-R link is not shown as LLC or CDC", HFILL}},
+      {&i.roce_link_number,
+       {"Link number", "rdmaconf.roce.link_number", FT_UINT8, BASE_DEC, nullptr, 0x0,
+        "The SMC-R link the packet flows on (its destination QP names it), as CONFIRM LINK or ADD LINK numbered it; "
+        "0 before (RFC 7609 §3.5.1.5)",
+        HFILL}},
+      {&i.roce_link_state,
+       {"Link state", "rdmaconf.roce.link_state", FT_STRING, BASE_NONE, nullptr, 0x0,
+        "That link's state before this packet: adding, confirming, up, deleting, deleted, or unknown when the "
+        "capture joined it mid-life (RFC 7609 §3.5.1.5, §3.5.1.6, §3.5.5.1)",
+        HFILL}},
+      {&i.roce_rkey_announced_by,
+       {"Rkey announced by", "rdmaconf.roce.rkey_announced_by", FT_STRING, BASE_NONE, nullptr, 0x0,
+        "How the RMB's owner announced the rkey this RDMA Write uses for its link: CLC, CONFIRM RKEY, ADD LINK "
+        "RTokens (RFC 7609 §3.5.5.2)",
+        HFILL}},
+      {&i.roce_rkey_announced_in,
+       {"Rkey announced in", "rdmaconf.roce.rkey_announced_in", FT_FRAMENUM, BASE_NONE, nullptr, 0x0,
+        "The LLC message that announced this RDMA Write's rkey for its link", HFILL}},
   };
   proto_register_field_array(i.proto_roce, roce, static_cast<int>(G_N_ELEMENTS(roce)));
   static hf_register_info llc[] = {

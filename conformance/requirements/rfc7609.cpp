@@ -133,8 +133,18 @@ constexpr Requirement kRows[] = {
     // App. A.3 LLC messages, App. A.4 CDC message (over RoCE: seen in
     // captures of RoCEv2, checked by the capture observer's RoCEv2 side)
     row("rfc7609-a.3-reply-answers-request", M, W,
-        "An LLC reply (R flag set) answers a request of the same type that the peer sent and that no reply has "
-        "answered yet"),
+        "An LLC reply (R flag set) answers a request of the same type that the peer sent on the same link and that "
+        "no reply has answered yet"),
+    row("rfc7609-a.3.8-test-link-echo", M, W,
+        "A TEST LINK reply carries back the User Data of the TEST LINK request it answers"),
+    row("rfc7609-3.5.1.6.1-add-link-link-number", M, W,
+        "A client that accepts an ADD LINK names in its reply the link number the server assigned in the request"),
+    row("rfc7609-3.5.1.5-data-on-confirmed-link", M, W,
+        "CDC messages and RDMA Writes use a link only once its CONFIRM LINK exchange has completed and until its "
+        "DELETE LINK exchange has completed"),
+    row("rfc7609-3.5.5.2-write-through-announced-rkey", M, W,
+        "An RDMA Write into a peer's RMB uses an rkey the peer announced for the link the Write flows on (CLC, ADD "
+        "LINK CONTINUATION, CONFIRM RKEY) and has not deleted with DELETE RKEY since"),
     row("rfc7609-a.4-consumer-not-ahead", M, W,
         "A CDC message's consumer cursor, with its wrap count, is never ahead of the producer cursor the peer last "
         "announced for the same RMBE: nothing is consumed before it was written"),

@@ -37,12 +37,14 @@ constexpr SentenceTrace kTrace[] = {
     hidden("3.3", "93045605", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
     hidden("3.3", "efbf6e35", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
     hidden("3.3", "a924d80c", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
-    hidden("3.3", "1719f557", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
+    // A response flows on its request's link: the capture analyzer pairs LLC replies per link.
+    cover("3.3", "1719f557", "rfc7609-a.3-reply-answers-request"),
     // §3.5.1.2
     cover("3.5.1.2", "d80c76f7", "rfc7609-a.2.2-prefix-match"),
     hidden("3.5.1.2", "8c9a9a1e", "which RoCE credentials belong to which subnet is local configuration; the prefix check itself is rfc7609-a.2.2-prefix-match"),
     // §3.5.1.5
-    hidden("3.5.1.5", "c427be5f", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
+    // No data before the link is confirmed: the capture analyzer checks CDC and Writes against the link's state.
+    cover("3.5.1.5", "c427be5f", "rfc7609-3.5.1.5-data-on-confirmed-link"),
     // §3.5.1.6.2
     hidden("3.5.1.6.2", "6c4151d2", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
     // §3.5.2.2
@@ -74,8 +76,10 @@ constexpr SentenceTrace kTrace[] = {
     hidden("3.5.5.1.4", "6baedf95", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
     // §3.5.5.2
     hidden("3.5.5.2", "bd47f7f1", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
-    hidden("3.5.5.2", "a70ab3e2", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
-    hidden("3.5.5.2", "9b514fab", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
+    // A Write uses only RTokens exchanged (CLC, ADD LINK CONTINUATION, CONFIRM RKEY): the capture analyzer checks.
+    cover("3.5.5.2", "a70ab3e2", "rfc7609-3.5.5.2-write-through-announced-rkey"),
+    // A Write through a deleted rkey shows the RToken set out of sync: the capture analyzer checks.
+    cover("3.5.5.2", "9b514fab", "rfc7609-3.5.5.2-write-through-announced-rkey"),
     // §3.5.5.2.1
     hidden("3.5.5.2.1", "f26e3eea", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
     hidden("3.5.5.2.1", "b71bfd83", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),

@@ -484,8 +484,15 @@ def check_ulp(args):
 # server's retransmissions of one CONFIRM RKEY request and two CDC messages;
 # every LLC reply linked to its request; every CDC message (both connections'
 # tokens were announced in CLC) shown with the RMBE sizes from CLC; nothing flagged.
+# The link lifecycle (pcap/tests SmcrLinkLayerCounts): of the 199 frames
+# shown (302 RoCEv2 packets less 103 ACKs), frame 10 (CONFIRM LINK request)
+# finds link 1 unknown, frame 12 (its reply) confirming, the other 197 up;
+# the 32 new RDMA Writes name their rkey's announcement: CLC for the first
+# connection's 16, CONFIRM RKEY 162 (server's RMB) and 170 (client's) for
+# the second's 8 each, after the DELETE RKEYs of 147 and 148.
 SMCR_EXPECTED = {"llc": 22, "llc_retransmitted": 1, "cdc": 38, "cdc_retransmitted": 2, "replies_linked": 11,
-                 "cdc_with_rmbe": 40}
+                 "cdc_with_rmbe": 40, "link_unknown": 1, "link_confirming": 1, "link_up": 197, "rkey_by_CLC": 16,
+                 "rkey_by_CONFIRM_RKEY": 16, "rkey_announced_in_162": 8, "rkey_announced_in_170": 8}
 
 # Crafted from the real capture by changing one octet of a message, as
 # pcap/tests/real_captures_test.cpp does (frame, octet from the start of the
@@ -499,6 +506,20 @@ SMCR_CRAFTED = [
     # An RDMA Write's virtual address moved 64 KiB out of the RMBE the peer
     # announced; the CDC message behind it announces data never written.
     ((42, 5, 0x04), {(42, "rfc7609-4.4.1-write-inside-rmbe"): 1, (46, "rfc7609-a.4-producer-tracks-writes"): 1}),
+    # The link lifecycle (several edits at once: a list).
+    # A TEST LINK reply that does not echo the request's User Data.
+    ((318, 4, 0x01), {(318, "rfc7609-a.3.8-test-link-echo"): 1}),
+    # The ADD LINK reply made accepting, naming link 3 where link 2 was offered.
+    ([(16, 3, 0x80), (16, 31, 0x03)], {(16, "rfc7609-3.5.1.6.1-add-link-link-number"): 1}),
+    # The CONFIRM LINK reply made a request: data on a link still confirming.
+    ((12, 3, 0x03), {(18, "rfc7609-3.5.1.5-data-on-confirmed-link"): 1, (25, "rfc7609-3.5.1.5-data-on-confirmed-link"): 1}),
+    # A DELETE RKEY request and its reply made DELETE LINK of link 1: data after it.
+    ([(147, 0, 0x24), (153, 0, 0x24)],
+     {(175, "rfc7609-3.5.1.5-data-on-confirmed-link"): 1, (183, "rfc7609-3.5.1.5-data-on-confirmed-link"): 1}),
+    # A Write through an rkey the server never announced.
+    ((175, 11, 0x13), {(175, "rfc7609-3.5.5.2-write-through-announced-rkey"): 1}),
+    # The server's RMB announced again as 0x313 (CONFIRM RKEY, Accept): Writes through the deleted 0x312.
+    ([(162, 8, 0x13), (168, 56, 0x13)], {(175, "rfc7609-3.5.5.2-write-through-announced-rkey"): 1}),
 ]
 
 
@@ -517,20 +538,28 @@ def smcr_view(packets):
                 v["replies_linked"] += 1
             elif key == "rdmaconf.smcr.cdc.receiver_rmbe_size":
                 v["cdc_with_rmbe"] += 1
+            elif key == "rdmaconf.roce.link_state":
+                v["link_" + value] += 1
+            elif key == "rdmaconf.roce.rkey_announced_by":
+                v["rkey_by_" + value.replace(" ", "_")] += 1
+            elif key == "rdmaconf.roce.rkey_announced_in":
+                v["rkey_announced_in_" + value] += 1
             elif key == "_ws.malformed" or (key == "_ws.expert.severity" and int(value) >= PI_WARN):
                 flagged.append((frame, path[:2], key))
     return v, flagged
 
 
-def craft(capture, frame, octet, value, out):
-    """The capture with one octet of a frame's message changed (classic pcap:
-    24 octets of file header, 16 per record; Ethernet, IPv4, UDP and BTH
-    take 54 octets before the LLC or CDC message or the RETH)."""
+def craft(capture, edits, out):
+    """The capture with octets of frames' messages changed, each edit
+    (frame, octet, value) (classic pcap: 24 octets of file header, 16 per
+    record; Ethernet, IPv4, UDP and BTH take 54 octets before the LLC or CDC
+    message or the RETH; for a TCP frame of the capture, CLC octet n is n + 12)."""
     data = bytearray(open(capture, "rb").read())
-    at = 24
-    for _ in range(1, frame):
-        at += 16 + int.from_bytes(data[at + 8:at + 12], "little")
-    data[at + 16 + 54 + octet] = value
+    for frame, octet, value in edits:
+        at = 24
+        for _ in range(1, frame):
+            at += 16 + int.from_bytes(data[at + 8:at + 12], "little")
+        data[at + 16 + 54 + octet] = value
     open(out, "wb").write(bytes(data))
 
 
@@ -542,9 +571,11 @@ def check_smcr(args):
     with open(real, "rb") as src, open(copy, "wb") as dst:
         dst.write(src.read())
     crafted = []
-    for (frame, octet, value), want in SMCR_CRAFTED:
-        out = os.path.join(args.workdir, f"crafted-{frame}-{octet}-{value:02x}.pcap")
-        craft(copy, frame, octet, value, out)
+    for edits, want in SMCR_CRAFTED:
+        edits = edits if isinstance(edits, list) else [edits]
+        name = "_".join(f"{frame}-{octet}-{value:02x}" for frame, octet, value in edits)
+        out = os.path.join(args.workdir, f"crafted-{name}.pcap")
+        craft(copy, edits, out)
         crafted.append((out, want))
     # Seeded mutations of the frames after the CLC handshake (60 random
     # octets past the Ethernet, IP and UDP headers each): no crash, no dissector bug.

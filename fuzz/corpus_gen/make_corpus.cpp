@@ -465,6 +465,56 @@ void smcr_link() {
   packet(1, octets_of("0600ffff0000001100d94aee0000000000000000000000550000100041424344" + icrc));
   packet(1, octets_of("0480ffff0000001100d94aef" + cdc + icrc));
   put("smcr_link", "observer_link_group", seq);
+  // The link lifecycle (mode 3, the same CLC tie): CONFIRM LINK on link 1;
+  // ADD LINK v2 offering link 2 (server QP 0x12, one RToken: the server's
+  // CLC rkey 0x12 is 0x5f9 there), accepted (client QP 0x13); CONFIRM LINK
+  // on link 2's QPs; a client Write through 0x5f9 on link 2; CONFIRM RKEY of
+  // a new server RMB (0x777); DELETE RKEY of 0x12, answered; a Write through
+  // 0x12 (deleted); TEST LINK answered with other User Data; DELETE LINK of
+  // link 2, answered; a CDC message on link 2 after it.
+  const auto roce = [](std::uint8_t op, std::uint32_t qp, std::uint32_t psn, const std::string& payload) {
+    Octets b{op, 0x00, 0xff, 0xff, 0x00, static_cast<std::uint8_t>(qp >> 16), static_cast<std::uint8_t>(qp >> 8),
+             static_cast<std::uint8_t>(qp), 0x80, static_cast<std::uint8_t>(psn >> 16),
+             static_cast<std::uint8_t>(psn >> 8), static_cast<std::uint8_t>(psn)};
+    const Octets p = octets_of(payload + "ce71ba00");
+    b.insert(b.end(), p.begin(), p.end());
+    return b;
+  };
+  const auto llc = [](const std::string& header, const std::string& body) {
+    std::string m = header + body;
+    m.resize(88, '0');  // 44 octets, zero-padded
+    return m;
+  };
+  const std::string gid = "00000000000000000000ffff0a4d0001";
+  const auto confirm = [&](const std::string& flags, const std::string& qp, const std::string& link) {
+    return llc("212c00" + flags, "52540077000a" + gid + qp + link + "00000101" + "02");
+  };
+  const auto add = [&](const std::string& flags, const std::string& qp) {
+    return "225800" + flags + "52540077000a0000" + gid + qp + "02" + "03d775d7" + "0000000000000000" +
+           "8000" + gid + "0000000000000000" + "0100" + "00000012" + "000005f9" + "ff39bb55c6030000";
+  };
+  Octets life{3, 1};
+  for (const Octets& end : {Octets{1, 0x11, 0x55, 0x00, 0x00, 1, 0}, Octets{1, 0x11, 0x12, 0x01, 0x00, 1, 0}})
+    life.insert(life.end(), end.begin(), end.end());
+  seq.swap(life);
+  packet(1, roce(0x04, 0x11, 1, confirm("03", "000011", "01")));
+  packet(0, roce(0x04, 0x11, 1, confirm("83", "000011", "01")));
+  packet(1, roce(0x04, 0x11, 2, add("00", "000012")));
+  packet(0, roce(0x04, 0x11, 2, llc("222c0080", add("80", "000013").substr(8, 80))));
+  packet(1, roce(0x04, 0x13, 1, confirm("03", "000012", "02")));
+  packet(0, roce(0x04, 0x12, 1, confirm("83", "000013", "02")));
+  packet(0, roce(0x06, 0x12, 2, "ff39bb55c6030000000005f900000008" + std::string("4142434445464748")));
+  packet(1, roce(0x04, 0x11, 3, llc("262c0000", "00" "00000777" "ff39bb55c6100000")));
+  packet(0, roce(0x04, 0x11, 3, llc("262c0080", "00" "00000777" "ff39bb55c6100000")));
+  packet(1, roce(0x04, 0x11, 4, llc("292c0000", "01000000" "00000012")));
+  packet(0, roce(0x04, 0x11, 4, llc("292c0080", "01000000" "00000012")));
+  packet(0, roce(0x06, 0x11, 5, "00000000001000000000001200000008" + std::string("4142434445464748")));
+  packet(1, roce(0x04, 0x11, 5, llc("272c0000", "0102030405060708090a0b0c0d0e0f10")));
+  packet(0, roce(0x04, 0x11, 6, llc("272c0080", "ffffffffffffffffffffffffffffffff")));
+  packet(1, roce(0x04, 0x11, 6, llc("242c0000", "02" "00010000")));
+  packet(0, roce(0x04, 0x11, 7, llc("242c0080", "02" "00010000")));
+  packet(0, roce(0x04, 0x12, 3, cdc));
+  put("smcr_link", "observer_link_lifecycle", seq);
 }
 
 // An iWARP connection and a CLC connection recorded as captures.

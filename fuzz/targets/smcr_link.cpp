@@ -23,7 +23,8 @@
 //    counts no more new LLC/CDC messages, retransmissions and violations
 //    than packets, and gives the same counts when fed the same packets again;
 //  - the link-group observer (mode 3) reports only rules of check/smcr.hpp,
-//    at most seven per packet (a CDC message can break every CDC rule), and the same violations, at the same packets,
+//    at most eight per packet (a CDC message can break every CDC rule and
+//    flow on a link not up), and the same violations, at the same packets,
 //    with the same new-message counts, when request packets are followed by
 //    retransmitted copies: RC retransmission is to RoCE what a different
 //    segmentation is to the TCP observer, and must not change a verdict.
@@ -181,12 +182,19 @@ void check_link_group(fuzz::Bytes octets) {
     for (const check::Rule* r : rules) known = known || r->id == id;
     FUZZ_CHECK(known && frame >= 1 && frame <= packets.size());
   }
-  FUZZ_CHECK(plain_sink.seen.size() <= 7 * packets.size());
+  FUZZ_CHECK(plain_sink.seen.size() <= 8 * packets.size());
   FUZZ_CHECK(copies_sink.seen == plain_sink.seen);
   const analysis::RoceStats& s = plain.stats();
   const analysis::RoceStats& t = copies.stats();
   FUZZ_CHECK(t.cdc_messages == s.cdc_messages && t.rdma_writes == s.rdma_writes && t.llc_messages == s.llc_messages);
   FUZZ_CHECK(t.psn_gaps == s.psn_gaps);
+  // The link lifecycle follows new messages only: copies change none of it.
+  FUZZ_CHECK(t.links_confirmed == s.links_confirmed && t.links_added == s.links_added &&
+             t.links_rejected == s.links_rejected && t.links_deleted == s.links_deleted &&
+             t.rkeys_announced == s.rkeys_announced && t.rkeys_confirmed == s.rkeys_confirmed &&
+             t.rkeys_deleted == s.rkeys_deleted && t.llc_pairs == s.llc_pairs);
+  // Each pair answers one request; each link is confirmed, added or deleted by an exchange.
+  FUZZ_CHECK(s.llc_pairs <= packets.size() && s.links_confirmed + s.links_added + s.links_rejected <= s.llc_pairs);
 }
 
 }  // namespace

@@ -266,6 +266,15 @@ void Analyzer::retire(RoceLink& l) {
   s.rdma_writes += r.rdma_writes;
   for (std::size_t i = 0; i < r.opcodes.size(); ++i) s.roce_opcodes[i] += r.opcodes[i];
   for (const auto& [name, n] : r.llc_messages) s.llc_messages[name] += n;
+  s.links_confirmed += r.links_confirmed;
+  s.links_added += r.links_added;
+  s.links_rejected += r.links_rejected;
+  s.links_deleted += r.links_deleted;
+  s.rkeys_announced += r.rkeys_announced;
+  s.rkeys_confirmed += r.rkeys_confirmed;
+  s.rkeys_deleted += r.rkeys_deleted;
+  s.llc_pairs += r.llc_pairs;
+  s.test_link_pairs += r.test_link_pairs;
 }
 
 AnalysisResult Analyzer::take_result(std::uint64_t frames) {
@@ -386,7 +395,18 @@ Json smcr_json(const AnalysisSummary& s) {
               {"cdc_messages", s.cdc_messages},
               {"rdma_writes", s.rdma_writes},
               {"opcodes", opcodes},
-              {"llc_messages", counts(s.llc_messages)}};
+              {"llc_messages", counts(s.llc_messages)},
+              // The link lifecycle the LLC messages told (RFC 7609 §3.5.1.5-3.5.5).
+              {"lifecycle",
+               {{"links_confirmed", s.links_confirmed},
+                {"links_added", s.links_added},
+                {"links_rejected", s.links_rejected},
+                {"links_deleted", s.links_deleted},
+                {"rkeys_announced", s.rkeys_announced},
+                {"rkeys_confirmed", s.rkeys_confirmed},
+                {"rkeys_deleted", s.rkeys_deleted},
+                {"llc_pairs", s.llc_pairs},
+                {"test_link_pairs", s.test_link_pairs}}}};
 }
 
 Json ulps_json(const AnalysisSummary& s) {

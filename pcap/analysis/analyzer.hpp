@@ -110,6 +110,11 @@ struct AnalysisSummary {
   std::uint64_t rdma_writes = 0;       // new RDMA Write messages
   std::array<std::uint64_t, 256> roce_opcodes{};   // every packet, per BTH OpCode
   std::map<std::string, std::uint64_t> llc_messages;  // new LLC messages per name
+  // The SMC-R link lifecycle (RoceStats): links confirmed, added, rejected,
+  // deleted; rkeys announced, confirmed, deleted; LLC pairs, TEST LINK pairs.
+  std::uint64_t links_confirmed = 0, links_added = 0, links_rejected = 0, links_deleted = 0;
+  std::uint64_t rkeys_announced = 0, rkeys_confirmed = 0, rkeys_deleted = 0;
+  std::uint64_t llc_pairs = 0, test_link_pairs = 0;
   std::map<std::string, std::uint64_t> report_kinds;  // capture reports per kind
   std::map<std::string, std::uint64_t> violations_per_rule;
   std::map<std::string, UlpTotals> ulps;  // by ULP name ("rpc-over-rdma", "iser"): recognised ones only

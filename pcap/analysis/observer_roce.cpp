@@ -36,24 +36,65 @@ bool RoceObserver::seen_before(Side side, std::uint32_t qp, std::uint32_t psn) {
   auto [it, inserted] = next_psn_.try_emplace({static_cast<int>(side), qp}, (psn + 1) & 0xFFFFFF);
   if (inserted) return false;
   if (psn_before(psn, it->second)) return true;
-  if (psn != it->second) {
-    // Requests the capture did not see: what follows their sender's messages
-    // (sequence numbers, Writes against cursors) starts afresh.
-    ++stats_.psn_gaps;
-    const int s = static_cast<int>(side);
-    for (CdcConnection& c : connections_) {
-      c.sequence[s].reset();
-      c.written_to[s].reset();
-    }
-  }
+  if (psn != it->second) gap(static_cast<int>(side));
   it->second = (psn + 1) & 0xFFFFFF;
   return false;
 }
 
+void RoceObserver::gap(int s) {
+  // Requests the capture did not see: what follows their sender's messages
+  // (sequence numbers, cursors, Writes against cursors) starts afresh.
+  ++stats_.psn_gaps;
+  for (CdcConnection& c : connections_) {
+    c.sequence[s].reset();
+    c.written_to[s].reset();
+    c.producer[s].reset();
+    c.resync[s] = true;
+  }
+}
+
+void RoceObserver::on_ack(Side side, const smcr::RocePacket& p) {
+  // IBTA vol. 1 §9.7.5.1: an ACK's PSN is the last request PSN it
+  // acknowledges. One acknowledging a request this capture never held
+  // shows a gap before the requester's next packet does. Only positive ACKs
+  // (syndrome 000xxxxx), on a link whose two QPs are known.
+  if (!p.aeth || (p.aeth->get(smcr::AethSpec::Field::Syndrome) >> 5) != 0) return;
+  const int s = static_cast<int>(side), requester = 1 - s;
+  std::optional<std::uint32_t> requests_to;
+  for (std::size_t i = links_.size(); i-- > 0;)
+    if (links_[i].qp[requester] == p.dest_qp()) {
+      requests_to = links_[i].qp[s];
+      break;
+    }
+  if (!requests_to) return;
+  auto it = next_psn_.find({requester, *requests_to});
+  if (it == next_psn_.end() || psn_before(p.psn(), it->second)) return;
+  gap(requester);
+  it->second = (p.psn() + 1) & 0xFFFFFF;
+}
+
 void RoceObserver::add_connection(const ClcRmbe& initiator, const ClcRmbe& responder) {
+  if (!packets_seen_) clc_first_ = true;
+  // The link the CLC exchange names (its two QPs): known, or learnt now.
+  std::size_t link = links_.size();
+  for (std::size_t i = links_.size(); i-- > 0 && link == links_.size();) {
+    const Link& l = links_[i];
+    if ((l.qp[0] == initiator.qp_number || !l.qp[0]) && (l.qp[1] == responder.qp_number || !l.qp[1]) &&
+        (l.qp[0] || l.qp[1]))
+      link = i;
+  }
+  if (link == links_.size()) links_.emplace_back();
+  links_[link].qp[0] = initiator.qp_number;
+  links_[link].qp[1] = responder.qp_number;
+  links_[link].gid[0] = initiator.gid;
+  links_[link].gid[1] = responder.gid;
   CdcConnection c;
   c.rmbe[0] = initiator;
   c.rmbe[1] = responder;
+  // App. A.2.3/A.2.4: each side's RMB RToken on that link.
+  for (int side = 0; side < 2; ++side)
+    c.rmb[side] = announce_rkey(side, link, c.rmbe[side].rmb_rkey, c.rmbe[side].rmb_virtual_address, std::nullopt, 0,
+                                "CLC");
   // The same tokens again: a new connection that reuses them (the last CLC
   // exchange counts), or the analyzer telling a new link what it knows.
   for (CdcConnection& k : connections_)
@@ -86,30 +127,6 @@ smcr::Cursor RoceObserver::advance(const CdcConnection& c, int writer, smcr::Cur
   return at;
 }
 
-void RoceObserver::check_llc(Side side, FrameNo frame, const smcr::LlcMessage& m) {
-  // RFC 7609 §3.5.1: a link starts with CONFIRM LINK; before one is seen the
-  // requests a reply answers may lie before the capture.
-  if (!llc_seen_) llc_from_start_ = m.base_type() == smcr::llc_type::kConfirmLink && !m.reply();
-  llc_seen_ = true;
-  if (m.base_type() == smcr::llc_type::kConfirmLink && !m.reply())
-    data_start_ = m.flag(smcr::kConfirmLinkFlags[2]) == 3 ? 0u : 4u;
-  // App. A.3.2: an ADD LINK reply without Z accepts a second link.
-  if (m.base_type() == smcr::llc_type::kAddLink && m.reply() && m.flag(smcr::kAddLinkFlags[1]) == 0)
-    second_link_ = true;
-  const int s = static_cast<int>(side);
-  if (!m.reply()) {
-    ++open_requests_[{s, m.type()}];
-    return;
-  }
-  std::uint32_t& open = open_requests_[{1 - s, m.type()}];
-  if (llc_from_start_)
-    if (auto v = check::llc_reply_answers_request(m, open))
-      violate(*v, side, frame,
-              std::string(m.info->name) + " reply without an open " + std::string(m.info->name) +
-                  " request from the peer");
-  if (open > 0) --open;
-}
-
 void RoceObserver::check_cdc(Side side, FrameNo frame, const smcr::CdcMessage& m) {
   using F = smcr::CdcSpec::Field;
   // The token is the receiver's: the one the other side assigned.
@@ -124,10 +141,13 @@ void RoceObserver::check_cdc(Side side, FrameNo frame, const smcr::CdcMessage& m
 
   if (auto v = check::nothing_after_closed(c->closed[s]))
     violate(*v, side, frame, "CDC message after this side's C or A flag" + token());
-  if (auto v = check::cdc_sequence_number(m, c->sequence[s]); v && !second_link_)
+  if (auto v = check::cdc_sequence_number(m, c->sequence[s]); v && !c->resync[s])
     violate(*v, side, frame,
             "CDC sequence number " + std::to_string(v->seen) + ", expected " + std::to_string(v->expected) + token());
-  if (!m.flag(F::F)) c->sequence[s] = m.sequence_number();
+  if (!m.flag(F::F)) {
+    c->sequence[s] = m.sequence_number();
+    c->resync[s] = false;
+  }
   if (auto v = check::urgent_present_pending(m))
     violate(*v, side, frame, "CDC urgent data present (U) without urgent data pending (P)" + token());
   // A failover validation message's cursors and flags say nothing (A.4).
@@ -147,45 +167,80 @@ void RoceObserver::check_cdc(Side side, FrameNo frame, const smcr::CdcMessage& m
       violate(*v, side, frame,
               "producer cursor " + cursor_text(prod) + " moved from " + cursor_text(*c->final_producer[s]) +
                   " after this side said it is done writing" + token());
-  if (c->written_to[s] && !second_link_)
+  if (c->written_to[s])
     if (auto v = check::producer_tracks_writes(*c->written_to[s], prod, false))
       violate(*v, side, frame,
               "CDC producer cursor " + cursor_text(prod) + ", but this side's RDMA Writes end at " +
                   cursor_text(*c->written_to[s]) + token());
   c->producer[s] = prod;
   c->written_to[s] = prod;
+  c->cdc_seen[s] = true;
   // From D on, each producer cursor move is reported once.
   if (m.flag(F::D) || m.flag(F::C) || m.flag(F::A)) c->done[s] = true;
   if (c->done[s]) c->final_producer[s] = prod;
   if (m.flag(F::C) || m.flag(F::A)) c->closed[s] = true;
 }
 
-void RoceObserver::check_write(Side side, FrameNo frame, const smcr::RocePacket& p) {
+void RoceObserver::check_write(Side side, FrameNo frame, std::size_t link, const smcr::RocePacket& p) {
   using RF = smcr::RethSpec::Field;
   const int s = static_cast<int>(side), r = 1 - s;
   const std::uint64_t va = p.reth->get(RF::VirtualAddress), length = p.reth->get(RF::DmaLength);
   const auto rkey = static_cast<std::uint32_t>(p.reth->get(RF::RKey));
-  // The receiver's RMBEs behind this rkey on the CLC link (its QP): the
-  // latest connection whose element holds the Write and whose writer is not
-  // done, else the latest that holds it, else the latest with that rkey.
-  CdcConnection* last = nullptr;
-  CdcConnection* holds = nullptr;
-  for (CdcConnection& k : connections_) {
-    if (k.rmbe[r].rmb_rkey != rkey || k.rmbe[r].qp_number != p.dest_qp()) continue;
-    last = &k;
-    if (!check::write_inside_rmbe(va, length, k.rmbe[r].rmbe_start(), k.rmbe[r].rmbe_size) &&
-        (!holds || !k.done[s] || holds->done[s]))
-      holds = &k;
-  }
-  if (!last) return;  // an rkey exchanged over LLC, or no CLC seen
   const auto where = [&] {
     return " (RDMA Write of " + std::to_string(length) + " octets at " + hex(va) + ", rkey " + hex(rkey) + ")";
   };
+  check_data_link(side, frame, link, true);
+  // §3.5.5.2: the rkey names an RMB of the receiver on this link.
+  Rkey* k = nullptr;
+  for (std::size_t i = rkeys_.size(); i-- > 0 && !k;)
+    if (rkeys_[i].owner == r && rkeys_[i].link == link && rkeys_[i].rkey == rkey) k = &rkeys_[i];
+  if (!k || k->deleted) {
+    // Never announced is judged only when the link group's CLC came first
+    // (else an exchange before the capture may have announced it).
+    const bool judge = links_[link].judged && (k || (clc_first_ && !overflow_));
+    const std::pair<int, std::uint32_t> key{r, rkey};
+    bool reported = k ? k->reported : false;
+    if (!k)
+      for (const auto& u : unknown_rkeys_reported_) reported |= u == key;
+    if (judge && !reported)
+      if (auto v = check::write_through_announced_rkey(k != nullptr, k != nullptr, rkey)) {
+        violate(*v, side, frame,
+                std::string(k ? "the peer deleted this rkey (DELETE RKEY)" : "the peer never announced this rkey") +
+                    " on link " + std::to_string(links_[link].number) + where() +
+                    "; reported once per rkey");
+        if (k) k->reported = true;
+        else unknown_rkeys_reported_.push_back(key);
+      }
+    // Data the observer cannot place: where this side's data ends in its
+    // connections' RMBEs is no longer known.
+    for (CdcConnection& c : connections_) c.written_to[s].reset();
+    return;
+  }
+  notes_.rkey_announced = true;
+  notes_.rkey_announced_in = k->announced_in;
+  notes_.rkey_announced_by = k->announced_by;
+  // The receiver's RMBEs in that RMB: the latest connection whose element
+  // holds the Write and whose writer is not done, else the latest that
+  // holds it, else the latest in that RMB. Offsets count from the RMB's
+  // start, which is the rkey's address on this link.
+  const std::uint64_t offset = va - k->va;
+  CdcConnection* last = nullptr;
+  CdcConnection* holds = nullptr;
+  for (CdcConnection& c : connections_) {
+    if (c.rmb[r] != k->rmb) continue;
+    last = &c;
+    const std::uint64_t start = c.rmbe[r].rmbe_start() - c.rmbe[r].rmb_virtual_address;
+    if (va >= k->va && !check::write_inside_rmbe(offset, length, start, c.rmbe[r].rmbe_size) &&
+        (!holds || !c.done[s] || holds->done[s]))
+      holds = &c;
+  }
+  if (!last) return;  // an RMB no CLC exchange of the capture uses
   if (!holds) {
     const ClcRmbe& e = last->rmbe[r];
-    if (auto v = check::write_inside_rmbe(va, length, e.rmbe_start(), e.rmbe_size))
+    const std::uint64_t start = k->va + (e.rmbe_start() - e.rmb_virtual_address);
+    if (auto v = check::write_inside_rmbe(va, length, start, e.rmbe_size))
       violate(*v, side, frame,
-              "the Write is not inside the " + std::to_string(e.rmbe_size) + "-octet RMBE at " + hex(e.rmbe_start()) +
+              "the Write is not inside the " + std::to_string(e.rmbe_size) + "-octet RMBE at " + hex(start) +
                   " the peer announced in CLC" + where());
     return;
   }
@@ -195,9 +250,10 @@ void RoceObserver::check_write(Side side, FrameNo frame, const smcr::RocePacket&
                                  hex(c.rmbe[r].alert_token) + ")" + where());
   // Before this side's first CDC message on the connection its data starts
   // at the RMBE's first data octet.
-  if (!c.written_to[s] && !c.sequence[s] && !c.producer[s] && data_start_) c.written_to[s] = smcr::Cursor{0, *data_start_};
-  if (!c.written_to[s] || second_link_) return;
-  const smcr::Cursor start{c.written_to[s]->wrap, static_cast<std::uint32_t>(va - c.rmbe[r].rmbe_start())};
+  if (!c.written_to[s] && !c.cdc_seen[s] && data_start_) c.written_to[s] = smcr::Cursor{0, *data_start_};
+  if (!c.written_to[s]) return;
+  const std::uint64_t element = c.rmbe[r].rmbe_start() - c.rmbe[r].rmb_virtual_address;
+  const smcr::Cursor start{c.written_to[s]->wrap, static_cast<std::uint32_t>(offset - element)};
   if (auto v = check::producer_tracks_writes(*c.written_to[s], start, true))
     violate(*v, side, frame,
             "the Write starts at RMBE offset " + std::to_string(start.count) + ", but this side's data ends at " +
@@ -207,6 +263,7 @@ void RoceObserver::check_write(Side side, FrameNo frame, const smcr::RocePacket&
 
 void RoceObserver::on_packet(Side side, FrameNo frame, wire::Bytes udp_payload) {
   ++stats_.packets;
+  notes_ = {};
   Message m;
   m.kind = MessageKind::kRoce;
   m.side = side;
@@ -230,6 +287,18 @@ void RoceObserver::on_packet(Side side, FrameNo frame, wire::Bytes udp_payload) 
   const bool request = p->info && !p->info->aeth;
   if (request) info.retransmission = seen_before(side, p->dest_qp(), p->psn());
   if (info.retransmission) ++stats_.retransmissions;
+  if (p->aeth) on_ack(side, *p);
+  packets_seen_ = true;
+  const std::size_t link = link_of(static_cast<int>(side), p->dest_qp());
+  info.link = link;
+  info.link_number = links_[link].number;
+  info.link_state = links_[link].state;
+  // Marked after the packet: its own CONFIRM LINK may start the link.
+  struct Traffic {
+    std::vector<Link>& links;
+    std::size_t at;
+    ~Traffic() { links[at].traffic = true; }
+  } traffic{links_, link};
 
   std::optional<wire::Result<smcr::SmcrMessage>> send;
   if (op == smcr::opcode::kSendOnly) {
@@ -243,8 +312,11 @@ void RoceObserver::on_packet(Side side, FrameNo frame, wire::Bytes udp_payload) 
       // The message first, as for TCP: its violations follow it.
       sink_.on_message(m);
       if (!info.retransmission) {
-        if (const auto* l = std::get_if<smcr::LlcMessage>(info.smcr)) check_llc(side, frame, *l);
-        else check_cdc(side, frame, std::get<smcr::CdcMessage>(*info.smcr));
+        if (const auto* l = std::get_if<smcr::LlcMessage>(info.smcr)) check_llc(side, frame, link, *l);
+        else {
+          check_data_link(side, frame, link, false);
+          check_cdc(side, frame, std::get<smcr::CdcMessage>(*info.smcr));
+        }
       }
       return;
     } else {
@@ -257,7 +329,7 @@ void RoceObserver::on_packet(Side side, FrameNo frame, wire::Bytes udp_payload) 
                      op == 0x0B /* Write Only with Immediate */;
   if (!info.retransmission && write) ++stats_.rdma_writes;
   sink_.on_message(m);
-  if (!info.retransmission && write && p->reth) check_write(side, frame, *p);
+  if (!info.retransmission && write && p->reth) check_write(side, frame, link, *p);
 }
 
 }  // namespace rdmaconf::analysis

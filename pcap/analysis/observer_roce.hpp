@@ -12,34 +12,55 @@
 // RMB rkey and virtual address, RMBE index and size. The analyzer finds the
 // pair of RoCE peers from the GIDs there (pcap/analysis/analyzer.cpp).
 //
+// The link lifecycle (RFC 7609 §3.5.1.5-3.5.1.6, §3.5.5, App. A.3), one
+// state machine per link (check::LinkState): the CLC link is confirmed by
+// CONFIRM LINK; ADD LINK offers a link (its sender's QP, GID, MAC and link
+// number), the accepting reply gives the peer's, the CONFIRM LINK exchange
+// on the new link's QPs brings it up; DELETE LINK (one link, or all with A)
+// ends it once answered. RMB rkeys per owner and link: from CLC for the link
+// the Accept/Confirm names, ADD LINK CONTINUATION and ADD LINK v2 RTokens for
+// a new link (each mapped to the RMB through its reference rkey), CONFIRM
+// RKEY and its continuation for a new RMB on every link, DELETE RKEY (once
+// answered positively) removing the RMB from every link. LLC requests are
+// open per requester, link and type; a reply answers the oldest open one on
+// its link (§3.3). A link is known by its QPs: a packet's destination QP
+// names it; one first seen mid-life is kUnknown and its lifecycle unjudged.
+//
 // The link-group rules, all through the rule layer (reference/check/smcr.hpp):
-//  - LLC: a reply answers an open request of its type from the peer (judged
-//    once the link was seen from its CONFIRM LINK request, so that a capture
-//    starting mid-link raises nothing);
+//  - LLC: a reply answers an open request of its type from the peer on its
+//    link; a TEST LINK reply echoes the request's User Data; an accepting
+//    ADD LINK reply names the link number offered (judged on links whose
+//    life the capture holds from the start);
+//  - data (CDC, RDMA Write) only on a link whose CONFIRM LINK exchange
+//    completed and whose DELETE LINK exchange did not (reported once per
+//    link, side and state);
 //  - CDC, per connection known from CLC (a CDC message carries its
 //    receiver's token): consumer cursor not ahead of the peer's producer
 //    cursor; both cursors inside the RMBE sizes from CLC; sequence numbers
 //    1, 2, 3 ...; urgent present only with urgent pending; no Write and no
 //    producer advance after D, C or A; no CDC message after C or A;
-//  - RDMA Writes on the CLC link's QPs through an RMB rkey from CLC: inside a
-//    connection's RMBE, starting at the sender's producer cursor, and the
-//    next CDC message announces where they ended.
+//  - RDMA Writes through an rkey announced for their link and not deleted
+//    (reported once per rkey; "never announced" judged only when the CLC of
+//    the first link came before its LLC), inside a connection's RMBE of the
+//    RMB the rkey maps to (on any link), starting at the sender's producer
+//    cursor, and the next CDC message announces where they ended.
 // What depends on seeing every message of a connection (sequence numbers,
-// Writes against cursors, the close) is not judged across a PSN gap of the
-// sender (packets the capture missed), nor once an ADD LINK was accepted
-// (a second link may carry the connection's traffic elsewhere), nor before
-// the connection's CLC exchange. A Write through an rkey CLC did not
-// announce (exchanged by LLC for another link) is shown, not judged. A
-// retransmitted packet is shown, never judged again. A Send whose payload is
-// not SMC-R is shown with the reason, not judged. Standard library and
-// rdmaconf_codec only, deterministic, like ConnectionObserver.
+// cursors against each other, Writes against cursors, the close) is not
+// judged across a PSN gap of the sender (packets the capture missed: a
+// request PSN that skips ahead, or an ACK for a PSN not seen), nor before the
+// connection's CLC exchange. A retransmitted packet is shown, never judged
+// again. A Send whose payload is not SMC-R is shown with the reason, not
+// judged. Standard library and rdmaconf_codec only, deterministic, like
+// ConnectionObserver.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "check/smcr.hpp"
@@ -57,6 +78,11 @@ struct RoceInfo {
   const smcr::SmcrMessage* smcr = nullptr;      // an RC Send Only whose payload is LLC or CDC
   const wire::DecodeError* error = nullptr;     // the packet, or the Send's payload, did not decode
   bool retransmission = false;                  // same PSN as an earlier request on this QP
+  // The link it flows on (its destination QP names it) and that link's
+  // state before this packet (RFC 7609 §3.5.1.5, §3.5.5.1).
+  std::size_t link = 0;
+  std::uint8_t link_number = 0;                 // 0 until CONFIRM LINK or ADD LINK named it
+  check::LinkState link_state = check::LinkState::kUnknown;
 };
 
 struct RoceStats {
@@ -65,10 +91,20 @@ struct RoceStats {
   std::uint64_t undecoded = 0;        // packets whose headers did not fit, Sends that are not SMC-R
   std::uint64_t cdc_messages = 0;     // new ones (retransmissions not counted)
   std::uint64_t rdma_writes = 0;      // new RDMA Write messages (First or Only)
-  std::uint64_t psn_gaps = 0;         // request PSNs that skipped ahead: packets the capture missed
+  std::uint64_t psn_gaps = 0;         // request PSNs that skipped ahead or ACKed unseen: packets the capture missed
   std::array<std::uint64_t, 256> opcodes{};  // every packet, per BTH OpCode
   // New LLC messages per name, "CONFIRM LINK v2 request", ...
   std::map<std::string, std::uint64_t> llc_messages;
+  // The link lifecycle as the LLC messages told it (new messages only).
+  std::uint64_t links_confirmed = 0;    // CONFIRM LINK exchanges completed
+  std::uint64_t links_added = 0;        // ADD LINK requests accepted
+  std::uint64_t links_rejected = 0;     // ADD LINK requests rejected (Z)
+  std::uint64_t links_deleted = 0;      // links whose DELETE LINK exchange completed
+  std::uint64_t rkeys_announced = 0;    // (owner, link, rkey) learnt from CLC and LLC
+  std::uint64_t rkeys_confirmed = 0;    // CONFIRM RKEY exchanges answered positively
+  std::uint64_t rkeys_deleted = 0;      // rkeys removed by DELETE RKEY exchanges answered positively
+  std::uint64_t llc_pairs = 0;          // replies that answered an open request on their link
+  std::uint64_t test_link_pairs = 0;    // of which TEST LINK
 };
 
 // What one side announced about its end of an SMC-R connection in its CLC
@@ -102,35 +138,104 @@ class RoceObserver {
 
   const RoceStats& stats() const { return stats_; }
 
+  // What the last on_packet learnt after its Message went out (the plugin
+  // shows it beside the message): the request an LLC reply answered on its
+  // link, and where an RDMA Write's rkey was announced for its link.
+  struct PacketNotes {
+    FrameNo request_in = 0;           // an LLC reply: its request's frame
+    bool rkey_announced = false;      // an RDMA Write through an announced, live rkey
+    FrameNo rkey_announced_in = 0;    // ... in this frame (0: CLC, whose frame the observer is not told)
+    std::string_view rkey_announced_by;  // "CLC", "CONFIRM RKEY", "ADD LINK RTokens"
+  };
+  const PacketNotes& notes() const { return notes_; }
+
  private:
   struct CdcConnection;
+  // One link of the group: each side's QP, GID and MAC, where it is in its life.
+  struct Link {
+    std::uint8_t number = 0;  // 0 until CONFIRM LINK or ADD LINK names it
+    std::optional<std::uint32_t> qp[2];
+    std::array<std::uint8_t, 16> gid[2]{};
+    check::LinkState state = check::LinkState::kUnknown;
+    bool judged = false;         // its life is in the capture from the start
+    bool traffic = false;        // a packet flowed on it
+    bool reported[2] = {false, false};  // data in a wrong state, per sending side
+  };
+  // An RMB's rkey on one link, as its owner announced it.
+  struct Rkey {
+    int owner = 0;
+    std::size_t link = 0;
+    std::uint32_t rkey = 0;
+    std::uint64_t va = 0;        // the RMB's address on that link
+    std::size_t rmb = 0;         // which RMB: the same on every link
+    bool deleted = false;
+    bool reported = false;       // a Write through it was reported
+    FrameNo announced_in = 0;
+    std::string_view announced_by;  // "CLC", "CONFIRM RKEY", "ADD LINK RTokens"
+  };
+  // An LLC request no reply answered yet.
+  struct OpenRequest {
+    int side = 0;
+    std::size_t link = 0;
+    std::uint8_t type = 0;
+    FrameNo frame = 0;
+    std::array<std::uint8_t, 16> user_data{};  // TEST LINK
+    std::uint8_t link_number = 0;               // ADD LINK, DELETE LINK
+    bool all = false;                           // DELETE LINK with A
+    std::size_t new_link = SIZE_MAX;            // ADD LINK: the link offered
+    std::vector<std::size_t> rkeys;             // CONFIRM RKEY: announced; DELETE RKEY: to delete
+  };
+
   bool seen_before(Side side, std::uint32_t qp, std::uint32_t psn);
-  void check_llc(Side side, FrameNo frame, const smcr::LlcMessage& m);
+  void on_ack(Side side, const smcr::RocePacket& p);
+  void gap(int side);
+  std::size_t link_of(int side, std::uint32_t dest_qp);
+  std::size_t link_numbered(std::uint8_t number) const;
+  std::size_t announce_rkey(int owner, std::size_t link, std::uint32_t rkey, std::uint64_t va,
+                            std::optional<std::size_t> rmb, FrameNo frame, std::string_view by);
+  const Rkey* find_rkey(int owner, std::size_t link, std::uint32_t rkey) const;
+  void check_llc(Side side, FrameNo frame, std::size_t link, const smcr::LlcMessage& m);
+  void on_llc_request(int s, FrameNo frame, std::size_t link, const smcr::LlcMessage& m, OpenRequest& r);
+  void announce_rtokens(int s, FrameNo frame, std::size_t link, std::size_t new_link, const smcr::LlcMessage& m);
+  void on_llc_reply(int s, FrameNo frame, std::size_t link, const smcr::LlcMessage& m, const OpenRequest& r);
+  void check_data_link(Side side, FrameNo frame, std::size_t link, bool write);
   void check_cdc(Side side, FrameNo frame, const smcr::CdcMessage& m);
-  void check_write(Side side, FrameNo frame, const smcr::RocePacket& p);
+  void check_write(Side side, FrameNo frame, std::size_t link, const smcr::RocePacket& p);
   void violate(const check::Violation& v, Side side, FrameNo frame, std::string text);
   smcr::Cursor advance(const CdcConnection& c, int writer, smcr::Cursor at, std::uint64_t octets) const;
 
   ObserverSink& sink_;
   RoceStats stats_;
+  PacketNotes notes_;
   // Per side and destination QP: the next request PSN expected (24-bit serial
   // arithmetic, IBTA vol. 1 §9.7.1), to recognise retransmissions and gaps.
   std::map<std::pair<int, std::uint32_t>, std::uint32_t> next_psn_;
-  // LLC: requests not yet answered, per sending side and type octet; judged
-  // from the link's CONFIRM LINK request on.
-  bool llc_from_start_ = false;
-  bool llc_seen_ = false;
-  std::map<std::pair<int, std::uint8_t>, std::uint32_t> open_requests_;
+  // Bounds on what a peer's packets make the observer remember (each packet
+  // to an unknown QP is a link, each announcement an rkey, each request open
+  // until answered): past them the oldest request is forgotten, no link or
+  // rkey is learnt and what depends on them is not judged.
+  static constexpr std::size_t kMaxLinks = 256, kMaxRkeys = 4096, kMaxOpenRequests = 1024;
+  bool overflow_ = false;                     // a bound was reached: unannounced rkeys are not judged
+  std::vector<Link> links_;
+  std::vector<Rkey> rkeys_;
+  std::size_t rmbs_ = 0;                      // RMBs numbered so far
+  std::vector<OpenRequest> open_requests_;    // oldest first
+  bool packets_seen_ = false;                 // a RoCE packet flowed
+  bool clc_first_ = false;                    // a CLC link was known before the first packet
+  std::vector<std::pair<int, std::uint32_t>> unknown_rkeys_reported_;
+  std::optional<std::size_t> last_confirm_rkey_rmb_[2];  // for CONFIRM RKEY CONTINUATION
   // CONFIRM LINK's flags say whether RMBEs begin with a 4-octet eyecatcher
   // (A.4: cursors start and wrap at 4; Linux: none, they start at 0).
   std::optional<std::uint32_t> data_start_;
-  bool second_link_ = false;  // an ADD LINK was accepted
   // Per connection: what each side announced in CLC and what it said since.
   struct CdcConnection {
     ClcRmbe rmbe[2];                            // announced by initiator, responder
+    std::size_t rmb[2] = {0, 0};                // which RMB each side's element is in
     std::optional<smcr::Cursor> producer[2];    // last producer cursor each side announced
     std::optional<std::uint16_t> sequence[2];   // last sequence number each side sent
     std::optional<smcr::Cursor> written_to[2];  // where each side's data in the peer's RMBE ends
+    bool cdc_seen[2] = {false, false};          // each side sent a CDC message since CLC
+    bool resync[2] = {false, false};            // a PSN gap since: the next sequence number starts afresh
     bool done[2] = {false, false};              // sent D, C or A
     bool closed[2] = {false, false};            // sent C or A
     std::optional<smcr::Cursor> final_producer[2];  // announced with or after D

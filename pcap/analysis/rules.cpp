@@ -81,6 +81,10 @@ constexpr const Rule* kAll[] = {
     &check::kUrgentPresentPending,
     &check::kNoWritesAfterDone,
     &check::kNothingAfterClosed,
+    &check::kTestLinkEcho,
+    &check::kAddLinkEchoesLinkNumber,
+    &check::kDataOnConfirmedLink,
+    &check::kWriteThroughAnnouncedRkey,
     // The ULP's use of RDMA: RPC-over-RDMA and iSER (reference/check/ulp.hpp)
     &check::kRpcReadWithinReadChunk,
     &check::kRpcWriteWithinChunk,

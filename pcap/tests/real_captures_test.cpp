@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -193,6 +194,25 @@ TEST(RealCaptureMessages, SmcrLinkLayerCounts) {
       {"DELETE RKEY v2 request", 4},  {"DELETE RKEY v2 reply", 4},  {"TEST LINK v2 request", 3},
       {"TEST LINK v2 reply", 3}};
   EXPECT_EQ(s.llc_messages, llc);
+  // The link lifecycle, read from the octets (tshark -x): CONFIRM LINK
+  // 10/12 brings link 1 up; ADD LINK v2 (14) offers link 2 (QP 0x12) with
+  // one RToken (reference rkey 0x312 -> 0x5f9), the reply (16) rejects it
+  // (Z); DELETE RKEY v2 147 (client, rkey 0x355) and 148 (server, 0x312)
+  // are answered by 153 and 151; CONFIRM RKEY v2 162 (server, 0x312) and
+  // 170 (client, 0x355) announce them again, answered by 166 and 172; 306
+  // and 308 delete them again (312, 309); three TEST LINK pairs. Rkeys
+  // announced: 0x355 and 0x312 from CLC, 0x5f9 for link 2, the two CONFIRM
+  // RKEYs (the second CLC exchange names rkeys already announced); deleted:
+  // two per DELETE RKEY round (0x5f9 went with its rejected link).
+  EXPECT_EQ(s.links_confirmed, 1u);
+  EXPECT_EQ(s.links_added, 0u);
+  EXPECT_EQ(s.links_rejected, 1u);
+  EXPECT_EQ(s.links_deleted, 0u);
+  EXPECT_EQ(s.rkeys_announced, 5u);
+  EXPECT_EQ(s.rkeys_confirmed, 2u);
+  EXPECT_EQ(s.rkeys_deleted, 4u);
+  EXPECT_EQ(s.llc_pairs, 11u);
+  EXPECT_EQ(s.test_link_pairs, 3u);
   EXPECT_EQ(s.violations, 0u);
   EXPECT_EQ(s.capture_reports, 0u);  // no UDP frame is left as "not TCP"
 }
@@ -306,6 +326,85 @@ TEST(RealCaptureMessages, SmcrCloseSequence) {
   // Frame 140 says C (PeerConnectionClosed) instead of D: the client's CDC
   // of frame 145 comes after it.
   EXPECT_EQ(violations_with("smc-r-v2.pcap", 140, 25, 0x40), (V{{"rfc7609-a.4-nothing-after-closed", 145}}));
+}
+
+// The link lifecycle rules on the real capture changed in one or two octets.
+TEST(RealCaptureMessages, SmcrTestLinkEcho) {
+  // Frame 318, the client's TEST LINK reply to 316: User Data octet 0 -> 1.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 318, 4, 0x01), (V{{"rfc7609-a.3.8-test-link-echo", 318}}));
+  // The request's User Data changed instead: the reply no longer echoes it.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 316, 19, 0x07), (V{{"rfc7609-a.3.8-test-link-echo", 318}}));
+}
+
+TEST(RealCaptureMessages, SmcrAddLinkReplyLinkNumber) {
+  // Frame 16, the client's ADD LINK v2 reply, made accepting (flags 0x80,
+  // Z clear): it echoes link 2 as offered, which is right...
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 16, 3, 0x80), V{});
+  // ... but naming link 3 (octet 31) is not.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", {{16, 3, 0x80}, {16, 31, 0x03}}),
+            (V{{"rfc7609-3.5.1.6.1-add-link-link-number", 16}}));
+  // A rejecting reply carries only its reason: its link number is not judged.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 16, 31, 0x03), V{});
+}
+
+TEST(RealCaptureMessages, SmcrDataBeforeConfirmLinkCompleted) {
+  // Frame 12, the client's CONFIRM LINK reply, made a request (flags 0x03):
+  // link 1 is never confirmed, so the client's first Write (18) and the
+  // server's (25) flow on a link still confirming (once per side).
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 12, 3, 0x03),
+            (V{{"rfc7609-3.5.1.5-data-on-confirmed-link", 18}, {"rfc7609-3.5.1.5-data-on-confirmed-link", 25}}));
+}
+
+TEST(RealCaptureMessages, SmcrDataAfterDeleteLink) {
+  // Frames 147 (client, DELETE RKEY v2 request, Count 1) and 153 (its reply
+  // from the server) made DELETE LINK v2 (type 0x24; body octet 0, the
+  // Count, reads as link number 1): link 1 is deleted, and the second
+  // connection's first Writes (client 175, server 183) flow on it.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", {{147, 0, 0x24}, {153, 0, 0x24}}),
+            (V{{"rfc7609-3.5.1.5-data-on-confirmed-link", 175}, {"rfc7609-3.5.1.5-data-on-confirmed-link", 183}}));
+}
+
+TEST(RealCaptureMessages, SmcrWriteThroughAnnouncedRkey) {
+  // Frame 175, the client's first Write of the second connection: rkey
+  // 0x312 -> 0x313, which the server never announced (reported once).
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 175, 11, 0x13),
+            (V{{"rfc7609-3.5.5.2-write-through-announced-rkey", 175}}));
+  // The server's CONFIRM RKEY (162) and its Accept (168, CLC octet 44)
+  // announce its RMB as 0x313 instead of 0x312, which DELETE RKEY 148
+  // deleted: the client's Writes through 0x312 (175 on) use a deleted rkey.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", {{162, 8, 0x13}, {168, 56, 0x13}}),
+            (V{{"rfc7609-3.5.5.2-write-through-announced-rkey", 175}}));
+}
+
+// A capture without the listed frames.
+std::string without_frames(const std::string& file, const std::set<std::uint64_t>& drop) {
+  std::ifstream in(path_of(file), std::ios::binary);
+  std::string octets((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string out = octets.substr(0, 24);
+  std::size_t at = 24;
+  for (std::uint64_t n = 1; at + 16 <= octets.size(); ++n) {
+    const std::size_t len = static_cast<std::uint8_t>(octets[at + 8]) | static_cast<std::uint8_t>(octets[at + 9]) << 8;
+    if (!drop.count(n)) out += octets.substr(at, 16 + len);
+    at += 16 + len;
+  }
+  std::string name;
+  for (std::uint64_t n : drop) name += std::to_string(n) + "-";
+  const std::string crafted = ::testing::TempDir() + "without-" + name + file;
+  std::ofstream(crafted, std::ios::binary) << out;
+  return crafted;
+}
+
+TEST(RealCaptureMessages, SmcrConsumerNotAheadAcrossPsnGap) {
+  // Without the client's CDC of frame 46 (producer cursor 0x2000) the
+  // server's CDC of frame 53 says it consumed up to 0x2000 while the last
+  // client producer cursor seen is 0x1000. The server's ACK of frame 48
+  // acknowledges the missing PSN: a gap, so the client's cursors start
+  // afresh and nothing is judged (frame numbers after 46 shift down by one).
+  std::string error;
+  const auto r = analyze_file(without_frames("smc-r-v2.pcap", {46}), AnalysisOptions{}, nullptr, error);
+  ASSERT_TRUE(r.has_value()) << error;
+  EXPECT_EQ(r->summary.roce_psn_gaps, 1u);
+  EXPECT_EQ(r->summary.violations, 0u);
 }
 
 TEST(RealCaptureMessages, SmcrLinkGroupFoundByTheGids) {

@@ -1,5 +1,7 @@
 #include "check/smcr.hpp"
 
+#include <algorithm>
+
 namespace rdmaconf::check {
 namespace {
 
@@ -13,10 +15,16 @@ constexpr Implementation kImplementations[] = {
     {&kUrgentPresentPending, "urgent_present_pending"},
     {&kNoWritesAfterDone, "no_writes_after_done"},
     {&kNothingAfterClosed, "nothing_after_closed"},
+    {&kTestLinkEcho, "test_link_echo"},
+    {&kAddLinkEchoesLinkNumber, "add_link_link_number"},
+    {&kDataOnConfirmedLink, "data_on_confirmed_link"},
+    {&kWriteThroughAnnouncedRkey, "write_through_announced_rkey"},
 };
 constexpr const Rule* kRules[] = {&kLlcReplyAnswersRequest, &kCdcConsumerNotAhead,     &kCdcCursorWithinRmbe,
                                   &kCdcSequenceNumber,      &kWriteInsideRmbe,         &kProducerCursorTracksWrites,
-                                  &kUrgentPresentPending,   &kNoWritesAfterDone,       &kNothingAfterClosed};
+                                  &kUrgentPresentPending,   &kNoWritesAfterDone,       &kNothingAfterClosed,
+                                  &kTestLinkEcho,           &kAddLinkEchoesLinkNumber, &kDataOnConfirmedLink,
+                                  &kWriteThroughAnnouncedRkey};
 
 // Where the CDC message's fields start (RFC 7609 App. A.4, Figure 41).
 constexpr std::size_t kSequenceOctet = 2;
@@ -32,6 +40,62 @@ Outcome llc_reply_answers_request(const smcr::LlcMessage& m, std::uint32_t peer_
   if (!m.reply() || peer_requests_open > 0) return std::nullopt;
   // The R flag is header octet 3's top bit.
   return Violation{&kLlcReplyAnswersRequest, "R", 3, 1, 0};
+}
+
+//= rfc7609-a.3.8-test-link-echo (RFC 7609 App. A.3.8)
+Outcome test_link_echo(const smcr::LlcMessage& m, wire::Bytes user_data_request) {
+  if (m.base_type() != smcr::llc_type::kTestLink || !m.reply()) return std::nullopt;
+  using TF = smcr::TestLinkSpec::Field;
+  const wire::FieldDecl& f = smcr::TestLinkSpec::fields[static_cast<std::size_t>(TF::UserData)];
+  const wire::Bytes echoed = m.body.subspan(f.bit_offset / 8, f.bit_width / 8);
+  if (user_data_request.size() == echoed.size() &&
+      std::equal(echoed.begin(), echoed.end(), user_data_request.begin()))
+    return std::nullopt;
+  // Report the first octet that differs; User Data starts at message octet 4.
+  std::size_t at = 0;
+  while (at < echoed.size() && at < user_data_request.size() && echoed[at] == user_data_request[at]) ++at;
+  const std::uint64_t seen = at < echoed.size() ? echoed[at] : 0;
+  const std::uint64_t expected = at < user_data_request.size() ? user_data_request[at] : 0;
+  return Violation{&kTestLinkEcho, "User Data", 4 + at, seen, expected};
+}
+
+//= rfc7609-3.5.1.6.1-add-link-link-number (RFC 7609 §3.5.1.6.1)
+Outcome add_link_link_number(const smcr::LlcMessage& m, std::uint8_t offered) {
+  if (m.base_type() != smcr::llc_type::kAddLink || !m.reply() || m.flag(smcr::kAddLinkFlags[1]) != 0)
+    return std::nullopt;
+  const auto named = m.get(smcr::AddLinkSpec::fields[static_cast<std::size_t>(smcr::AddLinkSpec::Field::LinkNumber)]);
+  if (named == offered) return std::nullopt;
+  // Link number: body bit 216, message octet 4 + 27.
+  return Violation{&kAddLinkEchoesLinkNumber, "Link number", 31, named, offered};
+}
+
+std::string_view name(LinkState s) {
+  switch (s) {
+    case LinkState::kUnknown: return "unknown";
+    case LinkState::kAdding: return "adding";
+    case LinkState::kConfirming: return "confirming";
+    case LinkState::kUp: return "up";
+    case LinkState::kDeleting: return "deleting";
+    case LinkState::kDeleted: return "deleted";
+  }
+  return "?";
+}
+
+//= rfc7609-3.5.1.5-data-on-confirmed-link (RFC 7609 §3.5.1.5)
+Outcome data_on_confirmed_link(LinkState s, bool write) {
+  // A link being deleted still carries data until the exchange completed
+  // (§3.5.5.1.3: resources are freed once the response arrived).
+  if (s == LinkState::kUnknown || s == LinkState::kUp || s == LinkState::kDeleting) return std::nullopt;
+  const std::uint64_t state = static_cast<std::uint64_t>(s), up = static_cast<std::uint64_t>(LinkState::kUp);
+  if (write) return Violation{&kDataOnConfirmedLink, "Virtual Address", 0, state, up};
+  return Violation{&kDataOnConfirmedLink, "Type", 0, state, up};
+}
+
+//= rfc7609-3.5.5.2-write-through-announced-rkey (RFC 7609 §3.5.5.2)
+Outcome write_through_announced_rkey(bool announced, bool deleted, std::uint32_t rkey) {
+  if (announced && !deleted) return std::nullopt;
+  // The R_Key is the RETH's octets 8-11.
+  return Violation{&kWriteThroughAnnouncedRkey, "R_Key", 8, rkey, 0};
 }
 
 //= rfc7609-a.4-consumer-not-ahead (RFC 7609 App. A.4)

@@ -4,18 +4,44 @@
 // it carries and the least state it needs, and returns a Violation or
 // nothing. Standard library and the codec headers only.
 //
-// RFC 7609 is informational and writes its requirements as lower-case
-// "must", "cannot" and as definitions of what a field says ("points to the
-// next byte to be written"); a message that says something its definition
-// makes false misleads the receiver about its own buffer, so those are MUST
-// here as the registry's lower-case-must rows are (conformance/requirements/
-// rfc7609.cpp). A Violation's octet is counted from the start of the CDC
-// message, or of the RETH for an RDMA Write.
+// Strength, reviewed against the text (docs/requirements.md says the same).
+// RFC 7609 is informational: its requirements are lower-case "must" and
+// definitions of what a field or message says. The registry grades every
+// RFC 7609 row "must" (conformance/requirements/rfc7609.cpp); a rule here is
+// kMust when a lower-case "must" states it, or when a definition makes the
+// message that breaks it say something false about the sender's own buffer
+// or link (the receiver then loses or misplaces data), and kShould when only
+// the RFC's example flows show it:
+//  - reply-answers-request: §3.3 "must" (a response flows on its request's
+//    link) and A.3's request/response format;
+//  - data-on-confirmed-link: §3.5.1.5 "must" (confirm before use),
+//    §3.5.1.6.2, §3.5.5.1.3;
+//  - write-through-announced-rkey: §3.5.5.2 "must" (RTokens exchanged, the
+//    set kept in sync), §3.5.5.2.2;
+//  - consumer-not-ahead, cursor-within-rmbe, producer-tracks-writes: A.4's
+//    definitions of the cursors ("wrapping offset into the RMBE data area",
+//    "next byte ... to be written", "next byte ... to be consumed") and
+//    "cannot write beyond this cursor ... without causing data loss";
+//  - sequence-number: A.4 defines the number (starts at 1, incremented with
+//    every message but failover validation); §4.6.1 lets a failover raise
+//    it beyond the last failed number, so it is not judged right after a
+//    DELETE LINK (the observer resynchronises);
+//  - write-inside-rmbe: §4.2/§4.4.1 and A.2.3's RMB element definition;
+//  - no-writes-after-done, nothing-after-closed: A.4's D, C and A bits say
+//    the sender "will no longer" write or send control messages;
+//  - test-link-echo, add-link-link-number: A.3.8 and §3.5.1.6.1 define the
+//    reply as echoing (a reply that does not is no answer);
+//  - urgent-present-pending: no sentence; U and P are defined apart and
+//    only the flows of §4.7.5/§4.7.6 set and clear them together: kShould
+//    (weaker than its registry row, like smcv2-decline-code-on-wire).
+// A Violation's octet is counted from the start of the LLC or CDC message,
+// or of the RETH for an RDMA Write.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 
 #include "check/rule.hpp"
 #include "check/segment.hpp"
@@ -25,11 +51,43 @@ namespace rdmaconf::check {
 
 // ---- registry rows (conformance/requirements/rfc7609.cpp)
 // A.3: LLC messages are request/response pairs of one type; the R flag marks
-// the response. A response that answers no open request of its type from the
-// peer is a protocol error (Linux drops it, smc_llc_rx_response).
+// the response. §3.3: with several links a response flows over the link its
+// request flowed over (the two exceptions §3.3 names are requests, not
+// responses), so a request is open on its link. A response that answers no
+// open request of its type from the peer on its link (none, or one already
+// answered) is a protocol error (Linux drops it, smc_llc_rx_response).
 inline constexpr Rule kLlcReplyAnswersRequest{
     "rfc7609-a.3-reply-answers-request", Level::kMust, "RFC 7609 App. A.3",
-    "an LLC reply (R set) answers an open request of the same type from the peer"};
+    "an LLC reply (R set) answers an open request of the same type from the peer on the same link"};
+// A.3.8: the TEST LINK reply echoes the request's User Data (stated as what
+// the receiver does, no keyword; a reply that does not echo is no answer to
+// that request, so it is judged as the MUST its definition makes it).
+inline constexpr Rule kTestLinkEcho{
+    "rfc7609-a.3.8-test-link-echo", Level::kMust, "RFC 7609 App. A.3.8",
+    "a TEST LINK reply carries the User Data of the request it answers"};
+// §3.5.1.6.1, A.3.2: a client that accepts an ADD LINK echoes the link number
+// the server assigned (a rejecting reply, Z set, carries only its reason).
+inline constexpr Rule kAddLinkEchoesLinkNumber{
+    "rfc7609-3.5.1.6.1-add-link-link-number", Level::kMust, "RFC 7609 §3.5.1.6.1",
+    "an ADD LINK reply that accepts the link (Z clear) names the link number the ADD LINK request offered"};
+// §3.5.1.5, §3.5.1.6.2: a new link's QPs have seen no RoCE flow until the
+// CONFIRM LINK exchange proves the path; §3.5.5.1.3: once the DELETE LINK
+// exchange for a link completed both sides free its resources and its TCP
+// connections have moved to the surviving links. Data (CDC messages, RDMA
+// Writes) flows on a link between the two.
+inline constexpr Rule kDataOnConfirmedLink{
+    "rfc7609-3.5.1.5-data-on-confirmed-link", Level::kMust, "RFC 7609 §3.5.1.5",
+    "CDC messages and RDMA Writes flow on a link only after its CONFIRM LINK exchange completed and before its "
+    "DELETE LINK exchange completed"};
+// §3.5.5.2, A.3.3, A.3.5-A.3.7: an RMB's RToken on a link reaches the peer in
+// CLC (the first link), ADD LINK CONTINUATION (ADD LINK v2's RTokens) or
+// CONFIRM RKEY (and its continuation); §3.5.5.2.2: after the DELETE RKEY
+// exchange the owner frees the RMB. A Write through an rkey the owner did not
+// announce for that link, or deleted since, writes into memory it never gave.
+inline constexpr Rule kWriteThroughAnnouncedRkey{
+    "rfc7609-3.5.5.2-write-through-announced-rkey", Level::kMust, "RFC 7609 §3.5.5.2",
+    "an RDMA Write uses an rkey the RMB's owner announced for the link it flows on (CLC, ADD LINK CONTINUATION or "
+    "ADD LINK v2 RTokens, CONFIRM RKEY) and did not delete since (DELETE RKEY)"};
 // A.4: the consumer cursor names the next octet its sender will consume in its
 // own RMBE; the producer cursor the peer announces names the next octet the
 // peer will write there. Nothing is consumed before it was produced.
@@ -66,10 +124,10 @@ inline constexpr Rule kProducerCursorTracksWrites{
     "RDMA Writes into an RMBE start at the sender's producer cursor and the sender's next CDC message announces the "
     "producer cursor where they ended"};
 // A.4, §4.7.5/4.7.6: urgent data present (U) says the urgent data is in the
-// RMBE, which it can only be while the sender has urgent data pending (P);
-// the RFC's flows set and clear the two together.
+// RMBE, urgent data pending (P) that the sender has urgent data; no sentence
+// ties them, the RFC's flows set and clear the two together: a SHOULD.
 inline constexpr Rule kUrgentPresentPending{
-    "rfc7609-a.4-urgent-present-pending", Level::kMust, "RFC 7609 App. A.4",
+    "rfc7609-a.4-urgent-present-pending", Level::kShould, "RFC 7609 App. A.4",
     "a CDC message with urgent data present (U) also says urgent data pending (P)"};
 // A.4 (D, C, A), §4.8.1, §4.8.2: once a side said it is done writing
 // (PeerDoneWriting), done with the connection (PeerConnectionClosed) or
@@ -88,6 +146,27 @@ inline constexpr Rule kNothingAfterClosed{
 // `peer_requests_open`: requests of the message's type the peer sent that no
 // reply answered yet. Only replies are judged.
 Outcome llc_reply_answers_request(const smcr::LlcMessage& m, std::uint32_t peer_requests_open);
+
+// `user_data_request`: the User Data of the open TEST LINK request the reply
+// answers. Only TEST LINK replies are judged.
+Outcome test_link_echo(const smcr::LlcMessage& m, wire::Bytes user_data_request);
+
+// `offered`: the link number of the ADD LINK request the reply answers.
+// Only accepting ADD LINK replies are judged.
+Outcome add_link_link_number(const smcr::LlcMessage& m, std::uint8_t offered);
+
+// Where a link is in its life (§3.5.1.5, §3.5.1.6, §3.5.5.1), as far as a
+// capture tells: kUnknown before its first LLC message (the CLC link until
+// its CONFIRM LINK request) and for good on a link the capture joined
+// mid-life, which is not judged.
+enum class LinkState : std::uint8_t { kUnknown, kAdding, kConfirming, kUp, kDeleting, kDeleted };
+std::string_view name(LinkState s);
+// `write`: the data is an RDMA Write (else a CDC message).
+Outcome data_on_confirmed_link(LinkState s, bool write);
+
+// `announced`: the rkey was announced for this link; `deleted`: and deleted
+// since, not announced again.
+Outcome write_through_announced_rkey(bool announced, bool deleted, std::uint32_t rkey);
 
 // `consumer`: from a CDC message one side sent; `peer_producer`: the latest
 // producer cursor the other side announced for the same connection. Cursors

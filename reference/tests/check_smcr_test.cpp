@@ -177,5 +177,84 @@ TEST(CheckSmcr, NothingSentAfterClosed) {
   EXPECT_EQ(v->rule, &kNothingAfterClosed);
 }
 
+TEST(CheckSmcr, TestLinkReplyEchoesUserData) {
+  auto rep = test_link(true);
+  const std::vector<std::uint8_t> sent(16, 0);
+  auto reply = smcr::decode_llc(rep);
+  ASSERT_TRUE(reply.ok());
+  EXPECT_FALSE(test_link_echo(*reply, sent));
+  // A request is not judged.
+  auto req_octets = test_link(false);
+  req_octets[9] = 0x42;
+  auto request = smcr::decode_llc(req_octets);
+  ASSERT_TRUE(request.ok());
+  EXPECT_FALSE(test_link_echo(*request, sent));
+  // User Data octet 5 (message octet 9) differs.
+  rep[9] = 0x42;
+  auto wrong = smcr::decode_llc(rep);
+  ASSERT_TRUE(wrong.ok());
+  auto v = test_link_echo(*wrong, sent);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kTestLinkEcho);
+  EXPECT_EQ(v->field, "User Data");
+  EXPECT_EQ(v->octet, 9u);
+  EXPECT_EQ(v->seen, 0x42u);
+  EXPECT_EQ(v->expected, 0u);
+}
+
+// A 44-octet ADD LINK v1 (App. A.3.2) naming link `number`; reply flags.
+std::vector<std::uint8_t> add_link(std::uint8_t flags, std::uint8_t number) {
+  std::vector<std::uint8_t> v = {0x02, 0x2c, 0x00, flags};
+  v.resize(44, 0);
+  v[31] = number;
+  return v;
+}
+
+TEST(CheckSmcr, AcceptingAddLinkReplyEchoesTheLinkNumber) {
+  // Decoded messages are views: the octets outlive them.
+  const auto ok_octets = add_link(0x80, 2), wrong_octets = add_link(0x80, 3), rejecting_octets = add_link(0xC0, 3),
+             request_octets = add_link(0x00, 3);
+  auto ok = smcr::decode_llc(ok_octets);
+  auto wrong = smcr::decode_llc(wrong_octets);
+  auto rejecting = smcr::decode_llc(rejecting_octets);
+  auto request = smcr::decode_llc(request_octets);
+  ASSERT_TRUE(ok.ok() && wrong.ok() && rejecting.ok() && request.ok());
+  EXPECT_FALSE(add_link_link_number(*ok, 2));
+  EXPECT_FALSE(add_link_link_number(*rejecting, 2));
+  EXPECT_FALSE(add_link_link_number(*request, 2));
+  auto v = add_link_link_number(*wrong, 2);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kAddLinkEchoesLinkNumber);
+  EXPECT_EQ(v->octet, 31u);
+  EXPECT_EQ(v->seen, 3u);
+  EXPECT_EQ(v->expected, 2u);
+}
+
+TEST(CheckSmcr, DataOnlyOnAConfirmedLink) {
+  // Up, being deleted, or joined mid-life: fine.
+  for (LinkState s : {LinkState::kUp, LinkState::kDeleting, LinkState::kUnknown})
+    EXPECT_FALSE(data_on_confirmed_link(s, true)) << name(s);
+  for (LinkState s : {LinkState::kAdding, LinkState::kConfirming, LinkState::kDeleted}) {
+    auto w = data_on_confirmed_link(s, true);
+    auto c = data_on_confirmed_link(s, false);
+    ASSERT_TRUE(w && c) << name(s);
+    EXPECT_EQ(w->rule, &kDataOnConfirmedLink);
+    EXPECT_EQ(w->field, "Virtual Address");
+    EXPECT_EQ(c->field, "Type");
+  }
+}
+
+TEST(CheckSmcr, WritesThroughAnnouncedRkeysOnly) {
+  EXPECT_FALSE(write_through_announced_rkey(true, false, 0x312));
+  for (bool deleted : {false, true}) {
+    auto v = write_through_announced_rkey(deleted, deleted, 0x312);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->rule, &kWriteThroughAnnouncedRkey);
+    EXPECT_EQ(v->field, "R_Key");
+    EXPECT_EQ(v->octet, 8u);
+    EXPECT_EQ(v->seen, 0x312u);
+  }
+}
+
 }  // namespace
 }  // namespace rdmaconf::check

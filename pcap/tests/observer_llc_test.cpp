@@ -1,0 +1,167 @@
+// The SMC-R link lifecycle in the RoCEv2 observer (observer_roce.hpp,
+// observer_llc.cpp), fed packets built here: CONFIRM LINK, ADD LINK v2 with
+// an RToken, CONFIRM LINK on the new link's QPs, Writes through rkeys learnt
+// from CLC and LLC, LLC replies paired per link (RFC 7609 §3.3), DELETE RKEY
+// and DELETE LINK. The real capture has one link only (its ADD LINK is
+// rejected): what needs a second link is tested here.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/observer_roce.hpp"
+
+namespace rdmaconf::analysis {
+namespace {
+
+using Octets = std::vector<std::uint8_t>;
+
+Octets octets_of(const std::string& hex) {
+  Octets out;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    out.push_back(static_cast<std::uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  return out;
+}
+
+// An RC packet (IBTA vol. 1 §9.2): BTH with the opcode, destination QP and
+// PSN, the payload (hex), an ICRC that is not checked.
+Octets roce(std::uint8_t op, std::uint32_t qp, std::uint32_t psn, const std::string& payload) {
+  Octets b{op, 0x00, 0xff, 0xff, 0x00, static_cast<std::uint8_t>(qp >> 16), static_cast<std::uint8_t>(qp >> 8),
+           static_cast<std::uint8_t>(qp), 0x80, static_cast<std::uint8_t>(psn >> 16), static_cast<std::uint8_t>(psn >> 8),
+           static_cast<std::uint8_t>(psn)};
+  const Octets p = octets_of(payload + "ce71ba00");
+  b.insert(b.end(), p.begin(), p.end());
+  return b;
+}
+
+// A 44-octet LLC message: header and body in hex, zero-padded.
+std::string llc(const std::string& header, const std::string& body) {
+  std::string m = header + body;
+  m.resize(88, '0');
+  return m;
+}
+
+const std::string kGid = "00000000000000000000ffff0a4d0001";
+std::string confirm_link(const std::string& flags, const std::string& qp, const std::string& link) {
+  return llc("212c00" + flags, "52540077000a" + kGid + qp + link + "0000010102");
+}
+// ADD LINK v2 from the server: QP 0x12, link 2, one RToken: the RMB whose
+// rkey on link 1 is 0x12 has rkey 0x5f9 at 0x10000000 on link 2.
+const std::string kAddLink = "22580000" "52540077000a0000" + kGid + "000012" "02" "03d775d7" "0000000000000000" "8000" +
+                             kGid + "0000000000000000" "0100" "00000012" "000005f9" "0000000010000000";
+// The client's accepting reply: its QP 0x13 for link 2.
+const std::string kAddLinkReply = llc("222c0080", "52540077000b0000" + kGid + "000013" "02" "03000001");
+const std::string kCdc = "fe2c000100000001000000000000100000000000000000000000000000000000000000000000000000000000";
+
+struct Sink : ObserverSink {
+  void on_message(const Message& m) override {
+    link_number = m.roce->link_number;
+    link_state = m.roce->link_state;
+  }
+  void on_violation(const Violation& v) override { seen.emplace_back(std::string(v.rule->id), v.frame); }
+  std::vector<std::pair<std::string, FrameNo>> seen;
+  std::uint8_t link_number = 0;
+  check::LinkState link_state = check::LinkState::kUnknown;
+};
+
+// One SMC-R connection from CLC: the client (initiator) and the server
+// (responder) both on QP 0x11; the client's RMB rkey 0x55 at 0, the
+// server's 0x12 at 0x100000; 16 KiB RMBEs, element 1.
+struct Group {
+  Sink sink;
+  RoceObserver observer{sink};
+  FrameNo frame = 0;
+  std::uint32_t psn[2][256] = {};
+
+  Group() {
+    ClcRmbe client, server;
+    client.alert_token = server.alert_token = 1;
+    client.qp_number = server.qp_number = 0x11;
+    client.rmb_rkey = 0x55;
+    server.rmb_rkey = 0x12;
+    server.rmb_virtual_address = 0x100000;
+    client.rmbe_size = server.rmbe_size = 16384;
+    observer.add_connection(client, server);
+  }
+  // `side` 0 is the client, 1 the server; `qp` the receiver's.
+  void send(int side, std::uint8_t op, std::uint32_t qp, const std::string& payload) {
+    observer.on_packet(side ? Side::kResponder : Side::kInitiator, ++frame, roce(op, qp, ++psn[side][qp & 0xFF], payload));
+  }
+  // Link 1 confirmed; link 2 added, accepted and confirmed on QPs 0x12 (server) and 0x13 (client).
+  void two_links() {
+    send(1, 0x04, 0x11, confirm_link("03", "000011", "01"));
+    send(0, 0x04, 0x11, confirm_link("83", "000011", "01"));
+    send(1, 0x04, 0x11, kAddLink);
+    send(0, 0x04, 0x11, kAddLinkReply);
+    send(1, 0x04, 0x13, confirm_link("03", "000012", "02"));
+    send(0, 0x04, 0x12, confirm_link("83", "000013", "02"));
+  }
+};
+
+// A client RDMA Write First of 8 octets at `va` through `rkey`.
+std::string write(const std::string& va, const std::string& rkey) { return va + rkey + "00000008" "4142434445464748"; }
+
+TEST(ObserverLlc, SecondLinkCarriesWritesThroughItsRTokens) {
+  Group g;
+  g.two_links();
+  EXPECT_EQ(g.sink.link_number, 2u);
+  EXPECT_EQ(g.sink.link_state, check::LinkState::kConfirming);  // before the reply (frame 6)
+  // The client writes into the server's RMBE over link 2, through the rkey
+  // the ADD LINK's RToken gave for it (the RMB at 0x10000000 there).
+  g.send(0, 0x06, 0x12, write("0000000010000000", "000005f9"));
+  EXPECT_EQ(g.sink.link_state, check::LinkState::kUp);
+  EXPECT_TRUE(g.observer.notes().rkey_announced);
+  EXPECT_EQ(g.observer.notes().rkey_announced_by, "ADD LINK RTokens");
+  EXPECT_EQ(g.observer.notes().rkey_announced_in, 3u);
+  // ... and a CDC message announcing it, on link 1.
+  g.send(0, 0x04, 0x11, "fe2c000100000001000000000000000800000000000000000000000000000000000000000000000000000000");
+  EXPECT_TRUE(g.sink.seen.empty());
+  const RoceStats& s = g.observer.stats();
+  EXPECT_EQ(s.links_confirmed, 2u);
+  EXPECT_EQ(s.links_added, 1u);
+  EXPECT_EQ(s.rkeys_announced, 3u);  // two from CLC, one RToken
+  EXPECT_EQ(s.llc_pairs, 3u);
+}
+
+TEST(ObserverLlc, RepliesArePairedPerLink) {
+  Group g;
+  g.two_links();
+  // The server's TEST LINK on link 1 (to the client's QP 0x11); the client
+  // replies on link 2 (to the server's QP 0x12): no answer (§3.3).
+  g.send(1, 0x04, 0x11, llc("272c0000", "0102030405060708090a0b0c0d0e0f10"));
+  g.send(0, 0x04, 0x12, llc("272c0080", "0102030405060708090a0b0c0d0e0f10"));
+  EXPECT_EQ(g.sink.seen, (std::vector<std::pair<std::string, FrameNo>>{{"rfc7609-a.3-reply-answers-request", 8}}));
+  // The reply on link 1 answers it; a second one answers nothing.
+  g.send(0, 0x04, 0x11, llc("272c0080", "0102030405060708090a0b0c0d0e0f10"));
+  EXPECT_EQ(g.observer.notes().request_in, 7u);
+  g.send(0, 0x04, 0x11, llc("272c0080", "0102030405060708090a0b0c0d0e0f10"));
+  EXPECT_EQ(g.sink.seen.size(), 2u);
+  EXPECT_EQ(g.sink.seen.back(), (std::pair<std::string, FrameNo>{"rfc7609-a.3-reply-answers-request", 10}));
+  EXPECT_EQ(g.observer.stats().test_link_pairs, 1u);
+}
+
+TEST(ObserverLlc, DeletedRkeysAndLinksCarryNoData) {
+  Group g;
+  g.two_links();
+  // DELETE RKEY v2 of the server's RMB (0x12 on link 1), answered: gone on
+  // both links, so a Write through 0x5f9 on link 2 breaks the rule (once).
+  g.send(1, 0x04, 0x11, llc("292c0000", "01000000" "00000012"));
+  g.send(0, 0x04, 0x11, llc("292c0080", "01000000" "00000012"));
+  EXPECT_EQ(g.observer.stats().rkeys_deleted, 2u);
+  g.send(0, 0x06, 0x12, write("0000000010000000", "000005f9"));
+  g.send(0, 0x06, 0x12, write("0000000010000008", "000005f9"));
+  // DELETE LINK v2 of link 2 from the server, answered; then a CDC message on it.
+  g.send(1, 0x04, 0x11, llc("242c0000", "02" "00010000"));
+  g.send(0, 0x04, 0x11, llc("242c0080", "02" "00010000"));
+  EXPECT_EQ(g.observer.stats().links_deleted, 1u);
+  g.send(0, 0x04, 0x12, kCdc);
+  EXPECT_EQ(g.sink.link_state, check::LinkState::kDeleted);
+  EXPECT_EQ(g.sink.seen, (std::vector<std::pair<std::string, FrameNo>>{
+                             {"rfc7609-3.5.5.2-write-through-announced-rkey", 9},
+                             {"rfc7609-3.5.1.5-data-on-confirmed-link", 13}}));
+}
+
+}  // namespace
+}  // namespace rdmaconf::analysis

@@ -182,7 +182,7 @@ struct Message {
   // hand holds it: [data_offset, data_offset + data_length) cut to what was
   // received; never read beyond it.
   wire::Bytes data;
-  bool data_complete = false;  // all data_length octets are in `data`
+  bool data_complete = true;  // all data_length octets are in `data` (so true without data)
 
   bool response_requested() const { return (flags & kResponseRequested) != 0; }
 };

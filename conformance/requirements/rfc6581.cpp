@@ -36,7 +36,7 @@ constexpr Requirement kRows[] = {
         "0x3FFF and an initiator IRD of 0x3FFF with ORD 0x3FFF, keeping its own values"),
     row("rfc6581-9-reply-enhanced", kMust, W,
         "A responder that accepts a Rev 2 Request with the enhanced flag answers with a Rev 2 Reply carrying its own "
-        "IRD/ORD block"),
+        "IRD/ORD block, and answers a Request without the flag with a Reply without it"),
     row("rfc6581-9-responder-ird", kShould, W,
         "The responder raises its IRD to at least the initiator's ORD when it can"),
     row("rfc6581-9.1-responder-ord", kMustNot, W,

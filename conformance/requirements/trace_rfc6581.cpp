@@ -64,7 +64,7 @@ constexpr SentenceTrace kTrace[] = {
     none("10", "9ade1e85", "whether enhanced functionality is desired is the ULP's choice; nothing on the wire tells"),
     cover("10", "838b718d", "rfc6581-10-accept-rev1"),
     cover("10", "8534f7de", "rfc6581-9-reply-enhanced"),
-    cover("10", "646b71ae", "rfc6581-10-accept-rev1"),
+    cover("10", "646b71ae", "rfc6581-10-accept-rev1 rfc6581-9-reply-enhanced"),
     cover("10", "6f7325c7", "rfc5044-7.1.1-rev-mismatch", "a responder without RFC 6581 sees a revision it cannot serve"),
     none("10", "9f55042c", "a permission to retry with revision 1"),
 };

@@ -391,6 +391,10 @@ void ConnectionObserver::settle_mpa(FrameNo frame) {
   if (auto v = check::reply_revision(req.revision, rep))
     violate(*v->rule, Side::kResponder, rsp.frame_number, 0,
             "Reply Rev " + std::to_string(rep.revision) + " above the Request's " + std::to_string(req.revision));
+  if (auto v = check::reply_enhanced(req.enhanced_data.has_value(), rep))
+    violate(*v->rule, Side::kResponder, rsp.frame_number, 0,
+            std::string(rep.enhanced_data ? "Reply carries the IRD/ORD block, the Request does not"
+                                          : "Request carries the IRD/ORD block, the Reply does not"));
   if (req.enhanced_data && rep.enhanced_data) {
     mpa_.enhanced = true;
     mpa_.ird[0] = req.enhanced_data->ird;
@@ -407,6 +411,17 @@ void ConnectionObserver::settle_mpa(FrameNo frame) {
     // RTR kind; it may set several, and kinds not offered. The initiator
     // offered every kind it can send, so it can send one of the Reply's
     // kinds exactly when one was offered (checked at its first FPDU).
+    // RFC 6581 §9.1: an accepting Reply's ORD is not above the Request's
+    // IRD, and 0x3FFF is answered with 0x3FFF.
+    if (!rep.reject) {
+      if (auto v = check::responder_ord(q, p))
+        violate(*v->rule, Side::kResponder, rsp.frame_number, 0,
+                "Reply ORD " + std::to_string(p.ord) + " above the Request's IRD " + std::to_string(q.ird));
+      if (auto v = check::no_negotiation(q, p))
+        violate(*v->rule, Side::kResponder, rsp.frame_number, 0,
+                std::string("Request ") + (v->field == "IRD" ? "ORD" : "IRD") + " 0x3FFF answered with " +
+                    std::string(v->field) + " " + std::to_string(v->seen) + ", not 0x3FFF");
+    }
     if (!rep.reject) {
       if (auto v = check::p2p_echo(q, p))
         violate(*v->rule, Side::kResponder, rsp.frame_number, 0,

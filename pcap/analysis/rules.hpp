@@ -40,6 +40,9 @@ inline constexpr const Rule& kRequestReject = check::kRequestReject;
 inline constexpr const Rule& kPdLengthMax = check::kPdLengthMax;
 inline constexpr const Rule& kEnhancedDataShort = check::kEnhancedDataShort;
 inline constexpr const Rule& kReplyRevision = check::kReplyRevision;
+inline constexpr const Rule& kReplyEnhanced = check::kReplyEnhanced;
+inline constexpr const Rule& kResponderOrd = check::kResponderOrd;
+inline constexpr const Rule& kNoNegotiation = check::kNoNegotiation;
 inline constexpr Rule kFpduBeforeReply{"rfc5044-7.1.2-initiator-no-early-fpdu", Level::kMust, "RFC 5044 §7.1.2",
                                        "the initiator sends no FPDU before it has received the Reply"};
 inline constexpr Rule kDataAfterReject{"rfc5044-7.1.2-no-data-after-reject", Level::kMust, "RFC 5044 §7.1.2",

@@ -1,5 +1,5 @@
-// Builders for the analysis tests: DDP/RDMAP segments written out field by
-// field, an MPA session (Request, Reply, then FPDUs through mpa::Framer with
+// Builders for the analysis tests: DDP/RDMAP segments through the reference's
+// header declarations, an MPA session (Request, Reply, then FPDUs through mpa::Framer with
 // its overrides), an observer sink that records everything, and a capture
 // builder that lays a session's octets into TCP segments exactly as a test
 // wants them cut, reordered or lost.
@@ -20,6 +20,7 @@
 #include "capture/writer.hpp"
 #include "mpa/framer.hpp"
 #include "mpa/req_rep.hpp"
+#include "ddp/headers.hpp"
 #include "rdmap/headers.hpp"
 #include "wire/bytes.hpp"
 
@@ -31,40 +32,44 @@ inline void put_be(Bytes& b, std::uint64_t v, int octets) {
   for (int i = octets - 1; i >= 0; --i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
 }
 
-// RFC 5041 §4.3 untagged header (+ RFC 5040 §4.2 control field), then payload.
-inline Bytes untagged(std::uint8_t opcode, std::uint32_t qn, std::uint32_t msn, std::uint32_t mo, bool last,
-                      const Bytes& payload = {}, std::uint8_t dv = 1, std::uint8_t rv = 1) {
-  Bytes b;
-  b.push_back(static_cast<std::uint8_t>((last ? 0x40 : 0) | (dv & 3)));
-  b.push_back(static_cast<std::uint8_t>((rv & 3) << 6 | (opcode & 0xf)));
-  put_be(b, 0, 4);  // RsvdULP[8:39] / Invalidate STag
-  put_be(b, qn, 4);
-  put_be(b, msn, 4);
-  put_be(b, mo, 4);
+// The DDP header of a segment (RFC 5041 §4.2, §4.3) with RDMAP's control
+// field in its RsvdULP octet (RFC 5040 §4.2), written through the reference's
+// declarations; values wider than a field are cut to its width (a test asks
+// for DV 2 or RV 0 on purpose), then the payload.
+inline std::uint8_t control_octet(std::uint8_t opcode, std::uint8_t rv) {
+  rdmap::ControlHeader c;
+  c.set(rdmap::ControlSpec::Field::RV, rv).set(rdmap::ControlSpec::Field::Opcode, opcode);
+  return c.bytes()[0];
+}
+inline Bytes with_payload(wire::Bytes header, const Bytes& payload) {
+  Bytes b(header.begin(), header.end());
   b.insert(b.end(), payload.begin(), payload.end());
   return b;
 }
-// RFC 5041 §4.2 tagged header, then payload.
+inline Bytes untagged(std::uint8_t opcode, std::uint32_t qn, std::uint32_t msn, std::uint32_t mo, bool last,
+                      const Bytes& payload = {}, std::uint8_t dv = 1, std::uint8_t rv = 1) {
+  using F = ddp::UntaggedSpec::Field;
+  ddp::UntaggedHeader h;
+  h.set(F::L, last).set(F::DV, dv).set(F::RsvdULP, control_octet(opcode, rv));
+  h.set(F::QN, qn).set(F::MSN, msn).set(F::MO, mo);
+  return with_payload(h.bytes(), payload);
+}
 inline Bytes tagged(std::uint8_t opcode, std::uint32_t stag, std::uint64_t to, bool last, const Bytes& payload = {},
                     std::uint8_t dv = 1) {
-  Bytes b;
-  b.push_back(static_cast<std::uint8_t>(0x80 | (last ? 0x40 : 0) | (dv & 3)));
-  b.push_back(static_cast<std::uint8_t>(1 << 6 | (opcode & 0xf)));
-  put_be(b, stag, 4);
-  put_be(b, to, 8);
-  b.insert(b.end(), payload.begin(), payload.end());
-  return b;
+  using F = ddp::TaggedSpec::Field;
+  ddp::TaggedHeader h;
+  h.set(F::T, 1).set(F::L, last).set(F::DV, dv).set(F::RsvdULP, control_octet(opcode, 1));
+  h.set(F::STag, stag).set(F::TO, to);
+  return with_payload(h.bytes(), payload);
 }
 // RFC 5040 §4.4 RDMA Read Request on QN 1.
 inline Bytes read_request(std::uint32_t msn, std::uint32_t sink_stag, std::uint64_t sink_to, std::uint32_t size,
                           std::uint32_t source_stag = 0x5000, std::uint64_t source_to = 0) {
-  Bytes h;
-  put_be(h, sink_stag, 4);
-  put_be(h, sink_to, 8);
-  put_be(h, size, 4);
-  put_be(h, source_stag, 4);
-  put_be(h, source_to, 8);
-  return untagged(0x1, 1, msn, 0, true, h);
+  using F = rdmap::ReadRequestSpec::Field;
+  rdmap::ReadRequestHeader h;
+  h.set(F::SinkSTag, sink_stag).set(F::SinkTO, sink_to).set(F::ReadSize, size);
+  h.set(F::SourceSTag, source_stag).set(F::SourceTO, source_to);
+  return untagged(0x1, 1, msn, 0, true, with_payload(h.bytes(), {}));
 }
 inline Bytes send_msg(std::uint32_t msn, const Bytes& payload) { return untagged(0x3, 0, msn, 0, true, payload); }
 inline Bytes filler(std::size_t n, std::uint8_t seed = 0) {

@@ -132,6 +132,16 @@ TEST(Observer, StartupViolations) {
          s.request.enhanced.reset();
          s.reply.enhanced.reset();
        }},
+      // RFC 6581 §10: an enhanced Request is answered with an enhanced
+      // Reply, an unenhanced one with an unenhanced Reply.
+      {"reply not enhanced", &rules::kReplyEnhanced, Side::kResponder, [](Session& s) { s.reply.enhanced.reset(); }},
+      {"reply enhanced unasked", &rules::kReplyEnhanced, Side::kResponder,
+       [](Session& s) { s.request.enhanced.reset(); }},
+      // RFC 6581 §9.1: the responder's ORD at most the initiator's IRD; 0x3FFF
+      // answered with 0x3FFF.
+      {"responder ord", &rules::kResponderOrd, Side::kResponder, [](Session& s) { s.reply.enhanced->ord = 5; }},
+      {"no negotiation", &rules::kNoNegotiation, Side::kResponder,
+       [](Session& s) { s.request.enhanced->ord = 0x3fff; }},
       // RFC 5044 §7.1.1: the Reply key.
       {"key", &rules::kReqRepKey, Side::kResponder,
        [](Session& s) { s.reply.key = mpa::kRequestKey; }},
@@ -162,6 +172,27 @@ TEST(Observer, FpduBeforeReplyIsReported) {
   ASSERT_EQ(out.count(rules::kFpduBeforeReply), 1u) << out.dump();
   EXPECT_EQ(out.first(rules::kFpduBeforeReply)->frame, 1u);
   EXPECT_EQ(out.fpdus(), 1u);  // still decoded once the Reply told the parameters
+}
+
+TEST(Observer, IrdOrdNegotiationKeptOrNamedInAReject) {
+  // RFC 6581 §9.1: within the rules nothing is reported; a rejecting Reply
+  // may name a larger ORD (the one its ULP requires) and answer 0x3FFF with
+  // its own values.
+  for (bool reject : {false, true}) {
+    Session s;
+    s.request.enhanced->ird = 2;
+    s.reply.enhanced->ord = reject ? 9 : 2;
+    s.request.enhanced->ord = reject ? 0x3fff : 4;
+    s.reply.reject = reject;
+    s.start();
+    if (!reject) s.fpdu(0, send_msg(1, filler(8)));
+    Collect out;
+    ConnectionObserver obs(out);
+    feed_session(obs, s);
+    EXPECT_EQ(out.count(rules::kResponderOrd), 0u) << reject << out.dump();
+    EXPECT_EQ(out.count(rules::kNoNegotiation), 0u) << reject << out.dump();
+    EXPECT_EQ(out.count(rules::kReplyEnhanced), 0u) << reject << out.dump();
+  }
 }
 
 TEST(Observer, FpduAfterRejectIsReported) {

@@ -17,6 +17,9 @@ constexpr Implementation kImplementations[] = {
     {&kEnhancedDataShort, "mpa::decode_req_rep (IRD)"},
     // Request against Reply.
     {&kReplyRevision, "reply_revision"},
+    {&kReplyEnhanced, "reply_enhanced"},
+    {&kResponderOrd, "responder_ord"},
+    {&kNoNegotiation, "no_negotiation"},
     {&kP2pOffer, "p2p_offer"},
     {&kP2pEcho, "p2p_echo"},
     {&kReplyRtrAtLeastOne, "reply_rtr_at_least_one"},
@@ -24,7 +27,7 @@ constexpr Implementation kImplementations[] = {
 };
 constexpr const Rule* kRules[] = {
     &kReqRepKey, &kReqRepReserved, &kReqRepRevision, &kRequestReject, &kPdLengthMax,
-    &kEnhancedDataShort, &kReplyRevision, &kP2pOffer, &kP2pEcho, &kReplyRtrAtLeastOne, &kRtrFirst,
+    &kEnhancedDataShort, &kReplyRevision, &kReplyEnhanced, &kResponderOrd, &kNoNegotiation, &kP2pOffer, &kP2pEcho, &kReplyRtrAtLeastOne, &kRtrFirst,
 };
 
 using EF = mpa::EnhancedDataSpec::Field;
@@ -58,6 +61,27 @@ Outcome reply_revision(std::uint8_t request_revision, const mpa::ReqRepFrame& re
   if (reply.revision <= request_revision) return std::nullopt;
   const wire::FieldDecl& d = mpa::ReqRepHeader::field_decl(mpa::ReqRepSpec::Field::Rev);
   return Violation{&kReplyRevision, d.name, d.octet_offset(), reply.revision, request_revision};
+}
+
+Outcome reply_enhanced(bool request_enhanced, const mpa::ReqRepFrame& reply) {
+  const bool asked = request_enhanced;
+  if (reply.enhanced_data.has_value() == asked) return std::nullopt;
+  const wire::FieldDecl& d = mpa::ReqRepHeader::field_decl(mpa::ReqRepSpec::Field::S);
+  return Violation{&kReplyEnhanced, d.name, d.octet_offset(), !asked, asked};
+}
+
+Outcome responder_ord(const mpa::EnhancedData& request, const mpa::EnhancedData& reply) {
+  if (request.ird == mpa::kMaxIrdOrd || reply.ord == mpa::kMaxIrdOrd || reply.ord <= request.ird)
+    return std::nullopt;
+  return broke(kResponderOrd, EF::ORD, reply.ord, request.ird);
+}
+
+Outcome no_negotiation(const mpa::EnhancedData& request, const mpa::EnhancedData& reply) {
+  if (request.ord == mpa::kMaxIrdOrd && reply.ird != mpa::kMaxIrdOrd)
+    return broke(kNoNegotiation, EF::IRD, reply.ird, mpa::kMaxIrdOrd);
+  if (request.ird == mpa::kMaxIrdOrd && reply.ord != mpa::kMaxIrdOrd)
+    return broke(kNoNegotiation, EF::ORD, reply.ord, mpa::kMaxIrdOrd);
+  return std::nullopt;
 }
 
 Outcome p2p_offer(const mpa::EnhancedData& request) {

@@ -56,6 +56,13 @@ inline constexpr Rule kP2pEcho{"rfc6581-9.2-p2p-echo-a", Level::kMust, "RFC 6581
                                "the Reply sets flag A exactly when the Request did"};
 inline constexpr Rule kReplyRtrAtLeastOne{"rfc6581-9.2-reply-rtr-at-least-one", Level::kMust, "RFC 6581 §9.2",
                                           "a peer-to-peer Reply sets at least one RTR kind"};
+inline constexpr Rule kReplyEnhanced{"rfc6581-9-reply-enhanced", Level::kMust, "RFC 6581 §10",
+                                     "a Reply carries the IRD/ORD block (S set) exactly when the Request does"};
+inline constexpr Rule kResponderOrd{"rfc6581-9.1-responder-ord", Level::kMust, "RFC 6581 §9.1",
+                                    "an accepting Reply's ORD is not above the Request's IRD (MUST NOT)"};
+inline constexpr Rule kNoNegotiation{"rfc6581-9.1-ird-ord-no-negotiation", Level::kMust, "RFC 6581 §9.1",
+                                     "an accepting Reply answers a Request ORD of 0x3FFF with IRD 0x3FFF and a "
+                                     "Request IRD of 0x3FFF with ORD 0x3FFF"};
 // The first FPDU:
 inline constexpr Rule kRtrFirst{"rfc6581-9.2-rtr-first-fpdu", Level::kMust, "RFC 6581 §9.2",
                                 "in peer-to-peer mode the initiator's first FPDU is the RTR message of a kind the Reply "
@@ -68,6 +75,19 @@ const Rule& req_rep_rule(const wire::DecodeError& e);
 // RFC 6581 §10: an accepting or rejecting Reply never names a revision above
 // the Request's.
 Outcome reply_revision(std::uint8_t request_revision, const mpa::ReqRepFrame& reply);
+// RFC 6581 §10: a responder that supports enhanced establishment answers an
+// enhanced Request (S set) with an enhanced Reply, and an unenhanced one with
+// an unenhanced Reply (one that does not close the connection instead). Any
+// Reply, accepting or rejecting.
+Outcome reply_enhanced(bool request_enhanced, const mpa::ReqRepFrame& reply);
+// RFC 6581 §9.1: an accepting Reply sets ORD at most to the Request's IRD.
+// 0x3FFF on either side is outside automatic negotiation (no_negotiation);
+// a rejecting Reply may name a larger ORD: the one the ULP requires.
+Outcome responder_ord(const mpa::EnhancedData& request, const mpa::EnhancedData& reply);
+// RFC 6581 §9.1: 0x3FFF declines automatic negotiation; an accepting Reply
+// answers a Request ORD of 0x3FFF with IRD 0x3FFF, and a Request IRD of
+// 0x3FFF with ORD 0x3FFF (a rejecting Reply's ORD is the required one).
+Outcome no_negotiation(const mpa::EnhancedData& request, const mpa::EnhancedData& reply);
 // RFC 6581 §9.2: a Request that asks for the peer-to-peer model (A) offers
 // at least one RTR kind (B, C or D).
 Outcome p2p_offer(const mpa::EnhancedData& request);

@@ -435,11 +435,14 @@ void Negotiation::on_reply(const ReqRepFrame& reply) {
   out.markers_receive = sent_markers_;
   out.peer_private_data = reply.ulp_private_data;
 
-  if (sent_enhanced_.has_value() != reply.enhanced_data.has_value()) {
+  // RFC 6581 §10, §9.1 (check/mpa_startup.hpp): the enhanced block answered
+  // in kind, and the responder reads from us with no more outstanding reads
+  // than our IRD allows (a responder ORD or IRD of 0x3FFF declines automatic
+  // negotiation: our IRD or ORD stays as it is).
+  if (auto v = check::reply_enhanced(sent_enhanced_.has_value(), reply)) {
     return terminate(FailureKind::kMalformedFrame, LlpErrorCode::kInvalidRequestOrReply,
-                     "enhanced data in one frame but not the other (RFC 6581 §9)",
-                     frame_rule(F::S, "a Reply carries enhanced data exactly when the Request does",
-                                cite::kEnhancedFlag));
+                     "enhanced data in one frame but not the other (RFC 6581 §10)",
+                     frame_rule(F::S, v->rule->summary, v->rule->section));
   }
   if (sent_enhanced_) {
     const EnhancedData& ours = *sent_enhanced_;
@@ -448,12 +451,9 @@ void Negotiation::on_reply(const ReqRepFrame& reply) {
     out.ird = ours.ird;
     out.peer_ird = theirs.ird;
     out.peer_ord = theirs.ord;
-    // RFC 6581 §9.1: the responder may not read from us with more
-    // outstanding reads than our IRD allows. A responder ORD (or IRD) of
-    // 0x3FFF declines automatic negotiation: our IRD (ORD) stays as it is.
-    if (theirs.ord != kMaxIrdOrd && theirs.ord > ours.ird)
+    if (check::responder_ord(ours, theirs))
       return terminate(FailureKind::kInsufficientIrd, LlpErrorCode::kInsufficientIrd,
-                       "responder's ORD exceeds our IRD (RFC 6581 §9)");
+                       "responder's ORD exceeds our IRD (RFC 6581 §9.1)");
     out.ord = ours.ord;
     if (theirs.ird != kMaxIrdOrd && theirs.ird < ours.ord) {
       if (!config_.allow_ord_reduction)

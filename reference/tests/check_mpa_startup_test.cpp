@@ -32,6 +32,54 @@ TEST(CheckMpaStartup, ReplyRevisionNotAboveTheRequests) {
   EXPECT_EQ(v->expected, 1u);
 }
 
+TEST(CheckMpaStartup, ReplyEnhancedInKind) {
+  // RFC 6581 §10: S answered with S, no S with no S.
+  mpa::ReqRepFields f;
+  f.kind = mpa::FrameKind::kReply;
+  f.revision = mpa::kRevision2;
+  const std::vector<std::uint8_t> plain = mpa::encode_req_rep(f);
+  f.enhanced = mpa::EnhancedData{false, false, false, false, 4, 4};
+  const std::vector<std::uint8_t> enhanced = mpa::encode_req_rep(f);
+  const mpa::ReqRepFrame plain_reply = *mpa::decode_req_rep(plain);
+  const mpa::ReqRepFrame enhanced_reply = *mpa::decode_req_rep(enhanced);
+  EXPECT_FALSE(reply_enhanced(false, plain_reply));
+  EXPECT_FALSE(reply_enhanced(true, enhanced_reply));
+  auto missing = reply_enhanced(true, plain_reply);
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->rule, &kReplyEnhanced);
+  EXPECT_EQ(missing->field, "S");
+  EXPECT_EQ(missing->octet, 16u);  // S is bit 131: octet 16, after M, C and R
+  EXPECT_EQ(missing->seen, 0u);
+  EXPECT_EQ(reply_enhanced(false, enhanced_reply)->seen, 1u);
+}
+
+TEST(CheckMpaStartup, ResponderOrdAndNoNegotiation) {
+  // RFC 6581 §9.1.
+  const mpa::EnhancedData request{false, false, false, false, 4, 8};
+  EXPECT_FALSE(responder_ord(request, {false, false, false, false, 16, 4}));  // equal to our IRD
+  auto v = responder_ord(request, {false, false, false, false, 16, 5});
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, &kResponderOrd);
+  EXPECT_EQ(v->field, "ORD");
+  EXPECT_EQ(v->seen, 5u);
+  EXPECT_EQ(v->expected, 4u);
+  // 0x3FFF on either side is outside automatic negotiation.
+  EXPECT_FALSE(responder_ord({false, false, false, false, 0x3fff, 8}, {false, false, false, false, 16, 0x3fff}));
+  EXPECT_FALSE(responder_ord(request, {false, false, false, false, 16, 0x3fff}));
+
+  EXPECT_FALSE(no_negotiation(request, {false, false, false, false, 16, 4}));
+  EXPECT_FALSE(no_negotiation({false, false, false, false, 0x3fff, 0x3fff}, {false, false, false, false, 0x3fff, 0x3fff}));
+  auto ird = no_negotiation({false, false, false, false, 4, 0x3fff}, {false, false, false, false, 16, 4});
+  ASSERT_TRUE(ird);
+  EXPECT_EQ(ird->rule, &kNoNegotiation);
+  EXPECT_EQ(ird->field, "IRD");
+  EXPECT_EQ(ird->seen, 16u);
+  EXPECT_EQ(ird->expected, 0x3fffu);
+  auto ord = no_negotiation({false, false, false, false, 0x3fff, 8}, {false, false, false, false, 16, 4});
+  ASSERT_TRUE(ord);
+  EXPECT_EQ(ord->field, "ORD");
+}
+
 TEST(CheckMpaStartup, PeerToPeerFlags) {
   const mpa::EnhancedData client_server{};
   mpa::EnhancedData p2p_none;

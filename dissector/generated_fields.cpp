@@ -194,7 +194,9 @@ Layout layout_of(const wire::FieldDecl& f) {
     std::abort();
   }
   l.type = kByOctets[l.octets];
-  l.encoding = ENC_BIG_ENDIAN;
+  // tiles_exactly() guarantees a little-endian field is whole octets, so it
+  // never needs a bitmask.
+  l.encoding = f.little_endian() ? ENC_LITTLE_ENDIAN : ENC_BIG_ENDIAN;
   l.display = f.display == wire::Display::kHex ? BASE_HEX : BASE_DEC;
   if (f.bit_width != static_cast<std::uint32_t>(l.octets) * 8) {
     const std::uint32_t trailing = static_cast<std::uint32_t>(l.octets) * 8 - (f.bit_offset % 8) - f.bit_width;
@@ -259,7 +261,7 @@ const void* strings_for(const wire::FieldDecl& f, std::string_view abbrev_tail, 
 }
 
 bool same_layout(const Layout& a, const Layout& b) {
-  return a.type == b.type && a.bitmask == b.bitmask && a.octets == b.octets;
+  return a.type == b.type && a.bitmask == b.bitmask && a.octets == b.octets && a.encoding == b.encoding;
 }
 
 }  // namespace

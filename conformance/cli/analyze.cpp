@@ -110,11 +110,12 @@ int run_analyze(const AnalyzeOptions& o) {
       for (const auto& [what, n] : t.messages) std::cout << " " << what << " " << n << ",";
       std::cout << " " << t.undecoded << " Sends not decoded\n";
       if (!t.operations.empty()) {
-        std::cout << "  " << (ulp == "iser" ? "SCSI commands:" : "RPC calls:");
+        std::cout << "  " << (ulp == "iser" ? "SCSI commands:" : ulp == "smb-direct" ? "SMB2 commands:" : "RPC calls:");
         for (const auto& [what, n] : t.operations) std::cout << " " << what << " " << n << ",";
         std::cout << "\n";
       }
       const analysis::UlpTransfers& x = t.transfers;
+      if (ulp == "smb-direct") continue;  // its buffer descriptors are not tied to RDMA traffic yet
       std::cout << "  RDMA Read Requests " << x.reads << " (" << x.reads_tied << " tied to "
                 << (ulp == "iser" ? "a Write STag" : "a read chunk") << "), RDMA Writes " << x.writes << " ("
                 << x.writes_tied << " tied to " << (ulp == "iser" ? "a Read STag" : "a Write or Reply chunk")
@@ -172,10 +173,10 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
 
 void add_ulp_option(CLI::App& sub, std::vector<std::string>& ulps) {
   sub.add_option("--ulp", ulps,
-                 "The upper-layer protocol over RDMAP, NAME or NAME:PORT (rpc-over-rdma, iser); otherwise "
+                 "The upper-layer protocol over RDMAP, NAME or NAME:PORT (rpc-over-rdma, iser, smb-direct); otherwise "
                  "recognised per connection from the MPA private data or the first Send")
       ->check([](const std::string& v) {
-        return analysis::parse_ulp_choice(v) ? std::string() : "expected rpc-over-rdma, iser or unknown, with an optional :PORT";
+        return analysis::parse_ulp_choice(v) ? std::string() : "expected rpc-over-rdma, iser, smb-direct or unknown, with an optional :PORT";
       });
 }
 

@@ -34,7 +34,7 @@ Block make_raw(const wire::HeaderDecl& decl, Buffer& buffer, std::size_t offset)
   if constexpr (!std::is_const_v<Buffer>) {
     b.set = [buf, offset, &decl](const wire::FieldDecl& f, std::uint64_t v) {
       if (buf->size() < offset + decl.size_octets) return;
-      wire::write_bits(wire::MutableBytes(*buf).subspan(offset, decl.size_octets), f.bit_offset, f.bit_width, v);
+      wire::write_field(wire::MutableBytes(*buf).subspan(offset, decl.size_octets), f, v);
     };
     b.set_octets = [buf, offset, &decl](const wire::FieldDecl& f, wire::Bytes v) {
       if (buf->size() < offset + decl.size_octets) return;

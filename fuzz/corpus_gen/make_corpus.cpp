@@ -778,6 +778,7 @@ int main(int argc, char** argv) {
   iwarp_session();
   capture_observer();
   corpus_gen::capture_observer_ulps();
+  corpus_gen::ulp_message_smbd();
   smcr_link();
   std::printf("wrote %zu seeds under %s\n", g_written, g_root.c_str());
   return 0;

@@ -1,6 +1,6 @@
 // What the seed generator's files share (fuzz_make_corpus: make_corpus.cpp
 // writes the seeds of every target, ulp_seeds.cpp those of the upper-layer
-// protocols over RDMAP for capture_observer).
+// protocols over RDMAP for capture_observer and SMB Direct's for ulp_message).
 #pragma once
 
 #include <cstddef>
@@ -27,5 +27,6 @@ Octets iwarp_session_events(const std::vector<Octets>& segments, const std::vect
                             bool markers);
 
 void capture_observer_ulps();
+void ulp_message_smbd();
 
 }  // namespace rdmaconf::corpus_gen

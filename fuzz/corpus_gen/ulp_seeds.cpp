@@ -1,5 +1,5 @@
-// capture_observer seeds with upper-layer protocols (fuzz_make_corpus, the
-// rest of which is make_corpus.cpp).
+// capture_observer seeds with upper-layer protocols, and ulp_message's SMB
+// Direct seeds (fuzz_make_corpus, the rest of which is make_corpus.cpp).
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -10,6 +10,7 @@
 #include "rdmap/opcodes.hpp"
 #include "ulp/iser.hpp"
 #include "ulp/rpcrdma.hpp"
+#include "ulp/smbd.hpp"
 
 using namespace rdmaconf;
 using corpus_gen::Octets;
@@ -150,4 +151,46 @@ void rdmaconf::corpus_gen::capture_observer_ulps() {
     c.send(1, iser(0x21, 2, 0, 0, 0, 0), flawed ? 0xa00 : 0xb00);
     put("capture_observer", flawed ? "iser_flawed" : "iser", observer_session(c));
   }
+}
+
+// ulp_message's SMB Direct modes (0xf0-0xff, see the target): each message
+// kind as the whole Send (mode | 4) and as a partial copy, written by
+// smbd::encode, and a channel-info block of two Buffer Descriptors V1.
+void rdmaconf::corpus_gen::ulp_message_smbd() {
+  namespace smbd = ulp::smbd;
+  const auto with_mode = [](std::uint8_t mode, const Octets& message) { return cat({{mode}, message}); };
+  smbd::Message req;
+  req.kind = smbd::Kind::kNegotiateRequest;
+  req.min_version = req.max_version = smbd::kVersion1;
+  req.credits_requested = 255;
+  req.preferred_send_size = req.max_receive_size = 1364;
+  req.max_fragmented_size = 1 << 20;
+  put("ulp_message", "smbd_negotiate_request", with_mode(0xf4, smbd::encode(req)));
+  smbd::Message rep = req;
+  rep.kind = smbd::Kind::kNegotiateResponse;
+  rep.negotiated_version = smbd::kVersion1;
+  rep.credits_granted = 255;
+  rep.max_read_write_size = 1 << 20;
+  put("ulp_message", "smbd_negotiate_response", with_mode(0xf5, smbd::encode(rep)));
+  const Octets data = cat({{0xfe, 'S', 'M', 'B', 64, 0, 0, 0, 0, 0, 0, 0, 8, 0}, pattern(50, 1)});
+  smbd::Message dt;
+  dt.kind = smbd::Kind::kDataTransfer;
+  dt.credits_requested = 255;
+  dt.credits_granted = 1;
+  dt.data = data;
+  dt.data_length = static_cast<std::uint32_t>(data.size());
+  dt.data_offset = 24;
+  put("ulp_message", "smbd_data_transfer", with_mode(0xf6, smbd::encode(dt)));
+  dt.remaining_data_length = 4096;
+  dt.data_length = 1000;  // more than the copy holds: a partial copy
+  put("ulp_message", "smbd_data_transfer_fragment", with_mode(0xf2, smbd::encode(dt)));
+  smbd::Message keepalive;
+  keepalive.kind = smbd::Kind::kDataTransfer;
+  keepalive.flags = smbd::kResponseRequested;
+  put("ulp_message", "smbd_keepalive", with_mode(0xf6, smbd::encode(keepalive)));
+  Octets descriptors;
+  wire::ByteWriter w(descriptors);
+  smbd::encode(smbd::BufferDescriptor{0x7f0012340000, 0x4a5b6c7d, 4096}, w);
+  smbd::encode(smbd::BufferDescriptor{0x1000, 0x01020304, 512}, w);
+  put("ulp_message", "smbd_buffer_descriptors", with_mode(0xf3, descriptors));
 }

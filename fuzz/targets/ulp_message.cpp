@@ -1,10 +1,12 @@
 // The upper-layer protocol headers in an RDMAP Send's payload: RPC-over-RDMA
-// version 1 (RFC 8166; NFS), iSER (RFC 7145; iSCSI) and the RPC-over-RDMA
-// private data of the MPA exchange (RFC 8797).
+// version 1 (RFC 8166; NFS), iSER (RFC 7145; iSCSI), the RPC-over-RDMA
+// private data of the MPA exchange (RFC 8797) and SMB Direct (MS-SMBD).
 //
 // Input: one mode octet, then the Send payload (mode % 3: 0 RPC-over-RDMA,
 // 1 iSER, 2 private data; for RPC-over-RDMA a mode of 3 or more also sets
-// the segment cap to mode / 3). Properties:
+// the segment cap to mode / 3; modes 0xf0-0xff are SMB Direct: mode & 3 the
+// message kind (0 Negotiate Request, 1 Negotiate Response, 2 Data Transfer,
+// 3 Buffer Descriptors), mode & 4 the whole Send at hand). Properties:
 //  - decoders read only what arrived: every segment lies inside the
 //    transport header, the header inside the payload, and error offsets
 //    inside the payload;
@@ -13,13 +15,20 @@
 //    (the analyzer decodes Sends whose RPC message or iSCSI data follows);
 //  - the segment cap bounds the lists whatever the counts say;
 //  - private data is recognised exactly when the identifier and version 1
-//    open 8 or more octets.
+//    open 8 or more octets;
+//  - SMB Direct: the data handed out lies inside the payload (all of it when
+//    the whole Send is at hand), a decoded message encodes back to the
+//    octets it came from (the Padding aside), octets after a message change
+//    none of its fields; descriptors decode exactly when the octets are a
+//    whole number of them, and encode back to them.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "common/input.hpp"
 #include "ulp/iser.hpp"
 #include "ulp/rpcrdma.hpp"
+#include "ulp/smbd.hpp"
 
 using namespace rdmaconf;
 
@@ -94,12 +103,62 @@ void private_data(fuzz::Bytes octets) {
   if (pd) FUZZ_CHECK(pd->max_send >= 1024 && pd->max_send <= 256 * 1024 && pd->max_send % 1024 == 0);
 }
 
+void smbd(fuzz::Bytes payload, std::uint8_t mode) {
+  namespace s = ulp::smbd;
+  if ((mode & 3) == 3) {
+    auto d = s::decode_buffer_descriptors(payload);
+    FUZZ_CHECK(d.ok() == (payload.size() % s::kBufferDescriptorSize == 0));
+    if (!d) return;
+    FUZZ_CHECK(d->size() * s::kBufferDescriptorSize == payload.size());
+    std::vector<std::uint8_t> out;
+    wire::ByteWriter w(out);
+    for (const s::BufferDescriptor& b : *d) s::encode(b, w);
+    FUZZ_CHECK(wire::Bytes(out).size() == payload.size() && std::equal(out.begin(), out.end(), payload.begin()));
+    return;
+  }
+  const auto kind = static_cast<s::Kind>(mode & 3);
+  const bool whole = (mode & 4) != 0;
+  auto m = s::decode(payload, kind, whole);
+  if (!m) {
+    FUZZ_CHECK(m.error().offset <= payload.size());
+    FUZZ_CHECK(!m.error().field.empty() && m.error().rfc_section.starts_with("MS-SMBD"));
+    return;
+  }
+  // The data is a view into what arrived, never beyond it.
+  if (!m->data.empty())
+    FUZZ_CHECK(m->data.data() >= payload.data() && m->data.data() + m->data.size() <= payload.data() + payload.size());
+  FUZZ_CHECK(m->data.size() <= m->data_length);
+  FUZZ_CHECK(m->data_complete == (m->data.size() == m->data_length));
+  if (whole) FUZZ_CHECK(m->data_complete);
+  // Encoding gives back the message's own octets (Padding written as zero).
+  const std::vector<std::uint8_t> again = s::encode(*m);
+  const std::size_t fixed = kind == s::Kind::kNegotiateRequest    ? s::kNegotiateRequestSize
+                            : kind == s::Kind::kNegotiateResponse ? s::kNegotiateResponseSize
+                                                                  : s::kDataTransferHeaderSize;
+  FUZZ_CHECK(again.size() >= fixed && std::equal(again.begin(), again.begin() + static_cast<std::ptrdiff_t>(fixed),
+                                                 payload.begin()));
+  if (m->data_complete && m->data_length)
+    FUZZ_CHECK(again.size() == std::size_t{m->data_offset} + m->data_length &&
+               std::equal(m->data.begin(), m->data.end(), again.begin() + m->data_offset));
+  // Octets after the message change none of its fields.
+  const auto longer = with_tail(payload);
+  auto tail = s::decode(longer, kind, false);
+  FUZZ_CHECK(tail.ok() && tail->credits_requested == m->credits_requested &&
+             tail->credits_granted == m->credits_granted && tail->data_offset == m->data_offset &&
+             tail->data_length == m->data_length && tail->remaining_data_length == m->remaining_data_length &&
+             tail->max_fragmented_size == m->max_fragmented_size && tail->status == m->status);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::FuzzInput in(data, size);
   const std::uint8_t mode = in.u8();
   const fuzz::Bytes payload = in.rest();
+  if (mode >= 0xf0) {
+    smbd(payload, mode);
+    return 0;
+  }
   switch (mode % 3) {
     case 0: rpcrdma(payload, mode); break;
     case 1: iser(payload); break;

@@ -107,8 +107,10 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
     const std::size_t n = std::min(payload.size(), head.size());
     payload.copy_prefix(wire::MutableBytes(head).first(n));
     const bool invalidate = op->carries_invalidate_stag;
-    seg.ulp = ulp_.on_send(wire::Bytes(head).first(n),
-                           SendContext{static_cast<int>(d.side), invalidate, seg.invalidate_stag, reads_synced_});
+    // The whole Send when this is its only segment and the copy holds it all.
+    const bool whole = seg.ddp.last && payload.size() <= head.size();
+    seg.ulp = ulp_.on_send(wire::Bytes(head).first(n), SendContext{static_cast<int>(d.side), invalidate,
+                                                                    seg.invalidate_stag, reads_synced_, whole});
   }
   // The responder's (target's) RDMA Writes and Read Requests against what
   // the ULP advertised (ulp_rules.cpp).

@@ -6,6 +6,7 @@
 
 #include "ulp/iser.hpp"
 #include "ulp/rpcrdma.hpp"
+#include "ulp/smbd.hpp"
 
 namespace rdmaconf::analysis {
 
@@ -28,6 +29,31 @@ bool looks_like_iser(const ulp::iser::Message& m) {
          !ulp::iser::iscsi_opcode_name(m.iscsi_opcode).empty();
 }
 
+// An SMB Direct Negotiate Request (MS-SMBD §2.2.1, §3.1.5.2): exactly its
+// 20 octets, the whole Send, from the initiator, offering version 1.0 only
+// (MinVersion and MaxVersion 0x0100) with Reserved zero. Neither an iSER
+// Send (28 octets at least) nor an RPC-over-RDMA one (its second word would
+// be 0x00000a00-like, not version 1) fits, so it steals neither.
+bool looks_like_smbd(wire::Bytes p, const SendContext& c) {
+  if (c.side != 0 || !c.whole || p.size() != ulp::smbd::kNegotiateRequestSize) return false;
+  const auto m = ulp::smbd::decode(p, ulp::smbd::Kind::kNegotiateRequest);
+  return m && m->min_version == ulp::smbd::kVersion1 && m->max_version == ulp::smbd::kVersion1 && m->reserved == 0;
+}
+
+// MS-SMB2 §2.2.1.2: the command codes of the SMB2 header, whose ProtocolId
+// is 0xFE 'S' 'M' 'B' and whose Command is the 16-bit little-endian word at
+// octet 12.
+constexpr std::string_view kSmb2Commands[] = {
+    "NEGOTIATE", "SESSION_SETUP", "LOGOFF", "TREE_CONNECT", "TREE_DISCONNECT", "CREATE", "CLOSE",
+    "FLUSH", "READ", "WRITE", "LOCK", "IOCTL", "CANCEL", "ECHO", "QUERY_DIRECTORY", "CHANGE_NOTIFY",
+    "QUERY_INFO", "SET_INFO", "OPLOCK_BREAK"};
+std::string smb2_command(wire::Bytes data) {
+  if (data.size() < 14 || data[0] != 0xfe || data[1] != 'S' || data[2] != 'M' || data[3] != 'B') return {};
+  const unsigned command = data[12] | (data[13] << 8);
+  return "SMB2 " + (command < std::size(kSmb2Commands) ? std::string(kSmb2Commands[command])
+                                                        : "command " + std::to_string(command));
+}
+
 std::string chunk_text(const ulp::rpcrdma::WriteChunk& c) {
   return std::to_string(c.segments.size()) + (c.segments.size() == 1 ? " segment" : " segments") + " (" +
          std::to_string(c.length()) + " octets)";
@@ -39,13 +65,15 @@ std::string_view name(Ulp u) {
   switch (u) {
     case Ulp::kRpcRdma: return "rpc-over-rdma";
     case Ulp::kIser: return "iser";
+    case Ulp::kSmbDirect: return "smb-direct";
     default: return "unknown";
   }
 }
 std::optional<Ulp> ulp_from_name(std::string_view s) {
-  for (Ulp u : {Ulp::kRpcRdma, Ulp::kIser, Ulp::kUnknown})
+  for (Ulp u : {Ulp::kRpcRdma, Ulp::kIser, Ulp::kSmbDirect, Ulp::kUnknown})
     if (name(u) == s) return u;
   if (s == "nfs-rdma" || s == "nfs") return Ulp::kRpcRdma;
+  if (s == "smbd") return Ulp::kSmbDirect;
   return std::nullopt;
 }
 
@@ -102,6 +130,7 @@ const UlpMessage* UlpObserver::on_send(wire::Bytes p, const SendContext& context
     auto rpc = ulp::rpcrdma::decode(p);
     if (iser && looks_like_iser(*iser)) recognise(Ulp::kIser, UlpSource::kFirstSend);
     else if (rpc && looks_like_rpcrdma(*rpc)) recognise(Ulp::kRpcRdma, UlpSource::kFirstSend);
+    else if (looks_like_smbd(p, context)) recognise(Ulp::kSmbDirect, UlpSource::kFirstSend);
     else return nullptr;
   }
   last_ = UlpMessage{stats_.ulp, false, {}, {}};
@@ -163,8 +192,61 @@ const UlpMessage* UlpObserver::on_send(wire::Bytes p, const SendContext& context
     }
     last_.decoded = true;
     last_.summary = std::move(s);
+  } else if (stats_.ulp == Ulp::kSmbDirect) {
+    on_smbd(p, context);
   }
   return &last_;
+}
+
+void UlpObserver::on_smbd(wire::Bytes p, const SendContext& c) {
+  using ulp::smbd::Kind;
+  const std::size_t side = c.side == 0 ? 0 : 1;
+  // MS-SMBD §3.1.5: each side's first Send is its negotiate message (the
+  // initiator's the Request, the peer's the Response), every later one a
+  // Data Transfer. A capture that starts mid-connection shows none.
+  Kind kind = Kind::kDataTransfer;
+  if (!smbd_negotiated_[side] && c.synced) kind = side == 0 ? Kind::kNegotiateRequest : Kind::kNegotiateResponse;
+  smbd_negotiated_[side] = true;
+  auto m = ulp::smbd::decode(p, kind, c.whole);
+  if (!m) {
+    ++stats_.undecoded;
+    last_.error = std::string(ulp::smbd::kind_name(kind)) + ": " + m.error().to_string();
+    return;
+  }
+  ++stats_.messages[std::string(ulp::smbd::kind_name(kind))];
+  std::string s(ulp::smbd::kind_name(kind));
+  const auto version = [](std::uint16_t v) { return std::to_string(v >> 8) + "." + std::to_string(v & 0xff); };
+  if (kind != Kind::kDataTransfer) {
+    s += " versions " + version(m->min_version) + "-" + version(m->max_version);
+    if (kind == Kind::kNegotiateResponse)
+      s += " negotiated " + version(m->negotiated_version) + " status=" + hex(m->status) +
+           " credits_granted=" + std::to_string(m->credits_granted) +
+           " max_read_write=" + std::to_string(m->max_read_write_size);
+    s += " credits_requested=" + std::to_string(m->credits_requested) +
+         " preferred_send=" + std::to_string(m->preferred_send_size) +
+         " max_receive=" + std::to_string(m->max_receive_size) +
+         " max_fragmented=" + std::to_string(m->max_fragmented_size);
+  } else {
+    s += " credits_requested=" + std::to_string(m->credits_requested) +
+         " credits_granted=" + std::to_string(m->credits_granted);
+    if (m->response_requested()) s += " response requested";
+    if (m->data_length) {
+      s += " data=" + std::to_string(m->data_length) + " at " + std::to_string(m->data_offset);
+      if (m->remaining_data_length) s += " remaining=" + std::to_string(m->remaining_data_length);
+      // An upper-layer message starts in this Send unless the previous one
+      // from this side said more was to come (MS-SMBD §2.2.3).
+      if (smbd_fragmenting_[side]) {
+        s += " (continued fragment)";
+      } else if (const std::string cmd = smb2_command(m->data); !cmd.empty()) {
+        ++stats_.operations[cmd];
+        s += " " + cmd;
+      }
+      smbd_fragmenting_[side] = m->remaining_data_length != 0;
+    }
+  }
+  if (c.with_invalidate) s += " invalidate " + hex(c.invalidate_stag);
+  last_.decoded = true;
+  last_.summary = std::move(s);
 }
 
 }  // namespace rdmaconf::analysis

@@ -1,13 +1,15 @@
 // Which upper-layer protocol an RDMAP connection carries, and what it says.
 //
-// Real iWARP traffic is NFS over RPC-over-RDMA (RFC 8166) and iSCSI over iSER
-// (RFC 7145). The connection observer hands this class the ULP's part of the
+// Real iWARP traffic is NFS over RPC-over-RDMA (RFC 8166), iSCSI over iSER
+// (RFC 7145) and SMB2 over SMB Direct (MS-SMBD). The connection observer hands this class the ULP's part of the
 // MPA private data and the first segment of every Send-type message (queue
 // 0, MO 0); it recognises the ULP, from the private data when the ULP put its
 // own there (RFC 8797's identifier, which Linux's NFS sends), else from the
 // first Send that decodes as one of them (an iSER header whose iSCSI PDU is
 // a known opcode, or an RPC-over-RDMA header whose RPC message repeats its
-// XID, RFC 8166 §4.2.1), or as the user says (`--ulp`, like Wireshark's
+// XID, RFC 8166 §4.2.1, or an initiator's first Send that is exactly an SMB
+// Direct Negotiate Request offering version 1.0, MS-SMBD §2.2.1), or as the
+// user says (`--ulp`, like Wireshark's
 // Decode As). Then it decodes every Send with the reference/ulp decoders and
 // counts messages per procedure or iSCSI opcode, the chunks and STags
 // advertised, and the Sends that did not decode.
@@ -37,12 +39,13 @@
 #include "check/ulp.hpp"
 #include "ulp/iser.hpp"
 #include "ulp/rpcrdma.hpp"
+#include "ulp/smbd.hpp"
 #include "wire/bytes.hpp"
 
 namespace rdmaconf::analysis {
 
-enum class Ulp : std::uint8_t { kUnknown, kRpcRdma, kIser };
-// "rpc-over-rdma", "iser", "unknown": the names `--ulp` takes.
+enum class Ulp : std::uint8_t { kUnknown, kRpcRdma, kIser, kSmbDirect };
+// "rpc-over-rdma", "iser", "smb-direct", "unknown": the names `--ulp` takes.
 std::string_view name(Ulp u);
 std::optional<Ulp> ulp_from_name(std::string_view s);
 
@@ -88,7 +91,8 @@ struct UlpStats {
   std::uint64_t read_stags = 0;
   std::uint64_t undecoded = 0;       // Sends of the recognised ULP that did not decode
   // RPC procedures called ("NFSv3 READ"; "Long Call" when the call itself
-  // went in a Read chunk) or SCSI commands by CDB operation code ("READ(10)").
+  // went in a Read chunk), SCSI commands by CDB operation code ("READ(10)"),
+  // or SMB2 commands that start in an SMB Direct Data Transfer ("SMB2 READ").
   std::map<std::string, std::uint64_t> operations;
   UlpTransfers transfers;
 };
@@ -100,6 +104,7 @@ struct SendContext {
   bool with_invalidate = false;  // Send with Invalidate (RFC 5040 §5.3)
   std::uint32_t invalidate_stag = 0;
   bool synced = false;           // every message since the connection started was seen
+  bool whole = false;            // the payload is the entire Send (one segment, not cut to kSendHead)
 };
 
 // A rule of reference/check/ulp.hpp broken: by which side, and in words.
@@ -156,6 +161,7 @@ class UlpObserver {
   bool tracking(bool synced);
   void track_rpc(const ulp::rpcrdma::Message& m, const SendContext& c);
   void track_iser(const ulp::iser::Message& m, const SendContext& c);
+  void on_smbd(wire::Bytes p, const SendContext& c);
   void find(const check::Outcome& v, int side, std::string text);
   // A ULP shows itself in its first messages (a login, a NULL call, a
   // mount); after this many Sends that match neither, the connection is
@@ -171,6 +177,11 @@ class UlpObserver {
   // The side that sends RPC Calls or SCSI Commands (the Requester, the
   // iSCSI initiator), once a message showed it; -1 before.
   int client_side_ = -1;
+  // SMB Direct: which sides sent their negotiate message (MS-SMBD §3.1.5:
+  // every later Send is a Data Transfer), and which are inside a fragmented
+  // upper-layer message (the last Data Transfer's RemainingDataLength > 0).
+  std::array<bool, 2> smbd_negotiated_{};
+  std::array<bool, 2> smbd_fragmenting_{};
 };
 
 }  // namespace rdmaconf::analysis

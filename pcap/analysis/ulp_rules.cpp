@@ -231,7 +231,8 @@ void UlpObserver::track_iser(const ulp::iser::Message& m, const SendContext& c) 
 
 const std::string* UlpObserver::on_write(int side, std::uint32_t stag, std::uint64_t to, std::uint32_t length,
                                          bool last, bool synced) {
-  if (stats_.ulp == Ulp::kUnknown) return nullptr;
+  // SMB Direct's buffer descriptors are not tied to RDMA traffic (yet).
+  if (stats_.ulp == Ulp::kUnknown || stats_.ulp == Ulp::kSmbDirect) return nullptr;
   Tracker* t = tracking(synced) ? tracker_.get() : nullptr;
   if (!t) return nullptr;
   const bool rpc = stats_.ulp == Ulp::kRpcRdma;
@@ -309,7 +310,8 @@ const std::string* UlpObserver::on_write(int side, std::uint32_t stag, std::uint
 
 const std::string* UlpObserver::on_read_request(int side, std::uint32_t source_stag, std::uint64_t source_to,
                                                 std::uint32_t size, bool synced) {
-  if (stats_.ulp == Ulp::kUnknown) return nullptr;
+  // SMB Direct's buffer descriptors are not tied to RDMA traffic (yet).
+  if (stats_.ulp == Ulp::kUnknown || stats_.ulp == Ulp::kSmbDirect) return nullptr;
   Tracker* t = tracking(synced) ? tracker_.get() : nullptr;
   if (!t) return nullptr;
   const bool rpc = stats_.ulp == Ulp::kRpcRdma;

@@ -101,5 +101,83 @@ TEST(Field, FindFieldByRfcNameOrAbbrev) {
   EXPECT_EQ(find_field(Toy::decl, "nope"), nullptr);
 }
 
+// A made-up 16-octet little-endian header (MS-SMBD's habit), fields of 16, 32
+// and 64 bits at octet-aligned offsets, and a big-endian field beside them.
+struct LeToySpec {
+  enum class Field : std::uint8_t { Short, Word, Long, Big, Text };
+  static constexpr FieldDecl fields[] = {
+      little_endian({"Short", "short", 0, 16, "16 bits LE", "toy §4", Display::kHex}),
+      little_endian({"Word", "word", 16, 32, "32 bits LE", "toy §4", Display::kHex}),
+      little_endian({"Long", "long", 48, 64, "64 bits LE", "toy §4", Display::kHex}),
+      {"Big", "big", 112, 8, "8 bits BE", "toy §4"},
+      little_endian({"Text", "text", 120, 8, "one character", "toy §4", Display::kAscii}),
+  };
+  static constexpr HeaderDecl decl{"LE toy header", "le_toy", 16, fields, "toy §4"};
+};
+using LeToy = Header<LeToySpec>;
+
+TEST(Field, LittleEndianFieldsReadAndWriteLeastSignificantOctetFirst) {
+  // Octets written out by hand: each integer's least significant octet first.
+  const std::vector<std::uint8_t> wire = {0x34, 0x12,                                      // Short 0x1234
+                                          0x78, 0x56, 0x34, 0x12,                          // Word 0x12345678
+                                          0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01,  // Long
+                                          0x9a, 'S'};
+  LeToy t;
+  t.set(LeToy::Field::Short, 0x1234).set(LeToy::Field::Word, 0x12345678);
+  t.set(LeToy::Field::Long, 0x0123456789abcdefull).set(LeToy::Field::Big, 0x9a).set(LeToy::Field::Text, 'S');
+  EXPECT_EQ(std::vector<std::uint8_t>(t.bytes().begin(), t.bytes().end()), wire);
+  EXPECT_EQ(LeToy::read(wire, LeToy::Field::Short), 0x1234u);
+  EXPECT_EQ(LeToy::read(wire, LeToy::Field::Word), 0x12345678u);
+  EXPECT_EQ(LeToy::read(wire, LeToy::Field::Long), 0x0123456789abcdefull);
+  EXPECT_EQ(LeToy::read(wire, LeToy::Field::Big), 0x9au);
+  // In place, and through read_field/write_field on the declaration.
+  std::vector<std::uint8_t> buf(16, 0);
+  LeToy::write(buf, LeToy::Field::Word, 0xa1b2c3d4);
+  EXPECT_EQ(buf[2], 0xd4);
+  EXPECT_EQ(buf[5], 0xa1);
+  EXPECT_EQ(read_field(buf, LeToySpec::fields[1]), 0xa1b2c3d4u);
+  write_field(buf, LeToySpec::fields[0], 0x1ffff);  // beyond 16 bits: dropped
+  EXPECT_EQ(buf[0], 0xff);
+  EXPECT_EQ(buf[1], 0xff);
+  EXPECT_EQ(buf[2], 0xd4) << "the next field is untouched";
+  // The printer reads the same order.
+  EXPECT_EQ(summarize(LeToy::decl, wire),
+            "Short=0x1234 Word=0x12345678 Long=0x0123456789abcdef Big=154 Text=\"S\"");
+  EXPECT_NE(describe(LeToy::decl, wire).find("Long: 0x0123456789abcdef  -- 64 bits LE"), std::string::npos);
+}
+
+TEST(Field, LittleEndianAtEveryOctetOffsetAndWidth) {
+  for (std::uint32_t width : {16u, 32u, 64u}) {
+    for (std::uint32_t octet = 0; octet * 8 + width <= 12 * 8; ++octet) {
+      std::vector<std::uint8_t> buf(12, 0xa5);
+      const std::uint64_t mask = width == 64 ? ~0ull : (1ull << width) - 1;
+      const std::uint64_t v = 0x0123456789abcdefull & mask;
+      write_bits(buf, octet * 8, width, v, ByteOrder::kLittle);
+      ASSERT_EQ(read_bits(buf, octet * 8, width, ByteOrder::kLittle), v) << octet << "/" << width;
+      ASSERT_EQ(buf[octet], 0xef) << "least significant octet first";
+      ASSERT_EQ(read_bits(buf, octet * 8, width), __builtin_bswap64(v) >> (64 - width)) << "the same octets, BE";
+      for (std::uint32_t i = 0; i < 12; ++i) {
+        if (i < octet || i >= octet + width / 8) {
+          ASSERT_EQ(buf[i], 0xa5) << "octet " << i << " untouched";
+        }
+      }
+    }
+  }
+}
+
+TEST(Field, TilingProofRejectsLittleEndianBitFields) {
+  static constexpr FieldDecl unaligned[] = {{"X", "x", 0, 4, "", ""}, little_endian({"Y", "y", 4, 16, "", ""}),
+                                            {"Z", "z", 20, 4, "", ""}};
+  static constexpr FieldDecl partial[] = {little_endian({"X", "x", 0, 12, "", ""}), {"Y", "y", 12, 4, "", ""}};
+  static constexpr FieldDecl string[] = {little_endian({"X", "x", 0, 128, "", "", Display::kBytes})};
+  static constexpr FieldDecl whole[] = {little_endian({"X", "x", 0, 8, "", ""}),
+                                        little_endian({"Y", "y", 8, 24, "", ""})};
+  static_assert(!tiles_exactly(HeaderDecl{"u", "u", 3, unaligned, ""}));
+  static_assert(!tiles_exactly(HeaderDecl{"p", "p", 2, partial, ""}));
+  static_assert(!tiles_exactly(HeaderDecl{"s", "s", 16, string, ""}));
+  static_assert(tiles_exactly(HeaderDecl{"w", "w", 4, whole, ""}));
+  static_assert(tiles_exactly(LeToySpec::decl));
+}
+
 }  // namespace
 }  // namespace rdmaconf::wire

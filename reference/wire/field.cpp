@@ -39,7 +39,8 @@ std::string format_value(const FieldDecl& f, Bytes header) {
     std::array<std::uint8_t, 8> raw{};
     std::size_t n = f.bit_width / 8;
     store_be(MutableBytes(raw).first(n), v);
-    s = ascii_octets(Bytes(raw).first(n));
+    // Text is shown in wire order: a little-endian field is whole octets, as sent.
+    s = ascii_octets(f.little_endian() ? header.subspan(f.octet_offset(), n) : Bytes(raw).first(n));
   } else {
     s = std::to_string(v);
   }

@@ -172,11 +172,15 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
 }  // namespace
 
 void add_ulp_option(CLI::App& sub, std::vector<std::string>& ulps) {
+  // One value per --ulp (repeat it for several ports), so that the capture
+  // after it is never read as a second ULP.
   sub.add_option("--ulp", ulps,
-                 "The upper-layer protocol over RDMAP, NAME or NAME:PORT (rpc-over-rdma, iser, smb-direct); otherwise "
-                 "recognised per connection from the MPA private data or the first Send")
+                 "The upper-layer protocol over RDMAP, NAME or NAME:PORT (rpc-over-rdma or nfs-rdma, iser, smb-direct); "
+                 "repeat for several ports; otherwise recognised per connection from the MPA private data or the "
+                 "first Send")
+      ->allow_extra_args(false)
       ->check([](const std::string& v) {
-        return analysis::parse_ulp_choice(v) ? std::string() : "expected rpc-over-rdma, iser, smb-direct or unknown, with an optional :PORT";
+        return analysis::parse_ulp_choice(v) ? std::string() : "expected rpc-over-rdma (or nfs-rdma), iser, smb-direct or unknown, with an optional :PORT";
       });
 }
 

@@ -183,6 +183,23 @@ TEST(UlpCaptures, RecognitionGivesUpAfterTheFirstSends) {
 }
 
 // decode shows the ULP's view beside each Send.
+// `--ulp NAME` before the capture names one ULP (repeated for several), and
+// the capture after it is read as the capture; `nfs-rdma` is RPC-over-RDMA.
+TEST(UlpCaptures, UlpOptionBeforeTheCapture) {
+  for (const char* command : {" analyze -q --json - --ulp iser:3260 --ulp nfs-rdma ", " decode --ulp nfs-rdma "}) {
+    const std::string out = run(std::string(RDMACONF_CLI) + command + path_of("ulp-nfsv3-rdma.pcap") + " 2>&1");
+    EXPECT_EQ(out.find("--ulp: expected"), std::string::npos) << command << out.substr(0, 500);
+    EXPECT_NE(out.find(std::string(command).find("analyze") != std::string::npos ? "\"recognised_by\":{\"user\":"
+                                                                                   : "ulp=rpc-over-rdma ulp_message="),
+              std::string::npos)
+        << command << out.substr(0, 500);
+  }
+  EXPECT_EQ(run(std::string(RDMACONF_CLI) + " analyze -q --ulp bogus " + path_of("ulp-nfsv3-rdma.pcap") +
+                " 2>&1 >/dev/null")
+                .find("--ulp: expected"),
+            0u);
+}
+
 TEST(UlpCaptures, DecodeShowsTheUlpMessage) {
   const std::string out = run(std::string(RDMACONF_CLI) + " decode " + path_of("ulp-nfsv3-rdma.pcap"));
   EXPECT_NE(out.find("ulp=rpc-over-rdma ulp_message=\"RDMA_MSG xid=0x950ad9c7 credits=128 read 0xd408f501+"

@@ -102,12 +102,22 @@ Bytes cdc(std::uint16_t seq, std::uint32_t token, smcr::Cursor prod, smcr::Curso
   return out;
 }
 
-// CONFIRM LINK v1 (App. A.3.1), flags 0x03 as Linux sends them (no RMBE eyecatcher).
+// CONFIRM LINK v1 (App. A.3.1), flags 0x03 as Linux sends them (no RMBE
+// eyecatcher): the sender's MAC, GID and QP of the link the CLC exchange set
+// up, link number 1 (the server's choice; Linux numbers from 1), two links.
 Bytes confirm_link(bool reply) {
-  Bytes m(smcr::kLlcMessageSize, 0);
+  using F = smcr::ConfirmLinkSpec::Field;
+  const std::uint8_t host = reply ? 1 : 2;  // the server asks, the client replies
+  wire::Header<smcr::ConfirmLinkSpec> body;
+  body.set(F::Mac, 0x020000000000ull | host);
+  body.set_octets(F::Gid, Bytes{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 192, 0, 2, host});
+  body.set(F::QpNumber, reply ? kClientQp : kServerQp).set(F::LinkNumber, 1).set(F::LinkUserId, 0x100u | host);
+  body.set(F::MaxLinks, 2);
+  Bytes m(4, 0);
   m[0] = smcr::llc_type::kConfirmLink;
   m[1] = 44;
   m[3] = static_cast<std::uint8_t>((reply ? smcr::kFlagReply : 0) | 0x03);
+  append(m, body.bytes());
   return m;
 }
 

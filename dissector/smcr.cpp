@@ -127,6 +127,8 @@ class Link final : public analysis::ObserverSink {
 
  public:
   Ip initiator;
+  IpPair pair{};               // its own addresses
+  std::size_t aliases = 0;     // other address pairs routed here (State::aliases)
   bool from_clc = false;
   std::vector<std::array<analysis::ClcRmbe, 2>> rmbes;  // per connection: initiator's, responder's
   analysis::RoceObserver observer{*this};  // last: its sink (this) is complete before it runs
@@ -148,7 +150,34 @@ struct State {
     auto link = std::make_unique<Link>(*this, client == clc_clients.end() ? src : client->second);
     if (const auto known = clc_links.find(pair); known != clc_links.end())
       for (const ClcLink& l : known->second) link->add(l);
+    link->pair = pair;
     return *links.emplace(pair, std::move(link)).first->second;
+  }
+
+  // As the analyzer does (pcap/analysis/analyzer.hpp, roce_aliases_): from
+  // the accepting ADD LINK reply on, the packets between the addresses of
+  // the new link's GIDs (RFC 7609 §3.5.1.6.1: a second RoCE device per host)
+  // go to the group's observer, the GID of its initiator side naming the
+  // initiator; at most kMaxAliases pairs per group.
+  struct Alias {
+    Link* group = nullptr;
+    Ip initiator{};
+  };
+  static constexpr std::size_t kMaxAliases = 8;
+  std::map<IpPair, Alias> aliases;
+
+  void alias_added_links(Link& l) {
+    for (const analysis::RoceObserver::AddedLink& n : l.observer.added_links()) {
+      const auto zero = [](const Ip& g) { return std::all_of(g.begin(), g.end(), [](std::uint8_t o) { return o == 0; }); };
+      if (zero(n.gid[0]) || zero(n.gid[1]) || n.gid[0] == n.gid[1]) continue;
+      const IpPair pair = ordered(n.gid[0], n.gid[1]);
+      if (pair == l.pair) continue;
+      const auto it = aliases.find(pair);
+      if (it != aliases.end() && it->second.group == &l) continue;
+      if (l.aliases >= kMaxAliases) continue;
+      ++l.aliases;
+      aliases[pair] = Alias{&l, n.gid[0]};
+    }
   }
 };
 
@@ -342,10 +371,13 @@ gboolean heuristic(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* da
   if (!PINFO_FD_VISITED(pinfo) && !s.frames.contains(pinfo->num)) {
     const std::optional<Ip> src = ip_of(pinfo->net_src), dst = ip_of(pinfo->net_dst);
     if (!src || !dst) return FALSE;
-    Link& link = s.link_for(*src, *dst);
-    const Side side = *src == link.initiator ? Side::kInitiator : Side::kResponder;
+    const auto alias = s.aliases.find(ordered(*src, *dst));
+    Link& link = alias != s.aliases.end() ? *alias->second.group : s.link_for(*src, *dst);
+    const Ip& initiator = alias != s.aliases.end() ? alias->second.initiator : link.initiator;
+    const Side side = *src == initiator ? Side::kInitiator : Side::kResponder;
     const int n = static_cast<int>(tvb_captured_length(loc->udp));
     link.observer.on_packet(side, pinfo->num, wire::Bytes(tvb_get_ptr(loc->udp, 0, n), static_cast<std::size_t>(n)));
+    if (!link.observer.added_links().empty()) s.alias_added_links(link);
     RoceFrame& f = s.frames[pinfo->num];
     // What the observer learnt after the message: the request this reply
     // answered on its link, the announcement of a Write's rkey.

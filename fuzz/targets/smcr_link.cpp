@@ -21,7 +21,10 @@
 //    version 2; a CDC message is 0xFE, 44; describe and summarize print;
 //  - the observer says one Message per packet, counts every packet once,
 //    counts no more new LLC/CDC messages, retransmissions and violations
-//    than packets, and gives the same counts when fed the same packets again;
+//    than packets, names at most one added link per packet (the analyzer
+//    routes a further link's address pair by it; this input has no
+//    addresses, so an aliased link is to the observer a link on the same
+//    pair), and gives the same counts when fed the same packets again;
 //  - the link-group observer (mode 3) reports only rules of check/smcr.hpp,
 //    at most eight per packet (a CDC message can break every CDC rule and
 //    flow on a link not up), and the same violations, at the same packets,
@@ -107,6 +110,9 @@ analysis::RoceStats observe(fuzz::Bytes octets, std::uint64_t& packets, Counting
     const auto side = (in.u8() & 1) ? analysis::Side::kResponder : analysis::Side::kInitiator;
     const fuzz::Bytes packet = in.take(in.u16());
     obs.on_packet(side, packets + 1, packet);
+    // The links an accepted ADD LINK completed (the analyzer routes their
+    // addresses to this observer): one reply completes at most one.
+    FUZZ_CHECK(obs.added_links().size() <= 1);
     ++packets;
   }
   return obs.stats();

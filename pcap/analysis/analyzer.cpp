@@ -78,6 +78,8 @@ struct Analyzer::RoceLink : ObserverSink {
   RoceObserver observer;
   capture::IpAddress initiator;
   bool responder_seen = false;
+  IpPair pair;                  // its own addresses, lower first
+  std::size_t aliases = 0;      // other address pairs routed here (Analyzer::roce_aliases_)
 };
 
 // Every observer's violations, TCP or RoCE, are counted and kept the same way.
@@ -156,42 +158,74 @@ bool Analyzer::on_udp(const capture::UdpDatagram& d) {
   const capture::IpAddress& src = d.key.source.address;
   const capture::IpAddress& dst = d.key.destination.address;
   if (last_roce_ && ((src == last_roce_src_ && dst == last_roce_dst_) || (src == last_roce_dst_ && dst == last_roce_src_))) {
-    on_roce(*last_roce_, d);
+    on_roce(*last_roce_, last_roce_initiator_, d);
     return true;
   }
   const IpPair pair = src < dst ? IpPair{src, dst} : IpPair{dst, src};
-  auto it = roce_links_.find(pair);
-  if (it == roce_links_.end()) {
-    ConnectionInfo info;
-    info.id = next_id_++;
-    info.datagram = true;
-    // The CLC client is the initiator when its handshake was seen; else the first sender.
-    auto client = clc_clients_.find(pair);
-    const bool src_initiates = client == clc_clients_.end() || client->second == src;
-    info.initiator_to_responder = src_initiates ? d.key : capture::StreamKey{{dst, 0}, {src, smcr::kRoceV2UdpPort}};
-    info.responder_to_initiator = src_initiates ? capture::StreamKey{{dst, 0}, {src, smcr::kRoceV2UdpPort}} : d.key;
-    auto link = std::make_unique<RoceLink>(*this, std::move(info));
-    link->initiator = src_initiates ? src : dst;
-    for (const ClcLink& l : clc_links_[pair]) {
-      const bool client_initiates = link->initiator == l.client;
-      link->observer.add_connection(client_initiates ? l.client_rmbe : l.server_rmbe,
-                                    client_initiates ? l.server_rmbe : l.client_rmbe);
+  // A further link of a group (its ADD LINK came first): the group's observer.
+  if (auto a = roce_aliases_.find(pair); a != roce_aliases_.end()) {
+    last_roce_ = a->second.group;
+    last_roce_initiator_ = a->second.initiator;
+  } else {
+    auto it = roce_links_.find(pair);
+    if (it == roce_links_.end()) {
+      ConnectionInfo info;
+      info.id = next_id_++;
+      info.datagram = true;
+      // The CLC client is the initiator when its handshake was seen; else the first sender.
+      auto client = clc_clients_.find(pair);
+      const bool src_initiates = client == clc_clients_.end() || client->second == src;
+      info.initiator_to_responder = src_initiates ? d.key : capture::StreamKey{{dst, 0}, {src, smcr::kRoceV2UdpPort}};
+      info.responder_to_initiator = src_initiates ? capture::StreamKey{{dst, 0}, {src, smcr::kRoceV2UdpPort}} : d.key;
+      auto link = std::make_unique<RoceLink>(*this, std::move(info));
+      link->initiator = src_initiates ? src : dst;
+      link->pair = pair;
+      for (const ClcLink& l : clc_links_[pair]) {
+        const bool client_initiates = link->initiator == l.client;
+        link->observer.add_connection(client_initiates ? l.client_rmbe : l.server_rmbe,
+                                      client_initiates ? l.server_rmbe : l.client_rmbe);
+      }
+      it = roce_links_.emplace(pair, std::move(link)).first;
     }
-    it = roce_links_.emplace(pair, std::move(link)).first;
+    last_roce_ = it->second.get();
+    last_roce_initiator_ = last_roce_->initiator;
   }
-  last_roce_ = it->second.get();
   last_roce_src_ = src;
   last_roce_dst_ = dst;
-  on_roce(*last_roce_, d);
+  on_roce(*last_roce_, last_roce_initiator_, d);
   return true;
 }
 
-void Analyzer::on_roce(RoceLink& l, const capture::UdpDatagram& d) {
-  const Side side = d.key.source.address == l.initiator ? Side::kInitiator : Side::kResponder;
-  // Each side's own ports, as its first datagram shows them.
-  capture::StreamKey& own = side == Side::kInitiator ? l.info.initiator_to_responder : l.info.responder_to_initiator;
-  own = d.key;
+void Analyzer::on_roce(RoceLink& l, const capture::IpAddress& initiator, const capture::UdpDatagram& d) {
+  const Side side = d.key.source.address == initiator ? Side::kInitiator : Side::kResponder;
+  // Each side's own ports, as its latest datagram on the group's own pair
+  // shows them (a further link's packets are reported under the group).
+  const capture::IpAddress& src = d.key.source.address;
+  const capture::IpAddress& dst = d.key.destination.address;
+  if ((src < dst ? IpPair{src, dst} : IpPair{dst, src}) == l.pair) {
+    capture::StreamKey& own = side == Side::kInitiator ? l.info.initiator_to_responder : l.info.responder_to_initiator;
+    own = d.key;
+  }
   l.observer.on_packet(side, d.frame.value, d.payload);
+  if (!l.observer.added_links().empty()) alias_added_links(l);
+}
+
+void Analyzer::alias_added_links(RoceLink& l) {
+  // RFC 7609 §3.5.1.6.1: the accepted ADD LINK gave both ends of the new
+  // link; its CONFIRM LINK and data flow between the GIDs' addresses.
+  for (const RoceObserver::AddedLink& n : l.observer.added_links()) {
+    const std::optional<capture::IpAddress> a = Connection::gid_address(n.gid[0]);
+    const std::optional<capture::IpAddress> b = Connection::gid_address(n.gid[1]);
+    if (!a || !b || *a == *b) continue;
+    const IpPair pair = *a < *b ? IpPair{*a, *b} : IpPair{*b, *a};
+    if (pair == l.pair) continue;  // the group's own addresses: its observer already sees them
+    auto it = roce_aliases_.find(pair);
+    if (it != roce_aliases_.end() && it->second.group == &l) continue;
+    if (l.aliases >= kMaxAliases) continue;  // bounded: the pair keeps its own observer, unjudged
+    ++l.aliases;
+    roce_aliases_[pair] = RoceAlias{&l, *a};
+    last_roce_ = nullptr;  // the pair may be the cached one
+  }
 }
 
 void Analyzer::on_gap(capture::Stream& s, const capture::StreamGap& g) {
@@ -281,6 +315,7 @@ AnalysisResult Analyzer::take_result(std::uint64_t frames) {
   for (auto& [id, c] : connections_) retire(*c);
   connections_.clear();
   for (auto& [pair, l] : roce_links_) retire(*l);
+  roce_aliases_.clear();
   roce_links_.clear();
   last_roce_ = nullptr;
   result_.summary.frames = frames;

@@ -100,8 +100,8 @@ struct AnalysisSummary {
   std::uint64_t capture_reports = 0;  // frames or stream stretches the capture layer reported
   std::array<std::uint64_t, 16> rdmap_messages{};  // per opcode, complete messages
   std::array<std::uint64_t, 5> clc_types{};        // per CLC Type
-  // SMC-R over RoCEv2 (UDP port 4791), per pair of RoCE peers (RoceObserver)
-  std::uint64_t roce_links = 0;        // pairs of IP addresses that exchanged RoCEv2 packets
+  // SMC-R over RoCEv2 (UDP port 4791), per link group (RoceObserver)
+  std::uint64_t roce_links = 0;        // observers: link groups (their further links' address pairs join them)
   std::uint64_t roce_packets = 0;
   std::uint64_t roce_retransmissions = 0;
   std::uint64_t roce_undecoded = 0;
@@ -151,7 +151,8 @@ class Analyzer : public capture::StreamConsumer {
   Connection& connection_for(capture::Stream& s);
   void retire(Connection& c);
   void retire(RoceLink& l);
-  void on_roce(RoceLink& l, const capture::UdpDatagram& d);
+  void on_roce(RoceLink& l, const capture::IpAddress& initiator, const capture::UdpDatagram& d);
+  void alias_added_links(RoceLink& l);
 
   AnalysisOptions options_;
   AnalysisListener* listener_;
@@ -165,7 +166,19 @@ class Analyzer : public capture::StreamConsumer {
   // The link of the last RoCEv2 datagram: consecutive datagrams of one link
   // skip the map (its ordered compare of two addresses is most of a lookup).
   RoceLink* last_roce_ = nullptr;
-  capture::IpAddress last_roce_src_, last_roce_dst_;
+  capture::IpAddress last_roce_src_, last_roce_dst_, last_roce_initiator_;
+  // A link group's further links between other addresses (RFC 7609
+  // §3.5.1.6: ADD LINK names the new link's GIDs, each host's second RoCE
+  // device): from the accepting ADD LINK reply on, the packets between the
+  // two addresses go to the group's observer, the initiator's address the
+  // group's initiator side. At most kMaxAliases per group: past it a pair
+  // keeps its own observer, which joins mid-life and judges nothing.
+  struct RoceAlias {
+    RoceLink* group = nullptr;
+    capture::IpAddress initiator;
+  };
+  static constexpr std::size_t kMaxAliases = 8;
+  std::map<IpPair, RoceAlias> roce_aliases_;
   std::map<IpPair, capture::IpAddress> clc_clients_;
   // SMC-R connections the CLC exchanges set up, per pair of RoCE peers (the
   // addresses in the GIDs of the Accept and Confirm): what the client

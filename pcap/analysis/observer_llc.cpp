@@ -323,6 +323,7 @@ void RoceObserver::on_llc_reply(int s, FrameNo frame, std::size_t link, const sm
       std::copy(g.begin(), g.end(), n.gid[s].begin());
       n.state = check::LinkState::kConfirming;
       ++stats_.links_added;
+      added_links_.push_back(AddedLink{{n.gid[0], n.gid[1]}});
       announce_rtokens(s, frame, link, r.new_link, m);
       break;
     }

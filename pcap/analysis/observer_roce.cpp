@@ -264,6 +264,7 @@ void RoceObserver::check_write(Side side, FrameNo frame, std::size_t link, const
 void RoceObserver::on_packet(Side side, FrameNo frame, wire::Bytes udp_payload) {
   ++stats_.packets;
   notes_ = {};
+  added_links_.clear();
   Message m;
   m.kind = MessageKind::kRoce;
   m.side = side;

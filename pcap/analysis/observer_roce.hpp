@@ -1,6 +1,8 @@
-// The RoCEv2 side of SMC-R, observed: one RoceObserver per pair of RoCE
-// peers (IP addresses), fed the UDP payload of every RoCEv2 packet between
-// them with the side that sent it. It decodes the BTH and extended headers
+// The RoCEv2 side of SMC-R, observed: one RoceObserver per link group, first
+// per pair of RoCE peers (IP addresses), fed the UDP payload of every RoCEv2
+// packet between them with the side that sent it; the analyzer adds the
+// address pairs of the further links an accepted ADD LINK names
+// (added_links). It decodes the BTH and extended headers
 // (reference/smcr/roce.hpp), tells RC retransmissions (a request PSN seen
 // before on the same destination QP) from new packets, decodes every RC Send
 // Only payload as an SMC-R LLC or CDC message (reference/smcr/messages.hpp),
@@ -149,6 +151,16 @@ class RoceObserver {
   };
   const PacketNotes& notes() const { return notes_; }
 
+  // A link an accepting ADD LINK reply just completed the offer of: both
+  // sides' GIDs (initiator, responder; RFC 7609 §3.5.1.6.1, App. A.3.2). Its
+  // packets may flow between other addresses than this observer's pair (a
+  // second RoCE device per host); the analyzer routes them here. Emptied by
+  // each on_packet; at most one per packet.
+  struct AddedLink {
+    std::array<std::uint8_t, 16> gid[2]{};
+  };
+  const std::vector<AddedLink>& added_links() const { return added_links_; }
+
  private:
   struct CdcConnection;
   // One link of the group: each side's QP, GID and MAC, where it is in its life.
@@ -207,6 +219,7 @@ class RoceObserver {
   ObserverSink& sink_;
   RoceStats stats_;
   PacketNotes notes_;
+  std::vector<AddedLink> added_links_;
   // Per side and destination QP: the next request PSN expected (24-bit serial
   // arithmetic, IBTA vol. 1 §9.7.1), to recognise retransmissions and gaps.
   std::map<std::pair<int, std::uint32_t>, std::uint32_t> next_psn_;

@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/analyzer.hpp"
 #include "analysis/observer_roce.hpp"
+#include "capture/decode.hpp"
 
 namespace rdmaconf::analysis {
 namespace {
@@ -161,6 +163,98 @@ TEST(ObserverLlc, DeletedRkeysAndLinksCarryNoData) {
   EXPECT_EQ(g.sink.seen, (std::vector<std::pair<std::string, FrameNo>>{
                              {"rfc7609-3.5.5.2-write-through-announced-rkey", 9},
                              {"rfc7609-3.5.1.5-data-on-confirmed-link", 13}}));
+}
+
+// A link group through the analyzer: link 1 between 10.77.0.2 (server) and
+// 10.77.0.1 (client); the ADD LINK exchange on it offers link 2 between
+// their second devices, 10.77.1.2 and 10.77.1.1 (the GIDs it names,
+// RFC 7609 §3.5.1.6.1), whose packets the group's observer then follows.
+struct TwoDeviceGroup {
+  AnalysisOptions options;
+  Analyzer analyzer{options};
+  std::uint64_t frame = 0;
+  std::uint32_t psn[2][256] = {};
+  static capture::IpAddress address(int device, int host) {
+    return capture::ipv4(10, 77, static_cast<std::uint8_t>(device), static_cast<std::uint8_t>(host));
+  }
+  // From `side` (0 the client, 1 the server) on `device` (0 or 1) to the receiver's `qp`.
+  void send(int side, int device, std::uint8_t op, std::uint32_t qp, const std::string& payload) {
+    const Octets packet = roce(op, qp, ++psn[side][qp & 0xFF], payload);
+    capture::UdpDatagram d;
+    d.frame.value = ++frame;
+    d.key = {{address(device, side ? 2 : 1), 49152}, {address(device, side ? 1 : 2), smcr::kRoceV2UdpPort}};
+    d.payload = wire::Bytes(packet.data(), packet.size());
+    EXPECT_TRUE(analyzer.on_udp(d));
+  }
+  // Link 1 confirmed on the first devices; link 2 offered with the second
+  // devices' GIDs (server QP 0x12, RToken 0x5f9 at 0x10000000; client QP
+  // 0x13), accepted and confirmed between the second devices.
+  void two_links() {
+    const std::string server2 = "00000000000000000000ffff0a4d0102", client2 = "00000000000000000000ffff0a4d0101";
+    send(1, 0, 0x04, 0x11, confirm_link("03", "000011", "01"));
+    send(0, 0, 0x04, 0x11, confirm_link("83", "000011", "01"));
+    std::string add = kAddLink;
+    add.replace(24, 32, server2);
+    send(1, 0, 0x04, 0x11, add);
+    send(0, 0, 0x04, 0x11, llc("222c0080", "52540077000b0000" + client2 + "000013" "02" "03000001"));
+    send(1, 1, 0x04, 0x13, confirm_link("03", "000012", "02"));
+    send(0, 1, 0x04, 0x12, confirm_link("83", "000013", "02"));
+  }
+  std::vector<std::pair<std::string, FrameNo>> seen(const AnalysisResult& r) const {
+    std::vector<std::pair<std::string, FrameNo>> out;
+    for (const ViolationRecord& v : r.violations) out.emplace_back(std::string(v.rule->id), v.frame);
+    return out;
+  }
+};
+
+TEST(ObserverLlc, SecondDevicesLinkJoinsItsGroupClean) {
+  TwoDeviceGroup g;
+  g.two_links();
+  // A Write through the RToken ADD LINK gave for link 2, on link 2's addresses.
+  g.send(0, 1, 0x06, 0x12, write("0000000010000000", "000005f9"));
+  // DELETE LINK of link 2 on link 1, answered; nothing on link 2 after it.
+  g.send(1, 0, 0x04, 0x11, llc("242c0000", "02" "00010000"));
+  g.send(0, 0, 0x04, 0x11, llc("242c0080", "02" "00010000"));
+  const AnalysisResult r = g.analyzer.take_result(g.frame);
+  EXPECT_TRUE(r.violations.empty());
+  EXPECT_EQ(r.summary.roce_links, 1u);  // one link group, one observer
+  EXPECT_EQ(r.summary.roce_packets, 9u);
+  EXPECT_EQ(r.summary.links_confirmed, 2u);
+  EXPECT_EQ(r.summary.links_added, 1u);
+  EXPECT_EQ(r.summary.links_deleted, 1u);
+}
+
+TEST(ObserverLlc, SecondDevicesLinkIsJudged) {
+  TwoDeviceGroup g;
+  g.two_links();
+  // The server deletes its RMB's rkey on link 2 (DELETE RKEY on link 2,
+  // answered there); two Writes through it on link 2: reported once.
+  g.send(1, 1, 0x04, 0x13, llc("292c0000", "01000000" "000005f9"));
+  g.send(0, 1, 0x04, 0x12, llc("292c0080", "01000000" "000005f9"));
+  g.send(0, 1, 0x06, 0x12, write("0000000010000000", "000005f9"));
+  g.send(0, 1, 0x06, 0x12, write("0000000010000008", "000005f9"));
+  // DELETE LINK of link 2 on link 1, answered; then a CDC message on link 2.
+  g.send(1, 0, 0x04, 0x11, llc("242c0000", "02" "00010000"));
+  g.send(0, 0, 0x04, 0x11, llc("242c0080", "02" "00010000"));
+  g.send(0, 1, 0x04, 0x12, kCdc);
+  const AnalysisResult r = g.analyzer.take_result(g.frame);
+  EXPECT_EQ(g.seen(r), (std::vector<std::pair<std::string, FrameNo>>{
+                           {"rfc7609-3.5.5.2-write-through-announced-rkey", 9},
+                           {"rfc7609-3.5.1.5-data-on-confirmed-link", 13}}));
+  EXPECT_EQ(r.summary.roce_links, 1u);
+}
+
+TEST(ObserverLlc, PacketsBeforeTheAddLinkKeepTheirOwnObserver) {
+  TwoDeviceGroup g;
+  // A TEST LINK on the second devices' addresses before any ADD LINK names
+  // them: their own observer (joined mid-life, judging nothing).
+  g.send(1, 1, 0x04, 0x13, llc("272c0000", "0102030405060708090a0b0c0d0e0f10"));
+  g.two_links();
+  g.send(0, 1, 0x06, 0x12, write("0000000010000000", "000005f9"));
+  const AnalysisResult r = g.analyzer.take_result(g.frame);
+  EXPECT_TRUE(r.violations.empty());
+  EXPECT_EQ(r.summary.roce_links, 2u);
+  EXPECT_EQ(r.summary.links_confirmed, 2u);  // link 2's CONFIRM LINK went to the group
 }
 
 }  // namespace

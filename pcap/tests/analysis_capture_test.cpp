@@ -15,9 +15,12 @@
 #include "analysis/decode_text.hpp"
 #include "analysis_fixtures.hpp"
 #include "clc/handshake.hpp"
+#include "run_command.hpp"
 
 namespace rdmaconf::analysis::testing {
 namespace {
+
+using rdmaconf::testing::run_command;
 
 AnalysisResult analyze(const std::string& path, AnalysisListener* listener = nullptr) {
   std::string error;
@@ -339,17 +342,6 @@ TEST(CaptureAnalysis, ClcConfirmInconsistentWithAccept) {
 
 bool have_tshark() { return std::system("tshark --version >/dev/null 2>&1") == 0; }
 
-std::string run(const std::string& cmd, int& status) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  status = pclose(p);
-  return out;
-}
-
 TEST(CaptureAnalysis, AnnotatedCaptureCarriesACommentOnTheViolatingFrame) {
   Session s;
   s.start();
@@ -369,7 +361,7 @@ TEST(CaptureAnalysis, AnnotatedCaptureCarriesACommentOnTheViolatingFrame) {
   if (!have_tshark()) GTEST_SKIP() << "tshark not installed";
   int status = 0;
   const std::string fields =
-      run("tshark -r " + out + " -Y frame.comment -T fields -e frame.number -e frame.comment 2>/dev/null", status);
+      run_command("tshark -r " + out + " -Y frame.comment -T fields -e frame.number -e frame.comment 2>/dev/null", &status);
   EXPECT_EQ(status, 0);
   EXPECT_EQ(fields.substr(0, fields.find('\t')), std::to_string(r.violations[0].frame));
   EXPECT_NE(fields.find("rfc5041-5.2-msn-increment"), std::string::npos) << fields;
@@ -380,7 +372,7 @@ TEST(CaptureAnalysis, CliDecodeJsonAndAnalyzeExitCodes) {
   CaptureBuilder cap;
   const std::string path = lay_out(s, cap, {}, "cli.pcapng");
   int status = 0;
-  const std::string json = run(std::string(RDMACONF_CLI) + " decode --json " + path, status);
+  const std::string json = run_command(std::string(RDMACONF_CLI) + " decode --json " + path, &status);
   EXPECT_EQ(WEXITSTATUS(status), 0);
   EXPECT_EQ(json.front(), '[');
   std::map<std::string, int> types;
@@ -392,7 +384,7 @@ TEST(CaptureAnalysis, CliDecodeJsonAndAnalyzeExitCodes) {
   EXPECT_EQ(types["MPA Reply"], 1);
 
   const std::string report = ::testing::TempDir() + "cli.json";
-  run(std::string(RDMACONF_CLI) + " analyze -q --json " + report + " " + path, status);
+  run_command(std::string(RDMACONF_CLI) + " analyze -q --json " + report + " " + path, &status);
   EXPECT_EQ(WEXITSTATUS(status), 0);
   std::ifstream f(report);
   const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -405,9 +397,9 @@ TEST(CaptureAnalysis, CliDecodeJsonAndAnalyzeExitCodes) {
   bad.start();
   bad.fpdu(0, send_msg(1, filler(8)), bad_crc(1));
   CaptureBuilder cap2;
-  run(std::string(RDMACONF_CLI) + " analyze -q " + lay_out(bad, cap2, {}, "cli-bad.pcapng"), status);
+  run_command(std::string(RDMACONF_CLI) + " analyze -q " + lay_out(bad, cap2, {}, "cli-bad.pcapng"), &status);
   EXPECT_EQ(WEXITSTATUS(status), 1);
-  run(std::string(RDMACONF_CLI) + " analyze -q /nonexistent.pcap 2>/dev/null", status);
+  run_command(std::string(RDMACONF_CLI) + " analyze -q /nonexistent.pcap 2>/dev/null", &status);
   EXPECT_EQ(WEXITSTATUS(status), 2);
 }
 

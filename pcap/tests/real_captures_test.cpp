@@ -18,9 +18,12 @@
 #include <vector>
 
 #include "analysis/analyzer.hpp"
+#include "run_command.hpp"
 
 namespace rdmaconf::analysis::testing {
 namespace {
+
+using rdmaconf::testing::run_command;
 
 struct Expected {
   std::string file;
@@ -113,17 +116,6 @@ const char* const kOpcodeNames[16] = {"RDMA Write", "RDMA Read Request", "RDMA R
                                       "Immediate Data with Solicited Event", "Atomic Request", "Atomic Response"};
 const char* const kClcNames[5] = {nullptr, "Proposal", "Accept", "Confirm", "Decline"};
 
-std::string run(const std::string& cmd, int& status) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  status = pclose(p);
-  return out;
-}
-
 class RealCapture : public ::testing::TestWithParam<Expected> {};
 
 TEST_P(RealCapture, AnalyzeCountsAndViolations) {
@@ -152,7 +144,7 @@ TEST_P(RealCapture, AnalyzeCountsAndViolations) {
 TEST_P(RealCapture, DecodeCountsPerType) {
   const Expected& e = GetParam();
   int status = 0;
-  const std::string json = run(std::string(RDMACONF_CLI) + " decode --json " + path_of(e.file), status);
+  const std::string json = run_command(std::string(RDMACONF_CLI) + " decode --json " + path_of(e.file), &status);
   ASSERT_EQ(WEXITSTATUS(status), 0);
   std::map<std::string, std::uint64_t> seen;
   for (const auto& m : nlohmann::json::parse(json)) seen[m.at("type").get<std::string>()]++;
@@ -422,7 +414,7 @@ TEST(RealCaptureMessages, SmcrLinkGroupFoundByTheGids) {
 // decode names both peers' own UDP ports and the fields of each message.
 TEST(RealCaptureMessages, SmcrDecodeLines) {
   int status = 0;
-  const std::string text = run(std::string(RDMACONF_CLI) + " decode " + path_of("smc-r-v2.pcap"), status);
+  const std::string text = run_command(std::string(RDMACONF_CLI) + " decode " + path_of("smc-r-v2.pcap"), &status);
   ASSERT_EQ(WEXITSTATUS(status), 0);
   EXPECT_NE(text.find("frame 10  10.77.0.1:49441 -> 10.77.0.2:4791  CONFIRM LINK v2 request (60 octets) opcode=0x4 "
                       "dest_qp=0x11 psn=9841368"),
@@ -457,12 +449,12 @@ TEST(RealCaptureMessages, SiwPadOctetsAreShown) {
 
 TEST(RealCaptureMessages, AnalyzeExitCodeFollowsTheMustViolations) {
   int status = 0;
-  run(std::string(RDMACONF_CLI) + " analyze -q " + path_of("smc-r-v2.pcap"), status);
+  run_command(std::string(RDMACONF_CLI) + " analyze -q " + path_of("smc-r-v2.pcap"), &status);
   EXPECT_EQ(WEXITSTATUS(status), 0);
-  run(std::string(RDMACONF_CLI) + " analyze -q " + path_of("siw-perftest-read-bw.pcap"), status);
+  run_command(std::string(RDMACONF_CLI) + " analyze -q " + path_of("siw-perftest-read-bw.pcap"), &status);
   EXPECT_EQ(WEXITSTATUS(status), 1);
   const std::string json =
-      run(std::string(RDMACONF_CLI) + " analyze -q --json - " + path_of("siw-perftest-read-bw.pcap"), status);
+      run_command(std::string(RDMACONF_CLI) + " analyze -q --json - " + path_of("siw-perftest-read-bw.pcap"), &status);
   const auto analysis = nlohmann::json::parse(json);
   std::size_t pad = 0;
   for (const auto& v : analysis["violations"]) pad += v["rule"] == "rfc5044-4.1-pad-zero";
@@ -477,18 +469,18 @@ TEST(RealCaptureMessages, TruncatedFileIsReportedAndExitsTwo) {
   const std::string cut = ::testing::TempDir() + "real-truncated.pcap";
   std::ofstream(cut, std::ios::binary) << octets.substr(0, 3000);
   int status = 0;
-  const std::string text = run(std::string(RDMACONF_CLI) + " analyze " + cut + " 2>&1", status);
+  const std::string text = run_command(std::string(RDMACONF_CLI) + " analyze " + cut + " 2>&1", &status);
   EXPECT_EQ(WEXITSTATUS(status), 2) << text;
   EXPECT_NE(text.find("did not end cleanly"), std::string::npos) << text;
   EXPECT_NE(text.find("frame 14 "), std::string::npos) << "violations before the cut are still reported:\n" << text;
-  const std::string json = run(std::string(RDMACONF_CLI) + " analyze -q --json - " + cut + " 2>/dev/null", status);
+  const std::string json = run_command(std::string(RDMACONF_CLI) + " analyze -q --json - " + cut + " 2>/dev/null", &status);
   EXPECT_EQ(WEXITSTATUS(status), 2);
   EXPECT_EQ(nlohmann::json::parse(json)["summary"]["clean_end"], false) << json;
-  const std::string decoded = run(std::string(RDMACONF_CLI) + " decode " + cut + " 2>&1", status);
+  const std::string decoded = run_command(std::string(RDMACONF_CLI) + " decode " + cut + " 2>&1", &status);
   EXPECT_EQ(WEXITSTATUS(status), 2);
   EXPECT_NE(decoded.find("MPA Request"), std::string::npos) << decoded;
   // The whole file is clean.
-  run(std::string(RDMACONF_CLI) + " decode " + path_of("siw-perftest-read-bw.pcap") + " >/dev/null", status);
+  run_command(std::string(RDMACONF_CLI) + " decode " + path_of("siw-perftest-read-bw.pcap") + " >/dev/null", &status);
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
@@ -497,7 +489,7 @@ TEST(RealCaptureMessages, TruncatedFileIsReportedAndExitsTwo) {
 TEST(RealCaptureMessages, AnnotateWithLiveInputIsAClearError) {
   int status = 0;
   const std::string text =
-      run(std::string(RDMACONF_CLI) + " analyze -i lo --duration 1 --annotate /dev/null 2>&1", status);
+      run_command(std::string(RDMACONF_CLI) + " analyze -i lo --duration 1 --annotate /dev/null 2>&1", &status);
   EXPECT_EQ(WEXITSTATUS(status), 2);
   EXPECT_NE(text.find("--annotate needs a capture file"), std::string::npos) << text;
   EXPECT_EQ(text.find("capturing on"), std::string::npos) << text;

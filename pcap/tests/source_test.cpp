@@ -21,9 +21,12 @@
 #include "capture/synth.hpp"
 #include "capture/writer.hpp"
 #include "fixtures.hpp"
+#include "run_command.hpp"
 
 namespace rdmaconf::capture {
 namespace {
+
+using rdmaconf::testing::run_command;
 
 using testing::bytes_of;
 using testing::Recorder;
@@ -301,17 +304,6 @@ TEST(Source, FileFilterKeepsWiresharkFrameNumbers) {
   EXPECT_EQ(raw.number, FrameNumber{2}) << "the SYN-ACK is the file's second frame";
   EXPECT_FALSE(PacketSource::open_file(path, "this is not bpf", error));
   EXPECT_NE(error.find("BPF"), std::string::npos);
-}
-
-std::string run_command(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
 }
 
 TEST(Source, TsharkReadsOurPcapngWithCommentsAndGoodChecksums) {

@@ -13,9 +13,12 @@
 
 #include "analysis/analyzer.hpp"
 #include "analysis/ulp_observer.hpp"
+#include "run_command.hpp"
 
 namespace rdmaconf::analysis::testing {
 namespace {
+
+using rdmaconf::testing::run_command;
 
 std::string path_of(const std::string& file) { return std::string(RDMACONF_REAL_CAPTURES) + "/" + file; }
 
@@ -24,17 +27,6 @@ AnalysisResult analyzed(const std::string& file, const AnalysisOptions& options 
   auto r = analyze_file(path_of(file), options, nullptr, error);
   EXPECT_TRUE(r.has_value()) << error;
   return r ? std::move(*r) : AnalysisResult{};
-}
-
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
 }
 
 // tshark: 86 RPC-over-RDMA headers, RDMA_MSG 79, RDMA_NOMSG 7; a read list
@@ -187,25 +179,25 @@ TEST(UlpCaptures, RecognitionGivesUpAfterTheFirstSends) {
 // the capture after it is read as the capture; `nfs-rdma` is RPC-over-RDMA.
 TEST(UlpCaptures, UlpOptionBeforeTheCapture) {
   for (const char* command : {" analyze -q --json - --ulp iser:3260 --ulp nfs-rdma ", " decode --ulp nfs-rdma "}) {
-    const std::string out = run(std::string(RDMACONF_CLI) + command + path_of("ulp-nfsv3-rdma.pcap") + " 2>&1");
+    const std::string out = run_command(std::string(RDMACONF_CLI) + command + path_of("ulp-nfsv3-rdma.pcap") + " 2>&1");
     EXPECT_EQ(out.find("--ulp: expected"), std::string::npos) << command << out.substr(0, 500);
     EXPECT_NE(out.find(std::string(command).find("analyze") != std::string::npos ? "\"recognised_by\":{\"user\":"
                                                                                    : "ulp=rpc-over-rdma ulp_message="),
               std::string::npos)
         << command << out.substr(0, 500);
   }
-  EXPECT_EQ(run(std::string(RDMACONF_CLI) + " analyze -q --ulp bogus " + path_of("ulp-nfsv3-rdma.pcap") +
+  EXPECT_EQ(run_command(std::string(RDMACONF_CLI) + " analyze -q --ulp bogus " + path_of("ulp-nfsv3-rdma.pcap") +
                 " 2>&1 >/dev/null")
                 .find("--ulp: expected"),
             0u);
 }
 
 TEST(UlpCaptures, DecodeShowsTheUlpMessage) {
-  const std::string out = run(std::string(RDMACONF_CLI) + " decode " + path_of("ulp-nfsv3-rdma.pcap"));
+  const std::string out = run_command(std::string(RDMACONF_CLI) + " decode " + path_of("ulp-nfsv3-rdma.pcap"));
   EXPECT_NE(out.find("ulp=rpc-over-rdma ulp_message=\"RDMA_MSG xid=0x950ad9c7 credits=128 read 0xd408f501+"
                      "0x950ad9c70cd31000 131072 octets at position 128 call NFSv3 WRITE\""),
             std::string::npos);
-  const std::string iser = run(std::string(RDMACONF_CLI) + " decode " + path_of("ulp-iser-head.pcap"));
+  const std::string iser = run_command(std::string(RDMACONF_CLI) + " decode " + path_of("ulp-iser-head.pcap"));
   EXPECT_NE(iser.find("ulp_message=\"SCSI Command itt=0x1000000 read_stag=0xeaa07601+0xff2c1f0542823e00 INQUIRY edtl=36\""),
             std::string::npos);
   // Every RDMA transfer of the Responder names what it was tied to: frame 73's

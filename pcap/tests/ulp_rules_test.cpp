@@ -18,6 +18,7 @@
 #include "rdmap/opcodes.hpp"
 #include "ulp/iser.hpp"
 #include "ulp/rpcrdma.hpp"
+#include "run_command.hpp"
 
 namespace rdmaconf::analysis::testing {
 namespace {
@@ -352,13 +353,7 @@ TEST(UlpRules, ViolationsAreReportedAsTheOthers) {
   EXPECT_NE(v.text.find("RDMA Read Request from STag 0x200 TO 0x8000 (2001 octets) reads outside every read segment"),
             std::string::npos)
       << v.text;
-  std::string out;
-  FILE* p = popen((std::string(RDMACONF_CLI) + " analyze -q --json - " + path).c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
+  const std::string out = rdmaconf::testing::run_command(std::string(RDMACONF_CLI) + " analyze -q --json - " + path);
   const auto j = nlohmann::json::parse(out);
   EXPECT_EQ(j["violations_per_rule"]["rfc8166-3.4.5-read-within-read-chunk"], 1) << out;
   EXPECT_EQ(j["ulps"]["rpc-over-rdma"]["transfers"]["reads_tied"], 0) << out;

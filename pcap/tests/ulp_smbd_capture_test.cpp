@@ -22,9 +22,12 @@
 #include "rdmap/headers.hpp"
 #include "rdmap/opcodes.hpp"
 #include "ulp/smbd.hpp"
+#include "run_command.hpp"
 
 namespace rdmaconf::analysis::testing {
 namespace {
+
+using rdmaconf::testing::run_command;
 
 namespace smbd = ulp::smbd;
 
@@ -146,17 +149,6 @@ AnalysisResult analyze(const std::string& path, const AnalysisOptions& options =
   return r ? std::move(*r) : AnalysisResult{};
 }
 
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
 TEST(UlpSmbdCapture, RecognisedFromTheNegotiateRequestAndCountedPerKind) {
   const AnalysisResult r = analyze(build("smbd-session.pcapng"));
   EXPECT_EQ(r.summary.violations, 0u);
@@ -199,7 +191,7 @@ TEST(UlpSmbdCapture, TheUserNamesItWhenTheNegotiateIsNotCaptured) {
 
 TEST(UlpSmbdCapture, DecodeShowsEachMessage) {
   const std::string path = build("smbd-decode.pcapng");
-  const std::string out = run(std::string(RDMACONF_CLI) + " decode " + path);
+  const std::string out = run_command(std::string(RDMACONF_CLI) + " decode " + path);
   EXPECT_NE(out.find("ulp=smb-direct ulp_message=\"Negotiate Request versions 1.0-1.0 credits_requested=255 "
                      "preferred_send=1364 max_receive=1364 max_fragmented=1048576\""),
             std::string::npos)
@@ -215,7 +207,7 @@ TEST(UlpSmbdCapture, DecodeShowsEachMessage) {
             std::string::npos);
   EXPECT_NE(out.find("ulp_message=\"Data Transfer credits_requested=255 credits_granted=0 response requested\""),
             std::string::npos);
-  const std::string json = run(std::string(RDMACONF_CLI) + " analyze -q --json - " + path);
+  const std::string json = run_command(std::string(RDMACONF_CLI) + " analyze -q --json - " + path);
   const auto smbd = nlohmann::json::parse(json)["ulps"]["smb-direct"];
   EXPECT_EQ(smbd["connections"], 1) << json;
   EXPECT_EQ(smbd["recognised_by"], nlohmann::json({{"first Send", 1}})) << json;

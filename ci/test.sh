@@ -16,7 +16,7 @@ cmake --build build/gcc -j "$jobs"
 
 # The clang build is there for its warnings, and clang warns from its front
 # end whatever the optimisation level: -O0 without debug info compiles in
-# 55-60 % of the time of -O2 -g (docs/performance.md, "CI"), with the same
+# 54-62 % of the time of -O2 -g (docs/performance.md, "CI"), with the same
 # diagnostics and asserts left in.
 echo "== build (clang, -Werror, -O0)"
 cmake -S . -B build/clang -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRDMACONF_WERROR=ON \

@@ -8,6 +8,7 @@
 #   FUZZ_SECONDS=60 ci/fuzz-smoke.sh               # longer
 #   FUZZ_SECONDS=600 FUZZ_JOBS=2 ci/fuzz-smoke.sh  # 10 min per target, two at a time
 #   FUZZ_TARGETS="mpa_deframer clc_message" ci/fuzz-smoke.sh
+#   FUZZ_SECONDS=600 FUZZ_SECONDS_FOR="smc_tcp_option=2100" ci/fuzz-smoke.sh  # one target longer
 #   FUZZ_PREBUILT=build/oss-fuzz/out FUZZ_SEEDS=build/oss-fuzz/work/seeds ci/fuzz-smoke.sh  # OSS-Fuzz's build
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +44,12 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:silence_unsigned_overfl
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
 
 targets=${FUZZ_TARGETS:-$(cd "$bin" && ls *_fuzzer | sed 's/_fuzzer$//')}
+# Per-target times ("target=seconds ..."): those targets start first, so the
+# long ones do not run alone at the end while the other cores idle.
+seconds_for() { local s; s=$(tr ' ' '\n' <<<"${FUZZ_SECONDS_FOR:-}" | sed -n "s/^$1=//p" | tail -1); echo "${s:-$seconds}"; }
+if [ -n "${FUZZ_SECONDS_FOR:-}" ]; then
+  targets=$(for t in $targets; do echo "$(seconds_for "$t") $t"; done | sort -rn -s -k1,1 | cut -d' ' -f2)
+fi
 # Targets with an open finding in another folder (fuzz/known-issues/): a
 # failure is printed but does not fail the run.
 known=$(grep -v '^#' fuzz/known-issues/targets.txt 2>/dev/null || true)
@@ -61,7 +68,9 @@ run_target() {
   [ -s "$dict" ] && dict_flag=("-dict=$dict")
   local inputs=()
   for d in "fuzz/corpus/$t" "$seeds/$t" "fuzz/regressions/$t"; do [ -d "$d" ] && inputs+=("$d"); done
-  if "$bin/${t}_fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+  local time
+  time=$(seconds_for "$t")
+  if "$bin/${t}_fuzzer" -max_total_time="$time" -rss_limit_mb=2048 -timeout=10 \
        "${dict_flag[@]}" -artifact_prefix="$artifacts/" "$work" "${inputs[@]}" > "$work.log" 2>&1; then
     # The last status line (coverage, features, corpus, speed), the total
     # executions libFuzzer reports when it stops, and the inputs it added.
@@ -69,7 +78,7 @@ run_target() {
     runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$work.log" | tail -1)
     new=$(find "$work" -type f | wc -l)
     inited=$(grep -E '^#[0-9]+[[:space:]]+INITED' "$work.log" | tail -1 | grep -oE 'cov: [0-9]+|ft: [0-9]+' | tr '\n' ' ')
-    echo "ok  $(grep -E '^#[0-9]+' "$work.log" | tail -1 | grep -oE 'cov: [0-9]+|ft: [0-9]+|corp: [0-9]+|exec/s: [0-9]+' | tr '\n' ' ')runs: ${runs:-0} new: $new (at start: ${inited% })" > "$work.result"
+    echo "ok  $(grep -E '^#[0-9]+' "$work.log" | tail -1 | grep -oE 'cov: [0-9]+|ft: [0-9]+|corp: [0-9]+|exec/s: [0-9]+' | tr '\n' ' ')runs: ${runs:-0} new: $new seconds: $time (at start: ${inited% })" > "$work.result"
   elif echo "$known" | grep -qx "$t"; then
     echo "known" > "$work.result"
   else
@@ -118,4 +127,4 @@ for t in $targets; do
   r=$(grep -oE 'runs: [0-9]+' "$build/smoke/$t.result" 2>/dev/null | grep -oE '[0-9]+' || echo 0)
   total=$((total + r))
 done
-echo "fuzz smoke: every target ran ${seconds}s without a finding; $total executions in all"
+echo "fuzz smoke: every target ran ${seconds}s${FUZZ_SECONDS_FOR:+ (but $FUZZ_SECONDS_FOR)} without a finding; $total executions in all"

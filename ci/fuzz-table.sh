@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The table of a fuzzing run, in Markdown, from what ci/fuzz-smoke.sh left in
 # its build folder (<build>/smoke/<target>.result and .log): per target the
-# executions, the last speed, coverage (edges) and features at the start and
+# seconds it ran, the executions, the last speed, coverage (edges) and features at the start and
 # at the end, the inputs the run added, and the verdict; then the totals.
 # docs/fuzzing.md's campaign table is made with it.
 #
@@ -15,16 +15,17 @@ build=${1:?usage: ci/fuzz-table.sh BUILD_DIR (the FUZZ_BUILD_DIR of ci/fuzz-smok
 first() { grep -oE "$1: [0-9]+" <<<"$2" | head -1 | grep -oE '[0-9]+$' || echo 0; }
 thousands() { sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta' <<<"$1"; }
 
-echo "| target | executions | exec/s at the end | edges: start → end | features: start → end | inputs added | verdict |"
-echo "|---|---:|---:|---:|---:|---:|---|"
+echo "| target | seconds | executions | exec/s at the end | edges: start → end | features: start → end | inputs added | verdict |"
+echo "|---|---:|---:|---:|---:|---:|---:|---|"
 total=0
+seconds_total=0
 targets=0
 for result in "$build"/smoke/*.result; do
   t=$(basename "$result" .result)
   line=$(cat "$result")
   verdict=${line%% *}
   if [ "$verdict" != ok ]; then
-    echo "| \`$t\` | | | | | | **$verdict** (log: $build/smoke/$t.log) |"
+    echo "| \`$t\` | | | | | | | **$verdict** (log: $build/smoke/$t.log) |"
     continue
   fi
   # Before "(at start: ...)" is the end of the run; inside it, its start.
@@ -32,10 +33,11 @@ for result in "$build"/smoke/*.result; do
   start=${line#*(at start: }
   runs=$(first runs "$run")
   total=$((total + runs))
+  seconds_total=$((seconds_total + $(first seconds "$run")))
   targets=$((targets + 1))
-  echo "| \`$t\` | $(thousands "$runs") | $(thousands "$(first exec/s "$run")") |" \
+  echo "| \`$t\` | $(first seconds "$run") | $(thousands "$runs") | $(thousands "$(first exec/s "$run")") |" \
        "$(thousands "$(first cov "$start")") → $(thousands "$(first cov "$run")") |" \
        "$(thousands "$(first ft "$start")") → $(thousands "$(first ft "$run")") |" \
        "$(first new "$run") | no finding |"
 done
-echo "| **all $targets** | **$(thousands "$total")** | | | | | |"
+echo "| **all $targets** | **$(thousands "$seconds_total")** | **$(thousands "$total")** | | | | | |"

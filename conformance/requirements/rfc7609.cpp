@@ -139,6 +139,10 @@ constexpr Requirement kRows[] = {
         "A TEST LINK reply carries back the User Data of the TEST LINK request it answers"),
     row("rfc7609-3.5.1.6.1-add-link-link-number", M, W,
         "A client that accepts an ADD LINK names in its reply the link number the server assigned in the request"),
+    row("rfc7609-3.5.1.5-confirm-link-roce-info", M, W,
+        "A CONFIRM LINK, request or reply, names its sender's own RoCE MAC, GID and QP number of the link: those "
+        "the sender gave for the link in its CLC Accept or Confirm (the first link) or in its ADD LINK (an added "
+        "link)"),
     row("rfc7609-3.5.1.5-data-on-confirmed-link", M, W,
         "CDC messages and RDMA Writes use a link only once its CONFIRM LINK exchange has completed and until its "
         "DELETE LINK exchange has completed"),

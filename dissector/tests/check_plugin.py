@@ -511,6 +511,9 @@ SMCR_CRAFTED = [
     ((318, 4, 0x01), {(318, "rfc7609-a.3.8-test-link-echo"): 1}),
     # The ADD LINK reply made accepting, naming link 3 where link 2 was offered.
     ([(16, 3, 0x80), (16, 31, 0x03)], {(16, "rfc7609-3.5.1.6.1-add-link-link-number"): 1}),
+    # The server's CONFIRM LINK naming QP 0x12, its Accept 0x11; the client's reply naming another GID.
+    ((10, 28, 0x12), {(10, "rfc7609-3.5.1.5-confirm-link-roce-info"): 1}),
+    ((12, 25, 0x03), {(12, "rfc7609-3.5.1.5-confirm-link-roce-info"): 1}),
     # The CONFIRM LINK reply made a request: data on a link still confirming.
     ((12, 3, 0x03), {(18, "rfc7609-3.5.1.5-data-on-confirmed-link"): 1, (25, "rfc7609-3.5.1.5-data-on-confirmed-link"): 1}),
     # A DELETE RKEY request and its reply made DELETE LINK of link 1: data after it.

@@ -110,6 +110,21 @@ void RoceObserver::check_llc(Side side, FrameNo frame, std::size_t link, const s
     l.state = check::LinkState::kConfirming;
   }
   if (confirm_link && !m.reply()) data_start_ = m.flag(smcr::kConfirmLinkFlags[2]) == 3 ? 0u : 4u;
+  // §3.5.1.5, A.3.1: the sender names its own end of this link, as it
+  // announced it. The announced end stays the link's (on_llc_request and
+  // on_llc_reply take the message's only for a link nobody announced), so
+  // one wrong CONFIRM LINK is reported once, not again by every packet
+  // addressed to the announced QP.
+  if (confirm_link && l.judged && l.announced[s])
+    if (auto v = check::confirm_link_roce_info(m, *l.announced[s])) {
+      const std::string where = l.announced_in[s] ? "its ADD LINK (frame " + std::to_string(l.announced_in[s]) + ")"
+                                                  : std::string("CLC");
+      const bool gid = v->field == "Sender's RoCE GID";
+      violate(*v, side, frame,
+              std::string(m.reply() ? "CONFIRM LINK reply" : "CONFIRM LINK") + ": " + std::string(v->field) +
+                  (gid ? " octet " + std::to_string(v->octet - 10) : std::string()) + " is " + hex(v->seen) +
+                  ", the sender gave " + hex(v->expected) + " for this link in " + where);
+    }
   if (!m.reply()) {
     OpenRequest r;
     r.side = s;
@@ -151,8 +166,9 @@ void RoceObserver::on_llc_request(int s, FrameNo frame, std::size_t link, const 
     case smcr::llc_type::kConfirmLink: {
       // A.3.1: the sender's QP, GID and the link number the server assigned.
       Link& l = links_[link];
-      l.qp[s] = static_cast<std::uint32_t>(body<smcr::ConfirmLinkSpec>(m, CL::QpNumber));
       l.number = static_cast<std::uint8_t>(body<smcr::ConfirmLinkSpec>(m, CL::LinkNumber));
+      if (l.announced[s]) break;
+      l.qp[s] = static_cast<std::uint32_t>(body<smcr::ConfirmLinkSpec>(m, CL::QpNumber));
       const wire::Bytes g = body_octets<smcr::ConfirmLinkSpec>(m, CL::Gid);
       std::copy(g.begin(), g.end(), l.gid[s].begin());
       break;
@@ -164,6 +180,9 @@ void RoceObserver::on_llc_request(int s, FrameNo frame, std::size_t link, const 
       n.number = static_cast<std::uint8_t>(body<smcr::AddLinkSpec>(m, AL::LinkNumber));
       const wire::Bytes g = body_octets<smcr::AddLinkSpec>(m, AL::Gid);
       std::copy(g.begin(), g.end(), n.gid[s].begin());
+      // A.3.2: the offerer's end of the new link, as its CONFIRM LINK must name it.
+      n.announced[s] = check::LinkEnd{body<smcr::AddLinkSpec>(m, AL::Mac), n.gid[s], *n.qp[s]};
+      n.announced_in[s] = frame;
       n.state = check::LinkState::kAdding;
       n.judged = links_[link].judged;
       if (links_.size() >= kMaxLinks) {
@@ -292,7 +311,8 @@ void RoceObserver::on_llc_reply(int s, FrameNo frame, std::size_t link, const sm
   switch (m.base_type()) {
     case smcr::llc_type::kConfirmLink: {
       Link& l = links_[link];
-      l.qp[s] = static_cast<std::uint32_t>(body<smcr::ConfirmLinkSpec>(m, smcr::ConfirmLinkSpec::Field::QpNumber));
+      if (!l.announced[s])
+        l.qp[s] = static_cast<std::uint32_t>(body<smcr::ConfirmLinkSpec>(m, smcr::ConfirmLinkSpec::Field::QpNumber));
       if (l.state == check::LinkState::kConfirming || l.state == check::LinkState::kUnknown) {
         l.state = check::LinkState::kUp;
         l.reported[0] = l.reported[1] = false;
@@ -321,6 +341,8 @@ void RoceObserver::on_llc_reply(int s, FrameNo frame, std::size_t link, const sm
       n.qp[s] = static_cast<std::uint32_t>(body<smcr::AddLinkSpec>(m, smcr::AddLinkSpec::Field::QpNumber));
       const wire::Bytes g = body_octets<smcr::AddLinkSpec>(m, smcr::AddLinkSpec::Field::Gid);
       std::copy(g.begin(), g.end(), n.gid[s].begin());
+      n.announced[s] = check::LinkEnd{body<smcr::AddLinkSpec>(m, smcr::AddLinkSpec::Field::Mac), n.gid[s], *n.qp[s]};
+      n.announced_in[s] = frame;
       n.state = check::LinkState::kConfirming;
       ++stats_.links_added;
       added_links_.push_back(AddedLink{{n.gid[0], n.gid[1]}});

@@ -24,6 +24,7 @@ ClcRmbe ClcRmbe::from(const clc::SmcrBody& b) {
   r.qp_number = static_cast<std::uint32_t>(b.get(RF::QpNumber));
   const wire::Bytes gid = b.octets(RF::Gid);
   std::copy(gid.begin(), gid.end(), r.gid.begin());
+  r.mac = b.get(RF::Mac);
   r.rmb_rkey = static_cast<std::uint32_t>(b.get(RF::RmbRkey));
   r.rmb_virtual_address = b.get(RF::RmbVirtualAddress);
   r.rmbe_index = static_cast<std::uint8_t>(b.get(RF::RmbeIndex));
@@ -88,6 +89,8 @@ void RoceObserver::add_connection(const ClcRmbe& initiator, const ClcRmbe& respo
   links_[link].qp[1] = responder.qp_number;
   links_[link].gid[0] = initiator.gid;
   links_[link].gid[1] = responder.gid;
+  links_[link].announced[0] = check::LinkEnd{initiator.mac, initiator.gid, initiator.qp_number};
+  links_[link].announced[1] = check::LinkEnd{responder.mac, responder.gid, responder.qp_number};
   CdcConnection c;
   c.rmbe[0] = initiator;
   c.rmbe[1] = responder;

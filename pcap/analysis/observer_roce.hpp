@@ -115,6 +115,7 @@ struct ClcRmbe {
   std::uint32_t alert_token = 0;
   std::uint32_t qp_number = 0;
   std::array<std::uint8_t, 16> gid{};
+  std::uint64_t mac = 0;             // the RNIC's MAC, 48 bits
   std::uint32_t rmb_rkey = 0;
   std::uint64_t rmb_virtual_address = 0;
   std::uint8_t rmbe_index = 1;       // first is 1
@@ -168,6 +169,10 @@ class RoceObserver {
     std::uint8_t number = 0;  // 0 until CONFIRM LINK or ADD LINK names it
     std::optional<std::uint32_t> qp[2];
     std::array<std::uint8_t, 16> gid[2]{};
+    // Each side's end as it announced it in CLC or ADD LINK (its CONFIRM
+    // LINK must name the same, RFC 7609 §3.5.1.5); nothing before that.
+    std::optional<check::LinkEnd> announced[2];
+    FrameNo announced_in[2] = {0, 0};  // the ADD LINK's frame (0: CLC)
     check::LinkState state = check::LinkState::kUnknown;
     bool judged = false;         // its life is in the capture from the start
     bool traffic = false;        // a packet flowed on it

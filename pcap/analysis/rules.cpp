@@ -83,6 +83,7 @@ constexpr const Rule* kAll[] = {
     &check::kNothingAfterClosed,
     &check::kTestLinkEcho,
     &check::kAddLinkEchoesLinkNumber,
+    &check::kConfirmLinkRoceInfo,
     &check::kDataOnConfirmedLink,
     &check::kWriteThroughAnnouncedRkey,
     // The ULP's use of RDMA: RPC-over-RDMA and iSER (reference/check/ulp.hpp)

@@ -6,6 +6,8 @@
 // rejected): what needs a second link is tested here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -45,16 +47,21 @@ std::string llc(const std::string& header, const std::string& body) {
   return m;
 }
 
-const std::string kGid = "00000000000000000000ffff0a4d0001";
-std::string confirm_link(const std::string& flags, const std::string& qp, const std::string& link) {
-  return llc("212c00" + flags, "52540077000a" + kGid + qp + link + "0000010102");
+// The server's and the client's RoCE MAC and GID (of the first devices).
+const std::string kGid = "00000000000000000000ffff0a4d0001", kClientGid = "00000000000000000000ffff0a4d0002";
+const std::string kMac = "52540077000a", kClientMac = "52540077000b";
+// A CONFIRM LINK from the sender with `mac` and `gid` (the server's unless
+// named) and its QP `qp` on link `link`.
+std::string confirm_link(const std::string& flags, const std::string& qp, const std::string& link,
+                         const std::string& mac = kMac, const std::string& gid = kGid) {
+  return llc("212c00" + flags, mac + gid + qp + link + "0000010102");
 }
 // ADD LINK v2 from the server: QP 0x12, link 2, one RToken: the RMB whose
 // rkey on link 1 is 0x12 has rkey 0x5f9 at 0x10000000 on link 2.
 const std::string kAddLink = "22580000" "52540077000a0000" + kGid + "000012" "02" "03d775d7" "0000000000000000" "8000" +
                              kGid + "0000000000000000" "0100" "00000012" "000005f9" "0000000010000000";
 // The client's accepting reply: its QP 0x13 for link 2.
-const std::string kAddLinkReply = llc("222c0080", "52540077000b0000" + kGid + "000013" "02" "03000001");
+const std::string kAddLinkReply = llc("222c0080", kClientMac + "0000" + kClientGid + "000013" "02" "03000001");
 const std::string kCdc = "fe2c000100000001000000000000100000000000000000000000000000000000000000000000000000000000";
 
 struct Sink : ObserverSink {
@@ -67,6 +74,13 @@ struct Sink : ObserverSink {
   std::uint8_t link_number = 0;
   check::LinkState link_state = check::LinkState::kUnknown;
 };
+
+std::array<std::uint8_t, 16> gid(const std::string& hex) {
+  std::array<std::uint8_t, 16> g{};
+  const Octets o = octets_of(hex);
+  std::copy(o.begin(), o.end(), g.begin());
+  return g;
+}
 
 // One SMC-R connection from CLC: the client (initiator) and the server
 // (responder) both on QP 0x11; the client's RMB rkey 0x55 at 0, the
@@ -81,6 +95,10 @@ struct Group {
     ClcRmbe client, server;
     client.alert_token = server.alert_token = 1;
     client.qp_number = server.qp_number = 0x11;
+    client.mac = 0x52540077000b;
+    server.mac = 0x52540077000a;
+    client.gid = gid(kClientGid);
+    server.gid = gid(kGid);
     client.rmb_rkey = 0x55;
     server.rmb_rkey = 0x12;
     server.rmb_virtual_address = 0x100000;
@@ -94,11 +112,11 @@ struct Group {
   // Link 1 confirmed; link 2 added, accepted and confirmed on QPs 0x12 (server) and 0x13 (client).
   void two_links() {
     send(1, 0x04, 0x11, confirm_link("03", "000011", "01"));
-    send(0, 0x04, 0x11, confirm_link("83", "000011", "01"));
+    send(0, 0x04, 0x11, confirm_link("83", "000011", "01", kClientMac, kClientGid));
     send(1, 0x04, 0x11, kAddLink);
     send(0, 0x04, 0x11, kAddLinkReply);
     send(1, 0x04, 0x13, confirm_link("03", "000012", "02"));
-    send(0, 0x04, 0x12, confirm_link("83", "000013", "02"));
+    send(0, 0x04, 0x12, confirm_link("83", "000013", "02", kClientMac, kClientGid));
   }
 };
 
@@ -165,6 +183,33 @@ TEST(ObserverLlc, DeletedRkeysAndLinksCarryNoData) {
                              {"rfc7609-3.5.1.5-data-on-confirmed-link", 13}}));
 }
 
+TEST(ObserverLlc, ConfirmLinkNamesTheEndItsSenderAnnounced) {
+  Group g;
+  // The server's CONFIRM LINK names QP 0x12, its Accept gave 0x11: reported
+  // once. The link stays the one CLC named: the client's reply (to QP 0x11)
+  // answers it and the client's Write then flows on a confirmed link.
+  g.send(1, 0x04, 0x11, confirm_link("03", "000012", "01"));
+  g.send(0, 0x04, 0x11, confirm_link("83", "000011", "01", kClientMac, kClientGid));
+  EXPECT_EQ(g.observer.notes().request_in, 1u);
+  g.send(0, 0x06, 0x11, write("0000000000100000", "00000012"));
+  EXPECT_EQ(g.sink.seen, (std::vector<std::pair<std::string, FrameNo>>{{"rfc7609-3.5.1.5-confirm-link-roce-info", 1}}));
+  EXPECT_EQ(g.observer.stats().links_confirmed, 1u);
+}
+
+TEST(ObserverLlc, ConfirmLinkOnAnAddedLinkNamesTheAddLinksEnd) {
+  Group g;
+  g.send(1, 0x04, 0x11, confirm_link("03", "000011", "01"));
+  g.send(0, 0x04, 0x11, confirm_link("83", "000011", "01", kClientMac, kClientGid));
+  g.send(1, 0x04, 0x11, kAddLink);
+  g.send(0, 0x04, 0x11, kAddLinkReply);
+  // On link 2 the client names the server's MAC (its ADD LINK reply, frame
+  // 4, gave its own); the server's request is right.
+  g.send(1, 0x04, 0x13, confirm_link("03", "000012", "02"));
+  g.send(0, 0x04, 0x12, confirm_link("83", "000013", "02", kMac, kClientGid));
+  EXPECT_EQ(g.sink.seen, (std::vector<std::pair<std::string, FrameNo>>{{"rfc7609-3.5.1.5-confirm-link-roce-info", 6}}));
+  EXPECT_EQ(g.observer.stats().links_confirmed, 2u);
+}
+
 // A link group through the analyzer: link 1 between 10.77.0.2 (server) and
 // 10.77.0.1 (client); the ADD LINK exchange on it offers link 2 between
 // their second devices, 10.77.1.2 and 10.77.1.1 (the GIDs it names,
@@ -192,13 +237,13 @@ struct TwoDeviceGroup {
   void two_links() {
     const std::string server2 = "00000000000000000000ffff0a4d0102", client2 = "00000000000000000000ffff0a4d0101";
     send(1, 0, 0x04, 0x11, confirm_link("03", "000011", "01"));
-    send(0, 0, 0x04, 0x11, confirm_link("83", "000011", "01"));
+    send(0, 0, 0x04, 0x11, confirm_link("83", "000011", "01", kClientMac, kClientGid));
     std::string add = kAddLink;
     add.replace(24, 32, server2);
     send(1, 0, 0x04, 0x11, add);
-    send(0, 0, 0x04, 0x11, llc("222c0080", "52540077000b0000" + client2 + "000013" "02" "03000001"));
-    send(1, 1, 0x04, 0x13, confirm_link("03", "000012", "02"));
-    send(0, 1, 0x04, 0x12, confirm_link("83", "000013", "02"));
+    send(0, 0, 0x04, 0x11, llc("222c0080", kClientMac + "0000" + client2 + "000013" "02" "03000001"));
+    send(1, 1, 0x04, 0x13, confirm_link("03", "000012", "02", kMac, server2));
+    send(0, 1, 0x04, 0x12, confirm_link("83", "000013", "02", kClientMac, client2));
   }
   std::vector<std::pair<std::string, FrameNo>> seen(const AnalysisResult& r) const {
     std::vector<std::pair<std::string, FrameNo>> out;

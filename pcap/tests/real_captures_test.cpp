@@ -339,6 +339,16 @@ TEST(RealCaptureMessages, SmcrAddLinkReplyLinkNumber) {
   EXPECT_EQ(violations_with("smc-r-v2.pcap", 16, 31, 0x03), V{});
 }
 
+TEST(RealCaptureMessages, SmcrConfirmLinkRoceInfo) {
+  // Frame 10, the server's CONFIRM LINK: QP 0x11 -> 0x12 (octet 28), where
+  // its Accept (frame 6) named QP 0x11. Reported once: the link stays the
+  // one CLC named, so the client's reply still answers the request.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 10, 28, 0x12), (V{{"rfc7609-3.5.1.5-confirm-link-roce-info", 10}}));
+  // Frame 12, the client's reply: GID ::ffff:10.77.0.2 -> ::ffff:10.77.0.3
+  // (octet 25), its Confirm (frame 8) named .2.
+  EXPECT_EQ(violations_with("smc-r-v2.pcap", 12, 25, 0x03), (V{{"rfc7609-3.5.1.5-confirm-link-roce-info", 12}}));
+}
+
 TEST(RealCaptureMessages, SmcrDataBeforeConfirmLinkCompleted) {
   // Frame 12, the client's CONFIRM LINK reply, made a request (flags 0x03):
   // link 1 is never confirmed, so the client's first Write (18) and the

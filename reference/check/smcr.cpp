@@ -17,6 +17,7 @@ constexpr Implementation kImplementations[] = {
     {&kNothingAfterClosed, "nothing_after_closed"},
     {&kTestLinkEcho, "test_link_echo"},
     {&kAddLinkEchoesLinkNumber, "add_link_link_number"},
+    {&kConfirmLinkRoceInfo, "confirm_link_roce_info"},
     {&kDataOnConfirmedLink, "data_on_confirmed_link"},
     {&kWriteThroughAnnouncedRkey, "write_through_announced_rkey"},
 };
@@ -24,7 +25,7 @@ constexpr const Rule* kRules[] = {&kLlcReplyAnswersRequest, &kCdcConsumerNotAhea
                                   &kCdcSequenceNumber,      &kWriteInsideRmbe,         &kProducerCursorTracksWrites,
                                   &kUrgentPresentPending,   &kNoWritesAfterDone,       &kNothingAfterClosed,
                                   &kTestLinkEcho,           &kAddLinkEchoesLinkNumber, &kDataOnConfirmedLink,
-                                  &kWriteThroughAnnouncedRkey};
+                                  &kWriteThroughAnnouncedRkey, &kConfirmLinkRoceInfo};
 
 // Where the CDC message's fields start (RFC 7609 App. A.4, Figure 41).
 constexpr std::size_t kSequenceOctet = 2;
@@ -67,6 +68,25 @@ Outcome add_link_link_number(const smcr::LlcMessage& m, std::uint8_t offered) {
   if (named == offered) return std::nullopt;
   // Link number: body bit 216, message octet 4 + 27.
   return Violation{&kAddLinkEchoesLinkNumber, "Link number", 31, named, offered};
+}
+
+//= rfc7609-3.5.1.5-confirm-link-roce-info (RFC 7609 §3.5.1.5)
+Outcome confirm_link_roce_info(const smcr::LlcMessage& m, const LinkEnd& announced) {
+  if (m.base_type() != smcr::llc_type::kConfirmLink) return std::nullopt;
+  using CL = smcr::ConfirmLinkSpec::Field;
+  const auto decl = [](CL f) -> const wire::FieldDecl& { return smcr::ConfirmLinkSpec::fields[static_cast<std::size_t>(f)]; };
+  // Field octets count from the message's start: the body follows the
+  // 4-octet LLC header (A.3.1, Figure 31). The fields in wire order.
+  const auto octet = [&](CL f) { return 4 + decl(f).bit_offset / 8; };
+  if (const std::uint64_t mac = m.get(decl(CL::Mac)); mac != announced.mac)
+    return Violation{&kConfirmLinkRoceInfo, "Sender's RoCE MAC address", octet(CL::Mac), mac, announced.mac};
+  const wire::Bytes gid = m.body.subspan(decl(CL::Gid).bit_offset / 8, announced.gid.size());
+  for (std::size_t k = 0; k < gid.size(); ++k)
+    if (gid[k] != announced.gid[k])
+      return Violation{&kConfirmLinkRoceInfo, "Sender's RoCE GID", octet(CL::Gid) + k, gid[k], announced.gid[k]};
+  if (const std::uint64_t qp = m.get(decl(CL::QpNumber)); qp != announced.qp)
+    return Violation{&kConfirmLinkRoceInfo, "Sender's QP number", octet(CL::QpNumber), qp, announced.qp};
+  return std::nullopt;
 }
 
 std::string_view name(LinkState s) {

@@ -31,6 +31,10 @@
 //    the sender "will no longer" write or send control messages;
 //  - test-link-echo, add-link-link-number: A.3.8 and §3.5.1.6.1 define the
 //    reply as echoing (a reply that does not is no answer);
+//  - confirm-link-roce-info: §3.5.1.5 and A.3.1 define CONFIRM LINK as
+//    carrying the sender's own MAC, GID and QP of the link (the peer echoes
+//    its RoCE information back): other values say something false about the
+//    sender's own link;
 //  - urgent-present-pending: no sentence; U and P are defined apart and
 //    only the flows of §4.7.5/§4.7.6 set and clear them together: kShould
 //    (weaker than its registry row, like smcv2-decline-code-on-wire).
@@ -38,6 +42,7 @@
 // or of the RETH for an RDMA Write.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -70,6 +75,15 @@ inline constexpr Rule kTestLinkEcho{
 inline constexpr Rule kAddLinkEchoesLinkNumber{
     "rfc7609-3.5.1.6.1-add-link-link-number", Level::kMust, "RFC 7609 §3.5.1.6.1",
     "an ADD LINK reply that accepts the link (Z clear) names the link number the ADD LINK request offered"};
+// §3.5.1.5, A.3.1: CONFIRM LINK (request and reply) carries its sender's
+// RoCE MAC, GID and QP number of the link it confirms: the ones the sender
+// gave for that link before, in its CLC Accept (server) or Confirm (client)
+// for the first link (App. A.2.3, A.2.4), in its ADD LINK request or reply
+// for an added one (§3.5.1.6.1, A.3.2).
+inline constexpr Rule kConfirmLinkRoceInfo{
+    "rfc7609-3.5.1.5-confirm-link-roce-info", Level::kMust, "RFC 7609 §3.5.1.5",
+    "a CONFIRM LINK names the MAC, GID and QP number its sender gave for that link in CLC (the first link) or in "
+    "ADD LINK (an added link)"};
 // §3.5.1.5, §3.5.1.6.2: a new link's QPs have seen no RoCE flow until the
 // CONFIRM LINK exchange proves the path; §3.5.5.1.3: once the DELETE LINK
 // exchange for a link completed both sides free its resources and its TCP
@@ -154,6 +168,18 @@ Outcome test_link_echo(const smcr::LlcMessage& m, wire::Bytes user_data_request)
 // `offered`: the link number of the ADD LINK request the reply answers.
 // Only accepting ADD LINK replies are judged.
 Outcome add_link_link_number(const smcr::LlcMessage& m, std::uint8_t offered);
+
+// One side's end of a link as that side announced it (CLC Accept or
+// Confirm, ADD LINK request or reply): its RNIC's MAC (48 bits), GID and
+// its QP number.
+struct LinkEnd {
+  std::uint64_t mac = 0;
+  std::array<std::uint8_t, 16> gid{};
+  std::uint32_t qp = 0;
+};
+// `announced`: the sender's end of the link the CONFIRM LINK flows on.
+// Requests and replies are judged; other messages are not.
+Outcome confirm_link_roce_info(const smcr::LlcMessage& m, const LinkEnd& announced);
 
 // Where a link is in its life (§3.5.1.5, §3.5.1.6, §3.5.5.1), as far as a
 // capture tells: kUnknown before its first LLC message (the CLC link until

@@ -230,6 +230,49 @@ TEST(CheckSmcr, AcceptingAddLinkReplyEchoesTheLinkNumber) {
   EXPECT_EQ(v->expected, 2u);
 }
 
+// A 44-octet CONFIRM LINK v2 (App. A.3.1; Linux type 0x21) from the server
+// of the real SMC-Rv2 capture (frame 10): MAC 52:54:00:77:00:0a, GID
+// ::ffff:10.77.0.1, QP 0x11, link 1.
+std::vector<std::uint8_t> confirm_link(std::uint8_t flags) {
+  std::vector<std::uint8_t> v = {0x21, 0x2c, 0x00, flags, 0x52, 0x54, 0x00, 0x77, 0x00, 0x0a};
+  v.resize(20, 0);
+  v.insert(v.end(), {0xff, 0xff, 0x0a, 0x4d, 0x00, 0x01, 0x00, 0x00, 0x11, 0x01});
+  v.resize(44, 0);
+  return v;
+}
+
+TEST(CheckSmcr, ConfirmLinkNamesTheSendersAnnouncedEnd) {
+  const LinkEnd server{0x52540077000aull, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 77, 0, 1}, 0x11};
+  struct Case {
+    std::size_t octet;   // changed in the message
+    std::string_view field;
+    std::uint64_t seen, expected;
+  };
+  for (const std::uint8_t flags : {0x03, 0x83})  // request and reply
+    for (const Case c : {Case{9, "Sender's RoCE MAC address", 0x52540077000bull, 0x52540077000aull},
+                         Case{25, "Sender's RoCE GID", 0x02, 0x01}, Case{28, "Sender's QP number", 0x12, 0x11}}) {
+      const auto right_octets = confirm_link(flags);
+      auto wrong_octets = right_octets;
+      wrong_octets[c.octet] = static_cast<std::uint8_t>(wrong_octets[c.octet] + 1);
+      auto right = smcr::decode_llc(right_octets);
+      auto wrong = smcr::decode_llc(wrong_octets);
+      ASSERT_TRUE(right.ok() && wrong.ok());
+      EXPECT_FALSE(confirm_link_roce_info(*right, server));
+      auto v = confirm_link_roce_info(*wrong, server);
+      ASSERT_TRUE(v) << c.field;
+      EXPECT_EQ(v->rule, &kConfirmLinkRoceInfo);
+      EXPECT_EQ(v->field, c.field);
+      EXPECT_EQ(v->octet, c.field == "Sender's RoCE GID" ? c.octet : c.field == "Sender's QP number" ? 26u : 4u);
+      EXPECT_EQ(v->seen, c.seen);
+      EXPECT_EQ(v->expected, c.expected);
+    }
+  // Other messages are not judged.
+  const auto other_octets = test_link(false);
+  auto other = smcr::decode_llc(other_octets);
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(confirm_link_roce_info(*other, server));
+}
+
 TEST(CheckSmcr, DataOnlyOnAConfirmedLink) {
   // Up, being deleted, or joined mid-life: fine.
   for (LinkState s : {LinkState::kUp, LinkState::kDeleting, LinkState::kUnknown})

@@ -30,6 +30,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -320,6 +321,8 @@ def tshark_survives(args, capture, must_read, *prefs):
 
 def check_fuzz(args):
     fuzz_dir = os.path.join(args.workdir, "fuzz")
+    # A fresh folder: captures of an earlier run (other corpora) must not count.
+    shutil.rmtree(fuzz_dir, ignore_errors=True)
     corpus = args.corpus[0] if args.corpus else None
     make_captures(args, "--fuzz", fuzz_dir, *([corpus] if corpus and os.path.isdir(corpus) else []))
     jobs = [(os.path.join(fuzz_dir, f), True) for f in sorted(os.listdir(fuzz_dir)) if f.endswith(".pcapng")]

@@ -1013,11 +1013,14 @@ int bench(const fs::path& file, std::size_t mib) {
 //   (a) the initiator's full-operation stream after a clean startup, cut at
 //   an odd segment size, (b) the whole initiator stream (Request position),
 //   (c) a CLC stream after SYNs with the SMC option;
-// - capture_observer: its event script as a TCP connection (SYN flags from
-//   octet 0, each data event one segment of its side; gap events dropped);
+// - capture_observer and every 16th ulp_tracker input (both
+//   fuzz/common/observer_events.hpp): the event script as a TCP connection
+//   (SYN flags from octet 0, each data event one segment of its side; gap
+//   events dropped);
 // - capture_frames: its frames as they are, one capture per link type.
 // (capture_file inputs are whole files: check_plugin.py hands a sample of
-// them to tshark directly.)
+// them to tshark directly. conformance_script, rfc_text and agent_control
+// inputs are text and JSON that never reach a dissector: left out.)
 std::vector<Bytes> read_inputs(const fs::path& dir) {
   std::vector<Bytes> inputs;
   if (!fs::is_directory(dir)) return inputs;
@@ -1055,9 +1058,19 @@ int fuzz(const fs::path& dir, const std::optional<fs::path>& corpus) {
   if (corpus && fs::is_directory(*corpus)) {
     for (const auto& entry : fs::directory_iterator(*corpus)) {
       const std::string target = entry.path().filename().string();
-      if (target == "capture_file" || target == "conformance_script") continue;
+      if (target == "capture_file" || target == "conformance_script" || target == "rfc_text" ||
+          target == "agent_control")
+        continue;
       std::vector<Bytes> in = read_inputs(entry.path());
-      std::vector<Bytes>& to = target == "capture_observer" ? scripts : target == "capture_frames" ? frames : streams;
+      if (target == "ulp_tracker") {
+        // Whole RPC and iSER sessions of up to 256-octet events, one frame
+        // each (about 80 frames per KiB under tshark -V): every 16th.
+        std::vector<Bytes> sample;
+        for (std::size_t i = 0; i < in.size(); i += 16) sample.push_back(std::move(in[i]));
+        in = std::move(sample);
+      }
+      const bool script = target == "capture_observer" || target == "ulp_tracker";
+      std::vector<Bytes>& to = script ? scripts : target == "capture_frames" ? frames : streams;
       to.insert(to.end(), std::make_move_iterator(in.begin()), std::make_move_iterator(in.end()));
     }
   }
@@ -1105,10 +1118,16 @@ int fuzz(const fs::path& dir, const std::optional<fs::path>& corpus) {
       }
     }
   }
-  if (!scripts.empty()) {
-    Writer w(dir / "fuzz_observer.pcapng");
+  // Scripts of about 256 KiB per capture, so that check_plugin.py's two
+  // tshark workers share them (ulp_tracker's are whole RPC or iSER sessions).
+  constexpr std::size_t kScriptOctetsPerFile = 256 << 10;
+  for (std::size_t at = 0, file = 0; at < scripts.size(); ++file) {
+    Writer w(dir / ("fuzz_observer_" + std::to_string(file) + ".pcapng"));
     std::uint16_t port = 20000;
-    for (const Bytes& in : scripts) observer_script(w.w, port++, in);
+    for (std::size_t octets = 0; at < scripts.size() && octets < kScriptOctetsPerFile; ++at) {
+      observer_script(w.w, port++, scripts[at]);
+      octets += scripts[at].size();
+    }
   }
   // capture_frames: octet 0 picks the link type, then (length, octets beyond
   // the snapshot, frame) triples, as fuzz/targets/capture_frames.cpp reads them.

@@ -69,10 +69,12 @@ struct Analyzer::Connection : ObserverSink {
 // One pair of RoCE peers: its RoCEv2 observer and the sink that forwards what it says.
 struct Analyzer::RoceLink : ObserverSink {
   RoceLink(Analyzer& a, ConnectionInfo i) : analyzer(a), info(std::move(i)), observer(*this) {}
+  // What the observer says about a packet is shown under the addresses the
+  // packet flowed between: the group's own pair, or a further link's.
   void on_message(const Message& m) override {
-    if (analyzer.listener_) analyzer.listener_->on_message(info, m);
+    if (analyzer.listener_) analyzer.listener_->on_message(*current, m);
   }
-  void on_violation(const Violation& v) override { analyzer.record(info, v); }
+  void on_violation(const Violation& v) override { analyzer.record(*current, v); }
   Analyzer& analyzer;
   ConnectionInfo info;
   RoceObserver observer;
@@ -80,6 +82,8 @@ struct Analyzer::RoceLink : ObserverSink {
   bool responder_seen = false;
   IpPair pair;                  // its own addresses, lower first
   std::size_t aliases = 0;      // other address pairs routed here (Analyzer::roce_aliases_)
+  std::map<IpPair, ConnectionInfo> alias_info;  // theirs: the group's id, their own keys
+  const ConnectionInfo* current = &info;        // the packet being observed
 };
 
 // Every observer's violations, TCP or RoCE, are counted and kept the same way.
@@ -198,14 +202,25 @@ bool Analyzer::on_udp(const capture::UdpDatagram& d) {
 
 void Analyzer::on_roce(RoceLink& l, const capture::IpAddress& initiator, const capture::UdpDatagram& d) {
   const Side side = d.key.source.address == initiator ? Side::kInitiator : Side::kResponder;
-  // Each side's own ports, as its latest datagram on the group's own pair
-  // shows them (a further link's packets are reported under the group).
+  // Each side's own ports, as its latest datagram on that address pair
+  // shows them: the group's own pair, or a further link's (its own info,
+  // the group's connection id).
   const capture::IpAddress& src = d.key.source.address;
   const capture::IpAddress& dst = d.key.destination.address;
-  if ((src < dst ? IpPair{src, dst} : IpPair{dst, src}) == l.pair) {
-    capture::StreamKey& own = side == Side::kInitiator ? l.info.initiator_to_responder : l.info.responder_to_initiator;
-    own = d.key;
+  const IpPair pair = src < dst ? IpPair{src, dst} : IpPair{dst, src};
+  ConnectionInfo* info = &l.info;
+  if (pair != l.pair) {
+    auto [it, fresh] = l.alias_info.try_emplace(pair, l.info);
+    info = &it->second;
+    if (fresh) {
+      // Until the other side sends, its key is this one reversed.
+      const capture::StreamKey reverse{{dst, 0}, {src, smcr::kRoceV2UdpPort}};
+      info->initiator_to_responder = side == Side::kInitiator ? d.key : reverse;
+      info->responder_to_initiator = side == Side::kInitiator ? reverse : d.key;
+    }
   }
+  (side == Side::kInitiator ? info->initiator_to_responder : info->responder_to_initiator) = d.key;
+  l.current = info;
   l.observer.on_packet(side, d.frame.value, d.payload);
   if (!l.observer.added_links().empty()) alias_added_links(l);
 }

@@ -287,6 +287,13 @@ TEST(ObserverLlc, SecondDevicesLinkIsJudged) {
                            {"rfc7609-3.5.5.2-write-through-announced-rkey", 9},
                            {"rfc7609-3.5.1.5-data-on-confirmed-link", 13}}));
   EXPECT_EQ(r.summary.roce_links, 1u);
+  // Reported under the addresses they flowed between (the second devices'),
+  // in the group's connection.
+  ASSERT_EQ(r.violations.size(), 2u);
+  for (const ViolationRecord& v : r.violations) {
+    EXPECT_EQ(v.stream, "10.77.1.1:49152 -> 10.77.1.2:4791") << v.rule->id;
+    EXPECT_EQ(v.connection, r.violations[0].connection);
+  }
 }
 
 TEST(ObserverLlc, PacketsBeforeTheAddLinkKeepTheirOwnObserver) {

@@ -119,10 +119,14 @@ void RoceObserver::check_llc(Side side, FrameNo frame, std::size_t link, const s
     if (auto v = check::confirm_link_roce_info(m, *l.announced[s])) {
       const std::string where = l.announced_in[s] ? "its ADD LINK (frame " + std::to_string(l.announced_in[s]) + ")"
                                                   : std::string("CLC");
-      const bool gid = v->field == "Sender's RoCE GID";
+      // A GID is told by its first octet that differs (octets 10-25 of the message).
+      const wire::FieldDecl& gid =
+          smcr::ConfirmLinkSpec::fields[static_cast<std::size_t>(smcr::ConfirmLinkSpec::Field::Gid)];
+      const std::string field = std::string(v->field) +
+                                (v->field == gid.name ? " octet " + std::to_string(v->octet - 4 - gid.bit_offset / 8)
+                                                      : std::string());
       violate(*v, side, frame,
-              std::string(m.reply() ? "CONFIRM LINK reply" : "CONFIRM LINK") + ": " + std::string(v->field) +
-                  (gid ? " octet " + std::to_string(v->octet - 10) : std::string()) + " is " + hex(v->seen) +
+              std::string(m.reply() ? "CONFIRM LINK reply" : "CONFIRM LINK") + ": " + field + " is " + hex(v->seen) +
                   ", the sender gave " + hex(v->expected) + " for this link in " + where);
     }
   if (!m.reply()) {

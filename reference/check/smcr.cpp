@@ -79,13 +79,14 @@ Outcome confirm_link_roce_info(const smcr::LlcMessage& m, const LinkEnd& announc
   // 4-octet LLC header (A.3.1, Figure 31). The fields in wire order.
   const auto octet = [&](CL f) { return 4 + decl(f).bit_offset / 8; };
   if (const std::uint64_t mac = m.get(decl(CL::Mac)); mac != announced.mac)
-    return Violation{&kConfirmLinkRoceInfo, "Sender's RoCE MAC address", octet(CL::Mac), mac, announced.mac};
+    return Violation{&kConfirmLinkRoceInfo, decl(CL::Mac).name, octet(CL::Mac), mac, announced.mac};
+  // The GID: the first octet that differs.
   const wire::Bytes gid = m.body.subspan(decl(CL::Gid).bit_offset / 8, announced.gid.size());
   for (std::size_t k = 0; k < gid.size(); ++k)
     if (gid[k] != announced.gid[k])
-      return Violation{&kConfirmLinkRoceInfo, "Sender's RoCE GID", octet(CL::Gid) + k, gid[k], announced.gid[k]};
+      return Violation{&kConfirmLinkRoceInfo, decl(CL::Gid).name, octet(CL::Gid) + k, gid[k], announced.gid[k]};
   if (const std::uint64_t qp = m.get(decl(CL::QpNumber)); qp != announced.qp)
-    return Violation{&kConfirmLinkRoceInfo, "Sender's QP number", octet(CL::QpNumber), qp, announced.qp};
+    return Violation{&kConfirmLinkRoceInfo, decl(CL::QpNumber).name, octet(CL::QpNumber), qp, announced.qp};
   return std::nullopt;
 }
 

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Throughput of every fuzz target as docs/fuzzing.md ("Measurements") measures
+# it: the plain build (-fsanitize=fuzzer only, -O3 Release) in
+# FUZZ_BUILD_DIR (default build/fuzz-release), each target for FUZZ_SECONDS
+# (default 20) from its shipped corpus and regressions, no dictionary, a fresh
+# empty folder for what it adds. Prints a Markdown table: libFuzzer's last
+# exec/s, the edges and features it ended at, and the corpus it started from.
+#
+#   ci/fuzz-throughput.sh
+#   FUZZ_JOBS=2 FUZZ_SEED=2 FUZZ_TARGETS="ulp_tracker smcr_link" ci/fuzz-throughput.sh
+#   FUZZ_PREBUILT=build/oss-fuzz/out ci/fuzz-throughput.sh    # OSS-Fuzz's ASan+UBSan build instead
+#
+# Two jobs on two cores measure each target on a core of its own only when
+# nothing else runs; say which in the table's note.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${FUZZ_SECONDS:-20}
+seed=${FUZZ_SEED:-1}
+jobs=${FUZZ_JOBS:-1}
+build=${FUZZ_BUILD_DIR:-build/fuzz-release}
+
+if [ -n "${FUZZ_PREBUILT:-}" ]; then
+  bin=$FUZZ_PREBUILT
+else
+  flags="-fsanitize=fuzzer-no-link"
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+    -DRDMACONF_FUZZ=ON -DRDMACONF_BUILD_TESTS=OFF -DRDMACONF_BUILD_BENCHMARKS=OFF >/dev/null
+  cmake --build "$build" -j "$(nproc)" --target fuzz_targets >/dev/null
+  bin=$build/fuzz
+fi
+targets=${FUZZ_TARGETS:-$(cd "$bin" && ls *_fuzzer | sed 's/_fuzzer$//')}
+export UBSAN_OPTIONS="halt_on_error=1:silence_unsigned_overflow=1:suppressions=$PWD/fuzz/known-issues.ubsan.supp"
+
+out=$build/throughput
+rm -rf "$out"
+mkdir -p "$out"
+measure() {
+  local t=$1 inputs=()
+  for d in "fuzz/corpus/$t" "fuzz/regressions/$t"; do [ -d "$d" ] && inputs+=("$d"); done
+  mkdir -p "$out/$t"
+  "$bin/${t}_fuzzer" -max_total_time="$seconds" -seed="$seed" -rss_limit_mb=2048 -timeout=10 \
+    "$out/$t" "${inputs[@]}" > "$out/$t.log" 2>&1 || echo "failed" > "$out/$t.failed"
+}
+running=0
+for t in $targets; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  measure "$t" &
+  running=$((running + 1))
+done
+wait || true
+
+# The first number after "<key>: " in libFuzzer's last status line.
+field() { grep -oE "$1: [0-9]+" <<<"$2" | head -1 | grep -oE '[0-9]+$' || echo "?"; }
+thousands() { sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta' <<<"$1"; }
+echo "| target | exec/s | edges | features | shipped corpus |"
+echo "|---|---:|---:|---:|---:|"
+status=0
+for t in $targets; do
+  corpus=fuzz/corpus/$t
+  size="$(find "$corpus" -type f 2>/dev/null | wc -l) files, $(find "$corpus" -type f -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { printf "%d", (s + 999) / 1000 }') KB"
+  if [ -e "$out/$t.failed" ]; then
+    echo "| \`$t\` | **failed** (log: $out/$t.log) | | | $size |"
+    status=1
+    continue
+  fi
+  last=$(grep -E '^#[0-9]+' "$out/$t.log" | tail -1)
+  echo "| \`$t\` | $(thousands "$(field exec/s "$last")") | $(thousands "$(field cov "$last")") |" \
+       "$(thousands "$(field ft "$last")") | $size |"
+done
+echo
+echo "$seconds s per target, seed $seed, $jobs at a time, $(nproc) cores, load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit $status

@@ -9,13 +9,12 @@
 #   FUZZ_TARGETS="smcr_link" ci/fuzz-merge.sh build/fuzz/fuzz build/fuzz
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. ci/fuzz-lib.sh
 bin=${1:?usage: ci/fuzz-merge.sh BIN_DIR BUILD_DIR}
 build=${2:?usage: ci/fuzz-merge.sh BIN_DIR BUILD_DIR}
 targets=${FUZZ_TARGETS:-$(cd "$build/smoke" && ls -d */ | tr -d /)}
 
 export UBSAN_OPTIONS="halt_on_error=1:silence_unsigned_overflow=1:suppressions=$PWD/fuzz/known-issues.ubsan.supp"
-files() { find "$1" -type f | wc -l; }
-kb() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { printf "%d", (s + 999) / 1000 }'; }
 
 echo "| target | shipped corpus before | inputs the run added | shipped corpus after |"
 echo "|---|---:|---:|---:|"

@@ -12,6 +12,7 @@
 #   FUZZ_PREBUILT=build/oss-fuzz/out FUZZ_SEEDS=build/oss-fuzz/work/seeds ci/fuzz-smoke.sh  # OSS-Fuzz's build
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. ci/fuzz-lib.sh
 
 seconds=${FUZZ_SECONDS:-4}
 build=${FUZZ_BUILD_DIR:-build/fuzz}
@@ -59,7 +60,7 @@ run_target() {
   local t=$1
   local work=$build/smoke/$t
   local artifacts=$build/artifacts/$t
-  rm -rf "$work"
+  rm -rf "$work" "$work.result"
   mkdir -p "$work" "$artifacts"
   local dict=$work.dict
   : > "$dict"
@@ -89,17 +90,8 @@ run_target() {
 # FUZZ_JOBS targets at a time (default 1): each fuzzer uses one core.
 jobs=${FUZZ_JOBS:-1}
 mkdir -p "$build/smoke"
-running=0
-for t in $targets; do
-  if [ "$running" -ge "$jobs" ]; then
-    wait -n || true
-    running=$((running - 1))
-  fi
-  rm -f "$build/smoke/$t.result"
-  run_target "$t" &
-  running=$((running + 1))
-done
-wait || true
+# shellcheck disable=SC2086  # one target per word
+run_all "$jobs" run_target $targets
 
 failed=()
 for t in $targets; do

@@ -8,12 +8,10 @@
 #   ci/fuzz-table.sh build/campaign
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. ci/fuzz-lib.sh
 build=${1:?usage: ci/fuzz-table.sh BUILD_DIR (the FUZZ_BUILD_DIR of ci/fuzz-smoke.sh)}
 [ -d "$build/smoke" ] || { echo "no $build/smoke: run ci/fuzz-smoke.sh with FUZZ_BUILD_DIR=$build first" >&2; exit 1; }
 
-# The first number after "<key>: " in a verdict line.
-first() { grep -oE "$1: [0-9]+" <<<"$2" | head -1 | grep -oE '[0-9]+$' || echo 0; }
-thousands() { sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta' <<<"$1"; }
 
 echo "| target | seconds | executions | exec/s at the end | edges: start → end | features: start → end | inputs added | verdict |"
 echo "|---|---:|---:|---:|---:|---:|---:|---|"

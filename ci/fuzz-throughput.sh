@@ -14,6 +14,7 @@
 # nothing else runs; say which in the table's note.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. ci/fuzz-lib.sh
 
 seconds=${FUZZ_SECONDS:-20}
 seed=${FUZZ_SEED:-1}
@@ -44,34 +45,23 @@ measure() {
   "$bin/${t}_fuzzer" -max_total_time="$seconds" -seed="$seed" -rss_limit_mb=2048 -timeout=10 \
     "$out/$t" "${inputs[@]}" > "$out/$t.log" 2>&1 || echo "failed" > "$out/$t.failed"
 }
-running=0
-for t in $targets; do
-  if [ "$running" -ge "$jobs" ]; then
-    wait -n || true
-    running=$((running - 1))
-  fi
-  measure "$t" &
-  running=$((running + 1))
-done
-wait || true
+# shellcheck disable=SC2086  # one target per word
+run_all "$jobs" measure $targets
 
-# The first number after "<key>: " in libFuzzer's last status line.
-field() { grep -oE "$1: [0-9]+" <<<"$2" | head -1 | grep -oE '[0-9]+$' || echo "?"; }
-thousands() { sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta' <<<"$1"; }
 echo "| target | exec/s | edges | features | shipped corpus |"
 echo "|---|---:|---:|---:|---:|"
 status=0
 for t in $targets; do
   corpus=fuzz/corpus/$t
-  size="$(find "$corpus" -type f 2>/dev/null | wc -l) files, $(find "$corpus" -type f -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { printf "%d", (s + 999) / 1000 }') KB"
+  size="$(files "$corpus") files, $(kb "$corpus") KB"
   if [ -e "$out/$t.failed" ]; then
     echo "| \`$t\` | **failed** (log: $out/$t.log) | | | $size |"
     status=1
     continue
   fi
   last=$(grep -E '^#[0-9]+' "$out/$t.log" | tail -1)
-  echo "| \`$t\` | $(thousands "$(field exec/s "$last")") | $(thousands "$(field cov "$last")") |" \
-       "$(thousands "$(field ft "$last")") | $size |"
+  echo "| \`$t\` | $(thousands "$(first exec/s "$last" "?")") | $(thousands "$(first cov "$last" "?")") |" \
+       "$(thousands "$(first ft "$last" "?")") | $size |"
 done
 echo
 echo "$seconds s per target, seed $seed, $jobs at a time, $(nproc) cores, load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

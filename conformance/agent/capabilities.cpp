@@ -1,5 +1,7 @@
 // Capabilities -> the `needs` items the tester reports unimplemented, and the
 // label of an MPA configuration.
+#include <sys/utsname.h>
+
 #include <algorithm>
 
 #include "backend.hpp"
@@ -10,6 +12,11 @@ namespace {
 // Every buffer of the test ULP profile (docs/conformance.md, "Test ULP").
 constexpr const char* kProfileBuffers[] = {"rw", "ro", "wo", "local", "inv", "noinv", "otherpd", "stale", "recv"};
 }  // namespace
+
+std::string kernel_release() {
+  utsname u{};
+  return ::uname(&u) == 0 ? std::string(u.release) : std::string();
+}
 
 std::vector<std::string> lacks(const Capabilities& c) {
   std::vector<std::string> out;

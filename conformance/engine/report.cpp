@@ -81,7 +81,9 @@ void write_junit(std::ostream& out, const std::vector<CaseResult>& results, cons
       out << "      <properties><property name=\"requirement\" value=\"" << xml_escape(join(r->c->requirements, ","))
           << "\"/><property name=\"rfc\" value=\"" << xml_escape(r->c->rfc) << "\"/><property name=\"level\" value=\""
           << to_string(r->c->level) << "\"/><property name=\"verdict\" value=\"" << to_string(r->verdict)
-          << "\"/><property name=\"configuration\" value=\"" << xml_escape(r->configuration) << "\"/></properties>\n";
+          << "\"/><property name=\"configuration\" value=\"" << xml_escape(r->configuration) << "\"/>"
+          << (r->negotiated ? "<property name=\"negotiated\" value=\"" + r->negotiated->to_string() + "\"/>" : "")
+          << "</properties>\n";
       const std::string msg = xml_escape(r->reason);
       if (r->verdict == Verdict::kFail)
         out << "      <failure message=\"" << msg << "\" type=\"" << to_string(r->c->level) << "\">" << xml_escape(r->c->file)
@@ -125,9 +127,19 @@ Json case_json(const CaseResult& r) {
                          {"status", e.status},
                          {"byte_len", e.byte_len},
                          {"detail", e.detail}});
+  // What was in effect on the case's connection (null: it never reached
+  // MPA full operation), beside the pass's label.
+  Json negotiated = nullptr;
+  if (r.negotiated)
+    negotiated = Json{{"revision", r.negotiated->revision},
+                      {"crc", r.negotiated->crc},
+                      {"markers_to_iut", r.negotiated->markers_to_iut},
+                      {"markers_to_tester", r.negotiated->markers_to_tester},
+                      {"peer_to_peer", r.negotiated->peer_to_peer}};
   return Json{{"id", r.c->id},
               {"protocol", r.c->protocol},
               {"configuration", r.configuration},
+              {"negotiated", std::move(negotiated)},
               {"title", r.c->title},
               {"requirements", r.c->requirements},
               {"rfc", r.c->rfc},

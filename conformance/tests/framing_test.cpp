@@ -6,8 +6,12 @@
 // connection negotiated.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "engine.hpp"
 #include "mutation.hpp"
+#include "report.hpp"
 #include "responder.hpp"
 
 namespace rdmaconf::conformance {
@@ -255,6 +259,32 @@ TEST(Framing, WhatThePassSetsOnTheIutIsUnimplementedNotAFailure) {
     const CaseResult j = run_case(parse_one(header("-") + "> mpa.request rev=3\n< mpa.reply r=0\n"), ref.options);
     EXPECT_EQ(j.verdict, Verdict::kFail) << j.reason;
   }
+}
+
+TEST(Framing, TheJsonReportCarriesWhatWasNegotiatedAndReadsItBack) {
+  Reference ref({}, {.crc = false});
+  const std::vector<Case> cases{parse_one(header() + "handshake\n> send payload=4\n< send\n")};
+  std::vector<CaseResult> results{run_case(cases[0], ref.options)};
+  results[0].configuration = "crc=off";
+  std::ostringstream out;
+  write_json(out, results, RunInfo{});
+  const auto j = nlohmann::json::parse(out.str());
+  const auto& n = j["cases"][0]["negotiated"];
+  EXPECT_EQ(n["revision"], 1);
+  EXPECT_EQ(n["crc"], false);
+  EXPECT_EQ(n["markers_to_iut"], false);
+  std::vector<CaseResult> back;
+  RunInfo info;
+  std::string error;
+  ASSERT_TRUE(read_json(out.str(), cases, back, info, error)) << error;
+  ASSERT_TRUE(back[0].negotiated);
+  EXPECT_EQ(back[0].negotiated->to_string(), results[0].negotiated->to_string());
+  // A value of the wrong type is an error, not a crash.
+  std::string bad = out.str();
+  bad.replace(bad.find("\"crc\":false"), 11, "\"crc\":\"no\"");
+  back.clear();
+  EXPECT_FALSE(read_json(bad, cases, back, info, error));
+  EXPECT_NE(error.find("crc"), std::string::npos) << error;
 }
 
 }  // namespace

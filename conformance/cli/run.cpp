@@ -328,6 +328,7 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
         return 2;
       }
       if (labelled) po.configuration = passes[p].label();
+      po.pass = {passes[p].revision, passes[p].crc, passes[p].markers, passes[p].peer_to_peer};
     }
     std::vector<std::string> pass_skipped;
     auto runnable = runnable_cases(selected, po, pass_skipped, no_initiator_why);
@@ -358,6 +359,10 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
         if (auto st = baseline::status_of(*known, r)) out << " (" << baseline::to_string(*st) << ")";
       out << "  " << r.c->id;
       if (!r.configuration.empty()) out << " [" << r.configuration << "]";
+      // A case may ask for other settings than its pass (a CRC case in a
+      // crc=off pass): say what its connection had.
+      if (const std::string other = r.negotiated ? r.negotiated->contradicts(po.pass) : ""; !other.empty())
+        out << " (this connection: " << other << ")";
       if (r.verdict != cf::Verdict::kPass) {
         out << "  -- " << r.reason << "\n";
         // Beside a verdict that is not a pass: what the IUT saw itself.

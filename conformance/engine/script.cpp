@@ -251,7 +251,13 @@ class LineParser {
     }
     if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0]))) {
       auto n = parse_number(w);
-      if (!n) return "expected a number (decimal or 0x hex), got '" + t.text + "'";
+      if (!n && parse_duration(w)) {
+        // A duration (`pause=30ms`) stays a word; its step reads it.
+        v.kind = Value::Kind::kWord;
+        v.text = t.text;
+        return std::nullopt;
+      }
+      if (!n) return "expected a number (decimal or 0x hex) or a duration (30ms, 2s), got '" + t.text + "'";
       v.kind = Value::Kind::kNumber;
       v.number = *n;
       return std::nullopt;

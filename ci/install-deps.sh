@@ -11,8 +11,9 @@ packages=(
   libisal-dev
   # sockets for the reference endpoint: Boost.Asio (header-only in Boost 1.74)
   libboost-dev
-  # command line of the rdmaconf tool
-  libcli11-dev
+  # command line of the rdmaconf tool; its man pages (help2man over --help) and the helpers its
+  # generated bash completions use (bash-completion, also for their test)
+  libcli11-dev help2man bash-completion
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # captures: libpcap reads pcap/pcapng files and live interfaces; tshark checks that Wireshark opens ours

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "command.hpp"
+#include "program.hpp"
 
 namespace rdmaconf::cli {
 std::vector<CommandEntry>& registered_commands() {
@@ -14,7 +15,7 @@ std::vector<CommandEntry>& registered_commands() {
 int main(int argc, char** argv) {
   CLI::App app{"rdmaconf: conformance and fuzzing suite for RDMA over IP (iWARP MPA/DDP/RDMAP, SMC-R CLC)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "rdmaconf 0.1.0");
+  rdmaconf::program::add_program_flags(app, "rdmaconf");
 
   int exit_code = 0;
   auto commands = rdmaconf::cli::registered_commands();

@@ -1,5 +1,6 @@
 #include "engine.hpp"
 
+#include "catalogue_location.hpp"
 #include "test_ulp.hpp"
 
 #include <arpa/inet.h>
@@ -25,10 +26,6 @@
 #include "mpa/headers.hpp"
 #include "units.hpp"
 
-#ifndef RDMACONF_CASES_DIR
-#define RDMACONF_CASES_DIR "conformance/cases"
-#endif
-
 namespace rdmaconf::conformance {
 
 std::string_view to_string(Verdict v) {
@@ -43,11 +40,13 @@ std::string_view to_string(Verdict v) {
   return "?";
 }
 
-std::string default_cases_dir() { return RDMACONF_CASES_DIR; }
-
 Catalogue load_catalogue(const std::string& dir) {
   namespace fs = std::filesystem;
   Catalogue cat;
+  if (dir.empty()) {  // default_cases_dir() found none: say where it looked
+    cat.errors.push_back({"", 0, find_catalogue().error()});
+    return cat;
+  }
   std::vector<fs::path> files;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))

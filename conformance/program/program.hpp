@@ -2,7 +2,7 @@
 // name in help and usage (not the path they were started by), --version with
 // the build's identity, and a hidden --bash-completion that prints their bash
 // completion, generated from the same CLI11 definitions that parse their
-// command lines (packaging/README.md).
+// command lines (docs/install.md, "Man pages and completions").
 #pragma once
 
 #include <string>

@@ -29,7 +29,7 @@ ctest --test-dir build/gcc --output-on-failure -j "$jobs" --timeout 300
 
 # The g++ build as a user installs it: its Debian packages unpacked into a
 # scratch root and run from there with the checkout hidden (docs/install.md,
-# "The check in CI"); 25 s here on a loaded machine, 10 s of it CPU.
+# "The check in CI"); 16-25 s here beside other builds, 10 s of it CPU.
 echo "== installed packages (ci/install-check.sh)"
 bash ci/install-check.sh build/gcc
 

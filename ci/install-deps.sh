@@ -11,8 +11,9 @@ packages=(
   libisal-dev
   # sockets for the reference endpoint: Boost.Asio (header-only in Boost 1.74)
   libboost-dev
-  # command line of the rdmaconf tool
-  libcli11-dev
+  # command line of the rdmaconf tool; its man pages (help2man over --help) and the helpers its
+  # generated bash completions use (bash-completion, also for their test)
+  libcli11-dev help2man bash-completion
   # the catalogue's SHA-256 in every report (OpenSSL's libcrypto)
   libssl-dev
   # tests and benchmarks

@@ -9,6 +9,7 @@
 
 #include "backend.hpp"
 #include "control.hpp"
+#include "program.hpp"
 #include "server.hpp"
 
 namespace {
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   using namespace rdmaconf::agent;
   CLI::App app{"rdmaconf-agent: plays the test ULP on the device under test for `rdmaconf run --agent`"};
   app.footer(kBackends);
+  rdmaconf::program::add_program_flags(app, "rdmaconf-agent");
   std::string backend_name, device, control = "127.0.0.1:7500", token;
   std::vector<std::string> faults;
   bool bind_any = false;

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include "catalogue_location.hpp"
 #include "test_ulp.hpp"
 
 #include <arpa/inet.h>
@@ -28,10 +29,6 @@
 #include "clc/headers.hpp"
 #include "mpa/headers.hpp"
 #include "units.hpp"
-
-#ifndef RDMACONF_CASES_DIR
-#define RDMACONF_CASES_DIR "conformance/cases"
-#endif
 
 namespace rdmaconf::conformance {
 
@@ -116,11 +113,13 @@ std::string Negotiated::contradicts(const MpaSettings& pass) const {
   return out;
 }
 
-std::string default_cases_dir() { return RDMACONF_CASES_DIR; }
-
 Catalogue load_catalogue(const std::string& dir) {
   namespace fs = std::filesystem;
   Catalogue cat;
+  if (dir.empty()) {  // default_cases_dir() found none: say where it looked
+    cat.errors.push_back({"", 0, find_catalogue().error()});
+    return cat;
+  }
   std::vector<fs::path> files;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))

@@ -241,7 +241,9 @@ struct Summary {
 };
 Summary summarize(const std::vector<CaseResult>& results);
 
-// The folder holding the catalogue in the source tree.
+// The catalogue when no --cases-dir is given: $RDMACONF_CASES, else beside the
+// executable (catalogue_location.hpp). Empty when none is found; then
+// load_catalogue("") reports where it looked.
 std::string default_cases_dir();
 
 // Connectors for the CLI.

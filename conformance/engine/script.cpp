@@ -442,7 +442,10 @@ std::string SyntaxError::to_string() const {
   const auto [end, ec] = std::to_chars(number.data(), number.data() + number.size(), line);
   std::string out;
   out.reserve(file.size() + 16 + message.size());
-  out.append(file).append(":").append(number.data(), end).append(": ").append(message);
+  out.append(file);
+  if (line > 0) out.append(":").append(number.data(), end);  // a folder's error has no line
+  if (!file.empty()) out.append(": ");
+  out.append(message);
   return out;
 }
 

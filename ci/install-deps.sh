@@ -13,6 +13,8 @@ packages=(
   libboost-dev
   # command line of the rdmaconf tool
   libcli11-dev
+  # the catalogue's SHA-256 in every report (OpenSSL's libcrypto)
+  libssl-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # captures: libpcap reads pcap/pcapng files and live interfaces; tshark checks that Wireshark opens ours

@@ -49,11 +49,17 @@ struct Choice {
 // `needs` items of the catalogue (docs/conformance.md, header `needs`) it
 // decides; lacks() below computes the list the tester treats as
 // `--iut-lacks`.
+// The host's kernel release (uname -r), for the capabilities; empty when
+// uname fails.
+std::string kernel_release();
+
 struct Capabilities {
   std::string backend;    // "reference", "rdma-core"
   std::string device;     // "siw_eth0", "reference"
   std::string vendor;     // vendor id/name as the device reports it
   std::string firmware;   // firmware version, empty when none
+  std::string driver;     // the kernel driver behind the device ("siw", "rxe", "irdma"), empty when unknown
+  std::string kernel;     // the device host's kernel release (uname -r)
   std::string transport;  // "iwarp", "roce", "tcp" (reference)
   std::string address;    // IP address the device listens on / connects from, empty = any
 

@@ -1,11 +1,18 @@
 // Capabilities -> the `needs` items the tester reports unimplemented, and the
 // label of an MPA configuration.
+#include <sys/utsname.h>
+
 #include <algorithm>
 
 #include "backend.hpp"
 #include "needs.hpp"
 
 namespace rdmaconf::agent {
+
+std::string kernel_release() {
+  utsname u{};
+  return ::uname(&u) == 0 ? std::string(u.release) : std::string();
+}
 
 std::vector<std::string> lacks(const Capabilities& c) {
   std::vector<std::string> out;

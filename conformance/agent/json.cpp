@@ -79,6 +79,8 @@ json to_json(const Capabilities& c) {
           {"device", c.device},
           {"vendor", c.vendor},
           {"firmware", c.firmware},
+          {"driver", c.driver},
+          {"kernel", c.kernel},
           {"transport", c.transport},
           {"address", c.address},
           {"mpa_revisions", c.mpa_revisions},
@@ -123,7 +125,9 @@ std::optional<Capabilities> capabilities_from_json(const json& j, std::string& e
             read_uint(j, "max_reply_private_data", c.max_reply_private_data, 1u << 20, error) &&
             read_uint(j, "max_request_private_data", c.max_request_private_data, 1u << 20, error) &&
             read(j, "clc", c.clc, error) && read(j, "notes", c.notes, error) &&
-            (!j.contains("smcr_v1") || read(j, "smcr_v1", c.smcr_v1, error));  // optional: agents before it
+            (!j.contains("smcr_v1") || read(j, "smcr_v1", c.smcr_v1, error)) &&  // optional: agents before it
+            (!j.contains("driver") || read(j, "driver", c.driver, error)) &&
+            (!j.contains("kernel") || read(j, "kernel", c.kernel, error));
   if (ok) {
     if (const auto it = j.find("mpa_revisions"); it != j.end()) {
       if (!it->is_array()) {

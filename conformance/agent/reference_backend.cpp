@@ -29,6 +29,8 @@ class ReferenceBackend final : public Backend {
     c.backend = "reference";
     c.device = "reference";
     c.vendor = "rdmaconf";
+    c.driver = "reference";
+    c.kernel = kernel_release();
     c.transport = "tcp";
     c.address = "127.0.0.1";
     c.mpa_revisions = {1, 2};

@@ -22,6 +22,11 @@ struct CommandEntry {
 
 std::vector<CommandEntry>& registered_commands();
 
+// The process's command line as a report keeps it (secrets redacted,
+// report.hpp): main() sets it before the subcommand runs.
+void set_command_line(int argc, const char* const* argv);
+const std::vector<std::string>& command_line();
+
 // `--ulp NAME[:PORT]` (analyze, decode): the upper-layer protocol of every
 // connection, or of those to PORT, as Wireshark's Decode As; checked at parse
 // time, so the commands may take each value as valid.

@@ -3,12 +3,24 @@
 #include <algorithm>
 
 #include "command.hpp"
+#include "report.hpp"
 
 namespace rdmaconf::cli {
 std::vector<CommandEntry>& registered_commands() {
   static std::vector<CommandEntry> commands;
   return commands;
 }
+
+namespace {
+std::vector<std::string>& the_command_line() {
+  static std::vector<std::string> words;
+  return words;
+}
+}  // namespace
+void set_command_line(int argc, const char* const* argv) {
+  the_command_line() = conformance::redact_command_line(argc, argv);
+}
+const std::vector<std::string>& command_line() { return the_command_line(); }
 }  // namespace rdmaconf::cli
 
 int main(int argc, char** argv) {
@@ -21,6 +33,7 @@ int main(int argc, char** argv) {
   std::sort(commands.begin(), commands.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   for (const auto& c : commands) c.add(app, exit_code);
 
+  rdmaconf::cli::set_command_line(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -8,6 +8,8 @@
 #include <iostream>
 #include <filesystem>
 #include <mutex>
+#include <optional>
+#include <sstream>
 
 #include "agent_run.hpp"
 #include "command.hpp"
@@ -18,8 +20,12 @@
 #include "mutation.hpp"
 #include "needs.hpp"
 #include "pcap_hook.hpp"
+#include "baseline.hpp"
+#include "build_info.hpp"
+#include "findings.hpp"
 #include "report.hpp"
 #include "responder.hpp"
+#include "summary.hpp"
 #include "html_report.hpp"
 
 namespace rdmaconf::cli {
@@ -79,14 +85,94 @@ std::vector<const cf::Case*> runnable_cases(const std::vector<const cf::Case*>& 
 }
 
 
+// The fields --iut may set: what a lab says of its device beside the agent.
+constexpr std::string_view kIutFields[] = {"device", "vendor", "firmware", "driver", "kernel", "model", "serial"};
+
+// KEY=VALUE, the key a word of [A-Za-z0-9_.-], the value printable and at
+// most 256 octets (it goes into every report and the dashboard). False with
+// `error` naming the option.
+bool key_values(const std::vector<std::string>& items, std::string_view option,
+                std::map<std::string, std::string>& out, std::string& error) {
+  for (const std::string& item : items) {
+    const auto eq = item.find('=');
+    const std::string key = item.substr(0, eq == std::string::npos ? 0 : eq);
+    const std::string value = eq == std::string::npos ? std::string() : item.substr(eq + 1);
+    const bool key_ok = !key.empty() && key.size() <= 64 &&
+                        key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == std::string::npos;
+    const bool value_ok = value.size() <= 256 && std::all_of(value.begin(), value.end(), [](char c) {
+                            return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+                          });
+    if (eq == std::string::npos || !key_ok || !value_ok) {
+      error = std::string(option) + " expects KEY=VALUE (KEY of letters, digits, '_', '.', '-'; VALUE printable, at most 256 octets), got '" + item + "'";
+      return false;
+    }
+    out[key] = value;
+  }
+  return true;
+}
+
+// The IUT as the agent describes it, then as the operator does (--iut wins).
+bool describe_iut(const RunArgs& a, const AgentRun* device_agent, std::map<std::string, std::string>& iut,
+                  std::string& error) {
+  if (a.reference) iut["backend"] = "reference (built in)";
+  if (device_agent) {
+    const agent::Capabilities& c = device_agent->capabilities();
+    for (const auto& [k, v] : {std::pair<const char*, const std::string*>{"device", &c.device},
+                               {"vendor", &c.vendor}, {"firmware", &c.firmware}, {"driver", &c.driver},
+                               {"kernel", &c.kernel}, {"backend", &c.backend}})
+      if (!v->empty()) iut[k] = *v;
+  }
+  std::map<std::string, std::string> given;
+  if (!key_values(a.iut, "--iut", given, error)) return false;
+  for (const auto& [k, v] : given) {
+    if (std::find(std::begin(kIutFields), std::end(kIutFields), k) == std::end(kIutFields)) {
+      error = "--iut: '" + k + "' is not one of device, vendor, firmware, driver, kernel, model, serial (use --label for anything else)";
+      return false;
+    }
+    iut[k] = v;
+  }
+  return true;
+}
+
 }  // namespace
 
 int execute_run(const RunArgs& a, const RunHooks& hooks) {
   std::ostream& out = *hooks.out;
   std::ostream& err = *hooks.err;
+  const auto started = std::chrono::system_clock::now();
   auto cat = cf::load_catalogue(a.cases_dir);
   for (const auto& e : cat.errors) err << e.to_string() << "\n";
   if (!cat.errors.empty()) return 2;
+  cf::RunIdentity identity;
+  identity.version = build_info::version();
+  identity.commit = build_info::commit();
+  identity.catalogue_sha256 = cat.sha256;
+  identity.catalogue_cases = cat.cases.size();
+  identity.started_at = cf::iso_time(started);
+  identity.command_line = a.command_line.empty() ? command_line() : a.command_line;
+  {
+    std::string error;
+    if (!key_values(a.labels, "--label", identity.labels, error)) {
+      err << "rdmaconf run: " << error << "\n";
+      return 2;
+    }
+  }
+  // The baseline is read before anything runs: a typo in its path must not
+  // cost a whole run.
+  std::optional<baseline::Baseline> known;
+  if (!a.baseline.empty()) {
+    std::ifstream in(a.baseline, std::ios::binary);
+    std::ostringstream text;
+    if (in) text << in.rdbuf();
+    std::string error;
+    known.emplace();
+    known->source = a.baseline;
+    if (!in) error = "cannot read it";
+    if (!in || !baseline::read(text.str(), *known, error)) {
+      err << "rdmaconf run: --baseline " << a.baseline << ": " << error << "\n";
+      return 2;
+    }
+  }
   cf::RunOptions o;
   o.jobs = a.jobs;
   o.time_scale = a.time_scale;
@@ -184,6 +270,13 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
       what += (what.empty() ? "" : ", ") + std::string("IUT connecting to ") + listener.address;
     }
   }
+  {
+    std::string error;
+    if (!describe_iut(a, device_agent.get(), identity.iut, error)) {
+      err << "rdmaconf run: " << error << "\n";
+      return 2;
+    }
+  }
   auto selected = cf::select(cat, a.suites, a.ids);
   o.cancel = hooks.cancel;
   const nlohmann::json capabilities = device_agent ? agent::to_json(device_agent->capabilities()) : nlohmann::json();
@@ -252,7 +345,10 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
       if (!pcap_writer && a.quiet) return;
       if (pcap_writer) pcap_writer(a.pcap, r);
       if (a.quiet) return;
-      out << "[" << done << "/" << total << "] " << cf::to_string(r.verdict) << "  " << r.c->id;
+      out << "[" << done << "/" << total << "] " << cf::to_string(r.verdict);
+      if (known)
+        if (auto st = baseline::status_of(*known, r)) out << " (" << baseline::to_string(*st) << ")";
+      out << "  " << r.c->id;
       if (!r.configuration.empty()) out << " [" << r.configuration << "]";
       if (r.verdict != cf::Verdict::kPass) {
         out << "  -- " << r.reason << "\n";
@@ -271,7 +367,9 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
   if (iut) iut->stop();
   for (const std::string& s : skipped) out << "rdmaconf run: skipped " << s << "\n";
   const bool cancelled = hooks.cancel && hooks.cancel->load();
-  cf::RunInfo info{what, a.faults.empty() ? "" : a.faults.front(), a.strict, wall, skipped};
+  identity.finished_at = cf::iso_time(std::chrono::system_clock::now());
+  cf::RunInfo info{what, a.faults.empty() ? "" : a.faults.front(), a.strict, wall, skipped, identity,
+                   known ? &*known : nullptr};
   if (hooks.on_end) hooks.on_end(info, results);
   if (publisher) {
     std::string error;
@@ -289,6 +387,13 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
   out << " in " << static_cast<long long>(wall) << " ms:";
   for (const auto& [v, n] : s.counts) out << " " << cf::to_string(v) << " " << n;
   out << "\n";
+  // The findings close the run, with -q too (h2spec ends so).
+  {
+    const auto found = findings::group(results);
+    std::optional<baseline::Comparison> cmp;
+    if (known) cmp = baseline::compare(*known, results, found);
+    cf::write_findings_text(out, found, cmp ? &*cmp : nullptr, info);
+  }
   auto write = [&](const std::string& path, auto fn) {
     std::ofstream f(path);
     if (!f) {
@@ -303,7 +408,7 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
   if (!a.html.empty()) {
     if (!write_html_report(a.html, results, info, publish_config(a), capabilities, a.cases_dir, err)) return 2;
   }
-  return s.exit_code();
+  return cf::exit_code(results, info);
 }
 
 namespace {
@@ -367,6 +472,14 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--html", a.html, "Write a self-contained HTML report into this folder");
   sub->add_option("--pcap", a.pcap, "Write one capture per case into this folder");
   sub->add_option("--publish", a.publish, "http://HOST:PORT of an rdmaconf serve dashboard: send the run there as it goes");
+  sub->add_option("--baseline", a.baseline,
+                  "Known failures: an earlier run's results.json or a findings file (rdmaconf findings --json). "
+                  "Failures it lists are reported as known and do not fail the run; new failures and new findings do")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--label", a.labels, "KEY=VALUE carried by every report and the dashboard (e.g. fw=1.2.3, dut=rack4)");
+  sub->add_option("--iut", a.iut,
+                  "FIELD=VALUE describing the IUT in every report: device, vendor, firmware, driver, kernel, model, "
+                  "serial (wins over what the agent says)");
   sub->add_option("--publish-token", a.publish_token,
                   "The dashboard's bearer token (default: $RDMACONF_DASHBOARD_TOKEN, else --token when no --agent)");
   sub->final_callback([&exit_code] {

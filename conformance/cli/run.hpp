@@ -28,6 +28,13 @@ struct RunArgs {
   // The tester's CLC identity (conformance/engine/clc_identity.hpp): "auto", "fixed" or a value.
   std::string clc_eid = "RDMACONF-TEST-EID", clc_prefix = "auto", clc_gid = "fixed", clc_mac = "fixed";
   AgentRunArgs agent;
+  // A lab's workflow (docs/conformance.md, "The lab workflow"): the known
+  // failures to compare with, free labels, and the IUT as the operator
+  // describes it (FIELD=VALUE; wins over what an agent says).
+  std::string baseline;
+  std::vector<std::string> labels, iut;
+  // The command line the reports name; empty: the process's own.
+  std::vector<std::string> command_line;
 };
 
 struct RunHooks {

@@ -1,5 +1,7 @@
 #include "engine.hpp"
 
+#include <openssl/evp.h>
+
 #include "test_ulp.hpp"
 
 #include <arpa/inet.h>
@@ -12,6 +14,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -43,6 +46,47 @@ std::string_view to_string(Verdict v) {
   return "?";
 }
 
+std::optional<Verdict> parse_verdict(std::string_view s) {
+  for (Verdict v : {Verdict::kPass, Verdict::kNonStrict, Verdict::kInformational, Verdict::kUnimplemented,
+                    Verdict::kFail, Verdict::kError})
+    if (to_string(v) == s) return v;
+  return std::nullopt;
+}
+
+int severity(Verdict v) {
+  switch (v) {
+    case Verdict::kPass:
+    case Verdict::kUnimplemented: return 0;
+    case Verdict::kInformational: return 1;
+    case Verdict::kNonStrict: return 2;
+    case Verdict::kFail: return 3;
+    case Verdict::kError: return 4;
+  }
+  return 0;
+}
+
+namespace {
+constexpr std::pair<Failure::Kind, std::string_view> kFailureKinds[] = {
+    {Failure::Kind::kField, "field"},         {Failure::Kind::kUnit, "unit"},
+    {Failure::Kind::kClosed, "closed"},       {Failure::Kind::kNothing, "nothing"},
+    {Failure::Kind::kFraming, "framing"},     {Failure::Kind::kMalformed, "malformed"},
+    {Failure::Kind::kAgent, "agent"},         {Failure::Kind::kHandshake, "handshake"},
+    {Failure::Kind::kOther, "other"},
+};
+}  // namespace
+
+std::string_view to_string(Failure::Kind k) {
+  for (const auto& [kind, name] : kFailureKinds)
+    if (kind == k) return name;
+  return "other";
+}
+
+std::optional<Failure::Kind> parse_failure_kind(std::string_view s) {
+  for (const auto& [kind, name] : kFailureKinds)
+    if (name == s) return kind;
+  return std::nullopt;
+}
+
 std::string default_cases_dir() { return RDMACONF_CASES_DIR; }
 
 Catalogue load_catalogue(const std::string& dir) {
@@ -58,11 +102,23 @@ Catalogue load_catalogue(const std::string& dir) {
   }
   std::sort(files.begin(), files.end());
   std::vector<std::string> seen;
+  // The catalogue's version: SHA-256 over every script, in path order, each
+  // as its relative path, its length and its text (NUL between), so a report
+  // names exactly the scripts it ran (OpenSSL's libcrypto).
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  const bool hashing = md && EVP_DigestInit_ex(md.get(), EVP_sha256(), nullptr) == 1;
   for (const fs::path& p : files) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
     const std::string rel = fs::relative(p, dir).generic_string();
+    if (hashing) {
+      const std::string body = text.str();
+      const std::string head = rel + '\0' + std::to_string(body.size()) + '\0';
+      EVP_DigestUpdate(md.get(), head.data(), head.size());
+      EVP_DigestUpdate(md.get(), body.data(), body.size());
+      EVP_DigestUpdate(md.get(), "", 1);
+    }
     auto parsed = parse_script(text.str(), rel);
     if (auto* e = std::get_if<SyntaxError>(&parsed)) {
       cat.errors.push_back(*e);
@@ -76,6 +132,15 @@ Catalogue load_catalogue(const std::string& dir) {
       }
       seen.push_back(c.id);
       cat.cases.push_back(std::move(c));
+    }
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (hashing && EVP_DigestFinal_ex(md.get(), digest, &n) == 1) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (unsigned i = 0; i < n; ++i) {
+      cat.sha256 += kHex[digest[i] >> 4];
+      cat.sha256 += kHex[digest[i] & 15];
     }
   }
   return cat;

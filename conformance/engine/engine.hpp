@@ -21,6 +21,10 @@ namespace rdmaconf::conformance {
 
 enum class Verdict : std::uint8_t { kPass, kNonStrict, kInformational, kUnimplemented, kFail, kError };
 std::string_view to_string(Verdict v);
+std::optional<Verdict> parse_verdict(std::string_view s);
+// How bad a verdict is for the IUT: pass and unimplemented 0, informational
+// 1, non-strict 2, fail 3; error (the tester's trouble) 4.
+int severity(Verdict v);
 
 // One thing that crossed the wire during a case, decoded for the report.
 struct FrameRecord {
@@ -45,9 +49,76 @@ struct ExchangeRecord {
   bool reset_by_iut = false;
 };
 
+// Why a case's own steps did not pass, as the run recorded it: the step,
+// what it expected, what came instead, and what the tester had sent just
+// before. Findings (conformance/findings/) group cases by it, so it holds
+// what a reader needs to tell two causes apart, in fields, not prose.
+struct Failure {
+  enum class Kind : std::uint8_t {
+    kField,      // the expected unit came with a field that did not match
+    kUnit,       // another unit came
+    kClosed,     // the IUT closed (FIN) or reset the connection
+    kNothing,    // nothing came within the step's bound
+    kFraming,    // an FPDU with a wrong CRC or Marker (RFC 5044 §4.3, §4.4)
+    kMalformed,  // octets that are no unit of the phase
+    kAgent,      // the IUT's own report (agent.*) did not match
+    kHandshake,  // the MPA handshake a `handshake` step asks for failed
+    kOther,
+  };
+  Kind kind = Kind::kOther;
+  int line = 0;              // the script line
+  std::string step;          // the step as written
+  std::string expected;      // its alternatives: "terminate layer=ddp etype=1 | close"
+  // The same with only what tells kinds of answers apart: codes and flags
+  // kept, payloads, lengths and values learnt during the run reduced to the
+  // field's name ("send payload" for "send payload=200").
+  std::string expected_class;
+  std::string got;           // what came: a unit's name, "close", "reset", "nothing", "malformed"
+  std::string field;         // kField: the field that differed
+  std::string want, have;    // kField: the value it should have had, the value it had
+  std::vector<std::uint8_t> received;  // the unit that came (MPA frame, ULPDU, CLC message)
+  std::uint64_t received_offset = 0;   // where it lies in the IUT's stream (octets from the first)
+  std::size_t received_length = 0;     // its octets there (0: no unit came)
+  // A known encoding mistake that explains the octets (wire/hint.hpp) and
+  // the rule it breaks; `explained` when the step matches the octets read
+  // the way the mistake says (then the mistake is the whole cause), and
+  // `meant` what they say read that way.
+  std::string mistake, hint, mistake_rule, meant;
+  bool explained = false;
+  // What provoked it: the tester's last unit before the step, the fields
+  // the script set on it (sorted), and its octets.
+  std::string stimulus;
+  std::vector<std::string> stimulus_fields;
+  std::vector<std::uint8_t> stimulus_octets;
+};
+std::string_view to_string(Failure::Kind k);
+std::optional<Failure::Kind> parse_failure_kind(std::string_view s);
+
+// A rule the IUT broke on the wire during a case, whatever the case was
+// written for: the capture observer's rules (pcap/analysis/) run over every
+// exchange of a live run (in_passing.hpp).
+struct InPassing {
+  std::string rule;      // registry id
+  std::string level;     // "MUST", "SHOULD", "MAY"
+  std::string section;   // "RFC 5044 §4.1"
+  std::string summary;   // the rule in our words
+  std::string text;      // what was seen (the first time)
+  std::string mistake, hint;  // a known encoding mistake that explains it
+  std::uint32_t count = 1;    // messages of the case that broke it
+  std::uint64_t stream_offset = 0;     // in the IUT's stream, of the first one
+  std::vector<std::uint64_t> offsets;  // of each (at most 64), for findings to tie a failed step to it
+  std::vector<std::uint8_t> octets;    // the first offending message (at most 256 octets)
+};
+
 struct CaseResult {
   const Case* c = nullptr;
   Verdict verdict = Verdict::kPass;
+  // The verdict of the case's own steps, before rules broken in passing
+  // raised it (the mutation proof asks whether the case's steps catch a
+  // fault; reports show `verdict`).
+  Verdict script_verdict = Verdict::kPass;
+  std::optional<Failure> failure{};   // the step that did not match, when one did not
+  std::vector<InPassing> in_passing{};
   std::string reason;      // why, for anything but pass
   int failed_line = 0;     // the script line that did not match
   double duration_ms = 0;
@@ -91,6 +162,9 @@ struct RunOptions {
   // `handshake at_once` ignores it: that case tests the race itself.
   Duration reply_settle{0};
   std::string configuration{};  // copied into every CaseResult
+  // Run the capture observer's rules over every case's exchange
+  // (in_passing.hpp): a rule the IUT breaks fails the case at its level.
+  bool judge_in_passing = true;
   std::function<void(const CaseResult&)> on_result;  // progress, captures
   // Set (by another thread) to stop a run: cases not yet started are not
   // run and not in run_cases()' results; cases under way finish.
@@ -100,6 +174,7 @@ struct RunOptions {
 struct Catalogue {
   std::vector<Case> cases;
   std::vector<SyntaxError> errors;
+  std::string sha256;  // the scripts' digest (load_catalogue): reports name the catalogue by it
 };
 
 // Loads every *.case under dir/<protocol>/ (sorted by path).

@@ -77,6 +77,9 @@ MutationResult run_mutation(const std::vector<const Case*>& cases, RunOptions ba
   std::vector<int> catches(cases.size(), 0);
   for (std::size_t i = 0; i < cases.size(); ++i)
     if (out.clean[i].verdict != Verdict::kPass) out.clean_failures.push_back(cases[i]);
+  // A case catches a fault with its own steps: rules broken in passing
+  // (in_passing.hpp) fail many cases for one fault, which proves the
+  // observer's rules, not the case's.
   if (progress) progress("clean reference: " + std::to_string(cases.size() - out.clean_failures.size()) + "/" +
                          std::to_string(cases.size()) + " pass");
   // The faulty configurations are independent, each with its own IUT and
@@ -110,9 +113,9 @@ MutationResult run_mutation(const std::vector<const Case*>& cases, RunOptions ba
     MutationResult::FaultRow row;
     row.fault = f;
     for (std::size_t i = 0; i < cases.size(); ++i) {
+      const Verdict own = rs[i].script_verdict;
       const bool caught = out.clean[i].verdict == Verdict::kPass &&
-                          (rs[i].verdict == Verdict::kFail || rs[i].verdict == Verdict::kNonStrict ||
-                           rs[i].verdict == Verdict::kInformational);
+                          (own == Verdict::kFail || own == Verdict::kNonStrict || own == Verdict::kInformational);
       if (caught) {
         row.caught_by.push_back(cases[i]);
         ++catches[i];

@@ -15,7 +15,10 @@
 #include <thread>
 
 #include "ddp/headers.hpp"
+#include "analysis/rules.hpp"
+#include "check/segment.hpp"
 #include "engine.hpp"
+#include "in_passing.hpp"
 #include "mpa/req_rep.hpp"
 #include "rdmap/diagnosis.hpp"
 #include "runner_session.hpp"
@@ -41,9 +44,66 @@ std::string shown(const Captures& c, const std::string& name) {
   return buf;
 }
 
+// Why a unit did not match an alternative: the reason for the report and
+// its parts for findings (engine.hpp, Failure). Empty `why`: it matched.
+struct Miss {
+  std::string why;
+  Failure::Kind kind = Failure::Kind::kField;
+  std::string field, want, have;
+  std::string mistake, hint, mistake_rule, meant;
+  bool explained = false;
+  bool matched() const { return why.empty(); }
+};
+Miss miss(Failure::Kind kind, std::string why) { return Miss{std::move(why), kind, {}, {}, {}, {}, {}, {}, {}, false}; }
+
+Miss match(Session& s, const Alternative& alt, Received& u, bool diagnose = true);
+std::string written(const Value& v);
+
+// An FPDU with a wrong CRC or Marker breaks the rule the capture observer
+// names for it (RFC 5044 §4.4, §4.2): that rule is the whole cause, and the
+// observer reports it in passing too, so findings join the two.
+Miss framing_miss(const Received& u) {
+  Miss m = miss(Failure::Kind::kFraming, u.problem);
+  m.field = !u.crc_ok ? "crc" : "marker";
+  m.mistake_rule = std::string(!u.crc_ok ? analysis::rules::kCrc.id : analysis::rules::kMarkerFpduPtr.id);
+  m.explained = true;
+  return m;
+}
+
+// RFC 5040 §4.8: a Terminate whose control word reads cleanly as a
+// little-endian C bitfield (rdmap/diagnosis.hpp). Fills the miss's mistake,
+// what the IUT meant, and whether the step matches the Terminate as meant:
+// then the encoding is the whole cause of the mismatch. A word that breaks
+// §4.8's layout is diagnosed whatever the step expects; one that reads
+// cleanly both ways (an LLP error, `02 02 00 00`) only when the step
+// matches it read as the bitfield.
+void diagnose_terminate_miss(Session& s, const Alternative& alt, const Received& u, Miss& m) {
+  if (u.name != "terminate" || u.segment.octets.size() < ddp::kUntaggedHeaderSize + rdmap::kTerminateControlSize) return;
+  const wire::Bytes body = wire::Bytes(u.segment.octets).subspan(ddp::kUntaggedHeaderSize);
+  const bool malformed = !rdmap::decode_terminate(body);
+  const auto h = rdmap::le_bitfield_reading(body);
+  const auto meant = rdmap::read_as_le_bitfield(body);
+  if (!h || !meant) return;
+  Received corrected = u;
+  const auto word = rdmap::encode_control(meant->code, meant->m, meant->d, meant->r);
+  std::copy(word.begin(), word.end(), corrected.segment.octets.begin() + ddp::kUntaggedHeaderSize);
+  corrected.segment.rebuild_blocks();
+  Captures kept = s.captures;
+  const bool explained = match(s, alt, corrected, false).matched();
+  s.captures = std::move(kept);
+  if (!malformed && !explained) return;
+  m.mistake = std::string(h->mistake);
+  m.hint = h->text;
+  m.mistake_rule = std::string(check::kTerminateFormat.id);
+  m.meant = rdmap::describe_code(meant->code);
+  m.explained = explained;
+  m.why += " (hint: " + h->text + ")";
+}
+
 // Empty when `u` matches `alt`; otherwise why not.
-std::string match(Session& s, const Alternative& alt, Received& u) {
-  if (u.kind == Received::Kind::kMalformed) return u.problem;
+Miss match(Session& s, const Alternative& alt, Received& u, bool diagnose) {
+  using K = Failure::Kind;
+  if (u.kind == Received::Kind::kMalformed) return miss(K::kMalformed, u.problem);
   const std::string& want = alt.unit;
   bool name_ok = false;
   if (want == u.name) name_ok = true;
@@ -53,12 +113,16 @@ std::string match(Session& s, const Alternative& alt, Received& u) {
     name_ok = true;
     const auto blocks = u.all_blocks();
     auto hit = find_field(blocks, "r");
-    if (hit->block->get(*hit->field) != 1) return "expected an MPA Reply with R set, got one accepting the connection";
+    if (hit->block->get(*hit->field) != 1) {
+      Miss m = miss(K::kField, "expected an MPA Reply with R set, got one accepting the connection");
+      m.field = "r", m.want = "1", m.have = "0";
+      return m;
+    }
   }
-  if (!name_ok) return "expected " + want + ", got " + describe_unit(u);
+  if (!name_ok) return miss(K::kUnit, "expected " + want + ", got " + describe_unit(u));
   if (u.kind == Received::Kind::kFpdu && (!u.crc_ok || !u.markers_ok)) {
     const Arg* crc = find_arg(alt.args, "crc_ok");
-    if (!(crc && crc->value.kind == Value::Kind::kNumber && crc->value.number == 0)) return u.problem;
+    if (!(crc && crc->value.kind == Value::Kind::kNumber && crc->value.number == 0)) return framing_miss(u);
   }
   // Captures bind only when the whole alternative matches.
   Captures captures = s.captures;
@@ -69,7 +133,7 @@ std::string match(Session& s, const Alternative& alt, Received& u) {
     const bool binds = a.value.kind == Value::Kind::kCapture && !captures.contains(a.value.text);
     if (a.name == "payload") {
       auto b = payload_octets(a.value, s.vars);
-      if (auto* e = std::get_if<std::string>(&b)) return "payload: " + *e;
+      if (auto* e = std::get_if<std::string>(&b)) return miss(K::kOther, "payload: " + *e);
       const auto& want_octets = std::get<std::vector<std::uint8_t>>(b);
       const wire::Bytes got = u.payload();
       ok = got.size() == want_octets.size() && std::equal(got.begin(), got.end(), want_octets.begin());
@@ -82,7 +146,7 @@ std::string match(Session& s, const Alternative& alt, Received& u) {
         ok = true;
       } else {
         auto v = resolve(a.value, nullptr, s.vars, &captures);
-        if (auto* e = std::get_if<std::string>(&v)) return a.name + ": " + *e;
+        if (auto* e = std::get_if<std::string>(&v)) return miss(K::kOther, a.name + ": " + *e);
         const auto& want = std::get<Resolved>(v).number;
         ok = want && compare(value, a.op, *want);
       }
@@ -93,30 +157,30 @@ std::string match(Session& s, const Alternative& alt, Received& u) {
                                                                           : a.name;
       const auto blocks = u.all_blocks();
       auto hit = find_field(blocks, name);
-      if (!hit) return "no field '" + a.name + "' in the received " + u.name;
+      if (!hit) return miss(K::kField, "no field '" + a.name + "' in the received " + u.name);
       have = show(*hit);
       if (binds) {
         Resolved r = capture(*hit);
         if (a.mask) {
           auto n = numeric_value(*hit);
-          if (!n) return a.name + ": a mask needs a field of at most 8 octets";
+          if (!n) return miss(K::kOther, a.name + ": a mask needs a field of at most 8 octets");
           r = Resolved::of(*n & *a.mask);
         }
         captures[a.value.text] = std::move(r);
         ok = true;
       } else {
         auto v = resolve(a.value, hit->field, s.vars, &captures);
-        if (auto* e = std::get_if<std::string>(&v)) return a.name + ": " + *e;
+        if (auto* e = std::get_if<std::string>(&v)) return miss(K::kOther, a.name + ": " + *e);
         const Resolved& want = std::get<Resolved>(v);
         if (!a.mask && (a.op == Op::kEq || a.op == Op::kNe || a.op == Op::kNone)) {
           ok = holds(*hit, want) == (a.op != Op::kNe);
         } else {
           // Masks and order comparisons read the field as a number.
           auto n = numeric_value(*hit);
-          if (!n) return a.name + ": '" + std::string(to_string(a.op)) + "' needs a field of at most 8 octets";
+          if (!n) return miss(K::kOther, a.name + ": '" + std::string(to_string(a.op)) + "' needs a field of at most 8 octets");
           std::optional<std::uint64_t> w = want.number;
           if (want.is_octets && want.octets.size() <= 8) w = wire::load_be(want.octets);
-          if (!w) return a.name + ": expected a number to compare with";
+          if (!w) return miss(K::kOther, a.name + ": expected a number to compare with");
           ok = compare(a.mask ? *n & *a.mask : *n, a.op, *w);
         }
       }
@@ -132,16 +196,68 @@ std::string match(Session& s, const Alternative& alt, Received& u) {
                                     : a.value.kind == Value::Kind::kCapture ? "@" + a.value.text + " (" + shown(captures, a.value.text) + ")"
                                     : a.value.text.empty()                  ? std::string("...")
                                                                             : a.value.text;
-      std::string reason = u.name + ": expected " + lhs + std::string(to_string(a.op)) + want_text + ", got " + have;
+      Miss m = miss(K::kField, u.name + ": expected " + lhs + std::string(to_string(a.op)) + want_text + ", got " + have);
+      m.field = lhs;
+      // As written: a learnt value ($var, @capture) is a kind, not a number.
+      m.want = std::string(to_string(a.op)) + written(a.value);
+      m.have = have;
       // A known encoding mistake that explains the octets (rdmap/diagnosis.hpp).
-      if (u.name == "terminate" && u.segment.octets.size() > ddp::kUntaggedHeaderSize)
-        if (auto h = rdmap::diagnose_terminate(wire::Bytes(u.segment.octets).subspan(ddp::kUntaggedHeaderSize)))
-          reason += " (hint: " + h->text + ")";
-      return reason;
+      if (diagnose) diagnose_terminate_miss(s, alt, u, m);
+      return m;
     }
   }
   s.captures = std::move(captures);
   return {};
+}
+
+// A value as the script wrote it (params substituted): "5", "ddp",
+// "$rw.stag+4", "@sink".
+std::string written(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::kNumber: return std::to_string(v.number);
+    case Value::Kind::kString: return "\"" + v.text + "\"";
+    case Value::Kind::kBytes: return "hex:" + hex(v.bytes, 64);
+    case Value::Kind::kWord: return v.text;
+    case Value::Kind::kVariable:
+      return "$" + v.text + (v.offset > 0 ? "+" + std::to_string(v.offset) : v.offset < 0 ? std::to_string(v.offset) : "");
+    case Value::Kind::kCapture: return "@" + v.text;
+    case Value::Kind::kNone: return {};
+  }
+  return {};
+}
+
+// An expectation's alternatives as the script says them, values resolved
+// only as far as the parser did (params substituted; $variables and
+// @captures kept by name), so two runs write the same text.
+//
+// `as_class`: only what tells kinds of answers apart (engine.hpp,
+// Failure::expected_class): the values of payloads and lengths, octet
+// strings and values learnt during the run are left out.
+std::string expected_text(const Step& st, bool as_class = false) {
+  std::string out;
+  for (const Alternative& a : st.alternatives) {
+    if (!out.empty()) out += " | ";
+    out += a.unit;
+    for (const Arg& arg : a.args) {
+      out += " " + arg.name;
+      if (as_class) {
+        const Value::Kind k = arg.value.kind;
+        const bool size = arg.name == "payload" || arg.name == "payload_len" || arg.name == "ulpdu_length" ||
+                          arg.name == "segments" || arg.name == "byte_len" || arg.name == "detail";
+        if (size || k == Value::Kind::kVariable || k == Value::Kind::kCapture || k == Value::Kind::kBytes ||
+            k == Value::Kind::kString)
+          continue;
+      }
+      if (arg.mask) {
+        char m[24];
+        std::snprintf(m, sizeof m, "&0x%llx", static_cast<unsigned long long>(*arg.mask));
+        out += m;
+      }
+      if (!arg.has_value) continue;
+      out += std::string(to_string(arg.op)) + written(arg.value);
+    }
+  }
+  return out;
 }
 
 std::string alternatives_text(const Step& st) {
@@ -159,7 +275,38 @@ struct StepOutcome {
   enum class Kind : std::uint8_t { kOk, kMismatch, kUnimplemented, kError } kind = Kind::kOk;
   std::string reason;
   bool ends_case = false;  // an alternative marked `ends_case` matched: the case passed
+  // kMismatch: its parts, for findings (run_case adds the line, the step
+  // and what the tester sent before it).
+  Failure failure{};
 };
+
+// A mismatch that no unit explains: the IUT closed, nothing came, ...
+StepOutcome mismatch(Failure::Kind kind, std::string reason, std::string got) {
+  StepOutcome o{StepOutcome::Kind::kMismatch, std::move(reason)};
+  o.failure.kind = kind;
+  o.failure.got = std::move(got);
+  return o;
+}
+
+// A mismatch on a unit the IUT sent.
+StepOutcome mismatch(const Miss& m, const Received& u, std::string reason) {
+  StepOutcome o{StepOutcome::Kind::kMismatch, std::move(reason)};
+  Failure& f = o.failure;
+  f.kind = m.kind;
+  f.got = u.kind == Received::Kind::kMalformed ? "malformed" : u.name;
+  f.received = u.kind == Received::Kind::kFpdu ? u.segment.octets : u.octets;
+  if (f.received.size() > 256) f.received.resize(256);
+  f.received_offset = u.stream_offset;
+  f.received_length = u.stream_length;
+  f.field = m.field, f.want = m.want, f.have = m.have;
+  f.mistake = m.mistake, f.hint = m.hint, f.mistake_rule = m.mistake_rule, f.meant = m.meant;
+  f.explained = m.explained;
+  return o;
+}
+StepOutcome mismatch(Failure::Kind kind, const Received& u, std::string reason) { return mismatch(miss(kind, {}), u, std::move(reason)); }
+
+// The closing event of the connection as findings name it.
+std::string closed_as(const Session& s) { return s.reset ? "reset" : "close"; }
 
 // `< message ...`: the next FPDUs are the segments of one message, up to the
 // one with L set, and no segment of another message comes between them (RFC
@@ -181,15 +328,20 @@ StepOutcome expect_message(Session& s, const Step& st) {
   for (;;) {
     auto ev = s.next_event(deadline);
     if (ev.kind == Session::EventKind::kClosed)
-      return {StepOutcome::Kind::kMismatch, first ? "the IUT closed the connection inside a message (no segment with L set)"
-                                                  : "the IUT closed the connection; expected a message"};
+      return mismatch(Failure::Kind::kClosed,
+                      first ? "the IUT closed the connection inside a message (no segment with L set)"
+                            : "the IUT closed the connection; expected a message",
+                      closed_as(s));
     if (ev.kind == Session::EventKind::kTimeout)
-      return {StepOutcome::Kind::kMismatch, (first ? "the message's last segment (L set) did not arrive within "
-                                                   : "no message within ") +
-                                                std::to_string(bound.count()) + " ms"};
+      return mismatch(Failure::Kind::kNothing,
+                      (first ? "the message's last segment (L set) did not arrive within " : "no message within ") +
+                          std::to_string(bound.count()) + " ms",
+                      "nothing");
     Received& u = ev.unit;
-    if (u.kind != Received::Kind::kFpdu) return {StepOutcome::Kind::kMismatch, "expected a message's segment, got " + describe_unit(u)};
-    if (!u.crc_ok || !u.markers_ok) return {StepOutcome::Kind::kMismatch, u.problem};
+    if (u.kind != Received::Kind::kFpdu)
+      return mismatch(u.kind == Received::Kind::kMalformed ? Failure::Kind::kMalformed : Failure::Kind::kUnit, u,
+                      "expected a message's segment, got " + describe_unit(u));
+    if (!u.crc_ok || !u.markers_ok) return mismatch(framing_miss(u), u, u.problem);
     const bool t = field(u, "t") != 0;
     const std::uint64_t offset = field(u, t ? "to" : "mo");
     const std::uint64_t len = u.pseudo["payload_len"];
@@ -205,13 +357,20 @@ StepOutcome expect_message(Session& s, const Step& st) {
         return x_tagged ? "STag " + std::to_string(field(x, "stag"))
                         : "QN " + std::to_string(field(x, "qn")) + " MSN " + std::to_string(field(x, "msn"));
       };
-      if (!same)
-        return {StepOutcome::Kind::kMismatch, "interleaved: a " + describe_unit(u) + " segment (" + which(u, t) +
-                                                  ") arrived before the last segment (L set) of the message of " +
-                                                  which(*first, tagged) + " (RFC 5041 §5.2)"};
-      if (offset != next_offset)
-        return {StepOutcome::Kind::kMismatch, std::string(t ? "TO" : "MO") + " " + std::to_string(offset) + " where the message's previous segment ended at " +
-                                                  std::to_string(next_offset) + " (RFC 5041 §5.2)"};
+      if (!same) {
+        Miss m = miss(Failure::Kind::kField, {});
+        m.field = "segments", m.want = "=one message", m.have = "interleaved";
+        return mismatch(m, u, "interleaved: a " + describe_unit(u) + " segment (" + which(u, t) +
+                                  ") arrived before the last segment (L set) of the message of " + which(*first, tagged) +
+                                  " (RFC 5041 §5.2)");
+      }
+      if (offset != next_offset) {
+        Miss m = miss(Failure::Kind::kField, {});
+        m.field = t ? "to" : "mo", m.want = "=" + std::to_string(next_offset), m.have = std::to_string(offset);
+        return mismatch(m, u, std::string(t ? "TO" : "MO") + " " + std::to_string(offset) +
+                                  " where the message's previous segment ended at " + std::to_string(next_offset) +
+                                  " (RFC 5041 §5.2)");
+      }
     }
     next_offset = offset + len;
     total += len;
@@ -222,7 +381,7 @@ StepOutcome expect_message(Session& s, const Step& st) {
   first->pseudo["segments"] = segments;
   Alternative a = st.alternatives.front();
   a.unit = "fpdu";
-  if (std::string m = match(s, a, *first); !m.empty()) return {StepOutcome::Kind::kMismatch, "message: " + m};
+  if (Miss m = match(s, a, *first); !m.matched()) return mismatch(m, *first, "message: " + m.why);
   return {};
 }
 
@@ -273,7 +432,7 @@ StepOutcome expect(Session& s, const Step& st) {
   if (st.alternatives.size() == 1 && is_agent_unit(st.alternatives.front().unit)) {
     if (!s.o.agent) return {StepOutcome::Kind::kUnimplemented, "no view of the IUT's own side in this run (rdmaconf run --agent)"};
     const std::string why = expect_agent(*s.o.agent, s.result.exchange, st, s.scaled(st.within.value_or(Duration(2000))));
-    if (!why.empty()) return {StepOutcome::Kind::kMismatch, why};
+    if (!why.empty()) return mismatch(Failure::Kind::kAgent, why, "agent");
     return {};
   }
   bool has_close = false, has_silence = false, has_unit = false;
@@ -293,33 +452,45 @@ StepOutcome expect(Session& s, const Step& st) {
   const Duration bound = s.scaled(st.within.value_or(has_unit || has_close ? Duration(2000) : Duration(300)));
   const auto deadline = Clock::now() + bound;
   std::string first_mismatch;
+  StepOutcome first_outcome;  // the first unit that matched nothing, when `close` let it pass
   for (;;) {
     auto ev = s.next_event(deadline);
     if (ev.kind == Session::EventKind::kClosed) {
       if (!has_close)
         if (std::string why = closed_on_lower_revision(s); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};
       if (has_close && reset_close && !s.reset)
-        return {StepOutcome::Kind::kMismatch, "the IUT closed the connection with a FIN; expected a reset (RST)"};
+        return mismatch(Failure::Kind::kClosed, "the IUT closed the connection with a FIN; expected a reset (RST)", "close");
       if (has_close && unjudged_close)
         return {StepOutcome::Kind::kUnimplemented, "the IUT closed the connection, which the RFC allows here; nothing is left for this case to judge"};
       if (has_close) return {};
-      return {StepOutcome::Kind::kMismatch,
-              "the IUT closed the connection; expected " + alternatives_text(st) +
-                  (first_mismatch.empty() ? "" : " (before: " + first_mismatch + ")")};
+      StepOutcome o = mismatch(Failure::Kind::kClosed, "the IUT closed the connection; expected " + alternatives_text(st) +
+                                                           (first_mismatch.empty() ? "" : " (before: " + first_mismatch + ")"),
+                               closed_as(s));
+      return o;
     }
     if (ev.kind == Session::EventKind::kTimeout) {
       if (has_silence && first_mismatch.empty()) return {};
-      if (!first_mismatch.empty()) return {StepOutcome::Kind::kMismatch, first_mismatch + "; and the IUT did not close the connection within " + std::to_string(bound.count()) + " ms"};
-      return {StepOutcome::Kind::kMismatch, "nothing within " + std::to_string(bound.count()) + " ms; expected " + alternatives_text(st)};
+      if (!first_mismatch.empty()) {
+        first_outcome.reason = first_mismatch + "; and the IUT did not close the connection within " + std::to_string(bound.count()) + " ms";
+        return first_outcome;
+      }
+      return mismatch(Failure::Kind::kNothing, "nothing within " + std::to_string(bound.count()) + " ms; expected " + alternatives_text(st),
+                      "nothing");
     }
     if (std::string lacks = clc_offer_lacks(s, ev.unit); !lacks.empty()) return {StepOutcome::Kind::kUnimplemented, lacks};
     std::string why;
     std::size_t tried = 0;
+    // The alternative that came closest (the unit it names came, a field
+    // differed) is the one findings judge the mismatch by.
+    std::optional<Miss> closest;
     for (const Alternative& a : st.alternatives) {
       if (a.unit == "close" || a.unit == "silence") continue;
-      std::string m = match(s, a, ev.unit);
+      Miss mm = match(s, a, ev.unit);
+      const std::string& m = mm.why;
       ++tried;
-      if (m.empty()) {
+      if (!mm.matched() && (!closest || (closest->kind != Failure::Kind::kField && mm.kind == Failure::Kind::kField)))
+        closest = mm;
+      if (mm.matched()) {
         // An accepting Reply to the tester's Request starts full operation.
         if (ev.unit.name == "mpa.reply" && s.c.role == Role::kResponder && s.sent_frame.size() >= 20 &&
             ev.unit.problem.empty() &&
@@ -341,10 +512,17 @@ StepOutcome expect(Session& s, const Step& st) {
     if (tried > 1 && why.find(" | ") != std::string::npos)
       why = "none of " + std::to_string(tried) + " alternatives matched: " + why;
     if (why.empty()) why = (has_silence ? "expected silence, got " : "got ") + describe_unit(ev.unit);
-    if (!has_close) return {StepOutcome::Kind::kMismatch, why};
+    const Miss unit_miss = closest ? *closest
+                                   : miss(ev.unit.kind == Received::Kind::kMalformed ? Failure::Kind::kMalformed
+                                                                                     : Failure::Kind::kUnit,
+                                          why);
+    if (!has_close) return mismatch(unit_miss, ev.unit, why);
     if (nothing_before_close)
-      return {StepOutcome::Kind::kMismatch, "the IUT sent " + describe_unit(ev.unit) + " where it must only close"};
-    if (first_mismatch.empty()) first_mismatch = why;
+      return mismatch(miss(Failure::Kind::kUnit, {}), ev.unit, "the IUT sent " + describe_unit(ev.unit) + " where it must only close");
+    if (first_mismatch.empty()) {
+      first_mismatch = why;
+      first_outcome = mismatch(unit_miss, ev.unit, why);
+    }
     // `close` lets frames pass on the way to the close.
   }
 }
@@ -359,8 +537,10 @@ StepOutcome handshake(Session& s, const Step& st) {
   if (auto* e = std::get_if<std::string>(&b)) return {StepOutcome::Kind::kError, *e};
   Built& built = std::get<Built>(b);
   s.record(true, built.headline, built.detail);
+  s.sent(req, built.octets);
   s.sent_frame = built.octets;
-  if (!s.send_octets(built.octets)) return {StepOutcome::Kind::kMismatch, "the IUT closed the connection before the Request was sent"};
+  if (!s.send_octets(built.octets))
+    return mismatch(Failure::Kind::kClosed, "the IUT closed the connection before the Request was sent", closed_as(s));
   auto ev = s.next_event(Clock::now() + s.scaled(Duration(3000)));
   const bool optional_feature = s.c.needs_item("rev2") || s.c.needs_item("markers");
   if (ev.kind != Session::EventKind::kUnit || ev.unit.name != "mpa.reply" || !ev.unit.problem.empty()) {
@@ -368,12 +548,21 @@ StepOutcome handshake(Session& s, const Step& st) {
                       : ev.kind == Session::EventKind::kClosed ? "the IUT closed the connection instead of replying to a valid Request"
                       : ev.unit.problem.empty() ? "expected an MPA Reply, got " + ev.unit.name
                                                 : "malformed MPA Reply: " + ev.unit.problem;
-    return {StepOutcome::Kind::kMismatch, "handshake: " + why};
+    StepOutcome o = ev.kind == Session::EventKind::kUnit
+                        ? mismatch(Failure::Kind::kHandshake, ev.unit, "handshake: " + why)
+                        : mismatch(Failure::Kind::kHandshake, "handshake: " + why,
+                                   ev.kind == Session::EventKind::kClosed ? closed_as(s) : "nothing");
+    return o;
   }
   const mpa::ReqRepHeader rp(wire::Bytes(ev.unit.octets).first<20>());
-  if (rp.flag(mpa::ReqRepSpec::Field::R))
-    return {optional_feature ? StepOutcome::Kind::kUnimplemented : StepOutcome::Kind::kMismatch,
-            "handshake: the IUT rejected a valid Request (Rev " + std::to_string(rp.get(mpa::ReqRepSpec::Field::Rev)) + ")"};
+  if (rp.flag(mpa::ReqRepSpec::Field::R)) {
+    const std::string why =
+        "handshake: the IUT rejected a valid Request (Rev " + std::to_string(rp.get(mpa::ReqRepSpec::Field::Rev)) + ")";
+    if (optional_feature) return {StepOutcome::Kind::kUnimplemented, why};
+    Miss m = miss(Failure::Kind::kHandshake, {});
+    m.field = "r", m.want = "=0", m.have = "1";
+    return mismatch(m, ev.unit, why);
+  }
   s.enter_full_operation(s.sent_frame, ev.unit.octets);
   if (!at_once && s.o.reply_settle.count() > 0) s.settle_until = Clock::now() + s.o.reply_settle;
   // RFC 5044 §7.1.1: either side may ask for CRCs; an IUT that always does
@@ -418,6 +607,7 @@ StepOutcome send_step(Session& s, const Step& st) {
     std::this_thread::sleep_until(*s.settle_until);
     s.settle_until.reset();
   }
+  if (st.unit == "fin" || st.unit == "reset") s.sent(st, {});
   if (st.unit == "fin") {
     s.record(true, "--> FIN (tester half-closes)", "");
     ::shutdown(s.fd, SHUT_WR);
@@ -438,8 +628,11 @@ StepOutcome send_step(Session& s, const Step& st) {
     if (std::string lacks = unoffered_choice(s, built.octets); !lacks.empty())
       return {StepOutcome::Kind::kUnimplemented, lacks};
   s.record(true, built.headline, built.detail);
+  s.sent(st, built.octets);
   if (st.unit == "mpa.request" || st.unit == "mpa.reply") s.sent_frame = built.octets;
-  if (!s.send_octets(built.octets)) return {StepOutcome::Kind::kMismatch, "the IUT closed the connection before the tester could send " + st.unit};
+  if (!s.send_octets(built.octets))
+    return mismatch(Failure::Kind::kClosed, "the IUT closed the connection before the tester could send " + st.unit,
+                    closed_as(s));
   return {};
 }
 
@@ -510,10 +703,12 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
   const auto case_deadline = Clock::now() + s.scaled(c.timeout);
   StepOutcome outcome;
   int line = 0;
+  const Step* failed_step = nullptr;
   for (const Step& st : c.steps) {
     line = st.line;
+    failed_step = &st;
     if (Clock::now() > case_deadline) {
-      outcome = {StepOutcome::Kind::kMismatch, "the case did not finish within its timeout"};
+      outcome = mismatch(Failure::Kind::kNothing, "the case did not finish within its timeout", "nothing");
       break;
     }
     switch (st.kind) {
@@ -547,6 +742,39 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
   if (outcome.kind != StepOutcome::Kind::kOk) {
     result.reason = outcome.reason;
     result.failed_line = line;
+  }
+  if (outcome.kind == StepOutcome::Kind::kMismatch) {
+    Failure& f = result.failure.emplace(std::move(outcome.failure));
+    f.line = line;
+    if (failed_step) {
+      f.step = failed_step->text;
+      if (failed_step->kind == StepKind::kExpect) {
+        f.expected = expected_text(*failed_step);
+        f.expected_class = expected_text(*failed_step, true);
+      } else if (failed_step->kind == StepKind::kHandshake) {
+        f.expected = f.expected_class = "mpa.reply r=0";
+      }
+    }
+    f.stimulus = s.last_sent.unit;
+    f.stimulus_fields = s.last_sent.fields;
+    f.stimulus_octets = s.last_sent.octets;
+  }
+  result.script_verdict = result.verdict;
+  // Rules the IUT broke on the wire whatever the case was written for
+  // (in_passing.hpp). A case the tester could not run says nothing.
+  if (o.judge_in_passing && result.verdict != Verdict::kError) {
+    result.in_passing = judge_in_passing(result.exchange, c.role);
+    const Verdict v = in_passing_verdict(result.in_passing, o.strict);
+    if (severity(v) > severity(result.verdict)) {
+      const InPassing& worst = *std::find_if(result.in_passing.begin(), result.in_passing.end(), [&](const InPassing& p) {
+        return in_passing_verdict({p}, o.strict) == v;
+      });
+      std::string why = "in passing: " + worst.rule + " (" + worst.level + ", " + worst.section + "): " + worst.text;
+      if (!worst.hint.empty()) why += " (hint: " + worst.hint + ")";
+      if (!result.reason.empty()) why += "; the case itself: " + result.reason;
+      result.reason = std::move(why);
+      result.verdict = v;
+    }
   }
   // The agent went away during the case: the IUT's side was torn down
   // under it, so no verdict about the IUT stands.

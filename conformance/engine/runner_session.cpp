@@ -153,6 +153,17 @@ std::optional<std::vector<std::uint8_t>> Session::iut_request() const {
   return iut;
 }
 
+void Session::sent(const Step& st, wire::Bytes octets) {
+  last_sent.unit = st.unit;
+  last_sent.fields.clear();
+  // The payload's octets are what a case carries, not how it provokes.
+  for (const Arg& a : st.args)
+    if (a.name != "payload") last_sent.fields.push_back(a.name);
+  std::sort(last_sent.fields.begin(), last_sent.fields.end());
+  last_sent.fields.erase(std::unique(last_sent.fields.begin(), last_sent.fields.end()), last_sent.fields.end());
+  last_sent.octets.assign(octets.begin(), octets.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(octets.size(), 256)));
+}
+
 bool Session::send_octets(wire::Bytes b) {
   result.exchange.chunks.push_back({true, now_ms(), std::vector<std::uint8_t>(b.begin(), b.end())});
   std::size_t at = 0;
@@ -207,7 +218,10 @@ Received Session::give_up(std::string problem, std::string headline, std::string
   u.name = "malformed";
   u.octets = rx;
   u.problem = std::move(problem);
+  u.stream_offset = rx_taken;
+  u.stream_length = rx.size();
   record(false, std::move(headline), std::move(detail));
+  rx_taken += rx.size();
   rx.clear();
   phase = Phase::kDead;
   return u;
@@ -235,6 +249,9 @@ std::optional<Received> Session::take_mpa_frame() {
   Received u;
   u.octets.assign(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(*need));
   rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(*need));
+  u.stream_offset = rx_taken;
+  u.stream_length = *need;
+  rx_taken += *need;
   u.kind = Received::Kind::kMpa;
   const bool request = std::equal(mpa::kRequestKey.begin(), mpa::kRequestKey.end(), u.octets.begin());
   u.name = request ? "mpa.request" : "mpa.reply";
@@ -324,6 +341,9 @@ std::optional<Received> Session::take_fpdu() {
              (f.markers.size() ? ", " + std::to_string(f.markers.size()) + " marker(s)" : ""),
          describe_blocks(u.segment.blocks, o, u.payload_at));
   rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(consumed));
+  u.stream_offset = rx_taken;
+  u.stream_length = consumed;
+  rx_taken += consumed;
   return u;
 }
 
@@ -339,6 +359,9 @@ std::optional<Received> Session::take_clc_message() {
   Received u;
   u.octets.assign(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(*len));
   rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(*len));
+  u.stream_offset = rx_taken;
+  u.stream_length = *len;
+  rx_taken += *len;
   last_clc_received = u.octets;
   auto m = clc::decode(u.octets);
   if (!m) {

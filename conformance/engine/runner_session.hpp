@@ -54,6 +54,10 @@ struct Received {
   bool markers_ok = true;
   std::string problem;  // kMalformed, or a framing violation
   std::map<std::string, std::uint64_t, std::less<>> pseudo;
+  // Where the unit lies in the IUT's stream (octets from its first), so
+  // findings can tie it to a rule the observer saw it break (in_passing.hpp).
+  std::uint64_t stream_offset = 0;
+  std::size_t stream_length = 0;
 
   // Blocks point into this object's octets: rebuilt on use, since a
   // Received is moved around after decoding.
@@ -74,6 +78,7 @@ struct Session {
   Clock::time_point start = Clock::now();
   Phase phase = Phase::kMpaSetup;
   std::vector<std::uint8_t> rx;
+  std::uint64_t rx_taken = 0;  // octets of the IUT's stream cut into units so far (rx starts there)
   bool eof = false, reset = false;
   Variables vars;
   Captures captures;  // `field=@name` values the IUT sent earlier in this case
@@ -90,6 +95,15 @@ struct Session {
   std::unique_ptr<clc::ServerHandshake> clc_server;
   std::vector<std::uint8_t> last_clc_received;
   ClcResolved identity;  // the tester's CLC identity on this connection
+
+  // The tester's last unit, with the fields the script set on it: what
+  // provoked what the IUT does next (a Failure's stimulus, engine.hpp).
+  struct Sent {
+    std::string unit;
+    std::vector<std::string> fields;
+    std::vector<std::uint8_t> octets;
+  } last_sent;
+  void sent(const Step& st, wire::Bytes octets);
 
   Session(const Case& cc, const RunOptions& oo, CaseResult& r) : c(cc), o(oo), result(r) {}
 

@@ -210,7 +210,8 @@ TEST(Runner, AFaultMakesTheMatchingCaseFail) {
 
 // An IUT that writes its Terminate Control field as Linux siw does (a
 // little-endian C bitfield): the case fails, and the reason says what the
-// octets mean read that way (rdmap/diagnosis.hpp).
+// octets mean read that way (rdmap/diagnosis.hpp). The case is a SHOULD,
+// but the Terminate breaks RFC 5040 §4.8's MUST in passing (in_passing.hpp).
 TEST(Runner, ATerminateWrittenAsALittleEndianBitfieldFailsWithAHint) {
   FaultSet f;
   f.set(FaultId::kTerminateLeBitfield);
@@ -218,7 +219,15 @@ TEST(Runner, ATerminateWrittenAsALittleEndianBitfieldFailsWithAHint) {
   auto cs = select(catalogue(), {}, {"rdmap-read-terminate-copies-request"});
   ASSERT_EQ(cs.size(), 1u);
   CaseResult r = run_case(*cs[0], ref.options);
-  EXPECT_EQ(r.verdict, Verdict::kNonStrict);  // a SHOULD-level case
+  EXPECT_EQ(r.script_verdict, Verdict::kNonStrict);  // a SHOULD-level case
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  ASSERT_EQ(r.in_passing.size(), 1u);
+  EXPECT_EQ(r.in_passing[0].rule, "rfc5040-4.8-terminate-format");
+  EXPECT_EQ(r.in_passing[0].mistake, "le-bitfield");
+  ASSERT_TRUE(r.failure);
+  EXPECT_EQ(r.failure->mistake, "le-bitfield");
+  EXPECT_EQ(r.failure->mistake_rule, "rfc5040-4.8-terminate-format");
+  EXPECT_TRUE(r.failure->explained) << r.failure->meant;
   EXPECT_NE(r.reason.find("hint: the control field 10 02 07 00 reads as RDMAP / Remote Protection Error / Access "
                           "rights violation with M, D, R set"),
             std::string::npos)
@@ -386,11 +395,21 @@ TEST(Grading, LevelsAndStrict) {
   EXPECT_EQ(run_case(passing, ref.options).verdict, Verdict::kPass);
 }
 
+// The case's own verdict is unimplemented. The fake peer's Rev 1 Reply to an
+// enhanced Request breaks RFC 6581 §10 in passing, which the run reports
+// (an unenhanced responder closes instead).
 TEST(Grading, MissingOptionalFeatureIsUnimplemented) {
   FakePeer peer(FakePeer::Mode::kRejectAll);
   Case c = parse_one(header("MUST", "rev2") + "handshake rev=2\n> send payload=4\n< send\n");
   CaseResult r = run_case(c, peer.options());
-  EXPECT_EQ(r.verdict, Verdict::kUnimplemented) << r.reason;
+  EXPECT_EQ(r.script_verdict, Verdict::kUnimplemented) << r.reason;
+  ASSERT_EQ(r.in_passing.size(), 1u) << r.reason;
+  EXPECT_EQ(r.in_passing[0].rule, "rfc6581-9-reply-enhanced");
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  FakePeer again(FakePeer::Mode::kRejectAll);
+  RunOptions quiet = again.options();
+  quiet.judge_in_passing = false;
+  EXPECT_EQ(run_case(c, quiet).verdict, Verdict::kUnimplemented);
 }
 
 // `--iut-lacks`: a case that needs what the IUT lacks is unimplemented and

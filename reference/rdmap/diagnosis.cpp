@@ -98,6 +98,10 @@ std::optional<TerminateMessage> read_as_le_bitfield(wire::Bytes body) {
 
 std::optional<wire::Hint> diagnose_terminate(wire::Bytes body) {
   if (decode_terminate(body)) return std::nullopt;
+  return le_bitfield_reading(body);
+}
+
+std::optional<wire::Hint> le_bitfield_reading(wire::Bytes body) {
   const auto t = read_as_le_bitfield(body);
   if (!t) return std::nullopt;
   std::string flags;

@@ -51,4 +51,11 @@ std::optional<TerminateMessage> read_as_le_bitfield(wire::Bytes body);
 // but reads cleanly as a little-endian bitfield; nullopt otherwise.
 std::optional<wire::Hint> diagnose_terminate(wire::Bytes body);
 
+// The same hint for any body that reads cleanly as a little-endian bitfield,
+// whether or not it also decodes as RFC 5040 §4.8 lays it out: an LLP error
+// (Layer 2, EType 0) written that way reads as a well-formed RDMAP Terminate
+// (`02 02 00 00`), so only what the peer expected tells the two apart (the
+// conformance engine knows it; an observer does not).
+std::optional<wire::Hint> le_bitfield_reading(wire::Bytes body);
+
 }  // namespace rdmaconf::rdmap

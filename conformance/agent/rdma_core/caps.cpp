@@ -66,6 +66,8 @@ Capabilities map_capabilities(const DeviceFacts& f, const FittedAdvertisement& f
                 is_siw(f) ? " (Linux soft-iWARP)" : "");
   c.vendor = vendor;
   c.firmware = f.fw_ver;
+  c.driver = f.driver;
+  c.kernel = f.kernel;
   c.transport = transport_name(f.transport);
   c.address = f.address;
   c.clc = f.smc;

@@ -49,6 +49,8 @@ struct DeviceFacts {
   Transport transport = Transport::kUnknown;
   std::uint32_t vendor_id = 0, vendor_part_id = 0;
   std::string fw_ver;
+  std::string driver;  // the kernel driver behind the device, empty when unknown
+  std::string kernel;  // uname -r of the host
   bool atomics = false;        // atomic_cap != IBV_ATOMIC_NONE
   bool mw_type2 = false;       // max_mw > 0 and a type 2 memory window flag
   DeviceDepths depths;

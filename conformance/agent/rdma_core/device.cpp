@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -43,6 +44,17 @@ std::string device_address(const std::string& ibdev) {
   }
   ::freeifaddrs(list);
   return !v4.empty() ? v4 : v6;
+}
+
+// The kernel driver bound to the device's parent (a PCI function: mlx5_core,
+// irdma ...); the software devices have none and are named by what they are.
+std::string device_driver(ibv_device* dev, const DeviceFacts& f) {
+  std::error_code ec;
+  const auto link = std::filesystem::read_symlink(std::string(dev->ibdev_path) + "/device/driver", ec);
+  if (!ec && !link.filename().empty()) return link.filename().string();
+  if (is_siw(f)) return "siw";
+  if (f.name.rfind("rxe", 0) == 0) return "rdma_rxe";
+  return "";
 }
 }  // namespace
 
@@ -110,6 +122,8 @@ DeviceFacts query_device_facts(ibv_context* ctx, std::string& problems) {
   }
   if (is_siw(f)) f.siw = read_siw_parameters().value_or(stock_siw_parameters());
   f.address = device_address(f.name);
+  f.driver = device_driver(ctx->device, f);
+  f.kernel = kernel_release();
   return f;
 }
 

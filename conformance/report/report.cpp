@@ -2,10 +2,12 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
-#include <nlohmann/json.hpp>
 
+#include "baseline.hpp"
+#include "findings.hpp"
 #include "requirement.hpp"
 
 namespace rdmaconf::conformance {
@@ -56,21 +58,42 @@ std::string agent_lines(const CaseResult& r) {
 }  // namespace
 
 void write_junit(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info) {
+  const auto found = findings::group(results);
+  std::map<std::string, const findings::Finding*> by_key;
+  for (const findings::Finding& f : found) by_key[f.key] = &f;
+  std::optional<baseline::Comparison> cmp;
+  if (info.baseline) cmp = baseline::compare(*info.baseline, results, found);
+  auto known = [&](const CaseResult* r) {
+    if (!cmp) return false;
+    const auto it = cmp->cases.find(r);
+    return it != cmp->cases.end() && it->second == baseline::Status::kKnown;
+  };
   std::map<std::string, std::vector<const CaseResult*>> suites;
   for (const CaseResult& r : results) suites[r.c->protocol].push_back(&r);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"rdmaconf\" time=\"" << ms(info.wall_ms) << "\">\n";
-  if (!info.skipped.empty()) {
-    out << "  <testsuite name=\"skipped-suites\" tests=\"0\"><properties>";
-    for (const std::string& sk : info.skipped) out << "<property name=\"skipped\" value=\"" << xml_escape(sk) << "\"/>";
-    out << "</properties></testsuite>\n";
-  }
+  // The run's identity as properties of a suite of its own (JUnit has no
+  // place for them on <testsuites>), beside the suites the run left out.
+  const RunIdentity& id = info.identity;
+  std::vector<std::pair<std::string, std::string>> props = {
+      {"rdmaconf.version", id.version},          {"rdmaconf.commit", id.commit},
+      {"catalogue.sha256", id.catalogue_sha256}, {"started_at", id.started_at},
+      {"finished_at", id.finished_at},           {"command_line", join(id.command_line, " ")},
+      {"target", info.target}};
+  for (const auto& [k, v] : id.iut) props.emplace_back("iut." + k, v);
+  for (const auto& [k, v] : id.labels) props.emplace_back("label." + k, v);
+  if (cmp) props.emplace_back("baseline", cmp->source);
+  for (const std::string& sk : info.skipped) props.emplace_back("skipped", sk);
+  out << "  <testsuite name=\"rdmaconf-run\" tests=\"0\"><properties>";
+  for (const auto& [k, v] : props)
+    if (!v.empty()) out << "<property name=\"" << xml_escape(k) << "\" value=\"" << xml_escape(v) << "\"/>";
+  out << "</properties></testsuite>\n";
   for (const auto& [name, rs] : suites) {
     int failures = 0, errors = 0, skipped = 0;
     double t = 0;
     for (const CaseResult* r : rs) {
-      failures += r->verdict == Verdict::kFail;
+      failures += r->verdict == Verdict::kFail && !known(r);
       errors += r->verdict == Verdict::kError;
-      skipped += r->verdict == Verdict::kUnimplemented;
+      skipped += r->verdict == Verdict::kUnimplemented || (r->verdict == Verdict::kFail && known(r));
       t += r->duration_ms;
     }
     out << "  <testsuite name=\"" << xml_escape(name) << "\" tests=\"" << rs.size() << "\" failures=\"" << failures
@@ -81,9 +104,26 @@ void write_junit(std::ostream& out, const std::vector<CaseResult>& results, cons
       out << "      <properties><property name=\"requirement\" value=\"" << xml_escape(join(r->c->requirements, ","))
           << "\"/><property name=\"rfc\" value=\"" << xml_escape(r->c->rfc) << "\"/><property name=\"level\" value=\""
           << to_string(r->c->level) << "\"/><property name=\"verdict\" value=\"" << to_string(r->verdict)
-          << "\"/><property name=\"configuration\" value=\"" << xml_escape(r->configuration) << "\"/></properties>\n";
-      const std::string msg = xml_escape(r->reason);
-      if (r->verdict == Verdict::kFail)
+          << "\"/><property name=\"configuration\" value=\"" << xml_escape(r->configuration) << "\"/>";
+      // The findings that explain it: a CI page shows the cause beside the case.
+      std::string named;
+      for (const std::string& key : findings::keys_of(*r)) {
+        const auto f = by_key.find(key);
+        if (f == by_key.end()) continue;
+        out << "<property name=\"finding\" value=\"" << xml_escape(f->second->id + ": " + key) << "\"/>";
+        named += (named.empty() ? " [" : "; ") + f->second->id + ": " + f->second->title;
+      }
+      if (!named.empty()) named += "]";
+      if (cmp)
+        if (auto it = cmp->cases.find(r); it != cmp->cases.end())
+          out << "<property name=\"baseline\" value=\"" << baseline::to_string(it->second) << "\"/>";
+      out << "</properties>\n";
+      const std::string msg = xml_escape(r->reason + named);
+      // A known failure is skipped, as test runners report an expected
+      // failure (pytest's xfail): shown, not failing the build.
+      if (r->verdict == Verdict::kFail && known(r))
+        out << "      <skipped type=\"known\" message=\"known failure (baseline): " << msg << "\"/>\n";
+      else if (r->verdict == Verdict::kFail)
         out << "      <failure message=\"" << msg << "\" type=\"" << to_string(r->c->level) << "\">" << xml_escape(r->c->file)
             << ":" << r->failed_line << ": " << msg << "</failure>\n";
       else if (r->verdict == Verdict::kError)
@@ -92,7 +132,7 @@ void write_junit(std::ostream& out, const std::vector<CaseResult>& results, cons
         out << "      <skipped message=\"" << msg << "\"/>\n";
       std::string system_out;
       if (r->verdict == Verdict::kNonStrict || r->verdict == Verdict::kInformational)
-        system_out = std::string(to_string(r->verdict)) + ": " + r->reason + "\n";
+        system_out = std::string(to_string(r->verdict)) + ": " + r->reason + named + "\n";
       if (!r->agent.empty()) system_out += "IUT's own view (agent):\n" + agent_lines(*r);
       if (!system_out.empty()) out << "      <system-out>" << xml_escape(system_out) << "</system-out>\n";
       out << "    </testcase>\n";
@@ -100,73 +140,6 @@ void write_junit(std::ostream& out, const std::vector<CaseResult>& results, cons
     out << "  </testsuite>\n";
   }
   out << "</testsuites>\n";
-}
-
-// The JSON report (nlohmann-json; report_read.cpp reads it back): one
-// top-level member per line and one case per line, so two reports diff line
-// by line and a long run is written case by case.
-namespace {
-using Json = nlohmann::ordered_json;
-
-std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
-
-Json case_json(const CaseResult& r) {
-  Json frames = Json::array();
-  for (const FrameRecord& f : r.frames)
-    frames.push_back(Json{{"from", f.from_tester ? "tester" : "iut"},
-                          {"at_ms", static_cast<long long>(f.at_ms)},
-                          {"headline", f.headline},
-                          {"detail", f.detail}});
-  Json agent = Json::array();
-  for (const AgentEvent& e : r.agent)
-    agent.push_back(Json{{"at_ms", static_cast<long long>(e.at_ms)},
-                         {"kind", e.kind},
-                         {"name", e.name},
-                         {"status", e.status},
-                         {"byte_len", e.byte_len},
-                         {"detail", e.detail}});
-  return Json{{"id", r.c->id},
-              {"protocol", r.c->protocol},
-              {"configuration", r.configuration},
-              {"title", r.c->title},
-              {"requirements", r.c->requirements},
-              {"rfc", r.c->rfc},
-              {"level", to_string(r.c->level)},
-              {"role", to_string(r.c->role)},
-              {"verdict", to_string(r.verdict)},
-              {"reason", r.reason},
-              {"script", r.c->file},
-              {"failed_line", r.failed_line},
-              {"duration_ms", static_cast<long long>(r.duration_ms)},
-              {"frames", std::move(frames)},
-              {"agent", std::move(agent)}};
-}
-}  // namespace
-
-void write_json(std::ostream& out, const std::vector<CaseResult>& results, const RunInfo& info) {
-  const Summary s = summarize(results);
-  Json summary = Json::object();
-  for (Verdict v : {Verdict::kPass, Verdict::kNonStrict, Verdict::kInformational, Verdict::kUnimplemented,
-                    Verdict::kFail, Verdict::kError}) {
-    auto it = s.counts.find(v);
-    summary[std::string(to_string(v))] = it == s.counts.end() ? 0 : it->second;
-  }
-  const std::pair<std::string_view, Json> members[] = {
-      {"tool", "rdmaconf"},
-      {"target", info.target},
-      {"faults", info.faults},
-      {"strict", info.strict},
-      {"duration_ms", static_cast<long long>(info.wall_ms)},
-      {"skipped", info.skipped},
-      {"summary", std::move(summary)},
-      {"exit_code", s.exit_code()},
-  };
-  out << "{\n";
-  for (const auto& [key, value] : members) out << "  " << dump(Json(key)) << ": " << dump(value) << ",\n";
-  out << "  \"cases\": [\n";
-  for (std::size_t i = 0; i < results.size(); ++i)
-    out << "    " << dump(case_json(results[i])) << (i + 1 < results.size() ? "," : "") << "\n";
-  out << "  ]\n}\n";
 }
 
 RequirementGaps requirement_gaps(const Catalogue& cat) {

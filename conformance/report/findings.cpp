@@ -1,0 +1,372 @@
+// Grouping a run's failures into findings (findings.hpp).
+#include "findings.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "ddp/headers.hpp"
+#include "rdmap/diagnosis.hpp"
+#include "rdmap/terminate.hpp"
+#include "requirement.hpp"
+
+namespace rdmaconf::findings {
+namespace {
+
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : std::string(sep)) + s;
+  return out;
+}
+
+// "MUST", "SHOULD" or "MAY": the strength a level has for a finding (MUST
+// NOT is a MUST, RFC 7609's lower-case must too).
+std::string strength(std::string_view level) {
+  if (level.starts_with("MUST") || level == "must") return "MUST";
+  if (level.starts_with("SHOULD")) return "SHOULD";
+  return "MAY";
+}
+int rank(std::string_view strength) { return strength == "MUST" ? 2 : strength == "SHOULD" ? 1 : 0; }
+
+RuleRef rule_ref(const std::string& id, std::string_view fallback_level, std::string_view fallback_rfc) {
+  if (const requirements::Requirement* r = requirements::find(id))
+    return {std::string(r->id), strength(requirements::name(r->level)),
+            std::string(r->rfc) + " §" + std::string(r->section), std::string(r->summary)};
+  return {id, strength(fallback_level), std::string(fallback_rfc), {}};
+}
+
+// A Terminate the IUT sent, as findings name it: what its control field says
+// (RFC 5040 §4.8), or what it means read the way a known mistake writes it.
+std::string terminate_said(const std::vector<std::uint8_t>& ulpdu) {
+  if (ulpdu.size() < ddp::kUntaggedHeaderSize + rdmap::kTerminateControlSize) return "a short Terminate";
+  const wire::Bytes body = wire::Bytes(ulpdu).subspan(ddp::kUntaggedHeaderSize);
+  if (auto t = rdmap::decode_terminate(body)) return rdmap::describe_code(t->code);
+  if (auto meant = rdmap::read_as_le_bitfield(body)) return rdmap::describe_code(meant->code) + " (as meant)";
+  return "a malformed Terminate";
+}
+
+// Short values are part of what came (a flag, a code); long ones (payloads,
+// offsets that differ per case) are not.
+bool short_value(const std::string& field, const std::string& v) {
+  return v.size() <= 6 && field != "payload" && field != "payload_len" && field != "ulpdu_length";
+}
+
+// What came, as a class: the same behaviour of the IUT gives the same words.
+std::string got_class(const cf::Failure& f) {
+  using K = cf::Failure::Kind;
+  switch (f.kind) {
+    case K::kField:
+      if (!f.meant.empty()) return f.got + " meaning " + f.meant;
+      return f.got + " with " + f.field + (short_value(f.field, f.have) ? "=" + f.have : " differing");
+    case K::kUnit:
+      return f.got == "terminate" ? "terminate " + terminate_said(f.received) : f.got;
+    case K::kFraming: return f.got + " with a wrong " + (f.field.empty() ? std::string("framing") : f.field);
+    case K::kHandshake: return "handshake " + (f.field == "r" ? std::string("rejected") : f.got);
+    case K::kClosed:
+    case K::kNothing:
+    case K::kMalformed:
+    case K::kAgent:
+    case K::kOther: return f.got.empty() ? std::string(cf::to_string(f.kind)) : f.got;
+  }
+  return f.got;
+}
+
+// "terminate | close" from "terminate layer=ddp code=2 | close": the kinds
+// of unit an expectation names.
+std::string unit_names(const std::string& expected) {
+  std::string out;
+  std::size_t at = 0;
+  while (at <= expected.size()) {
+    const auto bar = expected.find(" | ", at);
+    const std::string alt = expected.substr(at, bar == std::string::npos ? std::string::npos : bar - at);
+    out += (out.empty() ? "" : " | ") + alt.substr(0, alt.find(' '));
+    if (bar == std::string::npos) break;
+    at = bar + 3;
+  }
+  return out;
+}
+
+std::string stimulus_text(const cf::Failure& f) {
+  if (f.stimulus.empty()) return "nothing sent";
+  return f.stimulus + (f.stimulus_fields.empty() ? "" : " {" + join(f.stimulus_fields, ",") + "}");
+}
+
+std::string rule_key(const std::string& rule, const std::string& mistake) {
+  return "rule " + rule + (mistake.empty() ? "" : " " + mistake);
+}
+
+// The rule the IUT broke in passing on the very unit its failed step was
+// judged on (at MUST strength): that rule is why the unit did not match.
+// Not when a diagnosed mistake already says what explains the unit (a
+// Terminate siw meant otherwise than the case asks is a cause of its own,
+// though every Terminate of siw's breaks RFC 5040 §4.8's layout).
+const cf::InPassing* broken_on_unit(const cf::CaseResult& r) {
+  const cf::Failure& f = *r.failure;
+  if (f.received_length == 0 || !f.mistake.empty()) return nullptr;
+  for (const cf::InPassing& p : r.in_passing) {
+    if (strength(p.level) != "MUST") continue;
+    for (std::uint64_t at : p.offsets)
+      if (at >= f.received_offset && at < f.received_offset + f.received_length) return &p;
+  }
+  return nullptr;
+}
+
+// The key of a case's failed step. What the key holds decides what groups:
+//  - a known mistake that explains the step, a framing error, or a rule the
+//    IUT broke on the unit the step judged, is that rule (the same key as the
+//    rule broken in passing: one finding);
+//  - when the IUT did not answer (it closed, reset, sent nothing), all the
+//    run knows is what was missing: cases group by the kind of unit the step
+//    expected and how the IUT did not send it ("a Terminate is due, the IUT
+//    closes"), whatever provoked it;
+//  - when the expected unit came with a field that differs, by the unit, the
+//    field, the value expected and the value that came (codes and flags);
+//  - when another unit came, the answer shows what the IUT made of the
+//    stimulus: by the stimulus (the unit and the fields the script set), the
+//    kinds of unit expected and what came.
+std::string step_key(const cf::CaseResult& r) {
+  using K = cf::Failure::Kind;
+  const cf::Failure& f = *r.failure;
+  if (f.explained && !f.mistake_rule.empty()) return rule_key(f.mistake_rule, f.mistake);
+  if (const cf::InPassing* p = broken_on_unit(r)) return rule_key(p->rule, p->mistake);
+  const std::string expected = f.expected_class.empty() ? f.expected : f.expected_class;
+  switch (f.kind) {
+    case K::kClosed:
+    case K::kNothing: return "missing " + unit_names(expected) + " got " + got_class(f);
+    case K::kAgent: return "agent " + expected;
+    case K::kHandshake: return "handshake got " + got_class(f);
+    case K::kField:
+      if (!f.meant.empty()) return "field " + f.got + " meaning " + f.meant + " where " + expected;
+    {
+      // A value the run learnt ($rw.stag, @sink) differs per run: only
+      // that the IUT's differs is part of the key.
+      const bool learnt = f.want.find_first_of("$@") != std::string::npos;
+      return "field " + f.got + " " + f.field + f.want + " got " +
+             (!learnt && short_value(f.field, f.have) ? f.have : std::string("another value"));
+    }
+    case K::kOther: return "case " + r.c->id + " " + r.reason;  // nothing to compare it with: its own
+    case K::kUnit:
+    case K::kFraming:
+    case K::kMalformed: break;
+  }
+  return "step after " + stimulus_text(f) + " expected " + unit_names(expected) + " got " + got_class(f);
+}
+
+// The mistakes the reference diagnoses (wire/hint.hpp), in words.
+std::string mistake_words(const std::string& mistake) {
+  if (mistake == "le-bitfield") return "written as a little-endian C bitfield";
+  if (mistake == "byte-swapped") return "sent in the other byte order";
+  if (mistake == "ird-ord-swapped") return "with the IRD and ORD words exchanged";
+  return mistake;
+}
+
+bool failing(const cf::CaseResult& r) {
+  return r.verdict == cf::Verdict::kFail || r.verdict == cf::Verdict::kNonStrict ||
+         r.verdict == cf::Verdict::kInformational || (r.verdict == cf::Verdict::kUnimplemented && !r.in_passing.empty());
+}
+
+}  // namespace
+
+std::vector<std::string> keys_of(const cf::CaseResult& r) {
+  std::vector<std::string> keys;
+  if (!failing(r)) return keys;
+  if (r.failure && severity(r.script_verdict) > 0) keys.push_back(step_key(r));
+  for (const cf::InPassing& p : r.in_passing) {
+    std::string k = rule_key(p.rule, p.mistake);
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(std::move(k));
+  }
+  // A failure with no record (a report of an older rdmaconf): its own.
+  if (keys.empty()) keys.push_back("case " + r.c->id + " " + r.reason);
+  return keys;
+}
+
+std::vector<Finding> group(const std::vector<cf::CaseResult>& results) {
+  std::vector<Finding> out;
+  std::map<std::string, std::size_t> by_key;
+  auto finding_for = [&](const std::string& key) -> std::pair<Finding&, bool> {
+    auto [it, fresh] = by_key.try_emplace(key, out.size());
+    if (fresh) {
+      out.emplace_back();
+      out.back().key = key;
+    }
+    return {out[it->second], fresh};
+  };
+  auto add_case = [](Finding& f, const cf::CaseResult& r) {
+    if (std::find(f.cases.begin(), f.cases.end(), &r) == f.cases.end()) f.cases.push_back(&r);
+    if (severity(r.verdict) > severity(f.verdict) || f.cases.size() == 1) f.verdict = r.verdict;
+  };
+  for (const cf::CaseResult& r : results) {
+    if (!failing(r)) continue;
+    // The case's own step.
+    if (r.failure && severity(r.script_verdict) > 0) {
+      const cf::Failure& fl = *r.failure;
+      auto [f, fresh] = finding_for(step_key(r));
+      if (fresh) {
+        f.source = step_key(r).starts_with("rule ") ? Finding::Source::kRule : Finding::Source::kStep;
+        f.expected = fl.expected;
+        f.got = fl.field.empty() || fl.kind != cf::Failure::Kind::kField
+                    ? got_class(fl)
+                    : fl.got + ": " + fl.field + " " + fl.have + " where the case expects " + fl.field + fl.want;
+        f.mistake = fl.mistake, f.hint = fl.hint, f.meant = fl.meant;
+        f.example = &r;
+        f.sent = fl.stimulus_octets, f.received = fl.received;
+        if (f.source == Finding::Source::kRule) {
+          const cf::InPassing* p = fl.explained ? nullptr : broken_on_unit(r);
+          f.rules.push_back(p ? RuleRef{p->rule, strength(p->level), p->section, p->summary}
+                              : rule_ref(fl.mistake_rule, "MUST", ""));
+          if (p) f.mistake = p->mistake, f.hint = p->hint;
+        }
+      }
+      add_case(f, r);
+      if (f.source == Finding::Source::kStep)
+        for (const std::string& req : r.c->requirements) {
+          if (std::none_of(f.rules.begin(), f.rules.end(), [&](const RuleRef& x) { return x.id == req; }))
+            f.rules.push_back(rule_ref(req, cf::to_string(r.c->level), r.c->rfc));
+        }
+    } else if (!r.failure && r.in_passing.empty()) {
+      auto [f, fresh] = finding_for(keys_of(r).front());
+      if (fresh) {
+        f.got = r.reason;
+        f.example = &r;
+        for (const std::string& req : r.c->requirements) f.rules.push_back(rule_ref(req, cf::to_string(r.c->level), r.c->rfc));
+      }
+      add_case(f, r);
+    }
+    // Rules broken in passing.
+    for (const cf::InPassing& p : r.in_passing) {
+      auto [f, fresh] = finding_for(rule_key(p.rule, p.mistake));
+      if (f.rules.empty()) f.rules.push_back({p.rule, strength(p.level), p.section, p.summary});
+      if (fresh || !f.example) {
+        f.source = Finding::Source::kRule;
+        f.expected = p.summary;
+        f.got = p.text;
+        f.mistake = p.mistake, f.hint = p.hint;
+        f.example = &r;
+        f.received = p.octets;
+      }
+      if (f.got.empty()) f.got = p.text;
+      if (f.received.empty()) f.received = p.octets;
+      add_case(f, r);
+    }
+  }
+  for (Finding& f : out) {
+    std::set<std::string> sections;
+    std::string level = "MAY";
+    for (const RuleRef& x : f.rules) {
+      if (!x.section.empty()) sections.insert(x.section);
+      if (rank(x.level) > rank(level)) level = x.level;
+    }
+    if (f.source == Finding::Source::kStep)
+      for (const cf::CaseResult* r : f.cases) {
+        const std::string l = strength(cf::to_string(r->c->level));
+        if (rank(l) > rank(level)) level = l;
+        if (!r->c->rfc.empty() && f.rules.empty()) sections.insert(r->c->rfc);
+      }
+    f.level = level;
+    f.sections.assign(sections.begin(), sections.end());
+    if (f.source == Finding::Source::kRule) {
+      const RuleRef& rule = f.rules.front();
+      f.title = rule.id + ": " + (rule.summary.empty() ? std::string("broken") : rule.summary + ", broken") +
+                (f.mistake.empty() ? "" : " (" + mistake_words(f.mistake) + ")");
+    } else if (f.example && f.example->failure) {
+      const cf::Failure& fl = *f.example->failure;
+      f.title = "after the tester's " + stimulus_text(fl) + ", the IUT answers " + got_class(fl) + " where " +
+                (fl.expected.empty() ? std::string("the case expects otherwise") : fl.expected + " is expected");
+    } else {
+      f.title = f.got;
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+    if (severity(a.verdict) != severity(b.verdict)) return severity(a.verdict) > severity(b.verdict);
+    if (rank(a.level) != rank(b.level)) return rank(a.level) > rank(b.level);
+    if (a.cases.size() != b.cases.size()) return a.cases.size() > b.cases.size();
+    return a.key < b.key;
+  });
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].id = "F" + std::to_string(i + 1);
+  return out;
+}
+
+const Finding* find(const std::vector<Finding>& all, const std::string& name) {
+  std::string id = name;
+  if (!id.empty() && std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; })) id = "F" + id;
+  for (const Finding& f : all)
+    if (f.id == id || f.key == name) return &f;
+  const Finding* hit = nullptr;
+  for (const Finding& f : all)
+    if (!name.empty() && f.key.starts_with(name)) {
+      if (hit) return nullptr;  // ambiguous
+      hit = &f;
+    }
+  return hit;
+}
+
+namespace {
+// `rdmaconf run` options that take a value (conformance/cli/run.cpp), and
+// those that select cases or name outputs: dropped from a reproducer.
+bool takes_value(std::string_view o) {
+  static const std::set<std::string_view> k = {
+      "--target",     "--clc-target",      "--listen",      "--fault",         "--suite",       "--case",
+      "--cases-dir",  "--iut-lacks",       "--clc-eid",     "--clc-prefix",    "--clc-gid",     "--clc-mac",
+      "--agent",      "--token",           "--agent-config", "--agent-listen", "--agent-connect-to",
+      "-j",           "--jobs",            "--time-scale",  "--reply-settle",  "--junit",       "--json",
+      "--html",       "--pcap",            "--publish",     "--publish-token", "--baseline",    "--label",
+      "--iut",        "--findings"};
+  return k.contains(o);
+}
+bool dropped(std::string_view o) {
+  static const std::set<std::string_view> k = {"--suite", "--case",    "-j",      "--jobs",          "--junit",
+                                               "--json",  "--html",    "--pcap",  "--publish",       "--publish-token",
+                                               "--baseline", "--label", "--iut",  "--agent-config",  "-q",
+                                               "--quiet", "--findings", "--no-probe"};
+  return k.contains(o);
+}
+// A shell word: quoted when it holds anything but safe characters.
+std::string quoted(const std::string& w) {
+  if (!w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@%+$") ==
+                        std::string::npos)
+    return w;
+  std::string out = "'";
+  for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+}  // namespace
+
+std::string reproducer(const std::vector<std::string>& command_line, const std::string& target,
+                       const cf::CaseResult& r) {
+  std::vector<std::string> words{"rdmaconf", "run"};
+  bool any_target = false;
+  // command_line[0] is the program, [1] the subcommand.
+  for (std::size_t i = 2; i < command_line.size(); ++i) {
+    std::string opt = command_line[i], value;
+    bool has_value = false;
+    if (const auto eq = opt.find('='); opt.starts_with("--") && eq != std::string::npos) {
+      value = opt.substr(eq + 1);
+      opt = opt.substr(0, eq);
+      has_value = true;
+    } else if (takes_value(opt) && i + 1 < command_line.size()) {
+      value = command_line[++i];
+      has_value = true;
+    }
+    if (dropped(opt)) continue;
+    if (opt == "--token") value = "\"$RDMACONF_AGENT_TOKEN\"";
+    if (opt == "--target" || opt == "--clc-target" || opt == "--listen" || opt == "--agent" || opt == "--reference")
+      any_target = true;
+    words.push_back(opt);
+    if (has_value) words.push_back(opt == "--token" ? value : quoted(value));
+  }
+  if (!any_target && !target.empty()) {
+    words.push_back("--target");
+    words.push_back(quoted(target));
+  }
+  words.push_back("--case");
+  words.push_back(r.c->id);
+  // A pass of the agent ("crc=on markers=off") is a configuration again.
+  if (!r.configuration.empty()) {
+    std::string config = r.configuration;
+    std::replace(config.begin(), config.end(), ' ', ',');
+    words.push_back("--agent-config");
+    words.push_back(quoted(config));
+  }
+  return join(words, " ");
+}
+
+}  // namespace rdmaconf::findings

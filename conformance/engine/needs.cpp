@@ -1,5 +1,7 @@
 #include "needs.hpp"
 
+#include <algorithm>
+
 namespace rdmaconf::conformance {
 
 bool is_needs_item(std::string_view item) {
@@ -21,6 +23,13 @@ std::string needs_items_text() {
   out += "buffer:NAME (";
   for (std::string_view b : kTestUlpBuffers) out += std::string(b) + (b == kTestUlpBuffers[std::size(kTestUlpBuffers) - 1] ? ")" : ", ");
   return out;
+}
+
+const std::string* lacked_need(const Case& c, const std::vector<std::string>& iut_lacks) {
+  auto lacks = [&](std::string_view item) { return std::find(iut_lacks.begin(), iut_lacks.end(), item) != iut_lacks.end(); };
+  for (const std::string& need : c.needs)
+    if (lacks(need) || (need.starts_with("buffer:") && lacks("buffer"))) return &need;
+  return nullptr;
 }
 
 }  // namespace rdmaconf::conformance

@@ -8,6 +8,9 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "script.hpp"
 
 namespace rdmaconf::conformance {
 
@@ -43,5 +46,10 @@ bool is_needs_item(std::string_view item);
 bool is_lackable(std::string_view item);
 // "receives, echo, ..., smcv2.1, buffer:NAME (rw, ro, ...)", for messages.
 std::string needs_items_text();
+
+// The first item `c` needs that the IUT lacks (`buffer` lacks every
+// buffer:NAME), or null: such a case is reported unimplemented without a
+// connection.
+const std::string* lacked_need(const Case& c, const std::vector<std::string>& iut_lacks);
 
 }  // namespace rdmaconf::conformance

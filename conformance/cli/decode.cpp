@@ -114,7 +114,7 @@ void add_decode_command(CLI::App& app, int& exit_code) {
   static DecodeOptions o;
   CLI::App* sub = app.add_subcommand("decode", "Print every MPA, DDP/RDMAP and CLC message and every RoCEv2 packet (SMC-R LLC/CDC) of a capture");
   sub->add_option("capture", o.capture, "pcap or pcapng file");
-  add_json_option(*sub, o.json, "Write one JSON object per message, in an array (with -: instead of the text),");
+  add_json_option(*sub, o.json, "Write every message as a JSON object, in an array (with '-', instead of the text),");
   sub->add_option("--filter", o.filter, "BPF filter applied while reading");
   add_ulp_option(*sub, o.ulps);
   sub->final_callback([&exit_code] { exit_code = run_decode(o); });

@@ -15,11 +15,14 @@ namespace rdmaconf::cli {
 namespace cf = conformance;
 
 const char* const kRunExitCodesHelp =
-    "Exit codes: 0 no case failed (with --baseline: no new failure); 1 a case failed (with --baseline: a new "
-    "failure or finding); 2 usage or setup error (bad or meaningless options, unreadable catalogue or input, "
-    "unreachable target, agent refused, listener could not bind); 3 the target does not speak the protocol (the "
-    "probe before the first case failed); 4 the run finished but a report could not be written (the results were "
-    "saved to a fallback file named on standard error)";
+    "Exit codes (docs/conformance.md, \"Outputs and exit codes\"):\n"
+    "  0  no case failed (with --baseline: no new failure)\n"
+    "  1  a case failed (with --baseline: a new failure or a new finding)\n"
+    "  2  usage or setup error: bad or meaningless options, unreadable catalogue or input, unreachable target,\n"
+    "     agent refused, listener could not bind\n"
+    "  3  the target does not speak the protocol (the probe before the first case failed)\n"
+    "  4  the run finished but a report could not be written (the results were saved to a fallback file named\n"
+    "     on standard error)";
 
 namespace {
 

@@ -202,8 +202,9 @@ TEST(Run, TheReferenceAnswersTheProbe) {
 TEST(Run, HelpStatesTheExitCodes) {
   const Ran r = rdmaconf("run --help");
   EXPECT_EQ(r.code, 0);
-  for (const char* code : {"0 no case failed", "1 a case failed", "2 usage or setup error",
-                           "3 the target does not speak the protocol", "4 the run finished but a report could not be written"})
+  for (const char* code : {"  0  no case failed", "  1  a case failed", "  2  usage or setup error",
+                           "  3  the target does not speak the protocol",
+                           "  4  the run finished but a report could not be written"})
     EXPECT_NE(r.out.find(code), std::string::npos) << code;
 }
 

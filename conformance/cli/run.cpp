@@ -155,6 +155,15 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
   auto cat = cf::load_catalogue(a.cases_dir);
   for (const auto& e : cat.errors) err << e.to_string() << "\n";
   if (!cat.errors.empty()) return 2;
+  // --case-file: the scripts given run, and only they (with --case too, those as well).
+  std::vector<std::string> selected_ids = a.ids;
+  for (const std::string& path : a.case_files) {
+    std::string error;
+    if (!cf::add_case_file(cat, path, selected_ids, error)) {
+      err << "rdmaconf run: --case-file " << error << "\n";
+      return 2;
+    }
+  }
   if (const std::string problem = check_selection(cat, a); !problem.empty()) {
     err << "rdmaconf run: " << problem << "\n";
     return kExitUsage;
@@ -289,7 +298,7 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
       return 2;
     }
   }
-  auto selected = cf::select(cat, a.suites, a.ids);
+  auto selected = cf::select(cat, a.suites, selected_ids);
   o.cancel = hooks.cancel;
   const nlohmann::json capabilities = device_agent ? agent::to_json(device_agent->capabilities()) : nlohmann::json();
   std::unique_ptr<Publisher> publisher;
@@ -465,6 +474,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--fault", a.faults, "With --reference: a named fault (rdmaconf faults)");
   sub->add_option("--suite", a.suites, "Protocol suites to run: mpa, ddp, rdmap, clc");
   sub->add_option("--case", a.ids, "Case ids (a trailing * selects a prefix)");
+  sub->add_option("--case-file", a.case_files,
+                  "A case script outside the catalogue (a bug report's, your own): it runs, and replaces a catalogue "
+                  "case of the same id")
+      ->check(CLI::ExistingFile);
   sub->add_option("--cases-dir", a.cases_dir, "Folder of the case scripts");
   // The items are the engine's one table (needs.hpp), which the case parser enforces too.
   sub->add_option("--iut-lacks", a.iut_lacks,

@@ -19,6 +19,7 @@ namespace rdmaconf::cli {
 struct RunArgs {
   std::string target, clc_target, listen, cases_dir = conformance::default_cases_dir();
   std::vector<std::string> suites, ids, faults, iut_lacks;
+  std::vector<std::string> case_files;  // --case-file: scripts outside the catalogue (only they run)
   bool reference = false, strict = false, quiet = false;
   bool no_probe = false;  // --no-probe: no check before the first case that each target speaks its protocol
   unsigned jobs = 8;

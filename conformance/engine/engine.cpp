@@ -348,6 +348,26 @@ std::vector<CaseResult> run_cases(const std::vector<const Case*>& cases, const R
   return results;
 }
 
+bool add_case_file(Catalogue& cat, const std::string& path, std::vector<std::string>& ids, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return error = path + ": cannot read it", false;
+  std::stringstream text;
+  text << in.rdbuf();
+  auto parsed = parse_script(text.str(), path);
+  if (auto* e = std::get_if<SyntaxError>(&parsed)) return error = e->to_string(), false;
+  for (Case& c : std::get<std::vector<Case>>(parsed)) {
+    const std::string suite = c.id.substr(0, c.id.find('-'));
+    if (suite != "mpa" && suite != "ddp" && suite != "rdmap" && suite != "clc")
+      return error = path + ": case id '" + c.id + "' must start with its suite (mpa-, ddp-, rdmap-, clc-)", false;
+    c.protocol = suite;
+    for (const std::string& problem : check_case(c)) return error = path + ": " + problem, false;
+    ids.push_back(c.id);
+    std::erase_if(cat.cases, [&](const Case& old) { return old.id == c.id; });
+    cat.cases.push_back(std::move(c));
+  }
+  return true;
+}
+
 std::vector<const Case*> select(const Catalogue& cat, const std::vector<std::string>& suites,
                                 const std::vector<std::string>& ids) {
   std::vector<const Case*> out;

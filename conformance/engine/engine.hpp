@@ -180,6 +180,12 @@ struct Catalogue {
 // Loads every *.case under dir/<protocol>/ (sorted by path).
 Catalogue load_catalogue(const std::string& dir);
 
+// Adds the cases of one script file given on its own (`run --case-file`, a
+// case from a bug report): its suite is the first word of each id (mpa,
+// ddp, rdmap, clc), and a case whose id the catalogue has replaces it. False
+// with `error` naming the file and what is wrong; the ids added go to `ids`.
+bool add_case_file(Catalogue& cat, const std::string& path, std::vector<std::string>& ids, std::string& error);
+
 // Checks that every unit, field and value of the case resolves against the
 // declarations (without a connection). Empty when fine.
 std::vector<std::string> check_case(const Case& c);

@@ -269,8 +269,19 @@ std::vector<Finding> group(const std::vector<cf::CaseResult>& results) {
                 (f.mistake.empty() ? "" : " (" + mistake_words(f.mistake) + ")");
     } else if (f.example && f.example->failure) {
       const cf::Failure& fl = *f.example->failure;
-      f.title = "after the tester's " + stimulus_text(fl) + ", the IUT answers " + got_class(fl) + " where " +
-                (fl.expected.empty() ? std::string("the case expects otherwise") : fl.expected + " is expected");
+      const std::string expected = fl.expected_class.empty() ? fl.expected : fl.expected_class;
+      if (f.key.starts_with("missing ")) {
+        // What was missing, whatever provoked it (step_key).
+        const std::string did = fl.got == "close" ? "closes the connection" : fl.got == "reset" ? "resets the connection"
+                                                                                                 : "sends nothing";
+        f.title = "where a " + unit_names(expected) + " is due, the IUT " + did;
+      } else if (f.key.starts_with("field ")) {
+        f.title = fl.got + ": " + fl.field + " is " + (f.meant.empty() ? fl.have : "meant as " + f.meant) +
+                  " where the case expects " + fl.field + fl.want;
+      } else {
+        f.title = "after the tester's " + stimulus_text(fl) + ", the IUT answers " + got_class(fl) + " where " +
+                  (expected.empty() ? std::string("the case expects otherwise") : expected + " is expected");
+      }
     } else {
       f.title = f.got;
     }

@@ -24,7 +24,9 @@ void write_findings_text(std::ostream& out, const std::vector<findings::Finding>
     out << "      " << f.title << "\n";
     if (!f.sections.empty()) {
       out << "      ";
-      for (std::size_t i = 0; i < f.sections.size(); ++i) out << (i ? "; " : "") << f.sections[i];
+      constexpr std::size_t kShown = 4;
+      for (std::size_t i = 0; i < f.sections.size() && i < kShown; ++i) out << (i ? "; " : "") << f.sections[i];
+      if (f.sections.size() > kShown) out << "; and " << f.sections.size() - kShown << " more";
       out << "\n";
     }
     if (!f.hint.empty()) out << "      hint: " << f.hint << "\n";

@@ -1,0 +1,177 @@
+// `rdmaconf findings`: the findings of an existing run (a results.json of
+// `rdmaconf run --json`, the interop reports, several parts of one run), a
+// findings file a lab keeps as its baseline, and a bug report for one finding
+// with the capture of its failing case (docs/conformance.md, "Findings").
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "baseline.hpp"
+#include "bug_report.hpp"
+#include "command.hpp"
+#include "engine.hpp"
+#include "findings.hpp"
+#include "pcap_hook.hpp"
+#include "report.hpp"
+#include "report_json.hpp"
+#include "summary.hpp"
+
+namespace rdmaconf::cli {
+namespace {
+
+namespace cf = conformance;
+namespace fs = std::filesystem;
+
+struct FindingsArgs {
+  std::vector<std::string> inputs;
+  std::string baseline, json, report, out, cases_dir;
+  bool quiet = false;
+};
+
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  text = s.str();
+  return true;
+}
+
+// The findings file: what `--baseline` reads back, and what a lab edits
+// (delete a finding it does not accept as known; its cases become new).
+void write_findings_file(std::ostream& out, const std::vector<findings::Finding>& found, const cf::RunInfo& info,
+                         const baseline::Comparison* cmp) {
+  nlohmann::ordered_json j{{"tool", "rdmaconf"}, {"kind", "findings"}, {"format", cf::kReportFormat},
+                           {"run", cf::identity_json(info.identity)}, {"target", info.target}};
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const findings::Finding& f : found) {
+    std::string_view status;
+    if (cmp)
+      if (auto it = cmp->findings.find(f.key); it != cmp->findings.end()) status = baseline::to_string(it->second);
+    list.push_back(cf::finding_json(f, info, status));
+  }
+  j["findings"] = std::move(list);
+  out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+}
+
+int run_findings(const FindingsArgs& a) {
+  std::ostream& human = a.json == "-" ? std::cerr : std::cout;
+  const std::string dir = a.cases_dir.empty() ? cf::default_cases_dir() : a.cases_dir;
+  // The catalogue is optional: a report names its cases itself, and the
+  // catalogue only adds the scripts a bug report quotes.
+  const cf::Catalogue cat = dir.empty() ? cf::Catalogue{} : cf::load_catalogue(dir);
+  std::deque<cf::Case> unknown;
+  std::vector<cf::CaseResult> results;
+  cf::RunInfo info;
+  for (const std::string& path : a.inputs) {
+    std::string text, error;
+    if (!read_file(path, text)) {
+      std::cerr << "rdmaconf findings: cannot read " << path << "\n";
+      return 2;
+    }
+    if (!cf::read_json(text, {}, results, info, error, &unknown)) {
+      std::cerr << "rdmaconf findings: " << path << ": " << error << "\n";
+      return 2;
+    }
+  }
+  std::optional<baseline::Baseline> known;
+  if (!a.baseline.empty()) {
+    std::string text, error;
+    known.emplace();
+    known->source = a.baseline;
+    if (!read_file(a.baseline, text) || !baseline::read(text, *known, error)) {
+      std::cerr << "rdmaconf findings: --baseline " << a.baseline << ": " << (error.empty() ? "cannot read it" : error)
+                << "\n";
+      return 2;
+    }
+    info.baseline = &*known;
+  }
+  const auto found = findings::group(results);
+  std::optional<baseline::Comparison> cmp;
+  if (known) cmp = baseline::compare(*known, results, found);
+
+  if (!a.report.empty()) {
+    const findings::Finding* f = findings::find(found, a.report);
+    if (!f) {
+      std::cerr << "rdmaconf findings: no finding '" << a.report << "' (give its id, F1 to F" << found.size()
+                << ", or the start of its key)\n";
+      return 2;
+    }
+    const std::string out_dir = a.out.empty() ? "rdmaconf-" + f->id : a.out;
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec) {
+      std::cerr << "rdmaconf findings: cannot make " << out_dir << ": " << ec.message() << "\n";
+      return 2;
+    }
+    findings::BugReportInputs in;
+    if (f->example) {
+      in.script_path = f->example->c->file;
+      for (const cf::Case& c : cat.cases)
+        if (c.id == f->example->c->id && !dir.empty()) {
+          read_file((fs::path(dir) / c.file).string(), in.script);
+          in.script_path = c.file;
+        }
+      // The failing case's capture, from the octets the report kept.
+      if (!f->example->exchange.chunks.empty() && cf::pcap_writer()) {
+        cf::pcap_writer()(out_dir, *f->example);
+        in.capture_file = f->example->c->id + ".pcapng";
+      }
+    }
+    const std::string path = (fs::path(out_dir) / (f->id + ".md")).string();
+    std::ofstream md(path);
+    if (!md) {
+      std::cerr << "rdmaconf findings: cannot write " << path << "\n";
+      return 2;
+    }
+    findings::write_bug_report(md, *f, info, in);
+    human << "rdmaconf findings: bug report for " << f->id << " in " << path
+          << (in.capture_file.empty() ? std::string() : ", capture " + (fs::path(out_dir) / in.capture_file).string())
+          << "\n";
+  } else if (!a.quiet || a.json.empty()) {
+    cf::write_findings_text(human, found, cmp ? &*cmp : nullptr, info);
+  }
+  if (!a.json.empty()) {
+    if (a.json == "-") {
+      write_findings_file(std::cout, found, info, cmp ? &*cmp : nullptr);
+    } else {
+      std::ofstream f(a.json);
+      if (!f) {
+        std::cerr << "rdmaconf findings: cannot write " << a.json << "\n";
+        return 2;
+      }
+      write_findings_file(f, found, info, cmp ? &*cmp : nullptr);
+    }
+  }
+  return cf::exit_code(results, info) == 1 ? 1 : 0;
+}
+
+void add_findings_command(CLI::App& app, int& exit_code) {
+  static FindingsArgs a;
+  CLI::App* sub = app.add_subcommand("findings", "The findings (failures grouped by cause) of an earlier run, a findings "
+                                                 "file for --baseline, or a bug report for one finding");
+  sub->add_option("results", a.inputs, "JSON reports of rdmaconf run --json (several: the parts of one run)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("--baseline", a.baseline, "Mark each finding known or new against this results.json or findings file")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--json", a.json,
+                  "Write the findings file here (- for standard output): what --baseline reads; edit it to keep only "
+                  "the findings you accept as known");
+  sub->add_option("--report", a.report, "Write a bug report for this finding (its id, F3, or the start of its key)");
+  sub->add_option("--out", a.out, "With --report: the folder for the report and its capture (default rdmaconf-ID)");
+  sub->add_option("--cases-dir", a.cases_dir, "The catalogue, for the case script a bug report quotes");
+  sub->add_flag("-q,--quiet", a.quiet, "With --json: nothing else");
+  sub->footer(
+      "Exit codes: 0 no failing finding (with --baseline: no new one), 1 a failing (new) finding, 2 usage or an "
+      "unreadable report.");
+  sub->final_callback([&exit_code] { exit_code = run_findings(a); });
+}
+
+}  // namespace
+}  // namespace rdmaconf::cli
+
+RDMACONF_COMMAND(findings, rdmaconf::cli::add_findings_command);

@@ -19,6 +19,7 @@
 #include "analysis/rules.hpp"
 #include "check/segment.hpp"
 #include "engine.hpp"
+#include "needs.hpp"
 #include "in_passing.hpp"
 #include "mpa/req_rep.hpp"
 #include "rdmap/diagnosis.hpp"
@@ -768,13 +769,9 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
   CaseResult result;
   result.c = &c;
   const auto started = Clock::now();
-  for (const std::string& need : c.needs) {
-    const std::string item = need.starts_with("buffer:") ? "buffer" : need;
-    if (std::find(o.iut_lacks.begin(), o.iut_lacks.end(), item) == o.iut_lacks.end() &&
-        std::find(o.iut_lacks.begin(), o.iut_lacks.end(), need) == o.iut_lacks.end())
-      continue;
+  if (const std::string* need = lacked_need(c, o.iut_lacks)) {
     result.verdict = Verdict::kUnimplemented;
-    result.reason = "the IUT lacks '" + need + "' (--iut-lacks or the agent's capabilities)";
+    result.reason = "the IUT lacks '" + *need + "' (--iut-lacks or the agent's capabilities)";
     return result;
   }
   Session s(c, o, result);

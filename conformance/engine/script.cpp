@@ -1,5 +1,7 @@
 #include "script.hpp"
 
+#include "needs.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -526,6 +528,7 @@ ParseResult parse_script(std::string_view text, std::string_view file) {
   std::string param_name;
   std::vector<std::string> param_values;
   bool have_id = false, have_level = false, have_role = false, have_rfc = false, have_req = false, have_title = false;
+  int needs_line = 0;
   std::size_t first_step = lines.size();
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const Line& l = lines[i];
@@ -564,6 +567,7 @@ ParseResult parse_script(std::string_view text, std::string_view file) {
       have_role = true;
     } else if (key == "needs") {
       if (value != "-") base.needs = split_list(value);
+      needs_line = l.number;
     } else if (key == "timeout") {
       auto d = parse_duration(value);
       if (!d) return error(l.number, "expected a duration such as 5s for timeout, got '" + value + "'");
@@ -609,6 +613,10 @@ ParseResult parse_script(std::string_view text, std::string_view file) {
     }
     if (c.id.find('{') != std::string::npos || c.id.find('}') != std::string::npos)
       return error(c.line, "expected every '{NAME}' in the id to name the param");
+    // A needs item nobody can declare lacking would make its case run
+    // against every IUT: only the items of needs.hpp.
+    for (const std::string& n : c.needs)
+      if (!is_needs_item(n)) return error(needs_line, "expected needs items of " + needs_items_text() + ", got '" + n + "'");
     for (std::size_t i = first_step; i < lines.size(); ++i) {
       Step st;
       // Without a param the line is parsed where it is, not copied first.

@@ -16,8 +16,8 @@ packages=(
   libcli11-dev help2man bash-completion
   # the catalogue's SHA-256 in every report (OpenSSL's libcrypto)
   libssl-dev
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev
+  # tests and benchmarks; python3-jsonschema checks every report against docs/schema/
+  libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema
   # captures: libpcap reads pcap/pcapng files and live interfaces; tshark checks that Wireshark opens ours
   libpcap-dev tshark
   # the Wireshark dissector plugin (dissector/): Wireshark 4.0 headers (wireshark.pc) and GLib

@@ -265,7 +265,7 @@ std::vector<Finding> group(const std::vector<cf::CaseResult>& results) {
     f.sections.assign(sections.begin(), sections.end());
     if (f.source == Finding::Source::kRule) {
       const RuleRef& rule = f.rules.front();
-      f.title = rule.id + ": " + (rule.summary.empty() ? std::string("broken") : rule.summary + ", broken") +
+      f.title = rule.id + " broken" + (rule.summary.empty() ? std::string() : ": " + rule.summary) +
                 (f.mistake.empty() ? "" : " (" + mistake_words(f.mistake) + ")");
     } else if (f.example && f.example->failure) {
       const cf::Failure& fl = *f.example->failure;

@@ -242,9 +242,13 @@ std::vector<Finding> group(const std::vector<cf::CaseResult>& results) {
         f.mistake = p.mistake, f.hint = p.hint;
         f.example = &r;
         f.received = p.octets;
+        f.received_whole = true;
       }
       if (f.got.empty()) f.got = p.text;
-      if (f.received.empty()) f.received = p.octets;
+      if (f.received.empty()) {
+        f.received = p.octets;
+        f.received_whole = true;
+      }
       add_case(f, r);
     }
   }

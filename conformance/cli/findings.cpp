@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 struct FindingsArgs {
   std::vector<std::string> inputs;
-  std::string baseline, json, report, out, cases_dir;
+  std::string baseline, json, markdown, report, out, cases_dir;
   bool quiet = false;
 };
 
@@ -59,11 +59,17 @@ void write_findings_file(std::ostream& out, const std::vector<findings::Finding>
 }
 
 int run_findings(const FindingsArgs& a) {
-  std::ostream& human = text_stream(a.json);
-  if (std::string error; !a.json.empty() && !prepare_output(a.json, OutputKind::kFile, error)) {
-    std::cerr << "rdmaconf findings: " << error << "\n";
+  // Whichever output holds standard output, the console text goes to stderr.
+  std::ostream& human = text_stream(is_stdout(a.markdown) ? a.markdown : a.json);
+  if (is_stdout(a.json) && is_stdout(a.markdown)) {
+    std::cerr << "rdmaconf findings: --json - and --markdown - cannot both write standard output\n";
     return 2;
   }
+  for (const std::string& path : {a.json, a.markdown})
+    if (std::string error; !path.empty() && !prepare_output(path, OutputKind::kFile, error)) {
+      std::cerr << "rdmaconf findings: " << error << "\n";
+      return 2;
+    }
   const std::string dir = a.cases_dir.empty() ? cf::default_cases_dir() : a.cases_dir;
   // The catalogue is optional: a report names its cases itself, and the
   // catalogue only adds the scripts a bug report quotes.
@@ -76,6 +82,22 @@ int run_findings(const FindingsArgs& a) {
     if (!read_file(path, text)) {
       std::cerr << "rdmaconf findings: cannot read " << path << "\n";
       return 2;
+    }
+    // A findings file holds findings, not the results they came from: it
+    // renders as a table (--markdown), and serves as a baseline.
+    if (const auto j = nlohmann::ordered_json::parse(text, nullptr, false);
+        j.is_object() && j.contains("kind") && j["kind"] == "findings") {
+      if (a.inputs.size() != 1 || a.markdown.empty() || !a.json.empty() || !a.report.empty() || !a.baseline.empty()) {
+        std::cerr << "rdmaconf findings: " << path << " is a findings file: give it alone with --markdown (or to "
+                  << "--baseline), and the results.json it came from for anything else\n";
+        return 2;
+      }
+      const auto list = j.contains("findings") ? j["findings"] : nlohmann::ordered_json::array();
+      if (!write_output(a.markdown, [&](std::ostream& o) { cf::write_findings_markdown(o, list); }, error)) {
+        std::cerr << "rdmaconf findings: " << error << "\n";
+        return 2;
+      }
+      return 0;
     }
     if (!cf::read_json(text, {}, results, info, error, &unknown)) {
       std::cerr << "rdmaconf findings: " << path << ": " << error << "\n";
@@ -139,6 +161,14 @@ int run_findings(const FindingsArgs& a) {
   } else if (!a.quiet || a.json.empty()) {
     cf::write_findings_text(human, found, cmp ? &*cmp : nullptr, info);
   }
+  if (std::string error; !a.markdown.empty() && !write_output(a.markdown, [&](std::ostream& o) {
+        nlohmann::ordered_json list = nlohmann::ordered_json::array();
+        for (const findings::Finding& f : found) list.push_back(cf::finding_json(f, info));
+        cf::write_findings_markdown(o, list);
+      }, error)) {
+    std::cerr << "rdmaconf findings: " << error << "\n";
+    return 2;
+  }
   if (std::string error; !a.json.empty() &&
                          !write_output(a.json, [&](std::ostream& o) { write_findings_file(o, found, info, cmp ? &*cmp : nullptr); },
                                        error)) {
@@ -160,6 +190,9 @@ void add_findings_command(CLI::App& app, int& exit_code) {
   add_json_option(*sub, a.json,
                   "Write the findings file (what --baseline reads; edit it to keep only the findings you accept as "
                   "known)");
+  sub->add_option("--markdown", a.markdown,
+                  "Write the findings as a Markdown table to FILE (- for standard output, which then holds nothing "
+                  "else); the input may be a findings file");
   sub->add_option("--report", a.report, "Write a bug report for this finding (its id, F3, or the start of its key)");
   sub->add_option("--out", a.out, "With --report: the folder for the report and its capture (default rdmaconf-ID)");
   sub->add_option("--cases-dir", a.cases_dir, "The catalogue, for the case script a bug report quotes");

@@ -91,8 +91,9 @@ void diagnose_terminate_miss(Session& s, const Alternative& alt, const Received&
   std::copy(word.begin(), word.end(), corrected.segment.octets.begin() + ddp::kUntaggedHeaderSize);
   corrected.segment.rebuild_blocks();
   Captures kept = s.captures;
-  const bool explained = match(s, alt, corrected, false).matched();
+  const Miss residual = match(s, alt, corrected, false);
   s.captures = std::move(kept);
+  const bool explained = residual.matched();
   if (!malformed && !explained) return;
   m.mistake = std::string(h->mistake);
   m.hint = h->text;
@@ -100,6 +101,9 @@ void diagnose_terminate_miss(Session& s, const Alternative& alt, const Received&
   m.meant = rdmap::describe_code(meant->code);
   m.explained = explained;
   m.why += " (hint: " + h->text + ")";
+  // Read as meant, what still differs is the step's real difference.
+  if (!explained && residual.kind == Failure::Kind::kField && !residual.field.empty())
+    m.field = residual.field, m.want = residual.want, m.have = residual.have;
 }
 
 // Empty when `u` matches `alt`; otherwise why not.

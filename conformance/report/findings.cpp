@@ -47,7 +47,10 @@ std::string terminate_said(const std::vector<std::uint8_t>& ulpdu) {
 // Short values are part of what came (a flag, a code); long ones (payloads,
 // offsets that differ per case) are not.
 bool short_value(const std::string& field, const std::string& v) {
-  return v.size() <= 6 && field != "payload" && field != "payload_len" && field != "ulpdu_length";
+  static const std::set<std::string_view> kSizesAndPlaces = {"payload", "payload_len", "ulpdu_length", "ddp_seg_len",
+                                                             "msn", "mo", "to", "stag", "sink_stag", "sink_to",
+                                                             "source_stag", "source_to", "read_size", "pd_len"};
+  return v.size() <= 6 && !kSizesAndPlaces.contains(field);
 }
 
 // What came, as a class: the same behaviour of the IUT gives the same words.
@@ -79,6 +82,32 @@ std::string unit_names(const std::string& expected) {
     const auto bar = expected.find(" | ", at);
     const std::string alt = expected.substr(at, bar == std::string::npos ? std::string::npos : bar - at);
     out += (out.empty() ? "" : " | ") + alt.substr(0, alt.find(' '));
+    if (bar == std::string::npos) break;
+    at = bar + 3;
+  }
+  return out;
+}
+
+// What an expectation asks that tells one error from another: per
+// alternative the unit and its Terminate code (RFC 5040 §4.8: layer, etype,
+// code), nothing else ("terminate layer=ddp etype=2 code=5 | close").
+std::string essential(const std::string& expected) {
+  std::string out;
+  std::size_t at = 0;
+  while (at <= expected.size()) {
+    const auto bar = expected.find(" | ", at);
+    const std::string alt = expected.substr(at, bar == std::string::npos ? std::string::npos : bar - at);
+    std::string kept;
+    std::size_t w = 0;
+    for (bool first = true; w <= alt.size(); first = false) {
+      const auto sp = alt.find(' ', w);
+      const std::string word = alt.substr(w, sp == std::string::npos ? std::string::npos : sp - w);
+      const std::string name = word.substr(0, word.find_first_of("=!<>&"));
+      if (first || name == "layer" || name == "etype" || name == "code") kept += (kept.empty() ? "" : " ") + word;
+      if (sp == std::string::npos) break;
+      w = sp + 1;
+    }
+    out += (out.empty() ? "" : " | ") + kept;
     if (bar == std::string::npos) break;
     at = bar + 3;
   }
@@ -135,7 +164,14 @@ std::string step_key(const cf::CaseResult& r) {
     case K::kAgent: return "agent " + expected;
     case K::kHandshake: return "handshake got " + got_class(f);
     case K::kField:
-      if (!f.meant.empty()) return "field " + f.got + " meaning " + f.meant + " where " + expected;
+      if (!f.meant.empty()) {
+        // Read as the mistake says: either it meant another error than the
+        // step expects, or the error is right and a field of it differs.
+        if (f.field == "layer" || f.field == "etype" || f.field == "code" || f.field == "errcode")
+          return "field " + f.got + " meaning " + f.meant + " where " + essential(expected);
+        return "field " + f.got + " as meant " + f.field + f.want + " got " +
+               (short_value(f.field, f.have) ? f.have : std::string("another value"));
+      }
     {
       // A value the run learnt ($rw.stag, @sink) differs per run: only
       // that the IUT's differs is part of the key.
@@ -148,7 +184,7 @@ std::string step_key(const cf::CaseResult& r) {
     case K::kFraming:
     case K::kMalformed: break;
   }
-  return "step after " + stimulus_text(f) + " expected " + unit_names(expected) + " got " + got_class(f);
+  return "step after " + stimulus_text(f) + " expected " + essential(expected) + " got " + got_class(f);
 }
 
 // The mistakes the reference diagnoses (wire/hint.hpp), in words.
@@ -279,12 +315,17 @@ std::vector<Finding> group(const std::vector<cf::CaseResult>& results) {
         const std::string did = fl.got == "close" ? "closes the connection" : fl.got == "reset" ? "resets the connection"
                                                                                                  : "sends nothing";
         f.title = "where a " + unit_names(expected) + " is due, the IUT " + did;
-      } else if (f.key.starts_with("field ")) {
-        f.title = fl.got + ": " + fl.field + " is " + (f.meant.empty() ? fl.have : "meant as " + f.meant) +
+      } else if (f.key.find(" meaning ") != std::string::npos) {
+        f.title = fl.got + " meant as " + f.meant + " (read as the mistake says) where the case expects " +
+                  essential(expected);
+      } else if (f.key.find(" as meant ") != std::string::npos) {
+        f.title = fl.got + " " + f.meant + " as meant (read as the mistake says), but its " + fl.field + " is " + fl.have +
                   " where the case expects " + fl.field + fl.want;
+      } else if (f.key.starts_with("field ")) {
+        f.title = fl.got + ": " + fl.field + " is " + fl.have + " where the case expects " + fl.field + fl.want;
       } else {
         f.title = "after the tester's " + stimulus_text(fl) + ", the IUT answers " + got_class(fl) + " where " +
-                  (expected.empty() ? std::string("the case expects otherwise") : expected + " is expected");
+                  (expected.empty() ? std::string("the case expects otherwise") : essential(expected) + " is expected");
       }
     } else {
       f.title = f.got;

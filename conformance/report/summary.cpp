@@ -48,4 +48,55 @@ void write_findings_text(std::ostream& out, const std::vector<findings::Finding>
   }
 }
 
+namespace {
+// A table cell: one line, no column break, code-quoted where asked.
+std::string cell(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+std::string text_of(const nlohmann::ordered_json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+}  // namespace
+
+void write_findings_markdown(std::ostream& out, const nlohmann::ordered_json& findings) {
+  out << "| finding | level | verdict | cases | what the implementation does | rules |\n|---|---|---|---|---|---|\n";
+  if (!findings.is_array()) return;
+  for (const auto& f : findings) {
+    if (!f.is_object()) continue;
+    std::string rules;
+    if (const auto r = f.find("rules"); r != f.end() && r->is_array()) {
+      constexpr std::size_t kRulesShown = 4;
+      for (std::size_t i = 0; i < r->size() && i < kRulesShown; ++i)
+        if ((*r)[i].is_object())
+          rules += (rules.empty() ? "" : ", ") + ("`" + text_of((*r)[i], "id") + "` (" + text_of((*r)[i], "section") + ")");
+      if (r->size() > kRulesShown) rules += ", and " + std::to_string(r->size() - kRulesShown) + " more";
+    }
+    std::string cases;
+    std::size_t n = 0;
+    if (const auto c = f.find("cases"); c != f.end() && c->is_array()) {
+      n = c->size();
+      constexpr std::size_t kShown = 8;
+      for (std::size_t i = 0; i < c->size() && i < kShown; ++i) {
+        const auto& one = (*c)[i];
+        if (!one.is_object()) continue;
+        const std::string config = text_of(one, "configuration");
+        cases += (cases.empty() ? "" : ", ") + ("`" + text_of(one, "id") + "`" + (config.empty() ? "" : " [" + config + "]"));
+      }
+      if (c->size() > kShown) cases += ", and " + std::to_string(c->size() - kShown) + " more";
+    }
+    std::string what = text_of(f, "title");
+    if (const auto d = f.find("diagnosis"); d != f.end() && d->is_object() && !text_of(*d, "hint").empty())
+      what += "; hint: " + text_of(*d, "hint");
+    out << "| " << cell(text_of(f, "id")) << " | " << cell(text_of(f, "level")) << " | " << cell(text_of(f, "verdict")) << " | "
+        << n << ": " << cell(cases) << " | " << cell(what) << " | " << cell(rules) << " |\n";
+  }
+}
+
 }  // namespace rdmaconf::conformance

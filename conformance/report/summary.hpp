@@ -7,6 +7,8 @@
 #include <ostream>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "baseline.hpp"
 #include "findings.hpp"
 #include "report.hpp"
@@ -20,5 +22,11 @@ struct SummaryStyle {
 
 void write_findings_text(std::ostream& out, const std::vector<findings::Finding>& found,
                          const baseline::Comparison* cmp, const RunInfo& info, SummaryStyle style = {});
+
+// The findings as a Markdown table (docs/interop.md keeps the live runs'
+// so, generated from their findings files): from finding objects as the JSON
+// report and the findings file hold them (report_json.hpp, finding_json), so
+// a findings file renders without the run's results.
+void write_findings_markdown(std::ostream& out, const nlohmann::ordered_json& findings);
 
 }  // namespace rdmaconf::conformance

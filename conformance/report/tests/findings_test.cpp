@@ -118,6 +118,7 @@ TEST(Findings, AStepExplainedByADiagnosedMistakeJoinsTheRuleBrokenInPassing) {
   c.failure->mistake_rule = "rfc5040-4.8-terminate-format";
   c.failure->meant = "DDP / Untagged Buffer Error / Invalid MSN";
   c.failure->explained = false;
+  c.failure->field = "code", c.failure->want = "=5", c.failure->have = "0x2";  // read as meant, the code differs
   c.in_passing = {broke("rfc5040-4.8-terminate-format", 80, "le-bitfield")};
   const auto found = findings::group(s.results);
   ASSERT_EQ(found.size(), 2u);

@@ -124,7 +124,9 @@ Comparison compare(const Baseline& known, const std::vector<cf::CaseResult>& res
   // Fixed: failed in the baseline, ran now, and passed (a case the run left
   // out, or one that is unimplemented now, fixes nothing).
   std::set<std::string> still;
-  for (const auto& [k, keys] : known.failing) {
+  for (const auto& entry : known.failing) {
+    const CaseKey& k = entry.first;
+    const std::vector<std::string>& keys = entry.second;
     if (!ran.contains(k)) {
       still.insert(keys.begin(), keys.end());
       continue;

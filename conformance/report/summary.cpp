@@ -9,8 +9,6 @@ void write_findings_text(std::ostream& out, const std::vector<findings::Finding>
     out << "findings: none\n";
     return;
   }
-  std::size_t cases = 0;
-  for (const findings::Finding& f : found) cases += f.cases.size();
   out << "findings: " << found.size() << (found.size() == 1 ? " cause" : " causes");
   if (cmp)
     out << " (" << cmp->new_findings << " new, " << cmp->known_findings << " known against " << cmp->source << ")";

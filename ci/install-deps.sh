@@ -11,12 +11,13 @@ packages=(
   libisal-dev
   # sockets for the reference endpoint: Boost.Asio (header-only in Boost 1.74)
   libboost-dev
-  # command line of the rdmaconf tool
-  libcli11-dev
+  # command line of the rdmaconf tool; its man pages (help2man over --help) and the helpers its
+  # generated bash completions use (bash-completion, also for their test)
+  libcli11-dev help2man bash-completion
   # the catalogue's SHA-256 in every report (OpenSSL's libcrypto)
   libssl-dev
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev
+  # tests and benchmarks; python3-jsonschema checks every report against docs/schema/
+  libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema
   # captures: libpcap reads pcap/pcapng files and live interfaces; tshark checks that Wireshark opens ours
   libpcap-dev tshark
   # the Wireshark dissector plugin (dissector/): Wireshark 4.0 headers (wireshark.pc) and GLib

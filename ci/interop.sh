@@ -6,7 +6,10 @@
 #
 # Builds what is missing (host packages, rdmaconf and rdmaconf-agent, the guest image), boots the
 # guest, and leaves in reports/interop/:
-#   siw/results.json                             `rdmaconf run` through the agent against siw (all passes)
+#   siw/results.json, junit.xml, html/           `rdmaconf run` through the agent against siw (all passes, joined
+#                                                by `rdmaconf report`)
+#   {siw,smc}/findings.txt, findings.json        the failures grouped by cause (`rdmaconf findings`), and
+#   {siw,smc}/findings-vs-known.txt              against ci/interop/known/ (the documented run): new, fixed
 #   siw/<pass>/                                  each pass's results.json, junit.xml and html/: mpa-, ddp-,
 #                                                rdmap-responder, initiator, initiator-last (the case that
 #                                                crashes siw's host, run last); <pass>-2 ... after a kernel BUG
@@ -153,6 +156,23 @@ reboot_guest() {  # after a kernel BUG: power off (a stuck guest gets SIGTERM af
   boot_guest
   want siw && siw_up
   timing "reboot after a kernel BUG" $((SECONDS - t))
+}
+
+# The findings of a part's results (docs/conformance.md, "Findings"): findings.txt to read,
+# findings.json for a baseline, and against the findings kept in ci/interop/known/ (the last
+# documented run, docs/interop.md) what is new and what was fixed.
+interop_findings() {
+  local part=$1 known="ci/interop/known/$1-linux-6.1.json"
+  [ -e "$out/$part/results.json" ] || return 0
+  "$rdmaconf" findings "$out/$part/results.json" --cases-dir conformance/cases --json "$out/$part/findings.json" \
+    > "$out/$part/findings.txt" 2>&1 || true
+  if [ -e "$known" ]; then
+    "$rdmaconf" findings "$out/$part/results.json" --cases-dir conformance/cases --baseline "$known" \
+      > "$out/$part/findings-vs-known.txt" 2>&1 || true
+    head -1 "$out/$part/findings-vs-known.txt"
+  else
+    head -1 "$out/$part/findings.txt"
+  fi
 }
 
 t0=$SECONDS
@@ -355,6 +375,7 @@ if want smc; then
     for p in "${smc_parts[@]}"; do parts+=("$out/smc/parts/$p/results.json"); done
     "$rdmaconf" report "${parts[@]}" --cases-dir conformance/cases \
       --json "$out/smc/results.json" --junit "$out/smc/junit.xml" --html "$out/smc/html" 2>&1 | tee -a "$out/smc/run.txt" || true
+    interop_findings smc
     mapfile -t pcaps < <(ls "$run"/share/smc-boot*.pcap 2> /dev/null)
     if [ ${#pcaps[@]} -gt 0 ]; then
       mergecap -w "$out/smc/live.pcap" "${pcaps[@]}"
@@ -377,14 +398,13 @@ if want siw && [ -n "$agent" ]; then
   passes+=(initiator-last)
   kernel_ok "pass initiator-last ($crash_case)" || true
   timing "siw: $crash_case (last)" $((SECONDS - t0))
-  # One results.json for all passes, in `rdmaconf run`'s format (a pass cut short by a kernel BUG
-  # keeps only its cases up to the BUG, so the summary is counted again from the cases).
-  jq -s 'reduce .[1:][] as $p (.[0];
-           .duration_ms += $p.duration_ms
-           | .exit_code = ([.exit_code, $p.exit_code] | max)
-           | .cases += $p.cases)
-         | .summary = (reduce .cases[] as $c (.summary | map_values(0); .[$c.verdict] += 1))' \
-    $(for p in "${passes[@]}"; do ls "$out/siw/$p/results.json" 2> /dev/null; done) > "$out/siw/results.json" || true
+  # One report for all passes, written by `rdmaconf report` from the parts (a pass cut short by a
+  # kernel BUG keeps only its cases up to the BUG), with the findings of the whole run.
+  # shellcheck disable=SC2046
+  "$rdmaconf" report $(for p in "${passes[@]}"; do ls "$out/siw/$p/results.json" 2> /dev/null; done) \
+    --cases-dir conformance/cases --json "$out/siw/results.json" --junit "$out/siw/junit.xml" --html "$out/siw/html" \
+    2>&1 | tee -a "$out/siw/run.txt" || true
+  interop_findings siw
 fi
 if want siw; then
   # shellcheck disable=SC2012

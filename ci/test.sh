@@ -27,6 +27,12 @@ cmake --build build/clang -j "$jobs"
 echo "== tests"
 ctest --test-dir build/gcc --output-on-failure -j "$jobs" --timeout 300
 
+# The g++ build as a user installs it: its Debian packages unpacked into a
+# scratch root and run from there with the checkout hidden (docs/install.md,
+# "The check in CI"); 16-25 s here beside other builds, 10 s of it CPU.
+echo "== installed packages (ci/install-check.sh)"
+bash ci/install-check.sh build/gcc
+
 # The registry traced to the RFC texts: every normative sentence of the
 # listed RFCs accounted for (docs/requirements.md, "Traceability"). The
 # texts are not part of the project; CI finds them beside the clone.

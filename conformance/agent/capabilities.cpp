@@ -5,13 +5,9 @@
 #include <algorithm>
 
 #include "backend.hpp"
+#include "needs.hpp"
 
 namespace rdmaconf::agent {
-
-namespace {
-// Every buffer of the test ULP profile (docs/conformance.md, "Test ULP").
-constexpr const char* kProfileBuffers[] = {"rw", "ro", "wo", "local", "inv", "noinv", "otherpd", "stale", "recv"};
-}  // namespace
 
 std::string kernel_release() {
   utsname u{};
@@ -32,7 +28,8 @@ std::vector<std::string> lacks(const Capabilities& c) {
   if (!c.terminate_events) out.emplace_back("terminate-events");
   if (!c.clc) out.emplace_back("clc");
   if (c.clc && !c.smcr_v1) out.emplace_back("smcr-v1");
-  for (const char* b : kProfileBuffers)
+  // Every buffer of the test ULP profile, as the case parser knows them.
+  for (std::string_view b : conformance::kTestUlpBuffers)
     if (!has(c.buffers, std::string(b))) out.push_back("buffer:" + std::string(b));
   return out;
 }

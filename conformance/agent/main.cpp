@@ -9,6 +9,7 @@
 
 #include "backend.hpp"
 #include "control.hpp"
+#include "program.hpp"
 #include "server.hpp"
 
 namespace {
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   using namespace rdmaconf::agent;
   CLI::App app{"rdmaconf-agent: plays the test ULP on the device under test for `rdmaconf run --agent`"};
   app.footer(kBackends);
+  rdmaconf::program::add_program_flags(app, "rdmaconf-agent");
   std::string backend_name, device, control = "127.0.0.1:7500", token;
   std::vector<std::string> faults;
   bool bind_any = false;
@@ -58,7 +60,18 @@ int main(int argc, char** argv) {
   app.add_flag("--bind", bind_any, "Allow a control address other than loopback (anyone who reaches it and has the token drives the device)");
   app.add_option("--fault", faults, "reference backend: a named fault (rdmaconf faults)");
   app.add_option("--max-connections", max_connections, "Control connections served at once")->check(CLI::Range(1, 1024));
-  CLI11_PARSE(app, argc, argv);
+  // Exit codes as rdmaconf's (docs/agent.md): help 0, a usage error 2, not
+  // CLI11's own numbers (105, 106, 109 ...).
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  // Options the others make meaningless are usage errors, naming both.
+  if (!device.empty() && backend_name != "rdma-core") {
+    std::cerr << "rdmaconf-agent: --device needs --backend rdma-core (the reference backend has no device)\n";
+    return 2;
+  }
 
   const auto colon = control.rfind(':');
   ServerOptions so;
@@ -75,6 +88,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   so.max_connections = max_connections;
+  if (is_loopback(so.address) && bind_any) {
+    std::cerr << "rdmaconf-agent: --bind allows a control address other than loopback, and --control " << control
+              << " is loopback; leave --bind out or give the address to bind\n";
+    return 2;
+  }
   if (!is_loopback(so.address) && !bind_any) {
     std::cerr << "rdmaconf-agent: --control " << control
               << " is not a loopback address; add --bind to accept control connections from the network "

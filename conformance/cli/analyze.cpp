@@ -1,15 +1,17 @@
-// rdmaconf analyze CAPTURE [--json FILE] [--annotate OUT.pcapng]
+// rdmaconf analyze CAPTURE [--json FILE|-] [--annotate OUT.pcapng]
 // rdmaconf analyze -i IFACE [--filter BPF] [--duration S | --count N]:
 // passive conformance analysis of a capture file or a live interface
 // (pcap/analysis/analyzer.hpp). Exit code 0 when no MUST was violated, 1 when
 // one was, 2 when the input could not be read or an output not written.
 #include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "analysis/analyzer.hpp"
 #include "command.hpp"
+#include "output.hpp"
 
 namespace rdmaconf::cli {
 namespace {
@@ -25,6 +27,7 @@ struct AnalyzeOptions {
   std::string filter;
   std::vector<std::string> ulps;
   bool quiet = false;
+  bool buffer_size_given = false;  // --buffer-size on the command line (its default is a value)
 };
 
 // Ctrl-C ends a live capture; what was seen is still analyzed and reported.
@@ -41,8 +44,26 @@ int run_analyze(const AnalyzeOptions& o) {
                  "with tcpdump -w FILE first, then run analyze FILE --annotate OUT\n";
     return 2;
   }
-  if (!o.capture.empty() && (o.duration_s > 0 || o.count > 0)) {
-    std::cerr << "rdmaconf analyze: --duration and --count apply to -i only\n";
+  if (!o.capture.empty() && (o.duration_s > 0 || o.count > 0 || o.buffer_size_given)) {
+    std::cerr << "rdmaconf analyze: --duration, --count and --buffer-size apply to -i only, not to a capture file\n";
+    return 2;
+  }
+  // The outputs, before a long capture or file is read: neither may be the
+  // capture itself (it would be overwritten while being read).
+  for (const auto& [option, path] : {std::pair{"--json", &o.json}, {"--annotate", &o.annotate}}) {
+    std::error_code ec;
+    if (!o.capture.empty() && !path->empty() && std::filesystem::equivalent(*path, o.capture, ec)) {
+      std::cerr << "rdmaconf analyze: " << option << " " << *path << " is the capture being read; give another file\n";
+      return 2;
+    }
+    std::string error;
+    if (!prepare_output(*path, OutputKind::kFile, error)) {
+      std::cerr << "rdmaconf analyze: " << option << ": " << error << "\n";
+      return 2;
+    }
+  }
+  if (is_stdout(o.annotate)) {
+    std::cerr << "rdmaconf analyze: --annotate writes a capture file; give its name\n";
     return 2;
   }
   analysis::AnalysisOptions options;
@@ -77,60 +98,63 @@ int run_analyze(const AnalyzeOptions& o) {
     return 2;
   }
   const analysis::AnalysisSummary& s = result->summary;
+  // With --json - the JSON holds standard output; the summary goes to stderr.
+  std::ostream& text = text_stream(o.json);
   if (!o.quiet) {
     for (const analysis::ViolationRecord& v : result->violations)
-      std::cout << "frame " << v.frame << "  " << v.stream << "  " << v.rule->id << " " << analysis::name(v.rule->level)
+      text << "frame " << v.frame << "  " << v.stream << "  " << v.rule->id << " " << analysis::name(v.rule->level)
                 << " (" << v.rule->section << "): " << v.text << "\n"
                 << (v.hint.empty() ? "" : "    hint: " + v.hint + "\n");
-    std::cout << s.frames << " frames, " << s.streams << " TCP connections (" << s.mpa_connections << " MPA, "
+    text << s.frames << " frames, " << s.streams << " TCP connections (" << s.mpa_connections << " MPA, "
               << s.clc_connections << " CLC), " << s.mpa_fpdus << " FPDUs, " << s.clc_messages << " CLC messages, "
               << s.violations << " violations (" << s.must_violations << " MUST)\n";
     if (s.roce_packets > 0) {
       // SMC-R past the handshake: what the RoCEv2 packets carried.
       std::uint64_t llc = 0;
       for (const auto& [name, n] : s.llc_messages) llc += n;
-      std::cout << s.roce_packets << " RoCEv2 packets (" << s.roce_retransmissions << " retransmitted, "
+      text << s.roce_packets << " RoCEv2 packets (" << s.roce_retransmissions << " retransmitted, "
                 << s.roce_undecoded << " not decoded): " << llc << " LLC messages, " << s.cdc_messages
                 << " CDC messages, " << s.rdma_writes << " RDMA Writes";
-      if (s.roce_psn_gaps > 0) std::cout << "; " << s.roce_psn_gaps << " PSN gaps (packets not captured)";
-      std::cout << "\n";
-      for (const auto& [name, n] : s.llc_messages) std::cout << "  " << name << " " << n << "\n";
+      if (s.roce_psn_gaps > 0) text << "; " << s.roce_psn_gaps << " PSN gaps (packets not captured)";
+      text << "\n";
+      for (const auto& [name, n] : s.llc_messages) text << "  " << name << " " << n << "\n";
     }
     // Whatever the capture layer could not use is said, never dropped silently.
     if (s.capture_reports > 0) {
-      std::cout << s.capture_reports << " capture reports:";
-      for (const auto& [kind, n] : s.report_kinds) std::cout << " " << kind << " " << n;
-      std::cout << " (" << s.skipped_octets << " octets not decoded)\n";
+      text << s.capture_reports << " capture reports:";
+      for (const auto& [kind, n] : s.report_kinds) text << " " << kind << " " << n;
+      text << " (" << s.skipped_octets << " octets not decoded)\n";
     }
     if (s.kernel_drops > 0)
-      std::cout << s.kernel_drops << " frames were dropped by the kernel before they could be read"
+      text << s.kernel_drops << " frames were dropped by the kernel before they could be read"
                 << " (a larger --buffer-size helps)\n";
     for (const auto& [ulp, t] : s.ulps) {
-      std::cout << ulp << " on " << t.connections << (t.connections == 1 ? " connection" : " connections") << ":";
-      for (const auto& [what, n] : t.messages) std::cout << " " << what << " " << n << ",";
-      std::cout << " " << t.undecoded << " Sends not decoded\n";
+      text << ulp << " on " << t.connections << (t.connections == 1 ? " connection" : " connections") << ":";
+      for (const auto& [what, n] : t.messages) text << " " << what << " " << n << ",";
+      text << " " << t.undecoded << " Sends not decoded\n";
       if (!t.operations.empty()) {
-        std::cout << "  " << (ulp == "iser" ? "SCSI commands:" : ulp == "smb-direct" ? "SMB2 commands:" : "RPC calls:");
-        for (const auto& [what, n] : t.operations) std::cout << " " << what << " " << n << ",";
-        std::cout << "\n";
+        text << "  " << (ulp == "iser" ? "SCSI commands:" : ulp == "smb-direct" ? "SMB2 commands:" : "RPC calls:");
+        for (const auto& [what, n] : t.operations) text << " " << what << " " << n << ",";
+        text << "\n";
       }
       const analysis::UlpTransfers& x = t.transfers;
       if (ulp == "smb-direct") continue;  // its buffer descriptors are not tied to RDMA traffic yet
-      std::cout << "  RDMA Read Requests " << x.reads << " (" << x.reads_tied << " tied to "
+      text << "  RDMA Read Requests " << x.reads << " (" << x.reads_tied << " tied to "
                 << (ulp == "iser" ? "a Write STag" : "a read chunk") << "), RDMA Writes " << x.writes << " ("
                 << x.writes_tied << " tied to " << (ulp == "iser" ? "a Read STag" : "a Write or Reply chunk")
                 << "), Sends with Invalidate " << x.invalidations << " (" << x.invalidations_tied
                 << " naming an STag of their " << (ulp == "iser" ? "command" : "call") << ")\n";
     }
-    if (!result->clean_end) std::cout << "the capture did not end cleanly (truncated or unreadable)\n";
+    if (!result->clean_end) text << "the capture did not end cleanly (truncated or unreadable)\n";
     if (result->violations.size() < s.violations)
-      std::cout << "(" << s.violations - result->violations.size() << " further violations counted, not listed)\n";
+      text << "(" << s.violations - result->violations.size() << " further violations counted, not listed)\n";
   }
   if (!o.json.empty()) {
-    std::ofstream out(o.json == "-" ? "/dev/stdout" : o.json);
-    analysis::write_json(out, *result, o.capture.empty() ? "live:" + o.interface : o.capture);
-    if (!out) {
-      std::cerr << "rdmaconf analyze: cannot write " << o.json << "\n";
+    std::string werror;
+    if (!write_output(o.json, [&](std::ostream& out) {
+          analysis::write_json(out, *result, o.capture.empty() ? "live:" + o.interface : o.capture);
+        }, werror)) {
+      std::cerr << "rdmaconf analyze: --json: " << werror << "\n";
       return 2;
     }
   }
@@ -158,15 +182,19 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
   sub->add_option("-i,--interface", o.interface, "Capture live on this interface instead (lo, eth0, any)");
   sub->add_option("--duration", o.duration_s, "With -i: stop after this many seconds")->check(CLI::Range(0.0, 1e9));
   sub->add_option("--count", o.count, "With -i: stop after this many frames");
-  sub->add_option("--buffer-size", o.buffer_mib, "With -i: the kernel's capture buffer in MiB (drops are reported)")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
-  sub->add_option("--json", o.json, "Write summary, per-type counts and violations as JSON to FILE ('-': stdout)");
+  CLI::Option* buffer_size =
+      sub->add_option("--buffer-size", o.buffer_mib, "With -i: the kernel's capture buffer in MiB (drops are reported)")
+          ->check(CLI::Range(1, 1024))
+          ->capture_default_str();
+  add_json_option(*sub, o.json, "Write the summary, per-type counts and violations as JSON");
   sub->add_option("--annotate", o.annotate, "Write the capture again as pcapng with a comment on every violating frame");
   sub->add_option("--filter", o.filter, "BPF filter (files: frame numbers still count every frame; -i: applied in the kernel)");
   add_ulp_option(*sub, o.ulps);
   sub->add_flag("-q,--quiet", o.quiet, "Print nothing; the exit code says it");
-  sub->final_callback([&exit_code] { exit_code = run_analyze(o); });
+  sub->final_callback([&exit_code, buffer_size] {
+    o.buffer_size_given = buffer_size->count() > 0;
+    exit_code = run_analyze(o);
+  });
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "command.hpp"
 #include "engine.hpp"
 #include "findings.hpp"
+#include "output.hpp"
 #include "pcap_hook.hpp"
 #include "report.hpp"
 #include "report_json.hpp"
@@ -58,7 +59,11 @@ void write_findings_file(std::ostream& out, const std::vector<findings::Finding>
 }
 
 int run_findings(const FindingsArgs& a) {
-  std::ostream& human = a.json == "-" ? std::cerr : std::cout;
+  std::ostream& human = text_stream(a.json);
+  if (std::string error; !a.json.empty() && !prepare_output(a.json, OutputKind::kFile, error)) {
+    std::cerr << "rdmaconf findings: " << error << "\n";
+    return 2;
+  }
   const std::string dir = a.cases_dir.empty() ? cf::default_cases_dir() : a.cases_dir;
   // The catalogue is optional: a report names its cases itself, and the
   // catalogue only adds the scripts a bug report quotes.
@@ -134,17 +139,11 @@ int run_findings(const FindingsArgs& a) {
   } else if (!a.quiet || a.json.empty()) {
     cf::write_findings_text(human, found, cmp ? &*cmp : nullptr, info);
   }
-  if (!a.json.empty()) {
-    if (a.json == "-") {
-      write_findings_file(std::cout, found, info, cmp ? &*cmp : nullptr);
-    } else {
-      std::ofstream f(a.json);
-      if (!f) {
-        std::cerr << "rdmaconf findings: cannot write " << a.json << "\n";
-        return 2;
-      }
-      write_findings_file(f, found, info, cmp ? &*cmp : nullptr);
-    }
+  if (std::string error; !a.json.empty() &&
+                         !write_output(a.json, [&](std::ostream& o) { write_findings_file(o, found, info, cmp ? &*cmp : nullptr); },
+                                       error)) {
+    std::cerr << "rdmaconf findings: " << error << "\n";
+    return 2;
   }
   return cf::exit_code(results, info) == 1 ? 1 : 0;
 }
@@ -158,9 +157,9 @@ void add_findings_command(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile);
   sub->add_option("--baseline", a.baseline, "Mark each finding known or new against this results.json or findings file")
       ->check(CLI::ExistingFile);
-  sub->add_option("--json", a.json,
-                  "Write the findings file here (- for standard output): what --baseline reads; edit it to keep only "
-                  "the findings you accept as known");
+  add_json_option(*sub, a.json,
+                  "Write the findings file (what --baseline reads; edit it to keep only the findings you accept as "
+                  "known)");
   sub->add_option("--report", a.report, "Write a bug report for this finding (its id, F3, or the start of its key)");
   sub->add_option("--out", a.out, "With --report: the folder for the report and its capture (default rdmaconf-ID)");
   sub->add_option("--cases-dir", a.cases_dir, "The catalogue, for the case script a bug report quotes");

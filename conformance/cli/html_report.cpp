@@ -1,5 +1,6 @@
 // The static HTML report for `run --html` and `report --html` (html_report.hpp).
 #include "html_report.hpp"
+#include "output.hpp"
 
 #include <ctime>
 #include <filesystem>
@@ -41,18 +42,10 @@ std::string utc_now() {
 
 bool write_html_report(const std::string& dir, const std::vector<cf::CaseResult>& results, const cf::RunInfo& info,
                        const nlohmann::json& config, const nlohmann::json& capabilities, const std::string& cases_dir,
-                       std::ostream& err) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  const std::string path = dir + "/index.html";
-  std::ofstream f(path);
-  if (!f) {
-    err << "rdmaconf: cannot write " << path << "\n";
-    return false;
-  }
+                       std::string& error) {
   const dashboard::ReportContext context{config, capabilities, report_scripts(cases_dir, results), utc_now()};
-  dashboard::write_static_report(f, results, info, context);
-  return static_cast<bool>(f);
+  return write_output((std::filesystem::path(dir) / "index.html").string(),
+                      [&](std::ostream& f) { dashboard::write_static_report(f, results, info, context); }, error);
 }
 
 }  // namespace rdmaconf::cli

@@ -12,9 +12,10 @@
 
 namespace rdmaconf::cli {
 
-// Writes DIR/index.html; false with a message on `err` when it cannot.
+// Writes DIR/index.html (making DIR); false with `error` naming the file
+// and what failed.
 bool write_html_report(const std::string& dir, const std::vector<conformance::CaseResult>& results,
                        const conformance::RunInfo& info, const nlohmann::json& config,
-                       const nlohmann::json& capabilities, const std::string& cases_dir, std::ostream& err);
+                       const nlohmann::json& capabilities, const std::string& cases_dir, std::string& error);
 
 }  // namespace rdmaconf::cli

@@ -4,6 +4,7 @@
 
 #include "command.hpp"
 #include "report.hpp"
+#include "program.hpp"
 
 namespace rdmaconf::cli {
 std::vector<CommandEntry>& registered_commands() {
@@ -26,7 +27,7 @@ const std::vector<std::string>& command_line() { return the_command_line(); }
 int main(int argc, char** argv) {
   CLI::App app{"rdmaconf: conformance and fuzzing suite for RDMA over IP (iWARP MPA/DDP/RDMAP, SMC-R CLC)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "rdmaconf 0.1.0");
+  rdmaconf::program::add_program_flags(app, "rdmaconf");
 
   int exit_code = 0;
   auto commands = rdmaconf::cli::registered_commands();

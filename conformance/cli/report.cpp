@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "engine.hpp"
 #include "html_report.hpp"
+#include "output.hpp"
 #include "report.hpp"
 
 namespace rdmaconf::cli {
@@ -22,6 +23,16 @@ struct ReportArgs {
 };
 
 int merge_reports(const ReportArgs& a) {
+  for (const auto& [option, path, kind] : {std::tuple{"--json", &a.json, OutputKind::kFile},
+                                           {"--junit", &a.junit, OutputKind::kFile},
+                                           {"--html", &a.html, OutputKind::kFolder}}) {
+    std::string error;
+    if (is_stdout(*path) && path != &a.json) error = "writes files: give a name (only --json takes - for standard output)";
+    if (!error.empty() || !prepare_output(*path, kind, error)) {
+      std::cerr << "rdmaconf report: " << option << ": " << error << "\n";
+      return 2;
+    }
+  }
   const cf::Catalogue cat = cf::load_catalogue(a.dir);
   std::vector<cf::CaseResult> results;
   cf::RunInfo info;
@@ -39,25 +50,31 @@ int merge_reports(const ReportArgs& a) {
       return 2;
     }
   }
-  auto write = [&](const std::string& path, auto fn) {
-    std::ofstream f(path);
-    if (!f) {
-      std::cerr << "rdmaconf report: cannot write " << path << "\n";
-      return false;
-    }
-    fn(f, results, info);
-    return true;
+  // The inputs stay where they are: whatever cannot be written is said, the
+  // other reports are still written.
+  bool written = true;
+  auto write = [&](const char* option, const std::string& path, auto fn) {
+    std::string error;
+    if (path.empty() || write_output(path, [&](std::ostream& f) { fn(f, results, info); }, error)) return;
+    std::cerr << "rdmaconf report: " << option << ": " << error << "\n";
+    written = false;
   };
-  if (!a.junit.empty() && !write(a.junit, cf::write_junit)) return 2;
-  if (!a.json.empty() && !write(a.json, cf::write_json)) return 2;
+  write("--junit", a.junit, cf::write_junit);
+  write("--json", a.json, cf::write_json);
   if (!a.html.empty()) {
     const nlohmann::json config = {{"merged_reports", a.inputs}};
-    if (!write_html_report(a.html, results, info, config, nullptr, a.dir, std::cerr)) return 2;
+    std::string error;
+    if (!write_html_report(a.html, results, info, config, nullptr, a.dir, error)) {
+      std::cerr << "rdmaconf report: --html: " << error << "\n";
+      written = false;
+    }
   }
+  if (!written) return 2;
   const cf::Summary s = cf::summarize(results);
-  std::cout << "rdmaconf report: " << s.total << " cases from " << a.inputs.size() << " reports:";
-  for (const auto& [v, n] : s.counts) std::cout << " " << cf::to_string(v) << " " << n;
-  std::cout << "\n";
+  std::ostream& text = text_stream(a.json);
+  text << "rdmaconf report: " << s.total << " cases from " << a.inputs.size() << " reports:";
+  for (const auto& [v, n] : s.counts) text << " " << cf::to_string(v) << " " << n;
+  text << "\n";
   return s.exit_code();
 }
 
@@ -67,7 +84,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "report", "Write the JSON reports of several `rdmaconf run`s as one run's reports (cases in the order given)");
   sub->add_option("reports", a.inputs, "JSON reports written by rdmaconf run --json")->required()->check(CLI::ExistingFile);
   sub->add_option("--cases-dir", a.dir, "The catalogue the runs used (cases are found by id)")->capture_default_str();
-  sub->add_option("--json", a.json, "Write the JSON report here");
+  add_json_option(*sub, a.json, "Write the JSON report");
   sub->add_option("--junit", a.junit, "Write JUnit XML here");
   sub->add_option("--html", a.html, "Write a self-contained HTML report into this folder");
   sub->final_callback([&exit_code] { exit_code = merge_reports(a); });

@@ -21,6 +21,7 @@
 
 #include "command.hpp"
 #include "engine.hpp"
+#include "output.hpp"
 #include "requirement.hpp"
 #include "rfc_text.hpp"
 #include "trace.hpp"
@@ -35,7 +36,7 @@ struct Args {
   std::string rfc_dir;
   std::vector<unsigned> rfcs;  // empty: every traced RFC
   std::string cases_dir = cf::default_cases_dir();
-  bool json = false;
+  std::string json;  // FILE, or "-" for standard output
   std::string markdown;
   bool list = false;
 };
@@ -340,6 +341,21 @@ void write_markdown(std::ostream& out, const std::vector<RfcResult>& results,
 }
 
 int run(const Args& a) {
+  if (!a.rfcs.empty() && a.rfc_dir.empty()) {
+    std::cerr << "rdmaconf requirements: --rfc chooses among the RFC texts of --rfc-dir; give --rfc-dir DIR too\n";
+    return 2;
+  }
+  for (const auto& [option, path] : {std::pair{"--json", &a.json}, {"--markdown", &a.markdown}}) {
+    std::string error;
+    if (!prepare_output(*path, OutputKind::kFile, error)) {
+      std::cerr << "rdmaconf requirements: " << option << ": " << error << "\n";
+      return 2;
+    }
+  }
+  if (is_stdout(a.markdown)) {
+    std::cerr << "rdmaconf requirements: --markdown writes a file; give its name\n";
+    return 2;
+  }
   int status = 0;
   for (const auto& p : rq::trace_problems()) {
     std::cerr << "trace table: " << p << "\n";
@@ -364,24 +380,25 @@ int run(const Args& a) {
       if (failed(results.back())) status = 1;
     }
   }
-  if (!a.markdown.empty()) {
-    std::ofstream out(a.markdown);
-    if (!out) {
-      std::cerr << "rdmaconf requirements: cannot write " << a.markdown << "\n";
-      return 2;
-    }
-    write_markdown(out, results, uncased);
+  std::string error;
+  if (!a.markdown.empty() &&
+      !write_output(a.markdown, [&](std::ostream& out) { write_markdown(out, results, uncased); }, error)) {
+    std::cerr << "rdmaconf requirements: --markdown: " << error << "\n";
+    return 2;
   }
-  if (a.json) {
-    std::cout << to_json(results, uncased).dump(2) << "\n";
-  } else {
-    if (!results.empty()) print_text(std::cout, results, a.list);
-    std::cout << "\n" << uncased.size() << " observable rows have no case";
-    if (a.rfc_dir.empty()) std::cout << " (give --rfc-dir DIR to trace the registry to the RFC texts)";
-    std::cout << "\n";
-    if (a.list || a.rfc_dir.empty())
-      for (const auto* r : uncased) std::cout << "  " << r->id << "\n";
+  if (!a.json.empty() &&
+      !write_output(a.json, [&](std::ostream& out) { out << to_json(results, uncased).dump(2) << "\n"; }, error)) {
+    std::cerr << "rdmaconf requirements: --json: " << error << "\n";
+    return 2;
   }
+  // With --json - the JSON holds standard output; the text goes to stderr.
+  std::ostream& text = text_stream(a.json);
+  if (!results.empty()) print_text(text, results, a.list);
+  text << "\n" << uncased.size() << " observable rows have no case";
+  if (a.rfc_dir.empty()) text << " (give --rfc-dir DIR to trace the registry to the RFC texts)";
+  text << "\n";
+  if (a.list || a.rfc_dir.empty())
+    for (const auto* r : uncased) text << "  " << r->id << "\n";
   return status;
 }
 
@@ -392,7 +409,7 @@ void add_requirements_command(CLI::App& app, int& exit_code) {
   sub->add_option("--rfc-dir", a.rfc_dir, "Folder holding rfcNNNN.txt (plain-text RFCs)");
   sub->add_option("--rfc", a.rfcs, "Only these RFC numbers (default: every RFC the registry traces)");
   sub->add_option("--cases-dir", a.cases_dir, "Folder of the case scripts (for rows without a case)");
-  sub->add_flag("--json", a.json, "Write the result as JSON to standard output");
+  add_json_option(*sub, a.json, "Write the result as JSON");
   sub->add_option("--markdown", a.markdown, "Write the per-RFC table (docs/requirements.md) to this file");
   sub->add_flag("--list", a.list, "List every normative sentence with its accounting, not only the unaccounted");
   sub->final_callback([&exit_code] { exit_code = run(a); });

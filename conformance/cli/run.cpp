@@ -14,10 +14,13 @@
 #include "agent_run.hpp"
 #include "command.hpp"
 #include "json.hpp"
+#include "output.hpp"
 #include "publish.hpp"
 #include "run.hpp"
+#include "run_checks.hpp"
 #include "engine.hpp"
 #include "mutation.hpp"
+#include "needs.hpp"
 #include "pcap_hook.hpp"
 #include "baseline.hpp"
 #include "build_info.hpp"
@@ -139,6 +142,16 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
   std::ostream& out = *hooks.out;
   std::ostream& err = *hooks.err;
   const auto started = std::chrono::system_clock::now();
+  // Fail fast (run_checks.hpp): options that make no sense together, and
+  // outputs that cannot be written, stop the run before anything runs.
+  if (const std::string problem = check_run_options(a); !problem.empty()) {
+    err << "rdmaconf run: " << problem << "\n";
+    return kExitUsage;
+  }
+  if (std::string error; !prepare_run_outputs(run_outputs(a), error)) {
+    err << "rdmaconf run: " << error << "\n";
+    return kExitUsage;
+  }
   auto cat = cf::load_catalogue(a.cases_dir);
   for (const auto& e : cat.errors) err << e.to_string() << "\n";
   if (!cat.errors.empty()) return 2;
@@ -150,6 +163,10 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
       err << "rdmaconf run: --case-file " << error << "\n";
       return 2;
     }
+  }
+  if (const std::string problem = check_selection(cat, a); !problem.empty()) {
+    err << "rdmaconf run: " << problem << "\n";
+    return kExitUsage;
   }
   cf::RunIdentity identity;
   identity.version = build_info::version();
@@ -188,10 +205,6 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
   o.strict = a.strict;
   o.iut_lacks = a.iut_lacks;
   if (!clc_identity_from(a, o.clc_identity, err)) return 2;
-  if (a.reference && !a.agent.url.empty()) {
-    err << "rdmaconf run: --agent and --reference exclude each other\n";
-    return 2;
-  }
   std::unique_ptr<cf::AgentView> reference_view;  // outlives the IUT that reports into it
   std::unique_ptr<cf::ReferenceIut> iut;
   std::unique_ptr<AgentRun> device_agent;
@@ -293,6 +306,8 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
     std::string token = a.publish_token;
     if (token.empty())
       if (const char* env = std::getenv("RDMACONF_DASHBOARD_TOKEN")) token = env;
+    // One --token serves the dashboard when no agent needs it.
+    if (token.empty() && a.agent.url.empty()) token = a.agent.token;
     publisher = std::make_unique<Publisher>(a.publish, token);
     std::string error;
     if (!publisher->open(what, publish_config(a), capabilities, identity, error)) {
@@ -310,6 +325,17 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
       return 2;
     }
   }
+  // A run that stops before its first case still ends on the dashboard.
+  auto stop_early = [&](int code, const std::string& message) {
+    err << "rdmaconf run: " << message << "\n";
+    if (iut) iut->stop();
+    if (publisher) {
+      std::string error;
+      (void)publisher->finish("failed", message, cf::RunInfo{}, error);
+    }
+    return code;
+  };
+  int stopped = 0;  // the probe's exit code, when a later pass's target stopped answering
   std::mutex mu;
   std::size_t done = 0, total = 0;
   const bool labelled = passes.size() > 1;
@@ -323,11 +349,9 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
       std::string error;
       // The clc suite runs once (no MPA setting changes it), in the first pass.
       const bool with_clc = p == 0 && !std::count(po.iut_lacks.begin(), po.iut_lacks.end(), "clc");
-      if (!device_agent->begin_pass(passes[p], with_clc, po, error)) {
-        err << "rdmaconf run: " << error << "\n";
-        return 2;
-      }
+      if (!device_agent->begin_pass(passes[p], with_clc, po, error)) return stop_early(kExitUsage, error);
       if (labelled) po.configuration = passes[p].label();
+      po.pass = {passes[p].revision, passes[p].crc, passes[p].markers, passes[p].peer_to_peer};
     }
     std::vector<std::string> pass_skipped;
     auto runnable = runnable_cases(selected, po, pass_skipped, no_initiator_why);
@@ -340,6 +364,19 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
     if (runnable.empty()) {
       if (device_agent) device_agent->end_pass();
       continue;
+    }
+    // Each target of the pass speaks its protocol, or no case runs against
+    // it (probe.hpp); a later pass that fails keeps the earlier results.
+    if (std::string why; !a.no_probe) {
+      if (const int code = probe_targets(runnable, po, a.quiet ? nullptr : &out, why); code != 0) {
+        if (device_agent) device_agent->end_pass();
+        if (results.empty()) return stop_early(code, why);
+        err << "rdmaconf run: " << why << "\n";
+        skipped.push_back((po.configuration.empty() ? "" : "[" + po.configuration + "] ") +
+                          "this pass and those after it: " + why);
+        stopped = code;
+        break;
+      }
     }
     any_run = true;
     total = runnable.size();
@@ -358,6 +395,10 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
         if (auto st = baseline::status_of(*known, r)) out << " (" << baseline::to_string(*st) << ")";
       out << "  " << r.c->id;
       if (!r.configuration.empty()) out << " [" << r.configuration << "]";
+      // A case may ask for other settings than its pass (a CRC case in a
+      // crc=off pass): say what its connection had.
+      if (const std::string other = r.negotiated ? r.negotiated->contradicts(po.pass) : ""; !other.empty())
+        out << " (this connection: " << other << ")";
       if (r.verdict != cf::Verdict::kPass) {
         out << "  -- " << r.reason << "\n";
         // Beside a verdict that is not a pass: what the IUT saw itself.
@@ -402,21 +443,26 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
     if (known) cmp = baseline::compare(*known, results, found);
     cf::write_findings_text(out, found, cmp ? &*cmp : nullptr, info);
   }
-  auto write = [&](const std::string& path, auto fn) {
-    std::ofstream f(path);
-    if (!f) {
-      err << "rdmaconf run: cannot write " << path << "\n";
-      return false;
-    }
-    fn(f, results, info);
-    return true;
+  // The reports; one that cannot be written leaves the results in a file
+  // the run names, and the exit code says so (run_checks.hpp).
+  std::vector<ReportWrite> reports;
+  auto file_report = [&](const char* option, const std::string& path, auto write) {
+    if (!path.empty())
+      reports.push_back({option, path, [&results, &info, path, write](std::string& error) {
+                           return write_output(path, [&](std::ostream& f) { write(f, results, info); }, error);
+                         }});
   };
-  if (!a.junit.empty() && !write(a.junit, cf::write_junit)) return 2;
-  if (!a.json.empty() && !write(a.json, cf::write_json)) return 2;
-  if (!a.html.empty()) {
-    if (!write_html_report(a.html, results, info, publish_config(a), capabilities, a.cases_dir, err)) return 2;
-  }
-  return cf::exit_code(results, info);
+  file_report("--junit", a.junit, cf::write_junit);
+  file_report("--json", a.json, cf::write_json);
+  if (!a.html.empty())
+    reports.push_back({"--html", a.html, [&](std::string& error) {
+                         return write_html_report(a.html, results, info, publish_config(a), capabilities, a.cases_dir,
+                                                  error);
+                       }});
+  const bool reported =
+      write_run_reports(reports, a.json, [&](std::ostream& f) { cf::write_json(f, results, info); }, err);
+  if (!reported) return kExitReportLost;
+  return stopped ? stopped : cf::exit_code(results, info);
 }
 
 namespace {
@@ -438,12 +484,22 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "case of the same id")
       ->check(CLI::ExistingFile);
   sub->add_option("--cases-dir", a.cases_dir, "Folder of the case scripts");
+  // The items are the engine's one table (needs.hpp), which the case parser enforces too.
   sub->add_option("--iut-lacks", a.iut_lacks,
-                  "Features the IUT does not offer (case 'needs' items: commands, atomics, immediate, rev2, "
-                  "markers, no-crc, echo, receives, terminate-events, clc, smcr-v1, smcv2.1, buffer, agent): their cases "
-                  "are reported unimplemented, not run")
-      ->check(CLI::IsMember({"commands", "atomics", "immediate", "rev2", "markers", "no-crc", "echo", "receives",
-                             "terminate-events", "clc", "smcr-v1", "smcv2.1", "buffer", "agent"}));
+                  "Features the IUT does not offer, case 'needs' items: " + cf::needs_items_text() +
+                      ", or buffer for every buffer. Their cases are reported unimplemented, not run")
+      ->check([](const std::string& item) {
+        return cf::is_lackable(item) ? std::string()
+                                     : "expected a needs item (" + cf::needs_items_text() + ", buffer), got '" + item + "'";
+      })
+      // The items as a set, as CLI11 names an IsMember's: help and the
+      // generated completions (conformance/program/) offer them.
+      ->type_name([] {
+        std::string set = "ITEM:{";
+        for (const cf::NeedsItem& n : cf::kNeedsItems) set += std::string(n.name) + ",";
+        for (std::string_view b : cf::kTestUlpBuffers) set += "buffer:" + std::string(b) + ",";
+        return set + "buffer}";
+      }());
   sub->add_option("--clc-eid", a.clc_eid, "The User Defined EID the tester's CLC peer offers and accepts (SMC v2); the IUT must share it")
       ->capture_default_str();
   sub->add_option("--clc-prefix", a.clc_prefix,
@@ -478,7 +534,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--strict", a.strict, "A missed SHOULD fails the run");
   sub->add_flag("-q,--quiet", a.quiet, "Only the summary");
   sub->add_option("--junit", a.junit, "Write JUnit XML here");
-  sub->add_option("--json", a.json, "Write the JSON report here");
+  add_json_option(*sub, a.json, "Write the JSON report");
   sub->add_option("--html", a.html, "Write a self-contained HTML report into this folder");
   sub->add_option("--pcap", a.pcap, "Write one capture per case into this folder");
   sub->add_option("--publish", a.publish, "http://HOST:PORT of an rdmaconf serve dashboard: send the run there as it goes");
@@ -492,11 +548,15 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "serial (wins over what the agent says)");
   sub->add_option("--publish-token", a.publish_token,
                   "The dashboard's bearer token (default: $RDMACONF_DASHBOARD_TOKEN, else --token when no --agent)");
+  sub->add_flag("--no-probe", a.no_probe,
+                "Run the cases without first checking that each target speaks its protocol (an MPA Request or a CLC "
+                "Proposal answered within 3 s times --time-scale)");
+  sub->footer(kRunExitCodesHelp);
   sub->final_callback([&exit_code] {
-    RunArgs args = a;
-    // One --token serves the dashboard when no agent needs it.
-    if (args.publish_token.empty() && args.agent.url.empty()) args.publish_token = args.agent.token;
-    exit_code = execute_run(args);
+    RunHooks hooks;
+    // --json -: the JSON report holds standard output; the console goes to stderr.
+    if (is_stdout(a.json)) hooks.out = &std::cerr;
+    exit_code = execute_run(a, hooks);
   });
 }
 

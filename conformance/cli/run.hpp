@@ -21,6 +21,7 @@ struct RunArgs {
   std::vector<std::string> suites, ids, faults, iut_lacks;
   std::vector<std::string> case_files;  // --case-file: scripts outside the catalogue (only they run)
   bool reference = false, strict = false, quiet = false;
+  bool no_probe = false;  // --no-probe: no check before the first case that each target speaks its protocol
   unsigned jobs = 8;
   double time_scale = 1.0;
   unsigned reply_settle_ms = 0;  // --reply-settle: wait after an accepting Reply before the first FPDU
@@ -51,7 +52,9 @@ struct RunHooks {
   const std::atomic<bool>* cancel = nullptr;
 };
 
-// The run; the exit code of `rdmaconf run` (0, 1 a case failed, 2 setup).
+// The run; the exit code of `rdmaconf run` (run_checks.hpp: 0, 1 a case
+// failed, 2 usage or setup, 3 a target does not speak its protocol, 4 a
+// report could not be written).
 int execute_run(const RunArgs& a, const RunHooks& hooks = {});
 
 }  // namespace rdmaconf::cli

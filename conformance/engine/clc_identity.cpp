@@ -142,4 +142,31 @@ std::optional<clc::Mac> parse_mac(std::string_view text) {
   return m;
 }
 
+clc::ClientConfig tester_client(const ClcResolved& id) {
+  clc::ClientConfig c;
+  c.link.peer_id = 0x52434e4643000001ull;  // "RCNFC" + 1
+  c.link.gid = id.gid;
+  c.link.mac = id.mac;
+  c.link.qp_number = 0x000200;
+  c.link.rmb_rkey = 0x1234;
+  c.link.rmb_virtual_address = 0x100000;
+  c.link.initial_psn = 0x10;
+  c.v2.user_eids = {clc::make_eid(id.eid)};
+  c.v2.rocev2_gid = c.link.gid;
+  c.ipv4 = id.ipv4;
+  return c;
+}
+
+clc::ServerConfig tester_server(const ClcResolved& id) {
+  clc::ServerConfig c;
+  const clc::ClientConfig cc = tester_client(id);
+  c.link = cc.link;
+  c.link.peer_id = 0x52434e4653000001ull;
+  if (id.fixed_mac) c.link.mac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};
+  c.link.qp_number = 0x000300;
+  c.v2 = cc.v2;
+  c.ipv4 = cc.ipv4;
+  return c;
+}
+
 }  // namespace rdmaconf::conformance

@@ -61,6 +61,12 @@ clc::Gid ipv4_mapped_gid(std::uint32_t address);
 // The identity for one connection (`fd` may be -1: nothing learned).
 ClcResolved resolve_identity(const ClcIdentity& id, int fd);
 
+// The tester's CLC client and server for one connection: fixed link values
+// and the resolved identity. The runner's clc.* units and the probe before
+// a run (probe.hpp) build their messages with them.
+clc::ClientConfig tester_client(const ClcResolved& id);
+clc::ServerConfig tester_server(const ClcResolved& id);
+
 // Option parsers for `rdmaconf run`: "A.B.C.D/N", an IPv6 address or 32 hex
 // digits, "aa:bb:cc:dd:ee:ff". Unset on malformed text.
 std::optional<clc::Ipv4Prefix> parse_ipv4_prefix(std::string_view text);

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include "catalogue_location.hpp"
 #include "test_ulp.hpp"
 
 #include <arpa/inet.h>
@@ -19,6 +20,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -27,10 +29,6 @@
 #include "clc/headers.hpp"
 #include "mpa/headers.hpp"
 #include "units.hpp"
-
-#ifndef RDMACONF_CASES_DIR
-#define RDMACONF_CASES_DIR "conformance/cases"
-#endif
 
 namespace rdmaconf::conformance {
 
@@ -87,11 +85,41 @@ std::optional<Failure::Kind> parse_failure_kind(std::string_view s) {
   return std::nullopt;
 }
 
-std::string default_cases_dir() { return RDMACONF_CASES_DIR; }
+namespace {
+std::string markers_word(const Negotiated& n) {
+  return n.markers_to_iut && n.markers_to_tester ? "both"
+         : n.markers_to_iut                      ? "to-iut"
+         : n.markers_to_tester                   ? "to-tester"
+                                                 : "off";
+}
+std::string on_off(bool b) { return b ? "on" : "off"; }
+}  // namespace
+
+std::string Negotiated::to_string() const {
+  return "rev" + std::to_string(revision) + " crc=" + on_off(crc) + " markers=" + markers_word(*this) +
+         " p2p=" + on_off(peer_to_peer);
+}
+
+std::string Negotiated::contradicts(const MpaSettings& pass) const {
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : " ") + s; };
+  if (pass.revision && *pass.revision != revision) add("rev" + std::to_string(revision));
+  if (pass.crc && *pass.crc != crc) add("crc=" + on_off(crc));
+  // A pass's markers=on has the IUT ask for Markers and the tester too (both
+  // directions); markers=off neither.
+  if (pass.markers && (*pass.markers != markers_to_iut || *pass.markers != markers_to_tester))
+    add("markers=" + markers_word(*this));
+  if (pass.peer_to_peer && *pass.peer_to_peer != peer_to_peer) add("p2p=" + on_off(peer_to_peer));
+  return out;
+}
 
 Catalogue load_catalogue(const std::string& dir) {
   namespace fs = std::filesystem;
   Catalogue cat;
+  if (dir.empty()) {  // default_cases_dir() found none: say where it looked
+    cat.errors.push_back({"", 0, find_catalogue().error()});
+    return cat;
+  }
   std::vector<fs::path> files;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
@@ -203,6 +231,40 @@ bool is_fpdu_unit(std::string_view u) {
 
 }  // namespace
 
+namespace {
+
+const Arg* find_send_arg(const Step& st, std::string_view name) {
+  for (const Arg& a : st.args)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+// The options of a `>` step that shape how its unit goes on the wire
+// (is_send_option): `split=N [pause=DURATION]` and `more`, which must be
+// followed by another `>` step that sends a unit.
+void check_send_options(const Case& c, const Step& st, const std::function<void(const Step&, std::string)>& err) {
+  const Arg* split = find_send_arg(st, "split");
+  const Arg* pause = find_send_arg(st, "pause");
+  const Arg* more = find_send_arg(st, "more");
+  if (split && (!split->has_value || (split->value.kind != Value::Kind::kNumber && split->value.kind != Value::Kind::kVariable) ||
+                (split->value.kind == Value::Kind::kNumber && split->value.number == 0)))
+    err(st, "expected split=N (N > 0: the first TCP send ends after the unit's Nth octet)");
+  if (pause && !split) err(st, "expected 'pause' only beside 'split'");
+  if (pause && !(pause->value.kind == Value::Kind::kWord && parse_duration(pause->value.text)))
+    err(st, "expected pause=DURATION such as 30ms");
+  for (const char* n : {"truncate", "append"})
+    if (const Arg* a = find_send_arg(st, n); a && !a->has_value) err(st, std::string("expected ") + n + "=...");
+  if (!more) return;
+  if (more->has_value) err(st, "expected 'more' without a value");
+  if (split) err(st, "expected 'split' or 'more', not both");
+  const auto at = std::find_if(c.steps.begin(), c.steps.end(), [&](const Step& x) { return &x == &st; });
+  const auto next = at == c.steps.end() ? at : std::next(at);
+  if (next == c.steps.end() || next->kind != StepKind::kSend || next->unit == "fin" || next->unit == "reset")
+    err(st, "expected a '>' step that sends a unit after one with 'more' (they go out in one TCP send)");
+}
+
+}  // namespace
+
 std::vector<std::string> check_case(const Case& c) {
   std::vector<std::string> out;
   auto err = [&](const Step& st, std::string m) { out.push_back(c.file + ":" + std::to_string(st.line) + ": " + m); };
@@ -214,9 +276,20 @@ std::vector<std::string> check_case(const Case& c) {
           err(st, "expected a field of an MPA Request, got '" + a.name + "'");
     } else if (st.kind == StepKind::kSend) {
       const std::string& u = st.unit;
-      if (u == "raw" || u == "fin" || u == "reset") continue;
+      if (u == "fin" || u == "reset") continue;
+      check_send_options(c, st, err);
+      if (u == "raw") continue;
+      if (u == "fpdu") {
+        // `fpdu ulpdu=...`: the ULPDU is given whole; only the framing is the framer's.
+        if (!find_send_arg(st, "ulpdu")) err(st, "expected ulpdu=hex:..., ulpdu=N or ulpdu=\"text\" after 'fpdu'");
+        for (const Arg& a : st.args)
+          if (a.name != "ulpdu" && (a.name == "payload" || !is_framing_arg(a.name)) && !is_send_option(a.name))
+            err(st, "expected ulpdu= or a framing field (ulpdu_length, pad, pad_octet, crc, fpduptr, marker_res, "
+                    "omit_markers) after 'fpdu', got '" + a.name + "'");
+        continue;
+      }
       for (const Arg& a : st.args) {
-        if (a.name == "truncate" || a.name == "append") continue;
+        if (is_send_option(a.name)) continue;
         if (u == "mpa.request" || u == "mpa.reply") {
           if (!mpa_field_known(a.name) && a.name != "hint" && a.name != "pd") err(st, "expected a field of " + u + ", got '" + a.name + "'");
         } else if (u.starts_with("clc.")) {

@@ -51,7 +51,7 @@ struct ExchangeRecord {
 
 // Why a case's own steps did not pass, as the run recorded it: the step,
 // what it expected, what came instead, and what the tester had sent just
-// before. Findings (conformance/findings/) group cases by it, so it holds
+// before. Findings (conformance/report/findings.hpp) group cases by it, so it holds
 // what a reader needs to tell two causes apart, in fields, not prose.
 struct Failure {
   enum class Kind : std::uint8_t {
@@ -110,6 +110,35 @@ struct InPassing {
   std::vector<std::uint8_t> octets;    // the first offending message (at most 256 octets)
 };
 
+// The MPA settings one pass of a run asks for (`rdmaconf run --agent-config`,
+// docs/agent.md): the IUT is set to ask for them, and the tester's own
+// Request or Reply asks for the same unless the case's step says otherwise.
+// nullopt: not set by the pass (the tester asks for CRC and no Markers, in
+// Rev 1 unless the case asks for Rev 2).
+struct MpaSettings {
+  std::optional<int> revision{};
+  std::optional<bool> crc{};
+  std::optional<bool> markers{};
+  std::optional<bool> peer_to_peer{};
+};
+
+// What the tester and the IUT settled on the case's connection when it
+// entered full operation (RFC 5044 §7.1.2: CRC when either frame set C,
+// Markers towards each side that set M; RFC 6581 §9.2: the peer-to-peer
+// model when the Reply echoes A). Directions are named by the receiver.
+struct Negotiated {
+  int revision = 1;                 // the Reply's
+  bool crc = false;
+  bool markers_to_iut = false;      // the IUT asked for Markers: the tester sends them
+  bool markers_to_tester = false;   // the tester asked: the IUT sends them
+  bool peer_to_peer = false;
+  // "rev1 crc=on markers=to-iut p2p=off" (markers: off, to-iut, to-tester, both)
+  std::string to_string() const;
+  // The settings `pass` names that this connection did not have, in the
+  // same words ("crc=on"); empty when the pass's label is true of it.
+  std::string contradicts(const MpaSettings& pass) const;
+};
+
 struct CaseResult {
   const Case* c = nullptr;
   Verdict verdict = Verdict::kPass;
@@ -128,6 +157,9 @@ struct CaseResult {
   // at_ms relative to the case's connection; empty without an agent view.
   std::vector<AgentEvent> agent{};
   std::string configuration{};  // the pass it ran in ("crc=on"), empty for a single pass
+  // What was in effect on the case's connection; empty when it never
+  // reached MPA full operation (CLC cases, refused Requests).
+  std::optional<Negotiated> negotiated{};
 };
 
 // How the engine gets a connection to the IUT for a case. Returns a
@@ -165,6 +197,7 @@ struct RunOptions {
   // Run the capture observer's rules over every case's exchange
   // (in_passing.hpp): a rule the IUT breaks fails the case at its level.
   bool judge_in_passing = true;
+  MpaSettings pass{};           // what this pass set the IUT to ask for (empty outside --agent passes)
   std::function<void(const CaseResult&)> on_result;  // progress, captures
   // Set (by another thread) to stop a run: cases not yet started are not
   // run and not in run_cases()' results; cases under way finish.
@@ -208,7 +241,9 @@ struct Summary {
 };
 Summary summarize(const std::vector<CaseResult>& results);
 
-// The folder holding the catalogue in the source tree.
+// The catalogue when no --cases-dir is given: $RDMACONF_CASES, else beside the
+// executable (catalogue_location.hpp). Empty when none is found; then
+// load_catalogue("") reports where it looked.
 std::string default_cases_dir();
 
 // Connectors for the CLI.

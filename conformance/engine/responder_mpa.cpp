@@ -136,8 +136,14 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
         send_output(false);
       if (fail.action == mpa::FailureAction::kSendTerminateThenClose && fail.terminate_code) {
         // RFC 6581 §10 / RFC 5044 §8: the Terminate follows, framed as the
-        // two frames asked.
-        mpa::Framer framer(mpa::FramerConfig{.markers = false, .crc = true, .stream_position = 0});
+        // two frames asked (RFC 5044 §7.1.2: CRC when either set C, Markers
+        // when the Reply's M asked for them). A Reply that did not decode
+        // settled nothing: no Markers, and a CRC, which a receiver that
+        // expects one checks and one that does not ignores (RFC 5044 §4.1).
+        const auto& reply = n.peer_frame();
+        const bool markers = reply && reply->markers && nc.can_send_markers;
+        const bool crc = reply ? nc.want_crc || reply->crc : true;
+        mpa::Framer framer(mpa::FramerConfig{.markers = markers, .crc = crc, .stream_position = 0});
         st.report_llp_error(*fail.terminate_code);
         std::vector<std::uint8_t> out;
         while (auto seg = st.take_outgoing()) {

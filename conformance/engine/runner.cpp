@@ -14,10 +14,12 @@
 #include <cstdio>
 #include <thread>
 
+#include "ddp/errors.hpp"
 #include "ddp/headers.hpp"
 #include "analysis/rules.hpp"
 #include "check/segment.hpp"
 #include "engine.hpp"
+#include "needs.hpp"
 #include "in_passing.hpp"
 #include "mpa/req_rep.hpp"
 #include "rdmap/diagnosis.hpp"
@@ -412,7 +414,8 @@ std::string clc_offer_lacks(const Session& s, const Received& u) {
 // RFC 5044 §7.1.1 (Rev), RFC 6581 §6: an initiator that cannot work with the
 // revision of the Reply closes the connection. When the tester's accepting
 // Reply named a lower revision than the IUT's Request (a Rev 1 Reply to a
-// Rev 2 Request) and the IUT then closed, the case cannot show what it was
+// Rev 2 Request) and the IUT then closed, or sent the LLP Terminate that
+// ends such a connection (RFC 6581 §8), the case cannot show what it was
 // written for: the IUT lacks Rev 1 as initiator. Empty otherwise.
 std::string closed_on_lower_revision(const Session& s) {
   using F = mpa::ReqRepSpec::Field;
@@ -422,9 +425,67 @@ std::string closed_on_lower_revision(const Session& s) {
   const mpa::ReqRepHeader rq(wire::Bytes(*request).first<20>());
   const mpa::ReqRepHeader rp(wire::Bytes(s.sent_frame).first<20>());
   if (rp.flag(F::R) || rp.get(F::Rev) >= rq.get(F::Rev)) return {};
-  return "the IUT closed after the tester's Rev " + std::to_string(rp.get(F::Rev)) + " Reply to its Rev " +
+  return "the IUT ended the connection after the tester's Rev " + std::to_string(rp.get(F::Rev)) + " Reply to its Rev " +
          std::to_string(rq.get(F::Rev)) + " Request, as an initiator that cannot work with that revision must " +
          "(RFC 5044 §7.1.1, RFC 6581 §6)";
+}
+
+// The settings this pass set the IUT to ask for, for reasons: " (this
+// pass: crc=on markers=off)", or nothing outside --agent passes.
+std::string pass_note(const Session& s) {
+  const MpaSettings& p = s.o.pass;
+  std::string out;
+  auto add = [&](const std::string& x) { out += (out.empty() ? "" : " ") + x; };
+  if (p.revision) add("rev" + std::to_string(*p.revision));
+  if (p.crc) add(std::string("crc=") + (*p.crc ? "on" : "off"));
+  if (p.markers) add(std::string("markers=") + (*p.markers ? "on" : "off"));
+  if (p.peer_to_peer) add(std::string("p2p=") + (*p.peer_to_peer ? "on" : "off"));
+  return out.empty() ? out : " (this pass: " + out + ")";
+}
+
+// What the pass set the IUT to do (RunOptions::pass), held against a case
+// that checks something else: a Reject of the tester's Request of the other
+// revision, or a matcher on the M, C or Rev of the IUT's Request or Reply
+// that fails only because the pass set that value (RFC 5044 §7.1.1: each
+// side sets M for what it receives and may set C). The IUT's frame shows the
+// pass's setting, not what the case checks. Empty when that is not so.
+std::string set_by_pass(Session& s, const Alternative& alt, Received& u) {
+  if (u.kind != Received::Kind::kMpa || u.octets.size() < 20) return {};
+  using F = mpa::ReqRepSpec::Field;
+  const mpa::ReqRepHeader h(wire::Bytes(u.octets).first<20>());
+  // A responder set to one revision refuses a Request of another (RFC 5044
+  // §7.1.2): the Reject answers the pass, not the case.
+  if (s.o.pass.revision && u.name == "mpa.reply" && h.flag(F::R) && s.c.role == Role::kResponder &&
+      s.sent_frame.size() >= 20) {
+    const auto asked = mpa::ReqRepHeader(wire::Bytes(s.sent_frame).first<20>()).get(F::Rev);
+    // Only the revisions there are (1, RFC 5044; 2, RFC 6581): refusing
+    // any other is what a case that sends one checks.
+    if ((asked == 1 || asked == 2) && static_cast<int>(asked) != *s.o.pass.revision)
+      return "Revision: the pass set the IUT to Rev " + std::to_string(*s.o.pass.revision) + pass_note(s) +
+             ", and it refuses this case's Rev " + std::to_string(asked) + " Request";
+  }
+  Alternative rest{alt.unit, {}};
+  std::string bits;
+  for (const Arg& a : alt.args) {
+    // The bits the pass sets on the IUT's side: M (Markers), C (CRC), Rev.
+    std::optional<std::uint64_t> setting;
+    if (a.name == "m" && s.o.pass.markers) setting = *s.o.pass.markers;
+    if (a.name == "c" && s.o.pass.crc) setting = *s.o.pass.crc;
+    if (a.name == "rev" && s.o.pass.revision) setting = static_cast<std::uint64_t>(*s.o.pass.revision);
+    if (setting) {
+      const auto blocks = u.all_blocks();
+      const auto hit = find_field(blocks, a.name);
+      const Alternative one{alt.unit, {a}};
+      if (hit && hit->block->get(*hit->field) == *setting && !match(s, one, u).matched()) {
+        bits += std::string(bits.empty() ? "" : " and ") + (a.name == "m" ? "M" : a.name == "c" ? "C" : "Rev");
+        continue;
+      }
+    }
+    rest.args.push_back(a);
+  }
+  if (bits.empty() || !match(s, rest, u).matched()) return {};
+  return "the pass set the IUT's " + bits + pass_note(s) + ", so its " + u.name +
+         " shows that setting, not what this case checks";
 }
 
 StepOutcome expect(Session& s, const Step& st) {
@@ -512,6 +573,14 @@ StepOutcome expect(Session& s, const Step& st) {
     if (tried > 1 && why.find(" | ") != std::string::npos)
       why = "none of " + std::to_string(tried) + " alternatives matched: " + why;
     if (why.empty()) why = (has_silence ? "expected silence, got " : "got ") + describe_unit(ev.unit);
+    for (const Alternative& a : st.alternatives)
+      if (std::string set = set_by_pass(s, a, ev.unit); !set.empty()) return {StepOutcome::Kind::kUnimplemented, set};
+    if (!has_close && ev.unit.name == "terminate") {
+      const auto blocks = ev.unit.all_blocks();
+      const auto layer = find_field(blocks, "layer");
+      if (layer && layer->block->get(*layer->field) == static_cast<std::uint64_t>(ddp::Layer::kLlp))
+        if (std::string why = closed_on_lower_revision(s); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};
+    }
     const Miss unit_miss = closest ? *closest
                                    : miss(ev.unit.kind == Received::Kind::kMalformed ? Failure::Kind::kMalformed
                                                                                      : Failure::Kind::kUnit,
@@ -556,6 +625,8 @@ StepOutcome handshake(Session& s, const Step& st) {
   }
   const mpa::ReqRepHeader rp(wire::Bytes(ev.unit.octets).first<20>());
   if (rp.flag(mpa::ReqRepSpec::Field::R)) {
+    if (std::string set = set_by_pass(s, Alternative{"mpa.reply", {}}, ev.unit); !set.empty())
+      return {StepOutcome::Kind::kUnimplemented, set};
     const std::string why =
         "handshake: the IUT rejected a valid Request (Rev " + std::to_string(rp.get(mpa::ReqRepSpec::Field::Rev)) + ")";
     if (optional_feature) return {StepOutcome::Kind::kUnimplemented, why};
@@ -568,9 +639,9 @@ StepOutcome handshake(Session& s, const Step& st) {
   // RFC 5044 §7.1.1: either side may ask for CRCs; an IUT that always does
   // cannot show what it does without them.
   if (s.c.needs_item("no-crc") && s.vars["crc"])
-    return {StepOutcome::Kind::kUnimplemented, "the IUT asks for CRCs itself (C set in its Reply)"};
+    return {StepOutcome::Kind::kUnimplemented, "CRC: the IUT asks for CRCs itself (C set in its Reply)" + pass_note(s)};
   if (s.c.needs_item("markers") && find_arg(st.args, "hint") && !s.vars["iut.markers"])
-    return {StepOutcome::Kind::kUnimplemented, "the IUT does not ask for Markers"};
+    return {StepOutcome::Kind::kUnimplemented, "Markers: the IUT does not ask for Markers (M clear in its Reply)" + pass_note(s)};
   return {};
 }
 
@@ -602,12 +673,49 @@ std::string unoffered_choice(const Session& s, wire::Bytes reply) {
   return {};
 }
 
+// What a step asks of the FPDUs the tester sends that the settings
+// negotiated on this connection cannot carry (RFC 5044 §7.1.2: CRC when
+// either side asked, Markers towards a side that asked): the case cannot be
+// run as written here, and says which setting stands in its way. Empty when
+// the step can be sent.
+std::string unexpressible(const Session& s, const Step& st) {
+  if (s.phase != Phase::kFull || !s.framer) return {};
+  const mpa::FramerConfig& fc = s.framer->config();
+  const auto& n = s.result.negotiated;
+  const std::string settled = n ? " (this connection: " + n->to_string() + ")" : std::string();
+  if (st.unit == "raw" && fc.markers)
+    return "Markers: the IUT asked for Markers (M set in its frame), and octets given as 'raw' cannot carry them at "
+           "their stream positions" + settled;
+  if (const Arg* c = find_arg(st.args, "crc");
+      c && c->value.kind == Value::Kind::kWord && c->value.text == "bad" && !fc.crc)
+    return "CRC: neither side asked for CRCs (C clear in both frames), so the receiver ignores the CRC field and a "
+           "bad CRC is not one" + settled;
+  for (const char* marker_field : {"fpduptr", "marker_res", "omit_markers"})
+    if (find_arg(st.args, marker_field) && !fc.markers)
+      return std::string("Markers: the IUT did not ask for Markers (M clear in its frame), so the tester's FPDUs carry "
+                         "none for '") + marker_field + "' to shape" + settled;
+  return {};
+}
+
+// Sends what `more` held back (a script checked by check_case never leaves
+// any before a step that does not send).
+bool flush_held(Session& s) {
+  if (s.held.empty()) return true;
+  std::vector<std::uint8_t> out;
+  out.swap(s.held);
+  return s.send_octets(out);
+}
+
 StepOutcome send_step(Session& s, const Step& st) {
   if (s.settle_until) {
     std::this_thread::sleep_until(*s.settle_until);
     s.settle_until.reset();
   }
-  if (st.unit == "fin" || st.unit == "reset") s.sent(st, {});
+  if (st.unit == "fin" || st.unit == "reset") {
+    s.sent(st, {});
+    if (!flush_held(s))
+      return mismatch(Failure::Kind::kClosed, "the IUT closed the connection before the tester could send", closed_as(s));
+  }
   if (st.unit == "fin") {
     s.record(true, "--> FIN (tester half-closes)", "");
     ::shutdown(s.fd, SHUT_WR);
@@ -621,6 +729,7 @@ StepOutcome send_step(Session& s, const Step& st) {
     s.fd = -1;
     return {};
   }
+  if (std::string why = unexpressible(s, st); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};
   auto b = build(s, st);
   if (auto* e = std::get_if<std::string>(&b)) return {StepOutcome::Kind::kError, "line " + std::to_string(st.line) + ": " + *e};
   Built& built = std::get<Built>(b);
@@ -630,7 +739,23 @@ StepOutcome send_step(Session& s, const Step& st) {
   s.record(true, built.headline, built.detail);
   s.sent(st, built.octets);
   if (st.unit == "mpa.request" || st.unit == "mpa.reply") s.sent_frame = built.octets;
-  if (!s.send_octets(built.octets))
+  // What `more` held goes first, in the same TCP send.
+  std::vector<std::uint8_t> out;
+  out.swap(s.held);
+  const std::size_t first = out.size() + built.split_at.value_or(built.octets.size());
+  out.insert(out.end(), built.octets.begin(), built.octets.end());
+  if (built.more) {
+    s.held = std::move(out);
+    return {};
+  }
+  const wire::Bytes all(out);
+  bool sent = s.send_octets(all.first(first));
+  if (sent && first < all.size()) {
+    // The IUT reads the first part on its own before the rest arrives.
+    std::this_thread::sleep_for(s.scaled(built.pause));
+    sent = s.send_octets(all.subspan(first));
+  }
+  if (!sent)
     return mismatch(Failure::Kind::kClosed, "the IUT closed the connection before the tester could send " + st.unit,
                     closed_as(s));
   return {};
@@ -644,13 +769,9 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
   CaseResult result;
   result.c = &c;
   const auto started = Clock::now();
-  for (const std::string& need : c.needs) {
-    const std::string item = need.starts_with("buffer:") ? "buffer" : need;
-    if (std::find(o.iut_lacks.begin(), o.iut_lacks.end(), item) == o.iut_lacks.end() &&
-        std::find(o.iut_lacks.begin(), o.iut_lacks.end(), need) == o.iut_lacks.end())
-      continue;
+  if (const std::string* need = lacked_need(c, o.iut_lacks)) {
     result.verdict = Verdict::kUnimplemented;
-    result.reason = "the IUT lacks '" + need + "' (--iut-lacks or the agent's capabilities)";
+    result.reason = "the IUT lacks '" + *need + "' (--iut-lacks or the agent's capabilities)";
     return result;
   }
   Session s(c, o, result);
@@ -709,6 +830,10 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
     failed_step = &st;
     if (Clock::now() > case_deadline) {
       outcome = mismatch(Failure::Kind::kNothing, "the case did not finish within its timeout", "nothing");
+      break;
+    }
+    if (st.kind != StepKind::kSend && !flush_held(s)) {
+      outcome = mismatch(Failure::Kind::kClosed, "the IUT closed the connection before the tester could send", closed_as(s));
       break;
     }
     switch (st.kind) {

@@ -34,7 +34,8 @@ namespace {
 std::string apply_args(Session& s, std::vector<Block>& blocks, const std::vector<Arg>& args,
                        std::initializer_list<std::string_view> skip) {
   for (const Arg& a : args) {
-    if (std::find(skip.begin(), skip.end(), a.name) != skip.end() || is_framing_arg(a.name)) continue;
+    if (std::find(skip.begin(), skip.end(), a.name) != skip.end() || is_framing_arg(a.name) || is_send_option(a.name))
+      continue;
     std::string name = a.name;
     auto hit = find_field(blocks, name);
     if (!hit && name == "code") hit = find_field(blocks, "errcode");
@@ -50,8 +51,13 @@ std::string apply_args(Session& s, std::vector<Block>& blocks, const std::vector
 std::variant<Built, std::string> build_mpa(Session& s, bool request, const std::vector<Arg>& args) {
   mpa::ReqRepFields f;
   f.kind = request ? mpa::FrameKind::kRequest : mpa::FrameKind::kReply;
-  f.revision = 1;
-  f.crc = true;
+  // The tester asks for what the pass asks of both sides (MpaSettings), and
+  // otherwise for Rev 1, CRC and no Markers; a case's rev=, c= or m=
+  // overrides each. (The pass's peer-to-peer model is the IUT's choice as
+  // initiator: a tester Request that set A would owe the IUT an RTR first.)
+  f.revision = static_cast<std::uint8_t>(request ? s.o.pass.revision.value_or(1) : 1);
+  f.crc = s.o.pass.crc.value_or(true);
+  f.markers = s.o.pass.markers.value_or(false);
   if (const Arg* a = find_arg(args, "rev")) {
     auto n = number_arg(s, *a);
     if (auto* e = std::get_if<std::string>(&n)) return *e;
@@ -109,9 +115,61 @@ std::variant<Built, std::string> build_mpa(Session& s, bool request, const std::
   return out;
 }
 
+// One FPDU around `ulpdu`, framed as negotiated (RFC 5044 §4.1 PAD, §4.3
+// Markers at their stream positions, §4.4 CRC) unless the step forces a
+// framing field.
+std::variant<Built, std::string> frame_ulpdu(Session& s, const std::vector<std::uint8_t>& ulpdu,
+                                             const std::vector<Arg>& args) {
+  mpa::FramerOverrides fo;
+  bool bad_crc = false;
+  for (const Arg& a : args) {
+    if (a.name == "crc" && a.value.kind == Value::Kind::kWord && a.value.text == "bad") {
+      bad_crc = true;
+      continue;
+    }
+    if (a.name == "omit_markers") {
+      fo.omit_markers = true;
+      continue;
+    }
+    if (!is_framing_arg(a.name) || a.name == "payload") continue;
+    auto n = number_arg(s, a);
+    if (auto* e = std::get_if<std::string>(&n)) return *e;
+    const std::uint64_t v = std::get<std::uint64_t>(n);
+    if (a.name == "ulpdu_length") fo.ulpdu_length = static_cast<std::uint16_t>(v);
+    else if (a.name == "pad") fo.pad_length = static_cast<std::size_t>(std::min<std::uint64_t>(v, 64));
+    else if (a.name == "pad_octet") fo.pad_octet = static_cast<std::uint8_t>(v);
+    else if (a.name == "crc") fo.crc = static_cast<std::uint32_t>(v);
+    else if (a.name == "fpduptr") fo.fpdu_ptr = static_cast<std::uint16_t>(v);
+    else if (a.name == "marker_res") fo.marker_reserved = static_cast<std::uint16_t>(v);
+  }
+  Built out;
+  out.layout = mpa::MarkerLayout(s.framer->stream_position(), s.framer->config().markers && !fo.omit_markers);
+  const std::size_t n = s.framer->frame(wire::Bytes(ulpdu), out.octets, fo);
+  // The CRC is the FPDU's last four octets (a Marker due after them belongs
+  // to the next FPDU); a bad one differs in its last octet.
+  if (bad_crc && n >= 4) out.octets.back() ^= 0x5a;
+  out.headline = "FPDU " + std::to_string(n) + " octets" + (bad_crc ? ", bad CRC" : "") +
+                 (fo.ulpdu_length ? ", ULPDU_Length forced" : "");
+  return out;
+}
+
 // An RDMAP message in one FPDU.
 std::variant<Built, std::string> build_fpdu(Session& s, const std::string& unit, const std::vector<Arg>& args) {
   if (!s.framer) return std::string("'" + unit + "' needs full operation: run 'handshake' first");
+  if (unit == "fpdu") {
+    // `fpdu ulpdu=...`: the ULPDU is given whole, DDP header and all.
+    const Arg* u = find_arg(args, "ulpdu");
+    if (!u) return std::string("fpdu: expected ulpdu=hex:..., ulpdu=N or ulpdu=\"text\"");
+    auto b = payload_octets(u->value, s.vars);
+    if (auto* e = std::get_if<std::string>(&b)) return "ulpdu: " + *e;
+    const auto& ulpdu = std::get<std::vector<std::uint8_t>>(b);
+    auto r = frame_ulpdu(s, ulpdu, args);
+    if (auto* built = std::get_if<Built>(&r)) {
+      built->headline = "--> ULPDU of " + std::to_string(ulpdu.size()) + " octets, " + built->headline;
+      built->detail = "    ULPDU: " + hex(ulpdu, 64) + "\n";
+    }
+    return r;
+  }
   // A test ULP command is a Send whose payload is the command (test_ulp.hpp).
   const bool command = unit == "ulp.command";
   Segment seg = default_segment(command ? "send" : unit, s.next_msn);
@@ -146,67 +204,13 @@ std::variant<Built, std::string> build_fpdu(Session& s, const std::string& unit,
   seg.octets.insert(seg.octets.end(), payload.begin(), payload.end());
   if (command) seg.blocks.push_back(raw_block(UlpCommandSpec::decl, seg.octets, header_size));
 
-  mpa::FramerOverrides fo;
-  bool bad_crc = false;
-  for (const Arg& a : args) {
-    if (a.name == "crc" && a.value.kind == Value::Kind::kWord && a.value.text == "bad") {
-      bad_crc = true;
-      continue;
-    }
-    if (a.name == "omit_markers") {
-      fo.omit_markers = true;
-      continue;
-    }
-    if (!is_framing_arg(a.name) || a.name == "payload" || a.name == "truncate" || a.name == "append") continue;
-    auto n = number_arg(s, a);
-    if (auto* e = std::get_if<std::string>(&n)) return *e;
-    const std::uint64_t v = std::get<std::uint64_t>(n);
-    if (a.name == "ulpdu_length") fo.ulpdu_length = static_cast<std::uint16_t>(v);
-    else if (a.name == "pad") fo.pad_length = static_cast<std::size_t>(std::min<std::uint64_t>(v, 64));
-    else if (a.name == "pad_octet") fo.pad_octet = static_cast<std::uint8_t>(v);
-    else if (a.name == "crc") fo.crc = static_cast<std::uint32_t>(v);
-    else if (a.name == "fpduptr") fo.fpdu_ptr = static_cast<std::uint16_t>(v);
-    else if (a.name == "marker_res") fo.marker_reserved = static_cast<std::uint16_t>(v);
+  auto r = frame_ulpdu(s, seg.octets, args);
+  if (auto* built = std::get_if<Built>(&r)) {
+    const std::uint8_t opcode = seg.octets.size() >= ddp::kControlSize ? segment_opcode(seg.octets) : 0;
+    built->headline = "--> " + std::string(message_name(opcode)) + (command ? " (test ULP command)" : "") + ", " + built->headline;
+    built->detail = describe_blocks(seg.blocks, seg.octets, header_size);
   }
-  Built out;
-  const std::size_t n = s.framer->frame(wire::Bytes(seg.octets), out.octets, fo);
-  // The CRC is the FPDU's last four octets (a Marker due after them belongs
-  // to the next FPDU); a bad one differs in its last octet.
-  if (bad_crc && n >= 4) out.octets.back() ^= 0x5a;
-  const std::uint8_t opcode = seg.octets.size() >= ddp::kControlSize ? segment_opcode(seg.octets) : 0;
-  out.headline = "--> " + std::string(message_name(opcode)) + (command ? " (test ULP command)" : "") + ", FPDU " + std::to_string(n) + " octets" +
-                 (bad_crc ? ", bad CRC" : "") + (fo.ulpdu_length ? ", ULPDU_Length forced" : "");
-  out.detail = describe_blocks(seg.blocks, seg.octets, header_size);
-  return out;
-}
-
-// The tester's CLC client and server: fixed link values, and the identity
-// the run gives or the connection shows (clc_identity.hpp).
-clc::ClientConfig tester_client(const ClcResolved& id) {
-  clc::ClientConfig c;
-  c.link.peer_id = 0x52434e4643000001ull;  // "RCNFC" + 1
-  c.link.gid = id.gid;
-  c.link.mac = id.mac;
-  c.link.qp_number = 0x000200;
-  c.link.rmb_rkey = 0x1234;
-  c.link.rmb_virtual_address = 0x100000;
-  c.link.initial_psn = 0x10;
-  c.v2.user_eids = {clc::make_eid(id.eid)};
-  c.v2.rocev2_gid = c.link.gid;
-  c.ipv4 = id.ipv4;
-  return c;
-}
-
-clc::ServerConfig tester_server(const ClcResolved& id) {
-  clc::ServerConfig c;
-  const clc::ClientConfig cc = tester_client(id);
-  c.link = cc.link;
-  c.link.peer_id = 0x52434e4653000001ull;
-  if (id.fixed_mac) c.link.mac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};
-  c.link.qp_number = 0x000300;
-  c.v2 = cc.v2;
-  c.ipv4 = cc.ipv4;
-  return c;
+  return r;
 }
 
 std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, const std::vector<Arg>& args) {
@@ -327,20 +331,51 @@ std::variant<Built, std::string> build(Session& s, const Step& st) {
     b.detail = "    " + hex(b.octets, 64) + "\n";
     r = b;
   } else if (st.unit.starts_with("clc.")) r = build_clc(s, st.unit, st.args);
-  else if (opcode_for(st.unit) || st.unit == "ddp.tagged" || st.unit == "ddp.untagged" || st.unit == "ulp.command")
+  else if (opcode_for(st.unit) || st.unit == "ddp.tagged" || st.unit == "ddp.untagged" || st.unit == "ulp.command" ||
+           st.unit == "fpdu")
     r = build_fpdu(s, st.unit, st.args);
-  if (auto* b = std::get_if<Built>(&r)) {
-    if (const Arg* t = find_arg(st.args, "truncate")) {
-      auto n = number_arg(s, *t);
-      if (auto* e = std::get_if<std::string>(&n)) return *e;
-      const auto keep = std::min<std::uint64_t>(std::get<std::uint64_t>(n), b->octets.size());
-      b->octets.resize(static_cast<std::size_t>(keep));
-      b->headline += ", truncated to " + std::to_string(keep) + " octets";
+  auto* b = std::get_if<Built>(&r);
+  if (!b) return r;
+  // Octet positions in an FPDU count its own octets (RFC 5044 §4.1:
+  // ULPDU_Length, ULPDU, PAD, CRC), not the Markers among them, so a
+  // position names the same field whether or not Markers were negotiated;
+  // a Marker goes with the octets after it.
+  auto sent_octets = [&](std::uint64_t n) {
+    const std::size_t logical = static_cast<std::size_t>(std::min<std::uint64_t>(n, b->octets.size()));
+    return std::min(b->layout ? b->layout->span_of(logical) : logical, b->octets.size());
+  };
+  if (const Arg* t = find_arg(st.args, "truncate")) {
+    auto n = number_arg(s, *t);
+    if (auto* e = std::get_if<std::string>(&n)) return *e;
+    const std::size_t keep = sent_octets(std::get<std::uint64_t>(n));
+    b->octets.resize(keep);
+    b->headline += ", truncated to " + std::to_string(std::get<std::uint64_t>(n)) + " octets";
+  }
+  if (const Arg* a = find_arg(st.args, "append")) {
+    b->octets.insert(b->octets.end(), a->value.bytes.begin(), a->value.bytes.end());
+    b->headline += ", " + std::to_string(a->value.bytes.size()) + " octets appended";
+  }
+  if (const Arg* a = find_arg(st.args, "split")) {
+    auto n = number_arg(s, *a);
+    if (auto* e = std::get_if<std::string>(&n)) return *e;
+    const std::uint64_t after = std::get<std::uint64_t>(n);
+    const std::size_t at = sent_octets(after);
+    if (after == 0 || at >= b->octets.size())
+      return "split=" + std::to_string(after) + ": expected a position inside the unit (it has " +
+             std::to_string(b->octets.size()) + " octets as sent)";
+    b->split_at = at;
+    if (const Arg* p = find_arg(st.args, "pause")) {
+      auto d = p->value.kind == Value::Kind::kWord ? parse_duration(p->value.text) : std::nullopt;
+      if (!d) return std::string("pause: expected a duration such as 30ms");
+      b->pause = *d;
     }
-    if (const Arg* a = find_arg(st.args, "append")) {
-      b->octets.insert(b->octets.end(), a->value.bytes.begin(), a->value.bytes.end());
-      b->headline += ", " + std::to_string(a->value.bytes.size()) + " octets appended";
-    }
+    b->headline += ", split after octet " + std::to_string(after) +
+                   (at != after ? " (" + std::to_string(at) + " octets with the Markers)" : std::string()) + ", then " +
+                   std::to_string(b->pause.count()) + " ms later the rest";
+  }
+  if (find_arg(st.args, "more")) {
+    b->more = true;
+    b->headline += ", held to go out with the next unit in one TCP send";
   }
   return r;
 }

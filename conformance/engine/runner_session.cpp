@@ -287,6 +287,18 @@ void Session::enter_full_operation(wire::Bytes request, wire::Bytes reply) {
   phase = Phase::kFull;
   vars["iut.markers"] = theirs.flag(F::M);
   vars["crc"] = crc;
+  // RFC 6581 §9.2: the peer-to-peer model when a Rev 2 Reply with enhanced
+  // data echoes the A its Request set.
+  auto flag_a = [](wire::Bytes frame) {
+    const mpa::ReqRepHeader h(frame.first<20>());
+    return h.get(F::Rev) == 2 && h.flag(F::S) && frame.size() >= 24 &&
+           mpa::EnhancedDataHeader(frame.subspan(20).first<4>()).flag(mpa::EnhancedDataSpec::Field::A);
+  };
+  result.negotiated = Negotiated{.revision = static_cast<int>(rp.get(F::Rev)),
+                                 .crc = crc,
+                                 .markers_to_iut = theirs.flag(F::M),
+                                 .markers_to_tester = mine.flag(F::M),
+                                 .peer_to_peer = flag_a(request) && flag_a(reply)};
   // The IUT's advertisement (the test ULP profile).
   const wire::Bytes iut_frame = tester_is_initiator ? reply : request;
   std::size_t pd_at = 20;

@@ -26,6 +26,7 @@
 #include "engine.hpp"
 #include "mpa/deframer.hpp"
 #include "mpa/framer.hpp"
+#include "mpa/marker_layout.hpp"
 #include "units.hpp"
 
 namespace rdmaconf::conformance::runner {
@@ -85,6 +86,7 @@ struct Session {
 
   // MPA state
   std::vector<std::uint8_t> sent_frame;  // the tester's Request/Reply, as sent
+  std::vector<std::uint8_t> held;        // units sent with `more`, waiting for the next one
   // RunOptions::reply_settle: the next send waits until then.
   std::optional<Clock::time_point> settle_until;
   std::optional<mpa::Framer> framer;
@@ -151,6 +153,14 @@ struct Built {
   std::vector<std::uint8_t> octets;
   std::string headline;
   std::string detail;
+  // An FPDU: where its own octets lie among the Markers it was framed with.
+  std::optional<mpa::MarkerLayout> layout;
+  // `split=N`: the first TCP send ends here (octets as sent), the rest
+  // follows `pause` later (docs/conformance.md, "Units the tester sends").
+  std::optional<std::size_t> split_at;
+  Duration pause{30};
+  // `more`: held back to go out in one TCP send with the next unit.
+  bool more = false;
 };
 
 // The unit a `>` step names, shaped by its arguments; or why it cannot be built.

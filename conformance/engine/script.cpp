@@ -1,5 +1,7 @@
 #include "script.hpp"
 
+#include "needs.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -251,7 +253,13 @@ class LineParser {
     }
     if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0]))) {
       auto n = parse_number(w);
-      if (!n) return "expected a number (decimal or 0x hex), got '" + t.text + "'";
+      if (!n && parse_duration(w)) {
+        // A duration (`pause=30ms`) stays a word; its step reads it.
+        v.kind = Value::Kind::kWord;
+        v.text = t.text;
+        return std::nullopt;
+      }
+      if (!n) return "expected a number (decimal or 0x hex) or a duration (30ms, 2s), got '" + t.text + "'";
       v.kind = Value::Kind::kNumber;
       v.number = *n;
       return std::nullopt;
@@ -436,7 +444,10 @@ std::string SyntaxError::to_string() const {
   const auto [end, ec] = std::to_chars(number.data(), number.data() + number.size(), line);
   std::string out;
   out.reserve(file.size() + 16 + message.size());
-  out.append(file).append(":").append(number.data(), end).append(": ").append(message);
+  out.append(file);
+  if (line > 0) out.append(":").append(number.data(), end);  // a folder's error has no line
+  if (!file.empty()) out.append(": ");
+  out.append(message);
   return out;
 }
 
@@ -517,6 +528,7 @@ ParseResult parse_script(std::string_view text, std::string_view file) {
   std::string param_name;
   std::vector<std::string> param_values;
   bool have_id = false, have_level = false, have_role = false, have_rfc = false, have_req = false, have_title = false;
+  int needs_line = 0;
   std::size_t first_step = lines.size();
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const Line& l = lines[i];
@@ -555,6 +567,7 @@ ParseResult parse_script(std::string_view text, std::string_view file) {
       have_role = true;
     } else if (key == "needs") {
       if (value != "-") base.needs = split_list(value);
+      needs_line = l.number;
     } else if (key == "timeout") {
       auto d = parse_duration(value);
       if (!d) return error(l.number, "expected a duration such as 5s for timeout, got '" + value + "'");
@@ -600,6 +613,10 @@ ParseResult parse_script(std::string_view text, std::string_view file) {
     }
     if (c.id.find('{') != std::string::npos || c.id.find('}') != std::string::npos)
       return error(c.line, "expected every '{NAME}' in the id to name the param");
+    // A needs item nobody can declare lacking would make its case run
+    // against every IUT: only the items of needs.hpp.
+    for (const std::string& n : c.needs)
+      if (!is_needs_item(n)) return error(needs_line, "expected needs items of " + needs_items_text() + ", got '" + n + "'");
     for (std::size_t i = first_step; i < lines.size(); ++i) {
       Step st;
       // Without a param the line is parsed where it is, not copied first.

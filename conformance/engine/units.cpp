@@ -342,8 +342,12 @@ Segment decode_segment(std::vector<std::uint8_t> ulpdu) {
 
 bool is_framing_arg(std::string_view n) {
   static constexpr std::string_view kNames[] = {"payload", "ulpdu_length", "pad",      "pad_octet",
-                                                "crc",     "fpduptr",      "marker_res", "omit_markers",
-                                                "truncate", "append"};
+                                                "crc",     "fpduptr",      "marker_res", "omit_markers"};
+  return std::find(std::begin(kNames), std::end(kNames), n) != std::end(kNames);
+}
+
+bool is_send_option(std::string_view n) {
+  static constexpr std::string_view kNames[] = {"truncate", "append", "split", "pause", "more"};
   return std::find(std::begin(kNames), std::end(kNames), n) != std::end(kNames);
 }
 

@@ -117,7 +117,11 @@ std::uint8_t segment_opcode(wire::Bytes segment);
 // Blocks of a received ULPDU (DDP segment), by its own T bit and opcode.
 Segment decode_segment(std::vector<std::uint8_t> ulpdu);
 
-// The names a unit or expectation accepts besides its declared fields.
+// The names an FPDU-carrying unit accepts besides its declared fields: its
+// payload and the framing the MPA framer computes unless forced (RFC 5044 §4).
 bool is_framing_arg(std::string_view name);
+// The options of a `>` step that shape how any unit goes on the wire rather
+// than what it is: truncate, append, split, pause, more (docs/conformance.md).
+bool is_send_option(std::string_view name);
 
 }  // namespace rdmaconf::conformance

@@ -104,7 +104,8 @@ void write_junit(std::ostream& out, const std::vector<CaseResult>& results, cons
       out << "      <properties><property name=\"requirement\" value=\"" << xml_escape(join(r->c->requirements, ","))
           << "\"/><property name=\"rfc\" value=\"" << xml_escape(r->c->rfc) << "\"/><property name=\"level\" value=\""
           << to_string(r->c->level) << "\"/><property name=\"verdict\" value=\"" << to_string(r->verdict)
-          << "\"/><property name=\"configuration\" value=\"" << xml_escape(r->configuration) << "\"/>";
+          << "\"/><property name=\"configuration\" value=\"" << xml_escape(r->configuration) << "\"/>"
+          << (r->negotiated ? "<property name=\"negotiated\" value=\"" + r->negotiated->to_string() + "\"/>" : "");
       // The findings that explain it: a CI page shows the cause beside the case.
       std::string named;
       for (const std::string& key : findings::keys_of(*r)) {

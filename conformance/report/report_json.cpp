@@ -114,9 +114,19 @@ nlohmann::ordered_json case_json(const CaseResult& r, const std::vector<std::str
                          {"status", e.status},
                          {"byte_len", e.byte_len},
                          {"detail", e.detail}});
+  // What was in effect on the case's connection (null: it never reached
+  // MPA full operation), beside the pass's label.
+  Json negotiated = nullptr;
+  if (r.negotiated)
+    negotiated = Json{{"revision", r.negotiated->revision},
+                      {"crc", r.negotiated->crc},
+                      {"markers_to_iut", r.negotiated->markers_to_iut},
+                      {"markers_to_tester", r.negotiated->markers_to_tester},
+                      {"peer_to_peer", r.negotiated->peer_to_peer}};
   Json j{{"id", r.c->id},
          {"protocol", r.c->protocol},
          {"configuration", r.configuration},
+         {"negotiated", std::move(negotiated)},
          {"title", r.c->title},
          {"requirements", r.c->requirements},
          {"rfc", r.c->rfc},

@@ -185,6 +185,24 @@ bool read_case(const json& j, const std::vector<Case>& cases, std::deque<Case>* 
     return false;
   r.failed_line = static_cast<int>(line);
   const std::string at = where + " (" + id + ")";
+  // Reports before it have no "negotiated"; null when nothing was negotiated.
+  if (const auto n = j.find("negotiated"); n != j.end() && !n->is_null()) {
+    const std::string neg_at = at + ": \"negotiated\"";
+    if (!n->is_object()) return error = neg_at + " is not an object", false;
+    Negotiated neg;
+    const auto rev = n->find("revision");
+    if (rev == n->end() || !rev->is_number_unsigned() || rev->get<std::uint64_t>() > 15)
+      return error = neg_at + ": \"revision\" is missing or not a revision", false;
+    neg.revision = static_cast<int>(rev->get<std::uint64_t>());
+    for (auto [key, flag] : {std::pair{"crc", &neg.crc}, std::pair{"markers_to_iut", &neg.markers_to_iut},
+                             std::pair{"markers_to_tester", &neg.markers_to_tester},
+                             std::pair{"peer_to_peer", &neg.peer_to_peer}}) {
+      const auto it = n->find(key);
+      if (it == n->end() || !it->is_boolean()) return error = neg_at + ": \"" + key + "\" is missing or not true/false", false;
+      *flag = it->get<bool>();
+    }
+    r.negotiated = neg;
+  }
   if (const auto f = j.find("failure"); f != j.end() && !f->is_null())
     if (!read_failure(*f, r.failure.emplace(), error, at)) return false;
   if (const auto p = j.find("in_passing"); p != j.end())

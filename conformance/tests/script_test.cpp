@@ -2,6 +2,8 @@
 // file:line of syntax errors, and garbage that must never crash it.
 #include "script.hpp"
 
+#include "needs.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -179,6 +181,31 @@ TEST(Script, SyntaxErrorsNameFileLineAndWhatWasExpected) {
     EXPECT_NE(e.message.find(b.expected), std::string::npos) << b.text << " -> " << e.to_string();
     EXPECT_EQ(e.to_string().rfind("t.case:" + std::to_string(b.line) + ": ", 0), 0u);
   }
+}
+
+// `needs` names only the items of needs.hpp, after the param is put in, so
+// that every item a case needs is one `--iut-lacks` can declare lacking.
+TEST(Script, NeedsItemsAreTheTableOnes) {
+  auto cs = ok(std::string(kHeader) + "needs: smcr-v2, buffer:otherpd, smcv2.1\n> send\n");
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_TRUE(cs[0].needs_item("smcr-v2"));
+  auto offered = ok(std::string(kHeader) + "param: offer: v1, v2\nneeds: clc, smcr-{offer}\n> send\n");
+  ASSERT_EQ(offered.size(), 2u);
+  EXPECT_TRUE(offered[1].needs_item("smcr-v2"));
+  const std::string h(kHeader);
+  for (const std::string bad_item : {"smcr-v3", "buffer:nosuch", "buffer", "Echo"}) {
+    SyntaxError e = bad(h + "needs: clc, " + bad_item + "\n> send\n");
+    EXPECT_EQ(e.line, 7) << bad_item;
+    EXPECT_NE(e.message.find("got '" + bad_item + "'"), std::string::npos) << e.message;
+    EXPECT_NE(e.message.find("buffer:NAME (rw, ro,"), std::string::npos) << e.message;
+  }
+  // A param value that makes an unknown item is refused too (smcr-v1v2).
+  SyntaxError e = bad(h + "param: offer: v1, v1v2\nneeds: smcr-{offer}\n> send\n");
+  EXPECT_NE(e.message.find("got 'smcr-v1v2'"), std::string::npos) << e.message;
+  EXPECT_TRUE(is_lackable("buffer"));
+  EXPECT_FALSE(is_needs_item("buffer"));
+  EXPECT_TRUE(is_lackable("buffer:otherpd"));
+  EXPECT_FALSE(is_lackable("buffer:"));
 }
 
 TEST(Script, Durations) {

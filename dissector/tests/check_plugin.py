@@ -156,8 +156,8 @@ def plugin_view(packets):
 
 
 def decode_view(args, capture, opcodes):
-    """Per frame: the messages `rdmaconf decode --json` reports, in order."""
-    p = subprocess.run([args.rdmaconf, "decode", "--json", capture], capture_output=True, text=True)
+    """Per frame: the messages `rdmaconf decode CAPTURE --json -` reports, in order."""
+    p = subprocess.run([args.rdmaconf, "decode", capture, "--json", "-"], capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"rdmaconf decode failed ({p.returncode}) on {capture}: {p.stderr}")
     messages = {}

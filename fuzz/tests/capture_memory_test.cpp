@@ -79,7 +79,9 @@ TEST(CaptureMemory, OpenMemoryReadsWhatOpenFileReads) {
           .write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
       std::string file_error, memory_error;
       const std::string from_file = opened(PacketSource::open_file(path, {}, file_error), file_error);
-      const std::string from_memory = opened(PacketSource::open_memory(input, {}, memory_error), memory_error);
+      // open_file names the file before what is wrong with it; open_memory has no name.
+      auto memory = PacketSource::open_memory(input, {}, memory_error);
+      const std::string from_memory = opened(std::move(memory), path + ": " + memory_error);
       EXPECT_EQ(from_file, from_memory) << p << " cut at " << cut;
       ++compared;
     }

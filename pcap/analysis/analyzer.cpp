@@ -342,7 +342,8 @@ std::optional<AnalysisResult> analyze_file(const std::string& path, const Analys
   auto source = capture::PacketSource::open_file(path, options.bpf_filter, error);
   if (!source) return std::nullopt;
   if (!source->link_supported()) {
-    error = "unsupported link type " + std::to_string(static_cast<unsigned>(source->link_type()));
+    error = path + ": link type " + std::to_string(static_cast<unsigned>(source->link_type())) +
+            " is not one rdmaconf reads (Ethernet, Linux cooked, raw IP, BSD loopback)";
     return std::nullopt;
   }
   Analyzer analyzer(options, listener);

@@ -378,6 +378,19 @@ void ConnectionObserver::settle_mpa(FrameNo frame) {
   if (mpa_.known || !ini.frame || !rsp.frame) return;
   const mpa::ReqRepFrame& req = *ini.frame;
   const mpa::ReqRepFrame& rep = *rsp.frame;
+  if (req.kind != mpa::FrameKind::kRequest || rep.kind != mpa::FrameKind::kReply) {
+    // RFC 5044 §7.1.1, §8 (code 4): a side that gets the other's key where
+    // its own belongs has no Request or Reply to settle on and closes; what
+    // either sends after it is no FPDU of full operation (the key was
+    // reported above), so it is counted, not judged.
+    for (Direction* d : {&ini, &rsp}) {
+      if (d->mode != Direction::Mode::kAwaitPeerFrame) continue;
+      d->mode = Direction::Mode::kOpaque;
+      event(EventKind::kSkipped, d->side, frame, d->consumed_to, 0,
+            "MPA startup failed (a Request or Reply in the other's place): what follows is not judged");
+    }
+    return;
+  }
   mpa_.known = true;
   mpa_.revision = rep.revision;
   // RFC 5044 §7.1.2: CRC is used when either frame asks for it; each side

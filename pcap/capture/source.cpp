@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <pcap/pcap.h>
 
+#include "wire/show.hpp"
+
 namespace rdmaconf::capture {
 namespace {
 
@@ -25,6 +27,52 @@ Timestamp timestamp_of(std::int64_t seconds, std::int64_t fraction_ns) {
   if (seconds > kMaxSeconds) return Timestamp{std::numeric_limits<std::int64_t>::max()};
   if (seconds < -kMaxSeconds) return Timestamp{std::numeric_limits<std::int64_t>::min()};
   return Timestamp{seconds * kNs + fraction_ns};
+}
+
+// What keeps octets from being a capture file, before libpcap reads them
+// (libpcap's own words name neither the file nor the problem the way a user
+// sees it): an empty file, something else than a capture, a file header cut
+// short. `head` is the file's first octets (at least 4 when there are 4),
+// `size` the whole file's. Empty when the file starts like a capture.
+std::string header_problem(wire::Bytes head, std::uint64_t size) {
+  if (size == 0) return "the file is empty (a capture starts with a pcap or pcapng file header)";
+  struct Magic {
+    std::uint8_t octets[4];
+    const char* format;
+    std::uint64_t header_size;  // the file header, or the smallest Section Header Block
+  };
+  static constexpr Magic kMagics[] = {
+      {{0xd4, 0xc3, 0xb2, 0xa1}, "pcap", 24}, {{0xa1, 0xb2, 0xc3, 0xd4}, "pcap", 24},
+      {{0x4d, 0x3c, 0xb2, 0xa1}, "pcap", 24}, {{0xa1, 0xb2, 0x3c, 0x4d}, "pcap", 24},
+      {{0x34, 0xcd, 0xb2, 0xa1}, "pcap", 24}, {{0xa1, 0xb2, 0xcd, 0x34}, "pcap", 24},  // Kuznetzov's modified pcap
+      {{0x0a, 0x0d, 0x0d, 0x0a}, "pcapng", 28},
+  };
+  const std::size_t n = std::min<std::size_t>(head.size(), 4);
+  for (const Magic& m : kMagics) {
+    if (!std::equal(head.begin(), head.begin() + static_cast<std::ptrdiff_t>(n), m.octets)) continue;
+    if (size >= m.header_size) return {};
+    return std::string("the file ends inside its ") + m.format + " file header (" + std::to_string(size) + " of " +
+           std::to_string(m.header_size) + " octets): it was cut short";
+  }
+  if (head.size() >= 2 && head[0] == 0x1f && head[1] == 0x8b) return "the file is gzip-compressed: uncompress it first";
+  return "not a pcap or pcapng capture file: it starts with `" + wire::show_octets(head) + "`";
+}
+
+// Why open(2) failed, in our words.
+std::string open_problem(int error) {
+  switch (error) {
+    case ENOENT: return "no such file";
+    case EACCES: case EPERM: return "no permission to read it";
+    case ENOTDIR: return "a folder on its path is a file";
+    case ELOOP: return "too many symbolic links on its path";
+    default: return std::string("cannot open it: ") + std::strerror(error);
+  }
+}
+
+// A file that starts like a capture and that libpcap still refuses: its
+// reason, which names what it read (a version, a block), after ours.
+std::string libpcap_refused(const char* errbuf) {
+  return std::string("not a capture file libpcap can read (") + errbuf + ")";
 }
 
 }  // namespace
@@ -217,6 +265,33 @@ bool PacketSource::link_supported() const {
 
 std::unique_ptr<PacketSource> PacketSource::open_file(const std::string& path, std::string_view bpf_filter,
                                                       std::string& error) {
+  {
+    // What is wrong with the file is said first, naming it; a regular file
+    // that starts like a capture is libpcap's (or ours, below) to read.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      error = path + ": " + open_problem(errno);
+      return nullptr;
+    }
+    struct stat st {};
+    std::string problem;
+    if (::fstat(fd, &st) != 0) {
+      problem = open_problem(errno);
+    } else if (S_ISDIR(st.st_mode)) {
+      problem = "a folder, not a capture file";
+    } else if (S_ISREG(st.st_mode)) {
+      std::uint8_t head[32];
+      const ssize_t got = ::pread(fd, head, sizeof head, 0);
+      problem = got < 0 ? "cannot read it: " + std::string(std::strerror(errno))
+                        : header_problem(wire::Bytes(head, static_cast<std::size_t>(got)),
+                                         static_cast<std::uint64_t>(st.st_size));
+    }
+    ::close(fd);
+    if (!problem.empty()) {
+      error = path + ": " + problem;
+      return nullptr;
+    }
+  }
   char errbuf[PCAP_ERRBUF_SIZE] = {};
   std::unique_ptr<PacketSource> s(new PacketSource());
   if (bpf_filter.empty()) {
@@ -227,7 +302,7 @@ std::unique_ptr<PacketSource> PacketSource::open_file(const std::string& path, s
   }
   s->pcap_->handle = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, errbuf);
   if (!s->pcap_->handle) {
-    error = errbuf;
+    error = path + ": " + libpcap_refused(errbuf);
     return nullptr;
   }
   return finish_offline(std::move(s), bpf_filter, error);
@@ -235,6 +310,12 @@ std::unique_ptr<PacketSource> PacketSource::open_file(const std::string& path, s
 
 std::unique_ptr<PacketSource> PacketSource::open_memory(wire::Bytes file, std::string_view bpf_filter,
                                                         std::string& error) {
+  // The same words as open_file's for the same octets, without a name.
+  if (std::string problem = header_problem(file.first(std::min<std::size_t>(file.size(), 32)), file.size());
+      !problem.empty()) {
+    error = problem;
+    return nullptr;
+  }
   char errbuf[PCAP_ERRBUF_SIZE] = {};
   std::unique_ptr<PacketSource> s(new PacketSource());
   if (bpf_filter.empty()) {
@@ -253,7 +334,7 @@ std::unique_ptr<PacketSource> PacketSource::open_memory(wire::Bytes file, std::s
   s->pcap_->handle = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
   if (!s->pcap_->handle) {
     std::fclose(f);  // pcap_close closes it once libpcap has taken it, not before
-    error = errbuf;
+    error = libpcap_refused(errbuf);
     return nullptr;
   }
   return finish_offline(std::move(s), bpf_filter, error);

@@ -45,7 +45,9 @@ class PacketSource {
 
   // Opens a pcap or pcapng file. A non-empty BPF filter selects frames, but
   // frame numbers still count every frame of the file, as Wireshark's do.
-  // nullptr and `error` set when the file cannot be opened.
+  // nullptr and `error` set when the file cannot be opened: "PATH: what is
+  // wrong", in our words (missing, unreadable, a folder, empty, not a
+  // capture, its header cut short).
   static std::unique_ptr<PacketSource> open_file(const std::string& path, std::string_view bpf_filter,
                                                  std::string& error);
   // The same for a whole capture file already in memory (`file` must stay

@@ -372,7 +372,7 @@ TEST(CaptureAnalysis, CliDecodeJsonAndAnalyzeExitCodes) {
   CaptureBuilder cap;
   const std::string path = lay_out(s, cap, {}, "cli.pcapng");
   int status = 0;
-  const std::string json = run_command(std::string(RDMACONF_CLI) + " decode --json " + path, &status);
+  const std::string json = run_command(std::string(RDMACONF_CLI) + " decode " + path + " --json -", &status);
   EXPECT_EQ(WEXITSTATUS(status), 0);
   EXPECT_EQ(json.front(), '[');
   std::map<std::string, int> types;

@@ -144,7 +144,7 @@ TEST_P(RealCapture, AnalyzeCountsAndViolations) {
 TEST_P(RealCapture, DecodeCountsPerType) {
   const Expected& e = GetParam();
   int status = 0;
-  const std::string json = run_command(std::string(RDMACONF_CLI) + " decode --json " + path_of(e.file), &status);
+  const std::string json = run_command(std::string(RDMACONF_CLI) + " decode " + path_of(e.file) + " --json -", &status);
   ASSERT_EQ(WEXITSTATUS(status), 0);
   std::map<std::string, std::uint64_t> seen;
   for (const auto& m : nlohmann::json::parse(json)) seen[m.at("type").get<std::string>()]++;

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -249,6 +250,73 @@ TEST(Source, GarbageFileFailsToOpenWithAReason) {
   EXPECT_FALSE(PacketSource::open_file(path, {}, error));
   EXPECT_FALSE(error.empty());
   EXPECT_FALSE(PacketSource::open_file(dir.file("missing.pcap"), {}, error));
+}
+
+// A file that is not a capture is named, and what is wrong with it said in
+// our words, whichever way it is wrong; open_memory says the same without
+// the name. libpcap's own words were "truncated dump file; tried to read 4
+// file header bytes, only got 0", "unknown file format", "error reading dump
+// file: Is a directory", without the file.
+TEST(Source, UnreadableFilesAreNamedWithWhatIsWrong) {
+  TempDir dir;
+  const auto pcap = CaptureWriter::pcap_header(LinkType::kEthernet, 65535);
+  const std::vector<std::uint8_t> text = {'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd', '\n'};
+  struct Bad {
+    std::string name;
+    std::vector<std::uint8_t> octets;
+    std::string expected;
+  };
+  const std::vector<Bad> bads = {
+      {"empty.pcap", {}, "the file is empty"},
+      {"text.pcap", text, "not a pcap or pcapng capture file: it starts with `hello world`"},
+      {"binary.pcap", {0x7f, 'E', 'L', 'F', 2, 1, 1, 0}, "it starts with `7f 45 4c 46 02 01 01 00`"},
+      {"cut.pcap", std::vector<std::uint8_t>(pcap.begin(), pcap.begin() + 10),
+       "the file ends inside its pcap file header (10 of 24 octets): it was cut short"},
+      {"cut.pcapng", {0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0}, "ends inside its pcapng file header (8 of 28 octets)"},
+      {"capture.pcap.gz", {0x1f, 0x8b, 8, 0, 0, 0, 0, 0}, "gzip-compressed"},
+  };
+  for (const Bad& b : bads) {
+    const std::string path = dir.file(b.name);
+    write_file(path, b.octets);
+    std::string error;
+    EXPECT_FALSE(PacketSource::open_file(path, {}, error)) << b.name;
+    EXPECT_EQ(error.rfind(path + ": ", 0), 0u) << error;
+    EXPECT_NE(error.find(b.expected), std::string::npos) << error;
+    std::string memory_error;
+    EXPECT_FALSE(PacketSource::open_memory(b.octets, {}, memory_error)) << b.name;
+    EXPECT_EQ(path + ": " + memory_error, error);
+  }
+  std::string error;
+  EXPECT_FALSE(PacketSource::open_file(dir.file("missing.pcap"), {}, error));
+  EXPECT_EQ(error, dir.file("missing.pcap") + ": no such file");
+  EXPECT_FALSE(PacketSource::open_file(dir.file(""), {}, error));
+  EXPECT_NE(error.find("a folder, not a capture file"), std::string::npos) << error;
+  EXPECT_FALSE(PacketSource::open_file(dir.file("empty.pcap") + "/x.pcap", {}, error));
+  EXPECT_NE(error.find("a folder on its path is a file"), std::string::npos) << error;
+}
+
+// decode and analyze print those words and exit 2; an unreadable file too
+// (as another user: root reads every file).
+TEST(Source, CommandsNameTheUnreadableFile) {
+  TempDir dir;
+  const std::string empty = dir.file("empty.pcap");
+  write_file(empty, {});
+  for (const char* command : {"decode", "analyze"}) {
+    int status = 0;
+    const std::string out = run_command(std::string(RDMACONF_CLI) + " " + command + " " + empty + " 2>&1", &status);
+    EXPECT_EQ(WEXITSTATUS(status), 2) << out;
+    EXPECT_EQ(out, std::string("rdmaconf ") + command + ": " + empty +
+                       ": the file is empty (a capture starts with a pcap or pcapng file header)\n");
+  }
+  const std::string locked = dir.file("locked.pcap");
+  write_file(locked, CaptureWriter::pcap_header(LinkType::kEthernet, 65535));
+  fs::permissions(locked, fs::perms::none);
+  fs::permissions(dir.file(""), fs::perms::all);  // others may reach the file, not read it
+  const std::string as_nobody = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  int status = 0;
+  const std::string out = run_command(as_nobody + RDMACONF_CLI + " decode " + locked + " 2>&1", &status);
+  EXPECT_EQ(WEXITSTATUS(status), 2) << out;
+  EXPECT_EQ(out, "rdmaconf decode: " + locked + ": no permission to read it\n");
 }
 
 TEST(Source, AbsurdRecordLengthIsReportedNotAllocated) {

@@ -58,7 +58,7 @@ const Rule& req_rep_rule(const wire::DecodeError& e) {
 }
 
 Outcome reply_revision(std::uint8_t request_revision, const mpa::ReqRepFrame& reply) {
-  if (reply.revision <= request_revision) return std::nullopt;
+  if (reply.revision <= request_revision || reply.reject) return std::nullopt;
   const wire::FieldDecl& d = mpa::ReqRepHeader::field_decl(mpa::ReqRepSpec::Field::Rev);
   return Violation{&kReplyRevision, d.name, d.octet_offset(), reply.revision, request_revision};
 }

@@ -72,8 +72,10 @@ inline constexpr Rule kRtrFirst{"rfc6581-9.2-rtr-first-fpdu", Level::kMust, "RFC
 // mpa::decode_req_rep names (by its field: Key, Res, Rev, R, PD_Length, IRD).
 const Rule& req_rep_rule(const wire::DecodeError& e);
 
-// RFC 6581 §10: an accepting or rejecting Reply never names a revision above
-// the Request's.
+// RFC 6581 §10: an accepting Reply never names a revision above the
+// Request's. A rejecting one may name the responder's own, higher one: RFC
+// 5044 App. C.2.1 has a responder that cannot run a Rev 0 Request answer
+// with Rev 1 and close.
 Outcome reply_revision(std::uint8_t request_revision, const mpa::ReqRepFrame& reply);
 // RFC 6581 §10: a responder that supports enhanced establishment answers an
 // enhanced Request (S set) with an enhanced Reply, and an unenhanced one with

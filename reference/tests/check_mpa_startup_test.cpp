@@ -30,6 +30,14 @@ TEST(CheckMpaStartup, ReplyRevisionNotAboveTheRequests) {
   EXPECT_EQ(v->octet, 17u);
   EXPECT_EQ(v->seen, 2u);
   EXPECT_EQ(v->expected, 1u);
+  // A rejecting Reply names the responder's own revision, higher or not
+  // (RFC 5044 App. C.2.1: Rev 1 to a Rev 0 Request, then the close).
+  mpa::ReqRepFields reject;
+  reject.kind = mpa::FrameKind::kReply;
+  reject.reject = true;
+  reject.revision = 2;
+  const auto octets = mpa::encode_req_rep(reject);
+  EXPECT_FALSE(reply_revision(1, *mpa::decode_req_rep(octets)));
 }
 
 TEST(CheckMpaStartup, ReplyEnhancedInKind) {

@@ -6,6 +6,7 @@
 
 #include "control.hpp"
 #include "json.hpp"
+#include "needs.hpp"
 
 namespace rdmaconf::agent {
 namespace {
@@ -101,6 +102,17 @@ TEST_F(ControlTest, CapabilitiesCarryWhatTheDeviceLacks) {
   const auto back = capabilities_from_json(j["capabilities"], error);
   ASSERT_TRUE(back) << error;
   EXPECT_EQ(lacks, rdmaconf::agent::lacks(*back));
+}
+
+// Whatever a device lacks is a needs item the cases name (needs.hpp): a
+// device that has nothing lacks only items the case parser knows.
+TEST(Capabilities, LacksAreNeedsItems) {
+  Capabilities nothing;
+  nothing.clc = true;
+  nothing.smcr_v1 = false;
+  const auto lacks = rdmaconf::agent::lacks(nothing);
+  EXPECT_GT(lacks.size(), 15u);
+  for (const std::string& item : lacks) EXPECT_TRUE(rdmaconf::conformance::is_needs_item(item)) << item;
 }
 
 // A device without a RoCE v1 GID lacks SMC-R v1 (only where there is a CLC

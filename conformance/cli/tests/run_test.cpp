@@ -1,0 +1,212 @@
+// `rdmaconf run` fails fast and loses nothing (run_checks.hpp): meaningless
+// option combinations are usage errors naming both options, outputs are
+// checked before the first case, a target that does not speak MPA stops the
+// run within seconds with exit code 3, and a report that cannot be written
+// at the end leaves the results in a file the run names (exit code 4).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cli_run.hpp"
+
+namespace rdmaconf::cli::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// A few quick cases against the reference: a run of well under a second.
+const std::string kQuick = "--reference -q --time-scale 0.25 --case 'mpa-crc*' ";
+
+class Folder {
+ public:
+  Folder() : path_(fs::temp_directory_path() / ("rdmaconf-run-test-" + std::to_string(::getpid()) + "-" +
+                                                 std::to_string(counter_++))) {
+    fs::create_directories(path_);
+  }
+  ~Folder() { fs::remove_all(path_); }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+// Answers every connection as an HTTP server answers bytes it cannot parse.
+class HttpLikeServer {
+ public:
+  HttpLikeServer() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(::listen(fd_, 16), 0);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      for (;;) {
+        const int c = ::accept(fd_, nullptr, nullptr);
+        if (c < 0) return;
+        char buf[512];
+        (void)::recv(c, buf, sizeof buf, 0);
+        const char answer[] = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+        (void)::send(c, answer, sizeof answer - 1, MSG_NOSIGNAL);
+        ::close(c);
+      }
+    });
+  }
+  ~HttpLikeServer() {
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    thread_.join();
+  }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+TEST(Run, AReportIntoAMissingFolderIsWritten) {
+  Folder d;
+  const Ran r = rdmaconf("run " + kQuick + "--junit " + (d / "new/deeper/x.xml") + " --json " + (d / "r/r.json"));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(slurp(d / "new/deeper/x.xml").find("<testsuites"), std::string::npos);
+  EXPECT_TRUE(nlohmann::json::parse(slurp(d / "r/r.json"), nullptr, false).is_object());
+}
+
+// Before the first case: nothing runs, an existing report stays as it was.
+TEST(Run, AnUnwritableOutputStopsTheRunBeforeAnyCase) {
+  Folder d;
+  std::ofstream(d / "file") << "in the way";
+  std::ofstream(d / "old.xml") << "the last run's report";
+  const Ran r = rdmaconf("run --reference --time-scale 0.25 --junit " + (d / "old.xml") + " --json " +
+                         (d / "file/r.json"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "rdmaconf run: --json: cannot make the folder " + (d / "file") + ": " + (d / "file") +
+                       " is a file\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_LT(r.took, 5s);
+  EXPECT_EQ(slurp(d / "old.xml"), "the last run's report");
+}
+
+TEST(Run, AReportThatCannotBeWrittenLeavesTheResultsInAFileItNames) {
+  Folder d;
+  const Ran r = rdmaconf("run " + kQuick + "--json /dev/full", "TMPDIR=" + (d / ""));
+  EXPECT_EQ(r.code, 4) << r.err;
+  EXPECT_NE(r.err.find("rdmaconf run: --json: cannot write /dev/full: No space left on device\n"), std::string::npos)
+      << r.err;
+  const std::string said = "the results were saved to ";
+  const auto at = r.err.find(said);
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string fallback = r.err.substr(at + said.size(), r.err.find(' ', at + said.size()) - at - said.size());
+  EXPECT_EQ(fs::path(fallback).parent_path(), fs::path(d / "").parent_path());
+  const auto j = nlohmann::json::parse(slurp(fallback), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << fallback;
+  EXPECT_EQ(j["cases"].size(), 14u);
+  // When the JSON report itself was written, it holds the results.
+  const Ran junit = rdmaconf("run " + kQuick + "--junit /dev/full --json " + (d / "r.json"), "TMPDIR=" + (d / ""));
+  EXPECT_EQ(junit.code, 4);
+  EXPECT_NE(junit.err.find("the results are in the JSON report, " + (d / "r.json")), std::string::npos) << junit.err;
+}
+
+// Each combination would have run while ignoring an option.
+TEST(Run, MeaninglessCombinationsAreUsageErrorsNamingBothOptions) {
+  struct Bad {
+    std::string args;
+    std::string said;
+  };
+  const Bad bads[] = {
+      {"--target 127.0.0.1:1 --fault ddp-skip-msn-check", "--fault needs --reference"},
+      {"--reference --agent http://127.0.0.1:1", "--agent and --reference exclude each other"},
+      {"--reference --target 127.0.0.1:1", "--target and --reference exclude each other"},
+      {"--reference --listen 127.0.0.1:0", "--listen and --reference exclude each other"},
+      {"--target 127.0.0.1:1 --token t", "--token needs --agent"},
+      {"--target 127.0.0.1:1 --agent-config default", "--agent-config needs --agent"},
+      {"--target 127.0.0.1:1 --agent-listen 7000", "--agent-listen needs --agent"},
+      {"--target 127.0.0.1:1 --agent-connect-to 10.0.0.1", "--agent-connect-to needs --agent"},
+      {"--target 127.0.0.1:1 --agent-nat", "--agent-nat needs --agent"},
+      {"--reference --publish-token t", "--publish-token needs --publish"},
+      {"--target 127.0.0.1:1 --suite mpa --clc-target 127.0.0.1:1", "--clc-target serves the clc suite, which --suite"},
+      {"--reference --suite mpa --clc-gid auto", "--clc-gid shapes the clc suite's messages, which --suite"},
+      {"--reference --suite clc --reply-settle 10", "--reply-settle delays the MPA cases, which --suite"},
+      {"--listen 127.0.0.1:0 --reply-settle 10", "--reply-settle needs --target"},
+      {"--reference --junit -", "--junit writes files: give a name (only --json takes -"},
+      {"--reference --suite mpx", "--suite mpx: the catalogue's suites are clc, ddp, mpa, rdmap"},
+      {"--reference --case no-such-case", "--case no-such-case matches no case"},
+      {"--reference --iut-lacks smcr-v3", "got 'smcr-v3'"},
+  };
+  for (const Bad& b : bads) {
+    const Ran r = rdmaconf("run " + b.args);
+    EXPECT_EQ(r.code, 2) << b.args;
+    EXPECT_NE(r.err.find(b.said), std::string::npos) << b.args << " -> " << r.err;
+    EXPECT_LT(r.took, 5s) << b.args;
+  }
+}
+
+// docs/conformance.md offers these items; the run takes them.
+TEST(Run, EveryNeedsItemCanBeDeclaredLacking) {
+  const Ran r = rdmaconf("run " + kQuick + "--iut-lacks smcr-v2 smcv2.1 buffer:otherpd buffer terminate-events");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST(Run, ATargetThatDoesNotSpeakMpaStopsWithinSecondsWithExitCode3) {
+  HttpLikeServer http;
+  const Ran r = rdmaconf("run --target " + http.address());
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_EQ(r.err, "rdmaconf run: the target at " + http.address() +
+                       " answered `HTTP/1.1 400 Bad Request` to an MPA Request; it does not speak MPA (RFC 5044 "
+                       "§7.1.2); --no-probe runs the cases anyway\n");
+  EXPECT_EQ(r.out.find("[1/"), std::string::npos) << "a case ran: " << r.out;
+  EXPECT_LT(r.took, 5s);
+  // --no-probe: the cases run (and fail) as before.
+  const Ran anyway = rdmaconf("run --no-probe -q --time-scale 0.25 --case 'mpa-crc*' --target " + http.address());
+  EXPECT_EQ(anyway.code, 1) << anyway.err;
+}
+
+TEST(Run, AnUnreachableTargetIsASetupError) {
+  // A port that was free a moment ago: nobody listens there.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  const std::string address = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  const Ran r = rdmaconf("run --target " + address);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("rdmaconf run: cannot reach the iWARP target: cannot connect to " + address), std::string::npos)
+      << r.err;
+}
+
+TEST(Run, TheReferenceAnswersTheProbe) {
+  const Ran r = rdmaconf("run --reference --time-scale 0.25 --case 'mpa-crc-error-code' 'clc-accept-first-contact'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("answered the probe with an accepting MPA Reply, Rev 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("answered the probe with a CLC Accept"), std::string::npos) << r.out;
+}
+
+TEST(Run, HelpStatesTheExitCodes) {
+  const Ran r = rdmaconf("run --help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* code : {"  0  no case failed", "  1  a case failed", "  2  usage or setup error",
+                           "  3  the target does not speak the protocol",
+                           "  4  the run finished but a report could not be written"})
+    EXPECT_NE(r.out.find(code), std::string::npos) << code;
+}
+
+}  // namespace
+}  // namespace rdmaconf::cli::testing

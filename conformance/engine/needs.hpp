@@ -1,0 +1,55 @@
+// The `needs` items of a case (docs/conformance.md, "Case scripts"): what
+// the IUT must provide beyond the base protocol. This table is the one place
+// they are named: the script parser refuses any other item, `rdmaconf run
+// --iut-lacks` offers exactly these, and an agent's capabilities map onto
+// them (conformance/agent/capabilities.cpp). Standard C++ only (the parser
+// that reads it is fuzzed).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "script.hpp"
+
+namespace rdmaconf::conformance {
+
+struct NeedsItem {
+  std::string_view name;
+  std::string_view meaning;  // one line, for help texts
+};
+
+inline constexpr NeedsItem kNeedsItems[] = {
+    {"receives", "posted receives for Sends"},
+    {"echo", "the IUT echoes every Send (test ULP)"},
+    {"rev2", "MPA revision 2 (RFC 6581)"},
+    {"markers", "the IUT asks for Markers when the tester hints so"},
+    {"no-crc", "MPA without CRCs when the tester asks for none"},
+    {"atomics", "Atomic Operations (RFC 7306)"},
+    {"immediate", "Immediate Data (RFC 7306)"},
+    {"commands", "the IUT obeys test ULP commands"},
+    {"agent", "someone reports the IUT's own side (an agent, or the reference)"},
+    {"terminate-events", "that report names the Terminates sent and received"},
+    {"clc", "the SMC-R CLC handshake"},
+    {"smcr-v1", "SMC-R version 1"},
+    {"smcr-v2", "SMC-R version 2"},
+    {"smcv2.1", "release 1 of SMC v2"},
+};
+
+// The buffers of the test ULP profile (docs/conformance.md, "Test ULP"): a
+// case needs one as `buffer:NAME`.
+inline constexpr std::string_view kTestUlpBuffers[] = {"rw", "ro", "wo", "local", "inv", "noinv", "otherpd", "stale", "recv"};
+
+// An item a case may name: one of kNeedsItems or buffer:NAME of the profile.
+bool is_needs_item(std::string_view item);
+// What `--iut-lacks` takes: a needs item, or `buffer` for every buffer.
+bool is_lackable(std::string_view item);
+// "receives, echo, ..., smcv2.1, buffer:NAME (rw, ro, ...)", for messages.
+std::string needs_items_text();
+
+// The first item `c` needs that the IUT lacks (`buffer` lacks every
+// buffer:NAME), or null: such a case is reported unimplemented without a
+// connection.
+const std::string* lacked_need(const Case& c, const std::vector<std::string>& iut_lacks);
+
+}  // namespace rdmaconf::conformance

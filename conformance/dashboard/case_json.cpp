@@ -213,6 +213,27 @@ bool checked_exchange(const json& e, json& out, std::string& error) {
   return true;
 }
 
+// What the case's connection negotiated (report_json.cpp): a revision and
+// four flags, each required (the report's reader asks for every one).
+bool checked_negotiated(const json& n, json& out, std::string& error) {
+  if (!n.is_object()) return in("negotiated", error);
+  const auto rev = n.find("revision");
+  if (rev == n.end() || !rev->is_number_integer() || rev->get<std::int64_t>() < 0 || rev->get<std::int64_t>() > 15) {
+    error = "'revision' must be an MPA revision (0 to 15)";
+    return in("negotiated", error);
+  }
+  json g = {{"revision", *rev}};
+  for (const char* k : {"crc", "markers_to_iut", "markers_to_tester", "peer_to_peer"}) {
+    if (!n.contains(k)) {
+      error = std::string("'") + k + "' is required";
+      return in("negotiated", error);
+    }
+    if (!boolean(n, k, g, error)) return in("negotiated", error);
+  }
+  out["negotiated"] = std::move(g);
+  return true;
+}
+
 }  // namespace
 
 json checked_case(const json& j, std::string& error) {
@@ -256,6 +277,9 @@ json checked_case(const json& j, std::string& error) {
     }
   }
   if (!strings(j, "requirements", kMaxItems, kMaxShort, out, error) || !strings(j, "findings", kMaxKeys, kMaxKey, out, error))
+    return nullptr;
+  out["negotiated"] = nullptr;
+  if (j.contains("negotiated") && !j["negotiated"].is_null() && !checked_negotiated(j["negotiated"], out, error))
     return nullptr;
   if (j.contains("failure") && !j["failure"].is_null() && !checked_failure(j["failure"], out, error)) return nullptr;
   if (!checked_in_passing(j, out, error)) return nullptr;

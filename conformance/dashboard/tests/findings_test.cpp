@@ -111,13 +111,17 @@ TEST(DashboardCase, KeepsEveryMemberOfTheReportsCase) {
   run.broken_in_passing("rdmap-b");
   run.results[0].in_passing = run.results[1].in_passing;
   run.results[0].agent.push_back({2.0, "async", "QP error", "fatal", 0, "terminate", "", ""});
+  run.results[0].negotiated = cf::Negotiated{2, true, false, true, true};
   for (const cf::CaseResult& r : run.results) {
     const json sent = result_json(r);
     ASSERT_FALSE(sent["findings"].empty());
     std::string error;
     const json kept = checked_case(sent, error);
     ASSERT_FALSE(kept.is_null()) << error;
-    for (const auto& [key, value] : sent.items()) EXPECT_EQ(kept[key], value) << key;
+    for (const auto& [key, value] : sent.items()) {
+      ASSERT_TRUE(kept.contains(key)) << key;
+      EXPECT_EQ(kept.at(key), value) << key;
+    }
   }
   EXPECT_TRUE(result_json(run.results[0]).contains("exchange")) << "the octets of a case that did not pass";
 }
@@ -157,6 +161,10 @@ TEST(DashboardCase, BoundsTheReportsNewMembersWithTypedErrors) {
   refused([](json& j) { j["script_verdict"] = "great"; }, "'script_verdict'");
   refused([](json& j) { j["baseline"] = "maybe"; }, "'baseline'");
   refused([](json& j) { j["level"] = "OFTEN"; }, "'level'");
+  refused([](json& j) { j["negotiated"] = {{"revision", 99}}; }, "negotiated: 'revision'");
+  refused([](json& j) { j["negotiated"] = {{"revision", 1}, {"crc", true}}; }, "negotiated: 'markers_to_iut'");
+  refused([](json& j) { j["negotiated"] = {{"revision", 1}, {"crc", "yes"}, {"markers_to_iut", false},
+                                           {"markers_to_tester", false}, {"peer_to_peer", false}}; }, "negotiated: 'crc'");
   refused([](json& j) { j.erase("level"); }, "'level'");
 }
 

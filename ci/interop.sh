@@ -35,6 +35,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 . ci/interop/lib.sh
+# The catalogue of this checkout, whichever binaries run (RDMACONF_BIN may be a copy elsewhere; an
+# installed rdmaconf finds its own beside itself: docs/install.md).
+export RDMACONF_CASES="$root/conformance/cases"
 
 only=""
 keep=0

@@ -95,7 +95,10 @@ void write_bug_report(std::ostream& out, const Finding& f, const cf::RunInfo& in
   out << "## Octets\n\n";
   octets_block(out, "Sent by the tester just before (" + (ex && ex->failure ? ex->failure->stimulus : std::string("?")) + ")",
                f.sent);
-  octets_block(out, "Received from the implementation", f.received);
+  octets_block(out,
+               f.received_whole ? "Received from the implementation, the message as it came (MPA framing, PAD and CRC included)"
+                                : "Received from the implementation, as the tester took it (of an FPDU: its ULPDU)",
+               f.received);
   if (ex && !ex->frames.empty()) {
     out << "The case's exchange, every field by its declaration (`-->` tester, `<--` implementation):\n\n```\n";
     for (const cf::FrameRecord& fr : ex->frames) {

@@ -242,9 +242,13 @@ std::vector<Finding> group(const std::vector<cf::CaseResult>& results) {
         f.mistake = p.mistake, f.hint = p.hint;
         f.example = &r;
         f.received = p.octets;
+        f.received_whole = true;
       }
       if (f.got.empty()) f.got = p.text;
-      if (f.received.empty()) f.received = p.octets;
+      if (f.received.empty()) {
+        f.received = p.octets;
+        f.received_whole = true;
+      }
       add_case(f, r);
     }
   }
@@ -265,7 +269,7 @@ std::vector<Finding> group(const std::vector<cf::CaseResult>& results) {
     f.sections.assign(sections.begin(), sections.end());
     if (f.source == Finding::Source::kRule) {
       const RuleRef& rule = f.rules.front();
-      f.title = rule.id + ": " + (rule.summary.empty() ? std::string("broken") : rule.summary + ", broken") +
+      f.title = rule.id + " broken" + (rule.summary.empty() ? std::string() : ": " + rule.summary) +
                 (f.mistake.empty() ? "" : " (" + mistake_words(f.mistake) + ")");
     } else if (f.example && f.example->failure) {
       const cf::Failure& fl = *f.example->failure;

@@ -49,6 +49,9 @@ struct Finding {
   std::string meant;          // what the octets say read that way
   const cf::CaseResult* example = nullptr;  // the case the octets come from
   std::vector<std::uint8_t> sent, received;  // the tester's stimulus and the IUT's answer
+  // `received` is a message as it came on the wire (a rule broken in
+  // passing), not the unit a step judged (an FPDU's ULPDU).
+  bool received_whole = false;
   std::vector<const cf::CaseResult*> cases;  // every case it explains, in run order
 };
 

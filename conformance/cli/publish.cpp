@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "case_json.hpp"
+#include "report_json.hpp"
 #include "run.hpp"
 
 namespace rdmaconf::cli {
@@ -11,7 +12,11 @@ namespace rdmaconf::cli {
 using nlohmann::json;
 
 namespace {
-constexpr std::size_t kBatch = 200;  // cases per request: well under the dashboard's body limit
+// Cases per request, and octets: a request stays well under the
+// dashboard's 8 MiB limit on a batch, however large some cases' exchanges
+// are (a case alone may be larger; the dashboard bounds it by itself).
+constexpr std::size_t kBatch = 200;
+constexpr std::size_t kBatchOctets = 4 * 1024 * 1024;
 }
 
 json publish_config(const RunArgs& a) {
@@ -36,15 +41,18 @@ Publisher::~Publisher() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool Publisher::open(const std::string& target, const json& config, const json& capabilities, std::string& error) {
+bool Publisher::open(const std::string& target, const json& config, const json& capabilities,
+                     const conformance::RunIdentity& identity, std::string& error) {
   agent::AgentUrl u;
   if (!agent::parse_agent_url(url_, u)) {
     error = "expects http://HOST:PORT, got '" + url_ + "'";
     return false;
   }
   client_ = std::make_unique<agent::AgentClient>(u, token_);
-  const auto reply = client_->post("/api/runs", {{"publish", {{"target", target}, {"config", config},
-                                                                {"capabilities", capabilities}}}});
+  const auto reply = client_->post("/api/runs", {{"publish", {{"target", target},
+                                                                {"config", config},
+                                                                {"capabilities", capabilities},
+                                                                {"identity", json(conformance::identity_json(identity))}}}});
   if (reply.status != 201 || !reply.body.is_object() || !reply.body.contains("id") || !reply.body["id"].is_number_integer()) {
     error = "the dashboard did not create the run (" +
             (reply.status ? "HTTP " + std::to_string(reply.status) + (reply.error.empty() ? "" : ": " + reply.error)
@@ -60,15 +68,21 @@ bool Publisher::open(const std::string& target, const json& config, const json& 
 void Publisher::add(const conformance::CaseResult& r) {
   {
     std::lock_guard lock(mu_);
-    pending_.push_back(dashboard::case_json(r));
+    pending_.push_back(dashboard::result_json(r));
   }
   cv_.notify_all();
 }
 
 bool Publisher::flush(std::vector<json>& batch) {
-  for (std::size_t at = 0; at < batch.size(); at += kBatch) {
+  for (std::size_t at = 0; at < batch.size();) {
     json cases = json::array();
-    for (std::size_t k = at; k < std::min(batch.size(), at + kBatch); ++k) cases.push_back(std::move(batch[k]));
+    std::size_t octets = 0;
+    while (at < batch.size() && cases.size() < kBatch) {
+      const std::size_t size = batch[at].dump(-1, ' ', false, json::error_handler_t::replace).size();
+      if (!cases.empty() && octets + size > kBatchOctets) break;
+      octets += size;
+      cases.push_back(std::move(batch[at++]));
+    }
     const auto reply = client_->post("/api/runs/" + std::to_string(run_id_) + "/cases", {{"cases", std::move(cases)}});
     if (!reply) {
       std::lock_guard lock(mu_);
@@ -109,7 +123,8 @@ bool Publisher::finish(const std::string& status, const std::string& message, co
                                    {{"status", status},
                                     {"message", message},
                                     {"duration_ms", static_cast<std::int64_t>(info.wall_ms)},
-                                    {"skipped", info.skipped}});
+                                    {"skipped", info.skipped},
+                                    {"identity", json(conformance::identity_json(info.identity))}});
   std::lock_guard lock(mu_);
   if (!error_.empty()) {
     error = error_;

@@ -30,10 +30,11 @@ class Publisher {
   Publisher(const Publisher&) = delete;
   Publisher& operator=(const Publisher&) = delete;
 
-  // Creates the run on the dashboard; false with `error` when it refused or
-  // cannot be reached.
+  // Creates the run on the dashboard with what the run says about itself
+  // (its identity; the end repeats it with the end time); false with
+  // `error` when it refused or cannot be reached.
   bool open(const std::string& target, const nlohmann::json& config, const nlohmann::json& capabilities,
-            std::string& error);
+            const conformance::RunIdentity& identity, std::string& error);
   std::int64_t run_id() const { return run_id_; }
   void add(const conformance::CaseResult& r);
   // Sends what is left and ends the run; false when a batch or the end

@@ -310,7 +310,7 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
     if (token.empty() && a.agent.url.empty()) token = a.agent.token;
     publisher = std::make_unique<Publisher>(a.publish, token);
     std::string error;
-    if (!publisher->open(what, publish_config(a), capabilities, error)) {
+    if (!publisher->open(what, publish_config(a), capabilities, identity, error)) {
       err << "rdmaconf run: --publish: " << error << "\n";
       return 2;
     }

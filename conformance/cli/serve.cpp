@@ -2,6 +2,7 @@
 // the store are conformance/dashboard/; this file gives them the command
 // line, the catalogue and the runner (a queued run is execute_run(), the
 // same code as `rdmaconf run`).
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -10,10 +11,12 @@
 #include <random>
 #include <sstream>
 
+#include "build_info.hpp"
 #include "case_json.hpp"
 #include "command.hpp"
 #include "dashboard.hpp"
 #include "http_server.hpp"
+#include "report_json.hpp"
 #include "run.hpp"
 
 namespace rdmaconf::cli {
@@ -75,16 +78,34 @@ dashboard::RunEnd run_queued(dashboard::RunContext& ctx, const std::string& case
     a.agent.token = q["agent"].value("token", "");
     a.agent.configs = strings(q["agent"], "configs");
   }
+  // The run's reports name the command that does the same from a shell.
+  a.command_line = dashboard::equivalent_command_line(q);
+  if (const auto labels = q.find("labels"); labels != q.end() && labels->is_object())
+    for (const auto& [k, v] : labels->items()) a.labels.push_back(k + "=" + v.get<std::string>());
+  auto identified = [&](const cf::RunIdentity& id) {
+    if (ctx.identified) ctx.identified(json(cf::identity_json(id)));
+  };
   std::ostringstream out, err;
   RunHooks hooks;
   hooks.out = &out;
   hooks.err = &err;
   hooks.cancel = ctx.cancel;
-  hooks.on_start = ctx.started;
-  hooks.on_result = [&](const cf::CaseResult& r) { ctx.case_done(dashboard::case_json(r)); };
+  hooks.on_start = [&](const std::string& what, const json& capabilities) {
+    ctx.started(what, capabilities);
+    // What is known before the first case; the end adds the rest.
+    cf::RunIdentity id;
+    id.version = build_info::version();
+    id.commit = build_info::commit();
+    id.started_at = cf::iso_time(std::chrono::system_clock::now());
+    id.command_line = a.command_line;
+    for (const std::string& l : a.labels) id.labels[l.substr(0, l.find('='))] = l.substr(l.find('=') + 1);
+    identified(id);
+  };
+  hooks.on_result = [&](const cf::CaseResult& r) { ctx.case_done(dashboard::result_json(r)); };
   dashboard::RunEnd end;
   bool ended = false;
   hooks.on_end = [&](const cf::RunInfo& info, const std::vector<cf::CaseResult>&) {
+    identified(info.identity);
     ended = true;
     end.duration_ms = static_cast<std::int64_t>(info.wall_ms);
     end.skipped = info.skipped;

@@ -10,7 +10,9 @@
 #include "case_json.hpp"
 #include "http_server.hpp"
 #include "json_depth.hpp"
+#include "report_json.hpp"
 #include "requirement.hpp"
+#include "run_findings.hpp"
 
 namespace rdmaconf::dashboard {
 
@@ -57,42 +59,6 @@ std::vector<std::string_view> segments(std::string_view path) {
   return out;
 }
 
-bool string_list(const json& j, const char* key, std::size_t max_items, json& out, std::string& error) {
-  const auto it = j.find(key);
-  out[key] = json::array();
-  if (it == j.end() || it->is_null()) return true;
-  if (!it->is_array() || it->size() > max_items) {
-    error = std::string("'") + key + "' must be a list of at most " + std::to_string(max_items) + " strings";
-    return false;
-  }
-  for (const json& s : *it) {
-    if (!s.is_string() || s.get_ref<const std::string&>().empty() || s.get_ref<const std::string&>().size() > 200) {
-      error = std::string("'") + key + "' must hold strings of 1 to 200 characters";
-      return false;
-    }
-    out[key].push_back(s);
-  }
-  return true;
-}
-
-bool short_string(const json& j, const char* key, json& out, std::string& error) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return true;
-  if (!it->is_string() || it->get_ref<const std::string&>().size() > 256) {
-    error = std::string("'") + key + "' must be a string of at most 256 characters";
-    return false;
-  }
-  if (!it->get_ref<const std::string&>().empty()) out[key] = *it;
-  return true;
-}
-
-// The start request as stored and shown: everything but the agent's token.
-json shown_config(const json& request) {
-  json c = request;
-  if (c.contains("agent") && c["agent"].is_object()) c["agent"].erase("token");
-  return c;
-}
-
 json run_summary_event(const RunRow& r) { return {{"type", "run"}, {"run", r.to_json()}}; }
 
 bool is_failure(const std::string& v) { return v == "fail" || v == "error"; }
@@ -106,89 +72,6 @@ int severity(const std::string& v) {
 }
 
 }  // namespace
-
-json checked_run_request(const json& j, std::string& error) {
-  if (!j.is_object()) {
-    error = "the body must be a JSON object";
-    return nullptr;
-  }
-  static const char* const known[] = {"reference", "target", "clc_target", "listen", "agent", "suites", "cases",
-                                      "strict",    "iut_lacks", "time_scale", "jobs"};
-  for (const auto& item : j.items()) {
-    const std::string& k = item.key();
-    if (std::find_if(std::begin(known), std::end(known), [&k](const char* n) { return k == n; }) == std::end(known)) {
-      error = "unknown key '" + k.substr(0, 64) + "'";
-      return nullptr;
-    }
-  }
-  json out = json::object();
-  if (const auto it = j.find("reference"); it != j.end() && !it->is_null() && *it != false) {
-    json ref = json::object();
-    if (!it->is_boolean() && (!it->is_object() || !string_list(*it, "faults", 32, ref, error))) {
-      if (error.empty()) error = "'reference' must be true or {\"faults\": [...]}";
-      return nullptr;
-    }
-    if (!ref.contains("faults")) ref["faults"] = json::array();
-    out["reference"] = ref;
-  }
-  for (const char* k : {"target", "clc_target", "listen"})
-    if (!short_string(j, k, out, error)) return nullptr;
-  if (const auto it = j.find("agent"); it != j.end() && !it->is_null()) {
-    json a = json::object();
-    if (!it->is_object() || !short_string(*it, "url", a, error) || !short_string(*it, "token", a, error) ||
-        !string_list(*it, "configs", 16, a, error)) {
-      if (error.empty()) error = "'agent' must be {\"url\": ..., \"token\": ..., \"configs\": [...]}";
-      return nullptr;
-    }
-    if (!a.contains("url")) {
-      error = "'agent' needs a 'url'";
-      return nullptr;
-    }
-    out["agent"] = a;
-  }
-  if (out.contains("reference") && out.contains("agent")) {
-    error = "'reference' and 'agent' exclude each other";
-    return nullptr;
-  }
-  if (!out.contains("reference") && !out.contains("agent") && !out.contains("target") && !out.contains("clc_target") &&
-      !out.contains("listen")) {
-    error = "say what to test: 'reference', 'target', 'clc_target', 'listen' or 'agent'";
-    return nullptr;
-  }
-  if (!string_list(j, "suites", 4, out, error) || !string_list(j, "cases", 1000, out, error) ||
-      !string_list(j, "iut_lacks", 16, out, error))
-    return nullptr;
-  for (const json& s : out["suites"])
-    if (s != "mpa" && s != "ddp" && s != "rdmap" && s != "clc") {
-      error = "'suites' holds mpa, ddp, rdmap or clc";
-      return nullptr;
-    }
-  out["strict"] = false;
-  if (const auto it = j.find("strict"); it != j.end() && !it->is_null()) {
-    if (!it->is_boolean()) {
-      error = "'strict' must be true or false";
-      return nullptr;
-    }
-    out["strict"] = *it;
-  }
-  out["time_scale"] = 1.0;
-  if (const auto it = j.find("time_scale"); it != j.end() && !it->is_null()) {
-    if (!it->is_number() || it->get<double>() < 0.05 || it->get<double>() > 20.0) {
-      error = "'time_scale' must be a number from 0.05 to 20";
-      return nullptr;
-    }
-    out["time_scale"] = *it;
-  }
-  out["jobs"] = 8;
-  if (const auto it = j.find("jobs"); it != j.end() && !it->is_null()) {
-    if (!it->is_number_unsigned() || it->get<std::uint64_t>() < 1 || it->get<std::uint64_t>() > 64) {
-      error = "'jobs' must be a whole number from 1 to 64";
-      return nullptr;
-    }
-    out["jobs"] = *it;
-  }
-  return out;
-}
 
 json diff_runs(const json& a_cases, const json& b_cases) {
   using Key = std::pair<std::string, std::string>;  // case id, configuration
@@ -256,6 +139,7 @@ void Dashboard::stop() {
 void Dashboard::close_streams() { events_.close(); }
 
 std::size_t Dashboard::body_limit(std::string_view method, std::string_view target) const {
+  if (method == "PUT" || method == "DELETE") return limits_.max_body;
   if (method != "POST") return 0;
   const auto path = http::split_target(target).first;
   if (path.starts_with("/api/runs/") && path.ends_with("/cases")) return limits_.max_cases_body;
@@ -320,10 +204,10 @@ http::Response Dashboard::handle(const http::Request& r) {
 
 http::Response Dashboard::api(const http::Request& r, std::string_view path, std::string_view query) {
   const auto seg = segments(path);
-  const bool get = r.method == "GET", post = r.method == "POST";
-  if (!get && !post) return error(405, "use GET or POST");
+  const bool get = r.method == "GET", post = r.method == "POST", put = r.method == "PUT", del = r.method == "DELETE";
+  if (!get && !post && !put && !del) return error(405, "use GET, POST, PUT or DELETE");
   json body = json::object();
-  if (post) {
+  if (!get) {
     // Every call that changes something needs the token.
     if (!http::bearer_matches(r.authorization, token_))
       return error(401, "missing or wrong bearer token (Authorization: Bearer TOKEN, printed by rdmaconf serve at start)");
@@ -367,7 +251,18 @@ http::Response Dashboard::api(const http::Request& r, std::string_view path, std
     json d = diff_runs(store_.cases(a), store_.cases(b));
     d["a"] = ra->to_json();
     d["b"] = rb->to_json();
+    StoredRun sa, sb;
+    std::string why;
+    if (read_stored_run(store_, *ra, equivalent_command_line(ra->config), sa, why) &&
+        read_stored_run(store_, *rb, equivalent_command_line(rb->config), sb, why))
+      d["findings"] = diff_findings(sa, sb);
+    else
+      d["findings"] = {{"new", json::array()}, {"still", json::array()}, {"fixed", json::array()}, {"error", why}};
     return ok(d);
+  }
+  if (seg.size() == 2 && seg[1] == "baselines") {
+    if (!get) return error(405, "use GET");
+    return ok({{"baselines", store_.baselines()}});
   }
   if (seg.size() >= 2 && seg[1] == "captures") {
     if (seg.size() == 2) {
@@ -406,11 +301,15 @@ http::Response Dashboard::api(const http::Request& r, std::string_view path, std
     if (!whole_number(seg[2], id)) return error(404, "a run id is a whole number");
     if (seg.size() == 3) {
       if (!get) return error(405, "use GET");
-      const auto row = store_.run(id);
-      if (!row) return error(404, "no such run");
-      json j = row->to_json();
-      j["cases"] = store_.cases(id);
-      return ok(j);
+      return run_findings(id, true);
+    }
+    if (seg.size() == 4 && seg[3] == "findings") {
+      if (!get) return error(405, "use GET");
+      return run_findings(id, false);
+    }
+    if (seg.size() == 4 && seg[3] == "baseline") {
+      if (!put && !del) return error(405, "use PUT (mark) or DELETE (unmark)");
+      return mark_baseline(id, put);
     }
     if (seg.size() == 4 && seg[3] == "cancel") {
       if (!post) return error(405, "use POST");
@@ -483,8 +382,15 @@ http::Response Dashboard::start_run(const json& body) {
       return error(400, "'publish.target' must be a string of at most 1024 characters");
     json config = p.value("config", json::object());
     if (!config.is_object() || config.dump().size() > 16 * 1024) return error(400, "'publish.config' must be a small object");
+    json identity;
+    if (const auto it = p.find("identity"); it != p.end() && !it->is_null()) {
+      std::string why;
+      identity = checked_identity(*it, why);
+      if (identity.is_null()) return error(400, "'publish.identity': " + why);
+    }
     const std::int64_t id = store_.create_run("cli", "running", target.get<std::string>(), config);
     json caps = p.value("capabilities", json());
+    if (!identity.is_null()) store_.set_identity(id, identity);
     store_.set_running(id, target.get<std::string>(), caps.is_object() ? caps : json());
     announce_run(id);
     return ok({{"id", id}, {"status", "running"}}, 201);
@@ -495,6 +401,10 @@ http::Response Dashboard::start_run(const json& body) {
   std::lock_guard lock(mu_);
   if (queue_.size() >= limits_.max_queue) return error(429, "the queue is full (" + std::to_string(limits_.max_queue) + " runs)");
   const std::int64_t id = store_.create_run("dashboard", "queued", "", shown_config(request));
+  // What the run will say about itself once it starts (the runner adds the
+  // build, the catalogue and the times).
+  store_.set_identity(id, {{"command_line", equivalent_command_line(request)},
+                           {"labels", request.value("labels", json::object())}});
   queue_.push_back({id, std::move(request)});
   cv_.notify_all();
   events_.push(dump(run_summary_event(*store_.run(id))));
@@ -554,9 +464,86 @@ http::Response Dashboard::publish_finish(std::int64_t id, const json& body) {
     return error(400, "'message' (string), 'duration_ms' (whole number) and 'skipped' (list) expected");
   for (const json& s : skipped)
     if (!s.is_string() || s.get_ref<const std::string&>().size() > 1024) return error(400, "'skipped' holds strings");
+  json identity;
+  if (const auto it = body.find("identity"); it != body.end() && !it->is_null()) {
+    std::string why;
+    identity = checked_identity(*it, why);
+    if (identity.is_null()) return error(400, "'identity': " + why);
+  }
+  if (!identity.is_null()) store_.set_identity(id, identity);
   store_.finish_run(id, status, message.get<std::string>(), duration.get<std::int64_t>(), skipped);
+  store_findings(id);
   announce_run(id);
   return ok({{"id", id}, {"status", status}});
+}
+
+http::Response Dashboard::run_findings(std::int64_t id, bool with_cases) {
+  const auto row = store_.run(id);
+  if (!row) return error(404, "no such run");
+  json j = with_cases ? row->to_json() : json{{"id", id}};
+  j["cases"] = with_cases ? store_.cases(id) : json::array();
+  add_run_findings(*row, j);
+  if (!with_cases) j.erase("cases");
+  return ok(j);
+}
+
+void Dashboard::add_run_findings(const RunRow& row, json& j) {
+  std::int64_t base_id = 0;  // run ids start at 1
+  if (!row.target.empty())
+    if (const auto b = store_.baseline_of(row.target)) base_id = *b;
+  j["baseline_run"] = base_id ? json(base_id) : json();
+  StoredRun run;
+  std::string why;
+  if (!read_stored_run(store_, row, equivalent_command_line(row.config), run, why)) {
+    // The run view still shows the cases; the page says why there are no findings.
+    j["findings"] = json::array();
+    j["baseline"] = nullptr;
+    j["findings_error"] = why;
+    return;
+  }
+  // The baseline run itself is compared with nothing (all of it is known).
+  std::optional<baseline::Comparison> cmp;
+  if (base_id && base_id != row.id)
+    if (const auto base_row = store_.run(base_id)) {
+      StoredRun base;
+      baseline::Baseline known;
+      if (read_stored_run(store_, *base_row, equivalent_command_line(base_row->config), base, why) &&
+          baseline_of(base, "run " + std::to_string(base_id), known, why))
+        cmp = baseline::compare(known, run.results, run.found);
+      else
+        j["baseline_error"] = why;
+    }
+  add_findings(j, run.results, run.info, run.found, cmp ? &*cmp : nullptr);
+  if (cmp) j["baseline"]["run"] = base_id;
+}
+
+void Dashboard::store_findings(std::int64_t id) {
+  const auto row = store_.run(id);
+  if (!row) return;
+  StoredRun run;
+  std::string why;
+  // A run whose cases do not read back keeps no findings (the API says why).
+  if (!read_stored_run(store_, *row, equivalent_command_line(row->config), run, why)) return;
+  json list = json::array();
+  for (const findings::Finding& f : run.found) list.push_back(json(conformance::finding_json(f, run.info)));
+  store_.set_findings(id, list);
+}
+
+http::Response Dashboard::mark_baseline(std::int64_t id, bool set) {
+  const auto row = store_.run(id);
+  if (!row) return error(404, "no such run");
+  const std::string run = "run " + std::to_string(id);
+  if (set) {
+    if (row->status == "queued" || row->status == "running")
+      return error(409, run + " is " + row->status + ": a baseline is a run that ended");
+    if (row->target.empty()) return error(409, run + " has no target to be the baseline of");
+    store_.set_baseline(row->target, id);
+  } else if (!store_.clear_baseline(row->target, id)) {
+    return error(404, run + " is not the baseline of its target");
+  }
+  const json now = set ? json(id) : json();
+  events_.push(dump({{"type", "baseline"}, {"target", row->target}, {"run", now}}));
+  return ok({{"target", row->target}, {"run", now}});
 }
 
 namespace {
@@ -671,6 +658,10 @@ void Dashboard::worker() {
       store_.set_running(q.id, target, caps);
       announce_run(q.id);
     };
+    ctx.identified = [&](const json& identity) {
+      store_.set_identity(q.id, identity);
+      announce_run(q.id);
+    };
     ctx.case_done = [&](const json& c) {
       // One transaction per case: a kill loses no case already reported.
       const std::vector<json> one{c};
@@ -685,6 +676,7 @@ void Dashboard::worker() {
     }
     if (cancel_current_ && end.status == "done") end.status = "cancelled";
     store_.finish_run(q.id, end.status, end.message, end.duration_ms, end.skipped);
+    store_findings(q.id);
     announce_run(q.id);
     std::lock_guard lock(mu_);
     current_ = 0;

@@ -19,6 +19,7 @@
 
 #include "events.hpp"
 #include "http_service.hpp"
+#include "run_request.hpp"
 #include "store.hpp"
 
 namespace rdmaconf::dashboard {
@@ -39,7 +40,10 @@ struct RunContext {
   nlohmann::json request;  // the checked start request, token included
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(const std::string& target, const nlohmann::json& capabilities)> started;
-  std::function<void(const nlohmann::json& c)> case_done;  // a case_json() object
+  std::function<void(const nlohmann::json& c)> case_done;  // a result_json() object
+  // What the run says about itself (conformance::identity_json), as soon as
+  // it is known and again when it grows (the end time): stored and shown.
+  std::function<void(const nlohmann::json& identity)> identified;
 };
 struct RunEnd {
   std::string status = "done";  // done, cancelled or failed
@@ -48,10 +52,6 @@ struct RunEnd {
   nlohmann::json skipped = nlohmann::json::array();
 };
 using Runner = std::function<RunEnd(RunContext&)>;
-
-// Checks a start request (POST /api/runs body); the checked copy, or null
-// with `error`.
-nlohmann::json checked_run_request(const nlohmann::json& j, std::string& error);
 
 // Two runs' cases -> what changed (GET /api/diff).
 nlohmann::json diff_runs(const nlohmann::json& a_cases, const nlohmann::json& b_cases);
@@ -86,6 +86,13 @@ class Dashboard : public http::Service {
   http::Response publish_cases(std::int64_t id, const nlohmann::json& body);
   http::Response publish_finish(std::int64_t id, const nlohmann::json& body);
   http::Response cancel_run(std::int64_t id);
+  http::Response mark_baseline(std::int64_t id, bool set);
+  http::Response run_findings(std::int64_t id, bool with_cases);
+  // Adds the run's findings, its target's baseline and the comparison with
+  // it (run_findings.hpp) to the run's JSON.
+  void add_run_findings(const RunRow& row, nlohmann::json& j);
+  // Groups a run that ended and stores its findings (Store::set_findings).
+  void store_findings(std::int64_t id);
   nlohmann::json coverage();
   http::Response upload_capture(std::string_view query, const std::string& octets);
   void announce_run(std::int64_t id);

@@ -3,8 +3,13 @@
 
 #include <stdexcept>
 
+#include <optional>
+
 #include "assets.hpp"
-#include "case_json.hpp"
+#include "baseline.hpp"
+#include "findings.hpp"
+#include "report_json.hpp"
+#include "run_findings.hpp"
 
 namespace rdmaconf::dashboard {
 
@@ -41,12 +46,20 @@ std::string base64_of_hex(std::string_view hex) {
 }  // namespace
 
 json report_data(const std::vector<cf::CaseResult>& results, const cf::RunInfo& info, const ReportContext& context) {
+  // The findings, and with `run --baseline` the comparison, as the JSON
+  // report has them (report_json.hpp).
+  const std::vector<findings::Finding> found = findings::group(results);
+  std::optional<baseline::Comparison> cmp;
+  if (info.baseline) cmp = baseline::compare(*info.baseline, results, found);
   json rows = json::array();
   json details = json::array();
   json summary = json::object();
   std::int64_t seq = 0;
   for (const cf::CaseResult& r : results) {
-    json d = case_json(r);
+    std::string_view status;
+    if (cmp)
+      if (const auto it = cmp->cases.find(&r); it != cmp->cases.end()) status = baseline::to_string(it->second);
+    json d = json(cf::case_json(r, findings::keys_of(r), status));
     d["seq"] = ++seq;
     d["run"] = 1;
     // The list row: the columns GET /api/runs/N gives for each case.
@@ -72,7 +85,11 @@ json report_data(const std::vector<cf::CaseResult>& results, const cf::RunInfo& 
               {"duration_ms", static_cast<std::int64_t>(info.wall_ms)},
               {"summary", summary},
               {"total", seq},
+              {"identity", json(cf::identity_json(info.identity))},
+              {"finding_count", found.size()},
+              {"baseline_run", nullptr},
               {"cases", std::move(rows)}};
+  add_findings(run, results, info, found, cmp ? &*cmp : nullptr);
   json scripts = json::object();
   for (const auto& [id, text] : context.scripts) scripts[id] = text;
   return {{"run", std::move(run)}, {"cases", std::move(details)}, {"scripts", std::move(scripts)}};
@@ -103,14 +120,15 @@ std::string script_safe_json(const json& j) {
 
 void write_static_report(std::ostream& out, const std::vector<cf::CaseResult>& results, const cf::RunInfo& info,
                          const ReportContext& context) {
+  const Asset& findings_js = asset("/findings.js");
   const Asset& js = asset("/app.js");
   const Asset& css = asset("/app.css");
-  // Only app.js may run, and nothing may be fetched: the file is the whole
-  // report, and a string in the data that still looked like markup could not
-  // load or run anything.
+  // Only the page's own scripts may run, and nothing may be fetched: the
+  // file is the whole report, and a string in the data that still looked
+  // like markup could not load or run anything.
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'sha256-"
-      << base64_of_hex(js.sha256_hex)
+      << base64_of_hex(findings_js.sha256_hex) << "' 'sha256-" << base64_of_hex(js.sha256_hex)
       << "'; style-src 'unsafe-inline'; img-src data:\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
          "<title>rdmaconf report: "
@@ -119,7 +137,7 @@ void write_static_report(std::ostream& out, const std::vector<cf::CaseResult>& r
       << "  <span>conformance report · generated " << cf::xml_escape(context.generated_at)
       << " by rdmaconf run</span>\n</header>\n<main id=\"main\"></main>\n"
       << "<script type=\"application/json\" id=\"rdmaconf-report\">" << script_safe_json(report_data(results, info, context))
-      << "</script>\n<script>" << js.body << "</script>\n</body>\n</html>\n";
+      << "</script>\n<script>" << findings_js.body << "</script>\n<script>" << js.body << "</script>\n</body>\n</html>\n";
 }
 
 }  // namespace rdmaconf::dashboard

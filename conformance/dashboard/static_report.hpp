@@ -1,5 +1,5 @@
 // `rdmaconf run --html`: the run as one self-contained HTML file that is the
-// dashboard's own page. The file holds the page's app.js and app.css (built
+// dashboard's own page. The file holds the page's scripts and app.css (built
 // into the binary, assets.hpp) and the run's data as JSON in the shapes the
 // API answers (GET /api/runs/N with its cases, GET /api/runs/N/cases/S,
 // GET /api/scripts/ID); app.js finds that data and reads it instead of the
@@ -25,8 +25,9 @@ struct ReportContext {
   std::string generated_at;                          // UTC, 2026-11-27T10:00:00Z
 };
 
-// The embedded data: {"run": run with "cases" (list rows), "cases": [detail
-// of seq 1, 2, ...], "scripts": {id: text}}.
+// The embedded data: {"run": run with "cases" (list rows), its identity and
+// findings (run_findings.hpp, add_findings; known/new with `run
+// --baseline`), "cases": [detail of seq 1, 2, ...], "scripts": {id: text}}.
 nlohmann::json report_data(const std::vector<conformance::CaseResult>& results, const conformance::RunInfo& info,
                            const ReportContext& context);
 

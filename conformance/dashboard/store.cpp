@@ -71,6 +71,20 @@ CREATE TABLE captures (
   annotated BLOB
 );
 )sql",
+    // 3: what a report says about its run (identity: version, commit,
+    // catalogue, times, command line, IUT, labels), the run's findings as
+    // they were grouped when it ended (n_findings -1: not yet), and per
+    // target the run its later runs are compared with.
+    R"sql(
+ALTER TABLE runs ADD COLUMN identity TEXT NOT NULL DEFAULT 'null';
+ALTER TABLE runs ADD COLUMN findings TEXT NOT NULL DEFAULT 'null';
+ALTER TABLE runs ADD COLUMN n_findings INTEGER NOT NULL DEFAULT -1;
+CREATE TABLE baselines (
+  target TEXT PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  set_at TEXT NOT NULL
+) WITHOUT ROWID;
+)sql",
 };
 static_assert(std::size(kMigrations) == Store::kSchemaVersion);
 
@@ -164,7 +178,7 @@ json parse_or(const std::string& s, json fallback) {
 
 const char* const kRunColumns =
     "id, created_at, started_at, finished_at, status, source, target, config, capabilities, skipped, message, "
-    "duration_ms, n_pass, n_non_strict, n_informational, n_unimplemented, n_fail, n_error";
+    "duration_ms, n_pass, n_non_strict, n_informational, n_unimplemented, n_fail, n_error, identity, n_findings";
 
 RunRow read_run(Stmt& s) {
   RunRow r;
@@ -181,6 +195,8 @@ RunRow read_run(Stmt& s) {
   r.message = s.text(10);
   r.duration_ms = s.i64(11);
   for (int k = 0; k < 6; ++k) r.counts[kVerdicts[k]] = s.i64(12 + k);
+  r.identity = parse_or(s.text(18), nullptr);
+  r.findings = s.i64(19);
   return r;
 }
 
@@ -196,7 +212,8 @@ json RunRow::to_json() const {
   return {{"id", id},           {"created_at", created_at}, {"started_at", started_at}, {"finished_at", finished_at},
           {"status", status},   {"source", source},         {"target", target},         {"config", config},
           {"capabilities", capabilities}, {"skipped", skipped}, {"message", message},  {"duration_ms", duration_ms},
-          {"summary", c},       {"total", total}};
+          {"summary", c},       {"total", total},               {"identity", identity},
+          {"finding_count", findings < 0 ? json() : json(findings)}};
 }
 
 std::unique_ptr<Store> Store::open(const std::string& path, std::string& error) {
@@ -304,7 +321,7 @@ std::int64_t Store::add_cases(std::int64_t id, const std::vector<json>& cases) {
     one.bind(1, id).bind(2, ++seq).bind(3, c.value("id", "")).bind(4, c.value("configuration", ""));
     one.bind(5, c.value("protocol", "")).bind(6, c.value("level", "")).bind(7, verdict).bind(8, c.value("rfc", ""));
     one.bind(9, c.value("requirements", json::array()).dump()).bind(10, c.value("title", "")).bind(11, c.value("reason", ""));
-    one.bind(12, c.dump());
+    one.bind(12, c.dump(-1, ' ', false, json::error_handler_t::replace));
     one.step();
     for (int k = 0; k < 6; ++k)
       if (verdict == kVerdicts[k]) ++counts[k];
@@ -318,6 +335,29 @@ std::int64_t Store::add_cases(std::int64_t id, const std::vector<json>& cases) {
   u.step();
   t.commit();
   return first;
+}
+
+void Store::set_identity(std::int64_t id, const json& identity) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_, "UPDATE runs SET identity = ? WHERE id = ?");
+  s.bind(1, identity.dump(-1, ' ', false, json::error_handler_t::replace)).bind(2, id);
+  s.step();
+}
+
+void Store::set_findings(std::int64_t id, const json& findings) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_, "UPDATE runs SET findings = ?, n_findings = ? WHERE id = ?");
+  s.bind(1, findings.dump(-1, ' ', false, json::error_handler_t::replace))
+      .bind(2, static_cast<std::int64_t>(findings.size()))
+      .bind(3, id);
+  s.step();
+}
+
+json Store::findings(std::int64_t id) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_, "SELECT findings FROM runs WHERE id = ?");
+  s.bind(1, id);
+  return s.step() ? parse_or(s.text(0), nullptr) : json();
 }
 
 int Store::interrupt_unfinished(const std::string& why) {
@@ -384,6 +424,48 @@ std::optional<json> Store::case_detail(std::int64_t id, std::int64_t seq) {
   j["seq"] = seq;
   j["run"] = id;
   return j;
+}
+
+std::vector<std::string> Store::case_texts(std::int64_t id) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_, "SELECT detail FROM cases WHERE run_id = ? ORDER BY seq");
+  s.bind(1, id);
+  std::vector<std::string> out;
+  while (s.step()) out.push_back(s.text(0));
+  return out;
+}
+
+void Store::set_baseline(const std::string& target, std::int64_t run_id) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_,
+         "INSERT INTO baselines (target, run_id, set_at) VALUES (?1, ?2, ?3) "
+         "ON CONFLICT(target) DO UPDATE SET run_id = ?2, set_at = ?3");
+  s.bind(1, target).bind(2, run_id).bind(3, now_iso());
+  s.step();
+}
+
+bool Store::clear_baseline(const std::string& target, std::int64_t run_id) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_, "DELETE FROM baselines WHERE target = ? AND run_id = ?");
+  s.bind(1, target).bind(2, run_id);
+  s.step();
+  return sqlite3_changes(db_) > 0;
+}
+
+std::optional<std::int64_t> Store::baseline_of(const std::string& target) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_, "SELECT run_id FROM baselines WHERE target = ?");
+  s.bind(1, target);
+  if (!s.step()) return std::nullopt;
+  return s.i64(0);
+}
+
+json Store::baselines() {
+  std::lock_guard lock(mu_);
+  Stmt s(db_, "SELECT target, run_id, set_at FROM baselines ORDER BY set_at DESC, target");
+  json out = json::array();
+  while (s.step()) out.push_back({{"target", s.text(0)}, {"run", s.i64(1)}, {"set_at", s.text(2)}});
+  return out;
 }
 
 std::int64_t Store::add_capture(const std::string& name, std::size_t size, const json& result, const std::string& annotated) {

@@ -31,6 +31,10 @@ struct RunRow {
   std::string message;                               // why it failed, or was cancelled
   std::int64_t duration_ms = 0;
   std::map<std::string, std::int64_t> counts;        // verdict -> cases
+  // What the run says about itself (conformance::identity_json's shape),
+  // null for a run stored before identities were.
+  nlohmann::json identity = nullptr;
+  std::int64_t findings = -1;                        // findings when it ended; -1 not known
   nlohmann::json to_json() const;
 };
 
@@ -42,7 +46,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   int schema_version();
 
   std::int64_t create_run(const std::string& source, const std::string& status, const std::string& target,
@@ -54,6 +58,11 @@ class Store {
   // Appends checked cases (case_json.hpp) in one transaction, numbered on
   // from the run's last; the first one's number, 0 if the run is unknown.
   std::int64_t add_cases(std::int64_t id, const std::vector<nlohmann::json>& cases);
+  void set_identity(std::int64_t id, const nlohmann::json& identity);
+  // The run's findings as grouped when it ended (a list of
+  // conformance::finding_json objects); null when never set.
+  void set_findings(std::int64_t id, const nlohmann::json& findings);
+  nlohmann::json findings(std::int64_t id);
   // Marks every queued or running run interrupted (a server start after a
   // kill); returns how many.
   int interrupt_unfinished(const std::string& why);
@@ -66,6 +75,15 @@ class Store {
   nlohmann::json cases(std::int64_t id);
   // One case with everything (seq is its number within the run, from 1).
   std::optional<nlohmann::json> case_detail(std::int64_t id, std::int64_t seq);
+  // Every case of the run as stored (the JSON text of each), in seq order.
+  std::vector<std::string> case_texts(std::int64_t id);
+
+  // Per target, the run later runs of it are compared with: set (replacing
+  // the one before), cleared when it is that run, looked up, listed.
+  void set_baseline(const std::string& target, std::int64_t run_id);
+  bool clear_baseline(const std::string& target, std::int64_t run_id);
+  std::optional<std::int64_t> baseline_of(const std::string& target);
+  nlohmann::json baselines();
 
   // Uploaded captures (captures.hpp): the analysis and the annotated pcapng.
   std::int64_t add_capture(const std::string& name, std::size_t size, const nlohmann::json& result,

@@ -63,7 +63,7 @@ function verdictSpan(v) { return el('span', {className: v}, v); }
 function reportApi(path) {
   const run = REPORT.run;
   let m;
-  if (path === '/api/runs/' + run.id) return run;
+  if (path === '/api/runs/' + run.id || path === '/api/runs/' + run.id + '/findings') return run;
   if ((m = path.match(/^\/api\/runs\/(\d+)\/cases\/(\d+)$/)) && +m[1] === run.id && REPORT.cases[+m[2] - 1]) return REPORT.cases[+m[2] - 1];
   if ((m = path.match(/^\/api\/scripts\/(.+)$/)) && Object.hasOwn(REPORT.scripts, decodeURIComponent(m[1])))
     return {text: REPORT.scripts[decodeURIComponent(m[1])]};
@@ -76,9 +76,10 @@ async function api(path) {
   if (!r.ok) throw new Error((j.error && j.error.message) || ('HTTP ' + r.status));
   return j;
 }
-async function post(path, body) {
+// A change: POST, PUT or DELETE, with the token.
+async function send(method, path, body) {
   const r = await fetch(path, {
-    method: 'POST',
+    method,
     headers: {'Content-Type': 'application/json', Authorization: 'Bearer ' + state.token},
     body: JSON.stringify(body || {}),
   });
@@ -86,6 +87,7 @@ async function post(path, body) {
   if (!r.ok) throw new Error((j.error && j.error.message) || ('HTTP ' + r.status));
   return j;
 }
+function post(path, body) { return send('POST', path, body); }
 
 // ------------------------------------------------------------ token
 
@@ -150,10 +152,12 @@ function scheduleDraw() {
     drawScheduled = false;
     const events = state.pending;
     state.pending = [];
-    let runChanged = false, listChanged = false;
+    let runChanged = false, listChanged = false, refetch = false;
     for (const e of events) {
       state.stats.events++;
-      if (e.type === 'run') {
+      if (e.type === 'baseline') {
+        if (state.run && state.run.target === e.target) refetch = true;
+      } else if (e.type === 'run') {
         // An event that says what the page already shows (the fetch that
         // drew the view saw it too) draws nothing.
         const known = state.runs.get(e.run.id);
@@ -163,6 +167,8 @@ function scheduleDraw() {
         }
         if (state.run && state.run.id === e.run.id &&
             Object.keys(e.run).some((k) => k !== 'cases' && JSON.stringify(state.run[k]) !== JSON.stringify(e.run[k]))) {
+          // A run that ended has its findings grouped: fetched once.
+          if (state.run.status !== e.run.status && !['queued', 'running'].includes(e.run.status)) refetch = true;
           Object.assign(state.run, e.run, {cases: state.run.cases});
           runChanged = true;
         }
@@ -180,6 +186,7 @@ function scheduleDraw() {
       }
     }
     const view = currentView();
+    if (refetch && view.name === 'run') refreshRun();
     if (runChanged && view.name === 'run') drawRun();
     else if (listChanged && view.name === 'runs') drawRuns();
     if (events.length) {
@@ -196,13 +203,14 @@ function scheduleDraw() {
 // A report shows its one run: any other address is that run's view.
 function currentView() {
   const v = parseView();
-  return REPORT && v.name !== 'case' ? {name: 'run', run: REPORT.run.id} : v;
+  return REPORT && v.name !== 'case' ? {name: 'run', run: REPORT.run.id, finding: v.finding} : v;
 }
 function parseView() {
   const h = location.hash.replace(/^#/, '') || '/';
   let m;
   if ((m = h.match(/^\/run\/(\d+)\/case\/(\d+)$/))) return {name: 'case', run: +m[1], seq: +m[2]};
   if ((m = h.match(/^\/run\/(\d+)$/))) return {name: 'run', run: +m[1]};
+  if ((m = h.match(/^\/run\/(\d+)\/finding\/(F\d+)$/))) return {name: 'run', run: +m[1], finding: m[2]};
   if ((m = h.match(/^\/diff\/(\d+)\/(\d+)$/))) return {name: 'diff', a: +m[1], b: +m[2]};
   if (h === '/diff') return {name: 'diff'};
   if (h === '/new') return {name: 'new'};
@@ -233,7 +241,7 @@ async function route() {
       if (!current()) return;
       state.run = run;
       state.seqs = new Set(run.cases.map((c) => c.seq));  // what is on screen: a live event for one of these is old
-      drawRun();
+      drawRun(v.finding || null);
     } else if (v.name === 'case') {
       await drawCase(v.run, v.seq, current);
     } else if (v.name === 'diff') {
@@ -261,6 +269,12 @@ function countsCells(summary) {
   return VERDICTS.map((v) => el('td', {className: 'num ' + ((summary[v] || 0) ? v : 'muted')}, String(summary[v] || 0)));
 }
 
+// A run's labels (its identity's), under its target in the list.
+function labelsOf(r) {
+  const labels = r.identity && r.identity.labels && typeof r.identity.labels === 'object' ? Object.entries(r.identity.labels) : [];
+  return labels.length ? el('div', {}, labels.map(([k, v]) => el('span', {className: 'label'}, k + '=' + String(v)))) : null;
+}
+
 function drawRuns() {
   const runs = [...state.runs.values()].sort((a, b) => b.id - a.id);
   const rows = runs.map((r, i) => {
@@ -269,15 +283,16 @@ function drawRuns() {
       el('td', {}, el('a', {href: '#/run/' + r.id}, '#' + r.id)),
       el('td', {className: 'status-' + r.status}, r.status),
       el('td', {}, r.source),
-      el('td', {}, r.target),
+      el('td', {}, r.target, labelsOf(r)),
       el('td', {className: 'muted'}, r.created_at),
       el('td', {className: 'num'}, String(r.total)),
+      el('td', {className: 'num findings-count'}, r.finding_count === null || r.finding_count === undefined ? '' : String(r.finding_count)),
       ...countsCells(r.summary),
       el('td', {}, prev ? el('a', {href: '#/diff/' + prev.id + '/' + r.id}, 'diff with #' + prev.id) : ''));
   });
   show(el('h2', {}, 'Runs'),
     runs.length ? el('table', {id: 'runs'},
-      el('tr', {}, ['run', 'status', 'source', 'target', 'created', 'cases', ...VERDICTS, ''].map((h) => el('th', {}, h))),
+      el('tr', {}, ['run', 'status', 'source', 'target', 'created', 'cases', 'findings', ...VERDICTS, ''].map((h) => el('th', {}, h))),
       rows) : el('p', {className: 'muted'}, 'No runs yet. Start one, or publish one with rdmaconf run --publish.'));
 }
 
@@ -287,7 +302,7 @@ function matches(c, f) {
   if (f.protocol && c.protocol !== f.protocol) return false;
   if (f.text) {
     const t = f.text.toLowerCase();
-    const hay = [c.id, c.title, c.rfc, c.reason, c.configuration, ...(c.requirements || [])].join('\n').toLowerCase();
+    const hay = [c.id, c.title, c.rfc, c.reason, c.configuration, ...(c.requirements || []), ...(c.findings || [])].join('\n').toLowerCase();
     if (!hay.includes(t)) return false;
   }
   return true;
@@ -328,6 +343,10 @@ function buildRunView(r) {
     el('option', {value: ''}, 'any ' + label), values.map((x) => el('option', {value: x, selected: f[key] === x}, x)));
   v.selects = {verdict: pick('verdict', VERDICTS, 'verdict'), level: pick('level', LEVELS, 'level'), protocol: pick('protocol', [], 'protocol')};
   v.head = el('div', {id: 'run-head'});
+  v.identity = el('div');
+  v.baseline = el('div');
+  v.findings = el('div');
+  v.fixed = el('div');
   v.cancel = el('button', {id: 'cancel', hidden: true, onclick: async () => {
     try { await post('/api/runs/' + state.run.id + '/cancel'); } catch (err) { alert(err.message); }
   }}, 'Cancel');
@@ -336,7 +355,7 @@ function buildRunView(r) {
   v.config = el('pre');
   v.matrix = el('div');
   v.shown = el('span', {className: 'muted', id: 'shown'});
-  v.header = el('tr', {}, ['verdict', 'case', 'level', 'RFC', 'requirement', 'reason'].map((h) => el('th', {}, h)));
+  v.header = el('tr', {}, ['verdict', 'case', 'finding', 'level', 'RFC', 'requirement', 'reason'].map((h) => el('th', {}, h)));
   v.table = el('table', {id: 'cases'}, v.header);
   v.more = el('p', {className: 'muted'});
   v.setFilter = (next) => {
@@ -346,7 +365,7 @@ function buildRunView(r) {
     redraw();
   };
   v.root = el('div', {id: 'run-view'},
-    v.head, v.cancel, v.counts, v.skipped,
+    v.head, v.identity, v.baseline, v.cancel, v.counts, v.findings, v.fixed, v.skipped,
     el('details', {}, el('summary', {}, 'configuration'), v.config),
     el('h3', {}, 'Protocol × level'), v.matrix,
     el('h3', {}, 'Cases (failures first)'),
@@ -358,12 +377,13 @@ function buildRunView(r) {
 }
 
 function caseRow(v, r, c) {
-  const key = c.seq + ' ' + c.verdict;
+  const key = c.seq + ' ' + c.verdict + ' ' + (c.findings || []).join() + ' ' + (c.baseline || '');
   let row = v.rows.get(key);
   if (!row) {
-    row = el('tr', {dataset: {verdict: c.verdict}},
+    row = el('tr', {dataset: {verdict: c.verdict, baseline: c.baseline || ''}},
       el('td', {}, verdictSpan(c.verdict)),
       el('td', {}, el('a', {href: '#/run/' + r.id + '/case/' + c.seq}, c.id), c.configuration ? ' [' + c.configuration + ']' : ''),
+      caseFindingCell(r, c),
       el('td', {}, c.level), el('td', {}, c.rfc), el('td', {}, (c.requirements || []).join(', ')),
       el('td', {}, c.reason));
     v.rows.set(key, row);
@@ -382,6 +402,27 @@ function updateRunView(r) {
     el('p', {}, 'Target: ', el('b', {}, r.target || '(not yet started)'), ' · source ', r.source, ' · created ', r.created_at,
       r.duration_ms ? ' · ' + r.duration_ms + ' ms' : ''),
     r.message ? el('p', {className: 'msg'}, r.message) : null]);
+  // Redrawn only when what they show changed: an open command line stays
+  // open, and a click on the baseline action lands on the button drawn.
+  const identityKey = JSON.stringify(r.identity);
+  if (v.drawnIdentity !== identityKey) {
+    v.drawnIdentity = identityKey;
+    fill(v.identity, identityBlock(r));
+  }
+  const baselineKey = JSON.stringify([r.baseline_run, r.baseline, r.baseline_error, r.target, active, state.token]);
+  if (v.drawnBaseline !== baselineKey) {
+    v.drawnBaseline = baselineKey;
+    fill(v.baseline, baselineBar(r, refreshRun));
+  }
+  // Findings come with the run's answer (not with live cases): redrawn when
+  // a new answer came, so an expanded finding stays open while cases arrive.
+  if (v.drawnFindings !== r.findings) {
+    v.drawnFindings = r.findings;
+    fill(v.findings, findingsSection(r, v.open));
+    fill(v.fixed, fixedSection(r));
+    const open = v.open && document.getElementById('finding-' + v.open);
+    if (open) open.scrollIntoView({block: 'start'});
+  }
   v.cancel.hidden = !(active && state.token && !REPORT);
   fill(v.counts, el('b', {}, String(r.cases.length)), ' cases: ',
     VERDICTS.filter((x) => r.summary[x]).map((x) => el('span', {className: x}, ' ' + r.summary[x] + ' ' + x + ' ')));
@@ -416,10 +457,26 @@ function updateRunView(r) {
   v.more.textContent = cases.length > limit ? (cases.length - limit) + ' more: narrow the filter' : '';
 }
 
-function drawRun() {
+// `finding`: the finding to show expanded (#/run/N/finding/F3).
+function drawRun(finding) {
   const r = state.run;
   if (!runView || runView.id !== r.id || !runView.root.isConnected) runView = buildRunView(r);
+  if (finding !== undefined) runView.open = finding;
   updateRunView(r);
+}
+
+// The run on screen again from the server: its findings once it ended, the
+// comparison once its target's baseline changed.
+async function refreshRun() {
+  const id = state.run && state.run.id;
+  if (!id || REPORT) return;
+  try {
+    const run = await api('/api/runs/' + id);
+    if (!state.run || state.run.id !== id || currentView().name !== 'run') return;
+    state.run = run;
+    state.seqs = new Set(run.cases.map((c) => c.seq));
+    drawRun();
+  } catch (err) { /* the next event or navigation tries again */ }
 }
 
 // The exchange as a sequence diagram: tester on the left, IUT on the
@@ -465,6 +522,8 @@ function sequenceDiagram(frames, agent, names = ['tester', 'IUT'], leftSide = 't
 
 async function drawCase(runId, seq, current) {
   const c = await api('/api/runs/' + runId + '/cases/' + seq);
+  let found = [];
+  try { found = (await api('/api/runs/' + runId + '/findings')).findings || []; } catch (e) { found = []; }
   let script = null;
   try { script = (await api('/api/scripts/' + encodeURIComponent(c.id))).text; } catch (e) { script = null; }
   const scriptBox = el('pre', {id: 'script'});
@@ -484,8 +543,9 @@ async function drawCase(runId, seq, current) {
     el('p', {}, 'Verdict: ', verdictSpan(c.verdict), ' · level ', c.level, ' · ', c.rfc, ' · IUT role ', c.role,
       ' · requirement ', (c.requirements || []).join(', ')),
     c.reason ? el('p', {id: 'reason'}, c.failed_line ? 'line ' + c.failed_line + ': ' : '', el('span', {className: c.verdict}, c.reason)) : null,
+    caseFindings(runId, c, found),
     el('h3', {}, 'Exchange'),
-    c.tester_address ? el('p', {className: 'muted'}, 'tester ' + c.tester_address + ' ↔ IUT ' + c.iut_address) : null,
+    caseAddresses(c),
     sequenceDiagram(c.frames || [], c.agent || []),
     el('h3', {}, 'Script ', el('span', {className: 'muted'}, c.script || '')),
     scriptBox);
@@ -510,6 +570,9 @@ async function drawDiff(a, b, current) {
         el('td', {}, e.before ? [verdictSpan(e.before.verdict), ' ', e.before.reason] : '—'),
         el('td', {}, e.after ? [verdictSpan(e.after.verdict), ' ', e.after.reason] : '—')))) : el('p', {className: 'muted'}, 'none'));
   show(el('h2', {}, 'Run diff: #' + a + ' → #' + b), bar,
+    el('h3', {className: 'part'}, 'By findings'),
+    diffFindingsSections(d, a, b),
+    el('h3', {className: 'part'}, 'By cases'),
     el('p', {}, d.unchanged + ' cases unchanged.'),
     section('new_failures', 'New failures'), section('fixed', 'Fixed'), section('changed', 'Changed (same verdict class, other verdict or reason)'),
     section('added', 'Only in #' + b), section('removed', 'Only in #' + a));
@@ -528,6 +591,7 @@ async function drawNew(current) {
   const strict = el('input', {type: 'checkbox', id: 'strict'});
   const lacks = el('input', {id: 'lacks', placeholder: 'iut lacks (e.g. atomics, rev2)', size: 40});
   const scale = el('input', {id: 'time-scale', type: 'number', step: '0.05', min: '0.05', max: '20', value: '1'});
+  const labels = el('input', {id: 'labels', placeholder: 'labels: key=value, ... (e.g. fw=1.2.3, dut=rack4)', size: 40});
   const msg = el('p', {className: 'msg', id: 'start-msg'});
   const list = (s) => s.split(',').map((x) => x.trim()).filter(Boolean);
   const form = el('form', {className: 'start', onsubmit: async (e) => {
@@ -537,6 +601,9 @@ async function drawNew(current) {
     if (kind.value === 'reference') body.reference = {faults: list(faults.value)};
     if (kind.value === 'target') body.target = target.value.trim();
     if (kind.value === 'agent') body.agent = {url: agentUrl.value.trim(), token: agentToken.value};
+    const pairs = list(labels.value).map((x) => x.indexOf('=') < 1 ? [''] : [x.slice(0, x.indexOf('=')).trim(), x.slice(x.indexOf('=') + 1).trim()]);
+    if (pairs.some(([k]) => !k)) { msg.textContent = 'labels are key=value'; return; }
+    if (pairs.length) body.labels = Object.fromEntries(pairs);
     try {
       const r = await post('/api/runs', body);
       location.hash = '#/run/' + r.id;
@@ -545,6 +612,7 @@ async function drawNew(current) {
   el('label', {}, 'Test ', kind), el('label', {}, faults), el('label', {}, 'target ', target),
   el('label', {}, 'agent ', agentUrl, ' ', agentToken), el('label', {}, 'suites ', suites), el('label', {}, cases),
   el('label', {}, strict, ' strict (a missed SHOULD fails)'), el('label', {}, lacks), el('label', {}, 'time scale ', scale),
+  el('label', {}, labels),
   el('button', {type: 'submit', id: 'start'}, 'Start'), msg);
   show(el('h2', {}, 'Start a run'), state.token ? form : el('p', {className: 'msg'}, 'Give the token (top right) to start runs.'), state.token ? null : form);
 }

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -93,6 +94,7 @@ struct Reply {
   int status = 0;
   std::string body;
   std::string csp;
+  std::string content_type;
   json j() const { return json::parse(body, nullptr, false); }
 };
 
@@ -109,7 +111,7 @@ Reply request(std::uint16_t port, bhttp::verb method, const std::string& target,
   bhttp::request<bhttp::string_body> req{method, target, 11};
   req.set(bhttp::field::host, host);
   if (!token.empty()) req.set(bhttp::field::authorization, "Bearer " + token);
-  if (method == bhttp::verb::post) req.body() = body;
+  if (method != bhttp::verb::get) req.body() = body;
   req.prepare_payload();
   if (declared) req.content_length(declared);
   bhttp::write(s, req, ec);
@@ -122,6 +124,7 @@ Reply request(std::uint16_t port, bhttp::verb method, const std::string& target,
   r.status = static_cast<int>(p.get().result_int());
   r.body = p.get().body();
   r.csp = std::string(p.get()["Content-Security-Policy"]);
+  r.content_type = std::string(p.get()[bhttp::field::content_type]);
   return r;
 }
 
@@ -292,6 +295,16 @@ TEST(DashboardServer, ARunGoesFromQueuedToDoneWithEveryCaseLive) {
   EXPECT_EQ(run["total"], run["cases"].size());
   EXPECT_EQ(run["summary"]["pass"], run["cases"].size()) << "the reference passes its own suite";
   EXPECT_EQ(cases_of(events.seen, id), run["cases"].size()) << "every stored case was sent live";
+  // What the run says about itself: the build, the catalogue, the times and
+  // the command that does the same from a shell.
+  const json& identity = run["identity"];
+  EXPECT_EQ(identity["command_line"], json({"rdmaconf", "run", "--reference", "--suite", "mpa", "--time-scale", "0.25"}));
+  EXPECT_FALSE(identity["version"].get<std::string>().empty());
+  EXPECT_EQ(identity["catalogue"]["sha256"].get<std::string>().size(), 64u);
+  EXPECT_FALSE(identity["finished_at"].get<std::string>().empty());
+  EXPECT_EQ(identity["iut"]["backend"], "reference (built in)");
+  EXPECT_EQ(run["finding_count"], 0);
+  EXPECT_EQ(run["findings"], json::array());
   EXPECT_LT(events.batches, static_cast<int>(run["cases"].size())) << "cases arrive batched";
   const json c = get(port, "/api/runs/" + std::to_string(id) + "/cases/1").j();
   EXPECT_FALSE(c["frames"].empty());
@@ -393,6 +406,13 @@ TEST(DashboardServer, PublishSendsACliRun) {
   const json d = get(port, "/api/diff?a=1&b=2").j();
   EXPECT_FALSE(d["new_failures"].empty()) << d.dump();
   EXPECT_TRUE(d["fixed"].empty());
+  // By findings: the fault's causes are new, nothing was there before.
+  EXPECT_FALSE(d["findings"]["new"].empty()) << d["findings"].dump();
+  EXPECT_TRUE(d["findings"]["still"].empty());
+  EXPECT_TRUE(d["findings"]["fixed"].empty());
+  const json back = get(port, "/api/diff?a=2&b=1").j();
+  EXPECT_EQ(back["findings"]["fixed"].size(), d["findings"]["new"].size()) << "the other way, each is fixed";
+  EXPECT_TRUE(back["findings"]["new"].empty());
   // A wrong token: the CLI says so and stops before running.
   EXPECT_EQ(run_cli({"run", "--reference", "--suite", "rdmap", "-q", "--publish", url, "--publish-token", "nope"}), 2);
   EXPECT_EQ(get(port, "/api/runs").j()["runs"].size(), 2u);
@@ -447,6 +467,136 @@ TEST(DashboardServer, CoverageShowsTheLastVerdictPerTarget) {
   }
   EXPECT_TRUE(mpa_pass) << "an MPA row the run covered shows its pass";
   EXPECT_TRUE(ddp_unrun) << "a DDP row the mpa-only run did not reach shows no verdict";
+}
+
+}  // namespace
+
+namespace {
+
+json published_case(const std::string& id, const std::string& verdict, const std::string& reason) {
+  return {{"id", id},          {"verdict", verdict}, {"protocol", "rdmap"}, {"level", "MUST"}, {"rfc", "RFC 5040 §7"},
+          {"title", "t"},      {"reason", reason},   {"requirements", json::array()},      {"frames", json::array()}};
+}
+
+std::int64_t publish(std::uint16_t port, const std::string& target, const json& identity, const json& cases) {
+  const Reply r = post(port, "/api/runs", {{"publish", {{"target", target}, {"config", json::object()}, {"identity", identity}}}});
+  EXPECT_EQ(r.status, 201) << r.body;
+  const std::int64_t id = r.j().value("id", 0);
+  EXPECT_EQ(post(port, "/api/runs/" + std::to_string(id) + "/cases", {{"cases", cases}}).status, 200);
+  return id;
+}
+
+// A lab's baseline: marking one needs the token like every change; later
+// runs of the same target have their failing cases and findings known or
+// new. The target and a label are markup: they come back as the same
+// strings, as JSON.
+TEST(DashboardServer, BaselinesNeedTheTokenAndMarkCasesKnownOrNew) {
+  ServeProcess serve(temp_db("baseline"));
+  const auto port = serve.port();
+  const std::string evil = "<img src=x onerror=\"alert(1)\"></script>'&";
+  const json identity = {{"version", "9.9"}, {"labels", {{"dut", evil}}}, {"command_line", {"rdmaconf", "run"}}};
+  const std::int64_t first = publish(port, evil, identity,
+                                     {published_case("rdmap-a", "fail", "code 3"), published_case("rdmap-b", "pass", "")});
+  const std::string path = "/api/runs/" + std::to_string(first) + "/baseline";
+  EXPECT_EQ(get(port, "/api/runs/" + std::to_string(first)).j()["identity"]["labels"]["dut"], evil)
+      << "the identity of the start request";
+  EXPECT_EQ(request(port, bhttp::verb::put, path).status, 401);
+  EXPECT_EQ(request(port, bhttp::verb::put, path, "wrong").status, 401);
+  EXPECT_EQ(request(port, bhttp::verb::put, path, kToken).status, 409) << "a running run is no baseline";
+  EXPECT_EQ(post(port, "/api/runs/" + std::to_string(first) + "/finish", {{"status", "done"}}).status, 200);
+  EXPECT_EQ(get(port, "/api/baselines").j()["baselines"], json::array()) << "nothing refused was recorded";
+  EXPECT_EQ(request(port, bhttp::verb::get, path).status, 405);
+  EXPECT_EQ(request(port, bhttp::verb::put, "/api/runs/999/baseline", kToken).status, 404);
+  const Reply marked = request(port, bhttp::verb::put, path, kToken);
+  ASSERT_EQ(marked.status, 200) << marked.body;
+  EXPECT_EQ(marked.j()["target"], evil);
+  const Reply listed = get(port, "/api/baselines");
+  EXPECT_EQ(listed.content_type.rfind("application/json", 0), 0u) << listed.content_type;
+  ASSERT_EQ(listed.j()["baselines"].size(), 1u);
+  EXPECT_EQ(listed.j()["baselines"][0]["target"], evil);
+  EXPECT_EQ(listed.j()["baselines"][0]["run"], first);
+
+  // The same failure again (known), a new one, and a case the baseline did not have.
+  const std::int64_t second = publish(port, evil, identity,
+                                      {published_case("rdmap-a", "fail", "code 3"), published_case("rdmap-b", "fail", "no Reply"),
+                                       published_case("rdmap-c", "pass", "")});
+  ASSERT_EQ(post(port, "/api/runs/" + std::to_string(second) + "/finish", {{"status", "done"}}).status, 200);
+  const json run = get(port, "/api/runs/" + std::to_string(second)).j();
+  EXPECT_EQ(run["baseline_run"], first);
+  EXPECT_EQ(run["baseline"]["run"], first);
+  EXPECT_EQ(run["baseline"]["known_cases"], 1);
+  EXPECT_EQ(run["baseline"]["new_cases"], 1);
+  EXPECT_EQ(run["cases"][0]["baseline"], "known");
+  EXPECT_EQ(run["cases"][1]["baseline"], "new");
+  EXPECT_FALSE(run["cases"][2].contains("baseline"));
+  ASSERT_EQ(run["findings"].size(), 2u);
+  for (const json& f : run["findings"]) EXPECT_EQ(f["baseline"], f["cases"][0]["id"] == "rdmap-a" ? "known" : "new") << f.dump();
+  EXPECT_EQ(run["finding_count"], 2) << "grouped when the run ended";
+  EXPECT_EQ(run["identity"]["labels"]["dut"], evil);
+  const json own = get(port, "/api/runs/" + std::to_string(first)).j();
+  EXPECT_EQ(own["baseline_run"], first);
+  EXPECT_TRUE(own["baseline"].is_null()) << "the baseline is compared with nothing";
+
+  // Unmarking: only the baseline itself, with the token.
+  EXPECT_EQ(request(port, bhttp::verb::delete_, "/api/runs/" + std::to_string(second) + "/baseline", kToken).status, 404);
+  EXPECT_EQ(request(port, bhttp::verb::delete_, path).status, 401);
+  EXPECT_EQ(request(port, bhttp::verb::delete_, path, kToken).status, 200);
+  const json after = get(port, "/api/runs/" + std::to_string(second)).j();
+  EXPECT_TRUE(after["baseline_run"].is_null());
+  EXPECT_TRUE(after["baseline"].is_null());
+  EXPECT_FALSE(after["cases"][0].contains("baseline"));
+  // A published identity is checked like a case.
+  EXPECT_EQ(post(port, "/api/runs", {{"publish", {{"target", "t"}, {"identity", {{"labels", {{"k", 1}}}}}}}}).status, 400);
+}
+
+// A command-line run's findings on the dashboard are the report's own: the
+// same causes, ids and cases as its results.json, and its identity.
+TEST(DashboardServer, FindingsOfAPublishedRunAreTheReportsOwn) {
+  ServeProcess serve(temp_db("findings"));
+  const auto port = serve.port();
+  const std::string report = ::testing::TempDir() + "rdmaconf-published-" + std::to_string(::getpid()) + ".json";
+  EXPECT_EQ(run_cli({"run", "--reference", "--fault", "terminate-le-bitfield", "--suite", "rdmap", "--time-scale", "0.25", "-q",
+                     "--label", "fw=1.2.3", "--json", report, "--publish", "http://127.0.0.1:" + std::to_string(port),
+                     "--publish-token", kToken}),
+            1);
+  std::ifstream f(report);
+  const json cli = json::parse(f);
+  const json found = get(port, "/api/runs/1/findings").j();
+  ASSERT_FALSE(cli["findings"].empty());
+  ASSERT_EQ(found["findings"].size(), cli["findings"].size()) << found.dump().substr(0, 2000);
+  for (std::size_t k = 0; k < cli["findings"].size(); ++k) {
+    const json& want = cli["findings"][k];
+    const json& have = found["findings"][k];
+    // Titles and examples come from a finding's first case: the dashboard
+    // has the cases in the order they ended, the report in the catalogue's.
+    EXPECT_EQ(have["id"], want["id"]);
+    EXPECT_EQ(have["key"], want["key"]);
+    EXPECT_EQ(have["level"], want["level"]);
+    EXPECT_EQ(have["verdict"], want["verdict"]);
+    EXPECT_EQ(have["cases"].size(), want["cases"].size());
+    EXPECT_NE(have["reproducer"].get<std::string>().find("--fault terminate-le-bitfield"), std::string::npos);
+  }
+  const json run = get(port, "/api/runs/1").j();
+  EXPECT_EQ(run["identity"]["labels"]["fw"], "1.2.3");
+  EXPECT_EQ(run["identity"]["version"], cli["run"]["version"]);
+  EXPECT_EQ(run["identity"]["catalogue"], cli["run"]["catalogue"]);
+  EXPECT_EQ(run["identity"]["command_line"], cli["run"]["command_line"]);
+  EXPECT_FALSE(run["identity"]["finished_at"].get<std::string>().empty()) << "the end repeats the identity";
+  EXPECT_EQ(run["finding_count"], cli["findings"].size());
+  std::size_t in_findings = 0;
+  for (const json& c : run["cases"]) in_findings += !c["findings"].empty();
+  EXPECT_EQ(in_findings, run["summary"]["fail"].get<std::size_t>()) << "every failing case links its finding";
+  // A failing case keeps the report's record of its failure and its octets.
+  const auto row = std::find_if(run["cases"].begin(), run["cases"].end(), [](const json& c) { return c["verdict"] == "fail"; });
+  ASSERT_NE(row, run["cases"].end());
+  const json failing = get(port, "/api/runs/1/cases/" + std::to_string((*row)["seq"].get<int>())).j();
+  for (const json& c : cli["cases"])
+    if (c["id"] == failing["id"] && c["configuration"] == failing["configuration"]) {
+      EXPECT_EQ(failing["failure"], c["failure"]);
+      EXPECT_EQ(failing["findings"], c["findings"]);
+    }
+  EXPECT_TRUE(failing["failure"].is_object()) << failing.dump().substr(0, 1000);
+  EXPECT_FALSE(failing["exchange"]["chunks"].empty());
 }
 
 }  // namespace

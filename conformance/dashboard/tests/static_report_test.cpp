@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "assets.hpp"
+#include "baseline.hpp"
 #include "static_report.hpp"
 
 namespace rdmaconf::dashboard {
@@ -50,8 +51,24 @@ struct Fixture {
       r.frames.push_back({true, 0.5, "--> MPA Request " + kEvil, "    key=" + kEvil + "\n"});
       r.frames.push_back({false, 1.5, "<-- terminate, FPDU 32 octets", "    RDMAP Terminate Control: layer=0x1\n"});
       r.agent.push_back({2.0, "async", kEvil, kEvil, 0, kEvil, "", ""});
+      if (k) {
+        // What the run recorded of the failing step (findings group by it).
+        cf::Failure& f = r.failure.emplace();
+        f.kind = cf::Failure::Kind::kUnit;
+        f.expected = f.expected_class = "terminate";
+        f.got = "close";
+        f.stimulus = "write " + kEvil;
+        f.stimulus_octets = {0x00, 0x46};
+        r.script_verdict = r.verdict;
+      }
       results.push_back(r);
     }
+    info.identity.version = "0.1.0";
+    info.identity.commit = "abcdef123456";
+    info.identity.catalogue_sha256 = std::string(64, 'a');
+    info.identity.command_line = {"rdmaconf", "run", "--target", "127.0.0.1:7000", "--label", "dut=" + kEvil};
+    info.identity.labels = {{"dut", kEvil}};
+    info.identity.iut = {{"firmware", kEvil}};
   }
   cf::RunInfo info{"127.0.0.1:7000 " + kEvil, "", true, 1234, {"clc: " + kEvil}};
   ReportContext context{{{"note", kEvil}}, nullptr, {{"mpa-case-1", "id: mpa-case-1\n" + kEvil + "\n"}}, "2026-11-27T10:00:00Z"};
@@ -98,11 +115,11 @@ TEST(StaticReport, IsOneFileThatLoadsNothing) {
   EXPECT_EQ(count(css, "@import"), 0u);
   EXPECT_EQ(count(css, "url("), 0u);
   EXPECT_NE(markup.find("content-security-policy\" content=\"default-src 'none'; script-src 'sha256-"), std::string::npos);
-  // Two script elements: the data block and the page's code; nothing else
+  // Three script elements: the data block and the page's two scripts; nothing else
   // opens or closes one (the data's "</script>" strings are escaped).
   const std::string all = lower(h);
-  EXPECT_EQ(count(all, "<script"), 2u);
-  EXPECT_EQ(count(all, "</script"), 2u);
+  EXPECT_EQ(count(all, "<script"), 3u);
+  EXPECT_EQ(count(all, "</script"), 3u);
   EXPECT_EQ(count(all, "<!--"), 0u);
 }
 
@@ -110,13 +127,18 @@ TEST(StaticReport, EmbedsTheDashboardsOwnPage) {
   const Fixture f;
   const std::string h = report(f);
   const Asset* js = find_asset("/app.js");
+  const Asset* findings_js = find_asset("/findings.js");
   const Asset* css = find_asset("/app.css");
-  ASSERT_TRUE(js && css);
-  // The page's code byte for byte (the CSP names it by its SHA-256), and it
-  // holds nothing that would end or confuse its element.
-  EXPECT_NE(h.find("<script>" + std::string(js->body) + "</script>"), std::string::npos);
+  ASSERT_TRUE(js && findings_js && css);
+  // The page's code byte for byte (the CSP names each script by its
+  // SHA-256), and it holds nothing that would end or confuse its element.
+  EXPECT_NE(h.find("<script>" + std::string(findings_js->body) + "</script>\n<script>" + std::string(js->body) + "</script>"),
+            std::string::npos);
   EXPECT_NE(h.find("<style>\n" + std::string(css->body) + "</style>"), std::string::npos);
-  for (const char* bad : {"</script", "<!--", "<script"}) EXPECT_EQ(lower(std::string(js->body)).find(bad), std::string::npos) << bad;
+  for (const Asset* script : {js, findings_js})
+    for (const char* bad : {"</script", "<!--", "<script"})
+      EXPECT_EQ(lower(std::string(script->body)).find(bad), std::string::npos) << script->path << ": " << bad;
+  EXPECT_EQ(count(h, "'sha256-"), 2u) << "the policy names both scripts";
   EXPECT_EQ(lower(std::string(css->body)).find("</style"), std::string::npos);
   EXPECT_EQ(js->sha256_hex.size(), 64u);
 }
@@ -149,6 +171,47 @@ TEST(StaticReport, DataIsEscapedAndReadsBackUnchanged) {
   EXPECT_EQ(c["frames"][0]["headline"], "--> MPA Request " + evil);
   EXPECT_EQ(c["agent"][0]["name"], evil);
   EXPECT_EQ(j["cases"][2]["configuration"], evil);
+  EXPECT_EQ(j["run"]["identity"]["labels"]["dut"], evil);
+  EXPECT_EQ(j["run"]["identity"]["iut"]["firmware"], evil);
+  EXPECT_EQ(j["run"]["findings"][0]["example"]["case"], "mpa-case-1");
+}
+
+// Findings lead the report as they lead the run view: grouped, each with
+// its reproducer, each failing case naming its finding; the run's identity
+// is in it; with `run --baseline`, known and new.
+TEST(StaticReport, CarriesTheFindingsAndTheIdentity) {
+  const Fixture f;
+  const json j = report_data(f.results, f.info, f.context);
+  const json& run = j["run"];
+  ASSERT_EQ(run["findings"].size(), 1u) << "two cases that fail the same way, one cause";
+  const json& finding = run["findings"][0];
+  EXPECT_EQ(finding["id"], "F1");
+  EXPECT_EQ(finding["cases"].size(), 2u);
+  EXPECT_EQ(finding["reproducer"].get<std::string>().rfind("rdmaconf run --target 127.0.0.1:7000 --case mpa-case-", 0), 0u)
+      << finding["reproducer"];
+  EXPECT_EQ(run["cases"][0]["findings"], json::array());
+  EXPECT_EQ(run["cases"][1]["findings"], json::array({"F1"}));
+  EXPECT_EQ(run["cases"][2]["findings"], json::array({"F1"}));
+  EXPECT_EQ(j["cases"][1]["failure"]["kind"], "unit") << "the case keeps its failure";
+  EXPECT_EQ(run["finding_count"], 1);
+  EXPECT_TRUE(run["baseline"].is_null());
+  EXPECT_EQ(run["identity"]["version"], "0.1.0");
+  EXPECT_EQ(run["identity"]["commit"], "abcdef123456");
+  EXPECT_EQ(run["identity"]["command_line"][2], "--target");
+
+  // Against a baseline in which mpa-case-1 failed for the same cause.
+  baseline::Baseline known;
+  known.source = "known.json";
+  known.failing[{"mpa-case-1", ""}] = {finding["key"].get<std::string>()};
+  cf::RunInfo info = f.info;
+  info.baseline = &known;
+  const json b = report_data(f.results, info, f.context)["run"];
+  EXPECT_EQ(b["cases"][1]["baseline"], "known");
+  EXPECT_EQ(b["cases"][2]["baseline"], "new");
+  EXPECT_FALSE(b["cases"][0].contains("baseline"));
+  EXPECT_EQ(b["findings"][0]["baseline"], "known");
+  EXPECT_EQ(b["baseline"]["source"], "known.json");
+  EXPECT_EQ(b["baseline"]["new_cases"], 1);
 }
 
 TEST(StaticReport, DataHasTheApisShapes) {

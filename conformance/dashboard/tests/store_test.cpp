@@ -8,6 +8,8 @@
 
 #include "case_json.hpp"
 #include "dashboard.hpp"
+#include "report_json.hpp"
+#include "run_findings.hpp"
 #include "store.hpp"
 
 namespace rdmaconf::dashboard {
@@ -119,9 +121,103 @@ TEST(DashboardCase, RefusesWhatDoesNotFit) {
   error.clear();
   EXPECT_TRUE(checked_case({{"id", "x"}, {"verdict", "pass"}, {"frames", {{{"from", "mallory"}}}}}, error).is_null());
   error.clear();
-  const json ok = checked_case({{"id", "x"}, {"verdict", "pass"}, {"extra", "dropped"}}, error);
+  const json ok = checked_case({{"id", "x"}, {"level", "MUST"}, {"verdict", "pass"}, {"extra", "dropped"}}, error);
   ASSERT_FALSE(ok.is_null()) << error;
   EXPECT_FALSE(ok.contains("extra"));
+}
+
+// The schema as build 2 left it (store.cpp's first two steps, which are
+// never edited), with a run and cases in the shape that build stored.
+void make_schema_two_file(const std::string& path) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const char* sql = R"sql(
+CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, created_at TEXT NOT NULL, started_at TEXT NOT NULL DEFAULT '',
+  finished_at TEXT NOT NULL DEFAULT '', status TEXT NOT NULL, source TEXT NOT NULL, target TEXT NOT NULL DEFAULT '',
+  config TEXT NOT NULL DEFAULT '{}', capabilities TEXT NOT NULL DEFAULT 'null', skipped TEXT NOT NULL DEFAULT '[]',
+  message TEXT NOT NULL DEFAULT '', duration_ms INTEGER NOT NULL DEFAULT 0, n_pass INTEGER NOT NULL DEFAULT 0,
+  n_non_strict INTEGER NOT NULL DEFAULT 0, n_informational INTEGER NOT NULL DEFAULT 0,
+  n_unimplemented INTEGER NOT NULL DEFAULT 0, n_fail INTEGER NOT NULL DEFAULT 0, n_error INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE cases (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL,
+  case_id TEXT NOT NULL, configuration TEXT NOT NULL, protocol TEXT NOT NULL, level TEXT NOT NULL, verdict TEXT NOT NULL,
+  rfc TEXT NOT NULL, requirements TEXT NOT NULL, title TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+CREATE TABLE captures (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, uploaded_at TEXT NOT NULL,
+  size INTEGER NOT NULL, violations INTEGER NOT NULL, must_violations INTEGER NOT NULL, result TEXT NOT NULL, annotated BLOB);
+INSERT INTO runs (created_at, finished_at, status, source, target, config, duration_ms, n_pass, n_fail)
+  VALUES ('2026-11-01T10:00:00Z', '2026-11-01T10:00:01Z', 'done', 'dashboard', '192.0.2.7:7174',
+          '{"target":"192.0.2.7:7174","suites":["mpa"],"cases":[],"strict":false,"iut_lacks":[],"time_scale":1.0,"jobs":4}', 900, 1, 1);
+INSERT INTO cases VALUES (1, 1, 'mpa-a', '', 'mpa', 'MUST', 'pass', 'RFC 5044 §7.1', '[]', 'a', '',
+  '{"id":"mpa-a","protocol":"mpa","configuration":"","title":"a","requirements":[],"rfc":"RFC 5044 §7.1","level":"MUST","role":"responder","verdict":"pass","reason":"","script":"mpa/a.case","failed_line":0,"duration_ms":1.5,"tester_address":"127.0.0.1:1","iut_address":"127.0.0.1:2","frames":[],"agent":[]}');
+INSERT INTO cases VALUES (1, 2, 'mpa-b', '', 'mpa', 'MUST', 'fail', 'RFC 5044 §7.1.2', '["rfc5044-7.1.2-reply"]', 'b', 'no Reply',
+  '{"id":"mpa-b","protocol":"mpa","configuration":"","title":"b","requirements":["rfc5044-7.1.2-reply"],"rfc":"RFC 5044 §7.1.2","level":"MUST","role":"responder","verdict":"fail","reason":"no Reply","script":"mpa/b.case","failed_line":7,"duration_ms":2.5,"tester_address":"127.0.0.1:3","iut_address":"127.0.0.1:2","frames":[{"from":"tester","at_ms":0.1,"headline":"--> MPA Request","detail":"key"}],"agent":[]}');
+PRAGMA user_version=2;
+)sql";
+  char* msg = nullptr;
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &msg), SQLITE_OK) << (msg ? msg : "");
+  sqlite3_close(db);
+}
+
+TEST(DashboardStore, UpgradesASchemaTwoFileWithItsRunsAndTheirFindings) {
+  const std::string path = temp_db("upgrade");
+  make_schema_two_file(path);
+  std::string error;
+  auto s = Store::open(path, error);
+  ASSERT_TRUE(s) << error;
+  EXPECT_EQ(s->schema_version(), 3);
+  const auto row = s->run(1);
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->target, "192.0.2.7:7174");
+  EXPECT_EQ(row->counts.at("fail"), 1);
+  EXPECT_TRUE(row->identity.is_null()) << "a run from before identities has none";
+  EXPECT_EQ(row->findings, -1) << "nor findings grouped when it ended";
+  EXPECT_TRUE(row->to_json()["finding_count"].is_null());
+  EXPECT_EQ(s->cases(1).size(), 2u);
+  EXPECT_EQ(s->baselines(), json::array());
+  // Its findings are grouped from the stored cases all the same, with the
+  // command line its request stands for.
+  StoredRun run;
+  ASSERT_TRUE(read_stored_run(*s, *row, equivalent_command_line(row->config), run, error)) << error;
+  ASSERT_EQ(run.results.size(), 2u);
+  ASSERT_EQ(run.found.size(), 1u);
+  EXPECT_EQ(run.found[0].key, "case mpa-b no Reply");
+  EXPECT_EQ(run.found[0].cases.front(), &run.results[1]);
+  json view = {{"cases", s->cases(1)}};
+  add_findings(view, run.results, run.info, run.found, nullptr);
+  EXPECT_EQ(view["findings"][0]["reproducer"], "rdmaconf run --target 192.0.2.7:7174 --case mpa-b");
+  EXPECT_EQ(view["cases"][1]["findings"], json::array({"F1"}));
+  EXPECT_EQ(view["cases"][0]["findings"], json::array());
+  // The upgraded file takes what the new steps hold.
+  s->set_baseline("192.0.2.7:7174", 1);
+  EXPECT_EQ(s->baseline_of("192.0.2.7:7174"), 1);
+  const std::int64_t next = s->create_run("cli", "running", "192.0.2.7:7174", json::object());
+  EXPECT_EQ(next, 2);
+}
+
+TEST(DashboardStore, KeepsIdentityFindingsAndOneBaselinePerTarget) {
+  const std::string path = temp_db("baselines");
+  std::string error;
+  auto s = Store::open(path, error);
+  ASSERT_TRUE(s) << error;
+  const auto a = s->create_run("cli", "running", "t", json::object());
+  const auto b = s->create_run("cli", "running", "t", json::object());
+  const auto c = s->create_run("cli", "running", "u", json::object());
+  s->set_identity(a, {{"version", "1.0"}, {"labels", {{"fw", "1.2.3"}}}});
+  s->set_findings(a, json::array({{{"id", "F1"}, {"key", "k"}}}));
+  EXPECT_EQ(s->run(a)->identity["labels"]["fw"], "1.2.3");
+  EXPECT_EQ(s->run(a)->findings, 1);
+  EXPECT_EQ(s->findings(a)[0]["key"], "k");
+  EXPECT_TRUE(s->findings(b).is_null());
+  s->set_baseline("t", a);
+  s->set_baseline("u", c);
+  s->set_baseline("t", b);  // replaces a
+  EXPECT_EQ(s->baseline_of("t"), b);
+  EXPECT_FALSE(s->baseline_of("v"));
+  EXPECT_FALSE(s->clear_baseline("t", a)) << "a is no longer t's baseline";
+  EXPECT_EQ(s->baselines().size(), 2u);
+  EXPECT_TRUE(s->clear_baseline("t", b));
+  EXPECT_FALSE(s->baseline_of("t"));
+  EXPECT_EQ(s->baselines().size(), 1u);
 }
 
 TEST(DashboardApi, StartRequestsAreChecked) {

@@ -1,8 +1,11 @@
 // End-to-end: `rdmaconf serve` in Debian's chromium (headless), driven by
 // puppeteer-core. Starts a run from the page and watches it finish live,
-// opens a failing case (sequence diagram, frame fields, script), diffs two
-// runs, uploads captures, lists the agents known from runs, and checks that
-// markup in case text, capture names and capabilities stays text. Then
+// sees its findings lead the run view, opens a failing case (its finding,
+// sequence diagram, frame fields, script), marks the run as its target's
+// baseline and sees a later run's failures known, diffs two runs by findings
+// and by cases, uploads captures, lists the agents known from runs, and
+// checks that markup in case text, targets, labels, capture names and
+// capabilities stays text. Then
 // opens a static report (`rdmaconf run --html`) from file://: the same page
 // over embedded data, loading nothing.
 // Usage: node dashboard.test.mjs RDMACONF_EXE [SCREENSHOT_DIR]
@@ -109,6 +112,7 @@ try {
   await page.type('#faults', 'terminate-wrong-code');
   await page.click('.suite[value="rdmap"]');
   await page.$eval('#time-scale', (e) => { e.value = '0.25'; });
+  await page.type('#labels', 'fw=9.9, dut=rack4');
   await page.click('#start');
   await page.waitForFunction(() => /^#\/run\/\d+$/.test(location.hash));
   const faultyId = Number((await page.evaluate(() => location.hash)).split('/')[2]);
@@ -119,7 +123,28 @@ try {
   const firstVerdict = await page.$eval('#cases tr[data-verdict]', (e) => e.dataset.verdict);
   assert.equal(firstVerdict, 'fail', 'failures are listed first');
   assert.ok(await page.$('#matrix td.cell-fail'), 'the protocol × level matrix marks the failing cell');
+  // Findings lead the run view: fetched once the run ended, above the matrix and the cases.
+  await page.waitForSelector('#findings details.finding');
+  assert.ok(await page.evaluate(() => document.querySelector('#findings')
+    .compareDocumentPosition(document.querySelector('#matrix')) & Node.DOCUMENT_POSITION_FOLLOWING), 'findings come first');
+  const findingCount = await page.$$eval('#findings details.finding', (l) => l.length);
+  assert.match(await page.$eval('#findings h3', (e) => e.textContent), new RegExp('Findings \\(' + findingCount + '\\)'));
+  const identity = await page.$eval('#identity', (e) => e.textContent);
+  assert.match(identity, /rdmaconf \S+ \(commit [0-9a-f]+\).*catalogue [0-9a-f]{12} \(\d+ cases\)/, identity);
+  assert.match(await page.$eval('#command-line', (e) => e.textContent),
+    /^rdmaconf run --reference --fault terminate-wrong-code --suite rdmap --time-scale 0\.25 --label dut=rack4 --label fw=9\.9$/);
+  assert.equal(await page.$eval('#identity-labels', (e) => e.textContent), 'labels: dut=rack4fw=9.9');
   await shot('run');
+  // A case links its finding, which opens expanded with its cases and reproducer.
+  const findingLink = await page.$eval('#cases tr[data-verdict="fail"] a.finding-link', (e) => e.textContent);
+  await page.click('#cases tr[data-verdict="fail"] a.finding-link');
+  await page.waitForFunction((id) => document.querySelector('#finding-' + id)?.open, {}, findingLink);
+  const repro = await page.$eval(`#finding-${findingLink} code.repro`, (e) => e.textContent);
+  assert.match(repro, /^rdmaconf run --reference --fault terminate-wrong-code .*--case rdmap-/, repro);
+  assert.ok((await page.$$(`#finding-${findingLink} .finding-cases a`)).length >= 1, 'a finding lists its cases');
+  await page.click(`#finding-${findingLink} button.copy`);
+  await page.waitForFunction((id) => document.querySelector(`#finding-${id} button.copy`).textContent !== 'copy', {}, findingLink);
+  await shot('finding');
 
   // Filter and search.
   const shownAll = await page.$eval('#shown', (e) => parseInt(e.textContent, 10));
@@ -140,18 +165,56 @@ try {
   assert.ok(detail.length > 20 && !/Click a frame/.test(detail), 'a frame shows its decoded fields');
   assert.ok((await page.$eval('#script', (e) => e.textContent)).includes('id:'), 'the script is shown');
   assert.ok(await page.$('#reason'), 'the failure reason is shown');
+  assert.ok(await page.$('#case-findings table.failure'), 'the failed step: expected and got');
   await shot('case');
+  // The case names its finding; the link leads back to it, expanded.
+  const caseFinding = await page.$eval('#case-findings .case-finding a', (e) => e.textContent);
+  await page.click('#case-findings .case-finding a');
+  await page.waitForFunction((id) => document.querySelector('#finding-' + id)?.open, {}, caseFinding);
+
+  // 3b. The faulty run becomes its target's baseline; the same fault again
+  // is then known, case by case and finding by finding.
+  await page.goto(base + `#/run/${faultyId}`);
+  await page.waitForSelector('#mark-baseline');
+  assert.match(await page.$eval('#baseline-bar', (e) => e.textContent), /No baseline for this target/);
+  await page.click('#mark-baseline');
+  await page.waitForFunction(() => /This run is the baseline of its target/.test(document.querySelector('#baseline-bar')?.textContent));
+  assert.ok(await page.$('#unmark-baseline'), 'the baseline can be unmarked');
+  const again = await api('POST', '/api/runs', {reference: {faults: ['terminate-wrong-code']}, suites: ['rdmap'], time_scale: 0.25,
+    labels: {fw: '9.10'}});
+  assert.equal(again.status, 201);
+  await page.goto(base + `#/run/${again.json.id}`);
+  await page.waitForFunction((id) => document.querySelector('#run-head h2')?.textContent.startsWith(`Run #${id} `) &&
+    document.querySelector('#run-status').textContent === 'done', {timeout: 120000}, again.json.id);
+  // Once it ended, the page fetched its findings and their comparison again.
+  const final = (await api('GET', `/api/runs/${again.json.id}`)).json;
+  const knownCases = final.cases.filter((c) => c.baseline === 'known').length;
+  assert.ok(knownCases > 0 && final.findings.length > 0, 'the API marks known cases');
+  await page.waitForFunction((n, k) => document.querySelectorAll('#findings details.finding').length === n &&
+    document.querySelectorAll('#cases tr[data-baseline="known"] .badge.baseline-known').length === k, {}, final.findings.length, knownCases);
+  assert.match(await page.$eval('#baseline-bar', (e) => e.textContent), new RegExp(`baseline of .*run #${faultyId}`));
+  assert.equal(await page.$$eval('#cases tr[data-baseline="new"]', (l) => l.length), 0, 'the same fault: nothing new');
+  const statuses = await page.$$eval('#findings details.finding', (l) => l.map((e) => e.dataset.baseline));
+  assert.ok(statuses.length && statuses.every((x) => x === 'known'), 'every finding known: ' + statuses.join());
+  assert.match(await page.$eval('#findings h3', (e) => e.textContent), /0 new, \d+ known/);
+  await shot('baseline');
 
   // 4. Diff the clean run against the faulty one.
   await page.goto(base + `#/diff/${clean.json.id}/${faultyId}`);
   await page.waitForSelector('#diff-new_failures');
   const newFailures = await page.$eval('#diff-new_failures h3', (e) => e.textContent);
   assert.match(newFailures, /New failures \([1-9]\d*\)/, newFailures);
+  // By findings first: what the fault causes is new.
+  assert.match(await page.$eval('#diff-findings-new h3', (e) => e.textContent), new RegExp('New findings \\(' + findingCount + '\\)'));
+  assert.match(await page.$eval('#diff-findings-fixed h3', (e) => e.textContent), /Fixed findings \(0\)/);
+  assert.ok(await page.evaluate(() => document.querySelector('#diff-findings-new')
+    .compareDocumentPosition(document.querySelector('#diff-new_failures')) & Node.DOCUMENT_POSITION_FOLLOWING));
   await shot('diff');
 
   // 5. Markup in case text stays text (a published run whose strings are script).
   const evil = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
-  const pub = await api('POST', '/api/runs', {publish: {target: evil, config: {note: evil}}});
+  const pub = await api('POST', '/api/runs', {publish: {target: evil, config: {note: evil},
+    identity: {version: evil, labels: {dut: evil}, iut: {firmware: evil}, command_line: ['rdmaconf', 'run', '--label', 'dut=' + evil]}}});
   assert.equal(pub.status, 201);
   const put = await api('POST', `/api/runs/${pub.json.id}/cases`, {cases: [{
     id: 'mpa-' + evil, verdict: 'fail', protocol: 'mpa', level: 'MUST', rfc: evil, title: evil, reason: evil,
@@ -161,8 +224,20 @@ try {
   await api('POST', `/api/runs/${pub.json.id}/finish`, {status: 'done'});
   await page.goto(base + '#/');
   await page.waitForSelector(`#runs tr[data-run="${pub.json.id}"]`);
+  assert.equal(await page.$eval(`#runs tr[data-run="${faultyId}"] td.findings-count`, (e) => e.textContent), String(findingCount),
+    'the list says how many findings a run had');
+  assert.match(await page.$eval(`#runs tr[data-run="${faultyId}"]`, (e) => e.textContent), /dut=rack4fw=9\.9/, 'and its labels');
   await page.goto(base + `#/run/${pub.json.id}`);
   await page.waitForSelector('#cases tr[data-verdict="fail"] a');
+  // Its target, labels and IUT are markup too: text in the header, the
+  // finding and the baseline bar, also once it is the target's baseline.
+  assert.ok((await page.$eval('#identity-labels', (e) => e.textContent)).includes('dut=<img src=x'));
+  assert.ok((await page.$eval('#identity-iut', (e) => e.textContent)).includes('<img src=x'));
+  assert.ok((await page.$eval('#command-line', (e) => e.textContent)).includes("'dut=<img src=x"), 'quoted as a shell word');
+  assert.ok((await page.$eval('#findings', (e) => e.textContent)).includes('<img src=x'), 'the finding says its case as text');
+  await page.click('#mark-baseline');
+  await page.waitForSelector('#unmark-baseline');
+  assert.equal(await page.$eval('#baseline-bar b', (e) => e.textContent), evil);
   await page.click('#cases tr[data-verdict="fail"] a');
   await page.waitForSelector('svg.seq g.frame');
   await page.click('svg.seq g.frame');
@@ -253,6 +328,9 @@ try {
   await rpage.waitForSelector('#matrix');
   assert.ok(await rpage.$('#matrix td.cell-fail'), 'the report has the matrix with the failing cell');
   assert.equal(await rpage.$eval('#cases tr[data-verdict]', (e) => e.dataset.verdict), 'fail', 'failures first in the report');
+  assert.ok((await rpage.$$('#findings details.finding')).length > 0, 'the report leads with its findings');
+  assert.match(await rpage.$eval('#identity', (e) => e.textContent), /rdmaconf \S+ \(commit/, 'and says what made it');
+  assert.equal(await rpage.$('#mark-baseline'), null, 'a report marks no baseline');
   if (shots) await rpage.screenshot({path: join(shots, 'report.png')});
   assert.equal(await rpage.$('#live'), null, 'no live stream in a report');
   assert.equal(await rpage.$('#start'), null, 'nothing that starts runs');

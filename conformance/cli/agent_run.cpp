@@ -115,10 +115,12 @@ bool AgentRun::open(std::string& error) {
 }
 
 std::string AgentRun::describe() const {
+  // The target a lab's runs of one device share (the dashboard keeps a
+  // baseline per target): what changes from build to build (firmware,
+  // driver, kernel) is in the report's identity, not here.
   std::string out = "device " + caps_.device + " through the agent at " + url_.host + ":" + std::to_string(url_.port) +
                     " (backend " + caps_.backend;
   if (!caps_.vendor.empty()) out += ", vendor " + caps_.vendor;
-  if (!caps_.firmware.empty()) out += ", firmware " + caps_.firmware;
   return out + ")";
 }
 

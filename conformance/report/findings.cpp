@@ -216,6 +216,14 @@ std::vector<std::string> keys_of(const cf::CaseResult& r) {
 }
 
 std::vector<Finding> group(const std::vector<cf::CaseResult>& results) {
+  // In case order (id, then configuration), whatever order the results came
+  // in (a run's parallel cases, a dashboard's stored ones): the same results
+  // give the same findings, examples and titles.
+  std::vector<const cf::CaseResult*> ordered;
+  for (const cf::CaseResult& r : results) ordered.push_back(&r);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const cf::CaseResult* a, const cf::CaseResult* b) {
+    return a->c->id != b->c->id ? a->c->id < b->c->id : a->configuration < b->configuration;
+  });
   std::vector<Finding> out;
   std::map<std::string, std::size_t> by_key;
   auto finding_for = [&](const std::string& key) -> std::pair<Finding&, bool> {
@@ -230,7 +238,8 @@ std::vector<Finding> group(const std::vector<cf::CaseResult>& results) {
     if (std::find(f.cases.begin(), f.cases.end(), &r) == f.cases.end()) f.cases.push_back(&r);
     if (severity(r.verdict) > severity(f.verdict) || f.cases.size() == 1) f.verdict = r.verdict;
   };
-  for (const cf::CaseResult& r : results) {
+  for (const cf::CaseResult* rp : ordered) {
+    const cf::CaseResult& r = *rp;
     if (!failing(r)) continue;
     // The case's own step.
     if (r.failure && severity(r.script_verdict) > 0) {

@@ -52,7 +52,7 @@ struct Finding {
   // `received` is a message as it came on the wire (a rule broken in
   // passing), not the unit a step judged (an FPDU's ULPDU).
   bool received_whole = false;
-  std::vector<const cf::CaseResult*> cases;  // every case it explains, in run order
+  std::vector<const cf::CaseResult*> cases;  // every case it explains, by id (then configuration)
 };
 
 // The run's findings, worst first (verdict, level, then most cases), each

@@ -138,7 +138,9 @@ nlohmann::ordered_json case_json(const CaseResult& r, const std::vector<std::str
          {"script", r.c->file},
          {"failed_line", r.failed_line},
          {"duration_ms", static_cast<long long>(r.duration_ms)},
-         {"findings", finding_keys}};
+         {"findings", finding_keys},
+         {"tester_address", r.exchange.tester_address},
+         {"iut_address", r.exchange.iut_address}};
   if (!baseline_status.empty()) j["baseline"] = baseline_status;
   if (r.failure) j["failure"] = failure_json(*r.failure);
   Json passing = Json::array();

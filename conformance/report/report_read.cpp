@@ -209,6 +209,9 @@ bool read_case(const json& j, const std::vector<Case>& cases, std::deque<Case>* 
     if (!read_in_passing(*p, r.in_passing, error, at)) return false;
   if (const auto e = j.find("exchange"); e != j.end())
     if (!read_exchange(*e, r.exchange, error, at)) return false;
+  // Every case names its connection's ends (the octets only when it did not pass).
+  if (r.exchange.tester_address.empty()) r.exchange.tester_address = opt_string(j, "tester_address");
+  if (r.exchange.iut_address.empty()) r.exchange.iut_address = opt_string(j, "iut_address");
   const auto frames = j.find("frames");
   if (frames == j.end() || !frames->is_array()) return error = at + ": \"frames\" is not a list", false;
   for (const json& f : *frames) {

@@ -6,6 +6,7 @@
 
 #include "ddp/headers.hpp"
 #include "rdmap/diagnosis.hpp"
+#include "rdmap/error_codes.hpp"
 #include "rdmap/terminate.hpp"
 #include "requirement.hpp"
 
@@ -39,8 +40,14 @@ RuleRef rule_ref(const std::string& id, std::string_view fallback_level, std::st
 std::string terminate_said(const std::vector<std::uint8_t>& ulpdu) {
   if (ulpdu.size() < ddp::kUntaggedHeaderSize + rdmap::kTerminateControlSize) return "a short Terminate";
   const wire::Bytes body = wire::Bytes(ulpdu).subspan(ddp::kUntaggedHeaderSize);
-  if (auto t = rdmap::decode_terminate(body)) return rdmap::describe_code(t->code);
-  if (auto meant = rdmap::read_as_le_bitfield(body)) return rdmap::describe_code(meant->code) + " (as meant)";
+  const auto meant = rdmap::read_as_le_bitfield(body);
+  if (auto t = rdmap::decode_terminate(body)) {
+    // A code no RFC registers that reads as a registered one the other way
+    // round (siw's LLP CRC error `02 02 00 00`) is that one.
+    if (!rdmap::find_error(t->code) && meant) return rdmap::describe_code(meant->code) + " (as meant)";
+    return rdmap::describe_code(t->code);
+  }
+  if (meant) return rdmap::describe_code(meant->code) + " (as meant)";
   return "a malformed Terminate";
 }
 

@@ -121,11 +121,6 @@ std::string essential(const std::string& expected) {
   return out;
 }
 
-std::string stimulus_text(const cf::Failure& f) {
-  if (f.stimulus.empty()) return "nothing sent";
-  return f.stimulus + (f.stimulus_fields.empty() ? "" : " {" + join(f.stimulus_fields, ",") + "}");
-}
-
 std::string rule_key(const std::string& rule, const std::string& mistake) {
   return "rule " + rule + (mistake.empty() ? "" : " " + mistake);
 }
@@ -146,6 +141,15 @@ const cf::InPassing* broken_on_unit(const cf::CaseResult& r) {
   return nullptr;
 }
 
+// "payload_len differs", "code=6 got 3", "stag=$rw.stag got another value":
+// the field, and the values where they tell a cause (codes and flags), not
+// where they are sizes, places or values learnt during the run.
+std::string field_difference(const cf::Failure& f) {
+  const bool learnt = f.want.find_first_of("$@") != std::string::npos;
+  if (!short_value(f.field, f.want.size() > 1 ? f.want.substr(1) : f.want)) return f.field + " differs";
+  return f.field + f.want + " got " + (!learnt && short_value(f.field, f.have) ? f.have : std::string("another value"));
+}
+
 // The key of a case's failed step. What the key holds decides what groups:
 //  - a known mistake that explains the step, a framing error, or a rule the
 //    IUT broke on the unit the step judged, is that rule (the same key as the
@@ -157,8 +161,8 @@ const cf::InPassing* broken_on_unit(const cf::CaseResult& r) {
 //  - when the expected unit came with a field that differs, by the unit, the
 //    field, the value expected and the value that came (codes and flags);
 //  - when another unit came, the answer shows what the IUT made of the
-//    stimulus: by the stimulus (the unit and the fields the script set), the
-//    kinds of unit expected and what came.
+//    stimulus: by the kind of unit the tester sent, the kind expected and
+//    what came (a Terminate by the code it carries).
 std::string step_key(const cf::CaseResult& r) {
   using K = cf::Failure::Kind;
   const cf::Failure& f = *r.failure;
@@ -171,27 +175,22 @@ std::string step_key(const cf::CaseResult& r) {
     case K::kAgent: return "agent " + expected;
     case K::kHandshake: return "handshake got " + got_class(f);
     case K::kField:
-      if (!f.meant.empty()) {
-        // Read as the mistake says: either it meant another error than the
-        // step expects, or the error is right and a field of it differs.
-        if (f.field == "layer" || f.field == "etype" || f.field == "code" || f.field == "errcode")
-          return "field " + f.got + " meaning " + f.meant + " where " + essential(expected);
-        return "field " + f.got + " as meant " + f.field + f.want + " got " +
-               (short_value(f.field, f.have) ? f.have : std::string("another value"));
-      }
-    {
-      // A value the run learnt ($rw.stag, @sink) differs per run: only
-      // that the IUT's differs is part of the key.
-      const bool learnt = f.want.find_first_of("$@") != std::string::npos;
-      return "field " + f.got + " " + f.field + f.want + " got " +
-             (!learnt && short_value(f.field, f.have) ? f.have : std::string("another value"));
-    }
+      if (!f.meant.empty() &&
+          (f.field == "layer" || f.field == "etype" || f.field == "code" || f.field == "errcode"))
+        // Read as the mistake says, it meant another error than the step expects.
+        return "field " + f.got + " meaning " + f.meant + " where " + essential(expected);
+      // Read as the mistake says (` as meant`) or as it is, a field differs.
+      return "field " + f.got + (f.meant.empty() ? "" : " as meant") + " " + field_difference(f);
     case K::kOther: return "case " + r.c->id + " " + r.reason;  // nothing to compare it with: its own
     case K::kUnit:
     case K::kFraming:
     case K::kMalformed: break;
   }
-  return "step after " + stimulus_text(f) + " expected " + essential(expected) + " got " + got_class(f);
+  // Another unit came: by the kind of unit the tester sent, the kind due
+  // and what came. The fields the script set are left out: cases set them
+  // for their own reasons (one Read Request names the Sink's offset,
+  // another does not), and what the IUT answered is what tells the cause.
+  return "step after " + f.stimulus + " expected " + unit_names(expected) + " got " + got_class(f);
 }
 
 // The mistakes the reference diagnoses (wire/hint.hpp), in words.
@@ -340,8 +339,8 @@ std::vector<Finding> group(const std::vector<cf::CaseResult>& results) {
       } else if (f.key.starts_with("field ")) {
         f.title = fl.got + ": " + fl.field + " is " + fl.have + " where the case expects " + fl.field + fl.want;
       } else {
-        f.title = "after the tester's " + stimulus_text(fl) + ", the IUT answers " + got_class(fl) + " where " +
-                  (expected.empty() ? std::string("the case expects otherwise") : essential(expected) + " is expected");
+        f.title = "the IUT answers a " + (fl.stimulus.empty() ? std::string("connection") : fl.stimulus) + " with " +
+                  got_class(fl) + " where a " + unit_names(expected) + " is due";
       }
     } else {
       f.title = f.got;

@@ -87,18 +87,21 @@ TEST(Findings, CasesThatCloseWhereATerminateIsDueAreOneFinding) {
   EXPECT_NE(found[0].title.find("closes the connection"), std::string::npos) << found[0].title;
 }
 
-TEST(Findings, AnAnswerThatDiffersGroupsByWhatProvokedIt) {
+TEST(Findings, AnAnswerThatDiffersGroupsByWhatProvokedItAndWhatCame) {
   Results s;
-  // The IUT answered a Read Request it should refuse: which fields the case
-  // set tells an access-rights check from a queue check.
-  s.fail("rdmap-wo", Failure::Kind::kUnit, "read_request", "terminate layer=rdmap", "read_response").failure->stimulus_fields = {"stag"};
-  s.fail("rdmap-local", Failure::Kind::kUnit, "read_request", "terminate layer=rdmap", "read_response").failure->stimulus_fields = {"stag"};
-  s.fail("rdmap-qn0", Failure::Kind::kUnit, "read_request", "terminate layer=rdmap", "read_response").failure->stimulus_fields = {"qn"};
+  // The IUT answered Read Requests it should refuse, whichever fields the
+  // cases set; a Write it should refuse it answered with a Terminate of
+  // another code, which is another cause.
+  s.fail("rdmap-wo", Failure::Kind::kUnit, "read_request", "terminate layer=rdmap code=2", "read_response").failure->stimulus_fields = {"stag"};
+  s.fail("rdmap-local", Failure::Kind::kUnit, "read_request", "terminate layer=rdmap code=2", "read_response").failure->stimulus_fields = {"stag", "to"};
+  s.fail("rdmap-qn0", Failure::Kind::kUnit, "read_request", "terminate layer=rdmap code=6", "read_response").failure->stimulus_fields = {"qn"};
+  s.fail("rdmap-write", Failure::Kind::kUnit, "write", "terminate layer=rdmap code=2", "send");
   const auto found = findings::group(s.results);
   ASSERT_EQ(found.size(), 2u);
-  EXPECT_EQ(found[0].cases.size(), 2u);  // most cases first
-  EXPECT_NE(found[0].key.find("{stag}"), std::string::npos) << found[0].key;
-  EXPECT_NE(found[1].key.find("{qn}"), std::string::npos) << found[1].key;
+  EXPECT_EQ(found[0].cases.size(), 3u);  // most cases first
+  EXPECT_EQ(found[0].key, "step after read_request expected terminate got read_response");
+  EXPECT_EQ(found[0].title, "the IUT answers a read_request with read_response where a terminate is due");
+  EXPECT_EQ(found[1].key, "step after write expected terminate got send");
 }
 
 TEST(Findings, AStepExplainedByADiagnosedMistakeJoinsTheRuleBrokenInPassing) {

@@ -525,7 +525,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--agent-nat", a.agent.nat,
                 "With --agent: the device sees other addresses than the tester (NAT): one case at a time, events "
                 "tied to the running case");
-  sub->add_option("-j,--jobs", a.jobs, "Cases run in parallel")->check(CLI::Range(1, 64));
+  sub->add_option("-j,--jobs", a.jobs, "Cases run in parallel")
+      ->check(CLI::Range(1, 64))
+      ->each([](const std::string&) { a.jobs_given = true; });
   sub->add_option("--time-scale", a.time_scale, "Multiply every time bound (0.25 on loopback)")->check(CLI::Range(0.05, 20.0));
   sub->add_option("--reply-settle", a.reply_settle_ms,
                   "Responder-role cases: wait MS after the IUT's accepting MPA Reply before sending anything "

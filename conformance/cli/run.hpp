@@ -23,6 +23,7 @@ struct RunArgs {
   bool reference = false, strict = false, quiet = false;
   bool no_probe = false;  // --no-probe: no check before the first case that each target speaks its protocol
   unsigned jobs = 8;
+  bool jobs_given = false;  // -j on the command line (--agent-nat refuses it above 1)
   double time_scale = 1.0;
   unsigned reply_settle_ms = 0;  // --reply-settle: wait after an accepting Reply before the first FPDU
   std::string junit, json, html, pcap;

@@ -58,6 +58,8 @@ std::string check_run_options(const RunArgs& a) {
     if (!a.agent.token.empty() && a.publish.empty())
       return "--token needs --agent (it is the agent's token; without an agent, --publish's)";
   }
+  if (a.agent.nat && a.jobs_given && a.jobs > 1)
+    return "--agent-nat runs one case at a time (the device's events are tied to the running case): leave out -j";
   if (!a.publish_token.empty() && a.publish.empty()) return "--publish-token needs --publish";
   // A suite left out by --suite makes the options that shape only it
   // meaningless.

@@ -23,7 +23,7 @@ constexpr FaultInfo kFaults[] = {
     {F::kMpaAcceptBadKey, "mpa-accept-bad-key", "MPA", "accepts a Request whose Key is wrong", "RFC 5044 §7.1.1", std::nullopt},
     {F::kMpaAcceptAnyRevision, "mpa-accept-any-revision", "MPA", "accepts a Request of an unknown revision as Rev 1", "RFC 5044 §7.1.2", std::nullopt},
     {F::kMpaCheckRInRequest, "mpa-check-r-in-request", "MPA", "refuses a Request whose R bit is set (R is not checked on receipt)", "RFC 5044 §7.1.1", std::nullopt},
-    {F::kMpaIgnorePdLimit, "mpa-ignore-pd-length-limit", "MPA", "accepts a Request with more than 512 octets of private data", "RFC 5044 §7.1.4", std::nullopt},
+    {F::kMpaIgnorePdLimit, "mpa-ignore-pd-length-limit", "MPA", "accepts a Request or Reply with more than 512 octets of private data", "RFC 5044 §7.1.1", std::nullopt},
     {F::kMpaCheckResBits, "mpa-check-res-bits", "MPA", "refuses a Request whose Res bits are set (Res is not checked on receipt)", "RFC 5044 §7.1.1", std::nullopt},
     {F::kMpaSkipCrcCheck, "mpa-skip-crc-check", "MPA", "does not check the CRC of received FPDUs", "RFC 5044 §4.4", std::nullopt},
     {F::kMpaSkipMarkerCheck, "mpa-skip-marker-check", "MPA", "does not check the FPDUPTR of received Markers", "RFC 5044 §4.3", std::nullopt},

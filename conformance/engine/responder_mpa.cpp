@@ -27,6 +27,20 @@ void patch_request(const FaultSet& f, std::vector<std::uint8_t>& frame) {
   std::copy(h.bytes().begin(), h.bytes().end(), frame.begin());
 }
 
+// Fault mpa-ignore-pd-length-limit as initiator: a Reply announcing more
+// than 512 octets of private data (RFC 5044 §7.1.1) is taken as one with
+// none; the octets of it that have come are dropped.
+void swallow_oversized_reply_pd(std::vector<std::uint8_t>& rx) {
+  if (rx.size() < mpa::kReqRepHeaderSize) return;
+  using F = mpa::ReqRepSpec::Field;
+  const std::size_t pd = mpa::ReqRepHeader::read(rx, F::PD_Length);
+  if (pd <= mpa::kMaxPrivateDataLength) return;
+  constexpr auto kPdAt = static_cast<std::ptrdiff_t>(mpa::kReqRepHeaderSize);
+  const auto drop = static_cast<std::ptrdiff_t>(std::min(pd, rx.size() - mpa::kReqRepHeaderSize));
+  rx.erase(rx.begin() + kPdAt, rx.begin() + kPdAt + drop);
+  mpa::ReqRepHeader::write(rx, F::PD_Length, 0);
+}
+
 }  // namespace
 
 void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const InitiatorProfile& profile) {
@@ -163,6 +177,7 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
       continue;
     }
     if (!sock.read(rx)) return;
+    if (initiator && f.has(FaultId::kMpaIgnorePdLimit)) swallow_oversized_reply_pd(rx);
     used = n.receive(rx);
     rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(std::min(used, rx.size())));
   }

@@ -545,16 +545,18 @@ StepOutcome expect(Session& s, const Step& st) {
     if (std::string lacks = clc_offer_lacks(s, ev.unit); !lacks.empty()) return {StepOutcome::Kind::kUnimplemented, lacks};
     std::string why;
     std::size_t tried = 0;
-    // The alternative that came closest (the unit it names came, a field
-    // differed) is the one findings judge the mismatch by.
+    // The alternative that came closest is the one findings judge the
+    // mismatch by: one a diagnosed mistake explains whole (the Terminate
+    // matches it read as meant), else one whose unit came with a field that
+    // differs, else the first.
+    auto closeness = [](const Miss& m) { return m.explained ? 2 : m.kind == Failure::Kind::kField ? 1 : 0; };
     std::optional<Miss> closest;
     for (const Alternative& a : st.alternatives) {
       if (a.unit == "close" || a.unit == "silence") continue;
       Miss mm = match(s, a, ev.unit);
       const std::string& m = mm.why;
       ++tried;
-      if (!mm.matched() && (!closest || (closest->kind != Failure::Kind::kField && mm.kind == Failure::Kind::kField)))
-        closest = mm;
+      if (!mm.matched() && (!closest || closeness(mm) > closeness(*closest))) closest = mm;
       if (mm.matched()) {
         // An accepting Reply to the tester's Request starts full operation.
         if (ev.unit.name == "mpa.reply" && s.c.role == Role::kResponder && s.sent_frame.size() >= 20 &&

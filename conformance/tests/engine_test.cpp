@@ -234,6 +234,24 @@ TEST(Runner, ATerminateWrittenAsALittleEndianBitfieldFailsWithAHint) {
       << r.reason;
 }
 
+// With several alternatives, the one the diagnosed mistake explains whole is
+// the one findings judge by: read as meant, this Terminate matches the second
+// (the reference counts the DDP header in DDP Segment Length), so the
+// bitfield is the whole cause, not the first alternative's other length.
+TEST(Runner, TheAlternativeAMistakeExplainsIsTheFailureRecorded) {
+  FaultSet f;
+  f.set(FaultId::kTerminateLeBitfield);
+  Reference ref(f);
+  const std::string unit = "terminate layer=ddp etype=2 code=1 hdrct_m=1 hdrct_d=1 ddp_seg_len=";
+  const Case c = parse_one(header("MUST", "echo") + "handshake\n> send payload=4 qn=9\n< " + unit + "4 | " + unit +
+                           "22\n");
+  const CaseResult r = run_case(c, ref.options);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  ASSERT_TRUE(r.failure);
+  EXPECT_EQ(r.failure->mistake, "le-bitfield");
+  EXPECT_TRUE(r.failure->explained) << r.failure->field << " " << r.reason;
+}
+
 // `close` lets frames pass on the way to the close; `close nothing_before`
 // fails on the first one. The reference closes after a Terminate, but only
 // once it has echoed the Send that came before the error.

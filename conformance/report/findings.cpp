@@ -101,7 +101,9 @@ std::string unit_names(const std::string& expected) {
   while (at <= expected.size()) {
     const auto bar = expected.find(" | ", at);
     const std::string alt = expected.substr(at, bar == std::string::npos ? std::string::npos : bar - at);
-    out += (out.empty() ? "" : " | ") + alt.substr(0, alt.find(' '));
+    const std::string name = alt.substr(0, alt.find(' '));
+    // Two alternatives of one kind ("terminate ... | terminate ...") name it once.
+    if (("| " + out + " |").find("| " + name + " |") == std::string::npos) out += (out.empty() ? "" : " | ") + name;
     if (bar == std::string::npos) break;
     at = bar + 3;
   }

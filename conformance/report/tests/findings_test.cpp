@@ -133,6 +133,25 @@ TEST(Findings, AStepExplainedByADiagnosedMistakeJoinsTheRuleBrokenInPassing) {
   EXPECT_EQ(findings::keys_of(a).size(), 1u);
 }
 
+// A step that takes either of two lengths asks for the same error as one
+// that names no length: a Terminate meaning another error joins both.
+TEST(Findings, AlternativesThatAskForOneErrorAreOneExpectation) {
+  Results s;
+  for (const std::string expected :
+       {"terminate layer=ddp etype=1 code=3", "terminate layer=ddp etype=1 code=3 ddp_seg_len=22 | terminate layer=ddp "
+                                              "etype=1 code=3 ddp_seg_len=8"}) {
+    CaseResult& r = s.fail("ddp-" + std::to_string(expected.size()), Failure::Kind::kField, "write", expected, "terminate");
+    r.failure->mistake = "le-bitfield";
+    r.failure->mistake_rule = "rfc5040-4.8-terminate-format";
+    r.failure->meant = "DDP / Local Catastrophic Error / Error Code 0x00";
+    r.failure->field = "layer", r.failure->want = "=ddp", r.failure->have = "0x0";
+  }
+  const auto found = findings::group(s.results);
+  ASSERT_EQ(found.size(), 1u) << found[0].key << " / " << found[1].key;
+  EXPECT_EQ(found[0].cases.size(), 2u);
+  EXPECT_EQ(found[0].title.find("| terminate"), std::string::npos) << found[0].title;
+}
+
 TEST(Findings, AUnitThatBrokeARuleIsExplainedByThatRule) {
   Results s;
   // The echo came with PAD that is not zero: the step judged that unit, and

@@ -146,9 +146,13 @@ std::string rule_key(const std::string& rule, const std::string& mistake) {
 // Not when a diagnosed mistake already says what explains the unit (a
 // Terminate siw meant otherwise than the case asks is a cause of its own,
 // though every Terminate of siw's breaks RFC 5040 §4.8's layout).
+// Nor when a unit of another kind came than the step asks for (a Terminate
+// where the echo was due): the rule its octets break says nothing of why it
+// came at all.
 const cf::InPassing* broken_on_unit(const cf::CaseResult& r) {
   const cf::Failure& f = *r.failure;
   if (f.received_length == 0 || !f.mistake.empty()) return nullptr;
+  if (f.kind == cf::Failure::Kind::kUnit && f.got != "fpdu") return nullptr;
   for (const cf::InPassing& p : r.in_passing) {
     if (strength(p.level) != "MUST") continue;
     for (std::uint64_t at : p.offsets)

@@ -29,8 +29,8 @@ std::uint16_t port_of(const std::string& address, std::uint16_t fallback) {
   return p == 0 ? fallback : static_cast<std::uint16_t>(p);
 }
 
-void record_case(const std::string& dir, const cf::CaseResult& r) {
-  if (!r.c) return;
+bool record_case(const std::string& dir, const cf::CaseResult& r) {
+  if (!r.c) return true;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   // The TCP initiator: the tester when the IUT is the MPA responder / CLC
@@ -60,6 +60,7 @@ void record_case(const std::string& dir, const cf::CaseResult& r) {
   }
   const bool ok = r.exchange.reset_by_iut ? rec.abort(iut) : rec.close(r.exchange.closed_by_iut ? iut : tester);
   if (!ok) std::cerr << "rdmaconf run: --pcap: cannot write the capture of " << r.c->id << " into " << dir << "\n";
+  return ok;
 }
 
 const cf::PcapWriterRegistration kRecorder{record_case};

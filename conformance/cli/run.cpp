@@ -318,6 +318,7 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
   }
   if (hooks.on_start) hooks.on_start(what, capabilities);
   cf::PcapWriter pcap_writer;
+  std::size_t captures_lost = 0;  // --pcap captures that could not be written
   if (!a.pcap.empty()) {
     pcap_writer = cf::pcap_writer();
     if (!pcap_writer) {
@@ -388,7 +389,7 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
       if (hooks.on_result) hooks.on_result(r);
       if (publisher) publisher->add(r);
       if (!pcap_writer && a.quiet) return;
-      if (pcap_writer) pcap_writer(a.pcap, r);
+      if (pcap_writer && !pcap_writer(a.pcap, r)) ++captures_lost;
       if (a.quiet) return;
       out << "[" << done << "/" << total << "] " << cf::to_string(r.verdict);
       if (known)
@@ -462,6 +463,13 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
   const bool reported =
       write_run_reports(reports, a.json, [&](std::ostream& f) { cf::write_json(f, results, info); }, err);
   if (!reported) return kExitReportLost;
+  // A lost capture is a lost report: the verdicts stand, the octets of
+  // those cases are gone.
+  if (captures_lost > 0) {
+    err << "rdmaconf run: --pcap: " << captures_lost << " of " << results.size() << " captures could not be written into "
+        << a.pcap << "\n";
+    return kExitReportLost;
+  }
   return stopped ? stopped : cf::exit_code(results, info);
 }
 

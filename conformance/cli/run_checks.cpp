@@ -22,7 +22,7 @@ const char* const kRunExitCodesHelp =
     "     agent refused, listener could not bind\n"
     "  3  the target does not speak the protocol (the probe before the first case failed)\n"
     "  4  the run finished but a report could not be written (the results were saved to a fallback file named\n"
-    "     on standard error)";
+    "     on standard error), or a --pcap capture could not (standard error says how many)";
 
 namespace {
 

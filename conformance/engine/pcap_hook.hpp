@@ -11,7 +11,9 @@
 
 namespace rdmaconf::conformance {
 
-using PcapWriter = std::function<void(const std::string& dir, const CaseResult& result)>;
+// Returns false when the capture could not be written (the writer says why
+// on stderr).
+using PcapWriter = std::function<bool(const std::string& dir, const CaseResult& result)>;
 
 // The registered writer, or an empty function.
 PcapWriter& pcap_writer();

@@ -121,6 +121,20 @@ TEST(Run, AReportThatCannotBeWrittenLeavesTheResultsInAFileItNames) {
   EXPECT_NE(junit.err.find("the results are in the JSON report, " + (d / "r.json")), std::string::npos) << junit.err;
 }
 
+// A capture that cannot be written is a lost report: the run says which
+// and how many, and exits 4; the other reports are written.
+TEST(Run, ACaptureThatCannotBeWrittenIsALostReport) {
+  Folder d;
+  fs::create_directories(d / "caps/mpa-echo-pad-zero.pcapng");  // a folder where the capture goes
+  const Ran r = rdmaconf("run --reference --time-scale 0.25 --case mpa-echo-pad-zero --case mpa-echo-ulpdu-length-5 "
+                         "--pcap " + (d / "caps") + " --json " + (d / "r.json"));
+  EXPECT_EQ(r.code, 4) << r.err;
+  EXPECT_NE(r.err.find("--pcap: 1 of 2 captures could not be written into " + (d / "caps")), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(fs::exists(d / "caps/mpa-echo-ulpdu-length-5.pcapng"));
+  EXPECT_TRUE(nlohmann::json::parse(slurp(d / "r.json"), nullptr, false).is_object());
+}
+
 // Each combination would have run while ignoring an option.
 TEST(Run, MeaninglessCombinationsAreUsageErrorsNamingBothOptions) {
   struct Bad {

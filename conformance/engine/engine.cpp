@@ -313,11 +313,18 @@ std::vector<std::string> check_case(const Case& c) {
         if (u == "close" || u == "silence") {
           // `close nothing_before`: the close must be the next thing the IUT does.
           // `close reset`: the close must be an RST.
+          // `close fin`: the close must be a FIN (a graceful close).
           const bool close_words = u == "close" && std::all_of(alt.args.begin(), alt.args.end(), [](const Arg& a) {
-            return !a.has_value && (a.name == "nothing_before" || a.name == "reset" || a.name == "unjudged");
+            return !a.has_value &&
+                   (a.name == "nothing_before" || a.name == "reset" || a.name == "fin" || a.name == "unjudged");
           });
           if (!alt.args.empty() && !close_words)
-            err(st, u == "close" ? "expected nothing, 'nothing_before', 'reset' or 'unjudged' after 'close'" : "expected no matchers after 'silence'");
+            err(st, u == "close" ? "expected nothing, 'nothing_before', 'reset', 'fin' or 'unjudged' after 'close'"
+                                 : "expected no matchers after 'silence'");
+          const auto named = [&alt](std::string_view w) {
+            return std::any_of(alt.args.begin(), alt.args.end(), [w](const Arg& a) { return a.name == w; });
+          };
+          if (named("reset") && named("fin")) err(st, "'close' takes 'reset' or 'fin', not both");
           continue;
         }
         if (u == "message" && st.alternatives.size() != 1) err(st, "expected 'message' as the only alternative of its step");

@@ -94,6 +94,16 @@ constexpr FaultInfo kFaults[] = {
     {F::kMpaSkipLengthCheck, "mpa-skip-length-check", "MPA", "waits for the octets of a ULPDU_Length no TCP segment could carry instead of failing the stream", "RFC 5044 §6", std::nullopt},
     {F::kDdpInterleaveMessages, "ddp-interleave-messages", "DDP", "sends the segments of untagged messages posted together in turns, interleaved", "RFC 5041 §5.2", std::nullopt},
     {F::kOmitTerminatedHeader, "terminate-omits-ddp-header", "RDMAP", "copies neither the DDP header nor the segment length into a Terminate for a bad DDP or RDMAP version or an unexpected opcode", "RFC 5040 §4.8", S::kOmitTerminatedHeader},
+    {F::kMpaUlpdusShareFpdu, "mpa-ulpdus-share-fpdu", "MPA", "puts the first two DDP segments it sends at once into one FPDU", "RFC 5044 §3", std::nullopt},
+    {F::kDdpUlpduOver64768, "ddp-ulpdu-over-64768", "DDP", "cuts its messages into ULPDUs of up to 65535 octets, above MPA's 64768", "RFC 5044 §3", std::nullopt},
+    {F::kMpaNoNegotiationTaken, "mpa-0x3fff-negotiated", "MPA", "answers an IRD or ORD of 0x3FFF with its own ORD or IRD instead of 0x3FFF", "RFC 6581 §9.1", std::nullopt},
+    {F::kMpaIrdOrdOverFlags, "mpa-ird-ord-over-flags", "MPA", "writes the IRD and ORD of its Reply as 16-bit numbers over the control flags (A, B, C, D clear)", "RFC 6581 §9", std::nullopt},
+    {F::kMpaRtrFlagsWithoutP2p, "mpa-rtr-flags-without-p2p", "MPA", "sets RTR flags B, C and D in a Reply whose flag A is clear", "RFC 6581 §9.2", std::nullopt},
+    {F::kMpaRtrFlagsHonouredWithoutP2p, "mpa-rtr-flags-honoured-without-p2p", "MPA", "takes a Request with RTR flags but flag A clear as a peer-to-peer Request (waits for an RTR)", "RFC 6581 §9.2", std::nullopt},
+    {F::kTerminateThenReset, "terminate-then-reset", "RDMAP", "resets the connection after its Terminate instead of closing it gracefully", "RFC 5040 §6.2.1", std::nullopt},
+    {F::kAtomicRequestUnusedFieldsSet, "atomic-request-unused-fields-set", "RDMAP", "sends FetchAdd and Swap Requests with Compare Data not zero", "RFC 7306 §5", std::nullopt},
+    {F::kClcDeclineLocalCode, "clc-decline-local-code", "CLC", "declines with PEERDECL, a reason Linux keeps local, as diagnosis", "SMC v2 (Linux smc_clc.c)", std::nullopt},
+    {F::kMpaInitiatorSendsUnsetRtr, "mpa-initiator-sends-unset-rtr", "MPA", "as initiator, sends a zero-length Send RTR when the Reply sets no RTR kind instead of terminating", "RFC 6581 §9.2", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace

@@ -49,6 +49,10 @@ enum class FaultId : std::uint8_t {
   kMpaNoHandshakeTimer, kClcNoTimer,
   kClcProposalOffsetWrong, kClcRefuseSurplus, kClcRefuseGrowth, kMpaSkipLengthCheck,
   kDdpInterleaveMessages, kOmitTerminatedHeader,
+  // what the reference sends: FPDUs, the RFC 6581 Reply, atomics, the close
+  kMpaUlpdusShareFpdu, kDdpUlpduOver64768, kMpaNoNegotiationTaken, kMpaIrdOrdOverFlags, kMpaRtrFlagsWithoutP2p,
+  kMpaRtrFlagsHonouredWithoutP2p, kTerminateThenReset, kAtomicRequestUnusedFieldsSet, kClcDeclineLocalCode,
+  kMpaInitiatorSendsUnsetRtr,
   kCount
 };
 

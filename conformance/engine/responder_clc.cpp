@@ -141,6 +141,11 @@ std::vector<std::uint8_t> patch_outgoing_clc(const FaultSet& f, std::vector<std:
       d->body.set(clc::DeclineSpec::Field::PeerDiagnosis, 0);
       changed = true;
     }
+    // SMC v2 (Linux SMC_CLC_DECL_*): PEERDECL is a local reason, never sent.
+    if (auto* d = std::get_if<clc::Decline>(&msg); d && f.has(FaultId::kClcDeclineLocalCode)) {
+      d->body.set(clc::DeclineSpec::Field::PeerDiagnosis, clc::kDeclPeerDecl);
+      changed = true;
+    }
     if (auto* p = std::get_if<clc::Proposal>(&msg)) {
       if (f.has(FaultId::kClcMulticastMac)) {
         p->body.set(clc::ProposalBodySpec::Field::Mac, group_mac(p->body.get(clc::ProposalBodySpec::Field::Mac)));

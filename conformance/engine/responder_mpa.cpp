@@ -25,6 +25,15 @@ void patch_request(const FaultSet& f, std::vector<std::uint8_t>& frame) {
   // decoder does check it, so the reference clears it first).
   if (!f.has(FaultId::kMpaCheckRInRequest)) h.set(F::R, 0);
   std::copy(h.bytes().begin(), h.bytes().end(), frame.begin());
+  // Fault (RFC 6581 §9.2): RTR flags without flag A taken as a peer-to-peer
+  // Request, as if A were set.
+  if (f.has(FaultId::kMpaRtrFlagsHonouredWithoutP2p) && h.get(F::Rev) == 2 && h.get(F::S) == 1 &&
+      frame.size() >= mpa::kReqRepHeaderSize + mpa::EnhancedDataSpec::decl.size_octets) {
+    mpa::EnhancedDataHeader e(wire::Bytes(frame).subspan(mpa::kReqRepHeaderSize).first<4>());
+    using E = mpa::EnhancedDataSpec::Field;
+    if (e.get(E::A) == 0 && (e.get(E::B) || e.get(E::C) || e.get(E::D))) e.set(E::A, 1);
+    std::copy(e.bytes().begin(), e.bytes().end(), frame.begin() + mpa::kReqRepHeaderSize);
+  }
 }
 
 // Fault mpa-ignore-pd-length-limit as initiator: a Reply announcing more
@@ -41,6 +50,21 @@ void swallow_oversized_reply_pd(std::vector<std::uint8_t>& rx) {
   mpa::ReqRepHeader::write(rx, F::PD_Length, 0);
 }
 
+// Fault mpa-initiator-sends-unset-rtr: a peer-to-peer Reply that sets no
+// RTR kind is read as one that sets the zero-length Send (RFC 6581 §9.2
+// asks for a Terminate with code 0x07 instead).
+void patch_reply_rtr(std::vector<std::uint8_t>& rx) {
+  constexpr std::size_t kEnhancedEnd = mpa::kReqRepHeaderSize + mpa::EnhancedDataSpec::decl.size_octets;
+  if (rx.size() < kEnhancedEnd) return;
+  mpa::ReqRepHeader h(wire::Bytes(rx).first<20>());
+  using F = mpa::ReqRepSpec::Field;
+  if (h.get(F::Rev) != 2 || h.get(F::S) != 1) return;
+  mpa::EnhancedDataHeader e(wire::Bytes(rx).subspan(mpa::kReqRepHeaderSize).first<4>());
+  using E = mpa::EnhancedDataSpec::Field;
+  if (e.get(E::A) == 1 && !e.get(E::B) && !e.get(E::C) && !e.get(E::D)) e.set(E::B, 1);
+  std::copy(e.bytes().begin(), e.bytes().end(), rx.begin() + mpa::kReqRepHeaderSize);
+}
+
 }  // namespace
 
 void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const InitiatorProfile& profile) {
@@ -49,6 +73,8 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
   Memory mem;
   rdmap::StreamConfig sc;
   sc.mulpdu = 1024;
+  // Fault (RFC 5044 §3): ULPDUs as long as ULPDU_Length can say, above 64768.
+  if (f.has(FaultId::kDdpUlpduOver64768)) sc.mulpdu = 65535;
   sc.faults = f.stream_faults();
   rdmap::Stream st(sc);
   const std::vector<std::uint8_t> ad = make_advertisement(register_all(st, mem));
@@ -120,6 +146,18 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
       if (accepting && f.has(FaultId::kMpaIgnoreCrcRequest)) h.set(F::C, 0);
       if (!accepting && f.has(FaultId::kMpaRejectWithoutR)) h.set(F::R, 0);
       std::copy(h.bytes().begin(), h.bytes().end(), out.begin());
+      if (accepting && h.get(F::Rev) == 2 && h.get(F::S) == 1 && out.size() >= 24) {
+        // Faults in the responder's enhanced data (RFC 6581 §9.1, §9.2).
+        mpa::EnhancedDataHeader e(wire::Bytes(out).subspan(20).first<4>());
+        using E = mpa::EnhancedDataSpec::Field;
+        if (f.has(FaultId::kMpaNoNegotiationTaken)) {
+          if (e.get(E::IRD) == mpa::kMaxIrdOrd) e.set(E::IRD, nc.ird);
+          if (e.get(E::ORD) == mpa::kMaxIrdOrd) e.set(E::ORD, nc.ord);
+        }
+        if (f.has(FaultId::kMpaIrdOrdOverFlags)) e.set(E::A, 0).set(E::B, 0).set(E::C, 0).set(E::D, 0);
+        if (f.has(FaultId::kMpaRtrFlagsWithoutP2p) && e.get(E::A) == 0) e.set(E::B, 1).set(E::C, 1).set(E::D, 1);
+        std::copy(e.bytes().begin(), e.bytes().end(), out.begin() + 20);
+      }
     }
     if (out.size() >= 24 && initiator && nc.peer_to_peer) {
       // Faults in the initiator's enhanced data (RFC 6581 §9.2).
@@ -178,6 +216,7 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
     }
     if (!sock.read(rx)) return;
     if (initiator && f.has(FaultId::kMpaIgnorePdLimit)) swallow_oversized_reply_pd(rx);
+    if (initiator && f.has(FaultId::kMpaInitiatorSendsUnsetRtr)) patch_reply_rtr(rx);
     used = n.receive(rx);
     rx.erase(rx.begin(), rx.begin() + static_cast<std::ptrdiff_t>(std::min(used, rx.size())));
   }

@@ -107,6 +107,14 @@ bool rewrite_outgoing(const FaultSet& f, ddp::Segment& seg) {
     if ((op == Opcode::kSend || op == Opcode::kSendWithSe) && f.has(FaultId::kUntaggedMoOffByOne))
       ddp::UntaggedHeader::write(h, UF::MO, ddp::UntaggedHeader::read(h, UF::MO) + 1);
     // RFC 7306 §5: the reserved bits before the atomic opcode go out as zero.
+    // RFC 7306 §5: FetchAdd and Swap send Compare Data as zero.
+    if (op == Opcode::kAtomicRequest && f.has(FaultId::kAtomicRequestUnusedFieldsSet) &&
+        seg.header_size >= ddp::kUntaggedHeaderSize + rdmap::kAtomicRequestHeaderSize) {
+      using AF = rdmap::AtomicRequestSpec::Field;
+      const wire::MutableBytes a = h.subspan(ddp::kUntaggedHeaderSize);
+      if (rdmap::AtomicRequestHeader::read(a, AF::AtomicOpcode) != static_cast<std::uint8_t>(rdmap::AtomicOpcode::kCompareSwap))
+        rdmap::AtomicRequestHeader::write(a, AF::CompareData, 0x5a5a5a5a5a5a5a5a);
+    }
     if (op == Opcode::kAtomicRequest && f.has(FaultId::kAtomicRequestReservedSet) &&
         seg.header_size >= ddp::kUntaggedHeaderSize + rdmap::kAtomicRequestHeaderSize)
       rdmap::AtomicRequestHeader::write(h.subspan(ddp::kUntaggedHeaderSize), rdmap::AtomicRequestSpec::Field::Reserved, 1);
@@ -281,11 +289,20 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
     while (auto seg = st.take_outgoing()) segs.push_back(std::move(*seg));
     if (f.has(FaultId::kDdpInterleaveMessages)) segs = interleave_messages(std::move(segs));
     std::vector<std::uint8_t> out;
-    for (ddp::Segment& seg : segs) {
+    for (std::size_t i = 0; i < segs.size(); ++i) {
+      ddp::Segment& seg = segs[i];
       if (!rewrite_outgoing(f, seg)) continue;
       wire::Chunks ulpdu;
       ulpdu.append(seg.header());
       seg.payload.for_each([&](wire::Bytes b) { ulpdu.append(b); });
+      // Fault (RFC 5044 §3): the second segment rides in the first one's FPDU.
+      if (f.has(FaultId::kMpaUlpdusShareFpdu) && i == 0 && segs.size() > 1) {
+        if (rewrite_outgoing(f, segs[1])) {
+          ulpdu.append(segs[1].header());
+          segs[1].payload.for_each([&](wire::Bytes b) { ulpdu.append(b); });
+        }
+        ++i;
+      }
       mpa::FramerOverrides this_fo = fo;
       // Fault (RFC 5044 §4.3): a Marker in front of an FPDU that is its only
       // Marker points 512 octets back, into the previous FPDU, not 0.
@@ -371,6 +388,11 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
       if (f.has(FaultId::kNoCloseAfterTerminate)) {
         std::vector<std::uint8_t> sink;
         while (sock.read(sink, 200ms)) sink.clear();
+        return;
+      }
+      // RFC 5040 §6.2.1: a graceful close, so that the Terminate arrives.
+      if (f.has(FaultId::kTerminateThenReset)) {
+        sock.reset();
         return;
       }
       sock.close_gracefully();

@@ -503,12 +503,14 @@ StepOutcome expect(Session& s, const Step& st) {
   bool has_close = false, has_silence = false, has_unit = false;
   bool nothing_before_close = false;  // `close nothing_before`: no unit may come first
   bool reset_close = false;           // `close reset`: an RST, not a FIN
+  bool fin_close = false;             // `close fin`: a FIN, not an RST
   bool unjudged_close = false;        // `close unjudged`: a close leaves the case nothing to judge
   for (const Alternative& a : st.alternatives) {
     if (a.unit == "close") {
       has_close = true;
       if (find_arg(a.args, "nothing_before")) nothing_before_close = true;
       if (find_arg(a.args, "reset")) reset_close = true;
+      if (find_arg(a.args, "fin")) fin_close = true;
       if (find_arg(a.args, "unjudged")) unjudged_close = true;
     }
     else if (a.unit == "silence") has_silence = true;
@@ -525,6 +527,8 @@ StepOutcome expect(Session& s, const Step& st) {
         if (std::string why = closed_on_lower_revision(s); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};
       if (has_close && reset_close && !s.reset)
         return mismatch(Failure::Kind::kClosed, "the IUT closed the connection with a FIN; expected a reset (RST)", "close");
+      if (has_close && fin_close && s.reset)
+        return mismatch(Failure::Kind::kClosed, "the IUT reset the connection (RST); expected a FIN", "reset");
       if (has_close && unjudged_close)
         return {StepOutcome::Kind::kUnimplemented, "the IUT closed the connection, which the RFC allows here; nothing is left for this case to judge"};
       if (has_close) return {};

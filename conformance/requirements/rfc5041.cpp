@@ -174,8 +174,9 @@ constexpr Requirement kRows[] = {
         "long)"),
     row("rfc5041-7.1-untagged-dv", kMust, P,
         "An untagged segment with a DV other than 1 is reported as DDP untagged error 0x06 (invalid DDP version)"),
-    row("rfc5041-7.1-no-place-on-error", kMustNot, P,
-        "A segment found in error places no data at all (tested by reading the target buffer afterwards)"),
+    row("rfc5041-7.1-no-place-on-error", kMustNot, N,
+        "A segment found in error places no data at all (tested by reading the target buffer afterwards)",
+        "what an erroneous segment left in memory is local: the error ends the stream, so nothing on it can read the buffer back"),
     row("rfc5041-7.1-report-to-ulp", kMust, P,
         "DDP reports each error to its ULP with the layer, type and code and the failing header, so the ULP can "
         "send a Terminate"),
@@ -186,8 +187,9 @@ constexpr Requirement kRows[] = {
         "Every segment is checked, not only the first of a message"),
     row("rfc5041-7.1-after-error-stream-dead", kMustNot, P,
         "After a reported error the Data Sink places and delivers nothing more on the stream"),
-    row("rfc5041-7.1-catastrophic", kMay, P,
-        "A local failure that stops the stream is reported as DDP catastrophic error (type 0x0, code 0x00)"),
+    row("rfc5041-7.1-catastrophic", kMay, N,
+        "A local failure that stops the stream is reported as DDP catastrophic error (type 0x0, code 0x00)",
+        "a report of a local failure that no peer can bring about"),
 
     // §7.2 DDP Error Numbers (values agree with siw and IANA RDDP registry)
     row("rfc5041-7.2-layer-ddp", kMust, W, "A Terminate for a DDP error carries Layer 0x1 (DDP)"),

@@ -216,7 +216,8 @@ constexpr Requirement kRows[] = {
     row("rfc5044-7.2-graceful-close", kMust, N,
         "A graceful close lets every FPDU already given to TCP be sent before the TCP FIN",
         "what was queued is known only to the sender"),
-    row("rfc5044-7.2-no-fpdu-after-close", kMustNot, W, "No FPDU follows the sender's TCP FIN"),
+    row("rfc5044-7.2-no-fpdu-after-close", kMustNot, N, "No FPDU follows the sender's TCP FIN",
+        "TCP carries no data after a FIN, so no FPDU can follow one on the wire; the rule is on what MPA hands to TCP"),
     row("rfc5044-7.2-partial-fpdu-at-close", kMust, P,
         "A receiver that sees the stream end inside an FPDU treats it as an error, not a short ULPDU"),
 

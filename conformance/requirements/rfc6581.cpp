@@ -47,9 +47,10 @@ constexpr Requirement kRows[] = {
     row("rfc6581-9.1-error-insufficient-ird", kMust, P,
         "Too small an IRD is reported with a Terminate carrying LLP error code 0x06 (insufficient IRD) before the "
         "close"),
-    row("rfc6581-9.3-error-catastrophic", kMust, P,
+    row("rfc6581-9.3-error-catastrophic", kMust, N,
         "A local error during enhanced setup that has no code of its own is reported with a Terminate carrying LLP "
-        "error code 0x05 (local catastrophic) before the connection is reset"),
+        "error code 0x05 (local catastrophic) before the connection is reset",
+        "a report of a local failure during setup that no peer can bring about"),
     row("rfc6581-9.1-reject-with-reply", kMay, W,
         "A responder that cannot serve the Request may send a Reply with R set that carries its own IRD/ORD so the "
         "initiator learns why"),

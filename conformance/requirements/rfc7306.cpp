@@ -12,8 +12,9 @@ using enum Level;
 
 constexpr Requirement kRows[] = {
     // §1.1 Discovery of the extensions
-    row("rfc7306-1.1-negotiated-out-of-band", kShouldNot, W,
-        "A side sends atomic or immediate data messages only to a peer the ULP knows supports them"),
+    row("rfc7306-1.1-negotiated-out-of-band", kShouldNot, N,
+        "A side sends atomic or immediate data messages only to a peer the ULP knows supports them",
+        "what the ULP knows of its peer is agreed outside RDMAP; nothing on the wire says what the sender knew"),
 
     // §4 Header format extensions
     row("rfc7306-4-opcodes", kMust, W,

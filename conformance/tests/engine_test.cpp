@@ -269,6 +269,22 @@ TEST(Runner, CloseNothingBeforeFailsOnAnEarlierFrame) {
   EXPECT_EQ(run_case(after_terminate, ref.options).verdict, Verdict::kPass);
 }
 
+// `close fin` asks for a graceful close (RFC 5040 §6.2.1): the reference
+// closes with a FIN after its Terminate; with fault terminate-then-reset it
+// resets, which fails the step.
+TEST(Runner, CloseFinFailsOnAReset) {
+  const std::string steps = "handshake\n> send payload=4 qn=9\n< terminate | close fin\n< close fin\n";
+  const Case c = parse_one(header("SHOULD") + steps);
+  Reference clean;
+  EXPECT_EQ(run_case(c, clean.options).verdict, Verdict::kPass);
+  FaultSet f;
+  f.set(FaultId::kTerminateThenReset);
+  Reference faulty(f);
+  const CaseResult r = run_case(c, faulty.options);
+  EXPECT_EQ(r.verdict, Verdict::kNonStrict) << r.reason;
+  EXPECT_NE(r.reason.find("expected a FIN"), std::string::npos) << r.reason;
+}
+
 // Order comparisons, masks and captures (`@name`) judge what the IUT sent.
 TEST(Runner, ComparisonsMasksAndCaptures) {
   Reference ref;

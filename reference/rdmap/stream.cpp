@@ -257,8 +257,13 @@ wire::Status Stream::post_atomic(WorkRequestId id, const AtomicRequest& a) {
         a.raw_opcode_override <= 0x0f ? a.raw_opcode_override : static_cast<std::uint8_t>(a.op));
   h.set(F::RequestIdentifier, request_id).set(F::RemoteSTag, ddp::value(a.remote_stag));
   h.set(F::RemoteTO, a.remote_to).set(F::AddOrSwapData, a.add_or_swap_data);
-  h.set(F::AddOrSwapMask, a.add_or_swap_mask).set(F::CompareData, a.compare_data);
-  h.set(F::CompareMask, a.compare_mask);
+  // RFC 7306 §5: fields an operation does not use have fixed values: Swap
+  // sends Add or Swap Mask as all ones, FetchAdd and Swap send Compare Data
+  // as zero and Compare Mask as all ones.
+  const bool compares = a.op == AtomicOpcode::kCompareSwap;
+  h.set(F::AddOrSwapMask, a.op == AtomicOpcode::kSwap ? ~std::uint64_t{0} : a.add_or_swap_mask);
+  h.set(F::CompareData, compares ? a.compare_data : 0);
+  h.set(F::CompareMask, compares ? a.compare_mask : ~std::uint64_t{0});
   if (auto s = enqueue_untagged(Opcode::kAtomicRequest, 0, h.bytes(), {}, std::nullopt,
                                 CompletionType::kAtomic);
       !s)

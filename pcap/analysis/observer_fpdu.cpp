@@ -161,10 +161,21 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
                             u32<rdmap::TerminateControlHeader>(rdmap_octets, TF::Layer) ==
                                 static_cast<std::uint8_t>(ddp::Layer::kLlp) &&
                             u32<rdmap::TerminateControlHeader>(rdmap_octets, TF::ErrorCode) == 0x07;
-  if (not_rtr && !mpa_.rtr_sendable && !llp_no_match)
+  if (not_rtr && !mpa_.rtr_sendable && !llp_no_match) {
+    // A Terminate that carries LLP error 0x07 when its control word is read
+    // as a little-endian C bitfield (RFC 5040 §4.8, rdmap/diagnosis.hpp):
+    // the rule is broken by that mistake, and the violation says so.
+    std::optional<wire::Hint> hint;
+    const wire::Bytes body = rdmap_octets.first(std::min(have, rdmap_octets.size()));
+    if (info.opcode == rdmap::Opcode::kTerminate)
+      if (const auto meant = rdmap::read_as_le_bitfield(body);
+          meant && meant->code == ddp::TerminateCode{ddp::Layer::kLlp, 0, 0x07})
+        hint = rdmap::le_bitfield_reading(body);
     violate(rules::kNoMatchingRtr, d.side, frame, offset,
             "the Reply sets no RTR kind the Request offered, but the first FPDU is " + std::string(info.name) +
-                " rather than a Terminate with LLP error 0x07");
+                " rather than a Terminate with LLP error 0x07",
+            std::move(hint));
+  }
   else if (not_rtr && mpa_.rtr_sendable)
     violate(*not_rtr->rule, d.side, frame, offset,
             "first FPDU is " + std::string(info.name) + " of " + std::to_string(seg.payload_length) +

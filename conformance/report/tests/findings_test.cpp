@@ -152,6 +152,22 @@ TEST(Findings, AlternativesThatAskForOneErrorAreOneExpectation) {
   EXPECT_EQ(found[0].title.find("| terminate"), std::string::npos) << found[0].title;
 }
 
+// Another rule broken only through the mistake (the initiator's Terminate
+// carries LLP error 0x07 in the little-endian layout, RFC 6581 §9.2) is the
+// mistake's finding, not one of its own.
+TEST(Findings, ARuleBrokenThroughADiagnosedMistakeIsThatMistakesFinding) {
+  Results s;
+  CaseResult& r = s.add("mpa-initiator-no-matching-rtr", Verdict::kFail);
+  r.in_passing = {broke("rfc5040-4.8-terminate-format", 40, "le-bitfield"),
+                  broke("rfc6581-9.2-initiator-no-matching-rtr", 40, "le-bitfield")};
+  CaseResult& q = s.add("ddp-other", Verdict::kFail);
+  q.in_passing = {broke("rfc5040-4.8-terminate-format", 40, "le-bitfield")};
+  const auto found = findings::group(s.results);
+  ASSERT_EQ(found.size(), 1u) << found.back().key;
+  EXPECT_EQ(found[0].cases.size(), 2u);
+  EXPECT_EQ(findings::keys_of(r), std::vector<std::string>{"rule rfc5040-4.8-terminate-format le-bitfield"});
+}
+
 TEST(Findings, AUnitThatBrokeARuleIsExplainedByThatRule) {
   Results s;
   // The echo came with PAD that is not zero: the step judged that unit, and

@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -21,6 +22,7 @@
 #include <chrono>
 #include <cstring>
 #include <iostream>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -326,6 +328,48 @@ TEST(HttpServer, AWebSocketClientThatStopsReadingIsDroppedAndTheOthersGetEveryth
   ::shutdown(reader.next_layer().native_handle(), SHUT_RDWR);
   still_reading.join();
   ::close(stuck);
+}
+
+// In a child process, whose limits may be lowered for good: 0 when `check` holds.
+int in_child(const std::function<bool()>& check) {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(check() ? 0 : 1);
+  int status = -1;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(HttpServer, RaisesTheDescriptorLimitAsFarAsAllowedAndSaysWhenItHoldsFewer) {
+  rlimit rl{};
+  ::getrlimit(RLIMIT_NOFILE, &rl);
+  if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < 2000) GTEST_SKIP() << "hard limit " << rl.rlim_max;
+  // A soft limit under what 1,000 connections need, the hard one above: raised.
+  EXPECT_EQ(in_child([] {
+              rlimit low{};
+              ::getrlimit(RLIMIT_NOFILE, &low);
+              low.rlim_cur = 600;
+              if (::setrlimit(RLIMIT_NOFILE, &low) != 0) return false;
+              FakeService service;
+              Server server(service, small(1000));
+              std::string error;
+              if (!server.start(error)) return false;
+              rlimit now{};
+              ::getrlimit(RLIMIT_NOFILE, &now);
+              return now.rlim_cur >= 1000 + 256 && server.max_connections() == 1000 && server.notice().empty();
+            }),
+            0);
+  // A hard limit of 600: fewer connections, and a notice saying why.
+  EXPECT_EQ(in_child([] {
+              rlimit low{600, 600};
+              if (::setrlimit(RLIMIT_NOFILE, &low) != 0) return false;
+              FakeService service;
+              Server server(service, small(1000));
+              std::string error;
+              if (!server.start(error)) return false;
+              return server.max_connections() == 600 - 256 &&
+                     server.notice().find("at most 344 connections, not 1000") != std::string::npos;
+            }),
+            0);
 }
 
 // The CI's share of the load test (docs/performance.md): 2,000 idle

@@ -43,18 +43,21 @@ std::vector<std::shared_ptr<WsSession>> Registry::streams_now() {
 // ---- HTTP -----------------------------------------------------------------
 
 HttpSession::HttpSession(ServerCore& core, beast::tcp_stream stream, std::shared_ptr<Slot> s)
-    : core_(core), stream_(std::move(stream)), buffer_(core.options.max_header + kFirstRead) {
+    : core_(core),
+      stream_(std::move(stream)),
+      strand_(stream_.get_executor()),
+      buffer_(core.options.max_header + kFirstRead) {
   slot = std::move(s);
 }
 
 HttpSession::~HttpSession() { core_.registry.remove(*this); }
 
 void HttpSession::run() {
-  net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->wait_request(); });
+  net::dispatch(strand_, [self = shared_from_this()] { self->wait_request(); });
 }
 
 void HttpSession::shut() {
-  net::post(stream_.get_executor(), [self = shared_from_this()] { self->close(); });
+  net::post(strand_, [self = shared_from_this()] { self->close(); });
 }
 
 void HttpSession::close() {
@@ -163,7 +166,7 @@ void HttpSession::dispatch() {
     } catch (const std::exception& e) {
       res = error_response(500, std::string("internal error: ") + e.what());
     }
-    net::post(self->stream_.get_executor(), [self, res = std::move(res), version, keep_alive] {
+    net::post(self->strand_, [self, res = std::move(res), version, keep_alive] {
       self->write(make_response(self->core_.options, version, keep_alive, res));
     });
   });
@@ -180,7 +183,7 @@ void HttpSession::upgrade() {
     } catch (const std::exception& e) {
       refusal = error_response(500, std::string("internal error: ") + e.what());
     }
-    net::post(self->stream_.get_executor(), [self, req, source = std::shared_ptr<Stream>(std::move(source)), refusal]() mutable {
+    net::post(self->strand_, [self, req, source = std::shared_ptr<Stream>(std::move(source)), refusal]() mutable {
       if (self->closed_) return;
       if (!source) return self->write(make_response(self->core_.options, req->version(), false, refusal));
       // The socket and its slot go to the WebSocket session; this one ends.

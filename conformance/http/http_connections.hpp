@@ -131,6 +131,9 @@ class HttpSession : public Conn, public std::enable_shared_from_this<HttpSession
 
   ServerCore& core_;
   beast::tcp_stream stream_;
+  // The connection's strand, kept apart: the stream moves to a WsSession
+  // on an upgrade while a late shut() may still post here.
+  const beast::tcp_stream::executor_type strand_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   std::chrono::steady_clock::time_point first_octet_;

@@ -39,7 +39,7 @@ class Stream {
   // Appends the next messages to `out`, waiting up to `wait` for the first.
   // False when the stream has ended (the server closes the WebSocket). The
   // server asks with no wait, from one thread, when the service's wake
-  // function (Service::set_stream_wake) was called and once a second.
+  // function (Service::set_stream_wake) was called and twice a second.
   virtual bool next(std::vector<std::string>& out, std::chrono::milliseconds wait) = 0;
 };
 
@@ -58,7 +58,7 @@ class Service {
   // `wake` (cheap, any thread) is to be called whenever a stream may have
   // new messages; an empty function withdraws it, and once this returns the
   // old one is not called any more. A service that never calls it has its
-  // streams asked once a second.
+  // streams asked twice a second.
   virtual void set_stream_wake(std::function<void()> wake) { (void)wake; }
 };
 

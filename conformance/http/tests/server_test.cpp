@@ -330,6 +330,37 @@ TEST(HttpServer, AWebSocketClientThatStopsReadingIsDroppedAndTheOthersGetEveryth
   ::close(stuck);
 }
 
+TEST(HttpServer, AnIdleWebSocketIsPingedOftenEnoughForTheAgentsClient) {
+  Served s(ServerOptions{});
+  net::io_context ioc;
+  websocket::stream<tcp::socket> ws(ioc);
+  ws.next_layer().connect({net::ip::make_address("127.0.0.1"), s.port()});
+  ws.handshake("127.0.0.1", "/stream");
+  // The agent's client gives up on a read after 3 s; with no messages the
+  // pings alone must reach it sooner (the control callback sees them).
+  std::vector<Clock::time_point> pings;
+  ws.control_callback([&](websocket::frame_type kind, beast::string_view) {
+    if (kind == websocket::frame_type::ping) pings.push_back(Clock::now());
+  });
+  timeval tv{3, 0};
+  ::setsockopt(ws.next_layer().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::thread reading([&] {
+    beast::flat_buffer b;
+    beast::error_code ec;
+    ws.read(b, ec);  // returns when the socket is shut down below
+  });
+  const auto t0 = Clock::now();
+  std::this_thread::sleep_for(4500ms);
+  ::shutdown(ws.next_layer().native_handle(), SHUT_RDWR);
+  reading.join();
+  ASSERT_GE(pings.size(), 3u);
+  auto last = t0;
+  for (const auto& p : pings) {
+    EXPECT_LT(p - last, 1600ms);
+    last = p;
+  }
+}
+
 // In a child process, whose limits may be lowered for good: 0 when `check` holds.
 int in_child(const std::function<bool()>& check) {
   const pid_t pid = ::fork();

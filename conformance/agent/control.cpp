@@ -97,6 +97,17 @@ void EventLog::push(Event e) {
     while (events_.size() > capacity_) events_.pop_front();
   }
   cv_.notify_all();
+  call_wake();
+}
+
+void EventLog::set_wake(std::function<void()> wake) {
+  std::lock_guard lock(wake_mu_);
+  wake_ = std::move(wake);
+}
+
+void EventLog::call_wake() {
+  std::lock_guard lock(wake_mu_);
+  if (wake_) wake_();
 }
 
 std::vector<std::pair<std::uint64_t, Event>> EventLog::since(std::uint64_t after, std::size_t max,
@@ -106,11 +117,10 @@ std::vector<std::pair<std::uint64_t, Event>> EventLog::since(std::uint64_t after
   std::vector<std::pair<std::uint64_t, Event>> out;
   const std::uint64_t oldest = events_.empty() ? next_ : events_.front().first;
   dropped = oldest > after + 1 ? oldest - after - 1 : 0;
-  for (const auto& ev : events_) {
-    if (ev.first <= after) continue;
-    if (out.size() >= max) break;
-    out.push_back(ev);
-  }
+  // Numbers are consecutive: the first wanted is found by arithmetic, so a
+  // reader that is up to date costs nothing however long the buffer.
+  const std::uint64_t first = after >= oldest ? after - oldest + 1 : 0;
+  for (std::uint64_t i = first; i < events_.size() && out.size() < max; ++i) out.push_back(events_[i]);
   return out;
 }
 
@@ -125,6 +135,7 @@ void EventLog::close() {
     closed_ = true;
   }
   cv_.notify_all();
+  call_wake();
 }
 
 bool constant_time_equal(std::string_view a, std::string_view b) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -52,10 +53,16 @@ class EventLog {
                                                       std::chrono::milliseconds wait, std::uint64_t& dropped);
   std::uint64_t last() const;
   void close();  // wakes every waiter; since() returns at once afterwards
+  // Called after every push and at close (the server's WebSocket pump);
+  // empty withdraws it, and once this returns the old one is not called.
+  void set_wake(std::function<void()> wake);
 
  private:
+  void call_wake();
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  std::mutex wake_mu_;
+  std::function<void()> wake_;
   std::deque<std::pair<std::uint64_t, Event>> events_;
   std::size_t capacity_;
   std::uint64_t next_ = 1;

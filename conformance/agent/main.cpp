@@ -11,6 +11,7 @@
 #include "control.hpp"
 #include "program.hpp"
 #include "server.hpp"
+#include "server_options_cli.hpp"
 
 namespace {
 
@@ -49,7 +50,7 @@ int main(int argc, char** argv) {
   std::string backend_name, device, control = "127.0.0.1:7500", token;
   std::vector<std::string> faults;
   bool bind_any = false;
-  std::size_t max_connections = 32;
+  rdmaconf::http::LimitArgs limits;
   app.add_option("--backend", backend_name, "reference or rdma-core")
       ->required()
       ->check(CLI::IsMember({"reference", "rdma-core"}));
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
                  "Bearer token the tester must send (default: $RDMACONF_AGENT_TOKEN, else a random one, printed once)");
   app.add_flag("--bind", bind_any, "Allow a control address other than loopback (anyone who reaches it and has the token drives the device)");
   app.add_option("--fault", faults, "reference backend: a named fault (rdmaconf faults)");
-  app.add_option("--max-connections", max_connections, "Control connections served at once")->check(CLI::Range(1, 1024));
+  rdmaconf::http::add_limit_options(app, limits);
   // Exit codes as rdmaconf's (docs/agent.md): help 0, a usage error 2, not
   // CLI11's own numbers (105, 106, 109 ...).
   try {
@@ -87,7 +88,7 @@ int main(int argc, char** argv) {
     std::cerr << "rdmaconf-agent: --control expects ADDR:PORT, got '" << control << "'\n";
     return 2;
   }
-  so.max_connections = max_connections;
+  rdmaconf::http::apply(limits, so);
   if (is_loopback(so.address) && bind_any) {
     std::cerr << "rdmaconf-agent: --bind allows a control address other than loopback, and --control " << control
               << " is loopback; leave --bind out or give the address to bind\n";
@@ -137,6 +138,7 @@ int main(int argc, char** argv) {
   std::cout << "rdmaconf-agent: backend " << backend_name << ", control http://" << host << ":" << server.port()
             << "\n";
   if (printed_token) std::cout << "rdmaconf-agent: token " << token << "\n";
+  if (!server.notice().empty()) std::cout << "rdmaconf-agent: " << server.notice() << "\n";
   std::cout << std::flush;
   int sig = 0;
   sigwait(&signals, &sig);

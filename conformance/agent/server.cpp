@@ -49,6 +49,7 @@ class ControlService : public http::Service {
     return std::make_unique<EventStream>(control_.events(), after);
   }
   void close_streams() override { control_.events().close(); }
+  void set_stream_wake(std::function<void()> wake) override { control_.events().set_wake(std::move(wake)); }
 
  private:
   Control& control_;
@@ -59,16 +60,15 @@ class ControlService : public http::Service {
 struct Server::Impl {
   ControlService service;
   http::Server server;
-  Impl(Control& c, const ServerOptions& o)
-      : service(c),
-        server(service, http::ServerOptions{o.address, o.port, o.max_connections, o.idle_timeout, o.max_header, 4096,
-                                            "rdmaconf-agent"}) {}
+  Impl(Control& c, const ServerOptions& o) : service(c), server(service, o) {}
 };
 
 Server::Server(Control& control, ServerOptions options) : impl_(std::make_unique<Impl>(control, options)) {}
 Server::~Server() { stop(); }
 bool Server::start(std::string& error) { return impl_->server.start(error); }
 std::uint16_t Server::port() const { return impl_->server.port(); }
+std::size_t Server::max_connections() const { return impl_->server.max_connections(); }
+const std::string& Server::notice() const { return impl_->server.notice(); }
 void Server::stop() {
   if (impl_) impl_->server.stop();
 }

@@ -1,7 +1,7 @@
 // The control channel on the network: Boost.Beast HTTP/1.1 for requests and
 // a WebSocket for the event stream, around Control (control.hpp), which does
-// all the deciding. One thread per connection, connections bounded, every
-// socket read bounded in time and size.
+// all the deciding. The shared server's limits (conformance/http/): few
+// threads for every connection, each operation bounded in time and size.
 #pragma once
 
 #include <atomic>
@@ -11,15 +11,16 @@
 #include <string>
 
 #include "control.hpp"
+#include "http_server.hpp"
 
 namespace rdmaconf::agent {
 
-struct ServerOptions {
-  std::string address = "127.0.0.1";
-  std::uint16_t port = 7500;
-  std::size_t max_connections = 32;           // more are answered 503 and closed
-  std::chrono::seconds idle_timeout{30};      // a read or write that waits longer ends the connection
-  std::size_t max_header = 8 * 1024;          // octets of an HTTP request header
+// The shared server's options (http_server.hpp) with the agent's port and name.
+struct ServerOptions : http::ServerOptions {
+  ServerOptions() {
+    port = 7500;
+    server_name = "rdmaconf-agent";
+  }
 };
 
 class Server {
@@ -32,6 +33,9 @@ class Server {
   // Binds and starts accepting; false with `error` when binding fails.
   bool start(std::string& error);
   std::uint16_t port() const;
+  // As http::Server's: the connection limit in force and why it is less.
+  std::size_t max_connections() const;
+  const std::string& notice() const;
   // Stops accepting, ends every connection, joins every thread.
   void stop();
 

@@ -18,6 +18,7 @@
 #include "http_server.hpp"
 #include "report_json.hpp"
 #include "run.hpp"
+#include "server_options_cli.hpp"
 
 namespace rdmaconf::cli {
 namespace {
@@ -28,7 +29,7 @@ namespace cf = conformance;
 struct ServeArgs {
   std::string listen = "127.0.0.1:8080";
   std::string token, db, cases_dir = cf::default_cases_dir();
-  std::size_t max_connections = 64;
+  http::LimitArgs limits;
   std::vector<std::string> allow_hosts;
 };
 
@@ -178,8 +179,10 @@ int serve(const ServeArgs& a) {
   http::ServerOptions so;
   so.address = host;
   so.port = port;
-  so.max_connections = a.max_connections;
+  http::apply(a.limits, so);
   so.server_name = "rdmaconf-serve";
+  // A run in full flow costs a browser one message per 50 ms, not one per case.
+  so.stream_interval = std::chrono::milliseconds(50);
   http::Server server(service, so);
   if (!server.start(error)) {
     std::cerr << "rdmaconf serve: " << error << "\n";
@@ -189,6 +192,7 @@ int serve(const ServeArgs& a) {
   const std::string url = "http://" + shown_host + ":" + std::to_string(server.port()) + "/";
   std::cout << "rdmaconf serve: listening on " << url << " (database " << db << ")\n";
   if (a.token.empty()) std::cout << "rdmaconf serve: token " << token << "\n";
+  if (!server.notice().empty()) std::cout << "rdmaconf serve: " << server.notice() << "\n";
   std::cout << "rdmaconf serve: open " << url << "#token=" << token << std::endl;
   int sig = 0;
   sigwait(&signals, &sig);
@@ -208,7 +212,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   sub->add_option("--allow-host", a.allow_hosts,
                   "A name the dashboard is reached by besides IP addresses and localhost (repeatable; * any): other "
                   "names in Host are refused, against DNS rebinding");
-  sub->add_option("--max-connections", a.max_connections, "Connections served at once")->check(CLI::Range(2, 1024));
+  http::add_limit_options(*sub, a.limits);
   sub->final_callback([&exit_code] { exit_code = serve(a); });
 }
 

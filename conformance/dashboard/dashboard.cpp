@@ -137,6 +137,7 @@ void Dashboard::stop() {
 }
 
 void Dashboard::close_streams() { events_.close(); }
+void Dashboard::set_stream_wake(std::function<void()> wake) { events_.set_wake(std::move(wake)); }
 
 std::size_t Dashboard::body_limit(std::string_view method, std::string_view target) const {
   if (method == "PUT" || method == "DELETE") return limits_.max_body;

@@ -70,6 +70,7 @@ class Dashboard : public http::Service {
   std::size_t body_limit(std::string_view method, std::string_view target) const override;
   std::unique_ptr<http::Stream> open_stream(const http::Request& r, http::Response& refusal) override;
   void close_streams() override;
+  void set_stream_wake(std::function<void()> wake) override;
 
   // Names besides IP literals and localhost that requests may carry in Host
   // (and WebSocket upgrades in Origin); "*" any (http::host_allowed). Set

@@ -1,7 +1,7 @@
 // MessageLog and LogStream (events.hpp).
 #include "events.hpp"
 
-#include <thread>
+#include <algorithm>
 
 namespace rdmaconf::dashboard {
 
@@ -18,7 +18,18 @@ std::uint64_t MessageLog::push(const std::string& json_object) {
     while (messages_.size() > capacity_) messages_.pop_front();
   }
   cv_.notify_all();
+  call_wake();
   return seq;
+}
+
+void MessageLog::set_wake(std::function<void()> wake) {
+  std::lock_guard lock(wake_mu_);
+  wake_ = std::move(wake);
+}
+
+void MessageLog::call_wake() {
+  std::lock_guard lock(wake_mu_);
+  if (wake_) wake_();
 }
 
 std::vector<std::pair<std::uint64_t, std::string>> MessageLog::since(std::uint64_t after, std::size_t max,
@@ -28,11 +39,10 @@ std::vector<std::pair<std::uint64_t, std::string>> MessageLog::since(std::uint64
   std::vector<std::pair<std::uint64_t, std::string>> out;
   const std::uint64_t oldest = messages_.empty() ? next_ : messages_.front().first;
   dropped = oldest > after + 1 ? oldest - after - 1 : 0;
-  for (const auto& m : messages_) {
-    if (m.first <= after) continue;
-    if (out.size() >= max) break;
-    out.push_back(m);
-  }
+  // Numbers are consecutive: the first wanted is found by arithmetic, so a
+  // reader that is up to date costs nothing however long the buffer.
+  const std::uint64_t first = after >= oldest ? after - oldest + 1 : 0;
+  for (std::uint64_t i = first; i < messages_.size() && out.size() < max; ++i) out.push_back(messages_[i]);
   return out;
 }
 
@@ -47,19 +57,13 @@ void MessageLog::close() {
     closed_ = true;
   }
   cv_.notify_all();
+  call_wake();
 }
 
 bool LogStream::next(std::vector<std::string>& out, std::chrono::milliseconds wait) {
   std::uint64_t dropped = 0;
   auto batch = log_.since(after_, 500, wait, dropped);
   if (batch.empty() && !dropped) return true;
-  if (batch.size() < 500 && !batch.empty()) {
-    // A run in full flow: wait a moment so the next cases join this batch.
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    std::uint64_t more_dropped = 0;
-    batch = log_.since(after_, 500, std::chrono::milliseconds(0), more_dropped);
-    dropped = std::max(dropped, more_dropped);
-  }
   std::string m = "[";
   if (dropped) m += "{\"type\":\"dropped\",\"count\":" + std::to_string(dropped) + "}";
   for (const auto& [seq, text] : batch) {

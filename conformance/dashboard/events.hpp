@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -26,10 +27,16 @@ class MessageLog {
                                                            std::chrono::milliseconds wait, std::uint64_t& dropped);
   std::uint64_t last() const;
   void close();
+  // Called after every push and at close (the server's WebSocket pump);
+  // empty withdraws it, and once this returns the old one is not called.
+  void set_wake(std::function<void()> wake);
 
  private:
+  void call_wake();
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  std::mutex wake_mu_;
+  std::function<void()> wake_;
   std::deque<std::pair<std::uint64_t, std::string>> messages_;
   std::size_t capacity_;
   std::uint64_t next_ = 1;
@@ -38,7 +45,8 @@ class MessageLog {
 
 // One WebSocket: a JSON array per batch (everything that arrived since the
 // last one, at most 500), so a fast run costs the browser one message per
-// wake-up, not one per case. A gap says {"type":"dropped","count":N}.
+// wake-up, not one per case (the server asks at most once per
+// ServerOptions::stream_interval). A gap says {"type":"dropped","count":N}.
 class LogStream : public http::Stream {
  public:
   LogStream(MessageLog& log, std::uint64_t after) : log_(log), after_(after) {}

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -36,7 +37,9 @@ class Stream {
  public:
   virtual ~Stream() = default;
   // Appends the next messages to `out`, waiting up to `wait` for the first.
-  // False when the stream has ended (the server closes the WebSocket).
+  // False when the stream has ended (the server closes the WebSocket). The
+  // server asks with no wait, from one thread, when the service's wake
+  // function (Service::set_stream_wake) was called and twice a second.
   virtual bool next(std::vector<std::string>& out, std::chrono::milliseconds wait) = 0;
 };
 
@@ -52,6 +55,11 @@ class Service {
   virtual std::unique_ptr<Stream> open_stream(const Request& r, Response& refusal) = 0;
   // The server stops: every Stream::next() must return soon.
   virtual void close_streams() = 0;
+  // `wake` (cheap, any thread) is to be called whenever a stream may have
+  // new messages; an empty function withdraws it, and once this returns the
+  // old one is not called any more. A service that never calls it has its
+  // streams asked twice a second.
+  virtual void set_stream_wake(std::function<void()> wake) { (void)wake; }
 };
 
 // "Bearer TOKEN" against `token`, scheme case-insensitive (RFC 6750 §2.1),

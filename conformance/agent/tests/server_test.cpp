@@ -1,6 +1,6 @@
 // The control channel over the network: Beast server + client with the
 // reference backend. Auth, malformed and oversized input, bounded
-// connections, concurrent clients, the WebSocket event stream, restart.
+// connections (idle ones make room), concurrent clients, the WebSocket event stream, restart.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -149,25 +149,33 @@ TEST(Server, ManyClientsAtOnce) {
   EXPECT_EQ(bad, 0);
 }
 
-TEST(Server, ConnectionsAreBounded) {
+TEST(Server, AFullAgentClosesAnIdleConnectionForARequestAndRefusesOnlyWhenAllAreBusy) {
   Agent agent(0, 2);
   const std::uint16_t port = agent.server->port();
-  // Two idle connections hold both slots.
-  std::vector<int> idle;
-  for (int i = 0; i < 2; ++i) {
+  auto open_connection = [&] {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    idle.push_back(fd);
-  }
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    return fd;
+  };
+  const std::string info = std::string("GET /v1/info HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ") + kToken + "\r\n\r\n";
+  // Two idle connections hold both slots: a request still gets in.
+  std::vector<int> held{open_connection(), open_connection()};
   std::this_thread::sleep_for(200ms);
-  const std::string answer = raw(port, std::string("GET /v1/info HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ") + kToken + "\r\n\r\n");
+  EXPECT_EQ(status_of(raw(port, info)), 200);
+  for (int fd : held) ::close(fd);
+  // Two connections in the middle of a request: the newcomer is refused.
+  std::this_thread::sleep_for(100ms);
+  held = {open_connection(), open_connection()};
+  for (int fd : held) (void)::send(fd, "GET /v1/info HTTP/1.1\r\n", 23, MSG_NOSIGNAL);
+  std::this_thread::sleep_for(200ms);
+  const std::string answer = raw(port, info);
   EXPECT_EQ(status_of(answer), 503) << answer;
-  for (int fd : idle) ::close(fd);
-  // The idle connections time out or close; the slots come back.
+  for (int fd : held) ::close(fd);
+  // The slots come back.
   std::this_thread::sleep_for(300ms);
   AgentClient c(agent.url(), kToken);
   EXPECT_EQ(c.get("/v1/info").status, 200);

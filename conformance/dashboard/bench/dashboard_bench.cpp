@@ -116,7 +116,10 @@ int main(int argc, char** argv) {
                           return db::RunEnd{};
                         },
                         catalogue);
-  rdmaconf::http::Server server(service, {});
+  // As `rdmaconf serve` serves it: the stream gathered per 50 ms.
+  rdmaconf::http::ServerOptions options;
+  options.stream_interval = std::chrono::milliseconds(50);
+  rdmaconf::http::Server server(service, options);
   if (!server.start(error)) {
     std::cerr << error << "\n";
     return 2;

@@ -202,6 +202,36 @@ TEST(DashboardServer, ReadsAreOpenChangesNeedTheToken) {
   EXPECT_EQ(get(port, "/api/runs").j()["runs"].size(), 0u) << "nothing refused was recorded";
 }
 
+// The limits are options of `rdmaconf serve` (docs/dashboard.md, "Connections
+// under load"): idle connections make room, busy ones do not.
+TEST(DashboardServer, ConnectionLimitsAreOptionsAndIdleConnectionsMakeRoom) {
+  ServeProcess serve(temp_db("limits"), {"--max-connections", "2", "--header-timeout", "2"});
+  const auto port = serve.port();
+  net::io_context ioc;
+  std::vector<tcp::socket> held;
+  for (int i = 0; i < 2; ++i) {
+    held.emplace_back(ioc);
+    held.back().connect({net::ip::make_address("127.0.0.1"), port});
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(get(port, "/api/info").status, 200) << "an idle connection makes room";
+  for (auto& s : held) s.close();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  held.clear();
+  for (int i = 0; i < 2; ++i) {
+    held.emplace_back(ioc);
+    held.back().connect({net::ip::make_address("127.0.0.1"), port});
+    net::write(held.back(), net::buffer(std::string("GET /api/info HTTP/1.1\r\n")));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const Reply refused = get(port, "/api/info");
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_NE(refused.body.find("too many connections (at most 2, none idle)"), std::string::npos) << refused.body;
+  // The header deadline (2 s) ends the busy ones; the server serves again.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  EXPECT_EQ(get(port, "/api/info").status, 200);
+}
+
 TEST(DashboardServer, BadRequestsAreRefused) {
   ServeProcess serve(temp_db("bad"));
   const auto port = serve.port();

@@ -1,6 +1,7 @@
 #include "analysis/observer.hpp"
 
 #include "analysis/observer_internal.hpp"
+#include "check/mpa_startup.hpp"
 #include "mpa/diagnosis.hpp"
 #include "rdmap/diagnosis.hpp"
 
@@ -289,13 +290,13 @@ ConnectionObserver::Consumed ConnectionObserver::detect(Direction& d, FrameNo fr
     protocol_ = Protocol::kMpa;
     std::string key;
     for (std::uint8_t o : rest.first(mpa::kKeySize)) key += (o >= 0x20 && o < 0x7f) ? static_cast<char>(o) : '.';
-    violate(rules::kReqRepKey, d.side, frame, d.consumed_to,
+    violate(check::kReqRepKey, d.side, frame, d.consumed_to,
             "key \"" + key + "\" is neither the Request key nor the Reply key");
     d.mode = Mode::kOpaque;
     return {};
   }
   if (protocol_ == Protocol::kMpa && d.side == Side::kResponder && dir(Side::kInitiator).frame) {
-    violate(rules::kReqRepKey, d.side, frame, d.consumed_to, "the answer to an MPA Request does not start with the Reply key");
+    violate(check::kReqRepKey, d.side, frame, d.consumed_to, "the answer to an MPA Request does not start with the Reply key");
   } else if (protocol_ == Protocol::kUnknown) {
     protocol_ = Protocol::kOther;
   }
@@ -345,7 +346,7 @@ ConnectionObserver::Consumed ConnectionObserver::mpa_startup(Direction& d, Frame
   }
   const bool is_request = r->kind == mpa::FrameKind::kRequest;
   if (is_request != (d.side == Side::kInitiator))
-    violate(rules::kReqRepKey, d.side, frame, d.consumed_to,
+    violate(check::kReqRepKey, d.side, frame, d.consumed_to,
             is_request ? "the TCP responder sent an MPA Request" : "the TCP initiator sent an MPA Reply");
   d.frame = *r;
   d.frame_number = frame;

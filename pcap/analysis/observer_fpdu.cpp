@@ -3,6 +3,7 @@
 // message against the rule layer (check/segment.hpp; RFC 5041, RFC 5040,
 // RFC 7306), RFC 6581 §9.2's first FPDU, and requests against responses.
 #include "analysis/observer_internal.hpp"
+#include "check/mpa_startup.hpp"
 #include "mpa/diagnosis.hpp"
 #include "rdmap/diagnosis.hpp"
 #include "rdmap/terminate.hpp"
@@ -193,14 +194,14 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
   // one the reference endpoint calls too; here a broken one is worded and
   // reported, and the observation goes on.
   if (check::segment_header(u.size(), ddp::kControlSize)) {
-    violate(rules::kUlpduTooShort, d.side, frame, offset, "ULPDU of " + std::to_string(u.size()) + " octets");
+    violate(check::kSegmentHeader, d.side, frame, offset, "ULPDU of " + std::to_string(u.size()) + " octets");
     return;
   }
   seg.ddp = ddp::Control::from_octets(h[0], h[1]);
   seg.rdmap = rdmap::Control::from_octet(h[1]);
   const std::size_t hs = seg.ddp.header_size();
   if (check::segment_header(u.size(), hs)) {
-    violate(rules::kUlpduTooShort, d.side, frame, offset,
+    violate(check::kSegmentHeader, d.side, frame, offset,
             "ULPDU of " + std::to_string(u.size()) + " octets, DDP header needs " + std::to_string(hs));
     return;
   }
@@ -225,21 +226,21 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
 
   if (!d.after_terminate_reported && check::after_terminate(d.terminated)) {
     d.after_terminate_reported = true;
-    violate(rules::kAfterTerminate, d.side, frame, offset, "FPDU after this side's Terminate");
+    violate(check::kAfterTerminate, d.side, frame, offset, "FPDU after this side's Terminate");
   }
   if (check::ddp_version(seg.ddp))
-    violate(rules::kDdpVersion, d.side, frame, offset, "DV " + std::to_string(seg.ddp.dv));
+    violate(check::kDdpVersion, d.side, frame, offset, "DV " + std::to_string(seg.ddp.dv));
   if (check::rdmap_version(seg.rdmap))
-    violate(rules::kRdmapVersion, d.side, frame, offset, "RV " + std::to_string(seg.rdmap.rv));
+    violate(check::kRdmapVersion, d.side, frame, offset, "RV " + std::to_string(seg.rdmap.rv));
   const rdmap::OpcodeInfo* info = rdmap::find_opcode(opcode);
-  if (check::opcode_defined(seg.rdmap, info)) violate(rules::kOpcodeDefined, d.side, frame, offset, "opcode " + hex(opcode));
+  if (check::opcode_defined(seg.rdmap, info)) violate(check::kOpcodeDefined, d.side, frame, offset, "opcode " + hex(opcode));
   if (info && check::opcode_buffer_model(*info, seg.ddp))
-    violate(rules::kOpcodeTagged, d.side, frame, offset,
+    violate(check::kOpcodeTagged, d.side, frame, offset,
             std::string(info->name) + " with T=" + std::to_string(seg.ddp.tagged));
 
   if (!seg.ddp.tagged) {
     if (auto v = check::queue_number(info, seg.qn))
-      violate(rules::kQueueNumber, d.side, frame, offset,
+      violate(check::kQueueNumber, d.side, frame, offset,
               info && info->queue ? std::string(info->name) + " on QN " + std::to_string(seg.qn) + ", expected " +
                                         std::to_string(v->expected)
                                   : "QN " + std::to_string(seg.qn));
@@ -254,11 +255,11 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
       }
       if (auto v = check::untagged_sequence(q, seg.msn, seg.mo)) {
         if (v->rule == &check::kMsnSequence)
-          violate(rules::kMsnSequence, d.side, frame, offset,
+          violate(check::kMsnSequence, d.side, frame, offset,
                   "MSN " + std::to_string(seg.msn) + " on QN " + std::to_string(seg.qn) + ", expected " +
                       std::to_string(v->expected));
         else
-          violate(rules::kMoSequence, d.side, frame, offset,
+          violate(check::kMoSequence, d.side, frame, offset,
                   "MO " + std::to_string(seg.mo) + ", expected " + std::to_string(v->expected));
       }
       check::advance(q, seg.msn, seg.mo, seg.ddp.last, seg.payload_length);
@@ -266,18 +267,18 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
   } else {
     check::TaggedSequence& t = d.tagged;
     if (check::tagged_sequence(t, seg.stag, seg.to))
-      violate(rules::kToSequence, d.side, frame, offset,
+      violate(check::kToSequence, d.side, frame, offset,
               "STag " + hex(seg.stag) + " TO " + hex(seg.to) + ", expected STag " + hex(t.stag) + " TO " +
                   hex(t.next_to));
     check::advance(t, seg.stag, seg.to, seg.ddp.last, seg.payload_length);
   }
   if (!info) return;
   if (check::single_segment(*info, seg.ddp.last))
-    violate(rules::kSingleSegment, d.side, frame, offset, std::string(info->name) + " without L");
+    violate(check::kSingleSegment, d.side, frame, offset, std::string(info->name) + " without L");
   // A Terminate shorter than its Terminate Control is worded below by its
   // decoder, which names what is missing and what the sender may have meant.
   if (auto v = check::payload_size(*info, seg.payload_length); v && v->rule == &check::kExactSize)
-    violate(rules::kExactSize, d.side, frame, offset,
+    violate(check::kExactSize, d.side, frame, offset,
             std::string(info->name) + " payload " + std::to_string(seg.payload_length) + " octets, expected " +
                 std::to_string(info->rdmap_header_size));
 
@@ -304,7 +305,7 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
             event(EventKind::kLimit, d.side, frame, offset, d.reads.size(), "too many outstanding Read Requests to match");
             for (auto& x : dirs_) x->reads.clear(), x->atomics.clear();
           } else if (mpa_.enhanced && check::inbound_requests(d.reads.size(), mpa_.ird[static_cast<int>(peer.side)])) {
-            violate(rules::kOrdExceeded, d.side, frame, offset,
+            violate(check::kOrdExceeded, d.side, frame, offset,
                     std::to_string(d.reads.size()) + " Read Requests outstanding, peer IRD " +
                         std::to_string(mpa_.ird[static_cast<int>(peer.side)]));
           }
@@ -314,20 +315,20 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
     case rdmap::Opcode::kRdmaReadResponse:
       if (!reads_synced_) break;
       if (check::read_response_solicited(peer.reads.size())) {
-        violate(rules::kReadUnsolicited, d.side, frame, offset, "Read Response with no Read Request outstanding");
+        violate(check::kReadUnsolicited, d.side, frame, offset, "Read Response with no Read Request outstanding");
         break;
       } else {
         Direction::OutstandingRead& r = peer.reads.front();
         if (!r.sink_reported && check::read_response_sink(seg.stag, seg.to, r.sink_stag, r.sink_to + r.received)) {
           r.sink_reported = true;
-          violate(rules::kReadResponseSink, d.side, frame, offset,
+          violate(check::kReadResponseSink, d.side, frame, offset,
                   "STag " + hex(seg.stag) + " TO " + hex(seg.to) + ", requested STag " + hex(r.sink_stag) + " TO " +
                       hex(r.sink_to + r.received));
         }
         r.received += seg.payload_length;
         if (seg.ddp.last || r.received > r.size) {
           if (check::read_response_size(r.received, r.size))
-            violate(rules::kReadResponseSize, d.side, frame, offset,
+            violate(check::kReadResponseSize, d.side, frame, offset,
                     std::to_string(r.received) + " octets answered, " + std::to_string(r.size) + " requested");
           peer.reads.pop_front();
           // A response longer than asked would go on matching the next
@@ -344,7 +345,7 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
         const std::uint32_t id =
             u32<rdmap::AtomicResponseHeader>(payload, rdmap::AtomicResponseSpec::Field::OriginalRequestIdentifier);
         if (check::atomic_response_order(peer.atomics.empty() ? std::nullopt : std::optional(peer.atomics.front()), id))
-          violate(rules::kAtomicUnsolicited, d.side, frame, offset,
+          violate(check::kAtomicUnsolicited, d.side, frame, offset,
                   "Atomic Response for Request Identifier " + hex(id) +
                       (peer.atomics.empty() ? ", none outstanding" : ", oldest outstanding " + hex(peer.atomics.front())));
         if (!peer.atomics.empty()) peer.atomics.pop_front();
@@ -354,7 +355,7 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
       std::vector<std::uint8_t> body = u.subrange(hs).to_vector();
       auto t = rdmap::decode_terminate(body);
       if (!t)
-        violate(rules::kTerminateFormat, d.side, frame, offset,
+        violate(check::kTerminateFormat, d.side, frame, offset,
                 "Terminate Control " + hex_octets(wire::Bytes(body).first(std::min<std::size_t>(body.size(), 4))) +
                     rdmap::describe_control(body) + ": " + t.error().to_string(),
                 rdmap::diagnose_terminate(body));

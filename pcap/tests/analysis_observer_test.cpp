@@ -118,15 +118,15 @@ struct StartupCase {
 TEST(Observer, StartupViolations) {
   const StartupCase cases[] = {
       // RFC 5044 §7.1.1: Res is sent as zero.
-      {"res", &rules::kReqRepReserved, Side::kInitiator, [](Session& s) { s.request.res = 0x1; }},
+      {"res", &check::kReqRepReserved, Side::kInitiator, [](Session& s) { s.request.res = 0x1; }},
       // RFC 5044 §7.1.1: R only in a Reply.
-      {"r in request", &rules::kRequestReject, Side::kInitiator, [](Session& s) { s.request.reject = true; }},
+      {"r in request", &check::kRequestReject, Side::kInitiator, [](Session& s) { s.request.reject = true; }},
       // RFC 5044 §7.1.4: at most 512 octets of private data.
-      {"pd_length", &rules::kPdLengthMax, Side::kResponder, [](Session& s) { s.reply.pd_length = 513; }},
+      {"pd_length", &check::kPdLengthMax, Side::kResponder, [](Session& s) { s.reply.pd_length = 513; }},
       // RFC 5044 §7.1.1: revisions 1 and 2 only.
-      {"rev", &rules::kReqRepRevision, Side::kResponder, [](Session& s) { s.reply.revision = 7; }},
+      {"rev", &check::kReqRepRevision, Side::kResponder, [](Session& s) { s.reply.revision = 7; }},
       // RFC 5044 §7.1.2: the Reply's revision is not above the Request's.
-      {"reply rev", &rules::kReplyRevision, Side::kResponder,
+      {"reply rev", &check::kReplyRevision, Side::kResponder,
        [](Session& s) {
          s.request.revision = 1;
          s.request.enhanced.reset();
@@ -134,16 +134,16 @@ TEST(Observer, StartupViolations) {
        }},
       // RFC 6581 §10: an enhanced Request is answered with an enhanced
       // Reply, an unenhanced one with an unenhanced Reply.
-      {"reply not enhanced", &rules::kReplyEnhanced, Side::kResponder, [](Session& s) { s.reply.enhanced.reset(); }},
-      {"reply enhanced unasked", &rules::kReplyEnhanced, Side::kResponder,
+      {"reply not enhanced", &check::kReplyEnhanced, Side::kResponder, [](Session& s) { s.reply.enhanced.reset(); }},
+      {"reply enhanced unasked", &check::kReplyEnhanced, Side::kResponder,
        [](Session& s) { s.request.enhanced.reset(); }},
       // RFC 6581 §9.1: the responder's ORD at most the initiator's IRD; 0x3FFF
       // answered with 0x3FFF.
-      {"responder ord", &rules::kResponderOrd, Side::kResponder, [](Session& s) { s.reply.enhanced->ord = 5; }},
-      {"no negotiation", &rules::kNoNegotiation, Side::kResponder,
+      {"responder ord", &check::kResponderOrd, Side::kResponder, [](Session& s) { s.reply.enhanced->ord = 5; }},
+      {"no negotiation", &check::kNoNegotiation, Side::kResponder,
        [](Session& s) { s.request.enhanced->ord = 0x3fff; }},
       // RFC 5044 §7.1.1: the Reply key.
-      {"key", &rules::kReqRepKey, Side::kResponder,
+      {"key", &check::kReqRepKey, Side::kResponder,
        [](Session& s) { s.reply.key = mpa::kRequestKey; }},
   };
   for (const StartupCase& c : cases) {
@@ -189,9 +189,9 @@ TEST(Observer, IrdOrdNegotiationKeptOrNamedInAReject) {
     Collect out;
     ConnectionObserver obs(out);
     feed_session(obs, s);
-    EXPECT_EQ(out.count(rules::kResponderOrd), 0u) << reject << out.dump();
-    EXPECT_EQ(out.count(rules::kNoNegotiation), 0u) << reject << out.dump();
-    EXPECT_EQ(out.count(rules::kReplyEnhanced), 0u) << reject << out.dump();
+    EXPECT_EQ(out.count(check::kResponderOrd), 0u) << reject << out.dump();
+    EXPECT_EQ(out.count(check::kNoNegotiation), 0u) << reject << out.dump();
+    EXPECT_EQ(out.count(check::kReplyEnhanced), 0u) << reject << out.dump();
   }
 }
 
@@ -217,9 +217,9 @@ TEST(Observer, PeerToPeerReplyAndRtr) {
   Collect out;
   ConnectionObserver obs(out);
   feed_session(obs, s);
-  EXPECT_EQ(out.count(rules::kP2pEcho), 0u) << out.dump();
-  EXPECT_EQ(out.count(rules::kReplyRtrAtLeastOne), 0u) << out.dump();
-  EXPECT_EQ(out.count(rules::kRtrFirst), 1u) << out.dump();
+  EXPECT_EQ(out.count(check::kP2pEcho), 0u) << out.dump();
+  EXPECT_EQ(out.count(check::kReplyRtrAtLeastOne), 0u) << out.dump();
+  EXPECT_EQ(out.count(check::kRtrFirst), 1u) << out.dump();
 
   // A Reply that also sets a kind not offered (the responder's own), and
   // the initiator sends an offered one: no violation.
@@ -243,8 +243,8 @@ TEST(Observer, PeerToPeerReplyAndRtr) {
     Collect out3;
     ConnectionObserver obs3(out3);
     feed_session(obs3, bad);
-    EXPECT_EQ(out3.count(rules::kP2pEcho), reply.peer_to_peer ? 0u : 1u) << out3.dump();
-    EXPECT_EQ(out3.count(rules::kReplyRtrAtLeastOne), reply.peer_to_peer ? 1u : 0u) << out3.dump();
+    EXPECT_EQ(out3.count(check::kP2pEcho), reply.peer_to_peer ? 0u : 1u) << out3.dump();
+    EXPECT_EQ(out3.count(check::kReplyRtrAtLeastOne), reply.peer_to_peer ? 1u : 0u) << out3.dump();
   }
 }
 
@@ -264,9 +264,9 @@ TEST(Observer, PeerToPeerWithoutMatchingRtr) {
     Collect out;
     ConnectionObserver obs(out);
     feed_session(obs, s);
-    EXPECT_EQ(out.count(rules::kP2pOffer), 0u) << out.dump();
-    EXPECT_EQ(out.count(rules::kReplyRtrAtLeastOne), 0u) << out.dump();
-    EXPECT_EQ(out.count(rules::kRtrFirst), 0u) << out.dump();
+    EXPECT_EQ(out.count(check::kP2pOffer), 0u) << out.dump();
+    EXPECT_EQ(out.count(check::kReplyRtrAtLeastOne), 0u) << out.dump();
+    EXPECT_EQ(out.count(check::kRtrFirst), 0u) << out.dump();
     EXPECT_EQ(out.count(rules::kNoMatchingRtr), term == &llp_no_match ? 0u : 1u) << out.dump();
   }
   // A Request with A set that offers nothing.
@@ -277,8 +277,8 @@ TEST(Observer, PeerToPeerWithoutMatchingRtr) {
   Collect out;
   ConnectionObserver obs(out);
   feed_session(obs, s);
-  EXPECT_EQ(out.count(rules::kP2pOffer), 1u) << out.dump();
-  EXPECT_EQ(out.count(rules::kReplyRtrAtLeastOne), 0u) << out.dump();
+  EXPECT_EQ(out.count(check::kP2pOffer), 1u) << out.dump();
+  EXPECT_EQ(out.count(check::kReplyRtrAtLeastOne), 0u) << out.dump();
 }
 
 // ------------------------------------------------------- full operation
@@ -297,57 +297,57 @@ TEST(Observer, FullOperationViolations) {
       // RFC 5044 §4.1
       {"pad", &rules::kPadZero, 0, [](Session& s) { s.fpdu(0, send_msg(1, filler(9)), pad_octet(0xff)); }},
       // RFC 5041 §4.1, RFC 5040 §4.2
-      {"dv", &rules::kDdpVersion, 0, [](Session& s) { s.fpdu(0, untagged(0x3, 0, 1, 0, true, filler(4), 2)); }},
-      {"rv", &rules::kRdmapVersion, 0, [](Session& s) { s.fpdu(0, untagged(0x3, 0, 1, 0, true, filler(4), 1, 2)); }},
+      {"dv", &check::kDdpVersion, 0, [](Session& s) { s.fpdu(0, untagged(0x3, 0, 1, 0, true, filler(4), 2)); }},
+      {"rv", &check::kRdmapVersion, 0, [](Session& s) { s.fpdu(0, untagged(0x3, 0, 1, 0, true, filler(4), 1, 2)); }},
       // RFC 5040 §4.3
-      {"opcode", &rules::kOpcodeDefined, 0, [](Session& s) { s.fpdu(0, untagged(0xc, 0, 1, 0, true)); }},
-      {"t bit", &rules::kOpcodeTagged, 0, [](Session& s) { s.fpdu(0, tagged(0x3, 1, 0, true, filler(4))); }},
-      {"qn", &rules::kQueueNumber, 0, [](Session& s) { s.fpdu(0, untagged(0x3, 2, 1, 0, true)); }},
-      {"single segment", &rules::kSingleSegment, 0,
+      {"opcode", &check::kOpcodeDefined, 0, [](Session& s) { s.fpdu(0, untagged(0xc, 0, 1, 0, true)); }},
+      {"t bit", &check::kOpcodeTagged, 0, [](Session& s) { s.fpdu(0, tagged(0x3, 1, 0, true, filler(4))); }},
+      {"qn", &check::kQueueNumber, 0, [](Session& s) { s.fpdu(0, untagged(0x3, 2, 1, 0, true)); }},
+      {"single segment", &check::kSingleSegment, 0,
        [](Session& s) {
          Bytes r = read_request(1, 1, 0, 4);
          r[0] &= 0xbf;  // clear L
          s.fpdu(0, r);
        }},
-      {"exact size", &rules::kExactSize, 0,
+      {"exact size", &check::kExactSize, 0,
        [](Session& s) {
          Bytes r = read_request(1, 1, 0, 4);
          r.push_back(0);
          s.fpdu(0, r);
        }},
       // RFC 5041 §4.3
-      {"msn", &rules::kMsnSequence, 0, [](Session& s) { s.fpdu(0, send_msg(2, filler(4))); }},
-      {"mo", &rules::kMoSequence, 0,
+      {"msn", &check::kMsnSequence, 0, [](Session& s) { s.fpdu(0, send_msg(2, filler(4))); }},
+      {"mo", &check::kMoSequence, 0,
        [](Session& s) {
          s.fpdu(0, untagged(0x3, 0, 1, 0, false, filler(8)));
          s.fpdu(0, untagged(0x3, 0, 1, 9, true, filler(8)));
        }},
       // RFC 5041 §5.1
-      {"to", &rules::kToSequence, 0,
+      {"to", &check::kToSequence, 0,
        [](Session& s) {
          s.fpdu(0, tagged(0x0, 7, 0, false, filler(8)));
          s.fpdu(0, tagged(0x0, 7, 16, true, filler(8)));
        }},
       // RFC 5040 §5.2.2
-      {"unsolicited read response", &rules::kReadUnsolicited, 1,
+      {"unsolicited read response", &check::kReadUnsolicited, 1,
        [](Session& s) { s.fpdu(1, tagged(0x2, 9, 0, true, filler(8))); }},
-      {"read response sink", &rules::kReadResponseSink, 1,
+      {"read response sink", &check::kReadResponseSink, 1,
        [](Session& s) {
          s.fpdu(0, read_request(1, 0x2000, 0x10, 8));
          s.fpdu(1, tagged(0x2, 0x2001, 0x10, true, filler(8)));
        }},
-      {"read response size", &rules::kReadResponseSize, 1,
+      {"read response size", &check::kReadResponseSize, 1,
        [](Session& s) {
          s.fpdu(0, read_request(1, 0x2000, 0, 8));
          s.fpdu(1, tagged(0x2, 0x2000, 0, true, filler(4)));
        }},
       // RFC 6581 §9: IRD 4 advertised by the responder; a fifth outstanding read.
-      {"ord", &rules::kOrdExceeded, 0,
+      {"ord", &check::kOrdExceeded, 0,
        [](Session& s) {
          for (std::uint32_t i = 1; i <= 5; ++i) s.fpdu(0, read_request(i, 0x2000, 0, 8));
        }},
       // RFC 7306 §5
-      {"atomic", &rules::kAtomicUnsolicited, 1,
+      {"atomic", &check::kAtomicUnsolicited, 1,
        [](Session& s) {
          Bytes h;
          put_be(h, 0x77, 4);
@@ -355,16 +355,16 @@ TEST(Observer, FullOperationViolations) {
          s.fpdu(1, untagged(0xb, 3, 1, 0, true, h));
        }},
       // RFC 5040 §4.8: R without D.
-      {"terminate format", &rules::kTerminateFormat, 0,
+      {"terminate format", &check::kTerminateFormat, 0,
        [](Session& s) { s.fpdu(0, untagged(0x7, 2, 1, 0, true, {0x00, 0x00, 0x20, 0x00})); }},
       // RFC 5040 §5.4
-      {"after terminate", &rules::kAfterTerminate, 0,
+      {"after terminate", &check::kAfterTerminate, 0,
        [](Session& s) {
          s.fpdu(0, untagged(0x7, 2, 1, 0, true, {0x00, 0x00, 0x00, 0x00}));
          s.fpdu(0, send_msg(1, filler(4)));
        }},
       // RFC 5041 §4: a ULPDU too short for its DDP header.
-      {"short ulpdu", &rules::kUlpduTooShort, 0, [](Session& s) { s.fpdu(0, Bytes{0x41, 0x43, 0, 0}); }},
+      {"short ulpdu", &check::kSegmentHeader, 0, [](Session& s) { s.fpdu(0, Bytes{0x41, 0x43, 0, 0}); }},
   };
   for (const FpduCase& c : cases) {
     Session s;

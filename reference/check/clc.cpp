@@ -173,16 +173,17 @@ const clc::FirstContactExtV2x* v21_limits(const clc::AcceptConfirm& a) {
 
 Outcome accept_max_conns(const clc::AcceptConfirm& a) {
   const clc::FirstContactExtV2x* x = v21_limits(a);
-  if (!x || x->get(XF::MaxConns) >= 16) return std::nullopt;
-  return broke<clc::FirstContactExtV2xSpec>(kAcceptMaxConns, XF::MaxConns, x->get(XF::MaxConns), 16);
+  if (!x || x->get(XF::MaxConns) >= clc::kMinMaxConns) return std::nullopt;
+  return broke<clc::FirstContactExtV2xSpec>(kAcceptMaxConns, XF::MaxConns, x->get(XF::MaxConns), clc::kMinMaxConns);
 }
 
 Outcome accept_max_links(const clc::AcceptConfirm& a) {
   const clc::FirstContactExtV2x* x = v21_limits(a);
   if (!x) return std::nullopt;
   const std::uint64_t links = x->get(XF::MaxLinks);
-  if (links >= 1 && links <= 2) return std::nullopt;
-  return broke<clc::FirstContactExtV2xSpec>(kAcceptMaxLinks, XF::MaxLinks, links, links < 1 ? 1 : 2);
+  if (links >= clc::kMinMaxLinks && links <= clc::kMaxMaxLinks) return std::nullopt;
+  return broke<clc::FirstContactExtV2xSpec>(kAcceptMaxLinks, XF::MaxLinks, links,
+                                             links < clc::kMinMaxLinks ? clc::kMinMaxLinks : clc::kMaxMaxLinks);
 }
 
 // ---- Confirm

@@ -30,60 +30,35 @@
 
 namespace rdmaconf::check {
 
-// ---- the registry rows (conformance/requirements/rfc7609.cpp, smc_v2.cpp)
-inline constexpr Rule kProposalPeerId{"rfc7609-a.2.1-proposal-peer-id-set", Level::kMust, "RFC 7609 App. A.2.1",
-                                      "the client's peer ID is not zero"};
-inline constexpr Rule kProposalGidMac{"rfc7609-a.2.2-proposal-gid-mac-valid", Level::kMust, "RFC 7609 App. A.2.2",
-                                      "the client's GID is not zero and its MAC is unicast"};
-inline constexpr Rule kAcceptVersion{"smcv2-accept-version-offered", Level::kMust, "SMCv2: smc_clc_msg_hdr",
-                                     "the Accept's version is one the Proposal offered for its path"};
-inline constexpr Rule kAcceptPath{"smcv2-accept-path-offered", Level::kMust, "SMCv2: smc_clc_msg_hdr",
-                                  "the Accept's path is one the Proposal offered"};
-inline constexpr Rule kAcceptPeer{"rfc7609-a.2.3-accept-peer-valid", Level::kMust, "RFC 7609 App. A.2.3",
-                                  "the server's peer ID and GID are not zero and its MAC is unicast"};
-inline constexpr Rule kAcceptQp{"rfc7609-a.2.3-accept-qp-number", Level::kMust, "IBTA vol. 1 §3.5.1",
-                                "the server QP is not QP0 or QP1"};
-inline constexpr Rule kAcceptRmb{"rfc7609-a.2.3-accept-rmb-valid", Level::kMust, "RFC 7609 App. A.2.3",
-                                 "RMBE index counts from 1 and RMB address + size does not wrap"};
-inline constexpr Rule kAcceptEid{"smcv2-accept-eid", Level::kMust, "SMCv2: smc_clc_match_eid",
-                                 "the Accept's EID is one the Proposal offered"};
-inline constexpr Rule kAcceptRelease{"smcv2-accept-release", Level::kMust, "SMCv2: smc_clc_first_contact_ext",
-                                     "the server's release is not above the client's"};
-inline constexpr Rule kAcceptMaxConns{"smcv2-accept-max-conns", Level::kMust, "SMCv2.1: smc_clc_v2x_features",
-                                      "v2.1: Max Conns is at least 16"};
-inline constexpr Rule kAcceptMaxLinks{"smcv2-accept-max-links", Level::kMust, "SMCv2.1: smc_clc_v2x_features",
-                                      "v2.1: Max Links is 1 or 2"};
-inline constexpr Rule kConfirmVersion{"rfc7609-a.2.4-confirm-version", Level::kMust, "RFC 7609 App. A.2.4",
-                                      "the Confirm has the Accept's version"};
-inline constexpr Rule kConfirmPath{"rfc7609-a.2.4-confirm-path", Level::kMust, "RFC 7609 App. A.2.4",
-                                   "the Confirm has the Accept's path"};
-inline constexpr Rule kConfirmFirstContact{"rfc7609-c.4-confirm-first-contact-echo", Level::kMust, "RFC 7609 App. C.4",
-                                           "the Confirm's First Contact equals the Accept's"};
-inline constexpr Rule kConfirmPeerId{"rfc7609-a.2.4-confirm-peer-id", Level::kMust, "RFC 7609 App. A.2.4",
-                                     "the Confirm's peer ID is the Proposal's"};
-inline constexpr Rule kConfirmPeer{"rfc7609-a.2.4-confirm-peer-valid", Level::kMust, "RFC 7609 App. A.2.4",
-                                   "the client's GID is not zero and its MAC is unicast"};
-inline constexpr Rule kConfirmQp{"rfc7609-a.2.4-confirm-qp-number", Level::kMust, "IBTA vol. 1 §3.5.1",
-                                 "the client QP is not QP0 or QP1"};
-inline constexpr Rule kConfirmRmb{"rfc7609-a.2.4-confirm-rmb-valid", Level::kMust, "RFC 7609 App. A.2.4",
-                                  "RMBE index counts from 1 and RMB address + size does not wrap"};
-inline constexpr Rule kConfirmMtu{"rfc7609-a.2.4-confirm-mtu-not-above-accept", Level::kMust, "RFC 7609 App. A.2.4",
-                                  "the Confirm's QP MTU is at most the Accept's"};
-inline constexpr Rule kConfirmEid{"smcv2-confirm-eid", Level::kMust, "SMCv2: smc_clc_match_eid",
-                                  "the Confirm carries the Accept's EID"};
-inline constexpr Rule kConfirmRelease{"smcv2-confirm-release", Level::kMust, "SMCv2.1: smc_clc_v2x_features",
-                                      "the Confirm's release equals the Accept's"};
-inline constexpr Rule kConfirmMaxConns{"smcv2-confirm-max-conns", Level::kMust, "SMCv2.1: smc_clc_v2x_features",
-                                       "v2.1: Max Conns equals the Accept's"};
-inline constexpr Rule kConfirmMaxLinks{"smcv2-confirm-max-links", Level::kMust, "SMCv2.1: smc_clc_v2x_features",
-                                       "v2.1: Max Links equals the Accept's"};
-inline constexpr Rule kDeclineOutOfSync{"rfc7609-c.4-decline-out-of-sync", Level::kMust, "RFC 7609 App. C.4",
-                                        "Out of Sync is set exactly with diagnosis SYNCERR"};
+// ---- the registry rows (reference/requirements/rfc7609.hpp, smc_v2.hpp), by id
+inline constexpr const Rule& kProposalPeerId = rule<"rfc7609-a.2.1-proposal-peer-id-set">;
+inline constexpr const Rule& kProposalGidMac = rule<"rfc7609-a.2.2-proposal-gid-mac-valid">;
+inline constexpr const Rule& kAcceptVersion = rule<"smcv2-accept-version-offered">;
+inline constexpr const Rule& kAcceptPath = rule<"smcv2-accept-path-offered">;
+inline constexpr const Rule& kAcceptPeer = rule<"rfc7609-a.2.3-accept-peer-valid">;
+inline constexpr const Rule& kAcceptQp = rule<"rfc7609-a.2.3-accept-qp-number">;
+inline constexpr const Rule& kAcceptRmb = rule<"rfc7609-a.2.3-accept-rmb-valid">;
+inline constexpr const Rule& kAcceptEid = rule<"smcv2-accept-eid">;
+inline constexpr const Rule& kAcceptRelease = rule<"smcv2-accept-release">;
+inline constexpr const Rule& kAcceptMaxConns = rule<"smcv2-accept-max-conns">;
+inline constexpr const Rule& kAcceptMaxLinks = rule<"smcv2-accept-max-links">;
+inline constexpr const Rule& kConfirmVersion = rule<"rfc7609-a.2.4-confirm-version">;
+inline constexpr const Rule& kConfirmPath = rule<"rfc7609-a.2.4-confirm-path">;
+inline constexpr const Rule& kConfirmFirstContact = rule<"rfc7609-c.4-confirm-first-contact-echo">;
+inline constexpr const Rule& kConfirmPeerId = rule<"rfc7609-a.2.4-confirm-peer-id">;
+inline constexpr const Rule& kConfirmPeer = rule<"rfc7609-a.2.4-confirm-peer-valid">;
+inline constexpr const Rule& kConfirmQp = rule<"rfc7609-a.2.4-confirm-qp-number">;
+inline constexpr const Rule& kConfirmRmb = rule<"rfc7609-a.2.4-confirm-rmb-valid">;
+inline constexpr const Rule& kConfirmMtu = rule<"rfc7609-a.2.4-confirm-mtu-not-above-accept">;
+inline constexpr const Rule& kConfirmEid = rule<"smcv2-confirm-eid">;
+inline constexpr const Rule& kConfirmRelease = rule<"smcv2-confirm-release">;
+inline constexpr const Rule& kConfirmMaxConns = rule<"smcv2-confirm-max-conns">;
+inline constexpr const Rule& kConfirmMaxLinks = rule<"smcv2-confirm-max-links">;
+inline constexpr const Rule& kDeclineOutOfSync = rule<"rfc7609-c.4-decline-out-of-sync">;
 // The registry writes it as a lower-case "must" (Linux's practice, no written
 // rule); a Decline with a local reason harms nothing but the peer's
-// diagnosis, so the observer weighs it as a SHOULD (the row says so).
-inline constexpr Rule kDeclineCodeOnWire{"smcv2-decline-code-on-wire", Level::kShould, "Linux net/smc: SMC_CLC_DECL_*",
-                                         "a Decline's diagnosis is not a local-only reason"};
+// diagnosis, so the row weighs it as a SHOULD (its weight column).
+inline constexpr const Rule& kDeclineCodeOnWire = rule<"smcv2-decline-code-on-wire">;
 
 // ---- the client's Proposal (RFC 7609 App. A.2.1, A.2.2). Its Peer ID, GID
 // and MAC are judged only on a v1 SMC-R offer (clc::Proposal::v1_smcr_identity).

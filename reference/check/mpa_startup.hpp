@@ -35,38 +35,22 @@ namespace rdmaconf::check {
 
 // ---- registry rows (conformance/requirements/rfc5044.cpp, rfc6581.cpp)
 // Of one frame (checked by the frame codec):
-inline constexpr Rule kReqRepKey{"rfc5044-7.1.1-key-reply", Level::kMust, "RFC 5044 §7.1.1",
-                                 "a Request starts with the Request key, a Reply with the Reply key"};
-inline constexpr Rule kReqRepReserved{"rfc5044-7.1.1-res-zero", Level::kMust, "RFC 5044 §7.1.1",
-                                      "Res bits of a Request/Reply are sent as zero"};
-inline constexpr Rule kReqRepRevision{"rfc5044-7.1.1-rev-1", Level::kMust, "RFC 5044 §7.1.1",
-                                      "Rev is a revision the RFCs define (1 or 2)"};
-inline constexpr Rule kRequestReject{"rfc5044-7.1.1-r-request-zero", Level::kShould, "RFC 5044 §7.1.1",
-                                     "R is set only in a Reply (defined so, without an RFC 2119 keyword)"};
-inline constexpr Rule kPdLengthMax{"rfc5044-7.1.1-pd-length-max", Level::kMust, "RFC 5044 §7.1.1",
-                                   "PD_Length is at most 512"};
-inline constexpr Rule kEnhancedDataShort{"rfc6581-9-enhanced-data-present", Level::kMust, "RFC 6581 §9",
-                                         "a Rev 2 frame with S set carries at least 4 octets of IRD/ORD data"};
+inline constexpr const Rule& kReqRepKey = rule<"rfc5044-7.1.1-key-reply">;
+inline constexpr const Rule& kReqRepReserved = rule<"rfc5044-7.1.1-res-zero">;
+inline constexpr const Rule& kReqRepRevision = rule<"rfc5044-7.1.1-rev-1">;
+inline constexpr const Rule& kRequestReject = rule<"rfc5044-7.1.1-r-request-zero">;
+inline constexpr const Rule& kPdLengthMax = rule<"rfc5044-7.1.1-pd-length-max">;
+inline constexpr const Rule& kEnhancedDataShort = rule<"rfc6581-9-enhanced-data-present">;
 // Between Request and Reply:
-inline constexpr Rule kReplyRevision{"rfc6581-10-reply-rev-not-above", Level::kMust, "RFC 5044 §7.1.2",
-                                     "the Reply's revision is not above the Request's"};
-inline constexpr Rule kP2pOffer{"rfc6581-9.2-p2p-flag-a", Level::kMust, "RFC 6581 §9.2",
-                                "a peer-to-peer Request (A set) offers at least one RTR kind"};
-inline constexpr Rule kP2pEcho{"rfc6581-9.2-p2p-echo-a", Level::kMust, "RFC 6581 §9.2",
-                               "the Reply sets flag A exactly when the Request did"};
-inline constexpr Rule kReplyRtrAtLeastOne{"rfc6581-9.2-reply-rtr-at-least-one", Level::kMust, "RFC 6581 §9.2",
-                                          "a peer-to-peer Reply sets at least one RTR kind"};
-inline constexpr Rule kReplyEnhanced{"rfc6581-9-reply-enhanced", Level::kMust, "RFC 6581 §10",
-                                     "a Reply carries the IRD/ORD block (S set) exactly when the Request does"};
-inline constexpr Rule kResponderOrd{"rfc6581-9.1-responder-ord", Level::kMust, "RFC 6581 §9.1",
-                                    "an accepting Reply's ORD is not above the Request's IRD (MUST NOT)"};
-inline constexpr Rule kNoNegotiation{"rfc6581-9.1-ird-ord-no-negotiation", Level::kMust, "RFC 6581 §9.1",
-                                     "an accepting Reply answers a Request ORD of 0x3FFF with IRD 0x3FFF and a "
-                                     "Request IRD of 0x3FFF with ORD 0x3FFF"};
+inline constexpr const Rule& kReplyRevision = rule<"rfc6581-10-reply-rev-not-above">;
+inline constexpr const Rule& kP2pOffer = rule<"rfc6581-9.2-p2p-flag-a">;
+inline constexpr const Rule& kP2pEcho = rule<"rfc6581-9.2-p2p-echo-a">;
+inline constexpr const Rule& kReplyRtrAtLeastOne = rule<"rfc6581-9.2-reply-rtr-at-least-one">;
+inline constexpr const Rule& kReplyEnhanced = rule<"rfc6581-9-reply-enhanced">;
+inline constexpr const Rule& kResponderOrd = rule<"rfc6581-9.1-responder-ord">;
+inline constexpr const Rule& kNoNegotiation = rule<"rfc6581-9.1-ird-ord-no-negotiation">;
 // The first FPDU:
-inline constexpr Rule kRtrFirst{"rfc6581-9.2-rtr-first-fpdu", Level::kMust, "RFC 6581 §9.2",
-                                "in peer-to-peer mode the initiator's first FPDU is the RTR message of a kind the Reply "
-                                "sets"};
+inline constexpr const Rule& kRtrFirst = rule<"rfc6581-9.2-rtr-first-fpdu">;
 
 // The row of the one-frame rule a decode error of mpa::required_frame_size or
 // mpa::decode_req_rep names (by its field: Key, Res, Rev, R, PD_Length, IRD).

@@ -33,40 +33,24 @@
 namespace rdmaconf::check {
 
 // ---- the registry rows of these rules (ids of the requirement catalogue)
-inline constexpr Rule kSegmentHeader{"rfc5041-4-segment-header", Level::kMust, "RFC 5041 §4",
-                                     "a ULPDU holds at least a complete DDP header"};
-inline constexpr Rule kDdpVersion{"rfc5041-4.1-dv-1", Level::kMust, "RFC 5041 §4.1", "DV is 1"};
-inline constexpr Rule kMsnSequence{"rfc5041-5.2-msn-increment", Level::kMust, "RFC 5041 §5.2",
-                                   "MSNs of a queue start at 1 and grow by one per message"};
-inline constexpr Rule kMoSequence{"rfc5041-5.2-untagged-mo-advance", Level::kMust, "RFC 5041 §5.2",
-                                  "a message's segments carry consecutive MOs starting at 0"};
-inline constexpr Rule kToSequence{"rfc5041-5.2-tagged-to-advance", Level::kMust, "RFC 5041 §5.2",
-                                  "a tagged message's segments keep the STag and carry consecutive TOs"};
-inline constexpr Rule kQueueNumber{"rfc5040-4.1-qn-opcode-match", Level::kMust, "RFC 5040 §4.1, RFC 5041 §4.3",
-                                   "an untagged message uses the queue its opcode belongs to"};
-inline constexpr Rule kRdmapVersion{"rfc5040-4.1-rv-1", Level::kMust, "RFC 5040 §4.1", "RV is 1"};
-inline constexpr Rule kOpcodeDefined{"rfc5040-4.1-opcodes", Level::kMust, "RFC 5040 §4.3, RFC 7306 §4",
-                                     "the opcode is one RFC 5040 or RFC 7306 defines"};
-inline constexpr Rule kOpcodeTagged{"rfc5040-4.1-tagged-kinds", Level::kMust, "RFC 5040 §4.3",
-                                    "the DDP T bit is the one the opcode requires"};
-inline constexpr Rule kSingleSegment{"rfc5040-5.2.1-single-segment", Level::kMust, "RFC 5040 §4.3",
-                                     "Read Requests, Terminates, Immediate Data and Atomics are one segment with L set"};
-inline constexpr Rule kExactSize{"rfc5040-4.2-payload-size", Level::kMust, "RFC 5040 §4.4, RFC 7306 §4",
-                                 "a fixed-size RDMAP message carries exactly its header"};
-inline constexpr Rule kReadUnsolicited{"rfc5040-5.2.2-read-response-solicited", Level::kMust, "RFC 5040 §5.2.2",
-                                       "an RDMA Read Response answers an outstanding Read Request"};
-inline constexpr Rule kReadResponseSink{"rfc5040-5.2.2-read-response-sink", Level::kMust, "RFC 5040 §5.2.2",
-                                        "a Read Response goes to the requested Data Sink STag and TO"};
-inline constexpr Rule kReadResponseSize{"rfc5040-5.2.2-read-response-size", Level::kMust, "RFC 5040 §5.2.2",
-                                        "a Read Response carries exactly the requested RDMA Read Message Size"};
-inline constexpr Rule kOrdExceeded{"rfc5040-5.2.1-ord-limit", Level::kMust, "RFC 5040 §5.2.1, RFC 6581 §9",
-                                   "outstanding Read Requests never exceed the responder's advertised IRD"};
-inline constexpr Rule kAtomicUnsolicited{"rfc7306-5-response-order", Level::kMust, "RFC 7306 §5",
-                                         "an Atomic Response answers the oldest outstanding Atomic Request"};
-inline constexpr Rule kTerminateFormat{"rfc5040-4.8-terminate-format", Level::kMust, "RFC 5040 §4.8",
-                                       "a Terminate's header control bits match the octets it carries"};
-inline constexpr Rule kAfterTerminate{"rfc5040-5.4-terminate-last", Level::kMust, "RFC 5040 §5.4",
-                                      "a Terminate is the last message its sender sends"};
+inline constexpr const Rule& kSegmentHeader = rule<"rfc5041-4-segment-header">;
+inline constexpr const Rule& kDdpVersion = rule<"rfc5041-4.1-dv-1">;
+inline constexpr const Rule& kMsnSequence = rule<"rfc5041-5.2-msn-increment">;
+inline constexpr const Rule& kMoSequence = rule<"rfc5041-5.2-untagged-mo-advance">;
+inline constexpr const Rule& kToSequence = rule<"rfc5041-5.2-tagged-to-advance">;
+inline constexpr const Rule& kQueueNumber = rule<"rfc5040-4.1-qn-opcode-match">;
+inline constexpr const Rule& kRdmapVersion = rule<"rfc5040-4.1-rv-1">;
+inline constexpr const Rule& kOpcodeDefined = rule<"rfc5040-4.1-opcodes">;
+inline constexpr const Rule& kOpcodeTagged = rule<"rfc5040-4.1-tagged-kinds">;
+inline constexpr const Rule& kSingleSegment = rule<"rfc5040-5.2.1-single-segment">;
+inline constexpr const Rule& kExactSize = rule<"rfc5040-4.2-payload-size">;
+inline constexpr const Rule& kReadUnsolicited = rule<"rfc5040-5.2.2-read-response-solicited">;
+inline constexpr const Rule& kReadResponseSink = rule<"rfc5040-5.2.2-read-response-sink">;
+inline constexpr const Rule& kReadResponseSize = rule<"rfc5040-5.2.2-read-response-size">;
+inline constexpr const Rule& kOrdExceeded = rule<"rfc5040-5.2.1-ord-limit">;
+inline constexpr const Rule& kAtomicUnsolicited = rule<"rfc7306-5-response-order">;
+inline constexpr const Rule& kTerminateFormat = rule<"rfc5040-4.8-terminate-format">;
+inline constexpr const Rule& kAfterTerminate = rule<"rfc5040-5.4-terminate-last">;
 
 // ---- the header of a segment: shape, versions, opcode (RFC 5041 §4, RFC 5040 §4)
 

@@ -61,101 +61,63 @@ namespace rdmaconf::check {
 // responses), so a request is open on its link. A response that answers no
 // open request of its type from the peer on its link (none, or one already
 // answered) is a protocol error (Linux drops it, smc_llc_rx_response).
-inline constexpr Rule kLlcReplyAnswersRequest{
-    "rfc7609-a.3-reply-answers-request", Level::kMust, "RFC 7609 App. A.3",
-    "an LLC reply (R set) answers an open request of the same type from the peer on the same link"};
+inline constexpr const Rule& kLlcReplyAnswersRequest = rule<"rfc7609-a.3-reply-answers-request">;
 // A.3.8: the TEST LINK reply echoes the request's User Data (stated as what
 // the receiver does, no keyword; a reply that does not echo is no answer to
 // that request, so it is judged as the MUST its definition makes it).
-inline constexpr Rule kTestLinkEcho{
-    "rfc7609-a.3.8-test-link-echo", Level::kMust, "RFC 7609 App. A.3.8",
-    "a TEST LINK reply carries the User Data of the request it answers"};
+inline constexpr const Rule& kTestLinkEcho = rule<"rfc7609-a.3.8-test-link-echo">;
 // §3.5.1.6.1, A.3.2: a client that accepts an ADD LINK echoes the link number
 // the server assigned (a rejecting reply, Z set, carries only its reason).
-inline constexpr Rule kAddLinkEchoesLinkNumber{
-    "rfc7609-3.5.1.6.1-add-link-link-number", Level::kMust, "RFC 7609 §3.5.1.6.1",
-    "an ADD LINK reply that accepts the link (Z clear) names the link number the ADD LINK request offered"};
+inline constexpr const Rule& kAddLinkEchoesLinkNumber = rule<"rfc7609-3.5.1.6.1-add-link-link-number">;
 // §3.5.1.5, A.3.1: CONFIRM LINK (request and reply) carries its sender's
 // RoCE MAC, GID and QP number of the link it confirms: the ones the sender
 // gave for that link before, in its CLC Accept (server) or Confirm (client)
 // for the first link (App. A.2.3, A.2.4), in its ADD LINK request or reply
 // for an added one (§3.5.1.6.1, A.3.2).
-inline constexpr Rule kConfirmLinkRoceInfo{
-    "rfc7609-3.5.1.5-confirm-link-roce-info", Level::kMust, "RFC 7609 §3.5.1.5",
-    "a CONFIRM LINK names the MAC, GID and QP number its sender gave for that link in CLC (the first link) or in "
-    "ADD LINK (an added link)"};
+inline constexpr const Rule& kConfirmLinkRoceInfo = rule<"rfc7609-3.5.1.5-confirm-link-roce-info">;
 // §3.5.1.5, §3.5.1.6.2: a new link's QPs have seen no RoCE flow until the
 // CONFIRM LINK exchange proves the path; §3.5.5.1.3: once the DELETE LINK
 // exchange for a link completed both sides free its resources and its TCP
 // connections have moved to the surviving links. Data (CDC messages, RDMA
 // Writes) flows on a link between the two.
-inline constexpr Rule kDataOnConfirmedLink{
-    "rfc7609-3.5.1.5-data-on-confirmed-link", Level::kMust, "RFC 7609 §3.5.1.5",
-    "CDC messages and RDMA Writes flow on a link only after its CONFIRM LINK exchange completed and before its "
-    "DELETE LINK exchange completed"};
+inline constexpr const Rule& kDataOnConfirmedLink = rule<"rfc7609-3.5.1.5-data-on-confirmed-link">;
 // §3.5.5.2, A.3.3, A.3.5-A.3.7: an RMB's RToken on a link reaches the peer in
 // CLC (the first link), ADD LINK CONTINUATION (ADD LINK v2's RTokens) or
 // CONFIRM RKEY (and its continuation); §3.5.5.2.2: after the DELETE RKEY
 // exchange the owner frees the RMB. A Write through an rkey the owner did not
 // announce for that link, or deleted since, writes into memory it never gave.
-inline constexpr Rule kWriteThroughAnnouncedRkey{
-    "rfc7609-3.5.5.2-write-through-announced-rkey", Level::kMust, "RFC 7609 §3.5.5.2",
-    "an RDMA Write uses an rkey the RMB's owner announced for the link it flows on (CLC, ADD LINK CONTINUATION or "
-    "ADD LINK v2 RTokens, CONFIRM RKEY) and did not delete since (DELETE RKEY)"};
+inline constexpr const Rule& kWriteThroughAnnouncedRkey = rule<"rfc7609-3.5.5.2-write-through-announced-rkey">;
 // A.4: the consumer cursor names the next octet its sender will consume in its
 // own RMBE; the producer cursor the peer announces names the next octet the
 // peer will write there. Nothing is consumed before it was produced.
-inline constexpr Rule kCdcConsumerNotAhead{
-    "rfc7609-a.4-consumer-not-ahead", Level::kMust, "RFC 7609 App. A.4",
-    "a CDC message's consumer cursor (with its wrap count) is never ahead of the producer cursor the peer last "
-    "announced for the same RMBE"};
+inline constexpr const Rule& kCdcConsumerNotAhead = rule<"rfc7609-a.4-consumer-not-ahead">;
 // A.4, §4.3: both cursors are wrapping offsets into an RMBE's data area, whose
 // size the RMBE's owner announced in CLC (App. A.2.3 Accept, A.2.4 Confirm,
 // compressed as 2^(x+4) KiB): an offset is below that size.
-inline constexpr Rule kCdcCursorWithinRmbe{
-    "rfc7609-a.4-cursor-within-rmbe", Level::kMust, "RFC 7609 App. A.4",
-    "a CDC message's producer cursor is an offset inside the receiver's RMBE and its consumer cursor inside the "
-    "sender's, below the RMBE size each announced in CLC"};
+inline constexpr const Rule& kCdcCursorWithinRmbe = rule<"rfc7609-a.4-cursor-within-rmbe">;
 // A.4, §4.3: the sequence number starts at 1 and grows by one (wrapping) with
 // every CDC message sent on the connection, a failover validation (F) message
 // excepted; the receiver discards one that does not advance it.
-inline constexpr Rule kCdcSequenceNumber{
-    "rfc7609-a.4-sequence-number", Level::kMust, "RFC 7609 App. A.4",
-    "a connection's CDC messages from one side carry sequence numbers 1, 2, 3, ... (wrapping at 16 bits); a "
-    "failover validation message repeats an earlier one"};
+inline constexpr const Rule& kCdcSequenceNumber = rule<"rfc7609-a.4-sequence-number">;
 // §4.2, §4.4.1, A.2.3/A.2.4: the peer writes into the RMBE it was given: the
 // element `index` (first is 1) of `size` octets of the RMB at the announced
 // virtual address, through the RMB's rkey.
-inline constexpr Rule kWriteInsideRmbe{
-    "rfc7609-4.4.1-write-inside-rmbe", Level::kMust, "RFC 7609 §4.4.1",
-    "an RDMA Write through an RMB's rkey lands inside the RMBE of a connection that the RMB's owner announced in "
-    "CLC (virtual address + (index - 1) x size, size octets)"};
+inline constexpr const Rule& kWriteInsideRmbe = rule<"rfc7609-4.4.1-write-inside-rmbe">;
 // A.4: the producer cursor points to the next octet the sender will write
 // into the receiver's RMBE: Writes start there and the next CDC message
 // announces where they ended.
-inline constexpr Rule kProducerCursorTracksWrites{
-    "rfc7609-a.4-producer-tracks-writes", Level::kMust, "RFC 7609 App. A.4",
-    "RDMA Writes into an RMBE start at the sender's producer cursor and the sender's next CDC message announces the "
-    "producer cursor where they ended"};
+inline constexpr const Rule& kProducerCursorTracksWrites = rule<"rfc7609-a.4-producer-tracks-writes">;
 // A.4, §4.7.5/4.7.6: urgent data present (U) says the urgent data is in the
 // RMBE, urgent data pending (P) that the sender has urgent data; no sentence
 // ties them, the RFC's flows set and clear the two together: a SHOULD.
-inline constexpr Rule kUrgentPresentPending{
-    "rfc7609-a.4-urgent-present-pending", Level::kShould, "RFC 7609 App. A.4",
-    "a CDC message with urgent data present (U) also says urgent data pending (P)"};
+inline constexpr const Rule& kUrgentPresentPending = rule<"rfc7609-a.4-urgent-present-pending">;
 // A.4 (D, C, A), §4.8.1, §4.8.2: once a side said it is done writing
 // (PeerDoneWriting), done with the connection (PeerConnectionClosed) or
 // aborted it (PeerConnAbort), it writes no more data into the peer's RMBE.
-inline constexpr Rule kNoWritesAfterDone{
-    "rfc7609-a.4-no-writes-after-done", Level::kMust, "RFC 7609 App. A.4",
-    "after a CDC message with D, C or A set, its sender makes no more RDMA Writes into the peer's RMBE and its "
-    "producer cursor stays where it was"};
+inline constexpr const Rule& kNoWritesAfterDone = rule<"rfc7609-a.4-no-writes-after-done">;
 // A.4 (C, A), §4.8.1 3.C, §4.8.2: PeerConnectionClosed and PeerConnAbort say
 // the sender will send no more control messages for the connection.
-inline constexpr Rule kNothingAfterClosed{
-    "rfc7609-a.4-nothing-after-closed", Level::kMust, "RFC 7609 App. A.4",
-    "after a CDC message with C (PeerConnectionClosed) or A (PeerConnAbort) set, its sender sends no more CDC "
-    "messages for the connection"};
+inline constexpr const Rule& kNothingAfterClosed = rule<"rfc7609-a.4-nothing-after-closed">;
 
 // `peer_requests_open`: requests of the message's type the peer sent that no
 // reply answered yet. Only replies are judged.

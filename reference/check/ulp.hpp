@@ -26,69 +26,40 @@ namespace rdmaconf::check {
 // RDMA Reads of the segments the Requester advertised for the call; §8.1:
 // the transport exposes no memory beyond that. A Read of octets no read
 // segment of an open call covers breaks both.
-inline constexpr Rule kRpcReadWithinReadChunk{
-    "rfc8166-3.4.5-read-within-read-chunk", Level::kMust, "RFC 8166 §3.4.5, §8.1",
-    "the Responder's RDMA Read Requests read only octets of a read segment (same STag, offset and length within) "
-    "that a call still awaiting its reply advertised"};
+inline constexpr const Rule& kRpcReadWithinReadChunk = rule<"rfc8166-3.4.5-read-within-read-chunk">;
 // RFC 8166 §4.3.2: result data goes to the memory the Write list names;
 // §3.5.3: a Long Reply goes into the Reply chunk. Nothing else is written.
-inline constexpr Rule kRpcWriteWithinChunk{
-    "rfc8166-4.3.2-write-within-chunk", Level::kMust, "RFC 8166 §4.3.2, §3.5.3",
-    "the Responder's RDMA Writes land inside a segment of a Write chunk or the Reply chunk of a call still "
-    "awaiting its reply"};
+inline constexpr const Rule& kRpcWriteWithinChunk = rule<"rfc8166-4.3.2-write-within-chunk">;
 // RFC 8166 §3.4.6, §4.3.2.2: the reply carries each provided Write chunk
 // back, segment count and segments copied, each length updated to the data
 // actually returned in that segment.
-inline constexpr Rule kRpcWriteChunkEchoed{
-    "rfc8166-3.4.6-reply-echoes-write-chunks", Level::kMust, "RFC 8166 §3.4.6, §4.3.2.2",
-    "the reply's Write list repeats every Write chunk of the call with its segment count, handles and offsets; "
-    "each returned length is at most the advertised one and at most what the Responder wrote there"};
+inline constexpr const Rule& kRpcWriteChunkEchoed = rule<"rfc8166-3.4.6-reply-echoes-write-chunks">;
 // RFC 8166 §4.3.3: the same for the Reply chunk.
-inline constexpr Rule kRpcReplyChunkEchoed{
-    "rfc8166-4.3.3-reply-echoes-reply-chunk", Level::kMust, "RFC 8166 §4.3.3",
-    "a reply to a call that provided a Reply chunk repeats it with its segment count, handles and offsets; each "
-    "returned length is at most the advertised one and at most what the Responder wrote there"};
+inline constexpr const Rule& kRpcReplyChunkEchoed = rule<"rfc8166-4.3.3-reply-echoes-reply-chunk">;
 // RFC 8166 §4.3.1.
-inline constexpr Rule kRpcReplyReadListEmpty{"rfc8166-4.3.1-reply-read-list-empty", Level::kMust,
-                                             "RFC 8166 §4.3.1", "a reply's Read list is empty"};
+inline constexpr const Rule& kRpcReplyReadListEmpty = rule<"rfc8166-4.3.1-reply-read-list-empty">;
 // RFC 8166 §3.3.1, §3.3.3: before the first reply the Requester assumes one credit.
-inline constexpr Rule kRpcCreditLimit{
-    "rfc8166-3.3.1-credit-limit", Level::kMust, "RFC 8166 §3.3.1, §3.3.3",
-    "calls awaiting a reply never outnumber the credits the Responder last granted (one before its first reply)"};
+inline constexpr const Rule& kRpcCreditLimit = rule<"rfc8166-3.3.1-credit-limit">;
 // RFC 8166 §3.3.1.
-inline constexpr Rule kRpcGrantNotZero{"rfc8166-3.3.1-grant-not-zero", Level::kMust, "RFC 8166 §3.3.1",
-                                       "a reply grants at least one credit"};
+inline constexpr const Rule& kRpcGrantNotZero = rule<"rfc8166-3.3.1-grant-not-zero">;
 // RFC 8166 §3.4.2: only the data items a ULB names may be reduced into
 // chunks. For NFS versions 2 and 3 (RFC 8267 §4): WRITE's data and
 // SYMLINK's pathname (arguments, Read chunks), READ's data and READLINK's
 // pathname (results, Write chunks); NFSACL has none (RFC 8267 §5.2). A Long
 // Call's position-zero Read chunk and a Long Reply's Reply chunk carry the
 // whole message and are no reduction (§3.5.3).
-inline constexpr Rule kRpcDdpEligibleOnly{
-    "rfc8166-3.4.2-ddp-eligible-only", Level::kMust, "RFC 8166 §3.4.2, RFC 8267 §4, §5.2",
-    "only DDP-eligible data items are reduced: for NFS versions 2 and 3 a Read chunk after position zero only "
-    "in WRITE and SYMLINK calls, a Write chunk returned with data only in READ and READLINK replies; none for "
-    "NFSACL"};
+inline constexpr const Rule& kRpcDdpEligibleOnly = rule<"rfc8166-3.4.2-ddp-eligible-only">;
 // RFC 7145 §7.3.6 step 4e/4f: an R2T becomes an RDMA Read Request whose
 // Data Source is the task's Write STag at its Base Offset plus the R2T's
 // Buffer Offset.
-inline constexpr Rule kIserReadUsesWriteStag{
-    "rfc7145-7.3.6-read-uses-write-stag", Level::kMust, "RFC 7145 §7.3.6",
-    "the target's RDMA Read Requests read from the Write STag an open SCSI command advertised, within its buffer "
-    "(Base Offset, Expected Data Transfer Length)"};
+inline constexpr const Rule& kIserReadUsesWriteStag = rule<"rfc7145-7.3.6-read-uses-write-stag">;
 // RFC 7145 §7.3.5 step 2a/2b: SCSI Read data goes by RDMA Write to the
 // task's Read STag at its Base Offset plus the Data-In's Buffer Offset.
-inline constexpr Rule kIserWriteUsesReadStag{
-    "rfc7145-7.3.5-write-uses-read-stag", Level::kMust, "RFC 7145 §7.3.5",
-    "the target's RDMA Writes go to the Read STag an open SCSI command advertised, within its buffer (Base "
-    "Offset, Expected Data Transfer Length)"};
+inline constexpr const Rule& kIserWriteUsesReadStag = rule<"rfc7145-7.3.5-write-uses-read-stag">;
 // RFC 7145 §7.3.2: the Send carrying the SCSI Response names the Read STag
 // to invalidate when the command advertised one, else its Write STag; a
 // command that advertised none is answered by a plain Send.
-inline constexpr Rule kIserResponseInvalidatesTaskStag{
-    "rfc7145-7.3.2-response-invalidates-task-stag", Level::kMust, "RFC 7145 §7.3.2",
-    "a SCSI Response sent with Invalidate invalidates its command's Read STag, or its Write STag when it "
-    "advertised no Read STag; a command that advertised no STag gets no Send with Invalidate"};
+inline constexpr const Rule& kIserResponseInvalidatesTaskStag = rule<"rfc7145-7.3.2-response-invalidates-task-stag">;
 
 // A memory region the ULP advertised: an STag, the tagged offset where it
 // starts and its length in octets.

@@ -431,8 +431,8 @@ Step ServerHandshake::on_proposal(const Proposal& p) {
                                            static_cast<std::uint8_t>(p.v2_ext->get(V2ExtensionSpec::Field::MaxConns)));
         max_links = std::min<std::uint8_t>(cfg_.v2.max_links,
                                            static_cast<std::uint8_t>(p.v2_ext->get(V2ExtensionSpec::Field::MaxLinks)));
-        if (max_conns < 16) return decline(v, checks::kProposalMaxConns);
-        if (max_links < 1) return decline(v, checks::kProposalMaxLinks);
+        if (max_conns < kMinMaxConns) return decline(v, checks::kProposalMaxConns);
+        if (max_links < kMinMaxLinks) return decline(v, checks::kProposalMaxLinks);
       }
       accept_.fce = make_fce(cfg_.v2, release, true);
       accept_.fce_v2x.emplace();

@@ -127,27 +127,13 @@ struct Check {
 
 namespace checks {
 // Registry rows of the refusals only a machine makes (conformance/requirements/).
-inline constexpr check::Rule kDeclineReasonRule{
-    "rfc7609-c.1-decline-reason", check::Level::kMust, "RFC 7609 App. C.1",
-    "a side declines when it has no SMC path to use (no RoCE device; the reference has no ISM device)"};
-inline constexpr check::Rule kVersionChoiceRule{"smcv2-proposal-version-choice", check::Level::kMust,
-                                                "SMCv2: smc_clc_msg_hdr",
-                                                "client and server share an SMC version for SMC-R"};
-inline constexpr check::Rule kPrefixMatchRule{"rfc7609-a.2.2-prefix-match", check::Level::kMust,
-                                              "Linux net/smc: smc_clc_prfx_match",
-                                              "SMC-Rv1: a proposed IP prefix is one of the server's"};
-inline constexpr check::Rule kEidMatchRule{"smcv2-proposal-eid-match", check::Level::kMust,
-                                           "SMCv2: smc_clc_match_eid",
-                                           "SMC-Rv2: a user EID of the Proposal is one of the server's"};
-inline constexpr check::Rule kV21LimitsRule{"smcv2-fce-v21-limits", check::Level::kMust,
-                                            "SMCv2.1: smc_clc_v2x_features_*",
-                                            "v2.1: agreed Max Conns is at least 16 and Max Links at least 1"};
-inline constexpr check::Rule kFirstContactMismatchRule{
-    "rfc7609-3.5.2-client-first-contact-mismatch", check::Level::kMust, "Linux net/smc: smc_conn_create",
-    "a reused link group (no First Contact) is one the client has"};
-inline constexpr check::Rule kConfirmConsistentRule{
-    "rfc7609-a.2.4-confirm-consistent", check::Level::kMust, "RFC 7609 §3.5.2",
-    "on a reused link group the client's GID, MAC and QP are the known ones"};
+inline constexpr const check::Rule& kDeclineReasonRule = check::rule<"rfc7609-c.1-decline-reason">;
+inline constexpr const check::Rule& kVersionChoiceRule = check::rule<"smcv2-proposal-version-choice">;
+inline constexpr const check::Rule& kPrefixMatchRule = check::rule<"rfc7609-a.2.2-prefix-match">;
+inline constexpr const check::Rule& kEidMatchRule = check::rule<"smcv2-proposal-eid-match">;
+inline constexpr const check::Rule& kV21LimitsRule = check::rule<"smcv2-fce-v21-limits">;
+inline constexpr const check::Rule& kFirstContactMismatchRule = check::rule<"rfc7609-3.5.2-client-first-contact-mismatch">;
+inline constexpr const check::Rule& kConfirmConsistentRule = check::rule<"rfc7609-a.2.4-confirm-consistent">;
 
 // Server, on the Proposal
 inline constexpr Check kProposalPeerId{&check::kProposalPeerId, kDeclCnfErr};

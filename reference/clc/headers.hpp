@@ -51,6 +51,12 @@ inline constexpr std::uint8_t kOsAix = 3;
 inline constexpr std::uint8_t kRelease0 = 0;
 inline constexpr std::uint8_t kRelease1 = 1;
 
+// v2.1 link-group limits a first-contact Accept states (Linux
+// smc_clc_v2x_features_*): Max Conns at least 16, Max Links 1 or 2.
+inline constexpr std::uint8_t kMinMaxConns = 16;
+inline constexpr std::uint8_t kMinMaxLinks = 1;
+inline constexpr std::uint8_t kMaxMaxLinks = 2;
+
 inline constexpr ValueName kEyecatcherNames[] = {{kEyecatcherSmcr, "SMCR"}, {kEyecatcherSmcd, "SMCD"}};
 inline constexpr ValueName kMessageTypeNames[] = {
     {1, "Proposal"}, {2, "Accept"}, {3, "Confirm"}, {4, "Decline"}};

@@ -7,8 +7,10 @@
 #include <iostream>
 #include <set>
 #include <string>
+#include <vector>
 
-#include "requirement.hpp"
+#include "requirements/requirement.hpp"
+#include "requirements/table.hpp"
 
 namespace rq = rdmaconf::requirements;
 using rq::Level;
@@ -126,18 +128,33 @@ TEST(WellFormedId, RejectsEverythingElse) {
   }
 }
 
+// A row with the columns only the rule layer's rows set left empty.
+rq::Requirement make(std::string_view id, std::string_view rfc, std::string_view section, Level level,
+                     std::string_view summary, Observability observable, std::string_view why) {
+  rq::Requirement r{};
+  r.id = id;
+  r.rfc = rfc;
+  r.section = section;
+  r.level = level;
+  r.summary = summary;
+  r.observable = observable;
+  r.why_not_observable = why;
+  r.weight = rq::weight_of(level);
+  return r;
+}
+
 TEST(Problems, FindsBadRows) {
   const rq::Requirement bad[] = {
-      {"rfc5044-7.1-dup", "RFC 5044", "7.1", Level::kMust, "one", Observability::kOnTheWire, ""},
-      {"rfc5044-7.1-dup", "RFC 5044", "7.1", Level::kMust, "two", Observability::kOnTheWire, ""},
-      {"rfc5044-7.1-no-summary", "RFC 5044", "7.1", Level::kMust, "", Observability::kOnTheWire, ""},
-      {"rfc5044-7.1-no-reason", "RFC 5044", "7.1", Level::kMust, "x", Observability::kNotObservable, ""},
-      {"rfc5044-7.1-stray-reason", "RFC 5044", "7.1", Level::kMust, "x", Observability::kOnTheWire, "y"},
-      {"rfc5044-7.1-wrong-section", "RFC 5044", "7.2", Level::kMust, "x", Observability::kOnTheWire, ""},
-      {"rfc5044-7.1-wrong-document", "RFC 5041", "7.1", Level::kMust, "x", Observability::kOnTheWire, ""},
-      {"rfc5044-7.1-lower-case", "RFC 5044", "7.1", Level::kLowerCaseMust, "x", Observability::kOnTheWire, ""},
-      {"rfc7609-3.1-upper-case", "RFC 7609", "3.1", Level::kMust, "x", Observability::kOnTheWire, ""},
-      {"Bad Id", "", "", Level::kMust, "x", Observability::kOnTheWire, ""},
+      make("rfc5044-7.1-dup", "RFC 5044", "7.1", Level::kMust, "one", Observability::kOnTheWire, ""),
+      make("rfc5044-7.1-dup", "RFC 5044", "7.1", Level::kMust, "two", Observability::kOnTheWire, ""),
+      make("rfc5044-7.1-no-summary", "RFC 5044", "7.1", Level::kMust, "", Observability::kOnTheWire, ""),
+      make("rfc5044-7.1-no-reason", "RFC 5044", "7.1", Level::kMust, "x", Observability::kNotObservable, ""),
+      make("rfc5044-7.1-stray-reason", "RFC 5044", "7.1", Level::kMust, "x", Observability::kOnTheWire, "y"),
+      make("rfc5044-7.1-wrong-section", "RFC 5044", "7.2", Level::kMust, "x", Observability::kOnTheWire, ""),
+      make("rfc5044-7.1-wrong-document", "RFC 5041", "7.1", Level::kMust, "x", Observability::kOnTheWire, ""),
+      make("rfc5044-7.1-lower-case", "RFC 5044", "7.1", Level::kLowerCaseMust, "x", Observability::kOnTheWire, ""),
+      make("rfc7609-3.1-upper-case", "RFC 7609", "3.1", Level::kMust, "x", Observability::kOnTheWire, ""),
+      make("Bad Id", "", "", Level::kMust, "x", Observability::kOnTheWire, ""),
   };
   const auto found = rq::problems(bad);
   auto mentions = [&found](std::string_view what) {
@@ -156,6 +173,52 @@ TEST(Problems, FindsBadRows) {
   EXPECT_TRUE(mentions("rfc7609-3.1-upper-case: lower-case"));
   EXPECT_TRUE(mentions("Bad Id: id is not"));
   EXPECT_EQ(found.size(), 11u);  // "Bad Id" also has no document and no section
+}
+
+// A row cites the section its id names; a second source is another
+// document's, in the also-see column. These rows bend the rule, each one way.
+TEST(Problems, FindsRowsCitingAnotherSection) {
+  const auto ok = make("rfc5040-4.1-opcodes", "RFC 5040", "4.1", Level::kMust, "x", Observability::kOnTheWire, "");
+  const rq::Requirement bad[] = {
+      ok.says("x").also("RFC 5040 §4.3"),           // its own document at another section
+      ok.says("x").also("§4.3"),                    // the same, without the document's name
+      make("smcv2-accept-eid", "SMCv2", "accept", Level::kLowerCaseMust, "x", Observability::kOnTheWire, "")
+          .says("x"),                               // checked, but names no source to cite
+      ok.weighed(rq::Weight::kMust).also("RFC 7306 §4"),  // fine: another document
+      make("rfc5040-4.1-may", "RFC 5040", "4.1", Level::kMay, "x", Observability::kOnTheWire, "")
+          .weighed(rq::Weight::kMust),              // weighs more than its level
+      ok.declined_with("CNFERR"),                   // a decline diagnosis on an iWARP row
+  };
+  std::vector<std::string> found;
+  for (const auto& r : bad) {
+    const auto one = rq::problems(std::span<const rq::Requirement>(&r, 1));
+    found.push_back(one.empty() ? std::string() : one.front());
+  }
+  EXPECT_NE(found[0].find("cites another section of its own document"), std::string::npos) << found[0];
+  EXPECT_NE(found[1].find("cites another section of its own document"), std::string::npos) << found[1];
+  EXPECT_NE(found[2].find("Linux source"), std::string::npos) << found[2];
+  EXPECT_EQ(found[3], "");
+  EXPECT_NE(found[4].find("weighs more than its level"), std::string::npos) << found[4];
+  EXPECT_NE(found[5].find("decline diagnosis"), std::string::npos) << found[5];
+}
+
+// The citation a tool prints: the id's document and section, then the
+// also-see column; an SMCv2 row cites its Linux source alone.
+TEST(Citation, FromTheIdAndTheAlsoSeeColumn) {
+  EXPECT_EQ(rq::citation(rq::row("rfc5041-4.1-dv-1")).view(), "RFC 5041 §4.1");
+  EXPECT_EQ(rq::citation(rq::row("rfc7609-a.2.3-accept-qp-number")).view(), "RFC 7609 App. A.2.3, IBTA vol. 1 §3.5.1");
+  EXPECT_EQ(rq::citation(rq::row("rfc5040-4.1-qn-opcode-match")).view(), "RFC 5040 §4.1, RFC 5041 §4.3");
+  EXPECT_EQ(rq::citation(rq::row("rfc6581-10-reply-rev-not-above")).view(), "RFC 6581 §10");
+  EXPECT_EQ(rq::citation(rq::row("smcv2-accept-version-offered")).view(), "SMCv2: smc_clc_msg_hdr");
+}
+
+// A tool weighs a row by its level unless the row states otherwise.
+TEST(Weight, TheLevelsUnlessStated) {
+  EXPECT_EQ(rq::row("rfc5041-4.1-dv-1").weight, rq::Weight::kMust);
+  EXPECT_EQ(rq::row("rfc5044-7.1.1-r-request-zero").weight, rq::Weight::kShould);
+  EXPECT_EQ(rq::row("smcv2-decline-code-on-wire").level, Level::kLowerCaseMust);
+  EXPECT_EQ(rq::row("smcv2-decline-code-on-wire").weight, rq::Weight::kShould);
+  EXPECT_EQ(rq::name(rq::Weight::kShould), "SHOULD");
 }
 
 TEST(Names, LevelsAndObservability) {

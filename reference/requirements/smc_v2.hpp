@@ -8,14 +8,15 @@
 // Source note: IBM's v2 document was not reachable; these rows follow the
 // Linux structures the reference stack's clc/ declares (see clc/cite.hpp)
 // and must be checked against IBM's text where it differs.
-#include "rows.hpp"
+#pragma once
 
-namespace rdmaconf::requirements::detail {
-namespace {
+#include "requirements/rows.hpp"
 
-constexpr Level M = Level::kLowerCaseMust;
+namespace rdmaconf::requirements::detail::smc_v2 {
 
-constexpr Requirement kRows[] = {
+inline constexpr Level M = Level::kLowerCaseMust;
+
+inline constexpr Requirement kRows[] = {
     // Common header (smc_clc_msg_hdr, smc_clc_msg_hdr_valid)
     row("smcv2-hdr-version", M, W,
         "A v2-capable client sends its Proposal with version 2 in the header; Accept, Confirm and Decline carry the "
@@ -52,18 +53,22 @@ constexpr Requirement kRows[] = {
     // Server's choice (af_smc.c smc_listen_find_device, smc_clc_match_eid)
     row("smcv2-proposal-version-choice", M, P,
         "A server that supports v2 and finds a usable v2 path answers in v2; otherwise it tries v1; with no common "
-        "version it declines (SMC_CLC_DECL_VERSMISMAT)"),
+        "version it declines (SMC_CLC_DECL_VERSMISMAT)")
+        .says("client and server share an SMC version for SMC-R").also("SMCv2: smc_clc_msg_hdr"),
     row("smcv2-proposal-eid-match", M, P,
         "A v2 SMC-R Accept needs a user EID common to both hosts; without one the server declines with a "
         "'no common device or path' diagnosis (0x0303xxxx: Linux names NOUEID when the client sent no EID, and "
-        "the reason of its last path otherwise)"),
+        "the reason of its last path otherwise)")
+        .says("SMC-Rv2: a user EID of the Proposal is one of the server's").also("SMCv2: smc_clc_match_eid"),
     row("smcv2-proposal-release-min", M, W,
         "The server accepts with the lower of the client's release and its own highest release"),
 
     // Accept / Confirm (smc_clc_msg_accept_confirm, smc_clc_msg_acc_conf_valid)
     row("smcv2-accept-version-offered", M, P,
-        "An Accept uses a version and path the Proposal offered; a client declines any other"),
-    row("smcv2-accept-eid", M, W, "A v2 Accept names the EID the server chose from those the client offered"),
+        "An Accept uses a version and path the Proposal offered; a client declines any other")
+        .says("the Accept's version is one the Proposal offered for its path").also("SMCv2: smc_clc_msg_hdr"),
+    row("smcv2-accept-eid", M, W, "A v2 Accept names the EID the server chose from those the client offered")
+        .says("the Accept's EID is one the Proposal offered").also("SMCv2: smc_clc_match_eid"),
     row("smcv2-accept-length", M, P,
         "A v2 Accept or Confirm has the length smc_clc_msg_acc_conf_valid expects for its version, path and "
         "first-contact extension"),
@@ -82,7 +87,8 @@ constexpr Requirement kRows[] = {
         "(SMC_CLC_DECL_RELEASEERR)"),
     row("smcv2-fce-v21-limits", M, P,
         "In release 2.1, max connections and max links in the first-contact extension stay within the limits the "
-        "Proposal allowed; otherwise the peer declines (SMC_CLC_DECL_MAXCONNERR / MAXLINKERR)"),
+        "Proposal allowed; otherwise the peer declines (SMC_CLC_DECL_MAXCONNERR / MAXLINKERR)")
+        .says("v2.1: agreed Max Conns is at least 16 and Max Links at least 1").also("SMCv2.1: smc_clc_v2x_features_*"),
     row("smcv2-fce-gid-list", M, W,
         "An SMC-R v2 first-contact extension lists the RoCE GIDs the sender can use, with their count"),
 
@@ -101,24 +107,29 @@ constexpr Requirement kRows[] = {
     // it already emits. Where an older row states the same requirement from the implementation's side,
     // the summary names it. Observable in a capture of both directions.
     row("smcv2-accept-path-offered", M, W,
-        "An Accept uses a path (SMC-R or SMC-D) that the Proposal offered for the version the Accept carries"),
+        "An Accept uses a path (SMC-R or SMC-D) that the Proposal offered for the version the Accept carries")
+        .says("the Accept's path is one the Proposal offered").also("SMCv2: smc_clc_msg_hdr"),
     row("smcv2-accept-release", M, W,
-        "The release in a v2 Accept's first-contact extension is not above the release the Proposal states"),
+        "The release in a v2 Accept's first-contact extension is not above the release the Proposal states")
+        .says("the server's release is not above the client's").also("SMCv2: smc_clc_first_contact_ext"),
     row("smcv2-accept-max-conns", M, W,
-        "In release 2.1 the Accept's first-contact extension allows at least 16 connections per link group (Max Conns)"),
-    row("smcv2-accept-max-links", M, W, "In release 2.1 the Accept's Max Links is 1 or 2"),
-    row("smcv2-confirm-eid", M, W, "A v2 Confirm carries the EID the Accept chose"),
-    row("smcv2-confirm-release", M, W, "The release in a v2 Confirm's first-contact extension equals the Accept's"),
-    row("smcv2-confirm-max-conns", M, W, "In release 2.1 the Confirm's Max Conns equals the Accept's"),
-    row("smcv2-confirm-max-links", M, W, "In release 2.1 the Confirm's Max Links equals the Accept's"),
+        "In release 2.1 the Accept's first-contact extension allows at least 16 connections per link group (Max Conns)")
+        .says("v2.1: Max Conns is at least 16").also("SMCv2.1: smc_clc_v2x_features"),
+    row("smcv2-accept-max-links", M, W, "In release 2.1 the Accept's Max Links is 1 or 2")
+        .says("v2.1: Max Links is 1 or 2").also("SMCv2.1: smc_clc_v2x_features"),
+    row("smcv2-confirm-eid", M, W, "A v2 Confirm carries the EID the Accept chose")
+        .says("the Confirm carries the Accept's EID").also("SMCv2: smc_clc_match_eid"),
+    row("smcv2-confirm-release", M, W, "The release in a v2 Confirm's first-contact extension equals the Accept's")
+        .says("the Confirm's release equals the Accept's").also("SMCv2.1: smc_clc_v2x_features"),
+    row("smcv2-confirm-max-conns", M, W, "In release 2.1 the Confirm's Max Conns equals the Accept's")
+        .says("v2.1: Max Conns equals the Accept's").also("SMCv2.1: smc_clc_v2x_features"),
+    row("smcv2-confirm-max-links", M, W, "In release 2.1 the Confirm's Max Links equals the Accept's")
+        .says("v2.1: Max Links equals the Accept's").also("SMCv2.1: smc_clc_v2x_features"),
     row("smcv2-decline-code-on-wire", M, W,
         "A Decline carries a diagnosis meant for the peer, never one of the SMC_CLC_DECL_* reasons Linux keeps "
         "local (the capture analyzer reports this one as a SHOULD: it rests on Linux's practice, not a written "
-        "rule)"),
+        "rule)")
+        .says("a Decline's diagnosis is not a local-only reason").also("Linux net/smc: SMC_CLC_DECL_*").weighed(Weight::kShould),
 };
 
-}  // namespace
-
-std::span<const Requirement> smc_v2_rows() { return kRows; }
-
-}  // namespace rdmaconf::requirements::detail
+}  // namespace rdmaconf::requirements::detail::smc_v2

@@ -3,14 +3,15 @@
 // Checked against the RFC text: every normative sentence is accounted for in
 // trace_rfc5041.cpp. Rows whose id named another section than the one that
 // holds the requirement were renamed (old ids in aliases.cpp).
-#include "rows.hpp"
+#pragma once
 
-namespace rdmaconf::requirements::detail {
-namespace {
+#include "requirements/rows.hpp"
+
+namespace rdmaconf::requirements::detail::rfc5041 {
 
 using enum Level;
 
-constexpr Requirement kRows[] = {
+inline constexpr Requirement kRows[] = {
     // §3 Reliable Delivery LLP Requirements
     row("rfc5041-3-llp-reliable", kMust, N,
         "DDP runs only over an LLP that delivers reliably and in order and preserves ULPDU boundaries (MPA/TCP, SCTP)",
@@ -27,7 +28,8 @@ constexpr Requirement kRows[] = {
         "L is 1 in the last DDP Segment of a DDP Message and 0 in every other segment of it"),
     row("rfc5041-4.1-rsvd-zero", kMust, W, "The 4 reserved bits of the DDP control field are sent as zero"),
     row("rfc5041-4.1-rsvd-ignored", kMustNot, P, "The receiver does not check the DDP control field's reserved bits"),
-    row("rfc5041-4.1-dv-1", kMust, W, "DV (DDP version) is 01 in every DDP Segment of this version"),
+    row("rfc5041-4.1-dv-1", kMust, W, "DV (DDP version) is 01 in every DDP Segment of this version")
+        .says("DV is 1"),
     row("rfc5041-4.1-dv-check", kMust, P,
         "A Data Sink that receives a DV other than 1 reports an invalid DDP version error and does not place the "
         "segment"),
@@ -73,12 +75,14 @@ constexpr Requirement kRows[] = {
     row("rfc5041-5.2-segment-to-mulpdu", kMust, W,
         "The Data Source splits a DDP Message into segments that each fit the current MULPDU"),
     row("rfc5041-5.2-tagged-to-advance", kMust, W,
-        "Each tagged segment's TO is the message's starting TO plus the octets of the message sent before it"),
+        "Each tagged segment's TO is the message's starting TO plus the octets of the message sent before it")
+        .says("a tagged message's segments keep the STag and carry consecutive TOs"),
     row("rfc5041-5.2-tagged-same-stag", kMust, W, "All segments of a tagged message carry the same STag"),
     row("rfc5041-5.2-untagged-same-qn-msn", kMust, W,
         "All segments of an untagged message carry the same QN and MSN"),
     row("rfc5041-5.2-untagged-mo-advance", kMust, W,
-        "Each untagged segment's MO is the number of message octets sent before it (0 in the first)"),
+        "Each untagged segment's MO is the number of message octets sent before it (0 in the first)")
+        .says("a message's segments carry consecutive MOs starting at 0"),
     row("rfc5041-5.2-same-rsvdulp", kMust, W,
         "All segments of one message carry the same ULP-reserved fields"),
     row("rfc5041-5.2-zero-length", kMust, W,
@@ -89,7 +93,8 @@ constexpr Requirement kRows[] = {
     row("rfc5041-5.2-msn-start", kMust, W,
         "The first untagged message sent to each queue of a new DDP Stream has MSN 1"),
     row("rfc5041-5.2-msn-increment", kMust, W,
-        "Each later untagged message to the same queue has the previous MSN plus one, wrapping from 2^32-1 to 0"),
+        "Each later untagged message to the same queue has the previous MSN plus one, wrapping from 2^32-1 to 0")
+        .says("MSNs of a queue start at 1 and grow by one per message"),
     row("rfc5041-5.2-msn-per-queue", kMust, W, "MSNs count separately for each queue number"),
     row("rfc5041-5.2-reassembly", kMust, P,
         "The Data Sink reassembles a message from its segments by TO or MO, whatever the segment sizes"),
@@ -214,11 +219,8 @@ constexpr Requirement kRows[] = {
     // the summary names it. Observable in a capture of both directions.
     row("rfc5041-4-segment-header", kMust, W,
         "Every ULPDU an FPDU carries holds at least the complete DDP header its T bit announces (14 octets tagged, "
-        "18 untagged)"),
+        "18 untagged)")
+        .says("a ULPDU holds at least a complete DDP header"),
 };
 
-}  // namespace
-
-std::span<const Requirement> rfc5041_rows() { return kRows; }
-
-}  // namespace rdmaconf::requirements::detail
+}  // namespace rdmaconf::requirements::detail::rfc5041

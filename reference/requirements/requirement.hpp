@@ -15,10 +15,17 @@
 // place, a withdrawn one stays with its summary saying why. Summaries are in
 // our own words, never RFC text.
 //
-// Standard library only: fuzz targets, the analyzer and the dissector link
-// this library.
+// The rows are the one source of a requirement for every tool: the rule
+// layer (reference/check/) names a row by id and takes its level, citation
+// and wording from it (check/rule.hpp), the capture observer and the CLC
+// handshake machines likewise, and the conformance layer (trace, catalogue,
+// `rdmaconf requirements`) reads the same rows.
+//
+// Standard library only: the codecs, fuzz targets, the analyzer and the
+// dissector link this library.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -45,6 +52,16 @@ enum class Observability : unsigned char {
   kNotObservable,    // local behaviour (API, memory, ordering of completions ...)
 };
 
+// How much a broken row weighs in a tool's verdict: kMust fails `run` and
+// `analyze`, kShould is graded non-strict, kMay informs. A row weighs what
+// its level says (is_mandatory: kMust; SHOULD, SHOULD NOT: kShould; MAY:
+// kMay) unless it states another weight on purpose, with the reason in its
+// summary (a lower-case "must" that rests on one implementation's practice).
+enum class Weight : unsigned char { kMust, kShould, kMay };
+
+constexpr bool is_mandatory(Level level);
+constexpr Weight weight_of(Level level);
+
 struct Requirement {
   std::string_view id;       // "rfc5044-7.1.2-pd-length-max"
   std::string_view rfc;      // "RFC 5044", or "SMCv2" for the Linux-defined v2 rules
@@ -53,7 +70,43 @@ struct Requirement {
   std::string_view summary;  // our own words
   Observability observable;
   std::string_view why_not_observable;  // one line; set exactly when kNotObservable
+
+  // The columns of a row a tool checks (check/rule.hpp), set where they apply:
+  std::string_view phrase;    // the rule in a phrase, printed beside a violation ("DV is 1")
+  std::string_view also_see;  // another source the rule rests on, cited after the row's section
+                              // ("IBTA vol. 1 §3.5.1"); an SMCv2 row cites the Linux source it follows
+  Weight weight = Weight::kMust;  // set from the level by the data files' row()
+  std::string_view decline;   // a CLC rule: the diagnosis a handshake machine declines with,
+                              // by its Linux name without SMC_CLC_DECL_ ("CNFERR")
+
+  // The data files add the columns: row(...).says("DV is 1").also("IBTA vol. 1 §3.5.1").
+  constexpr Requirement says(std::string_view p) const { return with(&Requirement::phrase, p); }
+  constexpr Requirement also(std::string_view s) const { return with(&Requirement::also_see, s); }
+  constexpr Requirement declined_with(std::string_view d) const { return with(&Requirement::decline, d); }
+  constexpr Requirement weighed(Weight w) const {
+    Requirement r = *this;
+    r.weight = w;
+    return r;
+  }
+
+ private:
+  constexpr Requirement with(std::string_view Requirement::*column, std::string_view value) const {
+    Requirement r = *this;
+    r.*column = value;
+    return r;
+  }
 };
+
+// How a tool cites a row: its document and section ("RFC 5044 §7.1.2",
+// "RFC 7609 App. A.2.3"), then the also-see column ("RFC 5040 §4.1, RFC 5041
+// §4.3"). An SMCv2 row has no RFC section: it cites its also-see alone (the
+// Linux source, "SMCv2: smc_clc_msg_hdr").
+struct Citation {
+  std::array<char, 120> text{};
+  std::size_t size = 0;
+  constexpr std::string_view view() const { return {text.data(), size}; }
+};
+constexpr Citation citation(const Requirement& r);
 
 // Every row, grouped by document in the order of documents(), each
 // document's rows in the order of its data file (section order).
@@ -92,6 +145,36 @@ std::string_view name(Observability observable);
 // SHOULD is graded non-strict; a MAY is informational.
 constexpr bool is_mandatory(Level level) {
   return level == Level::kMust || level == Level::kMustNot || level == Level::kLowerCaseMust;
+}
+constexpr Weight weight_of(Level level) {
+  return is_mandatory(level) ? Weight::kMust : level == Level::kMay ? Weight::kMay : Weight::kShould;
+}
+// "MUST", "SHOULD", "MAY": a weight as reports print it.
+constexpr std::string_view name(Weight w) {
+  return w == Weight::kMust ? "MUST" : w == Weight::kShould ? "SHOULD" : "MAY";
+}
+
+constexpr Citation citation(const Requirement& r) {
+  Citation c;
+  auto put = [&c](std::string_view s) {
+    for (char ch : s)
+      if (c.size < c.text.size()) c.text[c.size++] = ch;
+  };
+  if (r.rfc != "SMCv2") {
+    put(r.rfc);
+    const bool appendix = !r.section.empty() && r.section.front() >= 'a' && r.section.front() <= 'z';
+    if (appendix) {
+      put(" App. ");
+      put(std::string_view(&"ABCDEFGHIJKLMNOPQRSTUVWXYZ"[r.section.front() - 'a'], 1));
+      put(r.section.substr(1));
+    } else {
+      put(" §");
+      put(r.section);
+    }
+    if (!r.also_see.empty()) put(", ");
+  }
+  put(r.also_see);
+  return c;
 }
 
 // Ids: "<document>-<section>-<name>", all lower case. <document> is

@@ -3,7 +3,7 @@
 // requirement in; the old id keeps resolving through find().
 #include <array>
 
-#include "requirement.hpp"
+#include "requirements/requirement.hpp"
 
 namespace rdmaconf::requirements {
 namespace {

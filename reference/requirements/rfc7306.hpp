@@ -3,14 +3,15 @@
 // Checked against the RFC text: every normative sentence is accounted for in
 // trace_rfc7306.cpp. Section comments keep the project's grouping; an id
 // names the section (or a parent section) holding its requirement.
-#include "rows.hpp"
+#pragma once
 
-namespace rdmaconf::requirements::detail {
-namespace {
+#include "requirements/rows.hpp"
+
+namespace rdmaconf::requirements::detail::rfc7306 {
 
 using enum Level;
 
-constexpr Requirement kRows[] = {
+inline constexpr Requirement kRows[] = {
     // §1.1 Discovery of the extensions
     row("rfc7306-1.1-negotiated-out-of-band", kShouldNot, N,
         "A side sends atomic or immediate data messages only to a peer the ULP knows supports them",
@@ -74,7 +75,8 @@ constexpr Requirement kRows[] = {
     row("rfc7306-5-response-identifier", kMust, W,
         "An Atomic Response carries the Request Identifier of the request it answers"),
     row("rfc7306-5-response-order", kMust, W,
-        "Atomic Responses (with Read Responses) are returned in the order the requests arrived"),
+        "Atomic Responses (with Read Responses) are returned in the order the requests arrived")
+        .says("an Atomic Response answers the oldest outstanding Atomic Request"),
     row("rfc7306-5-ird-shared", kMust, P,
         "Atomic Requests count against the same IRD/ORD limits as RDMA Read Requests"),
     row("rfc7306-5-ord-limit", kMustNot, W,
@@ -127,8 +129,4 @@ constexpr Requirement kRows[] = {
         "granting rights is a local registration step"),
 };
 
-}  // namespace
-
-std::span<const Requirement> rfc7306_rows() { return kRows; }
-
-}  // namespace rdmaconf::requirements::detail
+}  // namespace rdmaconf::requirements::detail::rfc7306

@@ -1,17 +1,18 @@
-// How the per-document data files write their rows (private to this library).
+// How the per-document data files write their rows (private to the registry).
 //
 // A row names its id, level, observability and summary; the document and the
 // section are read out of the id at compile time, so the three can never
-// disagree:
+// disagree. The columns a tool needs are added to the rows it checks:
 //
-//   row("rfc5044-7.1.2-pd-length-max", kMust, W, "...")
+//   row("rfc5041-4.1-dv-1", kMust, W, "...").says("DV is 1")
 //   row("rfc5040-5.5-completion-order", kMust, N, "...", "a local completion queue")
+//   row("rfc7609-a.2.3-accept-qp-number", M, W, "...").says("...").also("IBTA vol. 1 §3.5.1")
 #pragma once
 
 #include <span>
 #include <string_view>
 
-#include "requirement.hpp"
+#include "requirements/requirement.hpp"
 
 namespace rdmaconf::requirements::detail {
 
@@ -44,25 +45,13 @@ constexpr std::string_view id_section(std::string_view id) {
 
 constexpr Requirement row(std::string_view id, Level level, Observability observable,
                           std::string_view summary, std::string_view why_not_observable = {}) {
-  return Requirement{id,    id_document(id), id_section(id), level,
-                     summary, observable,    why_not_observable};
+  return Requirement{id,    id_document(id), id_section(id),   level, summary, observable,
+                     why_not_observable, {},  {}, weight_of(level), {}};
 }
 
 // Short names for the data files.
 inline constexpr Observability W = Observability::kOnTheWire;
 inline constexpr Observability P = Observability::kOnTheWireAsPeer;
 inline constexpr Observability N = Observability::kNotObservable;
-
-// One function per data file.
-std::span<const Requirement> rfc5044_rows();
-std::span<const Requirement> rfc6581_rows();
-std::span<const Requirement> rfc5041_rows();
-std::span<const Requirement> rfc5040_rows();
-std::span<const Requirement> rfc7306_rows();
-std::span<const Requirement> rfc5042_rows();
-std::span<const Requirement> rfc7609_rows();
-std::span<const Requirement> smc_v2_rows();
-std::span<const Requirement> rfc8166_rows();
-std::span<const Requirement> rfc7145_rows();
 
 }  // namespace rdmaconf::requirements::detail

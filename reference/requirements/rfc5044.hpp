@@ -4,14 +4,15 @@
 // trace_rfc5044.cpp (the `requirements --rfc-dir` command checks it). Rows
 // whose id named another section than the one holding the requirement were
 // renamed; their old ids resolve through aliases.cpp.
-#include "rows.hpp"
+#pragma once
 
-namespace rdmaconf::requirements::detail {
-namespace {
+#include "requirements/rows.hpp"
+
+namespace rdmaconf::requirements::detail::rfc5044 {
 
 using enum Level;
 
-constexpr Requirement kRows[] = {
+inline constexpr Requirement kRows[] = {
     // §3 ULP Interaction with MPA (what MPA and DDP hand each other; only sizes show on the wire)
     row("rfc5044-3-one-ulpdu-per-fpdu", kMust, W, "Each FPDU carries exactly one ULPDU (one DDP segment)"),
     row("rfc5044-3-ulpdu-max-mulpdu", kShould, W,
@@ -27,7 +28,8 @@ constexpr Requirement kRows[] = {
         "ULPDU_Length carries the number of ULPDU octets only: not itself, the PAD, the CRC or any Markers"),
     row("rfc5044-4.1-pad-length", kMust, W,
         "PAD is 0-3 octets so that ULPDU_Length, ULPDU and PAD together are a multiple of four octets"),
-    row("rfc5044-4.1-pad-zero", kMust, W, "The sender fills the PAD octets with zero"),
+    row("rfc5044-4.1-pad-zero", kMust, W, "The sender fills the PAD octets with zero")
+        .says("PAD octets are sent as zero"),
     row("rfc5044-4.1-pad-ignored", kMust, P,
         "The receiver ignores the PAD octets' values (apart from covering them with the CRC)"),
     row("rfc5044-4.1-crc-field-present", kMust, W,
@@ -39,12 +41,14 @@ constexpr Requirement kRows[] = {
         "(and any Marker in between)"),
 
     // §4.2 Marker Format
-    row("rfc5044-4.2-marker-res-zero", kMust, W, "The 16-bit Reserved half of a Marker is sent as zero"),
+    row("rfc5044-4.2-marker-res-zero", kMust, W, "The 16-bit Reserved half of a Marker is sent as zero")
+        .says("a Marker's Reserved field is sent as zero"),
     row("rfc5044-4.2-marker-res-ignored", kMust, P, "The receiver does not check a Marker's Reserved half"),
     row("rfc5044-4.2-fpduptr", kMust, W,
         "FPDUPTR counts the octets back from the Marker's first octet to the first octet of the length field that "
         "opens its FPDU, counted across a sequence number wrap; every Marker inside one FPDU "
-        "points to the same place; its low two bits are sent as zero and read as zero"),
+        "points to the same place; its low two bits are sent as zero and read as zero")
+        .says("every Marker's FPDUPTR points back to its FPDU's ULPDU_Length"),
 
     // §4.3 MPA Markers
     row("rfc5044-4.3-markers-when-negotiated", kMust, W,
@@ -76,7 +80,8 @@ constexpr Requirement kRows[] = {
         "The CRC covers the FPDU from ULPDU_Length through the PAD, including any Markers inside, but not the CRC "
         "field itself"),
     row("rfc5044-4.4-crc32c", kMust, W,
-        "The CRC is CRC32c (the iSCSI polynomial) and is sent in the octet order iSCSI uses"),
+        "The CRC is CRC32c (the iSCSI polynomial) and is sent in the octet order iSCSI uses")
+        .says("the CRC field holds the CRC32c of the FPDU"),
     row("rfc5044-4.4-crc-check", kMust, P,
         "When CRCs are in use the receiver checks every FPDU's CRC before delivering its ULPDU"),
     row("rfc5044-4.4-crc-error-terminate", kMust, P,
@@ -140,7 +145,8 @@ constexpr Requirement kRows[] = {
 
     // §7.1.1 MPA Request and Reply Frame Format
     row("rfc5044-7.1.1-key-request", kMust, W, "A Request frame starts with the 16-octet key \"MPA ID Req Frame\""),
-    row("rfc5044-7.1.1-key-reply", kMust, W, "A Reply frame starts with the 16-octet key \"MPA ID Rep Frame\""),
+    row("rfc5044-7.1.1-key-reply", kMust, W, "A Reply frame starts with the 16-octet key \"MPA ID Rep Frame\"")
+        .says("a Request starts with the Request key, a Reply with the Reply key"),
     row("rfc5044-7.1.1-key-check", kMust, P,
         "A side that receives a frame whose key is not the expected one treats it as a protocol error and closes "
         "(the responder may answer with a Reply with R set)"),
@@ -153,15 +159,18 @@ constexpr Requirement kRows[] = {
         "A responder that received C=1 sets C=1 in its Reply so that both frames show the CRC choice"),
     // The R bit of a Request: the text defines it as sent zero and not checked, without an RFC 2119
     // keyword; graded SHOULD / SHOULD NOT (a deviation is reported, not failed).
-    row("rfc5044-7.1.1-r-request-zero", kShould, W, "R is sent as zero in a Request (defined so, no RFC 2119 keyword)"),
+    row("rfc5044-7.1.1-r-request-zero", kShould, W, "R is sent as zero in a Request (defined so, no RFC 2119 keyword)")
+        .says("R is set only in a Reply (defined so, without an RFC 2119 keyword)"),
     row("rfc5044-7.1.1-r-request-ignored", kShouldNot, P,
         "R is not checked in a received Request (defined so, no RFC 2119 keyword)"),
     row("rfc5044-7.1.1-r-reject", kShould, W,
         "A responder whose ULP does not accept the Request's private data answers with R set; it sets R to zero "
         "when it accepts"),
-    row("rfc5044-7.1.1-res-zero", kMust, W, "The Res bits of a Request or Reply are sent as zero"),
+    row("rfc5044-7.1.1-res-zero", kMust, W, "The Res bits of a Request or Reply are sent as zero")
+        .says("Res bits of a Request/Reply are sent as zero"),
     row("rfc5044-7.1.1-res-ignored", kMustNot, P, "The Res bits of a received Request or Reply are not checked"),
-    row("rfc5044-7.1.1-rev-1", kMust, W, "A frame of this revision of MPA carries Rev 1"),
+    row("rfc5044-7.1.1-rev-1", kMust, W, "A frame of this revision of MPA carries Rev 1")
+        .says("Rev is a revision the RFCs define (1 or 2)"),
     row("rfc5044-7.1.1-rev-mismatch", kMust, P,
         "A receiver checks Rev; one that cannot work with the received revision closes the connection and reports "
         "the error locally"),
@@ -170,7 +179,8 @@ constexpr Requirement kRows[] = {
     row("rfc5044-7.1.1-private-data-max", kMustNot, W, "No side sends more than 512 octets of private data"),
     row("rfc5044-7.1.1-pd-length-max", kMust, P,
         "A receiver validates PD_Length: a value above 512, or private data not matching it, makes the frame "
-        "malformed and the receiver closes the connection"),
+        "malformed and the receiver closes the connection")
+        .says("PD_Length is at most 512"),
 
     // §7.1.2 Connection Startup Rules
     row("rfc5044-7.1.2-request-timer", kShould, P,
@@ -188,8 +198,10 @@ constexpr Requirement kRows[] = {
     row("rfc5044-7.1.2-responder-no-early-fpdu", kMustNot, W,
         "The responder sends no FPDU before the first FPDU from the initiator has arrived"),
     row("rfc5044-7.1.2-initiator-no-early-fpdu", kMustNot, W,
-        "The initiator sends no FPDU before it has received the whole Reply (with R clear)"),
-    row("rfc5044-7.1.2-no-data-after-reject", kMustNot, W, "A responder that rejects sends no FPDU after its Reply"),
+        "The initiator sends no FPDU before it has received the whole Reply (with R clear)")
+        .says("the initiator sends no FPDU before it has received the Reply"),
+    row("rfc5044-7.1.2-no-data-after-reject", kMustNot, W, "A responder that rejects sends no FPDU after its Reply")
+        .says("no FPDU follows a Reply with R set"),
     row("rfc5044-7.1.2-frame-before-fpdu-error", kMust, P,
         "Octets that arrive where a Request or Reply is expected but do not form one end the connection"),
     row("rfc5044-7.1.2-markers-crc-from-first-fpdu", kMust, W,
@@ -272,8 +284,4 @@ constexpr Requirement kRows[] = {
         "(informational: the RFC allows anything)"),
 };
 
-}  // namespace
-
-std::span<const Requirement> rfc5044_rows() { return kRows; }
-
-}  // namespace rdmaconf::requirements::detail
+}  // namespace rdmaconf::requirements::detail::rfc5044

@@ -4,14 +4,15 @@
 // Checked against the RFC text: every normative sentence is accounted for in
 // trace_rfc6581.cpp. Rows whose id named another section than the one that
 // holds the requirement were renamed (old ids in aliases.cpp).
-#include "rows.hpp"
+#pragma once
 
-namespace rdmaconf::requirements::detail {
-namespace {
+#include "requirements/rows.hpp"
+
+namespace rdmaconf::requirements::detail::rfc6581 {
 
 using enum Level;
 
-constexpr Requirement kRows[] = {
+inline constexpr Requirement kRows[] = {
     // §5 Enhanced connection establishment overview
     row("rfc6581-5-ird-ord-exchange", kMust, W,
         "A revision 2 side that sets the enhanced flag places its IRD and ORD at the start of the private data"),
@@ -33,14 +34,17 @@ constexpr Requirement kRows[] = {
     row("rfc6581-9-ird-ord-14-bit", kMust, W, "IRD and ORD are 14-bit unsigned values below the two flag bits"),
     row("rfc6581-9.1-ird-ord-no-negotiation", kMust, W,
         "0x3FFF declines automatic IRD/ORD negotiation: a responder answers an initiator ORD of 0x3FFF with IRD "
-        "0x3FFF and an initiator IRD of 0x3FFF with ORD 0x3FFF, keeping its own values"),
+        "0x3FFF and an initiator IRD of 0x3FFF with ORD 0x3FFF, keeping its own values")
+        .says("an accepting Reply answers a Request ORD of 0x3FFF with IRD 0x3FFF and a Request IRD of 0x3FFF with ORD 0x3FFF"),
     row("rfc6581-9-reply-enhanced", kMust, W,
         "A responder that accepts a Rev 2 Request with the enhanced flag answers with a Rev 2 Reply carrying its own "
-        "IRD/ORD block, and answers a Request without the flag with a Reply without it"),
+        "IRD/ORD block, and answers a Request without the flag with a Reply without it")
+        .says("a Reply carries the IRD/ORD block (S set) exactly when the Request does"),
     row("rfc6581-9-responder-ird", kShould, W,
         "The responder raises its IRD to at least the initiator's ORD when it can"),
     row("rfc6581-9.1-responder-ord", kMustNot, W,
-        "The responder's ORD in its Reply is not larger than the initiator's IRD"),
+        "The responder's ORD in its Reply is not larger than the initiator's IRD")
+        .says("an accepting Reply's ORD is not above the Request's IRD (MUST NOT)"),
     row("rfc6581-9.1-initiator-ord-adjust", kMust, P,
         "An initiator whose ORD exceeds the responder's IRD either lowers its ORD to that IRD or fails the "
         "connection with an Insufficient IRD error"),
@@ -58,16 +62,20 @@ constexpr Requirement kRows[] = {
     // §9.2 Peer-to-peer connection setup and the RTR message
     row("rfc6581-9.2-p2p-flag-a", kMust, W,
         "An initiator that wants the peer-to-peer model sets flag A and offers each RTR kind it supports with flags "
-        "B (zero-length Send), C (zero-length RDMA Write), D (zero-length RDMA Read); for client-server it clears A"),
-    row("rfc6581-9.2-p2p-echo-a", kMust, W, "The responder's Reply sets flag A exactly when the Request did"),
+        "B (zero-length Send), C (zero-length RDMA Write), D (zero-length RDMA Read); for client-server it clears A")
+        .says("a peer-to-peer Request (A set) offers at least one RTR kind"),
+    row("rfc6581-9.2-p2p-echo-a", kMust, W, "The responder's Reply sets flag A exactly when the Request did")
+        .says("the Reply sets flag A exactly when the Request did"),
     row("rfc6581-9.2-reply-rtr-flags", kShould, W,
         "The responder's Reply sets the flag of every RTR kind the initiator offered that the responder can use"),
     row("rfc6581-9.2-reply-rtr-at-least-one", kMust, W,
         "A peer-to-peer Reply sets at least one RTR kind the responder supports, even when none of the offered "
-        "ones is among them"),
+        "ones is among them")
+        .says("a peer-to-peer Reply sets at least one RTR kind"),
     row("rfc6581-9.2-initiator-no-matching-rtr", kMust, P,
         "An initiator that can send none of the RTR kinds the Reply sets sends a Terminate with LLP error code 0x07 "
-        "(no matching RTR) and ends the connection"),
+        "(no matching RTR) and ends the connection")
+        .says("an initiator that can send none of the RTR kinds the Reply sets terminates with LLP error 0x07"),
     // Withdrawn: rules stricter than §9.2, written before the text was read.
     // Kept so old reports still resolve.
     row("rfc6581-9.2-rtr-choice-one", kMust, N,
@@ -84,7 +92,8 @@ constexpr Requirement kRows[] = {
     row("rfc6581-9.2-bcd-zero-without-a", kMust, W, "With flag A clear, flags B, C and D are sent as zero"),
     row("rfc6581-9.2-bcd-ignored-without-a", kMust, P, "With flag A clear, a receiver ignores flags B, C and D"),
     row("rfc6581-9.2-rtr-first-fpdu", kMust, W,
-        "In peer-to-peer mode the initiator's first FPDU is the chosen RTR message"),
+        "In peer-to-peer mode the initiator's first FPDU is the chosen RTR message")
+        .says("in peer-to-peer mode the initiator's first FPDU is the RTR message of a kind the Reply sets"),
     // §9.2 binds the initiator to send a negotiated RTR kind and names code 0x07 for the initiator that
     // cannot; no sentence says what a responder does with another first FPDU. Kept as a MAY
     // (informational): a Terminate with 0x07 is the answer that helps the initiator most.
@@ -117,18 +126,16 @@ constexpr Requirement kRows[] = {
     row("rfc6581-10-rev-higher", kMay, P,
         "A responder that receives a Rev higher than it supports may reject with a Reply carrying a revision it "
         "supports (a project expectation, not stated by the text)"),
-    row("rfc6581-10-reply-rev-not-above", kMustNot, W, "A Reply never carries a higher Rev than the Request"),
+    row("rfc6581-10-reply-rev-not-above", kMustNot, W, "A Reply never carries a higher Rev than the Request")
+        .says("the Reply's revision is not above the Request's"),
 
     // ---- Rules the passive capture observer reports (pcap/analysis/rules.hpp), registered under the ids
     // it already emits. Where an older row states the same requirement from the implementation's side,
     // the summary names it. Observable in a capture of both directions.
     row("rfc6581-9-enhanced-data-present", kMust, W,
         "A Rev 2 Request or Reply with the enhanced flag set has a PD_Length of at least 4: the IRD/ORD block is "
-        "really there"),
+        "really there")
+        .says("a Rev 2 frame with S set carries at least 4 octets of IRD/ORD data"),
 };
 
-}  // namespace
-
-std::span<const Requirement> rfc6581_rows() { return kRows; }
-
-}  // namespace rdmaconf::requirements::detail
+}  // namespace rdmaconf::requirements::detail::rfc6581

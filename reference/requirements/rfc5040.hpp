@@ -4,14 +4,15 @@
 // trace_rfc5040.cpp. Rows whose id named another section than the one that
 // holds the requirement were renamed (old ids in aliases.cpp). Section
 // comments below keep the project's grouping; a row's id gives its section.
-#include "rows.hpp"
+#pragma once
 
-namespace rdmaconf::requirements::detail {
-namespace {
+#include "requirements/rows.hpp"
+
+namespace rdmaconf::requirements::detail::rfc5040 {
 
 using enum Level;
 
-constexpr Requirement kRows[] = {
+inline constexpr Requirement kRows[] = {
     // §3 ULP and Transport Attributes
     row("rfc5040-3-ddp-below", kMust, N, "RDMAP runs over DDP (RFC 5041) on an LLP stream in DDP mode",
         "a property of the stack, not of RDMAP's octets"),
@@ -22,7 +23,8 @@ constexpr Requirement kRows[] = {
         "registration and advertisement go through the ULP, not RDMAP"),
 
     // §4.1 RDMAP Control and Invalidate STag Field
-    row("rfc5040-4.1-rv-1", kMust, W, "RV (RDMAP version) is 01 in every RDMAP message of this version"),
+    row("rfc5040-4.1-rv-1", kMust, W, "RV (RDMAP version) is 01 in every RDMAP message of this version")
+        .says("RV is 1"),
     row("rfc5040-7.2-rv-check", kMust, P,
         "A message with RV other than 1 is answered with a Terminate: RDMAP, remote operation error, 0x05 "
         "(invalid RDMAP version)"),
@@ -39,11 +41,13 @@ constexpr Requirement kRows[] = {
     // §4.2 RDMA Message Definitions (opcodes/QNs agree with siw)
     row("rfc5040-4.1-opcodes", kMust, W,
         "Opcodes: 0 RDMA Write, 1 Read Request, 2 Read Response, 3 Send, 4 Send with Invalidate, 5 Send with SE, "
-        "6 Send with SE and Invalidate, 7 Terminate"),
+        "6 Send with SE and Invalidate, 7 Terminate")
+        .says("the opcode is one RFC 5040 or RFC 7306 defines").also("RFC 7306 §4"),
     row("rfc5040-7.2-opcode-check", kMust, P,
         "A message with an opcode the receiver does not support is answered with a Terminate: RDMAP, remote "
         "operation error, 0x06 (unexpected opcode)"),
-    row("rfc5040-4.1-tagged-kinds", kMust, W, "RDMA Write and RDMA Read Response are sent as tagged DDP messages"),
+    row("rfc5040-4.1-tagged-kinds", kMust, W, "RDMA Write and RDMA Read Response are sent as tagged DDP messages")
+        .says("the DDP T bit is the one the opcode requires"),
     row("rfc5040-4.1-untagged-kinds", kMust, W,
         "Read Request, the Sends and Terminate are sent as untagged DDP messages"),
     row("rfc5040-4.2-wrong-model", kMust, P,
@@ -54,7 +58,8 @@ constexpr Requirement kRows[] = {
     row("rfc5040-4.2-qn-other", kMust, P,
         "An untagged message on any other queue number is reported as DDP untagged error 0x01 (invalid QN)"),
     row("rfc5040-4.1-qn-opcode-match", kMust, P,
-        "An untagged message whose queue does not fit its opcode (a Send on QN 1, ...) is an error"),
+        "An untagged message whose queue does not fit its opcode (a Send on QN 1, ...) is an error")
+        .says("an untagged message uses the queue its opcode belongs to").also("RFC 5041 §4.3"),
 
     // §4.4 RDMA Read Request Header (layout agrees with siw iwarp_rdma_rreq)
     row("rfc5040-4.4-read-request-layout", kMust, W,
@@ -126,11 +131,13 @@ constexpr Requirement kRows[] = {
         "Each tagged segment of an RDMA Write is checked (STag, bounds, stream association, TO wrap) before placement"),
 
     // §5.2.1 RDMA Read Request Message
-    row("rfc5040-5.2.1-single-segment", kMust, W, "A Read Request is sent as a single DDP segment (L set, MO 0)"),
+    row("rfc5040-5.2.1-single-segment", kMust, W, "A Read Request is sent as a single DDP segment (L set, MO 0)")
+        .says("Read Requests, Terminates, Immediate Data and Atomics are one segment with L set"),
     row("rfc5040-5.2.1-msn-order", kMust, W,
         "Read Requests carry consecutive MSNs on queue 1, starting at 1"),
     row("rfc5040-5.2.1-ord-limit", kMustNot, W,
-        "A side never has more Read Requests outstanding than the ORD (the peer's IRD) allows"),
+        "A side never has more Read Requests outstanding than the ORD (the peer's IRD) allows")
+        .says("outstanding Read Requests never exceed the responder's advertised IRD").also("RFC 6581 §9"),
     row("rfc5040-5.2.1-ird-exceeded", kMust, P,
         "A Data Source that receives more outstanding Read Requests than its IRD terminates the stream"),
     row("rfc5040-5.2.1-source-check", kMust, P,
@@ -181,7 +188,8 @@ constexpr Requirement kRows[] = {
     // §5.4 Terminate Message
     row("rfc5040-5.4-terminate-on-error", kMust, P,
         "A side that detects a fatal error sends a Terminate (when the stream can still carry it) before closing"),
-    row("rfc5040-5.4-terminate-last", kMustNot, W, "Nothing is sent on the stream after a Terminate"),
+    row("rfc5040-5.4-terminate-last", kMustNot, W, "Nothing is sent on the stream after a Terminate")
+        .says("a Terminate is the last message its sender sends"),
     row("rfc5040-5.4-terminate-received", kMust, P,
         "A side that receives a Terminate stops processing the stream and closes it; it does not answer with "
         "another Terminate"),
@@ -263,24 +271,25 @@ constexpr Requirement kRows[] = {
     row("rfc5040-4.2-payload-size", kMust, W,
         "An RDMAP message of fixed layout (Read Request; RFC 7306 Atomic Request and Response, Immediate Data) "
         "carries exactly its header, no more and no fewer octets (passive form of rfc5040-4.4-read-request-layout, "
-        "extended to RFC 7306)"),
+        "extended to RFC 7306)")
+        .says("a fixed-size RDMAP message carries exactly its header").also("RFC 7306 §4"),
     row("rfc5040-4.8-terminate-format", kMust, W,
         "A Terminate is well formed: the M, D and R bits of its control field match the DDP Segment Length, DDP "
-        "header and RDMA header copies that follow, and nothing else follows"),
+        "header and RDMA header copies that follow, and nothing else follows")
+        .says("a Terminate's header control bits match the octets it carries"),
     row("rfc5040-5.2.2-read-response-solicited", kMust, W,
         "Every Read Response a side sends answers a Read Request it received and has not answered yet (the sender's "
-        "side of rfc5040-5.2.2-unsolicited-response)"),
+        "side of rfc5040-5.2.2-unsolicited-response)")
+        .says("an RDMA Read Response answers an outstanding Read Request"),
     row("rfc5040-5.2.2-read-response-sink", kMust, W,
         "Checked by pairing requests with responses: a Read Response goes to the Data Sink STag of the Read Request "
         "it answers and its segments cover consecutive TOs from that request's Data Sink TO (as "
-        "rfc5040-5.2.2-response-sink)"),
+        "rfc5040-5.2.2-response-sink)")
+        .says("a Read Response goes to the requested Data Sink STag and TO"),
     row("rfc5040-5.2.2-read-response-size", kMust, W,
         "Checked by pairing: the payload of a Read Response, over all its segments, equals the RDMA Read Message "
-        "Size of the Read Request it answers (as rfc5040-5.2.2-response-size)"),
+        "Size of the Read Request it answers (as rfc5040-5.2.2-response-size)")
+        .says("a Read Response carries exactly the requested RDMA Read Message Size"),
 };
 
-}  // namespace
-
-std::span<const Requirement> rfc5040_rows() { return kRows; }
-
-}  // namespace rdmaconf::requirements::detail
+}  // namespace rdmaconf::requirements::detail::rfc5040

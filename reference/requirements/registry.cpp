@@ -6,25 +6,18 @@
 #include <utility>
 #include <vector>
 
-#include "requirement.hpp"
-#include "rows.hpp"
+#include "requirements/requirement.hpp"
+#include "requirements/rows.hpp"
+#include "requirements/table.hpp"
 
 namespace rdmaconf::requirements {
 namespace {
 
-struct Document {
-  std::string_view name;
-  std::span<const Requirement> (*rows)();
-};
-
 // Registry order: MPA and its update, DDP, RDMAP and its extension,
 // security, then SMC-R, then the upper-layer protocols over RDMAP.
-constexpr std::array kDocuments = {
-    Document{"RFC 5044", detail::rfc5044_rows}, Document{"RFC 6581", detail::rfc6581_rows},
-    Document{"RFC 5041", detail::rfc5041_rows}, Document{"RFC 5040", detail::rfc5040_rows},
-    Document{"RFC 7306", detail::rfc7306_rows}, Document{"RFC 5042", detail::rfc5042_rows},
-    Document{"RFC 7609", detail::rfc7609_rows}, Document{"SMCv2", detail::smc_v2_rows},
-    Document{"RFC 8166", detail::rfc8166_rows}, Document{"RFC 7145", detail::rfc7145_rows},
+constexpr std::array<std::string_view, 10> kDocuments = {
+    "RFC 5044", "RFC 6581", "RFC 5041", "RFC 5040", "RFC 7306",
+    "RFC 5042", "RFC 7609", "SMCv2",    "RFC 8166", "RFC 7145",
 };
 
 struct Index {
@@ -39,10 +32,10 @@ const Index& index() {
     Index ix;
     for (std::size_t d = 0; d < kDocuments.size(); ++d) {
       const auto first = ix.rows.size();
-      const auto rows = kDocuments[d].rows();
+      const auto rows = rows_of(kDocuments[d]);
       ix.rows.insert(ix.rows.end(), rows.begin(), rows.end());
       ix.ranges[d] = {first, ix.rows.size()};
-      ix.names[d] = kDocuments[d].name;
+      ix.names[d] = kDocuments[d];
     }
     ix.by_id.reserve(ix.rows.size());
     for (std::size_t i = 0; i < ix.rows.size(); ++i) ix.by_id.emplace_back(ix.rows[i].id, i);
@@ -198,6 +191,18 @@ std::vector<std::string> problems(std::span<const Requirement> rows) {
     const bool hidden = r.observable == Observability::kNotObservable;
     if (hidden && r.why_not_observable.empty()) say(r.id, "not observable, but no reason given");
     if (!hidden && !r.why_not_observable.empty()) say(r.id, "observable, yet a reason why not is given");
+    // The columns a tool reads. A row cites its own section, named by its id; a second source
+    // is another document (also_see), never another section of its own.
+    if (!r.also_see.empty() && r.rfc != "SMCv2" &&
+        (r.also_see.find(r.rfc) != std::string_view::npos || r.also_see.starts_with("§")))
+      say(r.id, "cites another section of its own document than its id names");
+    if (!r.phrase.empty() && r.rfc == "SMCv2" && r.also_see.empty())
+      say(r.id, "a checked SMCv2 row names the Linux source it follows (also_see)");
+    if (citation(r).size == Citation{}.text.size()) say(r.id, "citation too long");
+    if (static_cast<int>(r.weight) < static_cast<int>(weight_of(r.level)))
+      say(r.id, "weighs more than its level");
+    if (!r.decline.empty() && r.rfc != "RFC 7609" && r.rfc != "SMCv2")
+      say(r.id, "a decline diagnosis on a row that is not a CLC rule");
     const bool lower_case_document = r.rfc == "RFC 7609" || r.rfc == "SMCv2";
     if (lower_case_document != (r.level == Level::kLowerCaseMust)) {
       say(r.id, "lower-case \"must\" is the level of RFC 7609 and SMCv2 rows, and only theirs");

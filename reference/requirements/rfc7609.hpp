@@ -11,14 +11,15 @@
 // accounted for in trace_rfc7609.cpp; those about link groups, LLC, CDC and
 // RDMA writes over RoCE, or about host-local resources, are declared not
 // observable (a tester sees the TCP connection and the CLC handshake).
-#include "rows.hpp"
+#pragma once
 
-namespace rdmaconf::requirements::detail {
-namespace {
+#include "requirements/rows.hpp"
 
-constexpr Level M = Level::kLowerCaseMust;
+namespace rdmaconf::requirements::detail::rfc7609 {
 
-constexpr Requirement kRows[] = {
+inline constexpr Level M = Level::kLowerCaseMust;
+
+inline constexpr Requirement kRows[] = {
     // §3.1 / App. A.1 TCP option
     row("rfc7609-3.1-option-in-syn", M, W,
         "A client that wants SMC-R puts the SMC experimental TCP option in its SYN"),
@@ -29,7 +30,8 @@ constexpr Requirement kRows[] = {
         "stays plain TCP"),
     row("rfc7609-3.1-no-clc-without-option", M, P,
         "A server that did not send the option in its SYN-ACK treats the first octets as application data, never "
-        "as a CLC Proposal"),
+        "as a CLC Proposal")
+        .says("CLC messages follow only a handshake whose SYN and SYN-ACK both carry the SMC option"),
     row("rfc7609-a.1-option-kind", M, W, "The SMC option is TCP option kind 254 (experimental) with length 6"),
     row("rfc7609-a.1-option-exid", M, W,
         "The option's 4-octet experiment identifier is 0xE2D4C3D9 (\"SMCR\" in EBCDIC)"),
@@ -91,7 +93,8 @@ constexpr Requirement kRows[] = {
         "their count"),
     row("rfc7609-a.2.2-ipv6-count-max", M, P, "A Proposal claiming more than 8 IPv6 prefixes is malformed"),
     row("rfc7609-a.2.2-prefix-match", M, P,
-        "A server that shares no IP subnet with the client (no matching prefix) declines instead of accepting"),
+        "A server that shares no IP subnet with the client (no matching prefix) declines instead of accepting")
+        .says("SMC-Rv1: a proposed IP prefix is one of the server's").also("Linux net/smc: smc_clc_prfx_match"),
     row("rfc7609-a.2.2-length-covers-prefixes", M, W,
         "The Proposal's length covers its fixed part, any future-growth octets, the prefix area and all IPv6 "
         "prefixes"),
@@ -118,7 +121,8 @@ constexpr Requirement kRows[] = {
         "The client's Confirm repeats the first-contact flag of the Accept"),
     row("rfc7609-a.2.4-confirm-length", M, W, "A version 1 SMC-R Confirm is 68 octets long"),
     row("rfc7609-a.2.4-confirm-consistent", M, P,
-        "A server that receives a Confirm inconsistent with its Accept (path, link group, peer) declines"),
+        "A server that receives a Confirm inconsistent with its Accept (path, link group, peer) declines")
+        .says("on a reused link group the client's GID, MAC and QP are the known ones"),
 
     // App. A.2.5 Decline
     row("rfc7609-a.2.5-decline-fields", M, W,
@@ -134,45 +138,59 @@ constexpr Requirement kRows[] = {
     // captures of RoCEv2, checked by the capture observer's RoCEv2 side)
     row("rfc7609-a.3-reply-answers-request", M, W,
         "An LLC reply (R flag set) answers a request of the same type that the peer sent on the same link and that "
-        "no reply has answered yet"),
+        "no reply has answered yet")
+        .says("an LLC reply (R set) answers an open request of the same type from the peer on the same link"),
     row("rfc7609-a.3.8-test-link-echo", M, W,
-        "A TEST LINK reply carries back the User Data of the TEST LINK request it answers"),
+        "A TEST LINK reply carries back the User Data of the TEST LINK request it answers")
+        .says("a TEST LINK reply carries the User Data of the request it answers"),
     row("rfc7609-3.5.1.6.1-add-link-link-number", M, W,
-        "A client that accepts an ADD LINK names in its reply the link number the server assigned in the request"),
+        "A client that accepts an ADD LINK names in its reply the link number the server assigned in the request")
+        .says("an ADD LINK reply that accepts the link (Z clear) names the link number the ADD LINK request offered"),
     row("rfc7609-3.5.1.5-confirm-link-roce-info", M, W,
         "A CONFIRM LINK, request or reply, names its sender's own RoCE MAC, GID and QP number of the link: those "
         "the sender gave for the link in its CLC Accept or Confirm (the first link) or in its ADD LINK (an added "
-        "link)"),
+        "link)")
+        .says("a CONFIRM LINK names the MAC, GID and QP number its sender gave for that link in CLC (the first link) or in ADD LINK (an added link)"),
     row("rfc7609-3.5.1.5-data-on-confirmed-link", M, W,
         "CDC messages and RDMA Writes use a link only once its CONFIRM LINK exchange has completed and until its "
-        "DELETE LINK exchange has completed"),
+        "DELETE LINK exchange has completed")
+        .says("CDC messages and RDMA Writes flow on a link only after its CONFIRM LINK exchange completed and before its DELETE LINK exchange completed"),
     row("rfc7609-3.5.5.2-write-through-announced-rkey", M, W,
         "An RDMA Write into a peer's RMB uses an rkey the peer announced for the link the Write flows on (CLC, ADD "
-        "LINK CONTINUATION, CONFIRM RKEY) and has not deleted with DELETE RKEY since"),
+        "LINK CONTINUATION, CONFIRM RKEY) and has not deleted with DELETE RKEY since")
+        .says("an RDMA Write uses an rkey the RMB's owner announced for the link it flows on (CLC, ADD LINK CONTINUATION or ADD LINK v2 RTokens, CONFIRM RKEY) and did not delete since (DELETE RKEY)"),
     row("rfc7609-a.4-consumer-not-ahead", M, W,
         "A CDC message's consumer cursor, with its wrap count, is never ahead of the producer cursor the peer last "
-        "announced for the same RMBE: nothing is consumed before it was written"),
+        "announced for the same RMBE: nothing is consumed before it was written")
+        .says("a CDC message's consumer cursor (with its wrap count) is never ahead of the producer cursor the peer last announced for the same RMBE"),
     row("rfc7609-a.4-cursor-within-rmbe", M, W,
         "A CDC message's producer cursor is an offset inside the receiver's RMBE and its consumer cursor one inside "
-        "the sender's: both below the RMBE size that RMBE's owner announced in its Accept or Confirm"),
+        "the sender's: both below the RMBE size that RMBE's owner announced in its Accept or Confirm")
+        .says("a CDC message's producer cursor is an offset inside the receiver's RMBE and its consumer cursor inside the sender's, below the RMBE size each announced in CLC"),
     row("rfc7609-a.4-sequence-number", M, W,
         "The CDC messages one side sends for a connection are numbered from 1, one more each time (wrapping at 16 "
-        "bits); only a failover validation message repeats an earlier number"),
+        "bits); only a failover validation message repeats an earlier number")
+        .says("a connection's CDC messages from one side carry sequence numbers 1, 2, 3, ... (wrapping at 16 bits); a failover validation message repeats an earlier one"),
     row("rfc7609-4.4.1-write-inside-rmbe", M, W,
         "The peer writes only into the RMB element it was given: an RDMA Write through the RMB's rkey lands inside "
-        "the element the owner's Accept or Confirm names (RMB address, element index and size)"),
+        "the element the owner's Accept or Confirm names (RMB address, element index and size)")
+        .says("an RDMA Write through an RMB's rkey lands inside the RMBE of a connection that the RMB's owner announced in CLC (virtual address + (index - 1) x size, size octets)"),
     row("rfc7609-a.4-producer-tracks-writes", M, W,
         "The producer cursor names the next octet its sender will write into the peer's RMBE: RDMA Writes start "
-        "there, and the next CDC message announces where they ended"),
+        "there, and the next CDC message announces where they ended")
+        .says("RDMA Writes into an RMBE start at the sender's producer cursor and the sender's next CDC message announces the producer cursor where they ended"),
     row("rfc7609-a.4-urgent-present-pending", M, W,
         "Urgent data present (U) is only said together with urgent data pending (P): urgent data in the RMBE is "
-        "urgent data the sender has pending"),
+        "urgent data the sender has pending")
+        .says("a CDC message with urgent data present (U) also says urgent data pending (P)").weighed(Weight::kShould),
     row("rfc7609-a.4-no-writes-after-done", M, W,
         "Once a side sent PeerDoneWriting, PeerConnectionClosed or PeerConnAbort for a connection it writes no more "
-        "data into the peer's RMBE: no RDMA Write, no producer cursor advance"),
+        "data into the peer's RMBE: no RDMA Write, no producer cursor advance")
+        .says("after a CDC message with D, C or A set, its sender makes no more RDMA Writes into the peer's RMBE and its producer cursor stays where it was"),
     row("rfc7609-a.4-nothing-after-closed", M, W,
         "Once a side sent PeerConnectionClosed or PeerConnAbort for a connection it sends no more CDC messages for "
-        "it"),
+        "it")
+        .says("after a CDC message with C (PeerConnectionClosed) or A (PeerConnAbort) set, its sender sends no more CDC messages for the connection"),
 
     // §3.5.1 First contact / §3.5.2 Subsequent contact
     row("rfc7609-3.5.1-first-contact-new-lg", M, P,
@@ -183,14 +201,16 @@ constexpr Requirement kRows[] = {
         "existing link"),
     row("rfc7609-3.5.2-client-first-contact-mismatch", M, P,
         "A client that receives first contact for a link group it thinks exists (or the reverse) declines with the "
-        "out-of-sync flag set"),
+        "out-of-sync flag set")
+        .says("a reused link group (no First Contact) is one the client has").also("Linux net/smc: smc_conn_create"),
 
     // App. C.1 Decline during CLC negotiation
     row("rfc7609-c.1-decline-any-time", M, P,
         "Either side may decline at any point of the CLC exchange; the peer then falls back to TCP"),
     row("rfc7609-c.1-decline-reason", M, W,
         "A side declines, rather than continuing, when it cannot use SMC-R for the connection (no RoCE device, no "
-        "matching subnet, no resources)"),
+        "matching subnet, no resources)")
+        .says("a side declines when it has no SMC path to use (no RoCE device; the reference has no ISM device)"),
 
     // App. C.4 Out-of-sync conditions
     row("rfc7609-c.4-out-of-sync-all", M, P,
@@ -220,39 +240,51 @@ constexpr Requirement kRows[] = {
     // the summary names it. Observable in a capture of both directions.
     row("rfc7609-a.2-clc-format", M, W,
         "Each CLC message is well formed: leading and trailing eyecatchers, a type the RFC defines, a Length that "
-        "matches the octets and the type's layout, and every block inside the message"),
+        "matches the octets and the type's layout, and every block inside the message")
+        .says("a CLC message is well formed (eyecatchers, Length, blocks)"),
     row("rfc7609-c.6-clc-order", M, W,
         "A connection's CLC messages come in order: the client's Proposal, the server's Accept, the client's "
-        "Confirm, a Decline from either side ending the exchange at any point, and no CLC message after the end"),
-    row("rfc7609-a.2.1-proposal-peer-id-set", M, W, "The Peer ID in the client's Proposal is not all zero"),
+        "Confirm, a Decline from either side ending the exchange at any point, and no CLC message after the end")
+        .says("Proposal, Accept, Confirm come in order from the right side"),
+    row("rfc7609-a.2.1-proposal-peer-id-set", M, W, "The Peer ID in the client's Proposal is not all zero")
+        .says("the client's peer ID is not zero"),
     row("rfc7609-a.2.2-proposal-gid-mac-valid", M, W,
-        "The Proposal's RoCE GID is not zero and its MAC is a unicast address"),
+        "The Proposal's RoCE GID is not zero and its MAC is a unicast address")
+        .says("the client's GID is not zero and its MAC is unicast"),
     row("rfc7609-a.2.3-accept-peer-valid", M, W,
-        "The Accept's Peer ID and GID are not zero and its MAC is a unicast address"),
+        "The Accept's Peer ID and GID are not zero and its MAC is a unicast address")
+        .says("the server's peer ID and GID are not zero and its MAC is unicast"),
     row("rfc7609-a.2.3-accept-qp-number", M, W,
         "The server's QP number in the Accept is neither 0 nor 1, InfiniBand's management QPs (as "
-        "rfc7609-a.2.3-qp-number)"),
+        "rfc7609-a.2.3-qp-number)")
+        .says("the server QP is not QP0 or QP1").also("IBTA vol. 1 §3.5.1"),
     row("rfc7609-a.2.3-accept-rmb-valid", M, W,
-        "The Accept's RMBE index is 1 or more, and its RMB virtual address plus the RMB size stays below 2^64"),
-    row("rfc7609-a.2.4-confirm-version", M, W, "The Confirm carries the version the Accept chose"),
-    row("rfc7609-a.2.4-confirm-path", M, W, "The Confirm names the path (SMC-R or SMC-D) the Accept chose"),
-    row("rfc7609-a.2.4-confirm-peer-id", M, W, "The Confirm carries the Peer ID of the client's Proposal"),
-    row("rfc7609-a.2.4-confirm-peer-valid", M, W, "The Confirm's GID is not zero and its MAC is a unicast address"),
-    row("rfc7609-a.2.4-confirm-qp-number", M, W, "The client's QP number in the Confirm is neither 0 nor 1"),
+        "The Accept's RMBE index is 1 or more, and its RMB virtual address plus the RMB size stays below 2^64")
+        .says("RMBE index counts from 1 and RMB address + size does not wrap"),
+    row("rfc7609-a.2.4-confirm-version", M, W, "The Confirm carries the version the Accept chose")
+        .says("the Confirm has the Accept's version"),
+    row("rfc7609-a.2.4-confirm-path", M, W, "The Confirm names the path (SMC-R or SMC-D) the Accept chose")
+        .says("the Confirm has the Accept's path"),
+    row("rfc7609-a.2.4-confirm-peer-id", M, W, "The Confirm carries the Peer ID of the client's Proposal")
+        .says("the Confirm's peer ID is the Proposal's"),
+    row("rfc7609-a.2.4-confirm-peer-valid", M, W, "The Confirm's GID is not zero and its MAC is a unicast address")
+        .says("the client's GID is not zero and its MAC is unicast"),
+    row("rfc7609-a.2.4-confirm-qp-number", M, W, "The client's QP number in the Confirm is neither 0 nor 1")
+        .says("the client QP is not QP0 or QP1").also("IBTA vol. 1 §3.5.1"),
     row("rfc7609-a.2.4-confirm-rmb-valid", M, W,
-        "The Confirm's RMBE index is 1 or more, and its RMB virtual address plus the RMB size stays below 2^64"),
+        "The Confirm's RMBE index is 1 or more, and its RMB virtual address plus the RMB size stays below 2^64")
+        .says("RMBE index counts from 1 and RMB address + size does not wrap"),
     row("rfc7609-a.2.4-confirm-mtu-not-above-accept", M, W,
-        "The QP MTU the Confirm announces is not larger than the Accept's"),
+        "The QP MTU the Confirm announces is not larger than the Accept's")
+        .says("the Confirm's QP MTU is at most the Accept's"),
     row("rfc7609-c.4-confirm-first-contact-echo", M, W,
         "The Confirm's first-contact flag equals the Accept's, seen on the wire (as "
-        "rfc7609-a.2.4-confirm-first-contact)"),
+        "rfc7609-a.2.4-confirm-first-contact)")
+        .says("the Confirm's First Contact equals the Accept's"),
     row("rfc7609-c.4-decline-out-of-sync", M, W,
         "A Decline sets the out-of-sync flag exactly when its diagnosis is the link-group synchronisation error "
-        "(Linux SMC_CLC_DECL_SYNCERR)"),
+        "(Linux SMC_CLC_DECL_SYNCERR)")
+        .says("Out of Sync is set exactly with diagnosis SYNCERR"),
 };
 
-}  // namespace
-
-std::span<const Requirement> rfc7609_rows() { return kRows; }
-
-}  // namespace rdmaconf::requirements::detail
+}  // namespace rdmaconf::requirements::detail::rfc7609

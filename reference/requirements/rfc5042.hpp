@@ -6,14 +6,15 @@
 // the ULP's local interfaces; the rows a peer can check are kOnTheWireAsPeer.
 // Rows renamed to the sections holding them keep their old ids in
 // aliases.cpp; section comments keep the project's grouping.
-#include "rows.hpp"
+#pragma once
 
-namespace rdmaconf::requirements::detail {
-namespace {
+#include "requirements/rows.hpp"
+
+namespace rdmaconf::requirements::detail::rfc5042 {
 
 using enum Level;
 
-constexpr Requirement kRows[] = {
+inline constexpr Requirement kRows[] = {
     // §2.2 Resources
     row("rfc5042-2.2-pd-per-stream", kMust, N,
         "Every stream and every STag belongs to exactly one Protection Domain", "a local resource binding"),
@@ -109,8 +110,4 @@ constexpr Requirement kRows[] = {
         "a deployment choice"),
 };
 
-}  // namespace
-
-std::span<const Requirement> rfc5042_rows() { return kRows; }
-
-}  // namespace rdmaconf::requirements::detail
+}  // namespace rdmaconf::requirements::detail::rfc5042

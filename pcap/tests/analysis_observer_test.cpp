@@ -5,6 +5,10 @@
 
 #include "analysis/observer.hpp"
 #include "analysis_fixtures.hpp"
+#include "check/clc.hpp"
+#include "check/mpa_startup.hpp"
+#include "check/segment.hpp"
+#include "check/smcr.hpp"
 
 namespace rdmaconf::analysis::testing {
 namespace {

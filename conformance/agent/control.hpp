@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "backend.hpp"
+#include "agent/backend.hpp"
 
 namespace rdmaconf::agent {
 

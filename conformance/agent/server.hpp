@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "control.hpp"
+#include "agent/control.hpp"
 
 namespace rdmaconf::agent {
 

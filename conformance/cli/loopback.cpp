@@ -1,4 +1,4 @@
-#include "loopback.hpp"
+#include "cli/loopback.hpp"
 
 #include <array>
 #include <cstdio>
@@ -9,7 +9,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "command.hpp"
+#include "cli/command.hpp"
 #include "endpoint/iwarp_endpoint.hpp"
 #include "rdmap/error_codes.hpp"
 

@@ -1,18 +1,18 @@
 // The dashboard's API (dashboard.hpp; docs/dashboard.md is the reference).
-#include "dashboard.hpp"
+#include "dashboard/dashboard.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <map>
 
-#include "assets.hpp"
-#include "captures.hpp"
-#include "case_json.hpp"
+#include "dashboard/assets.hpp"
+#include "dashboard/captures.hpp"
+#include "dashboard/case_json.hpp"
 #include "http_server.hpp"
 #include "json_depth.hpp"
-#include "report_json.hpp"
+#include "report/report_json.hpp"
 #include "requirement.hpp"
-#include "run_findings.hpp"
+#include "dashboard/run_findings.hpp"
 
 namespace rdmaconf::dashboard {
 

@@ -41,18 +41,11 @@ void swallow_oversized_reply_pd(std::vector<std::uint8_t>& rx) {
   mpa::ReqRepHeader::write(rx, F::PD_Length, 0);
 }
 
-}  // namespace
-
-void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const InitiatorProfile& profile) {
-  if (f.has(FaultId::kMpaNoHandshakeTimer)) sock.lifetime = Clock::duration::max() / 2;
-  std::vector<std::uint8_t> rx;
-  Memory mem;
-  rdmap::StreamConfig sc;
-  sc.mulpdu = 1024;
-  sc.faults = f.stream_faults();
-  rdmap::Stream st(sc);
-  const std::vector<std::uint8_t> ad = make_advertisement(register_all(st, mem));
-
+// The reference's MPA settings for this connection: revision and the
+// peer-to-peer model from the role and the initiator profile, CRC and
+// Markers from what the tester asked for, the faults that loosen checks.
+mpa::NegotiationConfig negotiation_config(const Socket& sock, const FaultSet& f, bool initiator,
+                                          const InitiatorProfile& profile) {
   mpa::NegotiationConfig nc;
   nc.role = initiator ? mpa::Role::kInitiator : mpa::Role::kResponder;
   // As initiator, Rev 2 with the peer-to-peer model and every RTR kind
@@ -71,37 +64,136 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
     nc.accept_rev1 = *sock.mpa.revision == 1;
     nc.accept_rev2 = *sock.mpa.revision == 2;
   }
+  return nc;
+}
+
+// The responder's wait for the Request (RFC 5044 §7.1.2): the whole frame
+// is gathered before the negotiation sees it, since the test ULP's hint in
+// its private data decides whether we ask for Markers. False when the
+// connection ended first (closed, or no Request within the handshake timer).
+bool gather_request(Socket& sock, const FaultSet& f, std::vector<std::uint8_t>& rx, Clock::time_point deadline,
+                    std::vector<std::uint8_t>& frame) {
+  for (;;) {
+    std::vector<std::uint8_t> probe = rx;
+    patch_request(f, probe);
+    auto need = mpa::required_frame_size(probe, mpa::FrameKind::kRequest);
+    const std::size_t pd = probe.size() >= mpa::kReqRepHeaderSize
+                               ? mpa::ReqRepHeader::read(probe, mpa::ReqRepSpec::Field::PD_Length)
+                               : 0;
+    if (!need && f.has(FaultId::kMpaIgnorePdLimit) && pd > mpa::kMaxPrivateDataLength) {
+      if (probe.size() >= 20 + pd) {
+        // Swallow the oversized private data and go on as if it were empty.
+        constexpr auto kPdAt = static_cast<std::ptrdiff_t>(mpa::kReqRepHeaderSize);
+        rx.erase(rx.begin() + kPdAt, rx.begin() + kPdAt + static_cast<std::ptrdiff_t>(pd));
+        mpa::ReqRepHeader::write(rx, mpa::ReqRepSpec::Field::PD_Length, 0);
+        continue;
+      }
+    } else if (!need || probe.size() >= *need) {
+      frame = rx;
+      return true;
+    }
+    // RFC 5044 §7.1.2: no Request in time, the connection is closed.
+    if (Clock::now() >= deadline && !f.has(FaultId::kMpaNoHandshakeTimer)) {
+      sock.close_gracefully();
+      return false;
+    }
+    if (!sock.read(rx)) return false;
+  }
+}
+
+// Sends what the negotiation has to send (the Request, the Reply), with the
+// faults that act on the Reply's header (RFC 5044 §7.1.1) and on the
+// initiator's enhanced data (RFC 6581 §9.2). `accepting`: the Reply accepts.
+void send_startup_frame(Socket& sock, const FaultSet& f, mpa::Negotiation& n, const mpa::NegotiationConfig& nc,
+                        bool accepting) {
+  const bool initiator = nc.role == mpa::Role::kInitiator;
+  std::vector<std::uint8_t> out(n.pending_output().begin(), n.pending_output().end());
+  n.output_sent(out.size());
+  if (out.size() >= 20 && !initiator) {
+    mpa::ReqRepHeader h(wire::Bytes(out).first<20>());
+    using F = mpa::ReqRepSpec::Field;
+    if (f.has(FaultId::kMpaReplyBadKey)) h.set_octets(F::Key, mpa::kRequestKey);
+    if (accepting && f.has(FaultId::kMpaReplyWrongRevision)) h.set(F::Rev, h.get(F::Rev) == 1 ? 2 : 1);
+    if (accepting && f.has(FaultId::kMpaIgnoreCrcRequest)) h.set(F::C, 0);
+    if (!accepting && f.has(FaultId::kMpaRejectWithoutR)) h.set(F::R, 0);
+    std::copy(h.bytes().begin(), h.bytes().end(), out.begin());
+  }
+  if (out.size() >= 24 && initiator && nc.peer_to_peer) {
+    mpa::EnhancedDataHeader e(wire::Bytes(out).subspan(20).first<4>());
+    using E = mpa::EnhancedDataSpec::Field;
+    if (f.has(FaultId::kMpaP2pNoRtrOffered)) e.set(E::B, 0).set(E::C, 0).set(E::D, 0);
+    if (f.has(FaultId::kMpaRtrReadWithoutOrd)) e.set(E::ORD, 0);
+    std::copy(e.bytes().begin(), e.bytes().end(), out.begin() + 20);
+  }
+  if (!out.empty()) sock.send(out);
+}
+
+// A negotiation that failed: the reject Reply or the Terminate the failure
+// asks for, then the close.
+void end_failed_startup(Socket& sock, const FaultSet& f, mpa::Negotiation& n, const mpa::NegotiationConfig& nc,
+                        rdmap::Stream& st) {
+  const auto& fail = *n.failure();
+  sock.emit(IutEvent::Kind::kConnection, "rejected", {}, "MPA negotiation failed");
+  if (!(fail.action == mpa::FailureAction::kSendRejectThenClose && f.has(FaultId::kMpaCloseWithoutReject)))
+    send_startup_frame(sock, f, n, nc, false);
+  if (fail.action == mpa::FailureAction::kSendTerminateThenClose && fail.terminate_code) {
+    // RFC 6581 §10 / RFC 5044 §8: the Terminate follows, framed as the
+    // two frames asked (RFC 5044 §7.1.2: CRC when either set C, Markers
+    // when the Reply's M asked for them). A Reply that did not decode
+    // settled nothing: no Markers, and a CRC, which a receiver that
+    // expects one checks and one that does not ignores (RFC 5044 §4.1).
+    const auto& reply = n.peer_frame();
+    const bool markers = reply && reply->markers && nc.can_send_markers;
+    const bool crc = reply ? nc.want_crc || reply->crc : true;
+    mpa::Framer framer(mpa::FramerConfig{.markers = markers, .crc = crc, .stream_position = 0});
+    st.report_llp_error(*fail.terminate_code);
+    std::vector<std::uint8_t> out;
+    while (auto seg = st.take_outgoing()) {
+      if (!rewrite_outgoing(f, *seg)) continue;
+      wire::Chunks ulpdu;
+      ulpdu.append(seg->header());
+      framer.frame(ulpdu, out);
+    }
+    sock.send(out);
+  }
+  sock.close_gracefully();
+}
+
+// RFC 5044 §7.1.2, RFC 6581 §9.2: in the client/server model the initiator
+// sends the first FPDU. The test ULP as initiator opens with a Send that
+// carries its advertisement; in the peer-to-peer model the RTR the Reply
+// chose comes before it.
+void send_rtr_and_first_send(const FaultSet& f, bool initiator, const mpa::NegotiationOutcome& o, rdmap::Stream& st,
+                             const std::vector<std::uint8_t>& ad) {
+  mpa::RtrKind rtr = o.rtr_to_send;
+  if (rtr != mpa::RtrKind::kNone && f.has(FaultId::kMpaInitiatorWrongRtr))
+    rtr = rtr == mpa::RtrKind::kZeroLengthSend    ? mpa::RtrKind::kZeroLengthWrite
+          : rtr == mpa::RtrKind::kZeroLengthWrite ? mpa::RtrKind::kZeroLengthRead
+                                                  : mpa::RtrKind::kZeroLengthSend;
+  (void)rdmap::post_rtr(st, rtr, kRtrWorkRequest);
+  if (initiator && !f.has(FaultId::kMpaInitiatorWaits)) (void)st.post_send(900, wire::Chunks(wire::Bytes(ad)));
+}
+
+}  // namespace
+
+// MPA startup in its phases: the Request (gathered whole as responder, sent
+// as initiator), the Reply (sent as responder, awaited under the handshake
+// timer as initiator), then the RTR and full operation.
+void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const InitiatorProfile& profile) {
+  if (f.has(FaultId::kMpaNoHandshakeTimer)) sock.lifetime = Clock::duration::max() / 2;
+  std::vector<std::uint8_t> rx;
+  Memory mem;
+  rdmap::StreamConfig sc;
+  sc.mulpdu = 1024;
+  sc.faults = f.stream_faults();
+  rdmap::Stream st(sc);
+  const std::vector<std::uint8_t> ad = make_advertisement(register_all(st, mem));
+
+  mpa::NegotiationConfig nc = negotiation_config(sock, f, initiator, profile);
   std::vector<std::uint8_t> frame;
   const auto handshake_deadline = Clock::now() + kHandshakeTimer;
   if (!initiator) {
-    // Gather the whole Request first: the test ULP's hint (in its private
-    // data) decides whether we ask for Markers.
-    for (;;) {
-      std::vector<std::uint8_t> probe = rx;
-      patch_request(f, probe);
-      auto need = mpa::required_frame_size(probe, mpa::FrameKind::kRequest);
-      const std::size_t pd = probe.size() >= mpa::kReqRepHeaderSize
-                                 ? mpa::ReqRepHeader::read(probe, mpa::ReqRepSpec::Field::PD_Length)
-                                 : 0;
-      if (!need && f.has(FaultId::kMpaIgnorePdLimit) && pd > mpa::kMaxPrivateDataLength) {
-        if (probe.size() >= 20 + pd) {
-          // Swallow the oversized private data and go on as if it were empty.
-          constexpr auto kPdAt = static_cast<std::ptrdiff_t>(mpa::kReqRepHeaderSize);
-          rx.erase(rx.begin() + kPdAt, rx.begin() + kPdAt + static_cast<std::ptrdiff_t>(pd));
-          mpa::ReqRepHeader::write(rx, mpa::ReqRepSpec::Field::PD_Length, 0);
-          continue;
-        }
-      } else if (!need || probe.size() >= *need) {
-        frame = rx;
-        break;
-      }
-      // RFC 5044 §7.1.2: no Request in time, the connection is closed.
-      if (Clock::now() >= handshake_deadline && !f.has(FaultId::kMpaNoHandshakeTimer)) {
-        sock.close_gracefully();
-        return;
-      }
-      if (!sock.read(rx)) return;
-    }
+    if (!gather_request(sock, f, rx, handshake_deadline, frame)) return;
     patch_request(f, frame);
     if (auto req = mpa::decode_req_rep(frame, {.expect = mpa::FrameKind::kRequest, .check_reserved = false})) {
       if (parse_hint(req->ulp_private_data) & kHintMarkers) nc.want_markers = true;
@@ -109,29 +201,7 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
   }
   if (sock.mpa.want_markers) nc.want_markers = *sock.mpa.want_markers;
   mpa::Negotiation n(nc);
-  auto send_output = [&](bool accepting) {
-    std::vector<std::uint8_t> out(n.pending_output().begin(), n.pending_output().end());
-    n.output_sent(out.size());
-    if (out.size() >= 20 && !initiator) {
-      mpa::ReqRepHeader h(wire::Bytes(out).first<20>());
-      using F = mpa::ReqRepSpec::Field;
-      if (f.has(FaultId::kMpaReplyBadKey)) h.set_octets(F::Key, mpa::kRequestKey);
-      if (accepting && f.has(FaultId::kMpaReplyWrongRevision)) h.set(F::Rev, h.get(F::Rev) == 1 ? 2 : 1);
-      if (accepting && f.has(FaultId::kMpaIgnoreCrcRequest)) h.set(F::C, 0);
-      if (!accepting && f.has(FaultId::kMpaRejectWithoutR)) h.set(F::R, 0);
-      std::copy(h.bytes().begin(), h.bytes().end(), out.begin());
-    }
-    if (out.size() >= 24 && initiator && nc.peer_to_peer) {
-      // Faults in the initiator's enhanced data (RFC 6581 §9.2).
-      mpa::EnhancedDataHeader e(wire::Bytes(out).subspan(20).first<4>());
-      using E = mpa::EnhancedDataSpec::Field;
-      if (f.has(FaultId::kMpaP2pNoRtrOffered)) e.set(E::B, 0).set(E::C, 0).set(E::D, 0);
-      if (f.has(FaultId::kMpaRtrReadWithoutOrd)) e.set(E::ORD, 0);
-      std::copy(e.bytes().begin(), e.bytes().end(), out.begin() + 20);
-    }
-    if (!out.empty()) sock.send(out);
-  };
-  if (initiator) send_output(false);
+  if (initiator) send_startup_frame(sock, f, n, nc, false);
   std::size_t used = 0;
   if (!initiator) {
     used = n.receive(frame);
@@ -140,35 +210,11 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
   for (;;) {
     if (n.state() == mpa::NegotiationState::kRequestReceived) n.accept(ad);
     if (n.state() == mpa::NegotiationState::kFullOperation) {
-      send_output(true);
+      send_startup_frame(sock, f, n, nc, true);
       break;
     }
     if (n.state() == mpa::NegotiationState::kFailed) {
-      const auto& fail = *n.failure();
-      sock.emit(IutEvent::Kind::kConnection, "rejected", {}, "MPA negotiation failed");
-      if (!(fail.action == mpa::FailureAction::kSendRejectThenClose && f.has(FaultId::kMpaCloseWithoutReject)))
-        send_output(false);
-      if (fail.action == mpa::FailureAction::kSendTerminateThenClose && fail.terminate_code) {
-        // RFC 6581 §10 / RFC 5044 §8: the Terminate follows, framed as the
-        // two frames asked (RFC 5044 §7.1.2: CRC when either set C, Markers
-        // when the Reply's M asked for them). A Reply that did not decode
-        // settled nothing: no Markers, and a CRC, which a receiver that
-        // expects one checks and one that does not ignores (RFC 5044 §4.1).
-        const auto& reply = n.peer_frame();
-        const bool markers = reply && reply->markers && nc.can_send_markers;
-        const bool crc = reply ? nc.want_crc || reply->crc : true;
-        mpa::Framer framer(mpa::FramerConfig{.markers = markers, .crc = crc, .stream_position = 0});
-        st.report_llp_error(*fail.terminate_code);
-        std::vector<std::uint8_t> out;
-        while (auto seg = st.take_outgoing()) {
-          if (!rewrite_outgoing(f, *seg)) continue;
-          wire::Chunks ulpdu;
-          ulpdu.append(seg->header());
-          framer.frame(ulpdu, out);
-        }
-        sock.send(out);
-      }
-      sock.close_gracefully();
+      end_failed_startup(sock, f, n, nc, st);
       return;
     }
     // RFC 5044 §7.1.2: the initiator's wait for the Reply is bounded.
@@ -189,17 +235,7 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
   // RFC 6581 §5: with the IRD/ORD exchange, our ORD is what it settled (never
   // above the peer's IRD).
   if (o.enhanced) st.settle_ird_ord(o.ird, o.ord);
-  // RFC 5044 §7.1.2, RFC 5040 §6.1: in the client/server model the initiator
-  // sends the first FPDU. The test ULP as initiator opens with a Send that
-  // carries its advertisement; in the peer-to-peer model the RTR the Reply
-  // chose comes before it (RFC 6581 §9.2).
-  mpa::RtrKind rtr = o.rtr_to_send;
-  if (rtr != mpa::RtrKind::kNone && f.has(FaultId::kMpaInitiatorWrongRtr))
-    rtr = rtr == mpa::RtrKind::kZeroLengthSend    ? mpa::RtrKind::kZeroLengthWrite
-          : rtr == mpa::RtrKind::kZeroLengthWrite ? mpa::RtrKind::kZeroLengthRead
-                                                  : mpa::RtrKind::kZeroLengthSend;
-  (void)rdmap::post_rtr(st, rtr, kRtrWorkRequest);
-  if (initiator && !f.has(FaultId::kMpaInitiatorWaits)) (void)st.post_send(900, wire::Chunks(wire::Bytes(ad)));
+  send_rtr_and_first_send(f, initiator, o, st, ad);
   run_full_operation(sock, f, o, st, mem, std::move(rx));
 }
 

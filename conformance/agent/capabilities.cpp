@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "backend.hpp"
-#include "needs.hpp"
+#include "agent/backend.hpp"
+#include "engine/needs.hpp"
 
 namespace rdmaconf::agent {
 

@@ -1,6 +1,6 @@
 // AgentClient (client.hpp): one short HTTP connection per request (requests
 // are few: a handful per case), one long-lived WebSocket for events.
-#include "client.hpp"
+#include "agent/client.hpp"
 
 #include <sys/socket.h>
 
@@ -10,7 +10,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 
-#include "json.hpp"
+#include "agent/json.hpp"
 
 namespace rdmaconf::agent {
 

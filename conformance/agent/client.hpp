@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "backend.hpp"
+#include "agent/backend.hpp"
 
 namespace rdmaconf::agent {
 

@@ -1,12 +1,12 @@
 // The control channel's request -> response function (control.hpp).
-#include "control.hpp"
+#include "agent/control.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "json.hpp"
+#include "agent/json.hpp"
 #include "json_depth.hpp"
 
 namespace rdmaconf::agent {

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "backend.hpp"
+#include "agent/backend.hpp"
 
 namespace rdmaconf::agent {
 

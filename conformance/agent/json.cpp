@@ -1,6 +1,6 @@
 // JSON forms of the backend types (json.hpp). Readers check every type
 // before reading, so malformed input is an error string, never an exception.
-#include "json.hpp"
+#include "agent/json.hpp"
 
 namespace rdmaconf::agent {
 

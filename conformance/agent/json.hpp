@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "backend.hpp"
+#include "agent/backend.hpp"
 
 namespace rdmaconf::agent {
 

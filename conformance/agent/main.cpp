@@ -7,10 +7,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "backend.hpp"
-#include "control.hpp"
-#include "program.hpp"
-#include "server.hpp"
+#include "agent/backend.hpp"
+#include "agent/control.hpp"
+#include "program/program.hpp"
+#include "agent/server.hpp"
 #include "server_options_cli.hpp"
 
 namespace {

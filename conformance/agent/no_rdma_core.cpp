@@ -1,5 +1,5 @@
 // Built when the rdma-core backend is not part of this build.
-#include "backend.hpp"
+#include "agent/backend.hpp"
 
 namespace rdmaconf::agent {
 

@@ -5,9 +5,9 @@
 #include <mutex>
 #include <thread>
 
-#include "backend.hpp"
-#include "faults.hpp"
-#include "responder.hpp"
+#include "agent/backend.hpp"
+#include "engine/faults.hpp"
+#include "engine/responder.hpp"
 
 namespace rdmaconf::agent {
 namespace {

@@ -1,9 +1,9 @@
 // The control channel on rdmaconf's shared Beast server (conformance/http/):
 // Control decides, this adapter maps requests and the event stream.
-#include "server.hpp"
+#include "agent/server.hpp"
 
 #include "http_server.hpp"
-#include "json.hpp"
+#include "agent/json.hpp"
 
 namespace rdmaconf::agent {
 

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "control.hpp"
+#include "agent/control.hpp"
 #include "http_server.hpp"
 
 namespace rdmaconf::agent {

@@ -1,10 +1,10 @@
 // AgentRun (agent_run.hpp).
-#include "agent_run.hpp"
+#include "cli/agent_run.hpp"
 
 #include <chrono>
 #include <thread>
 
-#include "json.hpp"
+#include "agent/json.hpp"
 
 namespace rdmaconf::cli {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
-#include "client.hpp"
-#include "engine.hpp"
+#include "agent/backend.hpp"
+#include "agent/client.hpp"
+#include "engine/engine.hpp"
 
 namespace rdmaconf::cli {
 

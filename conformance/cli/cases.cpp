@@ -4,9 +4,9 @@
 #include <iomanip>
 #include <iostream>
 
-#include "command.hpp"
-#include "engine.hpp"
-#include "report.hpp"
+#include "cli/command.hpp"
+#include "engine/engine.hpp"
+#include "report/report.hpp"
 #include "requirement.hpp"
 
 namespace rdmaconf::cli {

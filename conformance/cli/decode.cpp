@@ -10,8 +10,8 @@
 
 #include "analysis/analyzer.hpp"
 #include "analysis/decode_text.hpp"
-#include "command.hpp"
-#include "output.hpp"
+#include "cli/command.hpp"
+#include "cli/output.hpp"
 
 namespace rdmaconf::cli {
 namespace {

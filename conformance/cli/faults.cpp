@@ -2,8 +2,8 @@
 #include <iomanip>
 #include <iostream>
 
-#include "command.hpp"
-#include "faults.hpp"
+#include "cli/command.hpp"
+#include "engine/faults.hpp"
 
 namespace rdmaconf::cli {
 namespace {

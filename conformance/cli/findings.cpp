@@ -9,16 +9,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "baseline.hpp"
-#include "bug_report.hpp"
-#include "command.hpp"
-#include "engine.hpp"
-#include "findings.hpp"
-#include "output.hpp"
-#include "pcap_hook.hpp"
-#include "report.hpp"
-#include "report_json.hpp"
-#include "summary.hpp"
+#include "report/baseline.hpp"
+#include "report/bug_report.hpp"
+#include "cli/command.hpp"
+#include "engine/engine.hpp"
+#include "report/findings.hpp"
+#include "cli/output.hpp"
+#include "engine/pcap_hook.hpp"
+#include "report/report.hpp"
+#include "report/report_json.hpp"
+#include "report/summary.hpp"
 
 namespace rdmaconf::cli {
 namespace {

@@ -1,13 +1,13 @@
 // The static HTML report for `run --html` and `report --html` (html_report.hpp).
-#include "html_report.hpp"
-#include "output.hpp"
+#include "cli/html_report.hpp"
+#include "cli/output.hpp"
 
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
-#include "static_report.hpp"
+#include "dashboard/static_report.hpp"
 
 namespace rdmaconf::cli {
 namespace {

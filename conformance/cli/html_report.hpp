@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "report.hpp"
+#include "report/report.hpp"
 
 namespace rdmaconf::cli {
 

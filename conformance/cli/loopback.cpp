@@ -1,4 +1,4 @@
-#include "loopback.hpp"
+#include "cli/loopback.hpp"
 
 #include <array>
 #include <cstdio>
@@ -9,7 +9,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "command.hpp"
+#include "cli/command.hpp"
 #include "endpoint/iwarp_endpoint.hpp"
 #include "rdmap/error_codes.hpp"
 
@@ -121,6 +121,144 @@ bool is(const std::optional<rdmap::Completion>& c, rdmap::CompletionType t, rdma
   return c && c->type == t && c->wr_id == id && c->status == rdmap::CompletionStatus::kSuccess;
 }
 
+// The two connected endpoints, the responder's posted buffers and the
+// memory the operations use, with the printer and the verdict: what every
+// step below works on.
+struct Session {
+  Printer& out;
+  Verdict& verdict;
+  IwarpEndpoint& initiator;
+  IwarpEndpoint& responder;
+  std::array<std::vector<std::uint8_t>, 8>& rx;
+  // The responder's memory: one region the initiator may write, read and
+  // update atomically. The initiator's: the sink for its RDMA Read.
+  std::vector<std::uint8_t> region = std::vector<std::uint8_t>(4096, 0);
+  ddp::Access remote_rw = ddp::Access::kLocalRead | ddp::Access::kLocalWrite | ddp::Access::kRemoteRead |
+                          ddp::Access::kRemoteWrite | ddp::Access::kRemoteAtomic;
+  ddp::Stag region_stag{};
+  std::vector<std::uint8_t> sink = std::vector<std::uint8_t>(1024, 0);
+  ddp::Stag sink_stag{};
+  std::vector<std::uint8_t> payload = std::vector<std::uint8_t>(3000);
+
+  std::optional<rdmap::Completion> at_initiator() { return next(initiator, out, "initiator"); }
+  std::optional<rdmap::Completion> at_responder() { return next(responder, out, "responder"); }
+};
+
+// 1. Send, and Send with Solicited Event (RFC 5040 §5.3).
+void exercise_sends(Session& s) {
+  s.out.step("Send (RFC 5040 §5.3)");
+  const std::string hello = "hello from the initiator";
+  (void)s.initiator.post_send(1, {reinterpret_cast<const std::uint8_t*>(hello.data()), hello.size()});
+  s.verdict.expect(is(s.at_initiator(), rdmap::CompletionType::kSend, 1), "Send completed at the initiator");
+  auto rc = s.at_responder();
+  s.verdict.expect(is(rc, rdmap::CompletionType::kReceive, 100) && rc->byte_len == hello.size() &&
+                       std::memcmp(s.rx[0].data(), hello.data(), hello.size()) == 0,
+                   "Send delivered into the first posted buffer");
+
+  s.out.step("Send with Solicited Event (RFC 5040 §5.3)");
+  (void)s.initiator.post_send(2, {reinterpret_cast<const std::uint8_t*>(hello.data()), 5},
+                              {.solicited_event = true, .invalidate = std::nullopt});
+  (void)s.at_initiator();
+  rc = s.at_responder();
+  s.verdict.expect(is(rc, rdmap::CompletionType::kReceive, 101) && rc->solicited_event, "solicited event reported");
+}
+
+// 2. RDMA Write of 3000 octets: several DDP segments at the MULPDU; 3. RDMA
+// Read of 512 octets back.
+void exercise_write_and_read(Session& s) {
+  s.out.step("RDMA Write, 3000 octets into the responder's region (RFC 5040 §5.1, RFC 5041 §5.1 segmentation)");
+  std::iota(s.payload.begin(), s.payload.end(), std::uint8_t{1});
+  (void)s.initiator.post_write(3, s.payload, s.region_stag, 0x10000 + 64);
+  s.verdict.expect(is(s.at_initiator(), rdmap::CompletionType::kRdmaWrite, 3), "RDMA Write completed");
+  // An RDMA Write completes nothing at the Data Sink; a Send behind it
+  // proves placement happened first (RFC 5040 §5.5 ordering).
+  (void)s.initiator.post_send(4, {reinterpret_cast<const std::uint8_t*>("fence"), 5});
+  (void)s.at_initiator();
+  (void)s.at_responder();
+  s.verdict.expect(std::equal(s.payload.begin(), s.payload.end(), s.region.begin() + 64),
+                   "written octets placed at TO 0x10040");
+
+  s.out.step("RDMA Read, 512 octets from the responder's region (RFC 5040 §5.2)");
+  rdmap::ReadRequest read{.sink_stag = s.sink_stag, .sink_to = 0, .size = 512, .source_stag = s.region_stag,
+                          .source_to = 0x10000 + 64};
+  (void)s.initiator.post_read(5, read);
+  s.verdict.expect(is(s.at_initiator(), rdmap::CompletionType::kRdmaRead, 5) &&
+                       std::equal(s.sink.begin(), s.sink.begin() + 512, s.payload.begin()),
+                   "Read Response placed into the initiator's sink");
+}
+
+// 4. Atomics (RFC 7306 §5): Fetch-and-Add, then Compare-and-Swap.
+void exercise_atomics(Session& s) {
+  s.out.step("Atomic Fetch-and-Add and Compare-and-Swap (RFC 7306 §5)");
+  rdmap::AtomicRequest add{.op = rdmap::AtomicOpcode::kFetchAdd, .remote_stag = s.region_stag,
+                           .remote_to = 0x10000 + 8, .add_or_swap_data = 5};
+  (void)s.initiator.post_atomic(6, add);
+  auto ac = s.at_initiator();
+  s.verdict.expect(is(ac, rdmap::CompletionType::kAtomic, 6) && ac->atomic_original == 0u,
+                   "Fetch-and-Add returned the original value 0");
+  rdmap::AtomicRequest cas{.op = rdmap::AtomicOpcode::kCompareSwap, .remote_stag = s.region_stag,
+                           .remote_to = 0x10000 + 8, .add_or_swap_data = 42,
+                           .add_or_swap_mask = ~std::uint64_t{0}, .compare_data = 5};
+  (void)s.initiator.post_atomic(7, cas);
+  ac = s.at_initiator();
+  std::uint64_t target = 0;
+  for (int i = 0; i < 8; ++i) target = (target << 8) | s.region[8 + i];
+  s.verdict.expect(is(ac, rdmap::CompletionType::kAtomic, 7) && ac->atomic_original == 5u && target == 42u,
+                   "Compare-and-Swap saw 5 and swapped in 42");
+}
+
+// 5. Immediate Data (RFC 7306 §6), with and without Solicited Event.
+void exercise_immediate(Session& s) {
+  s.out.step("Immediate Data, and Immediate Data with Solicited Event (RFC 7306 §6)");
+  (void)s.initiator.post_immediate(8, 0x0123456789abcdefull);
+  (void)s.at_initiator();
+  auto rc = s.at_responder();
+  s.verdict.expect(rc && rc->type == rdmap::CompletionType::kReceiveImmediate &&
+                       rc->immediate_data == 0x0123456789abcdefull,
+                   "Immediate Data delivered");
+  (void)s.initiator.post_immediate(9, 0xfeedull, true);
+  (void)s.at_initiator();
+  rc = s.at_responder();
+  s.verdict.expect(rc && rc->type == rdmap::CompletionType::kReceiveImmediate && rc->solicited_event,
+                   "Immediate Data with Solicited Event delivered");
+}
+
+// 6. Send with Invalidate, then Send with SE and Invalidate: the
+// responder's region STag is invalidated by the initiator (RFC 5040 §5.3).
+void exercise_invalidate(Session& s) {
+  s.out.step("Send with Invalidate (RFC 5040 §5.3): the initiator invalidates the responder's region");
+  (void)s.initiator.post_send(10, {reinterpret_cast<const std::uint8_t*>("done"), 4}, {.invalidate = s.region_stag});
+  (void)s.at_initiator();
+  auto rc = s.at_responder();
+  s.verdict.expect(rc && rc->invalidated_stag == s.region_stag, "region STag invalidated at the responder");
+
+  s.out.step("Send with Solicited Event and Invalidate (RFC 5040 §5.3)");
+  const ddp::Stag second = s.responder.register_memory(s.region, 0, s.remote_rw);
+  (void)s.initiator.post_send(11, {reinterpret_cast<const std::uint8_t*>("bye"), 3},
+                              {.solicited_event = true, .invalidate = second});
+  (void)s.at_initiator();
+  rc = s.at_responder();
+  s.verdict.expect(rc && rc->invalidated_stag == second && rc->solicited_event, "second STag invalidated, solicited");
+}
+
+// 7. A protection error: an RDMA Write to the invalidated STag. The
+// responder must answer with a Terminate (RFC 5040 §4.8, RFC 5041 §7.2:
+// DDP layer, tagged buffer error, invalid STag) and the stream ends.
+void exercise_protection_error(Session& s) {
+  s.out.step("RDMA Write to the invalidated STag: the responder must Terminate (RFC 5041 §7.2, RFC 5040 §4.8)");
+  (void)s.initiator.post_write(12, {s.payload.data(), 16}, s.region_stag, 0x10000);
+  std::optional<rdmap::Completion> term;
+  for (int i = 0; i < 4 && !term; ++i) {
+    auto c = s.at_initiator();
+    if (!c) break;
+    if (c->type == rdmap::CompletionType::kTerminateReceived) term = c;
+  }
+  const ddp::TerminateCode invalid_stag{ddp::Layer::kDdp, 0x1, 0x00};
+  s.verdict.expect(term && term->terminate && term->terminate->code == invalid_stag,
+                   "Terminate: DDP / Tagged Buffer Error / Invalid STag");
+  s.verdict.expect(s.initiator.wait_closed(5s) && s.responder.wait_closed(5s), "both ends closed the TCP connection");
+}
+
 }  // namespace
 
 int run_loopback(const LoopbackOptions& o) {
@@ -182,116 +320,15 @@ int run_loopback(const LoopbackOptions& o) {
            (neg.markers_receive ? "on" : "off") +
            (neg.enhanced ? ", IRD/ORD " + std::to_string(neg.ird) + "/" + std::to_string(neg.ord) : ""));
 
-  // The responder's memory: one region the initiator may write, read and
-  // update atomically.
-  std::vector<std::uint8_t> region(4096, 0);
-  const ddp::Access remote_rw = ddp::Access::kLocalRead | ddp::Access::kLocalWrite | ddp::Access::kRemoteRead |
-                                ddp::Access::kRemoteWrite | ddp::Access::kRemoteAtomic;
-  const ddp::Stag region_stag = responder->register_memory(region, 0x10000, remote_rw);
-  // The initiator's memory: the sink for its RDMA Read.
-  std::vector<std::uint8_t> sink(1024, 0);
-  const ddp::Stag sink_stag = initiator->register_memory(sink, 0, ddp::Access::kLocalRead | ddp::Access::kLocalWrite);
-  // 1. Send, and Send with Solicited Event.
-  out.step("Send (RFC 5040 §5.3)");
-  const std::string hello = "hello from the initiator";
-  (void)initiator->post_send(1, {reinterpret_cast<const std::uint8_t*>(hello.data()), hello.size()});
-  verdict.expect(is(next(*initiator, out, "initiator"), rdmap::CompletionType::kSend, 1), "Send completed at the initiator");
-  auto rc = next(*responder, out, "responder");
-  verdict.expect(is(rc, rdmap::CompletionType::kReceive, 100) && rc->byte_len == hello.size() &&
-                     std::memcmp(rx[0].data(), hello.data(), hello.size()) == 0,
-                 "Send delivered into the first posted buffer");
-
-  out.step("Send with Solicited Event (RFC 5040 §5.3)");
-  (void)initiator->post_send(2, {reinterpret_cast<const std::uint8_t*>(hello.data()), 5}, {.solicited_event = true, .invalidate = std::nullopt});
-  (void)next(*initiator, out, "initiator");
-  rc = next(*responder, out, "responder");
-  verdict.expect(is(rc, rdmap::CompletionType::kReceive, 101) && rc->solicited_event, "solicited event reported");
-
-  // 2. RDMA Write of 3000 octets: several DDP segments at the MULPDU.
-  out.step("RDMA Write, 3000 octets into the responder's region (RFC 5040 §5.1, RFC 5041 §5.1 segmentation)");
-  std::vector<std::uint8_t> payload(3000);
-  std::iota(payload.begin(), payload.end(), std::uint8_t{1});
-  (void)initiator->post_write(3, payload, region_stag, 0x10000 + 64);
-  verdict.expect(is(next(*initiator, out, "initiator"), rdmap::CompletionType::kRdmaWrite, 3), "RDMA Write completed");
-  // An RDMA Write completes nothing at the Data Sink; a Send behind it
-  // proves placement happened first (RFC 5040 §5.5 ordering).
-  (void)initiator->post_send(4, {reinterpret_cast<const std::uint8_t*>("fence"), 5});
-  (void)next(*initiator, out, "initiator");
-  (void)next(*responder, out, "responder");
-  verdict.expect(std::equal(payload.begin(), payload.end(), region.begin() + 64), "written octets placed at TO 0x10040");
-
-  // 3. RDMA Read of 512 octets back.
-  out.step("RDMA Read, 512 octets from the responder's region (RFC 5040 §5.2)");
-  rdmap::ReadRequest read{.sink_stag = sink_stag, .sink_to = 0, .size = 512, .source_stag = region_stag,
-                          .source_to = 0x10000 + 64};
-  (void)initiator->post_read(5, read);
-  verdict.expect(is(next(*initiator, out, "initiator"), rdmap::CompletionType::kRdmaRead, 5) &&
-                     std::equal(sink.begin(), sink.begin() + 512, payload.begin()),
-                 "Read Response placed into the initiator's sink");
-
-  // 4. Atomics (RFC 7306): Fetch-and-Add, then Compare-and-Swap.
-  out.step("Atomic Fetch-and-Add and Compare-and-Swap (RFC 7306 §5)");
-  rdmap::AtomicRequest add{.op = rdmap::AtomicOpcode::kFetchAdd, .remote_stag = region_stag,
-                           .remote_to = 0x10000 + 8, .add_or_swap_data = 5};
-  (void)initiator->post_atomic(6, add);
-  auto ac = next(*initiator, out, "initiator");
-  verdict.expect(is(ac, rdmap::CompletionType::kAtomic, 6) && ac->atomic_original == 0u,
-                 "Fetch-and-Add returned the original value 0");
-  rdmap::AtomicRequest cas{.op = rdmap::AtomicOpcode::kCompareSwap, .remote_stag = region_stag,
-                           .remote_to = 0x10000 + 8, .add_or_swap_data = 42,
-                           .add_or_swap_mask = ~std::uint64_t{0}, .compare_data = 5};
-  (void)initiator->post_atomic(7, cas);
-  ac = next(*initiator, out, "initiator");
-  std::uint64_t target = 0;
-  for (int i = 0; i < 8; ++i) target = (target << 8) | region[8 + i];
-  verdict.expect(is(ac, rdmap::CompletionType::kAtomic, 7) && ac->atomic_original == 5u && target == 42u,
-                 "Compare-and-Swap saw 5 and swapped in 42");
-
-  // 5. Immediate Data (RFC 7306 §6), with and without Solicited Event.
-  out.step("Immediate Data, and Immediate Data with Solicited Event (RFC 7306 §6)");
-  (void)initiator->post_immediate(8, 0x0123456789abcdefull);
-  (void)next(*initiator, out, "initiator");
-  rc = next(*responder, out, "responder");
-  verdict.expect(rc && rc->type == rdmap::CompletionType::kReceiveImmediate &&
-                     rc->immediate_data == 0x0123456789abcdefull,
-                 "Immediate Data delivered");
-  (void)initiator->post_immediate(9, 0xfeedull, true);
-  (void)next(*initiator, out, "initiator");
-  rc = next(*responder, out, "responder");
-  verdict.expect(rc && rc->type == rdmap::CompletionType::kReceiveImmediate && rc->solicited_event,
-                 "Immediate Data with Solicited Event delivered");
-
-  // 6. Send with Invalidate, then Send with SE and Invalidate: the
-  // responder's region STag is invalidated by the initiator (RFC 5040 §5.3).
-  out.step("Send with Invalidate (RFC 5040 §5.3): the initiator invalidates the responder's region");
-  (void)initiator->post_send(10, {reinterpret_cast<const std::uint8_t*>("done"), 4}, {.invalidate = region_stag});
-  (void)next(*initiator, out, "initiator");
-  rc = next(*responder, out, "responder");
-  verdict.expect(rc && rc->invalidated_stag == region_stag, "region STag invalidated at the responder");
-
-  out.step("Send with Solicited Event and Invalidate (RFC 5040 §5.3)");
-  const ddp::Stag second = responder->register_memory(region, 0, remote_rw);
-  (void)initiator->post_send(11, {reinterpret_cast<const std::uint8_t*>("bye"), 3},
-                             {.solicited_event = true, .invalidate = second});
-  (void)next(*initiator, out, "initiator");
-  rc = next(*responder, out, "responder");
-  verdict.expect(rc && rc->invalidated_stag == second && rc->solicited_event, "second STag invalidated, solicited");
-
-  // 7. A protection error: an RDMA Write to the invalidated STag. The
-  // responder must answer with a Terminate (RFC 5040 §4.8, RFC 5041 §7.2:
-  // DDP layer, tagged buffer error, invalid STag) and the stream ends.
-  out.step("RDMA Write to the invalidated STag: the responder must Terminate (RFC 5041 §7.2, RFC 5040 §4.8)");
-  (void)initiator->post_write(12, {payload.data(), 16}, region_stag, 0x10000);
-  std::optional<rdmap::Completion> term;
-  for (int i = 0; i < 4 && !term; ++i) {
-    auto c = next(*initiator, out, "initiator");
-    if (!c) break;
-    if (c->type == rdmap::CompletionType::kTerminateReceived) term = c;
-  }
-  const ddp::TerminateCode invalid_stag{ddp::Layer::kDdp, 0x1, 0x00};
-  verdict.expect(term && term->terminate && term->terminate->code == invalid_stag,
-                 "Terminate: DDP / Tagged Buffer Error / Invalid STag");
-  verdict.expect(initiator->wait_closed(5s) && responder->wait_closed(5s), "both ends closed the TCP connection");
+  Session s{out, verdict, *initiator, *responder, rx};
+  s.region_stag = responder->register_memory(s.region, 0x10000, s.remote_rw);
+  s.sink_stag = initiator->register_memory(s.sink, 0, ddp::Access::kLocalRead | ddp::Access::kLocalWrite);
+  exercise_sends(s);
+  exercise_write_and_read(s);
+  exercise_atomics(s);
+  exercise_immediate(s);
+  exercise_invalidate(s);
+  exercise_protection_error(s);
 
   std::cout << "\nrdmaconf loopback: " << (verdict.failures == 0 ? "every operation behaved as the RFCs say"
                                                                    : std::to_string(verdict.failures) + " check(s) failed")

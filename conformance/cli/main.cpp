@@ -2,9 +2,9 @@
 // file in this folder and registers itself (command.hpp).
 #include <algorithm>
 
-#include "command.hpp"
-#include "report.hpp"
-#include "program.hpp"
+#include "cli/command.hpp"
+#include "report/report.hpp"
+#include "program/program.hpp"
 
 namespace rdmaconf::cli {
 std::vector<CommandEntry>& registered_commands() {

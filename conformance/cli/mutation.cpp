@@ -4,9 +4,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "command.hpp"
-#include "engine.hpp"
-#include "mutation.hpp"
+#include "cli/command.hpp"
+#include "engine/engine.hpp"
+#include "engine/mutation.hpp"
 
 namespace rdmaconf::cli {
 namespace {

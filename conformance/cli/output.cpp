@@ -1,5 +1,5 @@
 // Outputs (output.hpp).
-#include "output.hpp"
+#include "cli/output.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

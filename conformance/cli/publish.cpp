@@ -1,11 +1,11 @@
 // Publisher (publish.hpp).
-#include "publish.hpp"
+#include "cli/publish.hpp"
 
 #include <chrono>
 
-#include "case_json.hpp"
-#include "report_json.hpp"
-#include "run.hpp"
+#include "dashboard/case_json.hpp"
+#include "report/report_json.hpp"
+#include "cli/run.hpp"
 
 namespace rdmaconf::cli {
 

@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "client.hpp"
-#include "engine.hpp"
-#include "report.hpp"
+#include "agent/client.hpp"
+#include "engine/engine.hpp"
+#include "report/report.hpp"
 
 namespace rdmaconf::cli {
 

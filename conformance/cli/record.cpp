@@ -9,8 +9,8 @@
 #include <string>
 
 #include "analysis/recording.hpp"
-#include "engine.hpp"
-#include "pcap_hook.hpp"
+#include "engine/engine.hpp"
+#include "engine/pcap_hook.hpp"
 
 namespace rdmaconf::cli {
 namespace {

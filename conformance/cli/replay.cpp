@@ -5,7 +5,7 @@
 // differed, 2 when the capture or the target could not be used.
 #include <iostream>
 
-#include "command.hpp"
+#include "cli/command.hpp"
 #include "replay/replay.hpp"
 
 namespace rdmaconf::cli {

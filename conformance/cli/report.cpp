@@ -6,11 +6,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "command.hpp"
-#include "engine.hpp"
-#include "html_report.hpp"
-#include "output.hpp"
-#include "report.hpp"
+#include "cli/command.hpp"
+#include "engine/engine.hpp"
+#include "cli/html_report.hpp"
+#include "cli/output.hpp"
+#include "report/report.hpp"
 
 namespace rdmaconf::cli {
 namespace {

@@ -19,9 +19,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "command.hpp"
-#include "engine.hpp"
-#include "output.hpp"
+#include "cli/command.hpp"
+#include "engine/engine.hpp"
+#include "cli/output.hpp"
 #include "requirement.hpp"
 #include "rfc_text.hpp"
 #include "trace.hpp"

@@ -4,9 +4,9 @@
 #include <iostream>
 #include <thread>
 
-#include "command.hpp"
-#include "engine.hpp"
-#include "responder.hpp"
+#include "cli/command.hpp"
+#include "engine/engine.hpp"
+#include "engine/responder.hpp"
 
 namespace rdmaconf::cli {
 namespace {

@@ -4,31 +4,33 @@
 #include <cstdlib>
 #include <ctime>
 #include <map>
+#include <memory>
 #include <fstream>
 #include <iostream>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <sstream>
 
-#include "agent_run.hpp"
-#include "command.hpp"
-#include "json.hpp"
-#include "output.hpp"
-#include "publish.hpp"
-#include "run.hpp"
-#include "run_checks.hpp"
-#include "engine.hpp"
-#include "mutation.hpp"
-#include "needs.hpp"
-#include "pcap_hook.hpp"
-#include "baseline.hpp"
-#include "build_info.hpp"
-#include "findings.hpp"
-#include "report.hpp"
-#include "responder.hpp"
-#include "summary.hpp"
-#include "html_report.hpp"
+#include "cli/agent_run.hpp"
+#include "cli/command.hpp"
+#include "agent/json.hpp"
+#include "cli/output.hpp"
+#include "cli/publish.hpp"
+#include "cli/run.hpp"
+#include "cli/run_checks.hpp"
+#include "engine/engine.hpp"
+#include "engine/mutation.hpp"
+#include "engine/needs.hpp"
+#include "engine/pcap_hook.hpp"
+#include "report/baseline.hpp"
+#include "program/build_info.hpp"
+#include "report/findings.hpp"
+#include "report/report.hpp"
+#include "engine/responder.hpp"
+#include "report/summary.hpp"
+#include "cli/html_report.hpp"
 
 namespace rdmaconf::cli {
 namespace {
@@ -136,14 +138,21 @@ bool describe_iut(const RunArgs& a, const AgentRun* device_agent, std::map<std::
   return true;
 }
 
-}  // namespace
+// What a run is made of before its first case: the catalogue and the
+// selection, the run's identity, the baseline it is compared with.
+struct RunSetup {
+  cf::Catalogue cat;
+  std::vector<std::string> selected_ids;
+  cf::RunIdentity identity;
+  std::optional<baseline::Baseline> known;
+};
 
-int execute_run(const RunArgs& a, const RunHooks& hooks) {
-  std::ostream& out = *hooks.out;
-  std::ostream& err = *hooks.err;
-  const auto started = std::chrono::system_clock::now();
-  // Fail fast (run_checks.hpp): options that make no sense together, and
-  // outputs that cannot be written, stop the run before anything runs.
+// Fail fast (run_checks.hpp): options that make no sense together, outputs
+// that cannot be written, a catalogue or selection with errors, a malformed
+// label or an unreadable baseline stop the run before anything runs. The exit
+// code, or nothing when the run goes on.
+std::optional<int> prepare_run(const RunArgs& a, std::chrono::system_clock::time_point started, RunSetup& s,
+                               std::ostream& err) {
   if (const std::string problem = check_run_options(a); !problem.empty()) {
     err << "rdmaconf run: " << problem << "\n";
     return kExitUsage;
@@ -152,300 +161,309 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
     err << "rdmaconf run: " << error << "\n";
     return kExitUsage;
   }
-  auto cat = cf::load_catalogue(a.cases_dir);
-  for (const auto& e : cat.errors) err << e.to_string() << "\n";
-  if (!cat.errors.empty()) return 2;
+  s.cat = cf::load_catalogue(a.cases_dir);
+  for (const auto& e : s.cat.errors) err << e.to_string() << "\n";
+  if (!s.cat.errors.empty()) return 2;
   // --case-file: the scripts given run, and only they (with --case too, those as well).
-  std::vector<std::string> selected_ids = a.ids;
+  s.selected_ids = a.ids;
   for (const std::string& path : a.case_files) {
     std::string error;
-    if (!cf::add_case_file(cat, path, selected_ids, error)) {
+    if (!cf::add_case_file(s.cat, path, s.selected_ids, error)) {
       err << "rdmaconf run: --case-file " << error << "\n";
       return 2;
     }
   }
-  if (const std::string problem = check_selection(cat, a); !problem.empty()) {
+  if (const std::string problem = check_selection(s.cat, a); !problem.empty()) {
     err << "rdmaconf run: " << problem << "\n";
     return kExitUsage;
   }
-  cf::RunIdentity identity;
-  identity.version = build_info::version();
-  identity.commit = build_info::commit();
-  identity.catalogue_sha256 = cat.sha256;
-  identity.catalogue_cases = cat.cases.size();
-  identity.started_at = cf::iso_time(started);
-  identity.command_line = a.command_line.empty() ? command_line() : a.command_line;
-  {
-    std::string error;
-    if (!key_values(a.labels, "--label", identity.labels, error)) {
-      err << "rdmaconf run: " << error << "\n";
-      return 2;
-    }
+  s.identity.version = build_info::version();
+  s.identity.commit = build_info::commit();
+  s.identity.catalogue_sha256 = s.cat.sha256;
+  s.identity.catalogue_cases = s.cat.cases.size();
+  s.identity.started_at = cf::iso_time(started);
+  s.identity.command_line = a.command_line.empty() ? command_line() : a.command_line;
+  if (std::string error; !key_values(a.labels, "--label", s.identity.labels, error)) {
+    err << "rdmaconf run: " << error << "\n";
+    return 2;
   }
   // The baseline is read before anything runs: a typo in its path must not
   // cost a whole run.
-  std::optional<baseline::Baseline> known;
   if (!a.baseline.empty()) {
     std::ifstream in(a.baseline, std::ios::binary);
     std::ostringstream text;
     if (in) text << in.rdbuf();
     std::string error;
-    known.emplace();
-    known->source = a.baseline;
+    s.known.emplace();
+    s.known->source = a.baseline;
     if (!in) error = "cannot read it";
-    if (!in || !baseline::read(text.str(), *known, error)) {
+    if (!in || !baseline::read(text.str(), *s.known, error)) {
       err << "rdmaconf run: --baseline " << a.baseline << ": " << error << "\n";
       return 2;
     }
   }
-  cf::RunOptions o;
+  return std::nullopt;
+}
+
+// The implementation under test, as one of three: the reference in process
+// (--reference), a device through its agent (--agent), or addresses
+// (--target, --clc-target, --listen). Members are destroyed in reverse
+// order: the reference's view outlives the IUT that reports into it; the
+// listener outlives the run whose accept_initiator waits on it.
+struct Iut {
+  std::unique_ptr<cf::AgentView> reference_view;
+  std::unique_ptr<cf::ReferenceIut> reference;
+  std::unique_ptr<AgentRun> device_agent;
+  std::vector<agent::MpaConfig> passes{agent::MpaConfig{}};
+  cf::Listener listener;
+  std::string what;
+  std::string no_initiator_why = "no listener for an IUT that connects (give --listen ADDR:PORT)";
+};
+
+std::optional<int> start_reference(const RunArgs& a, cf::RunOptions& o, Iut& iut, std::ostream& err) {
+  cf::FaultSet fs;
+  for (const std::string& n : a.faults) {
+    const cf::FaultInfo* f = cf::find_fault(n);
+    if (!f) {
+      err << "rdmaconf run: unknown fault '" << n << "' (see rdmaconf faults)\n";
+      return 2;
+    }
+    fs.set(f->id);
+  }
+  iut.reference = std::make_unique<cf::ReferenceIut>(fs);
+  // The reference reports its own side as a device agent would.
+  iut.reference_view = std::make_unique<cf::AgentView>();
+  cf::observe(*iut.reference, *iut.reference_view);
+  std::string error;
+  if (!iut.reference->listen("127.0.0.1", 0, error) || !iut.reference->listen_clc("127.0.0.1", 0, error)) {
+    err << "rdmaconf run: " << error << "\n";
+    return 2;
+  }
+  o = cf::reference_options(*iut.reference, o);
+  o.agent = iut.reference_view.get();
+  iut.what = "built-in reference IUT" + (fs.names().empty() ? std::string() : " with faults " + fs.names());
+  return std::nullopt;
+}
+
+std::optional<int> open_agent(const RunArgs& a, cf::RunOptions& o, Iut& iut, std::ostream& err) {
+  AgentRunArgs aa = a.agent;
+  aa.target = a.target;
+  aa.listen = a.listen;
+  aa.clc_target = a.clc_target;
+  if (aa.token.empty())
+    if (const char* env = std::getenv("RDMACONF_AGENT_TOKEN")) aa.token = env;
+  iut.device_agent = std::make_unique<AgentRun>(aa);
+  std::string error;
+  if (!iut.device_agent->open(error) || !iut.device_agent->configurations(iut.passes, error)) {
+    err << "rdmaconf run: " << error << "\n";
+    return 2;
+  }
+  for (const std::string& item : iut.device_agent->lacks())
+    if (std::find(o.iut_lacks.begin(), o.iut_lacks.end(), item) == o.iut_lacks.end()) o.iut_lacks.push_back(item);
+  iut.what = iut.device_agent->describe();
+  iut.no_initiator_why = "the agent is not on this host: give --listen ADDR:PORT the device can reach";
+  return std::nullopt;
+}
+
+std::optional<int> reach_targets(const RunArgs& a, cf::RunOptions& o, Iut& iut, std::ostream& out,
+                                 std::ostream& err) {
+  if (a.target.empty() && a.listen.empty() && a.clc_target.empty()) {
+    err << "rdmaconf run: give --target HOST:PORT, --clc-target HOST:PORT, --listen ADDR:PORT, --agent URL "
+           "or --reference\n";
+    return 2;
+  }
+  // Without an agent nobody reports the IUT's own side.
+  o.iut_lacks.push_back("agent");
+  const bool clc_explicit = std::find(a.suites.begin(), a.suites.end(), "clc") != a.suites.end();
+  std::string host;
+  std::uint16_t port = 0;
+  if (!a.target.empty()) {
+    if (!cf::split_host_port(a.target, host, port)) {
+      err << "rdmaconf run: --target expects HOST:PORT, got '" << a.target << "'\n";
+      return 2;
+    }
+    o.connect_responder = cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
+    // --target serves the clc suite only when asked for by name.
+    if (clc_explicit && a.clc_target.empty()) o.connect_clc = o.connect_responder;
+    iut.what = a.target;
+  }
+  if (!a.clc_target.empty()) {
+    if (!cf::split_host_port(a.clc_target, host, port)) {
+      err << "rdmaconf run: --clc-target expects HOST:PORT\n";
+      return 2;
+    }
+    o.connect_clc = cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
+    iut.what += (iut.what.empty() ? "" : ", ") + std::string("CLC at ") + a.clc_target;
+  }
+  if (!a.listen.empty()) {
+    std::string error;
+    if (!cf::split_host_port(a.listen, host, port) || !cf::listen_on(host, port, iut.listener, error)) {
+      err << "rdmaconf run: --listen: " << (error.empty() ? "expects ADDR:PORT" : error) << "\n";
+      return 2;
+    }
+    o.accept_initiator = cf::accept_connector(iut.listener, std::chrono::milliseconds(10000));
+    out << "rdmaconf run: waiting for the IUT to connect to " << iut.listener.address << "\n";
+    iut.what += (iut.what.empty() ? "" : ", ") + std::string("IUT connecting to ") + iut.listener.address;
+  }
+  return std::nullopt;
+}
+
+// The run's options from the command line, and its IUT.
+std::optional<int> start_iut(const RunArgs& a, cf::RunOptions& o, Iut& iut, std::ostream& out, std::ostream& err) {
   o.jobs = a.jobs;
   o.time_scale = a.time_scale;
   o.reply_settle = std::chrono::milliseconds(a.reply_settle_ms);
   o.strict = a.strict;
   o.iut_lacks = a.iut_lacks;
   if (!clc_identity_from(a, o.clc_identity, err)) return 2;
-  std::unique_ptr<cf::AgentView> reference_view;  // outlives the IUT that reports into it
-  std::unique_ptr<cf::ReferenceIut> iut;
-  std::unique_ptr<AgentRun> device_agent;
-  std::vector<agent::MpaConfig> passes{agent::MpaConfig{}};
-  cf::Listener listener;
-  std::string what;
-  std::string no_initiator_why = "no listener for an IUT that connects (give --listen ADDR:PORT)";
-  const bool clc_explicit = std::find(a.suites.begin(), a.suites.end(), "clc") != a.suites.end();
-  if (a.reference) {
-    cf::FaultSet fs;
-    for (const std::string& n : a.faults) {
-      const cf::FaultInfo* f = cf::find_fault(n);
-      if (!f) {
-        err << "rdmaconf run: unknown fault '" << n << "' (see rdmaconf faults)\n";
-        return 2;
-      }
-      fs.set(f->id);
-    }
-    iut = std::make_unique<cf::ReferenceIut>(fs);
-    // The reference reports its own side as a device agent would.
-    reference_view = std::make_unique<cf::AgentView>();
-    cf::observe(*iut, *reference_view);
-    std::string error;
-    if (!iut->listen("127.0.0.1", 0, error) || !iut->listen_clc("127.0.0.1", 0, error)) {
-      err << "rdmaconf run: " << error << "\n";
-      return 2;
-    }
-    o = cf::reference_options(*iut, o);
-    o.agent = reference_view.get();
-    what = "built-in reference IUT" + (fs.names().empty() ? std::string() : " with faults " + fs.names());
-  } else if (!a.agent.url.empty()) {
-    AgentRunArgs aa = a.agent;
-    aa.target = a.target;
-    aa.listen = a.listen;
-    aa.clc_target = a.clc_target;
-    if (aa.token.empty())
-      if (const char* env = std::getenv("RDMACONF_AGENT_TOKEN")) aa.token = env;
-    device_agent = std::make_unique<AgentRun>(aa);
-    std::string error;
-    if (!device_agent->open(error) || !device_agent->configurations(passes, error)) {
-      err << "rdmaconf run: " << error << "\n";
-      return 2;
-    }
-    for (const std::string& item : device_agent->lacks())
-      if (std::find(o.iut_lacks.begin(), o.iut_lacks.end(), item) == o.iut_lacks.end()) o.iut_lacks.push_back(item);
-    what = device_agent->describe();
-    no_initiator_why = "the agent is not on this host: give --listen ADDR:PORT the device can reach";
+  if (a.reference) return start_reference(a, o, iut, err);
+  if (!a.agent.url.empty()) return open_agent(a, o, iut, err);
+  return reach_targets(a, o, iut, out, err);
+}
+
+// --publish: the dashboard to show the run on, opened before the first case.
+std::optional<int> open_publisher(const RunArgs& a, const Iut& iut, const nlohmann::json& capabilities,
+                                  const cf::RunIdentity& identity, std::unique_ptr<Publisher>& publisher,
+                                  std::ostream& out, std::ostream& err) {
+  if (a.publish.empty()) return std::nullopt;
+  std::string token = a.publish_token;
+  if (token.empty())
+    if (const char* env = std::getenv("RDMACONF_DASHBOARD_TOKEN")) token = env;
+  // One --token serves the dashboard when no agent needs it.
+  if (token.empty() && a.agent.url.empty()) token = a.agent.token;
+  publisher = std::make_unique<Publisher>(a.publish, token);
+  std::string error;
+  if (!publisher->open(iut.what, publish_config(a), capabilities, identity, error)) {
+    err << "rdmaconf run: --publish: " << error << "\n";
+    return 2;
+  }
+  out << "rdmaconf run: publishing as run " << publisher->run_id() << " at " << a.publish << "\n";
+  return std::nullopt;
+}
+
+// One case's line as it ends: verdict, baseline status, id, configuration;
+// beside a verdict that is not a pass, why, and what the IUT saw itself.
+void print_case_line(std::ostream& out, const cf::CaseResult& r, std::size_t done, std::size_t total,
+                     const std::optional<baseline::Baseline>& known, const cf::MpaSettings& pass) {
+  out << "[" << done << "/" << total << "] " << cf::to_string(r.verdict);
+  if (known)
+    if (auto st = baseline::status_of(*known, r)) out << " (" << baseline::to_string(*st) << ")";
+  out << "  " << r.c->id;
+  if (!r.configuration.empty()) out << " [" << r.configuration << "]";
+  // A case may ask for other settings than its pass (a CRC case in a
+  // crc=off pass): say what its connection had.
+  if (const std::string other = r.negotiated ? r.negotiated->contradicts(pass) : ""; !other.empty())
+    out << " (this connection: " << other << ")";
+  if (r.verdict != cf::Verdict::kPass) {
+    out << "  -- " << r.reason << "\n";
+    for (const cf::AgentEvent& e : r.agent) out << "      agent: " << cf::describe(e) << "\n";
   } else {
-    if (a.target.empty() && a.listen.empty() && a.clc_target.empty()) {
-      err << "rdmaconf run: give --target HOST:PORT, --clc-target HOST:PORT, --listen ADDR:PORT, --agent URL "
-                   "or --reference\n";
-      return 2;
-    }
-    // Without an agent nobody reports the IUT's own side.
-    o.iut_lacks.push_back("agent");
-    std::string host;
-    std::uint16_t port = 0;
-    if (!a.target.empty()) {
-      if (!cf::split_host_port(a.target, host, port)) {
-        err << "rdmaconf run: --target expects HOST:PORT, got '" << a.target << "'\n";
-        return 2;
-      }
-      o.connect_responder = cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
-      // --target serves the clc suite only when asked for by name.
-      if (clc_explicit && a.clc_target.empty()) o.connect_clc = o.connect_responder;
-      what = a.target;
-    }
-    if (!a.clc_target.empty()) {
-      if (!cf::split_host_port(a.clc_target, host, port)) {
-        err << "rdmaconf run: --clc-target expects HOST:PORT\n";
-        return 2;
-      }
-      o.connect_clc = cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
-      what += (what.empty() ? "" : ", ") + std::string("CLC at ") + a.clc_target;
-    }
-    if (!a.listen.empty()) {
-      std::string error;
-      if (!cf::split_host_port(a.listen, host, port) || !cf::listen_on(host, port, listener, error)) {
-        err << "rdmaconf run: --listen: " << (error.empty() ? "expects ADDR:PORT" : error) << "\n";
-        return 2;
-      }
-      o.accept_initiator = cf::accept_connector(listener, std::chrono::milliseconds(10000));
-      out << "rdmaconf run: waiting for the IUT to connect to " << listener.address << "\n";
-      what += (what.empty() ? "" : ", ") + std::string("IUT connecting to ") + listener.address;
-    }
+    out << "\n";
   }
-  {
-    std::string error;
-    if (!describe_iut(a, device_agent.get(), identity.iut, error)) {
-      err << "rdmaconf run: " << error << "\n";
-      return 2;
-    }
-  }
-  auto selected = cf::select(cat, a.suites, selected_ids);
-  o.cancel = hooks.cancel;
-  const nlohmann::json capabilities = device_agent ? agent::to_json(device_agent->capabilities()) : nlohmann::json();
-  std::unique_ptr<Publisher> publisher;
-  if (!a.publish.empty()) {
-    std::string token = a.publish_token;
-    if (token.empty())
-      if (const char* env = std::getenv("RDMACONF_DASHBOARD_TOKEN")) token = env;
-    // One --token serves the dashboard when no agent needs it.
-    if (token.empty() && a.agent.url.empty()) token = a.agent.token;
-    publisher = std::make_unique<Publisher>(a.publish, token);
-    std::string error;
-    if (!publisher->open(what, publish_config(a), capabilities, identity, error)) {
-      err << "rdmaconf run: --publish: " << error << "\n";
-      return 2;
-    }
-    out << "rdmaconf run: publishing as run " << publisher->run_id() << " at " << a.publish << "\n";
-  }
-  if (hooks.on_start) hooks.on_start(what, capabilities);
-  cf::PcapWriter pcap_writer;
-  std::size_t captures_lost = 0;  // --pcap captures that could not be written
-  if (!a.pcap.empty()) {
-    pcap_writer = cf::pcap_writer();
-    if (!pcap_writer) {
-      err << "rdmaconf run: --pcap: this build has no capture writer\n";
-      return 2;
-    }
-  }
-  // A run that stops before its first case still ends on the dashboard.
-  auto stop_early = [&](int code, const std::string& message) {
-    err << "rdmaconf run: " << message << "\n";
-    if (iut) iut->stop();
-    if (publisher) {
-      std::string error;
-      (void)publisher->finish("failed", message, cf::RunInfo{}, error);
-    }
-    return code;
-  };
-  int stopped = 0;  // the probe's exit code, when a later pass's target stopped answering
-  std::mutex mu;
-  std::size_t done = 0, total = 0;
-  const bool labelled = passes.size() > 1;
+}
+
+// What the passes produced: every case's result, what was left out and why,
+// the time spent running cases.
+struct PassesRun {
   std::vector<cf::CaseResult> results;
   std::vector<std::string> skipped;
   double wall = 0;
   bool any_run = false;
-  for (std::size_t p = 0; p < passes.size(); ++p) {
+  int stopped = 0;  // the probe's exit code, when a later pass's target stopped answering
+  std::size_t captures_lost = 0;  // --pcap captures that could not be written
+};
+
+// The selected cases once per MPA configuration the IUT can choose (one pass
+// unless an agent offers several). The exit code when the run stops before
+// its first case.
+std::optional<int> run_passes(const RunArgs& a, const RunHooks& hooks, const RunSetup& s,
+                              const std::vector<const cf::Case*>& selected, const cf::RunOptions& o, Iut& iut,
+                              Publisher* publisher, const cf::PcapWriter& pcap_writer, PassesRun& run,
+                              const std::function<int(int, const std::string&)>& stop_early) {
+  std::ostream& out = *hooks.out;
+  std::ostream& err = *hooks.err;
+  std::mutex mu;
+  std::size_t done = 0, total = 0;
+  const bool labelled = iut.passes.size() > 1;
+  for (std::size_t p = 0; p < iut.passes.size(); ++p) {
     cf::RunOptions po = o;
-    if (device_agent) {
+    if (iut.device_agent) {
       std::string error;
+      const agent::MpaConfig& pass = iut.passes[p];
       // The clc suite runs once (no MPA setting changes it), in the first pass.
       const bool with_clc = p == 0 && !std::count(po.iut_lacks.begin(), po.iut_lacks.end(), "clc");
-      if (!device_agent->begin_pass(passes[p], with_clc, po, error)) return stop_early(kExitUsage, error);
-      if (labelled) po.configuration = passes[p].label();
-      po.pass = {passes[p].revision, passes[p].crc, passes[p].markers, passes[p].peer_to_peer};
+      if (!iut.device_agent->begin_pass(pass, with_clc, po, error)) return stop_early(kExitUsage, error);
+      if (labelled) po.configuration = pass.label();
+      po.pass = {pass.revision, pass.crc, pass.markers, pass.peer_to_peer};
     }
     std::vector<std::string> pass_skipped;
-    auto runnable = runnable_cases(selected, po, pass_skipped, no_initiator_why);
-    if (device_agent && p > 0) {
+    auto runnable = runnable_cases(selected, po, pass_skipped, iut.no_initiator_why);
+    if (iut.device_agent && p > 0) {
       // Later passes leave the clc suite out on purpose: say so once.
-      std::erase_if(pass_skipped, [](const std::string& s) { return s.rfind("clc", 0) == 0; });
+      std::erase_if(pass_skipped, [](const std::string& x) { return x.rfind("clc", 0) == 0; });
     }
-    for (const std::string& s : pass_skipped)
-      skipped.push_back(po.configuration.empty() ? s : "[" + po.configuration + "] " + s);
+    for (const std::string& x : pass_skipped)
+      run.skipped.push_back(po.configuration.empty() ? x : "[" + po.configuration + "] " + x);
     if (runnable.empty()) {
-      if (device_agent) device_agent->end_pass();
+      if (iut.device_agent) iut.device_agent->end_pass();
       continue;
     }
     // Each target of the pass speaks its protocol, or no case runs against
     // it (probe.hpp); a later pass that fails keeps the earlier results.
     if (std::string why; !a.no_probe) {
       if (const int code = probe_targets(runnable, po, a.quiet ? nullptr : &out, why); code != 0) {
-        if (device_agent) device_agent->end_pass();
-        if (results.empty()) return stop_early(code, why);
+        if (iut.device_agent) iut.device_agent->end_pass();
+        if (run.results.empty()) return stop_early(code, why);
         err << "rdmaconf run: " << why << "\n";
-        skipped.push_back((po.configuration.empty() ? "" : "[" + po.configuration + "] ") +
-                          "this pass and those after it: " + why);
-        stopped = code;
+        run.skipped.push_back((po.configuration.empty() ? "" : "[" + po.configuration + "] ") +
+                              "this pass and those after it: " + why);
+        run.stopped = code;
         break;
       }
     }
-    any_run = true;
+    run.any_run = true;
     total = runnable.size();
     done = 0;
-    if (labelled && !a.quiet) out << "rdmaconf run: pass " << p + 1 << "/" << passes.size() << ": " << po.configuration << "\n";
+    if (labelled && !a.quiet)
+      out << "rdmaconf run: pass " << p + 1 << "/" << iut.passes.size() << ": " << po.configuration << "\n";
     po.on_result = [&](const cf::CaseResult& r) {
       std::lock_guard lock(mu);
       ++done;
       if (hooks.on_result) hooks.on_result(r);
       if (publisher) publisher->add(r);
       if (!pcap_writer && a.quiet) return;
-      if (pcap_writer && !pcap_writer(a.pcap, r)) ++captures_lost;
+      if (pcap_writer && !pcap_writer(a.pcap, r)) ++run.captures_lost;
       if (a.quiet) return;
-      out << "[" << done << "/" << total << "] " << cf::to_string(r.verdict);
-      if (known)
-        if (auto st = baseline::status_of(*known, r)) out << " (" << baseline::to_string(*st) << ")";
-      out << "  " << r.c->id;
-      if (!r.configuration.empty()) out << " [" << r.configuration << "]";
-      // A case may ask for other settings than its pass (a CRC case in a
-      // crc=off pass): say what its connection had.
-      if (const std::string other = r.negotiated ? r.negotiated->contradicts(po.pass) : ""; !other.empty())
-        out << " (this connection: " << other << ")";
-      if (r.verdict != cf::Verdict::kPass) {
-        out << "  -- " << r.reason << "\n";
-        // Beside a verdict that is not a pass: what the IUT saw itself.
-        for (const cf::AgentEvent& e : r.agent) out << "      agent: " << cf::describe(e) << "\n";
-      } else {
-        out << "\n";
-      }
+      print_case_line(out, r, done, total, s.known, po.pass);
     };
     const auto t0 = std::chrono::steady_clock::now();
     auto rs = cf::run_cases(runnable, po);
-    wall += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (device_agent) device_agent->end_pass();
-    results.insert(results.end(), std::make_move_iterator(rs.begin()), std::make_move_iterator(rs.end()));
+    run.wall += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (iut.device_agent) iut.device_agent->end_pass();
+    run.results.insert(run.results.end(), std::make_move_iterator(rs.begin()), std::make_move_iterator(rs.end()));
   }
-  if (iut) iut->stop();
-  for (const std::string& s : skipped) out << "rdmaconf run: skipped " << s << "\n";
-  const bool cancelled = hooks.cancel && hooks.cancel->load();
-  identity.finished_at = cf::iso_time(std::chrono::system_clock::now());
-  cf::RunInfo info{what, a.faults.empty() ? "" : a.faults.front(), a.strict, wall, skipped, identity,
-                   known ? &*known : nullptr};
-  if (hooks.on_end) hooks.on_end(info, results);
-  if (publisher) {
-    std::string error;
-    if (!publisher->finish(!any_run ? "failed" : cancelled ? "cancelled" : "done",
-                           !any_run ? "no case selected" : "", info, error))
-      err << "rdmaconf run: --publish: " << error << "\n";
-  }
-  if (!any_run) {
-    err << "rdmaconf run: no case selected\n";
-    return 2;
-  }
+  return std::nullopt;
+}
+
+// The end of a run: the summary line, the findings (with -q too, as h2spec
+// ends), and the reports. A report that cannot be written leaves the results
+// in a file the run names, and the exit code says so (run_checks.hpp).
+int finish_run(const RunArgs& a, const PassesRun& run, const cf::RunInfo& info, std::size_t passes,
+               const std::optional<baseline::Baseline>& known, const nlohmann::json& capabilities, std::ostream& out,
+               std::ostream& err) {
+  const std::vector<cf::CaseResult>& results = run.results;
   const cf::Summary s = cf::summarize(results);
-  out << "\nrdmaconf run: " << s.total << " cases against " << what;
-  if (labelled) out << " in " << passes.size() << " configurations";
-  out << " in " << static_cast<long long>(wall) << " ms:";
+  out << "\nrdmaconf run: " << s.total << " cases against " << info.target;
+  if (passes > 1) out << " in " << passes << " configurations";
+  out << " in " << static_cast<long long>(run.wall) << " ms:";
   for (const auto& [v, n] : s.counts) out << " " << cf::to_string(v) << " " << n;
   out << "\n";
-  // The findings close the run, with -q too (h2spec ends so).
   {
     const auto found = findings::group(results);
     std::optional<baseline::Comparison> cmp;
     if (known) cmp = baseline::compare(*known, results, found);
     cf::write_findings_text(out, found, cmp ? &*cmp : nullptr, info);
   }
-  // The reports; one that cannot be written leaves the results in a file
-  // the run names, and the exit code says so (run_checks.hpp).
   std::vector<ReportWrite> reports;
   auto file_report = [&](const char* option, const std::string& path, auto write) {
     if (!path.empty())
@@ -465,13 +483,77 @@ int execute_run(const RunArgs& a, const RunHooks& hooks) {
   if (!reported) return kExitReportLost;
   // A lost capture is a lost report: the verdicts stand, the octets of
   // those cases are gone.
-  if (captures_lost > 0) {
-    err << "rdmaconf run: --pcap: " << captures_lost << " of " << results.size() << " captures could not be written into "
-        << a.pcap << "\n";
+  if (run.captures_lost > 0) {
+    err << "rdmaconf run: --pcap: " << run.captures_lost << " of " << results.size()
+        << " captures could not be written into " << a.pcap << "\n";
     return kExitReportLost;
   }
-  return stopped ? stopped : cf::exit_code(results, info);
+  return run.stopped ? run.stopped : cf::exit_code(results, info);
 }
+
+}  // namespace
+
+int execute_run(const RunArgs& a, const RunHooks& hooks) {
+  std::ostream& out = *hooks.out;
+  std::ostream& err = *hooks.err;
+  const auto started = std::chrono::system_clock::now();
+  RunSetup setup;
+  if (const auto code = prepare_run(a, started, setup, err)) return *code;
+  cf::RunOptions o;
+  Iut iut;
+  if (const auto code = start_iut(a, o, iut, out, err)) return *code;
+  if (std::string error; !describe_iut(a, iut.device_agent.get(), setup.identity.iut, error)) {
+    err << "rdmaconf run: " << error << "\n";
+    return 2;
+  }
+  auto selected = cf::select(setup.cat, a.suites, setup.selected_ids);
+  o.cancel = hooks.cancel;
+  const nlohmann::json capabilities =
+      iut.device_agent ? agent::to_json(iut.device_agent->capabilities()) : nlohmann::json();
+  std::unique_ptr<Publisher> publisher;
+  if (const auto code = open_publisher(a, iut, capabilities, setup.identity, publisher, out, err)) return *code;
+  if (hooks.on_start) hooks.on_start(iut.what, capabilities);
+  cf::PcapWriter pcap_writer;
+  if (!a.pcap.empty()) {
+    pcap_writer = cf::pcap_writer();
+    if (!pcap_writer) {
+      err << "rdmaconf run: --pcap: this build has no capture writer\n";
+      return 2;
+    }
+  }
+  // A run that stops before its first case still ends on the dashboard.
+  auto stop_early = [&](int code, const std::string& message) {
+    err << "rdmaconf run: " << message << "\n";
+    if (iut.reference) iut.reference->stop();
+    if (publisher) {
+      std::string error;
+      (void)publisher->finish("failed", message, cf::RunInfo{}, error);
+    }
+    return code;
+  };
+  PassesRun run;
+  if (const auto code = run_passes(a, hooks, setup, selected, o, iut, publisher.get(), pcap_writer, run, stop_early))
+    return *code;
+  if (iut.reference) iut.reference->stop();
+  for (const std::string& s : run.skipped) out << "rdmaconf run: skipped " << s << "\n";
+  const bool cancelled = hooks.cancel && hooks.cancel->load();
+  setup.identity.finished_at = cf::iso_time(std::chrono::system_clock::now());
+  cf::RunInfo info{iut.what, a.faults.empty() ? "" : a.faults.front(), a.strict, run.wall, run.skipped,
+                   setup.identity, setup.known ? &*setup.known : nullptr};
+  if (hooks.on_end) hooks.on_end(info, run.results);
+  if (publisher) {
+    std::string error;
+    if (!publisher->finish(!run.any_run ? "failed" : cancelled ? "cancelled" : "done",
+                           !run.any_run ? "no case selected" : "", info, error))
+      err << "rdmaconf run: --publish: " << error << "\n";
+  }
+  if (!run.any_run) {
+    err << "rdmaconf run: no case selected\n";
+    return 2;
+  }
+  return finish_run(a, run, info, iut.passes.size(), setup.known, capabilities, out, err);
+}
+
 
 namespace {
 

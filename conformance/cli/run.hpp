@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "agent_run.hpp"
-#include "engine.hpp"
-#include "report.hpp"
+#include "cli/agent_run.hpp"
+#include "engine/engine.hpp"
+#include "report/report.hpp"
 
 namespace rdmaconf::cli {
 

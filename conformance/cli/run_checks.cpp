@@ -1,14 +1,14 @@
 // Checks before `rdmaconf run` and its reports after (run_checks.hpp).
-#include "run_checks.hpp"
+#include "cli/run_checks.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <set>
 
-#include "needs.hpp"
-#include "output.hpp"
-#include "probe.hpp"
+#include "engine/needs.hpp"
+#include "cli/output.hpp"
+#include "engine/probe.hpp"
 
 namespace rdmaconf::cli {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "engine.hpp"
-#include "run.hpp"
+#include "engine/engine.hpp"
+#include "cli/run.hpp"
 
 namespace rdmaconf::cli {
 

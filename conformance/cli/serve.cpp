@@ -11,13 +11,13 @@
 #include <random>
 #include <sstream>
 
-#include "build_info.hpp"
-#include "case_json.hpp"
-#include "command.hpp"
-#include "dashboard.hpp"
+#include "program/build_info.hpp"
+#include "dashboard/case_json.hpp"
+#include "cli/command.hpp"
+#include "dashboard/dashboard.hpp"
 #include "http_server.hpp"
-#include "report_json.hpp"
-#include "run.hpp"
+#include "report/report_json.hpp"
+#include "cli/run.hpp"
 #include "server_options_cli.hpp"
 
 namespace rdmaconf::cli {

@@ -1,5 +1,5 @@
 // Capture analysis for the dashboard (captures.hpp).
-#include "captures.hpp"
+#include "dashboard/captures.hpp"
 
 #include <unistd.h>
 

@@ -1,11 +1,11 @@
 // A case's result as JSON, and the checks of what arrives over the network
 // (case_json.hpp).
-#include "case_json.hpp"
+#include "dashboard/case_json.hpp"
 
 #include <algorithm>
 
-#include "findings.hpp"
-#include "report_json.hpp"
+#include "report/findings.hpp"
+#include "report/report_json.hpp"
 
 namespace rdmaconf::dashboard {
 

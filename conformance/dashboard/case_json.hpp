@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine.hpp"
+#include "engine/engine.hpp"
 
 namespace rdmaconf::dashboard {
 

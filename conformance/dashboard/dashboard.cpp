@@ -1,18 +1,18 @@
 // The dashboard's API (dashboard.hpp; docs/dashboard.md is the reference).
-#include "dashboard.hpp"
+#include "dashboard/dashboard.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <map>
 
-#include "assets.hpp"
-#include "captures.hpp"
-#include "case_json.hpp"
+#include "dashboard/assets.hpp"
+#include "dashboard/captures.hpp"
+#include "dashboard/case_json.hpp"
 #include "http_server.hpp"
 #include "json_depth.hpp"
-#include "report_json.hpp"
+#include "report/report_json.hpp"
 #include "requirement.hpp"
-#include "run_findings.hpp"
+#include "dashboard/run_findings.hpp"
 
 namespace rdmaconf::dashboard {
 
@@ -547,30 +547,6 @@ http::Response Dashboard::mark_baseline(std::int64_t id, bool set) {
   return ok({{"target", row->target}, {"run", now}});
 }
 
-namespace {
-
-std::string_view level_name(requirements::Level l) {
-  switch (l) {
-    case requirements::Level::kMust: return "MUST";
-    case requirements::Level::kMustNot: return "MUST NOT";
-    case requirements::Level::kShould: return "SHOULD";
-    case requirements::Level::kShouldNot: return "SHOULD NOT";
-    case requirements::Level::kMay: return "MAY";
-    case requirements::Level::kLowerCaseMust: return "must";
-  }
-  return "?";
-}
-
-std::string_view observable_name(requirements::Observability o) {
-  switch (o) {
-    case requirements::Observability::kOnTheWire: return "on the wire";
-    case requirements::Observability::kOnTheWireAsPeer: return "as a peer";
-    case requirements::Observability::kNotObservable: return "not observable";
-  }
-  return "?";
-}
-
-}  // namespace
 
 json Dashboard::coverage() {
   // Registry rows -> the catalogue's cases naming them (aliases resolved).
@@ -609,8 +585,8 @@ json Dashboard::coverage() {
       }
       per_target.push_back(worst.empty() ? json() : json(worst));
     }
-    rows.push_back({{"id", r.id}, {"rfc", r.rfc}, {"section", r.section}, {"level", level_name(r.level)},
-                    {"summary", r.summary}, {"observable", observable_name(r.observable)}, {"cases", cases},
+    rows.push_back({{"id", r.id}, {"rfc", r.rfc}, {"section", r.section}, {"level", requirements::name(r.level)},
+                    {"summary", r.summary}, {"observable", requirements::name(r.observable)}, {"cases", cases},
                     {"verdicts", std::move(per_target)}});
   }
   json totals = {{"rows", rows.size()}, {"with_cases", with_cases}, {"observable_without_cases", observable_uncovered}};

@@ -17,10 +17,10 @@
 #include <thread>
 #include <vector>
 
-#include "events.hpp"
+#include "dashboard/events.hpp"
 #include "http_service.hpp"
-#include "run_request.hpp"
-#include "store.hpp"
+#include "dashboard/run_request.hpp"
+#include "dashboard/store.hpp"
 
 namespace rdmaconf::dashboard {
 

@@ -1,5 +1,5 @@
 // MessageLog and LogStream (events.hpp).
-#include "events.hpp"
+#include "dashboard/events.hpp"
 
 #include <algorithm>
 

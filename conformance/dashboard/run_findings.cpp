@@ -1,11 +1,11 @@
 // Findings and baselines of stored runs (run_findings.hpp).
-#include "run_findings.hpp"
+#include "dashboard/run_findings.hpp"
 
 #include <algorithm>
 #include <map>
 #include <sstream>
 
-#include "report_json.hpp"
+#include "report/report_json.hpp"
 
 namespace rdmaconf::dashboard {
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "baseline.hpp"
-#include "findings.hpp"
-#include "report.hpp"
-#include "store.hpp"
+#include "report/baseline.hpp"
+#include "report/findings.hpp"
+#include "report/report.hpp"
+#include "dashboard/store.hpp"
 
 namespace rdmaconf::dashboard {
 

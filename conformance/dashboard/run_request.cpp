@@ -1,5 +1,5 @@
 // The start request (run_request.hpp).
-#include "run_request.hpp"
+#include "dashboard/run_request.hpp"
 
 #include <algorithm>
 #include <initializer_list>

@@ -1,15 +1,15 @@
 // The static HTML report (static_report.hpp).
-#include "static_report.hpp"
+#include "dashboard/static_report.hpp"
 
 #include <stdexcept>
 
 #include <optional>
 
-#include "assets.hpp"
-#include "baseline.hpp"
-#include "findings.hpp"
-#include "report_json.hpp"
-#include "run_findings.hpp"
+#include "dashboard/assets.hpp"
+#include "report/baseline.hpp"
+#include "report/findings.hpp"
+#include "report/report_json.hpp"
+#include "dashboard/run_findings.hpp"
 
 namespace rdmaconf::dashboard {
 

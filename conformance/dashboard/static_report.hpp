@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "engine.hpp"
-#include "report.hpp"
+#include "engine/engine.hpp"
+#include "report/report.hpp"
 
 namespace rdmaconf::dashboard {
 

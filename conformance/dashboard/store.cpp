@@ -1,5 +1,5 @@
 // The SQLite history (store.hpp).
-#include "store.hpp"
+#include "dashboard/store.hpp"
 
 #include <sqlite3.h>
 
@@ -7,7 +7,7 @@
 #include <ctime>
 #include <stdexcept>
 
-#include "case_json.hpp"
+#include "dashboard/case_json.hpp"
 
 namespace rdmaconf::dashboard {
 

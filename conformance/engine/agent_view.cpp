@@ -1,9 +1,9 @@
 // AgentView (agent_view.hpp).
-#include "agent_view.hpp"
+#include "engine/agent_view.hpp"
 
 #include <algorithm>
 
-#include "engine.hpp"
+#include "engine/engine.hpp"
 
 namespace rdmaconf::conformance {
 

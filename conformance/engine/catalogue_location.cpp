@@ -1,10 +1,10 @@
-#include "catalogue_location.hpp"
+#include "engine/catalogue_location.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <system_error>
 
-#include "engine.hpp"
+#include "engine/engine.hpp"
 
 // Set by CMake from GNUInstallDirs ("../share" for bin/ and share/); relative,
 // so that the installed tree can be moved or unpacked anywhere.

@@ -1,4 +1,4 @@
-#include "clc_identity.hpp"
+#include "engine/clc_identity.hpp"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>

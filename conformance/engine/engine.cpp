@@ -1,9 +1,9 @@
-#include "engine.hpp"
+#include "engine/engine.hpp"
 
 #include <openssl/evp.h>
 
-#include "catalogue_location.hpp"
-#include "test_ulp.hpp"
+#include "engine/catalogue_location.hpp"
+#include "engine/test_ulp.hpp"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -28,7 +28,7 @@
 
 #include "clc/headers.hpp"
 #include "mpa/headers.hpp"
-#include "units.hpp"
+#include "engine/units.hpp"
 
 namespace rdmaconf::conformance {
 
@@ -602,7 +602,7 @@ Connector accept_connector(const Listener& l, std::chrono::milliseconds timeout)
 
 }  // namespace rdmaconf::conformance
 
-#include "pcap_hook.hpp"
+#include "engine/pcap_hook.hpp"
 namespace rdmaconf::conformance {
 PcapWriter& pcap_writer() {
   static PcapWriter w;

@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "agent_view.hpp"
-#include "clc_identity.hpp"
-#include "script.hpp"
+#include "engine/agent_view.hpp"
+#include "engine/clc_identity.hpp"
+#include "engine/script.hpp"
 
 namespace rdmaconf::conformance {
 

@@ -1,4 +1,4 @@
-#include "faults.hpp"
+#include "engine/faults.hpp"
 
 namespace rdmaconf::conformance {
 namespace {

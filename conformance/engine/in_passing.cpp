@@ -1,5 +1,5 @@
 // judge_in_passing (in_passing.hpp).
-#include "in_passing.hpp"
+#include "engine/in_passing.hpp"
 
 #include <algorithm>
 #include <map>

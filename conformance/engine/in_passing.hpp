@@ -13,7 +13,7 @@
 
 #include <vector>
 
-#include "engine.hpp"
+#include "engine/engine.hpp"
 
 namespace rdmaconf::conformance {
 

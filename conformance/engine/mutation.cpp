@@ -1,4 +1,4 @@
-#include "mutation.hpp"
+#include "engine/mutation.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "responder.hpp"
+#include "engine/responder.hpp"
 
 namespace rdmaconf::conformance {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "engine.hpp"
-#include "faults.hpp"
+#include "engine/engine.hpp"
+#include "engine/faults.hpp"
 
 namespace rdmaconf::conformance {
 

@@ -1,4 +1,4 @@
-#include "needs.hpp"
+#include "engine/needs.hpp"
 
 #include <algorithm>
 

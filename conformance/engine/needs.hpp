@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "script.hpp"
+#include "engine/script.hpp"
 
 namespace rdmaconf::conformance {
 

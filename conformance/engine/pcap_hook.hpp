@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "engine.hpp"
+#include "engine/engine.hpp"
 
 namespace rdmaconf::conformance {
 

@@ -1,5 +1,5 @@
 // The probe before a run (probe.hpp).
-#include "probe.hpp"
+#include "engine/probe.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -17,7 +17,7 @@
 #include "clc/decline_codes.hpp"
 #include "clc/handshake.hpp"
 #include "clc/messages.hpp"
-#include "clc_identity.hpp"
+#include "engine/clc_identity.hpp"
 #include "mpa/req_rep.hpp"
 #include "wire/show.hpp"
 

@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine.hpp"
+#include "engine/engine.hpp"
 
 namespace rdmaconf::conformance {
 

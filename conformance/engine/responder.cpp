@@ -2,7 +2,7 @@
 // (responder.hpp): listening, accepting and connecting, one thread per
 // connection. Serving a connection is responder_mpa.cpp's (iWARP) or
 // responder_clc.cpp's (CLC); responder_internal.hpp says who does what.
-#include "responder.hpp"
+#include "engine/responder.hpp"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -15,7 +15,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "responder_internal.hpp"
+#include "engine/responder_internal.hpp"
 
 namespace rdmaconf::conformance {
 namespace {

@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "faults.hpp"
+#include "engine/faults.hpp"
 
 namespace rdmaconf::conformance {
 

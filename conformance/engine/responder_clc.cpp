@@ -6,7 +6,7 @@
 
 #include "clc/handshake.hpp"
 #include "clc/messages.hpp"
-#include "responder_internal.hpp"
+#include "engine/responder_internal.hpp"
 
 namespace rdmaconf::conformance::iut {
 namespace {

@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "ddp/headers.hpp"
-#include "faults.hpp"
+#include "engine/faults.hpp"
 #include "mpa/negotiation.hpp"
 #include "rdmap/stream.hpp"
-#include "responder.hpp"
-#include "test_ulp.hpp"
+#include "engine/responder.hpp"
+#include "engine/test_ulp.hpp"
 #include "wire/bytes.hpp"
 
 namespace rdmaconf::conformance::iut {

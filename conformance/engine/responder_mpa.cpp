@@ -8,7 +8,7 @@
 #include "mpa/headers.hpp"
 #include "mpa/req_rep.hpp"
 #include "rdmap/rtr.hpp"
-#include "responder_internal.hpp"
+#include "engine/responder_internal.hpp"
 
 namespace rdmaconf::conformance::iut {
 namespace {

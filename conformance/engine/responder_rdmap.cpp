@@ -15,7 +15,7 @@
 #include "rdmap/headers.hpp"
 #include "rdmap/opcodes.hpp"
 #include "rdmap/rtr.hpp"
-#include "responder_internal.hpp"
+#include "engine/responder_internal.hpp"
 
 namespace rdmaconf::conformance::iut {
 

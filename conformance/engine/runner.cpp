@@ -18,12 +18,12 @@
 #include "ddp/headers.hpp"
 #include "analysis/rules.hpp"
 #include "check/segment.hpp"
-#include "engine.hpp"
-#include "needs.hpp"
-#include "in_passing.hpp"
+#include "engine/engine.hpp"
+#include "engine/needs.hpp"
+#include "engine/in_passing.hpp"
 #include "mpa/req_rep.hpp"
 #include "rdmap/diagnosis.hpp"
-#include "runner_session.hpp"
+#include "engine/runner_session.hpp"
 
 namespace rdmaconf::conformance {
 namespace runner {

@@ -10,8 +10,8 @@
 #include "mpa/req_rep.hpp"
 #include "rdmap/headers.hpp"
 #include "rdmap/opcodes.hpp"
-#include "runner_session.hpp"
-#include "test_ulp.hpp"
+#include "engine/runner_session.hpp"
+#include "engine/test_ulp.hpp"
 
 namespace rdmaconf::conformance::runner {
 

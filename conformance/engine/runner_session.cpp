@@ -4,7 +4,7 @@
 // operation (RFC 5044 §4-§6, RFC 5041, RFC 5040), a CLC message (RFC 7609
 // App. A) — each decoded through the declarations of reference/ and recorded
 // for the report (runner_session.hpp).
-#include "runner_session.hpp"
+#include "engine/runner_session.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -17,7 +17,7 @@
 #include "ddp/headers.hpp"
 #include "mpa/req_rep.hpp"
 #include "rdmap/headers.hpp"
-#include "test_ulp.hpp"
+#include "engine/test_ulp.hpp"
 
 namespace rdmaconf::conformance::runner {
 

@@ -23,11 +23,11 @@
 
 #include "clc/handshake.hpp"
 #include "clc/messages.hpp"
-#include "engine.hpp"
+#include "engine/engine.hpp"
 #include "mpa/deframer.hpp"
 #include "mpa/framer.hpp"
 #include "mpa/marker_layout.hpp"
-#include "units.hpp"
+#include "engine/units.hpp"
 
 namespace rdmaconf::conformance::runner {
 

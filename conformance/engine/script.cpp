@@ -1,6 +1,6 @@
-#include "script.hpp"
+#include "engine/script.hpp"
 
-#include "needs.hpp"
+#include "engine/needs.hpp"
 
 #include <algorithm>
 #include <array>

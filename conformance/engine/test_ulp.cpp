@@ -1,4 +1,4 @@
-#include "test_ulp.hpp"
+#include "engine/test_ulp.hpp"
 
 #include <algorithm>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "units.hpp"
+#include "engine/units.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "script.hpp"
+#include "engine/script.hpp"
 #include "wire/field.hpp"
 
 namespace rdmaconf::conformance {

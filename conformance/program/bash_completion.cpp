@@ -6,8 +6,8 @@
 #include <sstream>
 #include <vector>
 
-#include "build_info.hpp"
-#include "program.hpp"
+#include "program/build_info.hpp"
+#include "program/program.hpp"
 
 namespace rdmaconf::program {
 namespace {

@@ -1,8 +1,8 @@
-#include "program.hpp"
+#include "program/program.hpp"
 
 #include <iostream>
 
-#include "build_info.hpp"
+#include "program/build_info.hpp"
 
 namespace rdmaconf::program {
 

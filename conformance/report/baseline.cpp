@@ -1,5 +1,5 @@
 // Baselines (baseline.hpp).
-#include "baseline.hpp"
+#include "report/baseline.hpp"
 
 #include <algorithm>
 

@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine.hpp"
-#include "findings.hpp"
+#include "engine/engine.hpp"
+#include "report/findings.hpp"
 
 namespace rdmaconf::baseline {
 

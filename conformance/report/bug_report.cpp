@@ -1,5 +1,5 @@
 // write_bug_report (bug_report.hpp).
-#include "bug_report.hpp"
+#include "report/bug_report.hpp"
 
 #include <cstdio>
 

@@ -10,8 +10,8 @@
 #include <ostream>
 #include <string>
 
-#include "findings.hpp"
-#include "report.hpp"
+#include "report/findings.hpp"
+#include "report/report.hpp"
 
 namespace rdmaconf::findings {
 

@@ -1,5 +1,5 @@
 // Grouping a run's failures into findings (findings.hpp).
-#include "findings.hpp"
+#include "report/findings.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "engine.hpp"
+#include "engine/engine.hpp"
 
 namespace rdmaconf::findings {
 

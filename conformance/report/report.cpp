@@ -1,4 +1,4 @@
-#include "report.hpp"
+#include "report/report.hpp"
 
 #include <cstdio>
 #include <map>
@@ -6,8 +6,8 @@
 #include <set>
 
 
-#include "baseline.hpp"
-#include "findings.hpp"
+#include "report/baseline.hpp"
+#include "report/findings.hpp"
 #include "requirement.hpp"
 
 namespace rdmaconf::conformance {

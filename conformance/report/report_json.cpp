@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "baseline.hpp"
-#include "findings.hpp"
-#include "report.hpp"
-#include "report_json.hpp"
+#include "report/baseline.hpp"
+#include "report/findings.hpp"
+#include "report/report.hpp"
+#include "report/report_json.hpp"
 
 namespace rdmaconf::conformance {
 namespace {

@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "findings.hpp"
-#include "report.hpp"
+#include "report/findings.hpp"
+#include "report/report.hpp"
 
 namespace rdmaconf::conformance {
 

@@ -6,7 +6,7 @@
 // a member says never sizes anything beyond the text itself.
 #include <nlohmann/json.hpp>
 
-#include "report.hpp"
+#include "report/report.hpp"
 
 namespace rdmaconf::conformance {
 namespace {

@@ -1,5 +1,5 @@
 // write_findings_text (summary.hpp).
-#include "summary.hpp"
+#include "report/summary.hpp"
 
 namespace rdmaconf::conformance {
 

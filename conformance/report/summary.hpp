@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "baseline.hpp"
-#include "findings.hpp"
-#include "report.hpp"
+#include "report/baseline.hpp"
+#include "report/findings.hpp"
+#include "report/report.hpp"
 
 namespace rdmaconf::conformance {
 

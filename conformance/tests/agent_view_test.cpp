@@ -3,8 +3,8 @@
 // catalogue loads and matched against events.
 #include <gtest/gtest.h>
 
-#include "agent_view.hpp"
-#include "engine.hpp"
+#include "engine/agent_view.hpp"
+#include "engine/engine.hpp"
 
 namespace rdmaconf::conformance {
 namespace {

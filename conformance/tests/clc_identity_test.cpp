@@ -11,8 +11,8 @@
 
 #include <thread>
 
-#include "clc_identity.hpp"
-#include "engine.hpp"
+#include "engine/clc_identity.hpp"
+#include "engine/engine.hpp"
 
 namespace rdmaconf::conformance {
 namespace {

@@ -15,11 +15,11 @@
 #include <sstream>
 #include <thread>
 
-#include "engine.hpp"
-#include "mutation.hpp"
-#include "report.hpp"
+#include "engine/engine.hpp"
+#include "engine/mutation.hpp"
+#include "report/report.hpp"
 #include "requirement.hpp"
-#include "responder.hpp"
+#include "engine/responder.hpp"
 
 namespace rdmaconf::conformance {
 namespace {

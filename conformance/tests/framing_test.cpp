@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "engine.hpp"
-#include "mutation.hpp"
-#include "report.hpp"
-#include "responder.hpp"
+#include "engine/engine.hpp"
+#include "engine/mutation.hpp"
+#include "report/report.hpp"
+#include "engine/responder.hpp"
 
 namespace rdmaconf::conformance {
 namespace {

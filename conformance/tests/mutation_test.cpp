@@ -3,7 +3,7 @@
 // fault or says why no fault can make it fail.
 #include <gtest/gtest.h>
 
-#include "mutation.hpp"
+#include "engine/mutation.hpp"
 
 namespace rdmaconf::conformance {
 namespace {

@@ -3,7 +3,7 @@
 // closes and a closed port are told apart within seconds, in words that
 // show what came; the agent view keeps the probe's events from the first
 // case.
-#include "probe.hpp"
+#include "engine/probe.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -16,8 +16,8 @@
 #include <string>
 #include <thread>
 
-#include "mutation.hpp"
-#include "responder.hpp"
+#include "engine/mutation.hpp"
+#include "engine/responder.hpp"
 
 namespace rdmaconf::conformance {
 namespace {

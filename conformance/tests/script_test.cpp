@@ -1,8 +1,8 @@
 // The script parser (conformance/engine/script.hpp): every construct, the
 // file:line of syntax errors, and garbage that must never crash it.
-#include "script.hpp"
+#include "engine/script.hpp"
 
-#include "needs.hpp"
+#include "engine/needs.hpp"
 
 #include <gtest/gtest.h>
 

@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/input.hpp"
-#include "control.hpp"
+#include "agent/control.hpp"
 
 using namespace rdmaconf;
 

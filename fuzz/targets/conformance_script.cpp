@@ -13,7 +13,7 @@
 #include <variant>
 
 #include "common/input.hpp"
-#include "script.hpp"
+#include "engine/script.hpp"
 
 using namespace rdmaconf;
 

@@ -24,7 +24,7 @@
 
 #include "analysis/analyzer.hpp"
 #include "analysis/recording.hpp"
-#include "engine.hpp"
+#include "engine/engine.hpp"
 
 namespace rdmaconf::analysis::testing {
 namespace {

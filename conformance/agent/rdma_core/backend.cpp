@@ -27,14 +27,14 @@
 #include <mutex>
 #include <thread>
 
-#include "backend.hpp"
-#include "caps.hpp"
-#include "connection.hpp"
-#include "device.hpp"
-#include "names.hpp"
-#include "net.hpp"
-#include "plan.hpp"
-#include "smc.hpp"
+#include "agent/backend.hpp"
+#include "agent/rdma_core/caps.hpp"
+#include "agent/rdma_core/connection.hpp"
+#include "agent/rdma_core/device.hpp"
+#include "agent/rdma_core/names.hpp"
+#include "agent/rdma_core/net.hpp"
+#include "agent/rdma_core/plan.hpp"
+#include "agent/rdma_core/smc.hpp"
 
 namespace rdmaconf::agent::rdma_core {
 namespace {

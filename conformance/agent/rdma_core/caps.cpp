@@ -1,4 +1,4 @@
-#include "caps.hpp"
+#include "agent/rdma_core/caps.hpp"
 
 #include <cstdio>
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
-#include "plan.hpp"
+#include "agent/backend.hpp"
+#include "agent/rdma_core/plan.hpp"
 
 namespace rdmaconf::agent::rdma_core {
 

@@ -1,4 +1,4 @@
-#include "connection.hpp"
+#include "agent/rdma_core/connection.hpp"
 
 #include <arpa/inet.h>
 
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "names.hpp"
+#include "agent/rdma_core/names.hpp"
 
 namespace rdmaconf::agent::rdma_core {
 

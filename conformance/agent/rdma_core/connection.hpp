@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
-#include "caps.hpp"
-#include "plan.hpp"
+#include "agent/backend.hpp"
+#include "agent/rdma_core/caps.hpp"
+#include "agent/rdma_core/plan.hpp"
 
 namespace rdmaconf::agent::rdma_core {
 

@@ -1,4 +1,4 @@
-#include "device.hpp"
+#include "agent/rdma_core/device.hpp"
 
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "net.hpp"
+#include "agent/rdma_core/net.hpp"
 
 namespace rdmaconf::agent::rdma_core {
 

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "caps.hpp"
+#include "agent/rdma_core/caps.hpp"
 
 namespace rdmaconf::agent::rdma_core {
 

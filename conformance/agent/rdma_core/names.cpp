@@ -1,4 +1,4 @@
-#include "names.hpp"
+#include "agent/rdma_core/names.hpp"
 
 #include <cerrno>
 #include <cstring>

@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "plan.hpp"
+#include "agent/rdma_core/plan.hpp"
 
 namespace rdmaconf::agent::rdma_core {
 

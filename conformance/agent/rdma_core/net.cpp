@@ -1,4 +1,4 @@
-#include "net.hpp"
+#include "agent/rdma_core/net.hpp"
 
 #include <arpa/inet.h>
 #include <netdb.h>

@@ -1,4 +1,4 @@
-#include "plan.hpp"
+#include "agent/rdma_core/plan.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "test_ulp.hpp"
+#include "engine/test_ulp.hpp"
 
 namespace rdmaconf::agent::rdma_core {
 

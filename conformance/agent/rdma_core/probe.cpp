@@ -17,7 +17,7 @@
 #include <mutex>
 #include <thread>
 
-#include "backend.hpp"
+#include "agent/backend.hpp"
 
 namespace {
 

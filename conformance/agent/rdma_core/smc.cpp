@@ -1,4 +1,4 @@
-#include "smc.hpp"
+#include "agent/rdma_core/smc.hpp"
 
 #include <arpa/inet.h>
 #include <linux/genetlink.h>
@@ -20,7 +20,7 @@
 #include <cstring>
 
 #include "clc/decline_codes.hpp"
-#include "net.hpp"
+#include "agent/rdma_core/net.hpp"
 
 namespace rdmaconf::agent::rdma_core {
 

@@ -28,7 +28,7 @@
 #include <thread>
 #include <vector>
 
-#include "backend.hpp"
+#include "agent/backend.hpp"
 
 namespace rdmaconf::agent::rdma_core {
 

@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "control.hpp"
-#include "json.hpp"
-#include "needs.hpp"
+#include "agent/control.hpp"
+#include "agent/json.hpp"
+#include "engine/needs.hpp"
 
 namespace rdmaconf::agent {
 namespace {

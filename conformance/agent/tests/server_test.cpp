@@ -13,9 +13,9 @@
 #include <mutex>
 #include <thread>
 
-#include "client.hpp"
-#include "control.hpp"
-#include "server.hpp"
+#include "agent/client.hpp"
+#include "agent/control.hpp"
+#include "agent/server.hpp"
 
 namespace rdmaconf::agent {
 namespace {

@@ -1,7 +1,7 @@
 // output.hpp: outputs checked before a run (folders made, an existing file
 // never truncated, what is in the way named), written with what failed said,
 // and the fallback file.
-#include "output.hpp"
+#include "cli/output.hpp"
 
 #include <unistd.h>
 

@@ -20,10 +20,10 @@
 #include <unistd.h>
 #include <vector>
 
-#include "case_json.hpp"
-#include "dashboard.hpp"
+#include "dashboard/case_json.hpp"
+#include "dashboard/dashboard.hpp"
 #include "http_server.hpp"
-#include "store.hpp"
+#include "dashboard/store.hpp"
 
 namespace {
 

@@ -9,12 +9,12 @@
 #include <deque>
 #include <filesystem>
 
-#include "case_json.hpp"
-#include "findings.hpp"
-#include "report_json.hpp"
-#include "run_findings.hpp"
-#include "run_request.hpp"
-#include "store.hpp"
+#include "dashboard/case_json.hpp"
+#include "report/findings.hpp"
+#include "report/report_json.hpp"
+#include "dashboard/run_findings.hpp"
+#include "dashboard/run_request.hpp"
+#include "dashboard/store.hpp"
 
 namespace rdmaconf::dashboard {
 namespace {

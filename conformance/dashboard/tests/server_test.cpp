@@ -18,11 +18,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "requirement.hpp"
 
 namespace {
 
@@ -32,6 +35,7 @@ namespace websocket = beast::websocket;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using nlohmann::json;
+namespace requirements = rdmaconf::requirements;
 
 constexpr const char* kToken = "test-token-0123456789";
 
@@ -496,6 +500,17 @@ TEST(DashboardServer, CoverageShowsTheLastVerdictPerTarget) {
     if (r["id"].get<std::string>().starts_with("rfc5041-") && r["verdicts"][0].is_null()) ddp_unrun = true;
   }
   EXPECT_TRUE(mpa_pass) << "an MPA row the run covered shows its pass";
+  // Level and observability in the registry's own words (requirements::name),
+  // not in a copy of them.
+  std::set<std::string> observabilities;
+  for (const json& r : cov["requirements"]) {
+    const requirements::Requirement* row = requirements::find(r["id"].get<std::string>());
+    ASSERT_NE(row, nullptr) << r["id"];
+    EXPECT_EQ(r["level"], std::string(requirements::name(row->level))) << r["id"];
+    EXPECT_EQ(r["observable"], std::string(requirements::name(row->observable))) << r["id"];
+    observabilities.insert(r["observable"].get<std::string>());
+  }
+  EXPECT_EQ(observabilities.size(), 3u) << "rows of every kind of observability";
   EXPECT_TRUE(ddp_unrun) << "a DDP row the mpa-only run did not reach shows no verdict";
 }
 

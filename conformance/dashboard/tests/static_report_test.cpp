@@ -11,9 +11,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "assets.hpp"
-#include "baseline.hpp"
-#include "static_report.hpp"
+#include "dashboard/assets.hpp"
+#include "report/baseline.hpp"
+#include "dashboard/static_report.hpp"
 
 namespace rdmaconf::dashboard {
 namespace {

@@ -6,11 +6,11 @@
 
 #include <filesystem>
 
-#include "case_json.hpp"
-#include "dashboard.hpp"
-#include "report_json.hpp"
-#include "run_findings.hpp"
-#include "store.hpp"
+#include "dashboard/case_json.hpp"
+#include "dashboard/dashboard.hpp"
+#include "report/report_json.hpp"
+#include "dashboard/run_findings.hpp"
+#include "dashboard/store.hpp"
 
 namespace rdmaconf::dashboard {
 namespace {

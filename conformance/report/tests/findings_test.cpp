@@ -9,14 +9,14 @@
 #include <deque>
 #include <sstream>
 
-#include "baseline.hpp"
-#include "bug_report.hpp"
-#include "engine.hpp"
-#include "faults.hpp"
-#include "findings.hpp"
-#include "mutation.hpp"
-#include "report.hpp"
-#include "responder.hpp"
+#include "report/baseline.hpp"
+#include "report/bug_report.hpp"
+#include "engine/engine.hpp"
+#include "engine/faults.hpp"
+#include "report/findings.hpp"
+#include "engine/mutation.hpp"
+#include "report/report.hpp"
+#include "engine/responder.hpp"
 
 namespace rdmaconf::conformance {
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-#include "report.hpp"
+#include "report/report.hpp"
 
 namespace rdmaconf::conformance {
 namespace {

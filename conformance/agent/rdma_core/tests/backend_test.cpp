@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <rdma/rdma_cma.h>
 
-#include "backend.hpp"
-#include "smc.hpp"
+#include "agent/backend.hpp"
+#include "agent/rdma_core/smc.hpp"
 
 namespace rdmaconf::agent {
 namespace {

@@ -1,7 +1,7 @@
 // Device facts -> capabilities, and MPA configurations -> siw parameter
 // writes (caps.hpp), for the devices the backend meets.
-#include "caps.hpp"
-#include "connection.hpp"
+#include "agent/rdma_core/caps.hpp"
+#include "agent/rdma_core/connection.hpp"
 
 #include <gtest/gtest.h>
 

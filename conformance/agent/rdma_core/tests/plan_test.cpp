@@ -1,10 +1,10 @@
 // The test ULP profile in verbs terms (plan.hpp) and the names of what a
 // device reports (names.hpp), without a device.
-#include "plan.hpp"
+#include "agent/rdma_core/plan.hpp"
 
 #include <gtest/gtest.h>
 
-#include "names.hpp"
+#include "agent/rdma_core/names.hpp"
 
 namespace rdmaconf::agent::rdma_core {
 namespace {

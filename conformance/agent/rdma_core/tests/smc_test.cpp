@@ -1,6 +1,6 @@
 // The AF_SMC side's netlink parsers (smc.hpp) on answers laid out as Linux
 // sends them, and on truncated or lying ones.
-#include "smc.hpp"
+#include "agent/rdma_core/smc.hpp"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

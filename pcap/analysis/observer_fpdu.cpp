@@ -234,6 +234,7 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
                                   : "QN " + std::to_string(seg.qn));
     if (seg.qn < rdmap::kQueueCount) {
       check::QueueSequence& q = d.queues[seg.qn];
+      if (q.known) seg.expected_msn = q.msn;
       if (!q.known) {
         // After a resynchronisation the queue's place is learnt from here.
         q.known = true;
@@ -285,9 +286,13 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
             std::span<const std::uint8_t, rdmap::kReadRequestHeaderSize>(h.subspan(hs).first<rdmap::kReadRequestHeaderSize>()));
         if (reads_synced_) {
           using RF = rdmap::ReadRequestSpec::Field;
+          seg.read_request_number = ++d.reads_sent;
           d.reads.push_back({static_cast<std::uint32_t>(seg.read_request->get(RF::SinkSTag)),
                              seg.read_request->get(RF::SinkTO),
-                             static_cast<std::uint32_t>(seg.read_request->get(RF::ReadSize)), 0, false});
+                             static_cast<std::uint32_t>(seg.read_request->get(RF::ReadSize)), 0, false,
+                             seg.read_request_number, frame,
+                             static_cast<std::uint32_t>(seg.read_request->get(RF::SourceSTag)),
+                             seg.read_request->get(RF::SourceTO)});
           if (d.reads.size() > kMaxOutstanding) {
             reads_synced_ = false;
             event(EventKind::kLimit, d.side, frame, offset, d.reads.size(), "too many outstanding Read Requests to match");
@@ -307,6 +312,7 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
         break;
       } else {
         Direction::OutstandingRead& r = peer.reads.front();
+        seg.read = ReadMatch{r.number, r.frame, r.source_stag, r.source_to, seg.to - r.sink_to};
         if (!r.sink_reported && check::read_response_sink(seg.stag, seg.to, r.sink_stag, r.sink_to + r.received)) {
           r.sink_reported = true;
           violate(rules::kReadResponseSink, d.side, frame, offset,

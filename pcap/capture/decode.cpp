@@ -169,7 +169,13 @@ std::optional<TcpSegment> FrameDecoder::ipv4(ByteReader& r) {
     return report(ReportKind::kNotTcp,
                   wire::field_error(Ipv4Header::field_decl(F::Protocol), "not TCP: skipped", start),
                   protocol);
-  auto address = [&](F f) { return capture::ipv4(static_cast<std::uint32_t>(h->get(f))); };
+  // The address's octets as the header carries them (RFC 791 §3.1).
+  auto address = [&](F f) {
+    IpAddress ip;
+    ip.version = IpVersion::kV4;
+    std::copy_n(h->bytes().begin() + Ipv4Header::field_decl(f).octet_offset(), kIpv4Octets, ip.octets.begin());
+    return ip;
+  };
   seg_.key.source.address = address(F::Source);
   seg_.key.destination.address = address(F::Destination);
   if (udp_wanted) return udp(r, total_length - header_length, start);

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include <fcntl.h>
@@ -144,14 +146,21 @@ struct PacketSource::Mapped {
   ~Mapped() {
     if (fd >= 0) ::close(fd);
   }
-  // A field of a file or record header at `p`, read through its
-  // declaration (big-endian) and turned around when the writer was
-  // little-endian. Every field read here is 32 or 16 bits wide.
-  template <typename H>
-  std::uint32_t field(const std::uint8_t* p, typename H::Field f) const {
-    const auto v = static_cast<std::uint32_t>(H::read(wire::Bytes(p, H::kSize), f));
-    if (big_endian) return v;
-    return H::field_decl(f).bit_width == 16 ? __builtin_bswap16(static_cast<std::uint16_t>(v)) : __builtin_bswap32(v);
+  // A field of a file or record header at `p`: where it lies and how wide
+  // it is from its declaration (file_format.hpp), its octets in the
+  // writer's byte order. One load, turned around when the writer's order is
+  // not this host's: the record loop of every frame (docs/performance.md).
+  template <typename H, typename H::Field F>
+  std::uint32_t field(const std::uint8_t* p) const {
+    static constexpr std::uint32_t kBitOffset = H::field_decl(F).bit_offset;
+    static constexpr std::uint32_t kBitWidth = H::field_decl(F).bit_width;
+    static_assert(kBitOffset % 8 == 0 && (kBitWidth == 16 || kBitWidth == 32));
+    using Word = std::conditional_t<kBitWidth == 16, std::uint16_t, std::uint32_t>;
+    Word v;
+    std::memcpy(&v, p + kBitOffset / 8, sizeof v);
+    if (big_endian == (std::endian::native == std::endian::big)) return v;
+    if constexpr (kBitWidth == 16) return __builtin_bswap16(v);
+    else return __builtin_bswap32(v);
   }
   // pread() of the file, or its copy from memory for open_memory: the
   // window below works the same over both.
@@ -225,8 +234,8 @@ bool PacketSource::read_classic_header(Mapped& m, const std::uint8_t* h, LinkTyp
     default: return false;  // pcapng or not a capture: libpcap decides
   }
   // Version 2.x only; anything else is libpcap's to accept or refuse.
-  if (m.field<PcapFileHeader>(h, F::MajorVersion) != kPcapMajorVersion) return false;
-  link = static_cast<LinkType>(m.field<PcapFileHeader>(h, F::LinkType) & kPcapLinkTypeBits);
+  if (m.field<PcapFileHeader, F::MajorVersion>(h) != kPcapMajorVersion) return false;
+  link = static_cast<LinkType>(m.field<PcapFileHeader, F::LinkType>(h) & kPcapLinkTypeBits);
   m.pos = PcapFileHeader::kSize;
   return true;
 }
@@ -252,10 +261,10 @@ PacketSource::Next PacketSource::next_mapped(RawFrame& out) {
   if (m.size - m.pos < kRecord) return ended(ReportKind::kTruncatedFile, "the file ends inside a packet record");
   const std::uint8_t* h = m.view(m.pos, kRecord);
   if (!h) return ended(ReportKind::kReadError, "the file could not be read");
-  const std::uint32_t sec = m.field<PcapRecordHeader>(h, F::TimestampSeconds);
-  const std::uint32_t frac = m.field<PcapRecordHeader>(h, F::TimestampMicroseconds);
-  const std::uint32_t caplen = m.field<PcapRecordHeader>(h, F::CapturedPacketLength);
-  const std::uint32_t len = m.field<PcapRecordHeader>(h, F::OriginalPacketLength);
+  const std::uint32_t sec = m.field<PcapRecordHeader, F::TimestampSeconds>(h);
+  const std::uint32_t frac = m.field<PcapRecordHeader, F::TimestampMicroseconds>(h);
+  const std::uint32_t caplen = m.field<PcapRecordHeader, F::CapturedPacketLength>(h);
+  const std::uint32_t len = m.field<PcapRecordHeader, F::OriginalPacketLength>(h);
   if (caplen > Mapped::kMaxCaplen) return ended(ReportKind::kReadError, "a record's captured length is absurd");
   if (m.size - m.pos - kRecord < caplen) return ended(ReportKind::kTruncatedFile, "the file ends inside a packet record");
   const std::uint8_t* data = m.view(m.pos, kRecord + std::size_t{caplen});

@@ -18,13 +18,6 @@ IpAddress ipv4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) {
   return ip;
 }
 
-IpAddress ipv4(std::uint32_t address) {
-  IpAddress ip;
-  ip.version = IpVersion::kV4;
-  wire::store_be(wire::MutableBytes(ip.octets).first(kIpv4Octets), address);
-  return ip;
-}
-
 IpAddress ipv6(const std::array<std::uint8_t, 16>& octets) {
   IpAddress ip;
   ip.version = IpVersion::kV6;

@@ -71,8 +71,6 @@ struct Endpoint {
 };
 
 IpAddress ipv4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d);
-// From the 32 bits an IPv4 header carries (most significant octet first).
-IpAddress ipv4(std::uint32_t address);
 IpAddress ipv6(const std::array<std::uint8_t, 16>& octets);
 
 }  // namespace rdmaconf::capture

@@ -4,6 +4,7 @@
 // RFC 7306), RFC 6581 §9.2's first FPDU, and requests against responses.
 #include "analysis/observer_internal.hpp"
 #include "mpa/diagnosis.hpp"
+#include "mpa/errors.hpp"
 #include "rdmap/diagnosis.hpp"
 #include "rdmap/terminate.hpp"
 
@@ -160,7 +161,8 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
   const bool llp_no_match = info.opcode == rdmap::Opcode::kTerminate && have >= 2 &&
                             u32<rdmap::TerminateControlHeader>(rdmap_octets, TF::Layer) ==
                                 static_cast<std::uint8_t>(ddp::Layer::kLlp) &&
-                            u32<rdmap::TerminateControlHeader>(rdmap_octets, TF::ErrorCode) == 0x07;
+                            u32<rdmap::TerminateControlHeader>(rdmap_octets, TF::ErrorCode) ==
+                                static_cast<std::uint8_t>(mpa::LlpErrorCode::kNoMatchingRtr);
   if (not_rtr && !mpa_.rtr_sendable && !llp_no_match)
     violate(rules::kNoMatchingRtr, d.side, frame, offset,
             "the Reply sets no RTR kind the Request offered, but the first FPDU is " + std::string(info.name) +

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "check/ulp.hpp"
 #include "ddp/headers.hpp"
 #include "rdmap/opcodes.hpp"
 #include "ulp/onc_rpc.hpp"
@@ -192,8 +193,11 @@ const Tie* UlpTracker::tie(Side advertiser, std::uint32_t stag, std::uint64_t to
   const auto it = d.adverts.find(stag);
   if (it == d.adverts.end()) return nullptr;
   Advert& a = *it->second;
-  if (to < a.offset || (a.length != kLengthNotStated && to - a.offset >= std::max<std::uint64_t>(a.length, 1)))
-    return nullptr;
+  // The operation lies inside what was advertised: the observer's rule
+  // (check::within; RFC 8166 §3.4.5, §3.4.6, RFC 7145 §9.2). An iSER
+  // buffer's length is not stated: it reaches as far as a TO can.
+  const check::Region region{a.stag, a.offset, a.length == kLengthNotStated ? ~std::uint64_t{0} - a.offset : a.length};
+  if (!check::within(region, stag, to, length)) return nullptr;
   const std::uint64_t at = to - a.offset;
   if (!a.first_frame) a.first_frame = frame;
   a.last_frame = frame;

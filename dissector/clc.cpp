@@ -99,16 +99,20 @@ void add_type_bits(proto_tree* tree, tvbuff_t* tvb, int offset, clc::MessageType
   add_overlay(tree, tvb, offset, clc::type_bits_decl(type));
 }
 
-void add_decline_names(proto_tree* tree, tvbuff_t* tvb, int body_at, std::uint32_t code) {
+// The Peer Diagnosis Information's category and Linux name, over the field.
+void add_decline_names(proto_tree* tree, tvbuff_t* tvb, int body_at) {
   const Ids& i = ids();
-  if (!tree) return;
-  const clc::DeclineCode* dc = clc::find_decline_code(code);
-  std::string category(clc::decline_category(code));
-  proto_item_set_generated(proto_tree_add_string(tree, i.clc_decline_category, tvb, body_at + 8, 4, category.c_str()));
+  using DF = clc::DeclineSpec::Field;
+  const auto code = read_field<clc::DeclineBody>(tvb, body_at, DF::PeerDiagnosis);
+  if (!tree || !code) return;
+  const wire::FieldDecl& f = clc::DeclineBody::field_decl(DF::PeerDiagnosis);
+  const int at = body_at + field_offset(f), length = field_length(f);
+  const clc::DeclineCode* dc = clc::find_decline_code(static_cast<std::uint32_t>(*code));
+  std::string category(clc::decline_category(static_cast<std::uint32_t>(*code)));
+  proto_item_set_generated(proto_tree_add_string(tree, i.clc_decline_category, tvb, at, length, category.c_str()));
   if (dc) {
     std::string linux_name = "SMC_CLC_DECL_" + std::string(dc->linux_name);
-    proto_item_set_generated(
-        proto_tree_add_string(tree, i.clc_decline_linux_name, tvb, body_at + 8, 4, linux_name.c_str()));
+    proto_item_set_generated(proto_tree_add_string(tree, i.clc_decline_linux_name, tvb, at, length, linux_name.c_str()));
   }
 }
 
@@ -120,9 +124,11 @@ proto_tree* show_clc(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const 
   proto_item* ti = proto_tree_add_item(tree, i.proto_clc, tvb, 0, size, ENC_NA);
   proto_tree* ct = proto_item_add_subtree(ti, i.ett_clc);
   if (size < static_cast<int>(clc::kHeaderSize + clc::kTrailerSize)) return ct;
-  const auto type = static_cast<clc::MessageType>(tvb_get_guint8(tvb, 4));
-  const auto version = static_cast<std::uint8_t>(tvb_get_guint8(tvb, 7) >> 4);
-  const std::string_view type_name = wire::value_name(clc::ClcHeaderSpec::fields[1], static_cast<std::uint64_t>(type));
+  using HF = clc::ClcHeaderSpec::Field;
+  const auto type = static_cast<clc::MessageType>(read_field<clc::ClcHeader>(tvb, 0, HF::Type).value_or(0));
+  const auto version = static_cast<unsigned>(read_field<clc::ClcHeader>(tvb, 0, HF::Version).value_or(0));
+  const std::string_view type_name =
+      wire::value_name(clc::ClcHeader::field_decl(HF::Type), static_cast<std::uint64_t>(type));
   proto_item_append_text(ti, ", %.*s v%u", static_cast<int>(type_name.size()), type_name.data(), version);
   col_append_sep_fstr(pinfo->cinfo, COL_INFO, ", ", "CLC %.*s v%u", static_cast<int>(type_name.size()),
                       type_name.data(), version);
@@ -153,7 +159,7 @@ proto_tree* show_clc(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const 
     } else {
       proto_tree* bt = add_header(ct, tvb, at, *b.decl);
       if (b.decl == &clc::ClcHeaderSpec::decl) add_type_bits(bt, tvb, at, type);
-      if (b.decl == &clc::DeclineSpec::decl) add_decline_names(bt, tvb, at, tvb_get_ntohl(tvb, at + 8));
+      if (b.decl == &clc::DeclineSpec::decl) add_decline_names(bt, tvb, at);
     }
     at += n;
   }
@@ -178,7 +184,9 @@ int dissect_tcp_exp_option(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, 
   const wire::Bytes option(tvb_get_ptr(tvb, 0, length), static_cast<std::size_t>(length));
   auto is_smc = clc::parse_smc_option(option);
   if (!is_smc || !*is_smc) return used;
-  proto_item_set_generated(proto_tree_add_uint(tree, i.clc_smc_option, tvb, 2, 4, clc::kTcpOptionSmcExId));
+  const wire::FieldDecl& exid = clc::SmcTcpOption::field_decl(clc::SmcTcpOptionSpec::Field::ExId);
+  proto_item_set_generated(
+      proto_tree_add_uint(tree, i.clc_smc_option, tvb, field_offset(exid), field_length(exid), clc::kTcpOptionSmcExId));
   if (!PINFO_FD_VISITED(pinfo)) {
     SmcOptions* c = smc_options(pinfo, true);
     bool known = false;

@@ -44,11 +44,17 @@ namespace {
 
 using analysis::Side;
 
-constexpr std::size_t kKeyProbe = 8;  // "MPA ID " and one more octet: enough to claim a direction
+// "MPA ID ": the start of both keys (RFC 5044 §7.1.1) up to the word that
+// tells them apart; a frame with another word there is still an MPA frame,
+// whose key the observer reports.
+constexpr std::size_t kKeyStem = 7;
+static_assert(std::equal(mpa::kRequestKey.begin(), mpa::kRequestKey.begin() + kKeyStem, mpa::kReplyKey.begin()));
+constexpr std::size_t kKeyProbe = kKeyStem + 1;  // the stem and one more octet: enough to claim a direction
 // Octets kept per direction for messages that span segments: well above
 // what the observer itself holds (ObserverConfig::max_buffer).
 constexpr std::size_t kMaxWindow = std::size_t{1} << 20;
-// Read Requests remembered per side for linking (the observer's own bound).
+// Read Requests remembered per side for linking their responses back (the
+// observer's own bound on outstanding requests).
 constexpr std::size_t kMaxReads = std::size_t{1} << 16;
 // Wireshark 4.0's tcp_analysis::conversation_completeness bits.
 constexpr std::uint8_t kSynSeen = 0x01;
@@ -109,13 +115,8 @@ class Connection final : public analysis::ObserverSink {
     const bool syn[2] = {(seen & kSynSeen) != 0, (seen & kSynAckSeen) != 0};
     const bool option[2] = {smc_from(&initiator_, initiator_port_), smc_from(responder, responder_port)};
     for (Side s : {Side::kInitiator, Side::kResponder}) {
-      Direction& d = dir_[idx(s)];
-      if (syn[idx(s)]) {
-        observer_.on_syn(s, option[idx(s)]);
-      } else {
-        observer_.on_mid_stream(s);
-        d.msn_known.fill(false);  // MSNs sent before the capture are unknown
-      }
+      if (syn[idx(s)]) observer_.on_syn(s, option[idx(s)]);
+      else observer_.on_mid_stream(s);
     }
   }
 
@@ -135,17 +136,13 @@ class Connection final : public analysis::ObserverSink {
     std::uint32_t skip = 0;
     if (delta > 0) {
       // Octets the capture does not hold: the observer resynchronises, and
-      // request/response matching stops (as the observer's does).
+      // its request/response matching stops.
       observer_.on_gap(side, static_cast<std::uint64_t>(delta), frame);
       d.fed_to += static_cast<std::uint32_t>(delta);
       d.next_seq = seq;
       d.window.clear();
       d.window_start = d.fed_to;
-      d.msn_known.fill(false);
-      for (Direction& x : dir_) {
-        x.reads.clear();
-        x.response = nullptr;
-      }
+      for (Direction& x : dir_) x.reads.clear();
     } else if (delta < 0) {
       skip = std::min(length, static_cast<std::uint32_t>(-delta));  // already fed (retransmission)
     }
@@ -236,7 +233,6 @@ class Connection final : public analysis::ObserverSink {
 
   void on_event(const analysis::Event& e) override {
     if (e.kind == analysis::EventKind::kDetected) return;
-    if (e.kind == analysis::EventKind::kResynchronised) dir_[idx(e.side)].msn_known.fill(false);
     record(static_cast<std::uint32_t>(e.frame)).events.push_back({e.side, e.text});
   }
 
@@ -253,11 +249,10 @@ class Connection final : public analysis::ObserverSink {
       std::size_t index = 0;
       bool known = false;
     } req_rep;  // where this side's Request or Reply is recorded
-    // MSN bookkeeping for the generated "expected MSN" (RFC 5041 §5.2).
-    std::array<bool, 4> msn_known{true, true, true, true};
-    std::array<std::uint32_t, 4> next_msn{1, 1, 1, 1};
-    std::deque<ReadLink*> reads;  // Read Requests this side sent, unanswered
-    ReadLink* response = nullptr;  // the Read Response this side is sending
+    // The Read Requests this side sent that the observer matched and no
+    // Response has ended yet, by the observer's number: where the first
+    // Response frame is noted for the Request's "Response in".
+    std::deque<std::pair<std::uint64_t, ReadLink*>> reads;
   };
 
   FrameRecord& record(std::uint32_t number) {
@@ -319,41 +314,33 @@ class Connection final : public analysis::ObserverSink {
 
     const analysis::SegmentInfo* s = m.segment;
     if (!s || !s->has_header) return;
-    if (!s->ddp.tagged && s->qn < d.next_msn.size()) {
-      // Each untagged message takes the next MSN of its queue; every segment
-      // of one message carries the same number.
-      r.msn_expected_known = d.msn_known[s->qn];
-      r.msn_expected = d.next_msn[s->qn];
-      d.next_msn[s->qn] = s->ddp.last ? s->msn + 1 : s->msn;
-      d.msn_known[s->qn] = true;
+    // What the observer knows of the segment, kept for every pass: the MSN
+    // its queue expects, the Read Request a Read Response answers.
+    if (!s->ddp.tagged && s->expected_msn) {
+      r.msn_expected_known = true;
+      r.msn_expected = *s->expected_msn;
     }
-    if (s->rdmap.opcode == static_cast<std::uint8_t>(rdmap::Opcode::kRdmaReadRequest) && s->read_request &&
-        d.reads.size() < kMaxReads) {
-      using RF = rdmap::ReadRequestSpec::Field;
+    if (s->read_request_number && d.reads.size() < kMaxReads) {
       auto* link = new (wmem_alloc0(wmem_file_scope(), sizeof(ReadLink))) ReadLink{};
       link->request_frame = static_cast<std::uint32_t>(m.frame);
-      link->sink_to = s->read_request->get(RF::SinkTO);
-      link->source_stag = static_cast<std::uint32_t>(s->read_request->get(RF::SourceSTag));
-      link->source_to = s->read_request->get(RF::SourceTO);
-      d.reads.push_back(link);
+      d.reads.emplace_back(s->read_request_number, link);
       r.read = link;
-    } else if (s->rdmap.opcode == static_cast<std::uint8_t>(rdmap::Opcode::kRdmaReadResponse) && s->ddp.tagged) {
-      // RFC 5040 §5.2.2: Read Responses answer the peer's Read Requests in order.
+    } else if (s->read && s->ddp.tagged) {
+      // Requests the observer matched before this one are answered.
       Direction& requester = dir_[idx(analysis::other(m.side))];
-      if (!d.response && !requester.reads.empty()) {
-        d.response = requester.reads.front();
+      while (!requester.reads.empty() && requester.reads.front().first < s->read->request)
         requester.reads.pop_front();
-        d.response->response_first_frame = static_cast<std::uint32_t>(m.frame);
-      }
-      if (d.response) {
-        r.read = d.response;
-        d.response->response_last_frame = static_cast<std::uint32_t>(m.frame);
-        if (s->ddp.last) d.response = nullptr;
+      if (!requester.reads.empty() && requester.reads.front().first == s->read->request) {
+        ReadLink* link = requester.reads.front().second;
+        if (!link->response_first_frame) link->response_first_frame = static_cast<std::uint32_t>(m.frame);
+        link->response_last_frame = static_cast<std::uint32_t>(m.frame);
+        r.read = link;
+        r.read_offset = s->read->offset;
       }
     }
-    const bool response = r.read && s->ddp.tagged;
-    r.ulp = ulp_.on_segment(m, *s, response, response ? r.read->source_stag : 0, response ? r.read->source_to : 0,
-                            response ? s->to - r.read->sink_to : 0);
+    const analysis::ReadMatch* read = s->ddp.tagged && s->read ? &*s->read : nullptr;
+    r.ulp = ulp_.on_segment(m, *s, read != nullptr, read ? read->source_stag : 0, read ? read->source_to : 0,
+                            read ? read->offset : 0);
   }
 
   address initiator_{};
@@ -491,7 +478,7 @@ bool starts_with_key(tvbuff_t* tvb) {
   if (available < static_cast<int>(kKeyProbe)) return false;
   // The stem both keys share ("MPA ID "): a frame with a wrong key after it
   // is still an MPA Request/Reply, and the observer reports the key.
-  return tvb_memeql(tvb, 0, mpa::kRequestKey.data(), 7) == 0;
+  return tvb_memeql(tvb, 0, mpa::kRequestKey.data(), kKeyStem) == 0;
 }
 
 bool looks_like_clc(tvbuff_t* tvb) {

@@ -7,6 +7,7 @@
 // observer's (connection.cpp shows its violations); what the first pass
 // kept adds the expected MSN and the Read Request <-> Read Response links;
 // the ULP's part (a Send's header, the region a transfer used) is ulp.cpp's.
+#include <optional>
 #include <span>
 #include <string>
 
@@ -36,27 +37,33 @@ void show_terminate(tvbuff_t* tvb, packet_info* pinfo, proto_tree* rt, int at) {
                                 static_cast<std::uint8_t>(control.get(TF::ErrorCode))};
   const rdmap::ErrorRow* row = rdmap::find_error(code);
   const std::string name = row ? std::string(row->name) : "undefined error code";
-  if (tt) proto_item_set_generated(proto_tree_add_string(tt, i.rdmap_term_error, tvb, at, 4, name.c_str()));
+  if (tt)
+    proto_item_set_generated(proto_tree_add_string(tt, i.rdmap_term_error, tvb, at,
+                                                   static_cast<int>(rdmap::kTerminateControlSize), name.c_str()));
   col_append_fstr(pinfo->cinfo, COL_INFO, " (%s)", name.c_str());
   const bool m = control.flag(TF::M), d = control.flag(TF::D), r = control.flag(TF::R);
   int off = at + static_cast<int>(rdmap::kTerminateControlSize);
-  if ((m || d) && tvb_captured_length_remaining(tvb, off) >= 2) {
-    add_header(rt, tvb, off, rdmap::TerminateSegmentLengthSpec::decl);
-    off += 2;
+  const auto& length_decl = rdmap::TerminateSegmentLengthSpec::decl;
+  if ((m || d) && tvb_captured_length_remaining(tvb, off) >= static_cast<int>(length_decl.size_octets)) {
+    add_header(rt, tvb, off, length_decl);
+    off += static_cast<int>(length_decl.size_octets);
   }
-  std::uint8_t copied_opcode = 0xff;
-  if (d && tvb_captured_length_remaining(tvb, off) >= 1) {
-    const bool tagged = (tvb_get_guint8(tvb, off) & 0x80) != 0;
-    const wire::HeaderDecl& decl = tagged ? ddp::TaggedSpec::decl : ddp::UntaggedSpec::decl;
+  // The copied DDP header's T bit chooses its layout; its RsvdULP octet is
+  // the copied RDMAP control field, whose opcode says what follows.
+  using DF = ddp::TaggedSpec::Field;
+  std::optional<std::uint8_t> copied_opcode;
+  if (const auto t = d ? read_field<ddp::TaggedHeader>(tvb, off, DF::T) : std::nullopt) {
+    const wire::HeaderDecl& decl = *t ? ddp::TaggedSpec::decl : ddp::UntaggedSpec::decl;
     proto_tree* ct = add_header(rt, tvb, off, decl, "Terminated DDP Header");
-    if (tvb_captured_length_remaining(tvb, off) >= 2) {
-      copied_opcode = tvb_get_guint8(tvb, off + 1) & 0x0f;
-      add_header(ct, tvb, off + 1, rdmap::ControlSpec::decl, "Terminated RDMAP control field");
+    if (const auto control = read_field<ddp::TaggedHeader>(tvb, off, DF::RsvdULP)) {
+      copied_opcode = rdmap::Control::from_octet(static_cast<std::uint8_t>(*control)).opcode;
+      add_header(ct, tvb, off + field_offset(ddp::TaggedHeader::field_decl(DF::RsvdULP)), rdmap::ControlSpec::decl,
+                 "Terminated RDMAP control field");
     }
     off += static_cast<int>(decl.size_octets);
   }
-  if (r && copied_opcode != 0xff) {
-    const std::size_t size = rdmap::copied_rdma_header_size(copied_opcode);
+  if (r && copied_opcode) {
+    const std::size_t size = rdmap::copied_rdma_header_size(*copied_opcode);
     if (size == rdmap::kReadRequestHeaderSize)
       add_header(rt, tvb, off, rdmap::ReadRequestSpec::decl, "Terminated RDMA Read Request Header");
     else if (size == rdmap::kAtomicRequestHeaderSize)
@@ -75,7 +82,8 @@ void show_ulpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Messa
     col_append_sep_str(pinfo->cinfo, COL_INFO, ", ", "DDP: truncated");
     return;
   }
-  const ddp::Control control = ddp::Control::from_octets(tvb_get_guint8(tvb, 0), tvb_get_guint8(tvb, 1));
+  const ddp::Control control =
+      ddp::Control::read(wire::Bytes(tvb_get_ptr(tvb, 0, static_cast<int>(ddp::kControlSize)), ddp::kControlSize));
   const wire::HeaderDecl& ddecl = control.tagged ? ddp::TaggedSpec::decl : ddp::UntaggedSpec::decl;
   const int hdr = static_cast<int>(ddecl.size_octets);
   add_header(dt, tvb, 0, ddecl);
@@ -84,24 +92,31 @@ void show_ulpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Messa
     return;
   }
   proto_item_set_len(di, hdr);
-  if (m.msn_expected_known && !control.tagged && dt)
-    proto_item_set_generated(proto_tree_add_uint(dt, i.ddp_msn_expected, tvb, 10, 4, m.msn_expected));
+  using UF = ddp::UntaggedSpec::Field;
+  using TF = ddp::TaggedSpec::Field;
+  if (m.msn_expected_known && !control.tagged && dt) {
+    const wire::FieldDecl& msn = ddp::UntaggedHeader::field_decl(UF::MSN);
+    proto_item_set_generated(
+        proto_tree_add_uint(dt, i.ddp_msn_expected, tvb, field_offset(msn), field_length(msn), m.msn_expected));
+  }
   const int payload = length - hdr;
   if (dt)
     proto_item_set_generated(
         proto_tree_add_uint(dt, i.ddp_payload_length, tvb, hdr, payload, static_cast<guint32>(payload)));
 
-  // RDMAP: the control field is the DDP header's second octet.
+  // RDMAP: the control field is the DDP header's RsvdULP octet (RFC 5040 §4.2).
   const rdmap::Control rc = rdmap::Control::from_octet(control.rsvd_ulp);
   const rdmap::OpcodeInfo* op = rdmap::find_opcode(rc.opcode);
   proto_item* ri = proto_tree_add_item(tree, i.proto_rdmap, tvb, 0, -1, ENC_NA);
   proto_tree* rt = proto_item_add_subtree(ri, i.ett_rdmap);
-  add_header(rt, tvb, 1, rdmap::ControlSpec::decl);
+  add_header(rt, tvb, field_offset(ddp::TaggedHeader::field_decl(TF::RsvdULP)), rdmap::ControlSpec::decl);
   const char* op_name = op ? op->name.data() : "reserved opcode";
   proto_item_append_text(ri, ", %s", op_name);
   col_append_sep_str(pinfo->cinfo, COL_INFO, ", ", op_name);
   if (!op) return;
-  if (op->carries_invalidate_stag && !control.tagged) add_header(rt, tvb, 2, rdmap::InvalidateStagSpec::decl);
+  // RFC 5040 §4.4: the Invalidate STag is the untagged header's other RsvdULP bits.
+  if (op->carries_invalidate_stag && !control.tagged)
+    add_header(rt, tvb, field_offset(ddp::UntaggedHeader::field_decl(UF::RsvdULP32)), rdmap::InvalidateStagSpec::decl);
 
   switch (op->opcode) {
     case rdmap::Opcode::kRdmaReadRequest:
@@ -113,8 +128,9 @@ void show_ulpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Messa
     case rdmap::Opcode::kRdmaReadResponse:
       if (m.read && rt && control.tagged) {
         proto_item_set_generated(proto_tree_add_uint(rt, i.rdmap_read_request_in, tvb, 0, 0, m.read->request_frame));
-        proto_item_set_generated(
-            proto_tree_add_uint64(rt, i.rdmap_read_response_offset, tvb, 6, 8, tvb_get_ntoh64(tvb, 6) - m.read->sink_to));
+        const wire::FieldDecl& to = ddp::TaggedHeader::field_decl(TF::TO);
+        proto_item_set_generated(proto_tree_add_uint64(rt, i.rdmap_read_response_offset, tvb, field_offset(to),
+                                                       field_length(to), m.read_offset));
       }
       break;
     case rdmap::Opcode::kTerminate:

@@ -382,6 +382,14 @@ proto_tree* add_header(proto_tree* tree, tvbuff_t* tvb, int offset, const wire::
   return sub;
 }
 
+std::optional<std::uint64_t> read_field(tvbuff_t* tvb, int offset, const wire::FieldDecl& f) {
+  // Only the octets the field touches must be there: a truncated header
+  // still shows its first fields.
+  const int need = field_offset(f) + field_length(f);
+  if (offset < 0 || f.is_octet_string() || tvb_captured_length_remaining(tvb, offset) < need) return std::nullopt;
+  return wire::read_field(wire::Bytes(tvb_get_ptr(tvb, offset, need), static_cast<std::size_t>(need)), f);
+}
+
 void add_overlay(proto_tree* tree, tvbuff_t* tvb, int offset, std::span<const wire::FieldDecl> overlay) {
   if (!tree) return;
   add_fields(tree, tvb, offset, overlay);

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -52,6 +53,23 @@ proto_tree* add_header(proto_tree* tree, tvbuff_t* tvb, int offset, const wire::
 // Adds the fields of an overlay (a FieldDecl list whose offsets count from
 // the first bit of `decl`'s header, such as the CLC header's per-type bits).
 void add_overlay(proto_tree* tree, tvbuff_t* tvb, int offset, std::span<const wire::FieldDecl> overlay);
+
+// Where a field lies, in octets from its header's first octet: the octets
+// its bits touch. An item generated over a field (an expected value beside
+// the received one) spans these, never a number written here.
+constexpr int field_offset(const wire::FieldDecl& f) { return static_cast<int>(f.octet_offset()); }
+constexpr std::uint32_t kOctetBits = 8;
+constexpr int field_length(const wire::FieldDecl& f) {
+  return static_cast<int>((f.bit_offset % kOctetBits + f.bit_width + kOctetBits - 1) / kOctetBits);
+}
+
+// A field of the header at `offset` in `tvb`, read through its declaration;
+// nullopt when the octets the field touches were not captured.
+std::optional<std::uint64_t> read_field(tvbuff_t* tvb, int offset, const wire::FieldDecl& f);
+template <typename H>
+std::optional<std::uint64_t> read_field(tvbuff_t* tvb, int offset, typename H::Field f) {
+  return read_field(tvb, offset, H::field_decl(f));
+}
 
 // The Wireshark field generated for one FieldDecl (-1 if not registered).
 int field_id(const wire::FieldDecl& f);

@@ -116,8 +116,12 @@ proto_tree* show_fpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const
     const int at = static_cast<int>(marker.stream_position - f.stream_position);
     proto_tree* st = add_header(mt, tvb, at, mpa::MarkerSpec::decl);
     if (st) {
-      proto_item_set_generated(proto_tree_add_uint(st, i.mpa_marker_expected, tvb, at + 2, 2, marker.expected_fpdu_ptr));
-      proto_item_set_generated(proto_tree_add_uint(st, i.mpa_marker_status, tvb, at + 2, 2,
+      // Over the received FPDUPTR: the value it should hold, and the verdict.
+      const wire::FieldDecl& ptr = mpa::MarkerHeader::field_decl(mpa::MarkerSpec::Field::FPDUPTR);
+      const int ptr_at = at + field_offset(ptr), ptr_length = field_length(ptr);
+      proto_item_set_generated(
+          proto_tree_add_uint(st, i.mpa_marker_expected, tvb, ptr_at, ptr_length, marker.expected_fpdu_ptr));
+      proto_item_set_generated(proto_tree_add_uint(st, i.mpa_marker_status, tvb, ptr_at, ptr_length,
                                                    marker.valid ? PROTO_CHECKSUM_E_GOOD : PROTO_CHECKSUM_E_BAD));
     }
   }
@@ -131,14 +135,15 @@ proto_tree* show_fpdu(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const
 
   // The CRC, least significant octet first (RFC 5044 §4.4).
   const wire::FieldDecl& crc_decl = mpa::CrcTrailer::field_decl(mpa::CrcTrailerSpec::Field::CRC);
-  proto_tree_add_uint(mt, field_id(crc_decl), lt, crc_at, 4, f.received_crc);
+  const int crc_length = field_length(crc_decl);
+  proto_tree_add_uint(mt, field_id(crc_decl), lt, crc_at, crc_length, f.received_crc);
   if (f.crc_status == mpa::CrcStatus::kNotChecked) {
-    proto_item_set_generated(proto_tree_add_uint(mt, i.mpa_crc_status, lt, crc_at, 4, PROTO_CHECKSUM_E_UNVERIFIED));
+    proto_item_set_generated(proto_tree_add_uint(mt, i.mpa_crc_status, lt, crc_at, crc_length, PROTO_CHECKSUM_E_UNVERIFIED));
   } else {
-    proto_item_set_generated(proto_tree_add_uint(mt, i.mpa_crc_computed, lt, crc_at, 4, f.computed_crc));
+    proto_item_set_generated(proto_tree_add_uint(mt, i.mpa_crc_computed, lt, crc_at, crc_length, f.computed_crc));
     const bool good = f.crc_status == mpa::CrcStatus::kMatch;
     proto_item_set_generated(
-        proto_tree_add_uint(mt, i.mpa_crc_status, lt, crc_at, 4, good ? PROTO_CHECKSUM_E_GOOD : PROTO_CHECKSUM_E_BAD));
+        proto_tree_add_uint(mt, i.mpa_crc_status, lt, crc_at, crc_length, good ? PROTO_CHECKSUM_E_GOOD : PROTO_CHECKSUM_E_BAD));
     if (!good) col_append_sep_str(pinfo->cinfo, COL_INFO, ", ", "[MPA CRC error]");
   }
 

@@ -161,16 +161,12 @@ SmcOptions* smc_options(packet_info* pinfo, bool create);
 
 // ------------------------------------------------ what the first pass kept
 
-// A Read Request and the Read Response that answers it (RFC 5040 §5.2.2:
-// responses come back in the order of the requests), as the observer's
-// messages showed them.
+// A Read Request and the Read Response that answers it, as the observer
+// matched them (analysis::ReadMatch), linked both ways for random access.
 struct ReadLink {
   std::uint32_t request_frame = 0;
   std::uint32_t response_first_frame = 0;
   std::uint32_t response_last_frame = 0;
-  std::uint64_t sink_to = 0;
-  std::uint32_t source_stag = 0;  // the requester's Data Source (the peer's buffer)
-  std::uint64_t source_to = 0;
 };
 
 // What MPA startup settled, when an FPDU was seen (observer's MpaParameters).
@@ -211,6 +207,7 @@ struct MessageRecord {
   bool msn_expected_known = false;
   std::uint32_t msn_expected = 0;
   ReadLink* read = nullptr;  // a Read Request's or Read Response's link
+  std::uint64_t read_offset = 0;  // a Read Response: its TO from the request's Data Sink TO
   UlpFindings ulp;           // the ULP's view (ulp_state.hpp)
 };
 

@@ -39,6 +39,8 @@
 #include <unordered_map>
 #include <variant>
 
+#include "analysis/link_groups.hpp"
+#include "capture/headers.hpp"
 #include "generated_fields.hpp"
 #include "plugin.hpp"
 #include "smcr/messages.hpp"
@@ -55,25 +57,31 @@ namespace {
 
 using analysis::Side;
 
-// An IP address as RoCEv2 GIDs carry it: IPv4 mapped into IPv6.
+// An IP address as RoCEv2 GIDs carry it: IPv4 mapped into IPv6 (RFC 4291
+// §2.5.5.2: 80 zero bits, 16 one bits, the IPv4 address).
 using Ip = std::array<std::uint8_t, 16>;
-using IpPair = std::pair<Ip, Ip>;  // the lower address first
+constexpr std::array<std::uint8_t, 12> kIpv4MappedPrefix = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+constexpr std::size_t kIpv4Octets = 4;
 
 std::optional<Ip> ip_of(const address& a) {
   Ip r{};
-  if (a.type == AT_IPv4 && a.len == 4) {
-    r[10] = r[11] = 0xFF;
-    std::memcpy(r.data() + 12, a.data, 4);
+  if (a.type == AT_IPv4 && a.len == static_cast<int>(kIpv4Octets)) {
+    std::copy(kIpv4MappedPrefix.begin(), kIpv4MappedPrefix.end(), r.begin());
+    std::memcpy(r.data() + kIpv4MappedPrefix.size(), a.data, kIpv4Octets);
     return r;
   }
-  if (a.type == AT_IPv6 && a.len == 16) {
-    std::memcpy(r.data(), a.data, 16);
+  if (a.type == AT_IPv6 && a.len == static_cast<int>(r.size())) {
+    std::memcpy(r.data(), a.data, r.size());
     return r;
   }
   return std::nullopt;
 }
 
-IpPair ordered(const Ip& a, const Ip& b) { return a < b ? IpPair{a, b} : IpPair{b, a}; }
+// A GID as an address for routing: nullopt when all zero (none given).
+std::optional<Ip> gid_address(const Ip& gid) {
+  if (std::all_of(gid.begin(), gid.end(), [](std::uint8_t o) { return o == 0; })) return std::nullopt;
+  return gid;
+}
 
 // What the first pass recorded of one RoCEv2 frame.
 struct RoceFrame {
@@ -103,6 +111,10 @@ struct ClcLink {
 };
 
 struct State;
+class Link;
+using Routes = analysis::LinkGroupRoutes<Link, Ip>;
+using IpPair = Routes::Pair;
+IpPair ordered(const Ip& a, const Ip& b) { return Routes::ordered(a, b); }
 
 // One pair of RoCE peers: its observer and what it said.
 class Link final : public analysis::ObserverSink {
@@ -128,7 +140,6 @@ class Link final : public analysis::ObserverSink {
  public:
   Ip initiator;
   IpPair pair{};               // its own addresses
-  std::size_t aliases = 0;     // other address pairs routed here (State::aliases)
   bool from_clc = false;
   std::vector<std::array<analysis::ClcRmbe, 2>> rmbes;  // per connection: initiator's, responder's
   analysis::RoceObserver observer{*this};  // last: its sink (this) is complete before it runs
@@ -154,31 +165,9 @@ struct State {
     return *links.emplace(pair, std::move(link)).first->second;
   }
 
-  // As the analyzer does (pcap/analysis/analyzer.hpp, roce_aliases_): from
-  // the accepting ADD LINK reply on, the packets between the addresses of
-  // the new link's GIDs (RFC 7609 §3.5.1.6.1: a second RoCE device per host)
-  // go to the group's observer, the GID of its initiator side naming the
-  // initiator; at most kMaxAliases pairs per group.
-  struct Alias {
-    Link* group = nullptr;
-    Ip initiator{};
-  };
-  static constexpr std::size_t kMaxAliases = 8;
-  std::map<IpPair, Alias> aliases;
-
-  void alias_added_links(Link& l) {
-    for (const analysis::RoceObserver::AddedLink& n : l.observer.added_links()) {
-      const auto zero = [](const Ip& g) { return std::all_of(g.begin(), g.end(), [](std::uint8_t o) { return o == 0; }); };
-      if (zero(n.gid[0]) || zero(n.gid[1]) || n.gid[0] == n.gid[1]) continue;
-      const IpPair pair = ordered(n.gid[0], n.gid[1]);
-      if (pair == l.pair) continue;
-      const auto it = aliases.find(pair);
-      if (it != aliases.end() && it->second.group == &l) continue;
-      if (l.aliases >= kMaxAliases) continue;
-      ++l.aliases;
-      aliases[pair] = Alias{&l, n.gid[0]};
-    }
-  }
+  // A link group's further links (RFC 7609 §3.5.1.6.1), routed to the
+  // group's observer as `rdmaconf analyze` routes them (link_groups.hpp).
+  Routes aliases;
 };
 
 std::unique_ptr<State>& state_slot() {
@@ -240,15 +229,21 @@ std::optional<Located> locate(tvbuff_t* payload, const infinibandinfo& ib) {
   if (!op) return std::nullopt;
   tvbuff_t* ds = tvb_get_ds_tvb(payload);
   if (!ds) return std::nullopt;
+  using UF = capture::UdpSpec::Field;
+  constexpr int kUdp = static_cast<int>(capture::UdpSpec::decl.size_octets);
+  constexpr int kBth = static_cast<int>(smcr::BthSpec::decl.size_octets);
   const int at = tvb_raw_offset(payload) - tvb_raw_offset(ds);
-  const int ext = (op->reth ? 16 : 0) + (op->aeth ? 4 : 0) + op->other_octets;
-  const int bth = at - ext - static_cast<int>(smcr::BthSpec::decl.size_octets);
-  const int udp = bth - 8;
-  if (udp < 0 || tvb_captured_length_remaining(ds, udp) < 8 + 12) return std::nullopt;
-  if (tvb_get_ntohs(ds, udp + 2) != smcr::kRoceV2UdpPort || tvb_get_guint8(ds, bth) != ib.opCode) return std::nullopt;
-  const int udp_length = tvb_get_ntohs(ds, udp + 4);
-  if (udp_length < 8 + 12 + ext) return std::nullopt;
-  const int length = std::min(udp_length - 8, tvb_captured_length_remaining(ds, bth));
+  const int ext = (op->reth ? static_cast<int>(smcr::RethSpec::decl.size_octets) : 0) +
+                  (op->aeth ? static_cast<int>(smcr::AethSpec::decl.size_octets) : 0) + op->other_octets;
+  const int bth = at - ext - kBth;
+  const int udp = bth - kUdp;
+  if (udp < 0 || tvb_captured_length_remaining(ds, udp) < kUdp + kBth) return std::nullopt;
+  const auto port = read_field<capture::UdpHeader>(ds, udp, UF::DestinationPort);
+  const auto opcode = read_field<smcr::Bth>(ds, bth, smcr::BthSpec::Field::OpCode);
+  if (port != smcr::kRoceV2UdpPort || opcode != ib.opCode) return std::nullopt;
+  const int udp_length = static_cast<int>(read_field<capture::UdpHeader>(ds, udp, UF::Length).value_or(0));
+  if (udp_length < kUdp + kBth + ext) return std::nullopt;
+  const int length = std::min(udp_length - kUdp, tvb_captured_length_remaining(ds, bth));
   return Located{tvb_new_subset_length(ds, bth, length), at - bth};
 }
 
@@ -267,10 +262,11 @@ proto_tree* show_llc(tvbuff_t* tvb, proto_tree* tree, const smcr::LlcMessage& l,
   proto_item* ti = proto_tree_add_item(tree, i.proto_smcr_llc, tvb, 0, static_cast<int>(l.octets.size()), ENC_NA);
   proto_item_append_text(ti, ", %s", smcr::message_name(l).c_str());
   proto_tree* t = proto_item_add_subtree(ti, i.ett_smcr_llc);
-  proto_tree* hdr = add_header(t, tvb, 0, l.version == 2 ? smcr::LlcHeaderV2Spec::decl : smcr::LlcHeaderV1Spec::decl);
+  const wire::HeaderDecl& header = l.version == 2 ? smcr::LlcHeaderV2Spec::decl : smcr::LlcHeaderV1Spec::decl;
+  proto_tree* hdr = add_header(t, tvb, 0, header);
   add_overlay(hdr, tvb, 0, l.info->flags);
-  add_header(t, tvb, 4, *l.info->body);
-  std::size_t at = 4 + l.info->body->size_octets;
+  add_header(t, tvb, static_cast<int>(header.size_octets), *l.info->body);
+  std::size_t at = header.size_octets + l.info->body->size_octets;
   if (l.add_link_ext) {
     add_header(t, tvb, static_cast<int>(at), smcr::AddLinkV2ExtSpec::decl);
     at += smcr::AddLinkV2Ext::kSize;
@@ -371,13 +367,13 @@ gboolean heuristic(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* da
   if (!PINFO_FD_VISITED(pinfo) && !s.frames.contains(pinfo->num)) {
     const std::optional<Ip> src = ip_of(pinfo->net_src), dst = ip_of(pinfo->net_dst);
     if (!src || !dst) return FALSE;
-    const auto alias = s.aliases.find(ordered(*src, *dst));
-    Link& link = alias != s.aliases.end() ? *alias->second.group : s.link_for(*src, *dst);
-    const Ip& initiator = alias != s.aliases.end() ? alias->second.initiator : link.initiator;
+    const Routes::Route* alias = s.aliases.find(ordered(*src, *dst));
+    Link& link = alias ? *alias->group : s.link_for(*src, *dst);
+    const Ip& initiator = alias ? alias->initiator : link.initiator;
     const Side side = *src == initiator ? Side::kInitiator : Side::kResponder;
     const int n = static_cast<int>(tvb_captured_length(loc->udp));
     link.observer.on_packet(side, pinfo->num, wire::Bytes(tvb_get_ptr(loc->udp, 0, n), static_cast<std::size_t>(n)));
-    if (!link.observer.added_links().empty()) s.alias_added_links(link);
+    if (!link.observer.added_links().empty()) s.aliases.add(link, link.pair, link.observer.added_links(), gid_address);
     RoceFrame& f = s.frames[pinfo->num];
     // What the observer learnt after the message: the request this reply
     // answered on its link, the announcement of a Write's rkey.

@@ -26,6 +26,11 @@ extern "C" {
 namespace rdmaconf::dissector {
 namespace {
 
+// The XDR words around the declared segments of a chunk list (RFC 8166 §4.3).
+constexpr int kUnit = static_cast<int>(ulp::rpcrdma::kXdrUnit);
+constexpr int kSegment = static_cast<int>(ulp::rpcrdma::SegmentSpec::decl.size_octets);
+constexpr int kReadSegment = static_cast<int>(ulp::rpcrdma::ReadSegmentSpec::decl.size_octets);
+
 // Hands a PDU to one of Wireshark's dissectors. Its exceptions end its own
 // part of the tree (shown as Wireshark shows them) rather than the rest of
 // the frame; only plain C values live in this frame, as setjmp requires.
@@ -70,8 +75,10 @@ const Ids::TieFields& tie_fields(const Advert& a) {
   return iser ? ids().iser_tie : ids().rpcrdma_tie;
 }
 
+constexpr std::size_t kDescribeMax = 160;  // the longest description's room
+
 std::string describe(const Advert& a) {
-  char buf[160];
+  char buf[kDescribeMax];
   switch (a.kind) {
     case Advert::Kind::kReadChunk:
       std::snprintf(buf, sizeof buf, "Read chunk at position %u, segment %u: STag 0x%08x, %u octets", a.position,
@@ -147,26 +154,27 @@ void show_rpcrdma_header(proto_tree* t, tvbuff_t* tvb, const ulp::rpcrdma::Messa
     }
   };
   auto follows = [&](proto_tree* st) {
-    proto_tree_add_item(st, i.rpcrdma_item_follows, tvb, off, 4, ENC_BIG_ENDIAN);
-    off += 4;
+    proto_tree_add_item(st, i.rpcrdma_item_follows, tvb, off, kUnit, ENC_BIG_ENDIAN);
+    off += kUnit;
   };
   auto chunk = [&](proto_tree* parent, const ulp::rpcrdma::WriteChunk& c, const char* label) {
-    proto_tree* ct = proto_tree_add_subtree_format(parent, tvb, off, static_cast<int>(4 + 16 * c.segments.size()),
+    proto_tree* ct = proto_tree_add_subtree_format(parent, tvb, off, static_cast<int>(kUnit + kSegment * c.segments.size()),
                                                    i.ett_chunk, nullptr, "%s: %zu segments, %llu octets", label,
                                                    c.segments.size(), static_cast<unsigned long long>(c.length()));
-    proto_tree_add_item(ct, i.rpcrdma_segment_count, tvb, off, 4, ENC_BIG_ENDIAN);
-    off += 4;
+    proto_tree_add_item(ct, i.rpcrdma_segment_count, tvb, off, kUnit, ENC_BIG_ENDIAN);
+    off += kUnit;
     for (std::size_t k = 0; k < c.segments.size(); ++k) {
       region(add_header(ct, tvb, off, ulp::rpcrdma::SegmentSpec::decl));
       off += static_cast<int>(ulp::rpcrdma::SegmentSpec::decl.size_octets);
     }
   };
   if (m.is(ulp::rpcrdma::Proc::kError)) {
-    proto_tree_add_item(t, i.rpcrdma_err, tvb, off, 4, ENC_BIG_ENDIAN);
-    if (m.err == static_cast<std::uint32_t>(ulp::rpcrdma::ErrCode::kVers)) add_header(t, tvb, off + 4, ulp::rpcrdma::ErrVersSpec::decl);
+    proto_tree_add_item(t, i.rpcrdma_err, tvb, off, kUnit, ENC_BIG_ENDIAN);
+    if (m.err == static_cast<std::uint32_t>(ulp::rpcrdma::ErrCode::kVers))
+      add_header(t, tvb, off + kUnit, ulp::rpcrdma::ErrVersSpec::decl);
     return;
   }
-  proto_tree* rl = proto_tree_add_subtree_format(t, tvb, off, static_cast<int>(4 + 24 * m.read_list.size()), i.ett_chunk,
+  proto_tree* rl = proto_tree_add_subtree_format(t, tvb, off, static_cast<int>(kUnit + (kUnit + kReadSegment) * m.read_list.size()), i.ett_chunk,
                                                  nullptr, "Read list: %zu segments", m.read_list.size());
   for (std::size_t k = 0; k < m.read_list.size(); ++k) {
     follows(rl);

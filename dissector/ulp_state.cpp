@@ -3,9 +3,11 @@
 
 #include <algorithm>
 
+#include "check/ulp.hpp"
 #include "ddp/headers.hpp"
 #include "rdmap/opcodes.hpp"
 #include "ulp/onc_rpc.hpp"
+#include "wire/bytes.hpp"
 
 namespace rdmaconf::dissector {
 
@@ -15,19 +17,15 @@ using analysis::other;
 
 int idx(analysis::Side s) { return static_cast<int>(s); }
 
-// RFC 7143 §11.2.1 opcodes this tracker acts on.
-constexpr std::uint8_t kScsiCommand = 0x01;
-constexpr std::uint8_t kScsiResponse = 0x21;
-
 constexpr std::uint32_t kLengthNotStated = Advert::kLengthNotStated;
 
 bool holds_data(Advert::Kind k) {
   return k == Advert::Kind::kReadChunk || k == Advert::Kind::kWriteChunk || k == Advert::Kind::kReplyChunk;
 }
 
-std::uint32_t be32(const std::vector<std::uint8_t>& v, std::size_t at) {
-  return static_cast<std::uint32_t>(v[at]) << 24 | static_cast<std::uint32_t>(v[at + 1]) << 16 |
-         static_cast<std::uint32_t>(v[at + 2]) << 8 | v[at + 3];
+// The XDR unit that ends `v` (an opaque's length when a write chunk took its data).
+std::uint32_t last_xdr_unit(const std::vector<std::uint8_t>& v) {
+  return static_cast<std::uint32_t>(wire::load_be(wire::Bytes(v).last(ulp::rpcrdma::kXdrUnit)));
 }
 
 // RFC 8267 §4: the only result data items of NFS versions 2 and 3 that can
@@ -56,7 +54,7 @@ Advert make(Advert::Kind kind, std::uint32_t stag, std::uint64_t offset, std::ui
 void pad4(std::vector<std::uint8_t>& v) {
   // XDR roundup (RFC 8166 §3.4.4.4): a chunk holds no padding, the Payload
   // stream it returns to is 4-octet aligned.
-  while (v.size() % 4) v.push_back(0);
+  while (v.size() % ulp::rpcrdma::kXdrUnit) v.push_back(0);
 }
 
 }  // namespace
@@ -195,8 +193,11 @@ const Tie* UlpTracker::tie(Side advertiser, std::uint32_t stag, std::uint64_t to
   const auto it = d.adverts.find(stag);
   if (it == d.adverts.end()) return nullptr;
   Advert& a = *it->second;
-  if (to < a.offset || (a.length != kLengthNotStated && to - a.offset >= std::max<std::uint64_t>(a.length, 1)))
-    return nullptr;
+  // The operation lies inside what was advertised: the observer's rule
+  // (check::within; RFC 8166 §3.4.5, §3.4.6, RFC 7145 §9.2). An iSER
+  // buffer's length is not stated: it reaches as far as a TO can.
+  const check::Region region{a.stag, a.offset, a.length == kLengthNotStated ? ~std::uint64_t{0} - a.offset : a.length};
+  if (!check::within(region, stag, to, length)) return nullptr;
   const std::uint64_t at = to - a.offset;
   if (!a.first_frame) a.first_frame = frame;
   a.last_frame = frame;
@@ -271,8 +272,8 @@ void UlpTracker::on_rpcrdma(Side side, std::uint32_t frame, UlpSend& u) {
       if (used == 0) {
         u.rpc = std::move(inline_part);
         u.rpc_here = true;
-      } else if (c.legacy_nfs && m->write_list.size() == 1 && inline_part.size() >= 4 &&
-                 be32(inline_part, inline_part.size() - 4) == m->write_list[0].length()) {
+      } else if (c.legacy_nfs && m->write_list.size() == 1 && inline_part.size() >= ulp::rpcrdma::kXdrUnit &&
+                 last_xdr_unit(inline_part) == m->write_list[0].length()) {
         // RFC 8166 §3.4.4.1: the opaque's length stays in the Payload
         // stream; RFC 8267 §4: its data ends the Reply.
         std::vector<std::uint8_t> data;
@@ -390,7 +391,7 @@ void UlpTracker::on_iser(Side side, std::uint32_t frame, UlpSend& u) {
   }
   if (m->opcode != static_cast<std::uint8_t>(ulp::iser::Opcode::kControl)) return;
   Direction& d = dir_[idx(side)];
-  if (m->iscsi_opcode == kScsiCommand) {
+  if (m->iscsi_opcode == ulp::iser::kScsiCommand) {
     // RFC 7145 §9.2: the target reads the Write STag's buffer by RDMA Read
     // and writes the Read STag's by RDMA Write.
     std::vector<Advert*>& task = d.tasks[m->itt];
@@ -406,7 +407,7 @@ void UlpTracker::on_iser(Side side, std::uint32_t frame, UlpSend& u) {
         task.push_back(a);
     if (task.empty()) d.tasks.erase(m->itt);
     if (d.tasks.size() > kMaxOpen) d.tasks.erase(d.tasks.begin());
-  } else if (m->iscsi_opcode == kScsiResponse) {
+  } else if (m->iscsi_opcode == ulp::iser::kScsiResponse) {
     // The task ends: its STags are the initiator's to invalidate or reuse.
     Direction& initiator = dir_[idx(other(side))];
     const auto task = initiator.tasks.find(m->itt);

@@ -10,8 +10,10 @@
 //   decoders;
 // - remembers the STags the ULP advertised (RPC-over-RDMA read, write and
 //   reply chunks, RFC 8166 §3.4; iSER Write and Read STags, RFC 7145 §9.2)
-//   and ties each RDMA Write, Read Request and Read Response that uses one of
-//   them to it, both ways;
+//   and ties each RDMA Write, Read Request and Read Response that lies
+//   inside one of them (check::within, the rule the observer checks) to it,
+//   both ways; a Read Response through the Read Request the observer matched
+//   it to (SegmentInfo::read);
 // - rebuilds the RPC message where part of it travelled by RDMA: a Reply
 //   written into the Reply chunk (RDMA_NOMSG), a Call whose Read chunks the
 //   Responder pulled (at the Read Response that completes them), a Reply

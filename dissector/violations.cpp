@@ -96,14 +96,16 @@ void register_violations(void) {
   };
   const int protos[kSets] = {i.proto_mpa,  i.proto_ddp,  i.proto_rdmap,    i.proto_clc,    i.proto_rpcrdma,
                              i.proto_iser, i.proto_roce, i.proto_smcr_llc, i.proto_smcr_cdc};
-  static ei_register_info ei[kSets][3];
+  // One expert field per level a rule can have: MUST, SHOULD, MAY.
+  constexpr int kLevels = 3;
+  static ei_register_info ei[kSets][kLevels];
   for (int p = 0; p < kSets; ++p) {
     ExpertSet& set = g_experts[static_cast<std::size_t>(p)];
-    expert_field* fields[3] = {&set.error, &set.warn, &set.note};
-    const int severities[3] = {PI_ERROR, PI_WARN, PI_NOTE};
-    const char* const summaries[3] = {"Violation of a MUST-level rule", "Violation of a SHOULD-level rule",
+    expert_field* fields[kLevels] = {&set.error, &set.warn, &set.note};
+    const int severities[kLevels] = {PI_ERROR, PI_WARN, PI_NOTE};
+    const char* const summaries[kLevels] = {"Violation of a MUST-level rule", "Violation of a SHOULD-level rule",
                                       "Violation of a MAY-level rule"};
-    for (int s = 0; s < 3; ++s) {
+    for (int s = 0; s < kLevels; ++s) {
       ei_register_info& e = ei[p][s];
       e.ids = fields[s];
       e.eiinfo.name = kAbbrevs[p][s];
@@ -113,7 +115,7 @@ void register_violations(void) {
       e.eiinfo.hf_info = {0, {nullptr, nullptr, FT_NONE, BASE_NONE, nullptr, 0, nullptr, HFILL}};
     }
     expert_module_t* module = expert_register_protocol(protos[p]);
-    expert_register_field_array(module, ei[p], 3);
+    expert_register_field_array(module, ei[p], kLevels);
   }
 }
 

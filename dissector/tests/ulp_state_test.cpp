@@ -21,33 +21,18 @@ using analysis::testing::Bytes;
 using analysis::testing::put_be;
 using analysis::testing::Session;
 
-// A sink that ties Read Responses to their Read Requests as the plugin's
-// connection.cpp does (RFC 5040 §5.2.2: in order), and keeps what the
-// tracker said per frame.
+// A sink that hands the tracker each FPDU with the Read Request the
+// observer matched a Read Response to (SegmentInfo::read), as the plugin's
+// connection.cpp does, and keeps what the tracker said per frame.
 struct Sink : analysis::ObserverSink {
   UlpTracker tracker;
-  struct Request {
-    std::uint32_t source_stag;
-    std::uint64_t source_to, sink_to;
-  };
-  std::deque<Request> requests;
   std::vector<std::pair<analysis::FrameNo, UlpFindings>> said;
   void on_message(const analysis::Message& m) override {
     if (m.kind != analysis::MessageKind::kFpdu || !m.segment || !m.segment->has_header) return;
     const analysis::SegmentInfo& s = *m.segment;
-    bool response = false;
-    Request r{};
-    if (s.rdmap.opcode == 1 && s.read_request) {
-      using RF = rdmap::ReadRequestSpec::Field;
-      requests.push_back({static_cast<std::uint32_t>(s.read_request->get(RF::SourceSTag)),
-                          s.read_request->get(RF::SourceTO), s.read_request->get(RF::SinkTO)});
-    } else if (s.rdmap.opcode == 2 && s.ddp.tagged && !requests.empty()) {
-      response = true;
-      r = requests.front();
-      if (s.ddp.last) requests.pop_front();
-    }
-    said.emplace_back(m.frame, tracker.on_segment(m, s, response, r.source_stag, r.source_to,
-                                                  response ? s.to - r.sink_to : 0));
+    const analysis::ReadMatch* read = s.ddp.tagged && s.read ? &*s.read : nullptr;
+    said.emplace_back(m.frame, tracker.on_segment(m, s, read != nullptr, read ? read->source_stag : 0,
+                                                  read ? read->source_to : 0, read ? read->offset : 0));
   }
   void on_violation(const analysis::Violation&) override {}
   const UlpFindings& at(analysis::FrameNo f) const {
@@ -152,6 +137,22 @@ TEST(UlpState, ReplyRebuiltFromTheReplyChunk) {
   EXPECT_EQ(r.send->rpc, reply);
   EXPECT_EQ(r.send->call_frame, call_frame);
   EXPECT_EQ(sink.at(call_frame).send->reply_frame, reply_frame);
+}
+
+// RFC 8166 §3.4.6: the Responder writes inside the chunk; a Write that
+// starts in it but runs past its end is not tied to it (analyze reports it,
+// rfc8166 write-within-chunk), one that fits is.
+TEST(UlpState, WriteRunningPastItsChunkIsNotTied) {
+  Connection c;
+  const Bytes hdr = header(kXid, Proc::kMsg, {}, {chunk(0xabc, 16, 0x1000)});
+  c.fpdu(0, send(1, cat(hdr, call(kXid, 100003, 3, 6))));
+  const auto past = c.fpdu(1, write(0xabc, 0x1008, Bytes(16, 0x5a)));   // octets 8-23 of a 16-octet chunk
+  const auto inside = c.fpdu(1, write(0xabc, 0x1000, Bytes(16, 0x5a)));  // octets 0-15
+  Sink sink;
+  c.run(sink);
+  EXPECT_EQ(sink.at(past).tie, nullptr);
+  ASSERT_NE(sink.at(inside).tie, nullptr);
+  EXPECT_EQ(sink.at(inside).tie->advert->kind, Advert::Kind::kWriteChunk);
 }
 
 // Write chunk data of an NFSv3 READ Reply ends the Reply (RFC 8267 §4), its

@@ -81,7 +81,6 @@ struct Analyzer::RoceLink : ObserverSink {
   capture::IpAddress initiator;
   bool responder_seen = false;
   IpPair pair;                  // its own addresses, lower first
-  std::size_t aliases = 0;      // other address pairs routed here (Analyzer::roce_aliases_)
   std::map<IpPair, ConnectionInfo> alias_info;  // theirs: the group's id, their own keys
   const ConnectionInfo* current = &info;        // the packet being observed
 };
@@ -167,9 +166,9 @@ bool Analyzer::on_udp(const capture::UdpDatagram& d) {
   }
   const IpPair pair = src < dst ? IpPair{src, dst} : IpPair{dst, src};
   // A further link of a group (its ADD LINK came first): the group's observer.
-  if (auto a = roce_aliases_.find(pair); a != roce_aliases_.end()) {
-    last_roce_ = a->second.group;
-    last_roce_initiator_ = a->second.initiator;
+  if (const auto* a = roce_aliases_.find(pair)) {
+    last_roce_ = a->group;
+    last_roce_initiator_ = a->initiator;
   } else {
     auto it = roce_links_.find(pair);
     if (it == roce_links_.end()) {
@@ -222,25 +221,11 @@ void Analyzer::on_roce(RoceLink& l, const capture::IpAddress& initiator, const c
   (side == Side::kInitiator ? info->initiator_to_responder : info->responder_to_initiator) = d.key;
   l.current = info;
   l.observer.on_packet(side, d.frame.value, d.payload);
-  if (!l.observer.added_links().empty()) alias_added_links(l);
-}
-
-void Analyzer::alias_added_links(RoceLink& l) {
   // RFC 7609 §3.5.1.6.1: the accepted ADD LINK gave both ends of the new
   // link; its CONFIRM LINK and data flow between the GIDs' addresses.
-  for (const RoceObserver::AddedLink& n : l.observer.added_links()) {
-    const std::optional<capture::IpAddress> a = Connection::gid_address(n.gid[0]);
-    const std::optional<capture::IpAddress> b = Connection::gid_address(n.gid[1]);
-    if (!a || !b || *a == *b) continue;
-    const IpPair pair = *a < *b ? IpPair{*a, *b} : IpPair{*b, *a};
-    if (pair == l.pair) continue;  // the group's own addresses: its observer already sees them
-    auto it = roce_aliases_.find(pair);
-    if (it != roce_aliases_.end() && it->second.group == &l) continue;
-    if (l.aliases >= kMaxAliases) continue;  // bounded: the pair keeps its own observer, unjudged
-    ++l.aliases;
-    roce_aliases_[pair] = RoceAlias{&l, *a};
+  if (!l.observer.added_links().empty() &&
+      roce_aliases_.add(l, l.pair, l.observer.added_links(), &Connection::gid_address))
     last_roce_ = nullptr;  // the pair may be the cached one
-  }
 }
 
 void Analyzer::on_gap(capture::Stream& s, const capture::StreamGap& g) {

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/link_groups.hpp"
 #include "analysis/observer.hpp"
 #include "analysis/observer_roce.hpp"
 #include "capture/reassembly.hpp"
@@ -152,7 +153,6 @@ class Analyzer : public capture::StreamConsumer {
   void retire(Connection& c);
   void retire(RoceLink& l);
   void on_roce(RoceLink& l, const capture::IpAddress& initiator, const capture::UdpDatagram& d);
-  void alias_added_links(RoceLink& l);
 
   AnalysisOptions options_;
   AnalysisListener* listener_;
@@ -168,17 +168,8 @@ class Analyzer : public capture::StreamConsumer {
   RoceLink* last_roce_ = nullptr;
   capture::IpAddress last_roce_src_, last_roce_dst_, last_roce_initiator_;
   // A link group's further links between other addresses (RFC 7609
-  // §3.5.1.6: ADD LINK names the new link's GIDs, each host's second RoCE
-  // device): from the accepting ADD LINK reply on, the packets between the
-  // two addresses go to the group's observer, the initiator's address the
-  // group's initiator side. At most kMaxAliases per group: past it a pair
-  // keeps its own observer, which joins mid-life and judges nothing.
-  struct RoceAlias {
-    RoceLink* group = nullptr;
-    capture::IpAddress initiator;
-  };
-  static constexpr std::size_t kMaxAliases = 8;
-  std::map<IpPair, RoceAlias> roce_aliases_;
+  // §3.5.1.6), routed to the group's observer (link_groups.hpp).
+  LinkGroupRoutes<RoceLink, capture::IpAddress> roce_aliases_;
   std::map<IpPair, capture::IpAddress> clc_clients_;
   // SMC-R connections the CLC exchanges set up, per pair of RoCE peers (the
   // addresses in the GIDs of the Accept and Confirm): what the client

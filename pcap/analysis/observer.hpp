@@ -73,7 +73,20 @@ enum class MessageKind : std::uint8_t { kMpaRequest, kMpaReply, kFpdu, kClc, kRo
 struct RoceInfo;
 std::string_view name(MessageKind k);
 
-// The DDP and RDMAP headers of one FPDU's ULPDU, decoded.
+// The Read Request a Read Response segment answers (RFC 5040 §5.2.2: the
+// responses come back in the order of the requests), as the observer matched
+// it. Requests are numbered per requesting side, from 1, in the order sent.
+struct ReadMatch {
+  std::uint64_t request = 0;       // the Read Request's number (SegmentInfo::read_request)
+  FrameNo request_frame = 0;       // frame of the Read Request's last octet
+  std::uint32_t source_stag = 0;   // the Data Source it named: the responder's buffer
+  std::uint64_t source_to = 0;
+  std::uint64_t offset = 0;        // this segment's TO from the request's Data Sink TO
+};
+
+// The DDP and RDMAP headers of one FPDU's ULPDU, decoded, and what the
+// observer's state says of them: what the plugin and decode show, never
+// derive again.
 struct SegmentInfo {
   bool has_header = false;  // the ULPDU holds a complete DDP header
   ddp::Control ddp;
@@ -85,8 +98,18 @@ struct SegmentInfo {
   std::uint32_t stag = 0;
   std::uint64_t to = 0;
   std::uint32_t payload_length = 0;  // DDP payload (RDMAP header included)
+  // RFC 5041 §5.2: the MSN the segment's queue expects (the message in
+  // progress, or the one after the last). Absent when the queue's place is
+  // unknown: after a resynchronisation, until a segment of the queue is seen,
+  // and on a queue number past the last (RFC 5040 §4.3).
+  std::optional<std::uint32_t> expected_msn;
   // RDMA Read Request (opcode 1), when complete
   std::optional<rdmap::ReadRequestHeader> read_request;
+  // Its number when the observer matches it with a Read Response; 0: not
+  // matched (matching is off after a gap or on a mid-connection start).
+  std::uint64_t read_request_number = 0;
+  // A Read Response segment: the Read Request it answers, when matched.
+  std::optional<ReadMatch> read;
   // Terminate (opcode 7), when it decodes
   std::optional<rdmap::TerminateMessage> terminate;
   // The ULP's view of a Send's first segment, once the ULP is recognised.

@@ -5,6 +5,7 @@
 #include "analysis/observer_internal.hpp"
 #include "check/mpa_startup.hpp"
 #include "mpa/diagnosis.hpp"
+#include "mpa/errors.hpp"
 #include "rdmap/diagnosis.hpp"
 #include "rdmap/terminate.hpp"
 
@@ -161,7 +162,8 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
   const bool llp_no_match = info.opcode == rdmap::Opcode::kTerminate && have >= 2 &&
                             u32<rdmap::TerminateControlHeader>(rdmap_octets, TF::Layer) ==
                                 static_cast<std::uint8_t>(ddp::Layer::kLlp) &&
-                            u32<rdmap::TerminateControlHeader>(rdmap_octets, TF::ErrorCode) == 0x07;
+                            u32<rdmap::TerminateControlHeader>(rdmap_octets, TF::ErrorCode) ==
+                                static_cast<std::uint8_t>(mpa::LlpErrorCode::kNoMatchingRtr);
   if (not_rtr && !mpa_.rtr_sendable && !llp_no_match) {
     // A Terminate that carries LLP error 0x07 when its control word is read
     // as a little-endian C bitfield (RFC 5040 §4.8, rdmap/diagnosis.hpp):
@@ -170,7 +172,8 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
     const wire::Bytes body = rdmap_octets.first(std::min(have, rdmap_octets.size()));
     if (info.opcode == rdmap::Opcode::kTerminate)
       if (const auto meant = rdmap::read_as_le_bitfield(body);
-          meant && meant->code == ddp::TerminateCode{ddp::Layer::kLlp, 0, 0x07})
+          meant && meant->code == ddp::TerminateCode{ddp::Layer::kLlp, 0,
+                                                     static_cast<std::uint8_t>(mpa::LlpErrorCode::kNoMatchingRtr)})
         hint = rdmap::le_bitfield_reading(body);
     violate(rules::kNoMatchingRtr, d.side, frame, offset,
             "the Reply sets no RTR kind the Request offered, but the first FPDU is " + std::string(info.name) +
@@ -246,6 +249,7 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
                                   : "QN " + std::to_string(seg.qn));
     if (seg.qn < rdmap::kQueueCount) {
       check::QueueSequence& q = d.queues[seg.qn];
+      if (q.known) seg.expected_msn = q.msn;
       if (!q.known) {
         // After a resynchronisation the queue's place is learnt from here.
         q.known = true;
@@ -297,9 +301,13 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
             std::span<const std::uint8_t, rdmap::kReadRequestHeaderSize>(h.subspan(hs).first<rdmap::kReadRequestHeaderSize>()));
         if (reads_synced_) {
           using RF = rdmap::ReadRequestSpec::Field;
+          seg.read_request_number = ++d.reads_sent;
           d.reads.push_back({static_cast<std::uint32_t>(seg.read_request->get(RF::SinkSTag)),
                              seg.read_request->get(RF::SinkTO),
-                             static_cast<std::uint32_t>(seg.read_request->get(RF::ReadSize)), 0, false});
+                             static_cast<std::uint32_t>(seg.read_request->get(RF::ReadSize)), 0, false,
+                             seg.read_request_number, frame,
+                             static_cast<std::uint32_t>(seg.read_request->get(RF::SourceSTag)),
+                             seg.read_request->get(RF::SourceTO)});
           if (d.reads.size() > kMaxOutstanding) {
             reads_synced_ = false;
             event(EventKind::kLimit, d.side, frame, offset, d.reads.size(), "too many outstanding Read Requests to match");
@@ -319,6 +327,7 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
         break;
       } else {
         Direction::OutstandingRead& r = peer.reads.front();
+        seg.read = ReadMatch{r.number, r.frame, r.source_stag, r.source_to, seg.to - r.sink_to};
         if (!r.sink_reported && check::read_response_sink(seg.stag, seg.to, r.sink_stag, r.sink_to + r.received)) {
           r.sink_reported = true;
           violate(check::kReadResponseSink, d.side, frame, offset,

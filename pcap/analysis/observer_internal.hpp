@@ -148,7 +148,13 @@ struct ConnectionObserver::Direction {
     std::uint32_t size = 0;
     std::uint64_t received = 0;
     bool sink_reported = false;
+    // What a Read Response's ReadMatch publishes of it.
+    std::uint64_t number = 0;
+    FrameNo frame = 0;
+    std::uint32_t source_stag = 0;
+    std::uint64_t source_to = 0;
   };
+  std::uint64_t reads_sent = 0;           // Read Requests numbered so far
   std::deque<OutstandingRead> reads;      // Read Requests this side sent, unanswered
   std::deque<std::uint32_t> atomics;      // Request Identifiers this side sent
   bool terminated = false;

@@ -83,7 +83,7 @@ std::optional<TcpSegment> FrameDecoder::run() {
       // family value is below 256, so a value above 0xffff was written
       // little-endian and reads right swapped.
       if (f_.link == LinkType::kNull && family > 0xffff)
-        family = (family >> 24) | ((family >> 8) & 0xff00) | ((family << 8) & 0xff0000) | (family << 24);
+        family = __builtin_bswap32(family);
       if (family == bsd_family::kInet) return ipv4(r);
       if (bsd_family::is_inet6(family)) return ipv6(r);
       return report(ReportKind::kNotTcp,
@@ -94,9 +94,11 @@ std::optional<TcpSegment> FrameDecoder::run() {
       // LINKTYPE_RAW: the IP version nibble tells which IP follows.
       if (r.empty())
         return truncated(DecodeError{"Version", "frame holds no IP header", "LINKTYPE_RAW", 0});
-      std::uint8_t version = r.rest()[0] >> 4;
-      if (version == 4) return ipv4(r);
-      if (version == 6) return ipv6(r);
+      // The Version field opens both IP headers (RFC 791 §3.1, RFC 8200 §3).
+      const auto version = static_cast<IpVersion>(
+          wire::read_field(r.rest(), Ipv4Header::field_decl(Ipv4Spec::Field::Version)));
+      if (version == IpVersion::kV4) return ipv4(r);
+      if (version == IpVersion::kV6) return ipv6(r);
       return malformed(DecodeError{"Version", "raw IP frame with an IP version other than 4 or 6",
                                    "LINKTYPE_RAW", 0});
     }
@@ -167,10 +169,12 @@ std::optional<TcpSegment> FrameDecoder::ipv4(ByteReader& r) {
     return report(ReportKind::kNotTcp,
                   wire::field_error(Ipv4Header::field_decl(F::Protocol), "not TCP: skipped", start),
                   protocol);
+  // The address's octets as the header carries them (RFC 791 §3.1).
   auto address = [&](F f) {
-    auto v = static_cast<std::uint32_t>(h->get(f));
-    return capture::ipv4(static_cast<std::uint8_t>(v >> 24), static_cast<std::uint8_t>(v >> 16),
-                         static_cast<std::uint8_t>(v >> 8), static_cast<std::uint8_t>(v));
+    IpAddress ip;
+    ip.version = IpVersion::kV4;
+    std::copy_n(h->bytes().begin() + Ipv4Header::field_decl(f).octet_offset(), kIpv4Octets, ip.octets.begin());
+    return ip;
   };
   seg_.key.source.address = address(F::Source);
   seg_.key.destination.address = address(F::Destination);

@@ -135,6 +135,14 @@ struct PcapRecordHeaderSpec {
 };
 using PcapRecordHeader = wire::Header<PcapRecordHeaderSpec>;
 
+// The Magic Number as the writer's byte order puts it (pcap §4): read
+// big-endian, a little-endian file's shows byte-swapped.
 inline constexpr std::uint32_t kPcapMagicMicroseconds = 0xA1B2C3D4;
+inline constexpr std::uint32_t kPcapMagicNanoseconds = 0xA1B23C4D;
+inline constexpr std::uint16_t kPcapMajorVersion = 2;
+inline constexpr std::uint16_t kPcapMinorVersion = 4;
+// The LinkType field's low 16 bits are the LINKTYPE_ value; the bits above
+// say whether an FCS is present and its length (pcap §4).
+inline constexpr std::uint32_t kPcapLinkTypeBits = 0xFFFF;
 
 }  // namespace rdmaconf::capture

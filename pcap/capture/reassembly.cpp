@@ -1,6 +1,7 @@
 #include "capture/reassembly.hpp"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 
 namespace rdmaconf::capture {
@@ -40,10 +41,11 @@ std::size_t Reassembler::KeyHash::operator()(const ConnectionKey& k) const {
   std::uint64_t h = 0xcbf29ce484222325ull;
   auto mix = [&](std::uint8_t o) { h = (h ^ o) * 0x100000001b3ull; };
   for (const Endpoint* e : {&k.a, &k.b}) {
-    const std::size_t n = e->address.version == IpVersion::kV4 ? 4 : 16;
+    const std::size_t n = address_octets(e->address.version);
     for (std::size_t i = 0; i < n; ++i) mix(e->address.octets[i]);
-    mix(static_cast<std::uint8_t>(e->port >> 8));
-    mix(static_cast<std::uint8_t>(e->port));
+    std::array<std::uint8_t, sizeof e->port> port{};  // in network order, as before
+    wire::store_be(port, e->port);
+    for (std::uint8_t o : port) mix(o);
   }
   return static_cast<std::size_t>(h);
 }

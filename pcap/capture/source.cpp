@@ -1,10 +1,13 @@
 #include "capture/source.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include <fcntl.h>
@@ -13,6 +16,7 @@
 #include <unistd.h>
 #include <pcap/pcap.h>
 
+#include "capture/file_format.hpp"
 #include "wire/show.hpp"
 
 namespace rdmaconf::capture {
@@ -34,6 +38,10 @@ Timestamp timestamp_of(std::int64_t seconds, std::int64_t fraction_ns) {
 // sees it): an empty file, something else than a capture, a file header cut
 // short. `head` is the file's first octets (at least 4 when there are 4),
 // `size` the whole file's. Empty when the file starts like a capture.
+// Octets of the file's start header_problem() is given: a magic number,
+// or the start of what the file is instead.
+constexpr std::size_t kHeadProbe = 32;
+
 std::string header_problem(wire::Bytes head, std::uint64_t size) {
   if (size == 0) return "the file is empty (a capture starts with a pcap or pcapng file header)";
   struct Magic {
@@ -54,7 +62,10 @@ std::string header_problem(wire::Bytes head, std::uint64_t size) {
     return std::string("the file ends inside its ") + m.format + " file header (" + std::to_string(size) + " of " +
            std::to_string(m.header_size) + " octets): it was cut short";
   }
-  if (head.size() >= 2 && head[0] == 0x1f && head[1] == 0x8b) return "the file is gzip-compressed: uncompress it first";
+  // RFC 1952 §2.3.1: a gzip member starts with ID1 ID2.
+  static constexpr std::array<std::uint8_t, 2> kGzipId = {0x1f, 0x8b};
+  if (head.size() >= kGzipId.size() && std::equal(kGzipId.begin(), kGzipId.end(), head.begin()))
+    return "the file is gzip-compressed: uncompress it first";
   return "not a pcap or pcapng capture file: it starts with `" + wire::show_octets(head) + "`";
 }
 
@@ -116,8 +127,8 @@ struct PacketSource::Pcap {
 };
 
 // A classic pcap file read in place (libpcap's format, "pcap-savefile(5)"):
-// a 24-octet file header, then records of a 16-octet header and caplen
-// octets, all in the writer's byte order. The file is mapped a window at a
+// a file header, then records of a record header and caplen octets
+// (file_format.hpp declares both headers), all in the writer's byte order. The file is mapped a window at a
 // time; a frame never straddles the window's end (the window moves to the
 // record first), so a frame is one contiguous view.
 struct PacketSource::Mapped {
@@ -127,7 +138,7 @@ struct PacketSource::Mapped {
   const std::uint8_t* memory = nullptr;  // open_memory: the file's octets, read instead of fd
   std::uint64_t size = 0;
   std::uint64_t pos = 0;  // the next record header
-  bool swapped = false;
+  bool big_endian = false;  // the writer's byte order
   std::vector<std::uint8_t> buffer;  // file octets [buffer_at, buffer_at + filled)
   std::uint64_t buffer_at = 0;
   std::size_t filled = 0;
@@ -135,10 +146,21 @@ struct PacketSource::Mapped {
   ~Mapped() {
     if (fd >= 0) ::close(fd);
   }
-  std::uint32_t u32(const std::uint8_t* p) const {
-    const std::uint32_t v = std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
-                            std::uint32_t{p[3]} << 24;
-    return swapped ? __builtin_bswap32(v) : v;
+  // A field of a file or record header at `p`: where it lies and how wide
+  // it is from its declaration (file_format.hpp), its octets in the
+  // writer's byte order. One load, turned around when the writer's order is
+  // not this host's: the record loop of every frame (docs/performance.md).
+  template <typename H, typename H::Field F>
+  std::uint32_t field(const std::uint8_t* p) const {
+    static constexpr std::uint32_t kBitOffset = H::field_decl(F).bit_offset;
+    static constexpr std::uint32_t kBitWidth = H::field_decl(F).bit_width;
+    static_assert(kBitOffset % 8 == 0 && (kBitWidth == 16 || kBitWidth == 32));
+    using Word = std::conditional_t<kBitWidth == 16, std::uint16_t, std::uint32_t>;
+    Word v;
+    std::memcpy(&v, p + kBitOffset / 8, sizeof v);
+    if (big_endian == (std::endian::native == std::endian::big)) return v;
+    if constexpr (kBitWidth == 16) return __builtin_bswap16(v);
+    else return __builtin_bswap32(v);
   }
   // pread() of the file, or its copy from memory for open_memory: the
   // window below works the same over both.
@@ -182,7 +204,7 @@ std::unique_ptr<PacketSource::Mapped> PacketSource::map_classic_pcap(const std::
   auto m = std::make_unique<PacketSource::Mapped>();
   m->fd = fd;
   struct stat st {};
-  std::uint8_t h[24];
+  std::uint8_t h[PcapFileHeader::kSize];
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || ::pread(fd, h, sizeof h, 0) != static_cast<ssize_t>(sizeof h))
     return nullptr;
   if (!read_classic_header(*m, h, link, nanoseconds)) return nullptr;
@@ -194,29 +216,27 @@ std::unique_ptr<PacketSource::Mapped> PacketSource::map_classic_pcap(wire::Bytes
                                                                      bool& nanoseconds) {
   auto m = std::make_unique<PacketSource::Mapped>();
   m->memory = file.data();
-  if (file.size() < 24 || !read_classic_header(*m, file.data(), link, nanoseconds)) return nullptr;
+  if (file.size() < PcapFileHeader::kSize || !read_classic_header(*m, file.data(), link, nanoseconds)) return nullptr;
   m->size = file.size();
   return m;
 }
 
-// The 24-octet file header: byte order, timestamp unit, version, link type;
-// false for anything the in-place reader leaves to libpcap.
+// The file header (pcap §4): byte order, timestamp unit, version, link
+// type; false for anything the in-place reader leaves to libpcap.
 bool PacketSource::read_classic_header(Mapped& m, const std::uint8_t* h, LinkType& link, bool& nanoseconds) {
-  const std::uint32_t magic = std::uint32_t{h[0]} | std::uint32_t{h[1]} << 8 | std::uint32_t{h[2]} << 16 |
-                              std::uint32_t{h[3]} << 24;
+  using F = PcapFileHeaderSpec::Field;
+  const auto magic = static_cast<std::uint32_t>(PcapFileHeader::read(wire::Bytes(h, PcapFileHeader::kSize), F::MagicNumber));
   switch (magic) {
-    case 0xa1b2c3d4: nanoseconds = false; break;
-    case 0xa1b23c4d: nanoseconds = true; break;
-    case 0xd4c3b2a1: nanoseconds = false; m.swapped = true; break;
-    case 0x4d3cb2a1: nanoseconds = true; m.swapped = true; break;
+    case kPcapMagicMicroseconds: nanoseconds = false; m.big_endian = true; break;
+    case kPcapMagicNanoseconds: nanoseconds = true; m.big_endian = true; break;
+    case __builtin_bswap32(kPcapMagicMicroseconds): nanoseconds = false; break;
+    case __builtin_bswap32(kPcapMagicNanoseconds): nanoseconds = true; break;
     default: return false;  // pcapng or not a capture: libpcap decides
   }
   // Version 2.x only; anything else is libpcap's to accept or refuse.
-  const std::uint16_t major = static_cast<std::uint16_t>(m.swapped ? (h[4] << 8 | h[5]) : (h[5] << 8 | h[4]));
-  if (major != 2) return false;
-  // LINKTYPE_ in the low 16 bits; the upper bits carry FCS information.
-  link = static_cast<LinkType>(m.u32(h + 20) & 0xffffu);
-  m.pos = 24;
+  if (m.field<PcapFileHeader, F::MajorVersion>(h) != kPcapMajorVersion) return false;
+  link = static_cast<LinkType>(m.field<PcapFileHeader, F::LinkType>(h) & kPcapLinkTypeBits);
+  m.pos = PcapFileHeader::kSize;
   return true;
 }
 
@@ -236,20 +256,25 @@ PacketSource::Next PacketSource::next_mapped(RawFrame& out) {
     return kind == ReportKind::kTruncatedFile ? Next::kEnd : Next::kError;
   };
   if (m.pos == m.size) return Next::kEnd;
-  if (m.size - m.pos < 16) return ended(ReportKind::kTruncatedFile, "the file ends inside a packet record");
-  const std::uint8_t* h = m.view(m.pos, 16);
+  using F = PcapRecordHeaderSpec::Field;
+  constexpr std::size_t kRecord = PcapRecordHeader::kSize;
+  if (m.size - m.pos < kRecord) return ended(ReportKind::kTruncatedFile, "the file ends inside a packet record");
+  const std::uint8_t* h = m.view(m.pos, kRecord);
   if (!h) return ended(ReportKind::kReadError, "the file could not be read");
-  const std::uint32_t sec = m.u32(h), frac = m.u32(h + 4), caplen = m.u32(h + 8), len = m.u32(h + 12);
+  const std::uint32_t sec = m.field<PcapRecordHeader, F::TimestampSeconds>(h);
+  const std::uint32_t frac = m.field<PcapRecordHeader, F::TimestampMicroseconds>(h);
+  const std::uint32_t caplen = m.field<PcapRecordHeader, F::CapturedPacketLength>(h);
+  const std::uint32_t len = m.field<PcapRecordHeader, F::OriginalPacketLength>(h);
   if (caplen > Mapped::kMaxCaplen) return ended(ReportKind::kReadError, "a record's captured length is absurd");
-  if (m.size - m.pos - 16 < caplen) return ended(ReportKind::kTruncatedFile, "the file ends inside a packet record");
-  const std::uint8_t* data = m.view(m.pos, 16 + std::size_t{caplen});
+  if (m.size - m.pos - kRecord < caplen) return ended(ReportKind::kTruncatedFile, "the file ends inside a packet record");
+  const std::uint8_t* data = m.view(m.pos, kRecord + std::size_t{caplen});
   if (!data) return ended(ReportKind::kReadError, "the file could not be read");
-  m.pos += 16 + std::uint64_t{caplen};
+  m.pos += kRecord + std::uint64_t{caplen};
   ++frames_;
   out.number = FrameNumber{frames_};
   out.time = timestamp_of(sec, nanoseconds_ ? std::int64_t{frac} : std::int64_t{frac} * 1000);
   out.link = link_;
-  out.captured = wire::Bytes(data + 16, caplen);
+  out.captured = wire::Bytes(data + kRecord, caplen);
   out.original_length = len;
   return Next::kFrame;
 }
@@ -280,7 +305,7 @@ std::unique_ptr<PacketSource> PacketSource::open_file(const std::string& path, s
     } else if (S_ISDIR(st.st_mode)) {
       problem = "a folder, not a capture file";
     } else if (S_ISREG(st.st_mode)) {
-      std::uint8_t head[32];
+      std::uint8_t head[kHeadProbe];
       const ssize_t got = ::pread(fd, head, sizeof head, 0);
       problem = got < 0 ? "cannot read it: " + std::string(std::strerror(errno))
                         : header_problem(wire::Bytes(head, static_cast<std::size_t>(got)),
@@ -311,7 +336,7 @@ std::unique_ptr<PacketSource> PacketSource::open_file(const std::string& path, s
 std::unique_ptr<PacketSource> PacketSource::open_memory(wire::Bytes file, std::string_view bpf_filter,
                                                         std::string& error) {
   // The same words as open_file's for the same octets, without a name.
-  if (std::string problem = header_problem(file.first(std::min<std::size_t>(file.size(), 32)), file.size());
+  if (std::string problem = header_problem(file.first(std::min(file.size(), kHeadProbe)), file.size());
       !problem.empty()) {
     error = problem;
     return nullptr;

@@ -1,5 +1,7 @@
 #include "capture/synth.hpp"
 
+#include <array>
+
 #include "capture/headers.hpp"
 
 namespace rdmaconf::capture {
@@ -8,20 +10,29 @@ namespace {
 using wire::Bytes;
 using wire::ByteWriter;
 
+// RFC 1071 §1: the Internet checksum adds 16-bit words in ones' complement.
+constexpr std::size_t kWord = sizeof(std::uint16_t);
+constexpr std::uint32_t kWordBits = 16;
+constexpr std::uint32_t kWordMask = 0xffff;
+
 std::uint32_t sum_words(Bytes data, std::uint32_t sum) {
-  for (std::size_t i = 0; i + 1 < data.size(); i += 2) sum += static_cast<std::uint32_t>(data[i] << 8 | data[i + 1]);
-  if (data.size() % 2) sum += static_cast<std::uint32_t>(data.back() << 8);
+  std::size_t i = 0;
+  for (; i + kWord <= data.size(); i += kWord) sum += static_cast<std::uint32_t>(wire::load_be(data.subspan(i, kWord)));
+  if (i < data.size()) {
+    // An odd last octet is a word's high octet, its low one zero.
+    std::array<std::uint8_t, kWord> last{};
+    last.front() = data.back();
+    sum += static_cast<std::uint32_t>(wire::load_be(last));
+  }
   return sum;
 }
 
 std::uint16_t fold(std::uint32_t sum) {
-  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  while (sum >> kWordBits) sum = (sum & kWordMask) + (sum >> kWordBits);
   return static_cast<std::uint16_t>(~sum);
 }
 
-Bytes address_octets(const IpAddress& a) {
-  return Bytes(a.octets).first(a.version == IpVersion::kV4 ? 4 : 16);
-}
+Bytes address_octets(const IpAddress& a) { return Bytes(a.octets).first(capture::address_octets(a.version)); }
 
 }  // namespace
 
@@ -48,7 +59,7 @@ std::vector<std::uint8_t> build_ip_tcp(const TcpSegmentSpec& spec) {
   std::uint32_t pseudo = sum_words(src, 0);
   pseudo = sum_words(dst, pseudo);
   pseudo += ip_protocol::kTcp;
-  pseudo += static_cast<std::uint32_t>(tcp.size() & 0xffff) + static_cast<std::uint32_t>(tcp.size() >> 16);
+  pseudo += static_cast<std::uint32_t>(tcp.size() & kWordMask) + static_cast<std::uint32_t>(tcp.size() >> kWordBits);
   const std::uint16_t checksum = internet_checksum(tcp, pseudo);
   TcpHeader::write(tcp, TcpSpec::Field::Checksum, checksum);
 

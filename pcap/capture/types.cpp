@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdint>
@@ -12,10 +13,8 @@ namespace rdmaconf::capture {
 IpAddress ipv4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) {
   IpAddress ip;
   ip.version = IpVersion::kV4;
-  ip.octets[0] = a;
-  ip.octets[1] = b;
-  ip.octets[2] = c;
-  ip.octets[3] = d;
+  const std::array<std::uint8_t, kIpv4Octets> v = {a, b, c, d};
+  std::copy(v.begin(), v.end(), ip.octets.begin());
   return ip;
 }
 
@@ -48,8 +47,10 @@ void append_address(std::string& s, const IpAddress& ip) {
   }
   // RFC 5952 §4: lowercase hex, leading zeros dropped, the longest run of two
   // or more zero groups shortened to "::".
-  std::array<unsigned, 8> g{};
-  for (int i = 0; i < 8; ++i) g[i] = static_cast<unsigned>(o[2 * i] << 8 | o[2 * i + 1]);
+  constexpr std::size_t kGroupOctets = 2;  // RFC 4291 §2.2: eight 16-bit pieces
+  std::array<unsigned, kIpv6Octets / kGroupOctets> g{};
+  for (std::size_t i = 0; i < g.size(); ++i)
+    g[i] = static_cast<unsigned>(wire::load_be(wire::Bytes(o).subspan(i * kGroupOctets, kGroupOctets)));
   int best = -1, best_len = 0;
   for (int i = 0; i < 8;) {
     if (g[i] != 0) { ++i; continue; }

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -41,6 +42,10 @@ struct Timestamp {
 };
 
 enum class IpVersion : std::uint8_t { kV4 = 4, kV6 = 6 };
+// Octets of an address of each version (RFC 791 §3.1, RFC 8200 §3).
+inline constexpr std::size_t kIpv4Octets = 4;
+inline constexpr std::size_t kIpv6Octets = 16;
+constexpr std::size_t address_octets(IpVersion v) { return v == IpVersion::kV4 ? kIpv4Octets : kIpv6Octets; }
 
 // An IP address of either family; IPv4 uses the first 4 octets.
 struct IpAddress {

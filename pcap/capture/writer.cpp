@@ -32,10 +32,13 @@ class Block {
     h.set(PcapngBlockHeaderSpec::Field::BlockType, type);
     h.encode(w);
   }
+  // pcapng §3.1: the Block Total Length, in the header and again at the end.
   ~Block() {
-    const std::size_t total = w_.size() - start_ + 4;
-    w_.back_fill_be(start_ + 4, total, 4);
-    w_.put_be(total, 4);
+    const wire::FieldDecl& length = PcapngBlockHeader::field_decl(PcapngBlockHeaderSpec::Field::BlockTotalLength);
+    const std::size_t octets = length.bit_width / 8;
+    const std::size_t total = w_.size() - start_ + octets;
+    w_.back_fill_be(start_ + length.octet_offset(), total, octets);
+    w_.put_be(total, octets);
   }
   Block(const Block&) = delete;
   Block& operator=(const Block&) = delete;
@@ -101,8 +104,9 @@ std::vector<std::uint8_t> CaptureWriter::pcapng_packet(Timestamp time, Bytes fra
     const auto ts = static_cast<std::uint64_t>(time.ns);
     PcapngEnhancedPacket h;
     h.set(F::InterfaceId, 0);
-    h.set(F::TimestampUpper, ts >> 32);
-    h.set(F::TimestampLower, ts & 0xffffffffu);
+    // The 64-bit timestamp split over two fields: set() keeps a field's own bits.
+    h.set(F::TimestampUpper, ts >> PcapngEnhancedPacket::field_decl(F::TimestampLower).bit_width);
+    h.set(F::TimestampLower, ts);
     h.set(F::CapturedPacketLength, frame.size());
     h.set(F::OriginalPacketLength, original_length != 0 ? original_length : frame.size());
     h.encode(w);
@@ -122,8 +126,8 @@ std::vector<std::uint8_t> CaptureWriter::pcap_header(LinkType link, std::uint32_
   ByteWriter w(out);
   PcapFileHeader h;
   h.set(PcapFileHeaderSpec::Field::MagicNumber, kPcapMagicMicroseconds);
-  h.set(PcapFileHeaderSpec::Field::MajorVersion, 2);
-  h.set(PcapFileHeaderSpec::Field::MinorVersion, 4);
+  h.set(PcapFileHeaderSpec::Field::MajorVersion, kPcapMajorVersion);
+  h.set(PcapFileHeaderSpec::Field::MinorVersion, kPcapMinorVersion);
   h.set(PcapFileHeaderSpec::Field::SnapLen, snaplen);
   h.set(PcapFileHeaderSpec::Field::LinkType, static_cast<std::uint32_t>(link));
   h.encode(w);

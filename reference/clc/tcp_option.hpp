@@ -13,6 +13,7 @@
 
 #include "clc/cite.hpp"
 #include "wire/bytes.hpp"
+#include "wire/field.hpp"
 #include "wire/result.hpp"
 
 namespace rdmaconf::clc {
@@ -20,6 +21,19 @@ namespace rdmaconf::clc {
 inline constexpr std::uint8_t kTcpOptionKindExperimental = 254;  // RFC 6994
 inline constexpr std::uint8_t kTcpOptionLengthSmc = 6;           // kind, length, 4-octet ExID
 inline constexpr std::uint32_t kTcpOptionSmcExId = 0xE2D4C3D9;
+
+// The option's layout (RFC 6994 §3 with RFC 7609 App. A.1's 32-bit ExID).
+struct SmcTcpOptionSpec {
+  enum class Field : std::uint8_t { Kind, Length, ExId };
+  static constexpr wire::FieldDecl fields[] = {
+      {"Kind", "kind", 0, 8, "254: an experimental option", "RFC 6994 §3"},
+      {"Length", "length", 8, 8, "octets of the option, kind and length included: 6", "RFC 6994 §3"},
+      {"ExID", "exid", 16, 32, "EBCDIC \"SMCR\": the SMC experiment", cite::kTcpOption, wire::Display::kHex},
+  };
+  static constexpr wire::HeaderDecl decl{"SMC TCP option", "smc.tcp_option", kTcpOptionLengthSmc, fields,
+                                         cite::kTcpOption};
+};
+using SmcTcpOption = wire::Header<SmcTcpOptionSpec>;
 
 // The six octets of the option.
 std::array<std::uint8_t, 6> build_smc_option();

@@ -23,6 +23,10 @@
 
 namespace rdmaconf::ulp::rpcrdma {
 
+// RFC 4506 §3: XDR items take whole 4-octet units; a list's discriminator,
+// a count, an enum or an opaque's length is one unit.
+constexpr std::size_t kXdrUnit = 4;
+
 // RFC 8166 §4.2.2: the only version this decoder reads past the fixed words.
 constexpr std::uint32_t kVersion1 = 1;
 

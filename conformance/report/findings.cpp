@@ -2,7 +2,6 @@
 #include "report/findings.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <set>
 
 #include "check/segment.hpp"
@@ -30,22 +29,10 @@ std::string strength(std::string_view level) {
 }
 int rank(std::string_view strength) { return strength == "MUST" ? 2 : strength == "SHOULD" ? 1 : 0; }
 
-// "RFC 5040 §4.8", "RFC 7609 App. A.2.3": a registry row's section as the
-// RFC names it (the row keeps it as its id spells it, "a.2.3").
-std::string cited(const requirements::Requirement& r) {
-  std::string section(r.section);
-  // SMC v2 rows have no RFC: their "section" is the message they concern.
-  if (section.empty() || !r.rfc.starts_with("RFC")) return std::string(r.rfc);
-  if (std::isalpha(static_cast<unsigned char>(section[0])) && (section.size() == 1 || section[1] == '.')) {
-    section[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(section[0])));
-    return std::string(r.rfc) + " App. " + section;
-  }
-  return std::string(r.rfc) + " §" + section;
-}
-
 RuleRef rule_ref(const std::string& id, std::string_view fallback_level, std::string_view fallback_rfc) {
   if (const requirements::Requirement* r = requirements::find(id))
-    return {std::string(r->id), strength(requirements::name(r->level)), cited(*r), std::string(r->summary)};
+    return {std::string(r->id), strength(requirements::name(r->level)), std::string(requirements::citation(*r).view()),
+            std::string(r->summary)};
   return {id, strength(fallback_level), std::string(fallback_rfc), {}};
 }
 

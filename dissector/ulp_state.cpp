@@ -90,6 +90,12 @@ UlpFindings UlpTracker::on_segment(const analysis::Message& m, const analysis::S
       a.ulp = s.ulp->ulp;
       a.first_frame = static_cast<std::uint32_t>(m.first_frame);
       a.head_frame = m.frame;
+      // RFC 5040 §5.3: the region whose STag the Send invalidates, as the
+      // observer tied it; every segment of the Send names it.
+      if (s.ulp->invalidates) {
+        const auto named = placed_.find({s.ulp->invalidates->advertised_in, s.ulp->invalidates->place});
+        if (named != placed_.end()) a.invalidates = named->second;
+      }
     }
     const auto it = d.sends.find(s.msn);
     if (it == d.sends.end()) return out;
@@ -100,14 +106,9 @@ UlpFindings UlpTracker::on_segment(const analysis::Message& m, const analysis::S
     } else {
       payload.for_each([&](wire::Bytes b) { a.octets.insert(a.octets.end(), b.begin(), b.end()); });
     }
-    if (op->carries_invalidate_stag) {
-      // RFC 5040 §5.3: the STag the Send invalidates at the peer.
-      const Direction& peer = dir_[idx(other(side))];
-      const auto adv = peer.adverts.find(s.invalidate_stag);
-      if (adv != peer.adverts.end()) {
-        adv->second->invalidated_in = frame;
-        out.invalidates = adv->second;
-      }
+    if (a.invalidates) {
+      a.invalidates->invalidated_in = frame;
+      out.invalidates = a.invalidates;
     }
     if (s.ddp.last) {
       Assembly done = std::move(a);

@@ -13,7 +13,8 @@
 //   each under the frame and place the observer names it by, and links each
 //   RDMA Write, Read Request and Read Response the observer tied to one
 //   (SegmentInfo::ulp_tie) with it, both ways, for random access: which
-//   frames used a region is shown on the Send that advertised it;
+//   frames used a region is shown on the Send that advertised it, and the
+//   Send with Invalidate the observer tied to it (UlpMessage::invalidates);
 // - rebuilds the RPC message where part of it travelled by RDMA: a Reply
 //   written into the Reply chunk (RDMA_NOMSG), a Call whose Read chunks the
 //   Responder pulled (at the Read Response that completes them), a Reply
@@ -124,6 +125,7 @@ class UlpTracker {
     analysis::Ulp ulp = analysis::Ulp::kUnknown;
     std::uint32_t first_frame = 0;
     std::uint64_t head_frame = 0;
+    Advert* invalidates = nullptr;  // the region a Send with Invalidate names (SegmentInfo::ulp)
     std::uint32_t segments = 0;
     std::vector<std::uint8_t> octets;
     bool complete = true;

@@ -4,7 +4,7 @@
 // real captures are dissector.ulp's (tshark); these pin each path on its own,
 // including the ones the captures do not take. On the real NFS/RDMA and
 // iSER captures, the tracker shows the analyzer's ULP tie on every transfer
-// the analyzer tied, and on no other.
+// and Send with Invalidate the analyzer tied, and on no other.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -254,7 +254,7 @@ TEST(UlpState, MissingChunkDataIsSaid) {
 // analyzer published and the one the tracker shows.
 struct TieCompare : analysis::AnalysisListener {
   std::map<std::uint64_t, UlpTracker> trackers;
-  std::uint64_t observer_ties = 0, plugin_ties = 0;
+  std::uint64_t observer_ties = 0, plugin_ties = 0, invalidations = 0;
   std::map<std::uint8_t, std::uint64_t> by_opcode;  // ties the plugin shows, per RDMAP opcode
   std::vector<std::string> disagreements;
   void on_message(const analysis::ConnectionInfo& c, const analysis::Message& m) override {
@@ -265,6 +265,13 @@ struct TieCompare : analysis::AnalysisListener {
     plugin_ties += f.tie != nullptr;
     if (f.tie) ++by_opcode[s.rdmap.opcode];
     const std::string at = "frame " + std::to_string(m.frame) + ": ";
+    if (s.ulp) {  // a Send's first segment: the region its Invalidate STag names
+      invalidations += f.invalidates != nullptr;
+      if (s.ulp->invalidates.has_value() != (f.invalidates != nullptr) ||
+          (f.invalidates && (f.invalidates->stag != s.ulp->invalidates->region.stag ||
+                             f.invalidates->tag != s.ulp->invalidates->tag)))
+        disagreements.push_back(at + "the Send with Invalidate is tied differently");
+    }
     if (s.ulp_tie.has_value() != (f.tie != nullptr)) {
       disagreements.push_back(at + (f.tie ? "the plugin shows a tie the analyzer did not make"
                                           : "the analyzer's tie (" + analysis::describe(*s.ulp_tie) +
@@ -292,7 +299,8 @@ TieCompare compare_ties(const std::string& file, analysis::AnalysisResult& resul
 
 // 276 Read Response segments bring the two WRITE calls' read chunks; every
 // RDMA Write segment (300) and both Read Requests are tied (pcap/tests'
-// UlpCaptures.NfsOverRpcRdma counts them by message).
+// UlpCaptures.NfsOverRpcRdma counts them by message); 5 replies are Sends
+// with Invalidate naming a region of their call.
 TEST(UlpState, NfsCaptureShowsTheAnalyzersTies) {
   analysis::AnalysisResult r;
   const TieCompare ties = compare_ties("ulp-nfsv3-rdma.pcap", r);
@@ -301,10 +309,13 @@ TEST(UlpState, NfsCaptureShowsTheAnalyzersTies) {
   const analysis::UlpTransfers& x = r.summary.ulps.at("rpc-over-rdma").transfers;
   EXPECT_EQ(ties.by_opcode.at(1), x.reads_tied);
   EXPECT_EQ(ties.by_opcode, (std::map<std::uint8_t, std::uint64_t>{{0, 300}, {1, 2}, {2, 276}}));
+  EXPECT_EQ(ties.invalidations, x.invalidations_tied);
+  EXPECT_EQ(ties.invalidations, 5u);
 }
 
 // The target's 278 RDMA Write segments into Read STags, its 2 Read Requests
-// of Write STags and their 18 Read Response segments.
+// of Write STags and their 18 Read Response segments; 53 SCSI Responses
+// invalidate their command's STag.
 TEST(UlpState, IserCaptureShowsTheAnalyzersTies) {
   analysis::AnalysisResult r;
   const TieCompare ties = compare_ties("ulp-iser-head.pcap", r);
@@ -312,6 +323,8 @@ TEST(UlpState, IserCaptureShowsTheAnalyzersTies) {
   const analysis::UlpTransfers& x = r.summary.ulps.at("iser").transfers;
   EXPECT_EQ(ties.by_opcode.at(1), x.reads_tied);
   EXPECT_EQ(ties.by_opcode, (std::map<std::uint8_t, std::uint64_t>{{0, 278}, {1, 2}, {2, 18}}));
+  EXPECT_EQ(ties.invalidations, x.invalidations_tied);
+  EXPECT_EQ(ties.invalidations, 53u);
 }
 
 }  // namespace

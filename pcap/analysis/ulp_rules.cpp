@@ -185,13 +185,27 @@ void UlpObserver::track_rpc(const ulp::rpcrdma::Message& m, const SendContext& c
                ", the call advertised or the Writes put " + std::to_string(v->expected));
   }
   if (c.with_invalidate) {
-    bool tied = false;
-    for (const auto& r : call.reads) tied = tied || r.stag == c.invalidate_stag;
-    for (const auto& w : call.write_list)
-      for (const auto& s : w.segments) tied = tied || s.handle == c.invalidate_stag;
+    // RFC 5040 §5.3: the STag it invalidates, among the call's regions in
+    // the header's order (their places).
+    std::uint32_t place = 0;
+    auto named = [&](UlpTie::Region kind, std::size_t chunk, std::size_t segment, const check::Region& r) {
+      if (!last_.invalidates && r.stag == c.invalidate_stag)
+        last_.invalidates = UlpTie{kind, m.xid, static_cast<std::uint32_t>(chunk),
+                                   static_cast<std::uint32_t>(segment), r, call.frame, place, 0};
+      ++place;
+    };
+    for (std::size_t j = 0; j < call.reads.size(); ++j) named(UlpTie::Region::kReadSegment, 0, j + 1, call.reads[j]);
+    for (std::size_t i = 0; i < call.write_list.size(); ++i)
+      for (std::size_t j = 0; j < call.write_list[i].segments.size(); ++j) {
+        const auto& s = call.write_list[i].segments[j];
+        named(UlpTie::Region::kWriteChunk, i + 1, j + 1, {s.handle, s.offset, s.length});
+      }
     if (call.reply_chunk)
-      for (const auto& s : call.reply_chunk->segments) tied = tied || s.handle == c.invalidate_stag;
-    stats_.transfers.invalidations_tied += tied;
+      for (std::size_t j = 0; j < call.reply_chunk->segments.size(); ++j) {
+        const auto& s = call.reply_chunk->segments[j];
+        named(UlpTie::Region::kReplyChunk, 0, j + 1, {s.handle, s.offset, s.length});
+      }
+    stats_.transfers.invalidations_tied += last_.invalidates.has_value();
   }
   t->calls.erase(it);
 }
@@ -233,6 +247,10 @@ void UlpObserver::track_iser(const ulp::iser::Message& m, const SendContext& c) 
         task.read ? std::optional(task.read->stag) : task.write ? std::optional(task.write->stag) : std::nullopt;
     auto v = check::response_invalidates_task_stag(c.invalidate_stag, stag);
     stats_.transfers.invalidations_tied += !v;
+    if (!v && stag)
+      last_.invalidates = task.read ? UlpTie{UlpTie::Region::kIserReadStag, m.itt, 0, 0, *task.read, task.frame,
+                                             task.write ? 1u : 0u, 0}
+                                    : UlpTie{UlpTie::Region::kIserWriteStag, m.itt, 0, 0, *task.write, task.frame, 0, 0};
     find(v, c.side,
          "SCSI Response itt " + hex(m.itt) + " sent with Invalidate STag " + hex(c.invalidate_stag) +
              (stag ? ", its command advertised " + std::string(task.read ? "Read" : "Write") + " STag " + hex(*stag)

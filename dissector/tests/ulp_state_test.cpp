@@ -233,6 +233,22 @@ TEST(UlpState, CallRebuiltFromItsReadChunk) {
   EXPECT_FALSE(sink.at(call_frame).send->rpc_here);
 }
 
+// RFC 5040 §5.2.2: a Read Response carrying more than its request asked
+// for runs past the read segment: the request is tied, the response is not
+// (the observer reports its size), and the Call is not rebuilt from it.
+TEST(UlpState, ReadResponsePastItsRegionIsNotTied) {
+  Connection c;
+  const Bytes hdr = header(kXid, Proc::kMsg, {ReadSegment{40, ulp::rpcrdma::Segment{0x777, 10, 0x3000, 0}}}, {});
+  c.fpdu(0, send(1, cat(hdr, call(kXid, 100003, 3, 7))));
+  const auto request_frame = c.fpdu(1, analysis::testing::read_request(1, 0x999, 0x5000, 10, 0x777, 0x3000));
+  const auto response_frame = c.fpdu(0, analysis::testing::tagged(0x2, 0x999, 0x5000, true, Bytes(12, 0x5a)));
+  Sink sink;
+  c.run(sink);
+  ASSERT_NE(sink.at(request_frame).tie, nullptr);
+  EXPECT_EQ(sink.at(response_frame).tie, nullptr);
+  EXPECT_EQ(sink.at(response_frame).completes, nullptr);
+}
+
 // The Reply chunk's data was not captured: nothing is handed on, and the
 // note says why.
 TEST(UlpState, MissingChunkDataIsSaid) {

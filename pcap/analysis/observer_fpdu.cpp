@@ -336,10 +336,15 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
         Direction::OutstandingRead& r = peer.reads.front();
         seg.read = ReadMatch{r.number, r.frame, r.source_stag, r.source_to, seg.to - r.sink_to};
         // RFC 5040 §5.2.2: the response carries octets of the region its
-        // request's Data Source was tied to, from the same place on.
+        // request's Data Source was tied to, from the same place on; tied
+        // while they lie inside it (a response past its request's size does not).
         if (r.ulp_tie) {
-          seg.ulp_tie = r.ulp_tie;
-          seg.ulp_tie->offset += seg.read->offset;
+          const check::Region& region = r.ulp_tie->region;
+          const std::uint64_t at = r.ulp_tie->offset + seg.read->offset;
+          if (check::within(region, region.stag, region.offset + at, seg.payload_length)) {
+            seg.ulp_tie = r.ulp_tie;
+            seg.ulp_tie->offset = at;
+          }
         }
         if (!r.sink_reported && check::read_response_sink(seg.stag, seg.to, r.sink_stag, r.sink_to + r.received)) {
           r.sink_reported = true;

@@ -338,9 +338,7 @@ class Connection final : public analysis::ObserverSink {
         r.read_offset = s->read->offset;
       }
     }
-    const analysis::ReadMatch* read = s->ddp.tagged && s->read ? &*s->read : nullptr;
-    r.ulp = ulp_.on_segment(m, *s, read != nullptr, read ? read->source_stag : 0, read ? read->source_to : 0,
-                            read ? read->offset : 0);
+    r.ulp = ulp_.on_segment(m, *s);
   }
 
   address initiator_{};

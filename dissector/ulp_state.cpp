@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "check/ulp.hpp"
 #include "ddp/headers.hpp"
 #include "rdmap/opcodes.hpp"
 #include "ulp/onc_rpc.hpp"
@@ -16,8 +15,6 @@ namespace {
 using analysis::other;
 
 int idx(analysis::Side s) { return static_cast<int>(s); }
-
-constexpr std::uint32_t kLengthNotStated = Advert::kLengthNotStated;
 
 bool holds_data(Advert::Kind k) {
   return k == Advert::Kind::kReadChunk || k == Advert::Kind::kWriteChunk || k == Advert::Kind::kReplyChunk;
@@ -70,9 +67,7 @@ std::string_view name(Advert::Kind k) {
   return "";
 }
 
-UlpFindings UlpTracker::on_segment(const analysis::Message& m, const analysis::SegmentInfo& s, bool read_known,
-                                   std::uint32_t source_stag, std::uint64_t source_to,
-                                   std::uint64_t response_offset) {
+UlpFindings UlpTracker::on_segment(const analysis::Message& m, const analysis::SegmentInfo& s) {
   UlpFindings out;
   if (!s.has_header || !m.fpdu) return out;
   const rdmap::OpcodeInfo* op = rdmap::find_opcode(s.rdmap.opcode);
@@ -94,6 +89,13 @@ UlpFindings UlpTracker::on_segment(const analysis::Message& m, const analysis::S
       Assembly& a = d.sends[s.msn];
       a.ulp = s.ulp->ulp;
       a.first_frame = static_cast<std::uint32_t>(m.first_frame);
+      a.head_frame = m.frame;
+      // RFC 5040 §5.3: the region whose STag the Send invalidates, as the
+      // observer tied it; every segment of the Send names it.
+      if (s.ulp->invalidates) {
+        const auto named = placed_.find({s.ulp->invalidates->advertised_in, s.ulp->invalidates->place});
+        if (named != placed_.end()) a.invalidates = named->second;
+      }
     }
     const auto it = d.sends.find(s.msn);
     if (it == d.sends.end()) return out;
@@ -104,14 +106,9 @@ UlpFindings UlpTracker::on_segment(const analysis::Message& m, const analysis::S
     } else {
       payload.for_each([&](wire::Bytes b) { a.octets.insert(a.octets.end(), b.begin(), b.end()); });
     }
-    if (op->carries_invalidate_stag) {
-      // RFC 5040 §5.3: the STag the Send invalidates at the peer.
-      const Direction& peer = dir_[idx(other(side))];
-      const auto adv = peer.adverts.find(s.invalidate_stag);
-      if (adv != peer.adverts.end()) {
-        adv->second->invalidated_in = frame;
-        out.invalidates = adv->second;
-      }
+    if (a.invalidates) {
+      a.invalidates->invalidated_in = frame;
+      out.invalidates = a.invalidates;
     }
     if (s.ddp.last) {
       Assembly done = std::move(a);
@@ -121,30 +118,26 @@ UlpFindings UlpTracker::on_segment(const analysis::Message& m, const analysis::S
     return out;
   }
 
+  // The observer tied an RDMA Write (RFC 5040 §5.1: it places data in the
+  // peer's advertised buffer), a Read Request (§5.2.1: it names the peer's
+  // buffer as its source) or a Read Response (§5.2.2: it carries octets of
+  // that source) to a region; Writes and Responses bring its data.
+  if (!s.ulp_tie) return out;
   switch (op->opcode) {
     case rdmap::Opcode::kRdmaWrite:
-      // RFC 5040 §5.1: the Write places data in the peer's advertised buffer.
-      out.tie = tie(other(side), s.stag, s.to, static_cast<std::uint32_t>(payload.size()), frame, &payload);
+      out.tie = use(*s.ulp_tie, static_cast<std::uint32_t>(payload.size()), frame, &payload);
       break;
     case rdmap::Opcode::kRdmaReadRequest:
-      // RFC 5040 §5.2.1: the request names the peer's buffer as its source.
       if (s.read_request) {
         using RF = rdmap::ReadRequestSpec::Field;
-        out.tie = tie(other(side), static_cast<std::uint32_t>(s.read_request->get(RF::SourceSTag)),
-                      s.read_request->get(RF::SourceTO), static_cast<std::uint32_t>(s.read_request->get(RF::ReadSize)),
-                      frame, nullptr);
+        out.tie = use(*s.ulp_tie, static_cast<std::uint32_t>(s.read_request->get(RF::ReadSize)), frame, nullptr);
       }
       break;
     case rdmap::Opcode::kRdmaReadResponse:
-      // RFC 5040 §5.2.2: the response carries the sender's own buffer, the
-      // source its request named.
-      if (read_known) {
-        out.tie = tie(side, source_stag, source_to + response_offset, static_cast<std::uint32_t>(payload.size()), frame,
-                      &payload);
-        if (out.tie && s.ddp.last && out.tie->advert->kind == Advert::Kind::kReadChunk) {
-          const auto c = d.calls.find(out.tie->advert->tag);
-          if (c != d.calls.end()) try_complete(side, c->second, frame, out);
-        }
+      out.tie = use(*s.ulp_tie, static_cast<std::uint32_t>(payload.size()), frame, &payload);
+      if (out.tie && s.ddp.last && out.tie->advert->kind == Advert::Kind::kReadChunk) {
+        const auto c = d.calls.find(out.tie->advert->tag);
+        if (c != d.calls.end()) try_complete(side, c->second, frame, out);
       }
       break;
     default:
@@ -159,6 +152,7 @@ void UlpTracker::on_send(Side side, std::uint32_t frame, Assembly&& a, UlpFindin
   u.payload = std::move(a.octets);
   u.complete = a.complete;
   u.first_frame = a.first_frame;
+  u.head_frame = a.head_frame;
   u.several_segments = a.segments > 1;
   out.send = &u;
   if (!u.complete) {
@@ -171,9 +165,12 @@ void UlpTracker::on_send(Side side, std::uint32_t frame, Assembly&& a, UlpFindin
 
 Advert* UlpTracker::advertise(Side side, Advert a, UlpSend& send) {
   Direction& d = dir_[idx(side)];
+  a.head_frame = send.head_frame;
+  a.place = send.places++;  // counted whether kept or not: the observer's places
   if (d.adverts.size() >= kMaxOpen && !d.adverts.contains(a.stag)) return nullptr;
   Advert& kept = adverts_.emplace_back(std::move(a));
   d.adverts[kept.stag] = &kept;  // a newer advert of the same STag replaces the older
+  placed_[{kept.head_frame, kept.place}] = &kept;
   send.adverts.push_back(&kept);
   return &kept;
 }
@@ -185,20 +182,17 @@ void UlpTracker::forget(Side side, Advert* a) {
   Direction& d = dir_[idx(side)];
   const auto it = d.adverts.find(a->stag);
   if (it != d.adverts.end() && it->second == a) d.adverts.erase(it);
+  const auto at = placed_.find({a->head_frame, a->place});
+  if (at != placed_.end() && at->second == a) placed_.erase(at);
 }
 
-const Tie* UlpTracker::tie(Side advertiser, std::uint32_t stag, std::uint64_t to, std::uint32_t length,
-                           std::uint32_t frame, const wire::Chunks* data) {
-  const Direction& d = dir_[idx(advertiser)];
-  const auto it = d.adverts.find(stag);
-  if (it == d.adverts.end()) return nullptr;
+const Tie* UlpTracker::use(const analysis::UlpTie& t, std::uint32_t length, std::uint32_t frame,
+                           const wire::Chunks* data) {
+  // The region the observer tied the operation to, if it is still kept here.
+  const auto it = placed_.find({t.advertised_in, t.place});
+  if (it == placed_.end()) return nullptr;
   Advert& a = *it->second;
-  // The operation lies inside what was advertised: the observer's rule
-  // (check::within; RFC 8166 §3.4.5, §3.4.6, RFC 7145 §9.2). An iSER
-  // buffer's length is not stated: it reaches as far as a TO can.
-  const check::Region region{a.stag, a.offset, a.length == kLengthNotStated ? ~std::uint64_t{0} - a.offset : a.length};
-  if (!check::within(region, stag, to, length)) return nullptr;
-  const std::uint64_t at = to - a.offset;
+  const std::uint64_t at = t.offset;
   if (!a.first_frame) a.first_frame = frame;
   a.last_frame = frame;
   if (data) {
@@ -399,11 +393,11 @@ void UlpTracker::on_iser(Side side, std::uint32_t frame, UlpSend& u) {
     task.clear();
     if (m->wsv)
       if (Advert* a = advertise(side, make(Advert::Kind::kIserWrite, m->write_stag, m->write_base_offset,
-                                           kLengthNotStated, 0, 0, 0, m->itt, frame), u))
+                                           Advert::kLengthNotStated, 0, 0, 0, m->itt, frame), u))
         task.push_back(a);
     if (m->rsv)
       if (Advert* a = advertise(side, make(Advert::Kind::kIserRead, m->read_stag, m->read_base_offset,
-                                           kLengthNotStated, 0, 0, 0, m->itt, frame), u))
+                                           Advert::kLengthNotStated, 0, 0, 0, m->itt, frame), u))
         task.push_back(a);
     if (task.empty()) d.tasks.erase(m->itt);
     if (d.tasks.size() > kMaxOpen) d.tasks.erase(d.tasks.begin());

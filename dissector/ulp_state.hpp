@@ -8,12 +8,13 @@
 // - puts each Send message back together from its DDP segments (queue 0,
 //   same MSN, MO order, RFC 5041 §5.3) and decodes it with reference/ulp's
 //   decoders;
-// - remembers the STags the ULP advertised (RPC-over-RDMA read, write and
-//   reply chunks, RFC 8166 §3.4; iSER Write and Read STags, RFC 7145 §9.2)
-//   and ties each RDMA Write, Read Request and Read Response that lies
-//   inside one of them (check::within, the rule the observer checks) to it,
-//   both ways; a Read Response through the Read Request the observer matched
-//   it to (SegmentInfo::read);
+// - remembers the regions the ULP advertised (RPC-over-RDMA read, write and
+//   reply chunks, RFC 8166 §3.4; iSER Write and Read STags, RFC 7145 §9.2),
+//   each under the frame and place the observer names it by, and links each
+//   RDMA Write, Read Request and Read Response the observer tied to one
+//   (SegmentInfo::ulp_tie) with it, both ways, for random access: which
+//   frames used a region is shown on the Send that advertised it, and the
+//   Send with Invalidate the observer tied to it (UlpMessage::invalidates);
 // - rebuilds the RPC message where part of it travelled by RDMA: a Reply
 //   written into the Reply chunk (RDMA_NOMSG), a Call whose Read chunks the
 //   Responder pulled (at the Read Response that completes them), a Reply
@@ -51,7 +52,11 @@ struct Advert {
   std::uint32_t segment = 0;   // its index in the chunk (read segment: in the Read list)
   std::uint32_t position = 0;  // read segment: XDR position (RFC 8166 §3.4.5)
   std::uint32_t tag = 0;       // the Call's XID; iSER: the SCSI Command's Initiator Task Tag
-  std::uint32_t advertised_in = 0;  // frame of the Send
+  std::uint32_t advertised_in = 0;  // frame of the Send (its last segment, where it is shown)
+  // The observer's name for it (analysis::UlpTie): the frame of the Send's
+  // first segment and its place among the regions that Send advertised.
+  std::uint64_t head_frame = 0;
+  std::uint32_t place = 0;
   // The RDMA operations that moved data to or from it (first pass).
   std::uint32_t first_frame = 0, last_frame = 0;
   std::uint64_t octets = 0;
@@ -75,6 +80,8 @@ struct UlpSend {
   std::vector<std::uint8_t> payload;  // the Send's payload, all segments
   bool complete = true;               // false: too large or a segment missing
   std::uint32_t first_frame = 0;      // of its first segment
+  std::uint64_t head_frame = 0;       // of its first segment's last octet (SendContext::frame)
+  std::uint32_t places = 0;           // regions its header advertised so far
   bool several_segments = false;
   std::vector<const Advert*> adverts;
   // RPC-over-RDMA: the RPC message, when it is known here ...
@@ -108,16 +115,17 @@ class UlpTracker {
   static constexpr std::size_t kMaxHeld = std::size_t{64} << 20;
   static constexpr std::size_t kMaxOpen = 4096;  // Calls and adverts awaiting use, per side
 
-  // One FPDU with its DDP/RDMAP header. `source_stag`/`source_to`: a Read
-  // Response's request (0 when unknown). Returns what to show with it.
-  UlpFindings on_segment(const analysis::Message& m, const analysis::SegmentInfo& s, bool read_known,
-                         std::uint32_t source_stag, std::uint64_t source_to, std::uint64_t response_offset);
+  // One FPDU with its DDP/RDMAP header and what the observer said of it.
+  // Returns what to show with it.
+  UlpFindings on_segment(const analysis::Message& m, const analysis::SegmentInfo& s);
 
  private:
   using Side = analysis::Side;
   struct Assembly {
     analysis::Ulp ulp = analysis::Ulp::kUnknown;
     std::uint32_t first_frame = 0;
+    std::uint64_t head_frame = 0;
+    Advert* invalidates = nullptr;  // the region a Send with Invalidate names (SegmentInfo::ulp)
     std::uint32_t segments = 0;
     std::vector<std::uint8_t> octets;
     bool complete = true;
@@ -143,13 +151,14 @@ class UlpTracker {
   void on_iser(Side side, std::uint32_t frame, UlpSend& send);
   Advert* advertise(Side side, Advert a, UlpSend& send);
   void forget(Side side, Advert* a);
-  const Tie* tie(Side user, std::uint32_t stag, std::uint64_t to, std::uint32_t length, std::uint32_t frame,
-                 const wire::Chunks* data);
+  const Tie* use(const analysis::UlpTie& t, std::uint32_t length, std::uint32_t frame, const wire::Chunks* data);
   bool gather(const Advert& a, std::uint32_t length, std::vector<std::uint8_t>& out) const;
   void try_complete(Side requester, Call& c, std::uint32_t frame, UlpFindings& out);
   void release(Call& c, Side requester);
 
   Direction dir_[2];
+  // Open regions by the observer's name for them (UlpTie::advertised_in, place).
+  std::map<std::pair<std::uint64_t, std::uint32_t>, Advert*> placed_;
   std::deque<UlpSend> sends_;
   std::deque<Advert> adverts_;
   std::deque<Tie> ties_;

@@ -2,13 +2,18 @@
 // sessions: the RPC message rebuilt from a Reply chunk, from an NFSv3 write
 // chunk, from Read chunks, and not handed on where it cannot be rebuilt. The
 // real captures are dissector.ulp's (tshark); these pin each path on its own,
-// including the ones the captures do not take.
+// including the ones the captures do not take. On the real NFS/RDMA and
+// iSER captures, the tracker shows the analyzer's ULP tie on every transfer
+// and Send with Invalidate the analyzer tied, and on no other.
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "analysis/analyzer.hpp"
 #include "analysis_fixtures.hpp"
 #include "ulp/onc_rpc.hpp"
 #include "ulp/rpcrdma.hpp"
@@ -21,18 +26,15 @@ using analysis::testing::Bytes;
 using analysis::testing::put_be;
 using analysis::testing::Session;
 
-// A sink that hands the tracker each FPDU with the Read Request the
-// observer matched a Read Response to (SegmentInfo::read), as the plugin's
-// connection.cpp does, and keeps what the tracker said per frame.
+// A sink that hands the tracker each FPDU with what the observer said of it
+// (SegmentInfo: its ULP tie among the rest), as the plugin's connection.cpp
+// does, and keeps what the tracker said per frame.
 struct Sink : analysis::ObserverSink {
   UlpTracker tracker;
   std::vector<std::pair<analysis::FrameNo, UlpFindings>> said;
   void on_message(const analysis::Message& m) override {
     if (m.kind != analysis::MessageKind::kFpdu || !m.segment || !m.segment->has_header) return;
-    const analysis::SegmentInfo& s = *m.segment;
-    const analysis::ReadMatch* read = s.ddp.tagged && s.read ? &*s.read : nullptr;
-    said.emplace_back(m.frame, tracker.on_segment(m, s, read != nullptr, read ? read->source_stag : 0,
-                                                  read ? read->source_to : 0, read ? read->offset : 0));
+    said.emplace_back(m.frame, tracker.on_segment(m, *m.segment));
   }
   void on_violation(const analysis::Violation&) override {}
   const UlpFindings& at(analysis::FrameNo f) const {
@@ -231,6 +233,22 @@ TEST(UlpState, CallRebuiltFromItsReadChunk) {
   EXPECT_FALSE(sink.at(call_frame).send->rpc_here);
 }
 
+// RFC 5040 §5.2.2: a Read Response carrying more than its request asked
+// for runs past the read segment: the request is tied, the response is not
+// (the observer reports its size), and the Call is not rebuilt from it.
+TEST(UlpState, ReadResponsePastItsRegionIsNotTied) {
+  Connection c;
+  const Bytes hdr = header(kXid, Proc::kMsg, {ReadSegment{40, ulp::rpcrdma::Segment{0x777, 10, 0x3000, 0}}}, {});
+  c.fpdu(0, send(1, cat(hdr, call(kXid, 100003, 3, 7))));
+  const auto request_frame = c.fpdu(1, analysis::testing::read_request(1, 0x999, 0x5000, 10, 0x777, 0x3000));
+  const auto response_frame = c.fpdu(0, analysis::testing::tagged(0x2, 0x999, 0x5000, true, Bytes(12, 0x5a)));
+  Sink sink;
+  c.run(sink);
+  ASSERT_NE(sink.at(request_frame).tie, nullptr);
+  EXPECT_EQ(sink.at(response_frame).tie, nullptr);
+  EXPECT_EQ(sink.at(response_frame).completes, nullptr);
+}
+
 // The Reply chunk's data was not captured: nothing is handed on, and the
 // note says why.
 TEST(UlpState, MissingChunkDataIsSaid) {
@@ -245,6 +263,84 @@ TEST(UlpState, MissingChunkDataIsSaid) {
   ASSERT_NE(r.send, nullptr);
   EXPECT_FALSE(r.send->rpc_here);
   EXPECT_FALSE(r.send->note.empty());
+}
+
+// The analyzer's view of a real capture, connection by connection, handed
+// to one tracker per connection as the plugin does; per frame, the tie the
+// analyzer published and the one the tracker shows.
+struct TieCompare : analysis::AnalysisListener {
+  std::map<std::uint64_t, UlpTracker> trackers;
+  std::uint64_t observer_ties = 0, plugin_ties = 0, invalidations = 0;
+  std::map<std::uint8_t, std::uint64_t> by_opcode;  // ties the plugin shows, per RDMAP opcode
+  std::vector<std::string> disagreements;
+  void on_message(const analysis::ConnectionInfo& c, const analysis::Message& m) override {
+    if (m.kind != analysis::MessageKind::kFpdu || !m.segment || !m.segment->has_header) return;
+    const analysis::SegmentInfo& s = *m.segment;
+    const UlpFindings f = trackers[c.id].on_segment(m, s);
+    observer_ties += s.ulp_tie.has_value();
+    plugin_ties += f.tie != nullptr;
+    if (f.tie) ++by_opcode[s.rdmap.opcode];
+    const std::string at = "frame " + std::to_string(m.frame) + ": ";
+    if (s.ulp) {  // a Send's first segment: the region its Invalidate STag names
+      invalidations += f.invalidates != nullptr;
+      if (s.ulp->invalidates.has_value() != (f.invalidates != nullptr) ||
+          (f.invalidates && (f.invalidates->stag != s.ulp->invalidates->region.stag ||
+                             f.invalidates->tag != s.ulp->invalidates->tag)))
+        disagreements.push_back(at + "the Send with Invalidate is tied differently");
+    }
+    if (s.ulp_tie.has_value() != (f.tie != nullptr)) {
+      disagreements.push_back(at + (f.tie ? "the plugin shows a tie the analyzer did not make"
+                                          : "the analyzer's tie (" + analysis::describe(*s.ulp_tie) +
+                                                ") is not shown"));
+      return;
+    }
+    if (!f.tie) return;
+    const analysis::UlpTie& t = *s.ulp_tie;
+    const Advert& a = *f.tie->advert;
+    if (a.stag != t.region.stag || a.offset != t.region.offset || a.tag != t.tag || f.tie->offset != t.offset)
+      disagreements.push_back(at + "the plugin shows " + std::string(name(a.kind)) + " " + std::to_string(a.stag) +
+                              " of tag " + std::to_string(a.tag) + " at " + std::to_string(f.tie->offset) +
+                              ", the analyzer " + analysis::describe(t) + " at " + std::to_string(t.offset));
+  }
+};
+
+TieCompare compare_ties(const std::string& file, analysis::AnalysisResult& result) {
+  TieCompare ties;
+  std::string error;
+  auto r = analysis::analyze_file(std::string(RDMACONF_REAL_CAPTURES) + "/" + file, {}, &ties, error);
+  EXPECT_TRUE(r.has_value()) << error;
+  if (r) result = std::move(*r);
+  return ties;
+}
+
+// 276 Read Response segments bring the two WRITE calls' read chunks; every
+// RDMA Write segment (300) and both Read Requests are tied (pcap/tests'
+// UlpCaptures.NfsOverRpcRdma counts them by message); 5 replies are Sends
+// with Invalidate naming a region of their call.
+TEST(UlpState, NfsCaptureShowsTheAnalyzersTies) {
+  analysis::AnalysisResult r;
+  const TieCompare ties = compare_ties("ulp-nfsv3-rdma.pcap", r);
+  EXPECT_TRUE(ties.disagreements.empty()) << ties.disagreements.size() << " frames, first: " << ties.disagreements[0];
+  EXPECT_EQ(ties.plugin_ties, 578u);
+  const analysis::UlpTransfers& x = r.summary.ulps.at("rpc-over-rdma").transfers;
+  EXPECT_EQ(ties.by_opcode.at(1), x.reads_tied);
+  EXPECT_EQ(ties.by_opcode, (std::map<std::uint8_t, std::uint64_t>{{0, 300}, {1, 2}, {2, 276}}));
+  EXPECT_EQ(ties.invalidations, x.invalidations_tied);
+  EXPECT_EQ(ties.invalidations, 5u);
+}
+
+// The target's 278 RDMA Write segments into Read STags, its 2 Read Requests
+// of Write STags and their 18 Read Response segments; 53 SCSI Responses
+// invalidate their command's STag.
+TEST(UlpState, IserCaptureShowsTheAnalyzersTies) {
+  analysis::AnalysisResult r;
+  const TieCompare ties = compare_ties("ulp-iser-head.pcap", r);
+  EXPECT_TRUE(ties.disagreements.empty()) << ties.disagreements.size() << " frames, first: " << ties.disagreements[0];
+  const analysis::UlpTransfers& x = r.summary.ulps.at("iser").transfers;
+  EXPECT_EQ(ties.by_opcode.at(1), x.reads_tied);
+  EXPECT_EQ(ties.by_opcode, (std::map<std::uint8_t, std::uint64_t>{{0, 278}, {1, 2}, {2, 18}}));
+  EXPECT_EQ(ties.invalidations, x.invalidations_tied);
+  EXPECT_EQ(ties.invalidations, 53u);
 }
 
 }  // namespace

@@ -31,13 +31,12 @@ struct Sink : analysis::ObserverSink {
   dissector::UlpTracker tracker;
   void on_message(const analysis::Message& m) override {
     if (m.kind != analysis::MessageKind::kFpdu || !m.segment || !m.segment->has_header) return;
-    // A Read Response's request is the plugin's to match; here the
-    // response is taken as answering a request for its own STag at TO 0.
-    const bool response = m.segment->ddp.tagged && m.segment->rdmap.opcode == 2;
-    const dissector::UlpFindings f =
-        tracker.on_segment(m, *m.segment, response, m.segment->stag, 0, response ? m.segment->to : 0);
+    const dissector::UlpFindings f = tracker.on_segment(m, *m.segment);
     if (f.tie) {
+      // The tie is the observer's (SegmentInfo::ulp_tie), to a region the
+      // tracker kept under the same name.
       const dissector::Advert& a = *f.tie->advert;
+      FUZZ_CHECK(m.segment->ulp_tie && m.segment->ulp_tie->region.stag == a.stag);
       FUZZ_CHECK(a.advertised_in <= m.frame);
       FUZZ_CHECK(a.length == dissector::Advert::kLengthNotStated || f.tie->offset < std::max<std::uint32_t>(a.length, 1));
     }

@@ -156,7 +156,7 @@ Fields fields_of(const Message& m) {
         f.text("ulp", std::string(name(s.ulp->ulp)));
         f.text("ulp_message", s.ulp->decoded ? s.ulp->summary : "not decoded: " + s.ulp->error);
       }
-      if (s.ulp_tie) f.text("ulp_tie", *s.ulp_tie);
+      if (s.ulp_tie) f.text("ulp_tie", describe(*s.ulp_tie));
     }
   } else if (m.clc) {
     std::visit([&](const auto& msg) { f.num("version", msg.version()); }, *m.clc);

@@ -114,9 +114,10 @@ struct SegmentInfo {
   std::optional<rdmap::TerminateMessage> terminate;
   // The ULP's view of a Send's first segment, once the ULP is recognised.
   const UlpMessage* ulp = nullptr;
-  // RDMA Write segment or Read Request of the responder (target): the chunk
-  // or STag of a waiting call or open command it was tied to.
-  const std::string* ulp_tie = nullptr;
+  // RDMA Write segment or Read Request of the responder (target), and a
+  // Read Response to such a Read Request: the chunk segment or STag of a
+  // waiting call or open command it was tied to (ulp_rules.cpp).
+  std::optional<UlpTie> ulp_tie;
 };
 
 // One decoded message. Pointers and views are valid during the callback only.

@@ -112,18 +112,25 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
     // The whole Send when this is its only segment and the copy holds it all.
     const bool whole = seg.ddp.last && payload.size() <= head.size();
     seg.ulp = ulp_.on_send(wire::Bytes(head).first(n), SendContext{static_cast<int>(d.side), invalidate,
-                                                                    seg.invalidate_stag, reads_synced_, whole});
+                                                                    seg.invalidate_stag, reads_synced_, whole, frame});
   }
   // The responder's (target's) RDMA Writes and Read Requests against what
   // the ULP advertised (ulp_rules.cpp).
-  if (op && op->opcode == rdmap::Opcode::kRdmaWrite && seg.ddp.tagged)
-    seg.ulp_tie =
-        ulp_.on_write(static_cast<int>(d.side), seg.stag, seg.to, seg.payload_length, seg.ddp.last, reads_synced_);
+  if (op && op->opcode == rdmap::Opcode::kRdmaWrite && seg.ddp.tagged) {
+    if (const UlpTie* tie =
+            ulp_.on_write(static_cast<int>(d.side), seg.stag, seg.to, seg.payload_length, seg.ddp.last, reads_synced_))
+      seg.ulp_tie = *tie;
+  }
   if (op && op->opcode == rdmap::Opcode::kRdmaReadRequest && seg.read_request) {
     using RF = rdmap::ReadRequestSpec::Field;
-    seg.ulp_tie = ulp_.on_read_request(static_cast<int>(d.side), static_cast<std::uint32_t>(seg.read_request->get(RF::SourceSTag)),
-                         seg.read_request->get(RF::SourceTO), static_cast<std::uint32_t>(seg.read_request->get(RF::ReadSize)),
-                         reads_synced_);
+    if (const UlpTie* tie = ulp_.on_read_request(
+            static_cast<int>(d.side), static_cast<std::uint32_t>(seg.read_request->get(RF::SourceSTag)),
+            seg.read_request->get(RF::SourceTO), static_cast<std::uint32_t>(seg.read_request->get(RF::ReadSize)),
+            reads_synced_)) {
+      seg.ulp_tie = *tie;
+      // Its Read Responses bring the region's octets (check_segment).
+      if (!d.reads.empty() && d.reads.back().number == seg.read_request_number) d.reads.back().ulp_tie = *tie;
+    }
   }
   for (const UlpFinding& v : ulp_.findings()) violate(*v.violation.rule, static_cast<Side>(v.side), frame, offset, v.text);
   ulp_.findings().clear();
@@ -307,7 +314,7 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
                              static_cast<std::uint32_t>(seg.read_request->get(RF::ReadSize)), 0, false,
                              seg.read_request_number, frame,
                              static_cast<std::uint32_t>(seg.read_request->get(RF::SourceSTag)),
-                             seg.read_request->get(RF::SourceTO)});
+                             seg.read_request->get(RF::SourceTO), std::nullopt});
           if (d.reads.size() > kMaxOutstanding) {
             reads_synced_ = false;
             event(EventKind::kLimit, d.side, frame, offset, d.reads.size(), "too many outstanding Read Requests to match");
@@ -328,6 +335,17 @@ void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, Segment
       } else {
         Direction::OutstandingRead& r = peer.reads.front();
         seg.read = ReadMatch{r.number, r.frame, r.source_stag, r.source_to, seg.to - r.sink_to};
+        // RFC 5040 §5.2.2: the response carries octets of the region its
+        // request's Data Source was tied to, from the same place on; tied
+        // while they lie inside it (a response past its request's size does not).
+        if (r.ulp_tie) {
+          const check::Region& region = r.ulp_tie->region;
+          const std::uint64_t at = r.ulp_tie->offset + seg.read->offset;
+          if (check::within(region, region.stag, region.offset + at, seg.payload_length)) {
+            seg.ulp_tie = r.ulp_tie;
+            seg.ulp_tie->offset = at;
+          }
+        }
         if (!r.sink_reported && check::read_response_sink(seg.stag, seg.to, r.sink_stag, r.sink_to + r.received)) {
           r.sink_reported = true;
           violate(check::kReadResponseSink, d.side, frame, offset,

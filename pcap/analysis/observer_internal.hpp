@@ -153,6 +153,7 @@ struct ConnectionObserver::Direction {
     FrameNo frame = 0;
     std::uint32_t source_stag = 0;
     std::uint64_t source_to = 0;
+    std::optional<UlpTie> ulp_tie;  // the region its Data Source was tied to
   };
   std::uint64_t reads_sent = 0;           // Read Requests numbered so far
   std::deque<OutstandingRead> reads;      // Read Requests this side sent, unanswered

@@ -60,12 +60,40 @@ std::optional<UlpChoice> parse_ulp_choice(std::string_view text);
 enum class UlpSource : std::uint8_t { kNone, kPrivateData, kFirstSend, kUser };
 std::string_view name(UlpSource s);
 
+// What one RDMA Write segment, Read Request or Read Response was tied to: a
+// region a ULP message advertised whose call awaits its reply (RPC-over-RDMA)
+// or whose SCSI command awaits its response (iSER), found by the rules of
+// reference/check/ulp.hpp. Typed, so each view shows it its own way.
+struct UlpTie {
+  // RFC 8166 §3.4: a read segment of the Read list, a segment of a Write
+  // chunk or of the Reply chunk. RFC 7145 §9.2: the task's Write STag (the
+  // target reads it) or Read STag (the target writes it).
+  enum class Region : std::uint8_t { kReadSegment, kWriteChunk, kReplyChunk, kIserWriteStag, kIserReadStag };
+  Region kind = Region::kReadSegment;
+  std::uint32_t tag = 0;      // the call's XID; iSER: the command's Initiator Task Tag
+  std::uint32_t chunk = 0;    // a Write chunk's place in the Write list, from 1
+  std::uint32_t segment = 0;  // place in the Read list or in its chunk, from 1; iSER: 0
+  check::Region region;       // STag, tagged offset and length as advertised (iSER: the
+                              // Expected Data Transfer Length; unbounded for a bidirectional read buffer)
+  std::uint64_t advertised_in = 0;  // frame of the advertising Send's first segment (SendContext::frame)
+  // Its place among the regions that Send advertised, in the header's order:
+  // the Read list, the Write list chunk by chunk, the Reply chunk; iSER: the
+  // Write STag, then the Read STag.
+  std::uint32_t place = 0;
+  std::uint64_t offset = 0;  // the operation's first octet, from the region's start
+};
+// "Write chunk 1 segment 1 of call xid 0x9e0ad9c7", "Read STag of itt 0x17000000".
+std::string describe(const UlpTie& t);
+
 // What one Send said, for `decode` (valid during the callback).
 struct UlpMessage {
   Ulp ulp = Ulp::kUnknown;
   bool decoded = false;
   std::string summary;  // "RDMA_MSG xid=0x8f0ad9c7 credits=128 reply chunk 3 segments (28932 octets)"
   std::string error;    // when !decoded: the decoder's error
+  // A Send with Invalidate answering a call (SCSI command) tracked here: the
+  // region of that call (command) whose STag it names (RFC 5040 §5.3).
+  std::optional<UlpTie> invalidates;
 };
 
 // The RDMA operations a ULP's peer used on the advertised memory, and how
@@ -105,6 +133,7 @@ struct SendContext {
   std::uint32_t invalidate_stag = 0;
   bool synced = false;           // every message since the connection started was seen
   bool whole = false;            // the payload is the entire Send (one segment, not cut to kSendHead)
+  std::uint64_t frame = 0;       // frame of the first segment's last octet (the advertising frame)
 };
 
 // A rule of reference/check/ulp.hpp broken: by which side, and in words.
@@ -132,13 +161,12 @@ class UlpObserver {
   // One segment of an RDMA Write (its Data Sink STag, TO, payload octets;
   // `last`: the L bit) and one RDMA Read Request (its Data Source), from
   // `side`. Only tied and checked while `synced`.
-  // Each returns what the transfer was tied to ("Write chunk 1 segment 1 of
-  // call xid 0x9e0ad9c7", "Read STag of itt 0x17000000"; valid until the
-  // next call), or nullptr when it was not tied or not looked at.
-  const std::string* on_write(int side, std::uint32_t stag, std::uint64_t to, std::uint32_t length, bool last,
-                              bool synced);
-  const std::string* on_read_request(int side, std::uint32_t source_stag, std::uint64_t source_to,
-                                     std::uint32_t size, bool synced);
+  // Each returns the region the transfer was tied to (valid until the next
+  // call), or nullptr when it was not tied or not looked at.
+  const UlpTie* on_write(int side, std::uint32_t stag, std::uint64_t to, std::uint32_t length, bool last,
+                         bool synced);
+  const UlpTie* on_read_request(int side, std::uint32_t source_stag, std::uint64_t source_to, std::uint32_t size,
+                                bool synced);
   // The rules broken since the last call; the caller reports and clears them.
   std::vector<UlpFinding>& findings() { return findings_; }
 
@@ -171,7 +199,7 @@ class UlpObserver {
   UlpStats stats_;
   UlpMessage last_;
   std::vector<UlpFinding> findings_;
-  std::string tie_;
+  UlpTie tie_;
   std::unique_ptr<Tracker> tracker_;  // created with the first message tracked; gone once matching stops
   bool tracking_stopped_ = false;
   // The side that sends RPC Calls or SCSI Commands (the Requester, the

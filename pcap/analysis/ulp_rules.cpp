@@ -43,12 +43,14 @@ struct UlpObserver::Tracker {
     std::vector<std::uint64_t> reply_written;
     std::vector<check::Region> reads;
     std::optional<ulp::onc_rpc::Call> called;  // RDMA_MSG: what it calls
+    std::uint64_t frame = 0;                   // where it advertised its chunks (SendContext::frame)
   };
   std::uint32_t granted = 1;  // RFC 8166 §3.3.3: one credit before the first reply
   std::map<std::uint32_t, Call> calls;
   // ---- iSER
   struct Task {
     std::optional<check::Region> write, read;
+    std::uint64_t frame = 0;  // where the command advertised its STags
   };
   std::map<std::uint32_t, Task> tasks;
   // ---- RDMA Write messages in progress (per side): untied, and reported
@@ -58,15 +60,23 @@ struct UlpObserver::Tracker {
   // Scratch: the regions of what is open, and where a Write's octets count.
   std::vector<check::Region> regions;
   std::vector<std::uint64_t*> counters;
-  std::vector<bool> reply_chunk_region;
-  // What each region is, for decode: the call's XID or the task's ITT, and
-  // for RPC-over-RDMA the chunk (0: Reply chunk, n: Write chunk n) and segment.
-  struct Owner {
-    std::uint32_t tag;
-    std::size_t chunk, segment;
-  };
-  std::vector<Owner> owners;
+  // What each region is (its tie, offset 0): whose, which chunk and segment.
+  std::vector<UlpTie> owners;
 };
+
+std::string describe(const UlpTie& t) {
+  using R = UlpTie::Region;
+  switch (t.kind) {
+    case R::kReadSegment: return "read segment " + std::to_string(t.segment) + " of call xid " + hex(t.tag);
+    case R::kWriteChunk:
+      return "Write chunk " + std::to_string(t.chunk) + " segment " + std::to_string(t.segment) + " of call xid " +
+             hex(t.tag);
+    case R::kReplyChunk: return "Reply chunk segment " + std::to_string(t.segment) + " of call xid " + hex(t.tag);
+    case R::kIserWriteStag: return "Write STag of itt " + hex(t.tag);
+    case R::kIserReadStag: return "Read STag of itt " + hex(t.tag);
+  }
+  return {};
+}
 
 UlpObserver::UlpObserver() = default;
 UlpObserver::~UlpObserver() = default;
@@ -111,6 +121,7 @@ void UlpObserver::track_rpc(const ulp::rpcrdma::Message& m, const SendContext& c
     for (const auto& w : m.write_list) call.written.emplace_back(w.segments.size(), 0);
     call.reply_chunk = m.reply_chunk;
     call.called = m.rpc_call;
+    call.frame = c.frame;
     if (m.rpc_call) {
       std::size_t reduced = 0;
       for (const auto& r : m.read_list) reduced += r.position != 0;
@@ -174,13 +185,27 @@ void UlpObserver::track_rpc(const ulp::rpcrdma::Message& m, const SendContext& c
                ", the call advertised or the Writes put " + std::to_string(v->expected));
   }
   if (c.with_invalidate) {
-    bool tied = false;
-    for (const auto& r : call.reads) tied = tied || r.stag == c.invalidate_stag;
-    for (const auto& w : call.write_list)
-      for (const auto& s : w.segments) tied = tied || s.handle == c.invalidate_stag;
+    // RFC 5040 §5.3: the STag it invalidates, among the call's regions in
+    // the header's order (their places).
+    std::uint32_t place = 0;
+    auto named = [&](UlpTie::Region kind, std::size_t chunk, std::size_t segment, const check::Region& r) {
+      if (!last_.invalidates && r.stag == c.invalidate_stag)
+        last_.invalidates = UlpTie{kind, m.xid, static_cast<std::uint32_t>(chunk),
+                                   static_cast<std::uint32_t>(segment), r, call.frame, place, 0};
+      ++place;
+    };
+    for (std::size_t j = 0; j < call.reads.size(); ++j) named(UlpTie::Region::kReadSegment, 0, j + 1, call.reads[j]);
+    for (std::size_t i = 0; i < call.write_list.size(); ++i)
+      for (std::size_t j = 0; j < call.write_list[i].segments.size(); ++j) {
+        const auto& s = call.write_list[i].segments[j];
+        named(UlpTie::Region::kWriteChunk, i + 1, j + 1, {s.handle, s.offset, s.length});
+      }
     if (call.reply_chunk)
-      for (const auto& s : call.reply_chunk->segments) tied = tied || s.handle == c.invalidate_stag;
-    stats_.transfers.invalidations_tied += tied;
+      for (std::size_t j = 0; j < call.reply_chunk->segments.size(); ++j) {
+        const auto& s = call.reply_chunk->segments[j];
+        named(UlpTie::Region::kReplyChunk, 0, j + 1, {s.handle, s.offset, s.length});
+      }
+    stats_.transfers.invalidations_tied += last_.invalidates.has_value();
   }
   t->calls.erase(it);
 }
@@ -199,6 +224,7 @@ void UlpObserver::track_iser(const ulp::iser::Message& m, const SendContext& c) 
   if (m.iscsi_opcode == kScsiCommand) {
     if (c.side != client_side_) return;
     Tracker::Task task;
+    task.frame = c.frame;
     const std::uint64_t edtl = m.expected_data_transfer_length;
     // A bidirectional command sizes its read buffer in an AHS this decoder
     // does not read: its read buffer is bounded by its start only.
@@ -221,6 +247,10 @@ void UlpObserver::track_iser(const ulp::iser::Message& m, const SendContext& c) 
         task.read ? std::optional(task.read->stag) : task.write ? std::optional(task.write->stag) : std::nullopt;
     auto v = check::response_invalidates_task_stag(c.invalidate_stag, stag);
     stats_.transfers.invalidations_tied += !v;
+    if (!v && stag)
+      last_.invalidates = task.read ? UlpTie{UlpTie::Region::kIserReadStag, m.itt, 0, 0, *task.read, task.frame,
+                                             task.write ? 1u : 0u, 0}
+                                    : UlpTie{UlpTie::Region::kIserWriteStag, m.itt, 0, 0, *task.write, task.frame, 0, 0};
     find(v, c.side,
          "SCSI Response itt " + hex(m.itt) + " sent with Invalidate STag " + hex(c.invalidate_stag) +
              (stag ? ", its command advertised " + std::string(task.read ? "Read" : "Write") + " STag " + hex(*stag)
@@ -229,7 +259,7 @@ void UlpObserver::track_iser(const ulp::iser::Message& m, const SendContext& c) 
   t->tasks.erase(it);
 }
 
-const std::string* UlpObserver::on_write(int side, std::uint32_t stag, std::uint64_t to, std::uint32_t length,
+const UlpTie* UlpObserver::on_write(int side, std::uint32_t stag, std::uint64_t to, std::uint32_t length,
                                          bool last, bool synced) {
   // SMB Direct's buffer descriptors are not tied to RDMA traffic (yet).
   if (stats_.ulp == Ulp::kUnknown || stats_.ulp == Ulp::kSmbDirect) return nullptr;
@@ -240,48 +270,45 @@ const std::string* UlpObserver::on_write(int side, std::uint32_t stag, std::uint
   if (client_side_ < 0 || side == client_side_) return nullptr;
   t->regions.clear();
   t->counters.clear();
-  t->reply_chunk_region.clear();
   t->owners.clear();
+  auto open = [t](UlpTie::Region kind, std::uint32_t tag, std::size_t chunk, std::size_t segment,
+                  const check::Region& r, std::uint64_t frame, std::uint32_t place) {
+    t->regions.push_back(r);
+    t->owners.push_back(UlpTie{kind, tag, static_cast<std::uint32_t>(chunk), static_cast<std::uint32_t>(segment), r,
+                               frame, place, 0});
+  };
   if (rpc) {
     for (auto& [xid, call] : t->calls) {
+      // Places after the Read list's, in the header's order.
+      auto place = static_cast<std::uint32_t>(call.reads.size());
       for (std::size_t i = 0; i < call.write_list.size(); ++i)
         for (std::size_t j = 0; j < call.write_list[i].segments.size(); ++j) {
           const auto& s = call.write_list[i].segments[j];
-          t->regions.push_back({s.handle, s.offset, s.length});
+          open(UlpTie::Region::kWriteChunk, xid, i + 1, j + 1, {s.handle, s.offset, s.length}, call.frame, place++);
           t->counters.push_back(&call.written[i][j]);
-          t->reply_chunk_region.push_back(false);
-          t->owners.push_back({xid, i + 1, j + 1});
         }
       if (call.reply_chunk)
         for (std::size_t j = 0; j < call.reply_chunk->segments.size(); ++j) {
           const auto& s = call.reply_chunk->segments[j];
-          t->regions.push_back({s.handle, s.offset, s.length});
+          open(UlpTie::Region::kReplyChunk, xid, 0, j + 1, {s.handle, s.offset, s.length}, call.frame, place++);
           t->counters.push_back(&call.reply_written[j]);
-          t->reply_chunk_region.push_back(true);
-          t->owners.push_back({xid, 0, j + 1});
         }
     }
   } else {
     for (const auto& [itt, task] : t->tasks)
-      if (task.read) {
-        t->regions.push_back(*task.read);
-        t->owners.push_back({itt, 0, 0});
-      }
+      if (task.read) open(UlpTie::Region::kIserReadStag, itt, 0, 0, *task.read, task.frame, task.write ? 1 : 0);
   }
   const auto at = check::region_holding(t->regions, stag, to, length);
   const int s = side & 1;
-  const std::string* tie = nullptr;
+  const UlpTie* tie = nullptr;
   if (at) {
-    const Tracker::Owner& o = t->owners[*at];
+    tie_ = t->owners[*at];
+    tie_.offset = to - tie_.region.offset;
+    tie = &tie_;
     if (rpc) {
       *t->counters[*at] += length;
-      t->write_to_reply_chunk[s] = t->reply_chunk_region[*at];
-      tie_ = (o.chunk == 0 ? std::string("Reply chunk") : "Write chunk " + std::to_string(o.chunk)) + " segment " +
-             std::to_string(o.segment) + " of call xid " + hex(o.tag);
-    } else {
-      tie_ = "Read STag of itt " + hex(o.tag);
+      t->write_to_reply_chunk[s] = tie_.kind == UlpTie::Region::kReplyChunk;
     }
-    tie = &tie_;
   } else {
     t->write_untied[s] = true;
     if (!t->write_reported[s]) {
@@ -308,8 +335,8 @@ const std::string* UlpObserver::on_write(int side, std::uint32_t stag, std::uint
   return tie;
 }
 
-const std::string* UlpObserver::on_read_request(int side, std::uint32_t source_stag, std::uint64_t source_to,
-                                                std::uint32_t size, bool synced) {
+const UlpTie* UlpObserver::on_read_request(int side, std::uint32_t source_stag, std::uint64_t source_to,
+                                           std::uint32_t size, bool synced) {
   // SMB Direct's buffer descriptors are not tied to RDMA traffic (yet).
   if (stats_.ulp == Ulp::kUnknown || stats_.ulp == Ulp::kSmbDirect) return nullptr;
   Tracker* t = tracking(synced) ? tracker_.get() : nullptr;
@@ -323,28 +350,27 @@ const std::string* UlpObserver::on_read_request(int side, std::uint32_t source_s
   if (size == 0) return nullptr;
   t->regions.clear();
   t->owners.clear();
+  auto open = [t](UlpTie::Region kind, std::uint32_t tag, std::size_t segment, const check::Region& r,
+                  std::uint64_t frame, std::uint32_t place) {
+    t->regions.push_back(r);
+    t->owners.push_back(UlpTie{kind, tag, 0, static_cast<std::uint32_t>(segment), r, frame, place, 0});
+  };
   if (rpc) {
     for (const auto& [xid, call] : t->calls)
-      for (std::size_t j = 0; j < call.reads.size(); ++j) {
-        t->regions.push_back(call.reads[j]);
-        t->owners.push_back({xid, 0, j + 1});
-      }
+      for (std::size_t j = 0; j < call.reads.size(); ++j)
+        open(UlpTie::Region::kReadSegment, xid, j + 1, call.reads[j], call.frame, static_cast<std::uint32_t>(j));
   } else {
     for (const auto& [itt, task] : t->tasks)
-      if (task.write) {
-        t->regions.push_back(*task.write);
-        t->owners.push_back({itt, 0, 0});
-      }
+      if (task.write) open(UlpTie::Region::kIserWriteStag, itt, 0, *task.write, task.frame, 0);
   }
   auto v = rpc ? check::read_within_read_chunk(source_stag, source_to, size, t->regions)
                : check::read_uses_write_stag(source_stag, source_to, size, t->regions);
   stats_.transfers.reads_tied += !v;
-  const std::string* tie = nullptr;
+  const UlpTie* tie = nullptr;
   if (!v) {
     const auto at = check::region_holding(t->regions, source_stag, source_to, size);
-    const Tracker::Owner& o = t->owners[at.value_or(0)];
-    tie_ = rpc ? "read segment " + std::to_string(o.segment) + " of call xid " + hex(o.tag)
-               : "Write STag of itt " + hex(o.tag);
+    tie_ = t->owners[at.value_or(0)];
+    tie_.offset = source_to - tie_.region.offset;
     tie = &tie_;
   }
   find(v, side,

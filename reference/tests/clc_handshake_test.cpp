@@ -240,6 +240,8 @@ TEST(ClcHandshake, ServerDeclinesSmcdOnlyProposal) {
   Step st = s.on_message(encode(p));
   ASSERT_TRUE(st.outcome);
   EXPECT_EQ(st.outcome->diagnosis, kDeclNoSmcdDev);
+  ASSERT_NE(st.outcome->failed_rule, nullptr);
+  EXPECT_EQ(st.outcome->failed_rule->id, "smcv2-proposal-smcr-path");
 }
 
 TEST(ClcHandshake, ClientDeclinesOutOfSyncLinkGroup) {

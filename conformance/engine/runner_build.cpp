@@ -243,9 +243,9 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
     // The tester's server declines the IUT's Proposal (an EID or prefix
     // the run did not give it, say): an Accept the case could shape does
     // not exist, so the case cannot go on to judge what it was written for.
-    if (step.outcome && step.outcome->kind == clc::OutcomeKind::kFallback && step.outcome->failed_check)
-      return "the tester's server declines the IUT's Proposal (" + std::string(step.outcome->failed_check->rule->summary) +
-             ", " + std::string(step.outcome->failed_check->rule->section) +
+    if (step.outcome && step.outcome->kind == clc::OutcomeKind::kFallback && step.outcome->failed_rule)
+      return "the tester's server declines the IUT's Proposal (" + std::string(step.outcome->failed_rule->summary) +
+             ", " + std::string(step.outcome->failed_rule->section) +
              "), so it cannot send an Accept; check --clc-eid and --clc-prefix against the IUT's configuration";
   } else if (unit == "clc.confirm") {
     if (!s.clc_client || s.last_clc_received.empty()) return std::string("clc.confirm answers an Accept: send clc.proposal and expect clc.accept first");
@@ -254,8 +254,8 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
     if (octets.empty()) return std::string("the reference client would not confirm the IUT's Accept");
     // The tester's client found the Accept wrong and would decline it: the
     // case cannot go on to judge what it was written for.
-    if (step.outcome && step.outcome->kind == clc::OutcomeKind::kFallback && step.outcome->failed_check)
-      return "the tester's client declines the IUT's Accept (" + std::string(step.outcome->failed_check->rule->summary) +
+    if (step.outcome && step.outcome->kind == clc::OutcomeKind::kFallback && step.outcome->failed_rule)
+      return "the tester's client declines the IUT's Accept (" + std::string(step.outcome->failed_rule->summary) +
              "), so it cannot send a Confirm";
   } else if (unit == "clc.decline") {
     octets = clc::encode(clc::build_decline(clc::kVersion2, 0x52434e4643000001ull, clc::kDeclPeerDecl, clc::kOsLinux));

@@ -50,7 +50,7 @@ void check_outcome(const clc::Outcome& o) {
       break;
     case clc::OutcomeKind::kFallback:
       FUZZ_CHECK(o.decline_sent != o.decline_received || o.diagnosis != 0);
-      if (o.decline_sent) FUZZ_CHECK(o.failed_check != nullptr || o.diagnosis != 0);
+      if (o.decline_sent) FUZZ_CHECK(o.failed_rule != nullptr || o.diagnosis != 0);
       break;
     case clc::OutcomeKind::kFailed:
       FUZZ_CHECK(o.fail != clc::FailReason::kNone);

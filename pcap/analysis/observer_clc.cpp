@@ -10,6 +10,65 @@ namespace rdmaconf::analysis {
 using namespace observer_detail;
 using wire::Bytes;
 
+// How the observer words a broken CLC rule: the rule's values and the
+// message's, one sentence per rule. A rule only a side can judge is never
+// broken in a capture; its phrase words it all the same.
+namespace {
+using PF = clc::ProposalBodySpec::Field;
+using std::to_string;
+
+std::string proposal_words(const check::Violation& v, const clc::Proposal& p) {
+  if (v.rule == &check::kProposalPeerId)
+    return "Proposal offers SMC-R v1 with peer ID 0 (the Peer ID names the client's SMC-R instance)";
+  if (v.rule == &check::kProposalGidMac)
+    return "Proposal offers SMC-R v1 with GID " + std::string(all_zero(p.body.octets(PF::Gid)) ? "zero" : "set") +
+           " and MAC " + hex_octets(p.body.octets(PF::Mac)) + " (GID must be set, MAC unicast)";
+  return std::string(v.rule->summary);
+}
+
+std::string accept_words(const check::Violation& v, const clc::AcceptConfirm& a) {
+  const check::Rule* r = v.rule;
+  if (r == &check::kAcceptVersion) return "Accept version " + to_string(a.version()) + " not offered";
+  if (r == &check::kAcceptPath) return "Accept path not offered for its version";
+  if (r == &check::kAcceptPeer) return "Accept peer ID or GID zero, or MAC not unicast";
+  if (r == &check::kAcceptQp) return "Accept QP " + to_string(v.seen);
+  if (r == &check::kAcceptRmb) return "Accept RMBE index 0 or RMB wraps";
+  if (r == &check::kAcceptEid) return "Accept EID not among the Proposal's";
+  if (r == &check::kAcceptRelease) return "Accept release " + to_string(v.seen) + " above the Proposal's";
+  if (r == &check::kAcceptMaxConns) return "Max Conns " + to_string(v.seen);
+  if (r == &check::kAcceptMaxLinks) return "Max Links " + to_string(v.seen);
+  return std::string(r->summary);
+}
+
+std::string confirm_words(const check::Violation& v, const clc::AcceptConfirm& a, const clc::AcceptConfirm& c) {
+  const check::Rule* r = v.rule;
+  if (r == &check::kConfirmVersion)
+    return "Confirm version " + to_string(c.version()) + ", Accept's " + to_string(a.version());
+  if (r == &check::kConfirmPath) return "Confirm path differs from the Accept's";
+  if (r == &check::kConfirmFirstContact) return "First Contact differs from the Accept's";
+  if (r == &check::kConfirmPeerId)
+    return "Confirm peer ID " + hex(v.seen) + " differs from the Proposal's " + hex(v.expected);
+  if (r == &check::kConfirmPeer) return "Confirm GID zero or MAC not unicast";
+  if (r == &check::kConfirmQp) return "Confirm QP " + to_string(v.seen);
+  if (r == &check::kConfirmRmb) return "Confirm RMBE index 0 or RMB wraps";
+  if (r == &check::kConfirmMtu)
+    return "Confirm QP MTU " + to_string(v.seen) + " above the Accept's " + to_string(v.expected);
+  if (r == &check::kConfirmEid) return "Confirm EID differs from the Accept's";
+  if (r == &check::kConfirmRelease) return "Confirm release differs from the Accept's";
+  if (r == &check::kConfirmMaxConns) return "Confirm Max Conns differs from the Accept's";
+  if (r == &check::kConfirmMaxLinks) return "Confirm Max Links differs from the Accept's";
+  return std::string(r->summary);
+}
+
+std::string decline_words(const check::Violation& v, const clc::Decline& dc) {
+  if (v.rule == &check::kDeclineOutOfSync)
+    return "diagnosis " + hex(dc.diagnosis()) + " with Out of Sync " + to_string(dc.out_of_sync());
+  if (v.rule == &check::kDeclineCodeOnWire)
+    return "diagnosis " + std::string(clc::find_decline_code(dc.diagnosis())->linux_name) + " is a local reason";
+  return std::string(v.rule->summary);
+}
+}  // namespace
+
 // --------------------------------------------------------------------- CLC
 
 ConnectionObserver::Consumed ConnectionObserver::clc_stream(Direction& d, FrameNo frame, wire::Bytes rest,
@@ -71,16 +130,11 @@ void ConnectionObserver::on_clc(Direction& d, const clc::Message& m, wire::Bytes
     case MessageType::kProposal: {
       const auto& p = std::get<clc::Proposal>(m);
       if (!client || proposal_) order(client ? "a second Proposal" : "a Proposal from the server");
-      using PF = clc::ProposalBodySpec::Field;
-      // Peer ID, GID and MAC are the client's identity only on a v1 SMC-R
-      // offer; the rules judge nothing else (clc::Proposal::v1_smcr_identity).
-      if (auto v = check::proposal_peer_id(p))
-        violate(*v->rule, d.side, frame, offset,
-                "Proposal offers SMC-R v1 with peer ID 0 (the Peer ID names the client's SMC-R instance)");
-      if (auto v = check::proposal_gid_mac(p))
-        violate(*v->rule, d.side, frame, offset,
-                "Proposal offers SMC-R v1 with GID " + std::string(all_zero(p.body.octets(PF::Gid)) ? "zero" : "set") +
-                    " and MAC " + hex_octets(p.body.octets(PF::Mac)) + " (GID must be set, MAC unicast)");
+      // The Proposal's rules (check::proposal_rules, the server machine's
+      // list); a capture knows nothing of the server, so only the client's
+      // identity is judged: Peer ID, GID and MAC, on a v1 SMC-R offer.
+      for (const check::Violation& v : check::proposal_rules(p, nullptr).broken)
+        violate(*v.rule, d.side, frame, offset, proposal_words(v, p));
       if (!proposal_) proposal_ = p;
       break;
     }
@@ -100,73 +154,27 @@ void ConnectionObserver::on_clc(Direction& d, const clc::Message& m, wire::Bytes
     }
     case MessageType::kDecline: {
       const auto& dc = std::get<clc::Decline>(m);
-      if (auto v = check::decline_out_of_sync(dc))
-        violate(*v->rule, d.side, frame, offset,
-                "diagnosis " + hex(dc.diagnosis()) + " with Out of Sync " + std::to_string(dc.out_of_sync()));
-      if (auto v = check::decline_code_on_wire(dc))
-        violate(*v->rule, d.side, frame, offset,
-                "diagnosis " + std::string(clc::find_decline_code(dc.diagnosis())->linux_name) + " is a local reason");
+      for (const check::Violation& v : check::decline_rules(dc)) violate(*v.rule, d.side, frame, offset, decline_words(v, dc));
       clc_done_ = true;
       break;
     }
   }
 }
 
-namespace {
-using RF = clc::SmcrAcceptConfirmSpec::Field;
-}  // namespace
-
-// The rules between Proposal and Accept are the rule layer's (check/clc.hpp),
-// which the client's handshake machine declines on; here they are worded.
+// The rules between Proposal and Accept, in the order the client's handshake
+// machine judges them (check::accept_rules); here they are worded. The
+// capture has no client's link groups to judge a reused one against.
 void ConnectionObserver::check_accept(Direction& d, const clc::AcceptConfirm& a, FrameNo frame, std::uint64_t offset) {
-  const clc::Proposal& p = *proposal_;
-  const std::uint8_t v = a.version();
-  // Worded only when a rule is broken.
-  auto bad = [&](const check::Outcome& o, std::string text) { violate(*o->rule, d.side, frame, offset, std::move(text)); };
-  const check::Outcome version = check::accept_version_offered(p, a);
-  if (version) bad(version, "Accept version " + std::to_string(v) + " not offered");
-  const check::Outcome path = check::accept_path_offered(p, a);
-  if (path) bad(path, "Accept path not offered for its version");
-  // What follows compares the Accept with the offer for its version and
-  // path; an Accept outside the offer has nothing there to compare with.
-  if (version || path) return;
-  if (a.smcr) {
-    const clc::SmcrBody& b = *a.smcr;
-    if (auto o = check::accept_peer_valid(b)) bad(o, "Accept peer ID or GID zero, or MAC not unicast");
-    if (auto o = check::accept_qp_number(b)) bad(o, "Accept QP " + std::to_string(b.get(RF::QpNumber)));
-    if (auto o = check::accept_rmb_valid(b)) bad(o, "Accept RMBE index 0 or RMB wraps");
-  }
-  if (auto o = check::accept_eid_offered(p, a)) bad(o, "Accept EID not among the Proposal's");
-  if (auto o = check::accept_release(p, a))
-    bad(o, "Accept release " + std::to_string(o->seen) + " above the Proposal's");
-  if (auto o = check::accept_max_conns(a)) bad(o, "Max Conns " + std::to_string(o->seen));
-  if (auto o = check::accept_max_links(a)) bad(o, "Max Links " + std::to_string(o->seen));
+  for (const check::Violation& v : check::accept_rules(*proposal_, a, nullptr))
+    violate(*v.rule, d.side, frame, offset, accept_words(v, a));
 }
 
-// The rules between Accept and Confirm (check/clc.hpp), which the server's
-// handshake machine declines on.
+// The rules between Accept and Confirm, in the order the server's handshake
+// machine judges them (check::confirm_rules); the capture has no server's
+// link groups.
 void ConnectionObserver::check_confirm(Direction& d, const clc::AcceptConfirm& c, FrameNo frame, std::uint64_t offset) {
-  const clc::AcceptConfirm& a = *accept_;
-  // Worded only when a rule is broken.
-  auto bad = [&](const check::Outcome& o, std::string text) { violate(*o->rule, d.side, frame, offset, std::move(text)); };
-  if (auto o = check::confirm_version(a, c))
-    bad(o, "Confirm version " + std::to_string(c.version()) + ", Accept's " + std::to_string(a.version()));
-  if (auto o = check::confirm_path(a, c)) bad(o, "Confirm path differs from the Accept's");
-  if (auto o = check::confirm_first_contact(a, c)) bad(o, "First Contact differs from the Accept's");
-  if (c.smcr) {
-    const clc::SmcrBody& b = *c.smcr;
-    if (auto o = check::confirm_peer_id(*proposal_, b))
-      bad(o, "Confirm peer ID " + hex(o->seen) + " differs from the Proposal's " + hex(o->expected));
-    if (auto o = check::confirm_peer_valid(b)) bad(o, "Confirm GID zero or MAC not unicast");
-    if (auto o = check::confirm_qp_number(b)) bad(o, "Confirm QP " + std::to_string(b.get(RF::QpNumber)));
-    if (auto o = check::confirm_rmb_valid(b)) bad(o, "Confirm RMBE index 0 or RMB wraps");
-    if (auto o = check::confirm_mtu(a, c))
-      bad(o, "Confirm QP MTU " + std::to_string(o->seen) + " above the Accept's " + std::to_string(o->expected));
-  }
-  if (auto o = check::confirm_eid(a, c)) bad(o, "Confirm EID differs from the Accept's");
-  if (auto o = check::confirm_release(a, c)) bad(o, "Confirm release differs from the Accept's");
-  if (auto o = check::confirm_max_conns(a, c)) bad(o, "Confirm Max Conns differs from the Accept's");
-  if (auto o = check::confirm_max_links(a, c)) bad(o, "Confirm Max Links differs from the Accept's");
+  for (const check::Violation& v : check::confirm_rules(*proposal_, *accept_, c, nullptr))
+    violate(*v.rule, d.side, frame, offset, confirm_words(v, *accept_, c));
 }
 
 }  // namespace rdmaconf::analysis

@@ -4,6 +4,7 @@
 // RFC 7306), RFC 6581 §9.2's first FPDU, and requests against responses.
 #include "analysis/observer_internal.hpp"
 #include "check/mpa_startup.hpp"
+#include "check/segment.hpp"
 #include "mpa/diagnosis.hpp"
 #include "mpa/errors.hpp"
 #include "rdmap/diagnosis.hpp"
@@ -58,19 +59,20 @@ ConnectionObserver::Consumed ConnectionObserver::full_operation(Direction& d, Fr
   }
 }
 
-// A DDP/RDMAP header a real sender could have sent (RFC 5041 §4.1 DV,
-// RFC 5040 §4.2 RV, §4.3 opcode and its T bit and queue).
+// A DDP/RDMAP header a real sender could have sent: one that keeps the rule
+// layer's header rules (check/segment.hpp: RFC 5041 §4.1 DV, RFC 5040 §4.2
+// RV, §4.3 opcode and its T bit, §4.1 its queue), the rules check_segment
+// judges every FPDU with.
 bool ConnectionObserver::plausible_segment(wire::Bytes h) const {
   if (h.size() < 2) return false;
   const ddp::Control c = ddp::Control::from_octets(h[0], h[1]);
   const rdmap::Control r = rdmap::Control::from_octet(h[1]);
-  if (c.dv != ddp::kDdpVersion || r.rv != rdmap::kRdmapVersion) return false;
   const rdmap::OpcodeInfo* info = rdmap::find_opcode(r.opcode);
-  if (!info || info->tagged != c.tagged) return false;
-  if (!c.tagged && h.size() >= ddp::kUntaggedHeaderSize && info->queue &&
-      u32<ddp::UntaggedHeader>(h, ddp::UntaggedSpec::Field::QN) != static_cast<std::uint32_t>(*info->queue))
+  if (check::ddp_version(c) || check::rdmap_version(r) || check::opcode_defined(r, info) ||
+      check::opcode_buffer_model(*info, c))
     return false;
-  return true;
+  return c.tagged || h.size() < ddp::kUntaggedHeaderSize ||
+         !check::queue_number(info, u32<ddp::UntaggedHeader>(h, ddp::UntaggedSpec::Field::QN));
 }
 
 void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first_frame, FrameNo frame) {

@@ -14,13 +14,16 @@
 #include "analysis/analyzer.hpp"
 #include "analysis/decode_text.hpp"
 #include "analysis_fixtures.hpp"
+#include "check/clc.hpp"
 #include "clc/handshake.hpp"
+#include "requirement.hpp"
 #include "run_command.hpp"
 
 namespace rdmaconf::analysis::testing {
 namespace {
 
 using rdmaconf::testing::run_command;
+namespace rq = rdmaconf::requirements;
 
 AnalysisResult analyze(const std::string& path, AnalysisListener* listener = nullptr) {
   std::string error;
@@ -274,17 +277,24 @@ clc::SmcrLink link(std::uint64_t peer, std::uint8_t tag) {
   return l;
 }
 
-ClcExchange clc_exchange() {
+clc::ClientConfig clc_client() {
   clc::ClientConfig cc;
   cc.link = link(1, 1);
   cc.offer_v2 = false;
   cc.ipv4 = {0xc0000200, 24};
+  return cc;
+}
+clc::ServerConfig clc_server() {
   clc::ServerConfig sc;
   sc.link = link(2, 2);
   sc.accept_v2 = false;
   sc.ipv4 = {0xc0000200, 24};
-  clc::ClientHandshake client(cc);
-  clc::ServerHandshake server(sc);
+  return sc;
+}
+
+ClcExchange clc_exchange() {
+  clc::ClientHandshake client(clc_client());
+  clc::ServerHandshake server(clc_server());
   ClcExchange x;
   x.proposal = client.start(true).send;
   (void)server.start(true);
@@ -336,6 +346,110 @@ TEST(CaptureAnalysis, ClcConfirmInconsistentWithAccept) {
   EXPECT_EQ(r.summary.violations_per_rule.count("rfc7609-a.2.4-confirm-peer-id"), 1u) << dump(r);
   EXPECT_EQ(r.summary.violations_per_rule.count("rfc7609-a.2.4-confirm-mtu-not-above-accept"), 1u) << dump(r);
   EXPECT_EQ(r.violations.front().side, Side::kInitiator);
+}
+
+// The CLC rules a capture reports, in the order reported.
+std::vector<std::string_view> clc_rules_reported(const AnalysisResult& r) {
+  std::vector<std::string_view> ids;
+  for (const auto& v : r.violations) ids.push_back(v.rule->id);
+  return ids;
+}
+std::vector<std::string_view> ids_of(const check::Verdict& verdict) {
+  std::vector<std::string_view> ids;
+  for (const check::Violation& v : verdict) ids.push_back(v.rule->id);
+  return ids;
+}
+
+// One table of broken Accepts, fed to the client's handshake machine and to
+// the observer (as a capture): both get their verdict from
+// check::accept_rules, so the observer reports the list's rules in its
+// order and the machine declines on its first, with the diagnosis the
+// rule's registry row names.
+TEST(CaptureAnalysis, ClcMachineAndObserverJudgeAnAcceptWithOneList) {
+  using RF = clc::SmcrAcceptConfirmSpec::Field;
+  struct Case {
+    const char* what;
+    void (*mutate)(clc::SmcrBody&);
+    std::vector<std::string_view> rules;
+  };
+  const Case cases[] = {
+      {"QP1", [](clc::SmcrBody& b) { b.set(RF::QpNumber, 1); }, {"rfc7609-a.2.3-accept-qp-number"}},
+      {"GID 0, QP0, RMBE index 0",
+       [](clc::SmcrBody& b) {
+         b.set_octets(RF::Gid, std::array<std::uint8_t, 16>{});
+         b.set(RF::QpNumber, 0).set(RF::RmbeIndex, 0);
+       },
+       {"rfc7609-a.2.3-accept-peer-valid", "rfc7609-a.2.3-accept-qp-number", "rfc7609-a.2.3-accept-rmb-valid"}},
+      {"RMBE index 0, multicast MAC",
+       [](clc::SmcrBody& b) {
+         b.set(RF::RmbeIndex, 0).set_octets(RF::Mac, std::array<std::uint8_t, 6>{0x01, 0, 0x5e, 0, 0, 1});
+       },
+       {"rfc7609-a.2.3-accept-peer-valid", "rfc7609-a.2.3-accept-rmb-valid"}},
+  };
+  const ClcExchange x = clc_exchange();
+  for (const Case& k : cases) {
+    auto m = clc::decode(x.accept);
+    ASSERT_TRUE(m.ok());
+    auto& a = std::get<clc::AcceptConfirm>(*m);
+    k.mutate(*a.smcr);
+    const Bytes accept = clc::encode(a);
+    const auto proposal = std::get<clc::Proposal>(*clc::decode(x.proposal));
+    EXPECT_EQ(ids_of(check::accept_rules(proposal, a, nullptr)), k.rules) << k.what;
+
+    clc::ClientHandshake client(clc_client());
+    ASSERT_EQ(client.start(true).send, x.proposal);
+    const clc::Step st = client.on_message(accept);
+    ASSERT_TRUE(st.outcome && st.outcome->failed_rule) << k.what;
+    EXPECT_EQ(st.outcome->failed_rule->id, k.rules.front()) << k.what;
+    const clc::DeclineCode* code = clc::find_decline_code(st.outcome->diagnosis);
+    ASSERT_NE(code, nullptr) << k.what;
+    EXPECT_EQ(code->linux_name, rq::find(k.rules.front())->decline) << k.what;
+
+    ClcExchange seen{x.proposal, accept, st.send};  // the client's Decline ends the exchange
+    const AnalysisResult r = analyze(clc_capture(seen, true, "clc-accept-table.pcapng"));
+    EXPECT_EQ(clc_rules_reported(r), k.rules) << k.what << dump(r);
+  }
+}
+
+// ... and a table of broken Confirms, fed to the server's machine and to the
+// observer: check::confirm_rules for both.
+TEST(CaptureAnalysis, ClcMachineAndObserverJudgeAConfirmWithOneList) {
+  using RF = clc::SmcrAcceptConfirmSpec::Field;
+  struct Case {
+    const char* what;
+    void (*mutate)(clc::SmcrBody&);
+    std::vector<std::string_view> rules;
+  };
+  const Case cases[] = {
+      {"QP MTU 5, peer ID 99", [](clc::SmcrBody& b) { b.set(RF::QpMtu, 5).set(RF::PeerId, 99); },
+       {"rfc7609-a.2.4-confirm-peer-id", "rfc7609-a.2.4-confirm-mtu-not-above-accept"}},
+      {"QP0, RMBE index 0", [](clc::SmcrBody& b) { b.set(RF::QpNumber, 0).set(RF::RmbeIndex, 0); },
+       {"rfc7609-a.2.4-confirm-qp-number", "rfc7609-a.2.4-confirm-rmb-valid"}},
+  };
+  const ClcExchange x = clc_exchange();
+  for (const Case& k : cases) {
+    auto m = clc::decode(x.confirm);
+    ASSERT_TRUE(m.ok());
+    auto& c = std::get<clc::AcceptConfirm>(*m);
+    k.mutate(*c.smcr);
+    const Bytes confirm = clc::encode(c);
+    const auto proposal = std::get<clc::Proposal>(*clc::decode(x.proposal));
+    const auto accept = std::get<clc::AcceptConfirm>(*clc::decode(x.accept));
+    EXPECT_EQ(ids_of(check::confirm_rules(proposal, accept, c, nullptr)), k.rules) << k.what;
+
+    clc::ServerHandshake server(clc_server());
+    (void)server.start(true);
+    ASSERT_EQ(server.on_message(x.proposal).send, x.accept);
+    const clc::Step st = server.on_message(confirm);
+    ASSERT_TRUE(st.outcome && st.outcome->failed_rule) << k.what;
+    EXPECT_EQ(st.outcome->failed_rule->id, k.rules.front()) << k.what;
+    EXPECT_EQ(clc::find_decline_code(st.outcome->diagnosis)->linux_name, rq::find(k.rules.front())->decline)
+        << k.what;
+
+    const AnalysisResult r = analyze(clc_capture(ClcExchange{x.proposal, x.accept, confirm}, true,
+                                                 "clc-confirm-table.pcapng"));
+    EXPECT_EQ(clc_rules_reported(r), k.rules) << k.what << dump(r);
+  }
 }
 
 // ------------------------------------------------- annotation and the CLI

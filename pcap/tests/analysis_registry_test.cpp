@@ -11,7 +11,6 @@
 
 #include "analysis/rules.hpp"
 #include "check/registry.hpp"
-#include "clc/handshake.hpp"
 #include "requirement.hpp"
 
 namespace rdmaconf::analysis {
@@ -92,13 +91,18 @@ TEST(RuleRegistry, RuleLayerRowsAreTheAnalyzersRows) {
   }
 }
 
-// The handshake machines decline under registry ids too, so the catalogue,
-// analyze, the plugin and the machines' Declines name a rule the same way.
-TEST(RuleRegistry, HandshakeChecksAreRegistryRows) {
-  for (const clc::Check* c : clc::all_checks()) {
-    const rq::Requirement* row = rq::find(c->rule->id);
-    ASSERT_NE(row, nullptr) << c->rule->id << " is not a registry row";
-    EXPECT_EQ(row->id, c->rule->id) << c->rule->id << " is an old id";
+// The rules only a handshake machine can judge (what it has: prefixes, EIDs,
+// link groups) are registry rows under their current ids too, so the
+// catalogue and the machines' Declines name them the same way; none is in
+// the analyzer's list, since no capture can break them.
+TEST(RuleRegistry, LocalRulesAreRegistryRowsTheAnalyzerLeavesOut) {
+  const auto all = all_rules();
+  ASSERT_FALSE(check::local_rules().empty());
+  for (const check::Rule* r : check::local_rules()) {
+    const rq::Requirement* row = rq::find(r->id);
+    ASSERT_NE(row, nullptr) << r->id << " is not a registry row";
+    EXPECT_EQ(row->id, r->id) << r->id << " is an old id";
+    EXPECT_EQ(std::find(all.begin(), all.end(), r), all.end()) << r->id << " is the analyzer's";
   }
 }
 

@@ -35,6 +35,22 @@ constexpr Implementation kImplementations[] = {
     {&kDeclineOutOfSync, "decline_out_of_sync"},
     {&kDeclineCodeOnWire, "decline_code_on_wire"},
 };
+// ... and of the rules only a side can judge (its own configuration).
+constexpr Implementation kLocalImplementations[] = {
+    {&kNoSmcDevice, "client_has_path"},
+    {&kProposalSmcrPath, "proposal_smcr_path"},
+    {&kVersionChoice, "proposal_rules"},
+    {&kPrefixMatch, "proposal_prefix_match"},
+    {&kEidMatch, "proposal_eid_match"},
+    {&kProposalMaxConns, "proposal_max_conns"},
+    {&kProposalMaxLinks, "proposal_max_links"},
+    {&kAcceptLinkGroup, "accept_link_group"},
+    {&kConfirmLinkGroup, "confirm_link_group"},
+};
+constexpr const Rule* kLocalRules[] = {
+    &kNoSmcDevice,      &kProposalSmcrPath, &kVersionChoice,   &kPrefixMatch,      &kEidMatch,
+    &kProposalMaxConns, &kProposalMaxLinks, &kAcceptLinkGroup, &kConfirmLinkGroup,
+};
 constexpr const Rule* kRules[] = {
     &kProposalPeerId,   &kProposalGidMac,   &kAcceptVersion,   &kAcceptPath,      &kAcceptPeer,
     &kAcceptQp,         &kAcceptRmb,        &kAcceptEid,       &kAcceptRelease,   &kAcceptMaxConns,
@@ -106,6 +122,15 @@ Outcome equal(const Rule& r, const wire::Header<Spec>& accept, const wire::Heade
 
 std::span<const Implementation> clc_implementations() { return kImplementations; }
 std::span<const Rule* const> clc_rules() { return kRules; }
+std::span<const Implementation> clc_local_implementations() { return kLocalImplementations; }
+std::span<const Rule* const> clc_local_rules() { return kLocalRules; }
+
+std::uint32_t decline_code(const Rule& r) {
+  if (!r.row || r.row->decline.empty()) return 0;
+  for (const clc::DeclineCode& c : clc::decline_codes())
+    if (c.linux_name == r.row->decline) return c.code;
+  return 0;
+}
 
 // ---- Proposal
 
@@ -261,6 +286,180 @@ Outcome decline_code_on_wire(const clc::Decline& d) {
   const clc::DeclineCode* code = clc::find_decline_code(d.diagnosis());
   if (!code || code->on_wire) return std::nullopt;
   return broke<clc::DeclineSpec>(kDeclineCodeOnWire, clc::DeclineSpec::Field::PeerDiagnosis, d.diagnosis(), 0);
+}
+
+// ---- what only a side knows
+
+namespace {
+using IF = clc::IpPrefixSpec::Field;
+using VF = clc::V2ExtensionSpec::Field;
+
+bool same_link(const clc::LinkGroupPeer& g, const clc::SmcrBody& b) {
+  return same(g.gid, b.octets(RF::Gid)) && same(g.mac, b.octets(RF::Mac)) && g.qp_number == b.get(RF::QpNumber);
+}
+// The smaller of the server's preference and the Proposal's.
+std::uint8_t agreed(std::uint8_t mine, std::uint64_t theirs) {
+  return static_cast<std::uint8_t>(std::min<std::uint64_t>(mine, theirs));
+}
+}  // namespace
+
+Outcome client_has_path(bool smcr_v1, bool smcr_v2) {
+  if (smcr_v1 || smcr_v2) return std::nullopt;
+  return Violation{&kNoSmcDevice, "", 0, 0, 0};
+}
+
+Outcome proposal_smcr_path(const clc::Proposal& p) {
+  if (clc::offers_r(p.smcv1_type()) || clc::offers_r(p.smcv2_type())) return std::nullopt;
+  return broke(kProposalSmcrPath, clc::kProposalTypeBits[1], static_cast<std::uint64_t>(p.smcv1_type()),
+               static_cast<std::uint64_t>(clc::SmcType::kR));
+}
+
+Outcome proposal_eid_match(const clc::Proposal& p, const ServerSide& s, const clc::Eid** common) {
+  for (const clc::EidEntry& e : p.user_eids) {
+    const clc::Bytes eid = e.octets(clc::EidSpec::Field::Eid);
+    for (const clc::Eid& mine : s.user_eids)
+      if (same(eid, mine)) {
+        *common = &mine;
+        return std::nullopt;
+      }
+  }
+  return broke<clc::EidSpec>(kEidMatch, clc::EidSpec::Field::Eid, p.user_eids.size(), s.user_eids.size());
+}
+
+Outcome proposal_prefix_match(const clc::Proposal& p, const ServerSide& s) {
+  if (!p.ip_prefix) return broke<clc::IpPrefixSpec>(kPrefixMatch, IF::OutgoingSubnet, 0, s.ipv4.subnet);
+  const clc::IpPrefix& pre = *p.ip_prefix;
+  bool match = false;
+  if (p.ipv6_prefixes.empty()) {
+    match = pre.get(IF::OutgoingSubnet) == s.ipv4.subnet && pre.get(IF::PrefixLength) == s.ipv4.prefix_length;
+  } else {
+    for (const clc::Ipv6Prefix& e : p.ipv6_prefixes)
+      for (const clc::Ipv6PrefixEntry& mine : s.ipv6)
+        match = match || (same(mine.prefix, e.octets(clc::Ipv6PrefixSpec::Field::Prefix)) &&
+                          mine.prefix_length == e.get(clc::Ipv6PrefixSpec::Field::PrefixLength));
+  }
+  if (match) return std::nullopt;
+  return broke<clc::IpPrefixSpec>(kPrefixMatch, IF::OutgoingSubnet, pre.get(IF::OutgoingSubnet), s.ipv4.subnet);
+}
+
+Outcome proposal_max_conns(const clc::Proposal& p, const ServerSide& s) {
+  if (!p.v2_ext) return std::nullopt;
+  const std::uint8_t conns = agreed(s.max_conns, p.v2_ext->get(VF::MaxConns));
+  if (conns >= clc::kMinMaxConns) return std::nullopt;
+  return broke<clc::V2ExtensionSpec>(kProposalMaxConns, VF::MaxConns, conns, clc::kMinMaxConns);
+}
+
+Outcome proposal_max_links(const clc::Proposal& p, const ServerSide& s) {
+  if (!p.v2_ext) return std::nullopt;
+  const std::uint8_t links = agreed(s.max_links, p.v2_ext->get(VF::MaxLinks));
+  if (links >= clc::kMinMaxLinks) return std::nullopt;
+  return broke<clc::V2ExtensionSpec>(kProposalMaxLinks, VF::MaxLinks, links, clc::kMinMaxLinks);
+}
+
+Outcome accept_link_group(const clc::AcceptConfirm& a, const clc::LinkGroupPeer* have) {
+  if (a.first_contact() || !a.smcr) return std::nullopt;
+  const clc::SmcrBody& b = *a.smcr;
+  if (have && have->peer_id == b.get(RF::PeerId) && same_link(*have, b)) return std::nullopt;
+  return broke(kAcceptLinkGroup, clc::kAcceptConfirmTypeBits[0], 0, 1);
+}
+
+Outcome confirm_link_group(const clc::AcceptConfirm& c, const clc::LinkGroupPeer* reused) {
+  if (!reused || !c.smcr || same_link(*reused, *c.smcr)) return std::nullopt;
+  return broke<clc::SmcrAcceptConfirmSpec>(kConfirmLinkGroup, RF::Gid, 0, 0);
+}
+
+// ---- each message's rules, in order
+
+namespace {
+void add(Verdict& v, const Outcome& o) {
+  if (o) v.push_back(*o);
+}
+}  // namespace
+
+ProposalVerdict proposal_rules(const clc::Proposal& p, const ServerSide* server) {
+  ProposalVerdict out;
+  add(out.broken, proposal_peer_id(p));
+  add(out.broken, proposal_gid_mac(p));
+  if (!server) return out;  // the rest rests on what the server has
+  // Each of what follows needs the one before it kept.
+  if (!out.broken.empty()) return out;
+  if (auto v = proposal_smcr_path(p)) {
+    out.broken.push_back(*v);
+    return out;
+  }
+  // v2 first, as Linux does, then v1; neither: the refusal of the last one tried.
+  Outcome refusal = broke<clc::ClcHeaderSpec>(kVersionChoice, HF::Version, p.version(), 0);
+  if (clc::offers_r(p.smcv2_type()) && server->smcr_v2) {
+    if (auto v = proposal_eid_match(p, *server, &out.eid)) refusal = v;
+    else out.version = clc::kVersion2;
+  }
+  if (!out.version && clc::offers_r(p.smcv1_type()) && server->smcr_v1) {
+    if (auto v = proposal_prefix_match(p, *server)) refusal = v;
+    else out.version = clc::kVersion1;
+  }
+  if (!out.version) {
+    out.broken.push_back(*refusal);
+    return out;
+  }
+  // First contact unless the server has a link group with this client (peer
+  // ID and GID: RFC 7609 §3.5.1, §3.5.2).
+  for (const clc::LinkGroupPeer& g : server->link_groups)
+    if (g.peer_id == p.body.get(PF::PeerId) && same(g.gid, p.body.octets(PF::Gid))) out.reused = &g;
+  if (out.version != clc::kVersion2 || out.reused || !p.v2_ext) return out;
+  out.release = agreed(server->release, p.v2_ext->get(VF::Release));
+  if (out.release < clc::kRelease1) return out;
+  out.max_conns = agreed(server->max_conns, p.v2_ext->get(VF::MaxConns));
+  out.max_links = agreed(server->max_links, p.v2_ext->get(VF::MaxLinks));
+  add(out.broken, proposal_max_conns(p, *server));
+  add(out.broken, proposal_max_links(p, *server));
+  return out;
+}
+
+Verdict accept_rules(const clc::Proposal& p, const clc::AcceptConfirm& a,
+                     const std::optional<clc::LinkGroupPeer>* link_group) {
+  Verdict out;
+  add(out, accept_version_offered(p, a));
+  add(out, accept_path_offered(p, a));
+  if (!out.empty()) return out;
+  if (a.smcr) {
+    add(out, accept_peer_valid(*a.smcr));
+    add(out, accept_qp_number(*a.smcr));
+    add(out, accept_rmb_valid(*a.smcr));
+  }
+  if (link_group) add(out, accept_link_group(a, *link_group ? &**link_group : nullptr));
+  add(out, accept_eid_offered(p, a));
+  add(out, accept_release(p, a));
+  add(out, accept_max_conns(a));
+  add(out, accept_max_links(a));
+  return out;
+}
+
+Verdict confirm_rules(const clc::Proposal& p, const clc::AcceptConfirm& a, const clc::AcceptConfirm& c,
+                      const std::optional<clc::LinkGroupPeer>* reused) {
+  Verdict out;
+  add(out, confirm_version(a, c));
+  add(out, confirm_path(a, c));
+  add(out, confirm_first_contact(a, c));
+  if (c.smcr) {
+    add(out, confirm_peer_id(p, *c.smcr));
+    add(out, confirm_peer_valid(*c.smcr));
+    add(out, confirm_qp_number(*c.smcr));
+    add(out, confirm_rmb_valid(*c.smcr));
+    add(out, confirm_mtu(a, c));
+  }
+  if (reused) add(out, confirm_link_group(c, *reused ? &**reused : nullptr));
+  add(out, confirm_eid(a, c));
+  add(out, confirm_release(a, c));
+  add(out, confirm_max_conns(a, c));
+  add(out, confirm_max_links(a, c));
+  return out;
+}
+
+Verdict decline_rules(const clc::Decline& d) {
+  Verdict out;
+  add(out, decline_out_of_sync(d));
+  add(out, decline_code_on_wire(d));
+  return out;
 }
 
 }  // namespace rdmaconf::check

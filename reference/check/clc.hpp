@@ -16,16 +16,28 @@
 // to (the header, the SMC-R body, the v2 part, the first-contact extension):
 // where a block sits depends on the message.
 //
+// Each message has one ordered list of its rules (proposal_rules,
+// accept_rules, confirm_rules, decline_rules, at the end): the machine
+// declines on the first rule broken, the observer words each, and both get
+// them from the same function in the same order. A rule that rests on what
+// a side knows of itself (its prefixes, EIDs, link groups: clc/local.hpp)
+// is judged only when the caller passes that knowledge; a capture passes
+// none and the list skips the rule as not observable there. The diagnosis
+// a machine declines with is the rule's registry row's (`declined_with`,
+// decline_code()).
+//
 // Rules of one message alone (eyecatchers, lengths, layouts) are the codec's
 // (clc::decode); the order of the messages is each tool's own (a machine
-// waits for one type, the observer follows both sides); what a side accepts
-// from its own configuration (prefixes, EIDs, link groups it has) is the
-// machine's alone.
+// waits for one type, the observer follows both sides).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <span>
+#include <vector>
 
 #include "check/rule.hpp"
+#include "clc/local.hpp"
 #include "clc/messages.hpp"
 
 namespace rdmaconf::check {
@@ -59,6 +71,17 @@ inline constexpr const Rule& kDeclineOutOfSync = rule<"rfc7609-c.4-decline-out-o
 // rule); a Decline with a local reason harms nothing but the peer's
 // diagnosis, so the row weighs it as a SHOULD (its weight column).
 inline constexpr const Rule& kDeclineCodeOnWire = rule<"smcv2-decline-code-on-wire">;
+
+// ---- the rows only a side can judge: they rest on what it has (clc/local.hpp)
+inline constexpr const Rule& kNoSmcDevice = rule<"rfc7609-c.1-decline-reason">;
+inline constexpr const Rule& kProposalSmcrPath = rule<"smcv2-proposal-smcr-path">;
+inline constexpr const Rule& kVersionChoice = rule<"smcv2-proposal-version-choice">;
+inline constexpr const Rule& kPrefixMatch = rule<"rfc7609-a.2.2-prefix-match">;
+inline constexpr const Rule& kEidMatch = rule<"smcv2-proposal-eid-match">;
+inline constexpr const Rule& kProposalMaxConns = rule<"smcv2-fce-v21-max-conns">;
+inline constexpr const Rule& kProposalMaxLinks = rule<"smcv2-fce-v21-max-links">;
+inline constexpr const Rule& kAcceptLinkGroup = rule<"rfc7609-3.5.2-client-first-contact-mismatch">;
+inline constexpr const Rule& kConfirmLinkGroup = rule<"rfc7609-a.2.4-confirm-consistent">;
 
 // ---- the client's Proposal (RFC 7609 App. A.2.1, A.2.2). Its Peer ID, GID
 // and MAC are judged only on a v1 SMC-R offer (clc::Proposal::v1_smcr_identity).
@@ -99,8 +122,87 @@ Outcome confirm_max_links(const clc::AcceptConfirm& accept, const clc::AcceptCon
 Outcome decline_out_of_sync(const clc::Decline& d);
 Outcome decline_code_on_wire(const clc::Decline& d);
 
-// ---- which function implements which rule (the table in clc.cpp)
+// ---- what only a side knows (a handshake machine's configuration)
+
+// A server judging a Proposal: the versions it takes SMC-R in, its prefixes
+// and user EIDs, the link groups it has and its v2.1 preferences.
+struct ServerSide {
+  bool smcr_v1 = true;
+  bool smcr_v2 = true;
+  std::span<const clc::Eid> user_eids;
+  clc::Ipv4Prefix ipv4;
+  std::span<const clc::Ipv6PrefixEntry> ipv6;
+  std::span<const clc::LinkGroupPeer> link_groups;
+  std::uint8_t release = clc::kRelease1;
+  std::uint8_t max_conns = 255;
+  std::uint8_t max_links = 2;
+};
+
+// A client with nothing to propose (neither SMC-R version) declines at once
+// (RFC 7609 App. C.1; Linux smc_connect): no message to judge, its own state.
+Outcome client_has_path(bool smcr_v1, bool smcr_v2);
+// The reference has no ISM device: a Proposal offering no SMC-R path is
+// declined (Linux smc_listen_find_device).
+Outcome proposal_smcr_path(const clc::Proposal& p);
+// SMC-Rv2: one of the Proposal's user EIDs is the server's (smc_clc_match_eid);
+// `common` gets the server's EID.
+Outcome proposal_eid_match(const clc::Proposal& p, const ServerSide& s, const clc::Eid** common);
+// SMC-Rv1: a proposed IP prefix is the server's (RFC 7609 App. A.2.2; Linux smc_clc_prfx_match).
+Outcome proposal_prefix_match(const clc::Proposal& p, const ServerSide& s);
+// v2.1 first contact: the smaller of both preferences is within the limits
+// (Linux smc_clc_srv_v2x_features_validate).
+Outcome proposal_max_conns(const clc::Proposal& p, const ServerSide& s);
+Outcome proposal_max_links(const clc::Proposal& p, const ServerSide& s);
+// A reused link group (no First Contact) is the one this side has with the
+// peer: the client's on an Accept (RFC 7609 §3.5.2; Linux smc_conn_create),
+// the server's on the Confirm answering its Accept (App. A.2.4). Null: none.
+Outcome accept_link_group(const clc::AcceptConfirm& a, const clc::LinkGroupPeer* have);
+Outcome confirm_link_group(const clc::AcceptConfirm& c, const clc::LinkGroupPeer* reused);
+
+// ---- each message's rules, in the order they are judged
+
+// The rules a message broke, in order: a machine declines on the first, the
+// observer words each.
+using Verdict = std::vector<Violation>;
+
+// A Proposal: its identity, then with a ServerSide (a machine) the rules
+// that rest on what the server has, and the server's choice when nothing
+// was broken. A capture passes no ServerSide.
+struct ProposalVerdict {
+  Verdict broken;
+  std::uint8_t version = 0;                    // the version the server answers in
+  const clc::Eid* eid = nullptr;               // v2: the user EID both have (the server's)
+  const clc::LinkGroupPeer* reused = nullptr;  // the link group the server has with this client
+  std::uint8_t release = 0;                    // v2 first contact: the agreed release
+  std::uint8_t max_conns = 0;                  // and from release 1 the agreed limits
+  std::uint8_t max_links = 0;
+};
+ProposalVerdict proposal_rules(const clc::Proposal& p, const ServerSide* server);
+
+// An Accept against the Proposal it answers. An Accept outside the offer
+// (version or path) is judged no further: the rest compares it with an
+// offer it is not in. `link_group`: the client's link group with the server
+// (a machine), absent for a capture (null pointer to the optional).
+Verdict accept_rules(const clc::Proposal& p, const clc::AcceptConfirm& a,
+                     const std::optional<clc::LinkGroupPeer>* link_group);
+
+// A Confirm against the Accept (and the Proposal). `reused`: the link group
+// the server's Accept reused, a machine's; absent for a capture.
+Verdict confirm_rules(const clc::Proposal& p, const clc::AcceptConfirm& a, const clc::AcceptConfirm& c,
+                      const std::optional<clc::LinkGroupPeer>* reused);
+
+// A Decline (a received one means fallback regardless: these are reported).
+Verdict decline_rules(const clc::Decline& d);
+
+// The diagnosis code a machine declines a broken rule with: its row's
+// `declined_with` column (clc/decline_codes.hpp); 0 for a row naming none.
+std::uint32_t decline_code(const Rule& r);
+
+// ---- which function implements which rule (the tables in clc.cpp): the
+// rules a capture can judge, and those only a side can (clc_local_*).
 std::span<const Implementation> clc_implementations();
 std::span<const Rule* const> clc_rules();
+std::span<const Implementation> clc_local_implementations();
+std::span<const Rule* const> clc_local_rules();
 
 }  // namespace rdmaconf::check

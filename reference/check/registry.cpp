@@ -17,15 +17,20 @@ constexpr RuleFile kFiles[] = {
     {"mpa_startup", mpa_startup_implementations, mpa_startup_rules},
     {"clc", clc_implementations, clc_rules},
 };
+constexpr RuleFile kLocalFiles[] = {
+    {"clc_local", clc_local_implementations, clc_local_rules},
+};
 
 }  // namespace
 
 std::span<const RuleFile> rule_files() { return kFiles; }
+std::span<const RuleFile> local_rule_files() { return kLocalFiles; }
 
 std::vector<Implementation> implementations() {
   std::vector<Implementation> all;
-  for (const RuleFile& f : kFiles)
-    for (const Implementation& i : f.implementations()) all.push_back(i);
+  for (const auto& files : {std::span<const RuleFile>(kFiles), std::span<const RuleFile>(kLocalFiles)})
+    for (const RuleFile& f : files)
+      for (const Implementation& i : f.implementations()) all.push_back(i);
   return all;
 }
 
@@ -36,10 +41,18 @@ std::vector<const Rule*> all_rules() {
   return all;
 }
 
+std::vector<const Rule*> local_rules() {
+  std::vector<const Rule*> all;
+  for (const RuleFile& f : kLocalFiles)
+    for (const Rule* r : f.rules()) all.push_back(r);
+  return all;
+}
+
 const Implementation* find_implementation(std::string_view id) {
-  for (const RuleFile& f : kFiles)
-    for (const Implementation& i : f.implementations())
-      if (i.rule->id == id) return &i;
+  for (const auto& files : {std::span<const RuleFile>(kFiles), std::span<const RuleFile>(kLocalFiles)})
+    for (const RuleFile& f : files)
+      for (const Implementation& i : f.implementations())
+        if (i.rule->id == id) return &i;
   return nullptr;
 }
 

@@ -23,10 +23,16 @@ struct RuleFile {
   std::span<const Rule* const> (*rules)();
 };
 std::span<const RuleFile> rule_files();
+// The rules only one side of a connection can judge, resting on what it has
+// (a CLC server's prefixes, EIDs, link groups: the handshake machines'):
+// implemented here too, but no capture can break them, so they are not among
+// all_rules(), the rules the analyzer reports.
+std::span<const RuleFile> local_rule_files();
 
-// Every file's rows, in file order.
+// Every file's rows (those of the local rules too), in file order.
 std::vector<Implementation> implementations();
 std::vector<const Rule*> all_rules();
+std::vector<const Rule*> local_rules();
 // The row that implements `id`, or null.
 const Implementation* find_implementation(std::string_view id);
 

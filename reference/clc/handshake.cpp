@@ -40,12 +40,6 @@ SmcrBody body_from(const SmcrLink& l, std::uint8_t qp_mtu) {
   return b;
 }
 
-bool matches(const LinkGroupPeer& g, PeerId id, Bytes gid) {
-  return g.peer_id == id && std::equal(g.gid.begin(), g.gid.end(), gid.begin(), gid.end());
-}
-
-bool same_eid(Bytes a, const Eid& b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
-
 FirstContactExt make_fce(const V2Settings& v2, std::uint8_t release, bool v2_direct) {
   FirstContactExt f;
   f.set(FirstContactExtSpec::Field::V2Direct, v2_direct ? 1 : 0)
@@ -62,8 +56,7 @@ Outcome fallback_received(const Decline& d) {
   o.diagnosis = d.diagnosis();
   o.peer_out_of_sync = d.out_of_sync();
   // Reported; the fallback happens regardless (RFC 7609 App. C.1).
-  if (auto v = check::decline_out_of_sync(d)) o.peer_violations.push_back(*v);
-  if (auto v = check::decline_code_on_wire(d)) o.peer_violations.push_back(*v);
+  o.peer_violations = check::decline_rules(d);
   return o;
 }
 
@@ -80,29 +73,7 @@ DecodeError unexpected_type() {
   return DecodeError{"Type", "not the message this step of the handshake waits for", cite::kClcProtocolError, 4};
 }
 
-constexpr const Check* kAll[] = {
-    &checks::kProposalPeerId,   &checks::kProposalGidMac,  &checks::kProposalSmcrOffered,
-    &checks::kVersionCommon,    &checks::kPrefixMatch,     &checks::kEidMatch,
-    &checks::kProposalMaxConns, &checks::kProposalMaxLinks, &checks::kAcceptVersion,
-    &checks::kAcceptPath,       &checks::kAcceptPeer,      &checks::kAcceptQp,
-    &checks::kAcceptRmb,        &checks::kAcceptFirstContact, &checks::kAcceptEid,
-    &checks::kAcceptRelease,    &checks::kAcceptMaxConns,  &checks::kAcceptMaxLinks,
-    &checks::kConfirmVersion,   &checks::kConfirmPath,     &checks::kConfirmFirstContact,
-    &checks::kConfirmPeerId,    &checks::kConfirmPeer,     &checks::kConfirmQp,
-    &checks::kConfirmRmb,       &checks::kConfirmMtu,      &checks::kConfirmLinkGroup,
-    &checks::kConfirmEid,       &checks::kConfirmRelease,  &checks::kConfirmMaxConns,
-    &checks::kConfirmMaxLinks,  &checks::kNoSmcDevice,
-};
-
 }  // namespace
-
-std::span<const Check* const> all_checks() { return kAll; }
-
-const Check* check_for(const check::Rule& rule) {
-  for (const Check* c : kAll)
-    if (c->rule == &rule) return c;
-  return nullptr;
-}
 
 Eid make_eid(std::string_view text) {
   Eid e;
@@ -168,15 +139,15 @@ Decline build_decline(std::uint8_t version, PeerId sender, std::uint32_t diagnos
 
 namespace {
 
-// Both roles answer a failed consistency check the same way: fall back to
-// TCP and send a Decline carrying the check's diagnosis code.
-Step declined(std::uint8_t version, const Check& c, PeerId sender, std::uint8_t os_type) {
+// Both roles answer a broken rule the same way: fall back to TCP and send a
+// Decline carrying the diagnosis of the rule's registry row (declined_with).
+Step declined(std::uint8_t version, const check::Rule& r, PeerId sender, std::uint8_t os_type) {
   Outcome o;
   o.kind = OutcomeKind::kFallback;
   o.decline_sent = true;
-  o.diagnosis = c.decline_code;
-  o.failed_check = &c;
-  return Step{encode(build_decline(version, sender, c.decline_code, os_type)), std::move(o)};
+  o.diagnosis = check::decline_code(r);
+  o.failed_rule = &r;
+  return Step{encode(build_decline(version, sender, o.diagnosis, os_type)), std::move(o)};
 }
 
 }  // namespace
@@ -190,13 +161,9 @@ Step ClientHandshake::finish(Outcome o) {
   return Step{{}, std::move(o)};
 }
 
-Step ClientHandshake::decline(std::uint8_t version, const Check& c) {
+Step ClientHandshake::decline(std::uint8_t version, const check::Rule& r) {
   state_ = State::kDone;
-  return declined(version, c, cfg_.link.peer_id, cfg_.v2.os_type);
-}
-
-Step ClientHandshake::decline(std::uint8_t version, const check::Violation& v) {
-  return decline(version, *check_for(*v.rule));
+  return declined(version, r, cfg_.link.peer_id, cfg_.v2.os_type);
 }
 
 Step ClientHandshake::start(bool peer_smc_capable) {
@@ -207,10 +174,8 @@ Step ClientHandshake::start(bool peer_smc_capable) {
     o.diagnosis = kDeclPeerNoSmc;  // no CLC at all
     return finish(std::move(o));
   }
-  if (!cfg_.offer_v1 && !cfg_.offer_v2) {
-    // Linux declines at once when it has nothing to propose (smc_connect).
-    return decline(kVersion1, checks::kNoSmcDevice);
-  }
+  // Linux declines at once when it has nothing to propose (smc_connect).
+  if (auto bad = check::client_has_path(cfg_.offer_v1, cfg_.offer_v2)) return decline(kVersion1, *bad->rule);
   proposal_ = build_proposal(cfg_);
   state_ = State::kAwaitAccept;
   return Step{encode(proposal_), std::nullopt};
@@ -231,39 +196,23 @@ Step ClientHandshake::on_message(Bytes bytes) {
   if (!a || a->type() != MessageType::kAccept) return finish(failed(FailReason::kProtocolError, unexpected_type()));
 
   const std::uint8_t v = a->version();
-  const std::uint8_t decline_version = std::min<std::uint8_t>(v, proposal_.version());
-  // The rules between Proposal and Accept (check/clc.hpp); the Proposal
-  // offers SMC-R alone, so a path it offered is SMC-R and has its body.
-  if (auto bad = check::accept_version_offered(proposal_, *a)) return decline(decline_version, *bad);
-  if (auto bad = check::accept_path_offered(proposal_, *a)) return decline(v, *bad);
-  if (!a->smcr) return decline(v, checks::kAcceptPath);
+  // The Accept's rules in their order (check::accept_rules, which the capture
+  // observer judges with too), with the link group this client has. An
+  // offered version is at most the Proposal's, so the Decline's version is
+  // the Accept's unless the Accept's was not offered.
+  const check::Verdict bad = check::accept_rules(proposal_, *a, &cfg_.link_group);
+  if (!bad.empty()) return decline(std::min<std::uint8_t>(v, proposal_.version()), *bad.front().rule);
+  // The Proposal offers SMC-R alone, so an Accept on an offered path is an
+  // SMC-R one, and the decoder gives every SMC-R Accept its body.
+  if (!a->smcr) return decline(v, check::kAcceptPath);
   const SmcrBody& b = *a->smcr;
-  for (auto rule : {check::accept_peer_valid, check::accept_qp_number, check::accept_rmb_valid})
-    if (auto bad = rule(b)) return decline(v, *bad);
-  // Linux smc_conn_create: the server reuses a link group (no First Contact)
-  // the client does not have -> out of sync.
-  if (!a->first_contact()) {
-    const auto& g = cfg_.link_group;
-    const bool have = g && matches(*g, b.get(RF::PeerId), b.octets(RF::Gid)) &&
-                      std::equal(g->mac.begin(), g->mac.end(), b.octets(RF::Mac).begin()) &&
-                      g->qp_number == b.get(RF::QpNumber);
-    if (!have) return decline(v, checks::kAcceptFirstContact);
-  }
   std::uint8_t release = 0;
   std::uint8_t max_conns = 0, max_links = 0;
-  if (v == kVersion2) {
-    // The EID among those the Proposal offered (the client's own), the
-    // release not above the client's, v2.1 limits.
-    if (auto bad = check::accept_eid_offered(proposal_, *a)) return decline(v, *bad);
-    if (a->first_contact()) {
-      if (auto bad = check::accept_release(proposal_, *a)) return decline(v, *bad);
-      for (auto rule : {check::accept_max_conns, check::accept_max_links})
-        if (auto bad = rule(*a)) return decline(v, *bad);
-      release = static_cast<std::uint8_t>(a->fce->get(FirstContactExtSpec::Field::Release));
-      if (release >= kRelease1) {
-        max_conns = static_cast<std::uint8_t>(a->fce_v2x->get(FirstContactExtV2xSpec::Field::MaxConns));
-        max_links = static_cast<std::uint8_t>(a->fce_v2x->get(FirstContactExtV2xSpec::Field::MaxLinks));
-      }
+  if (v == kVersion2 && a->first_contact()) {
+    release = static_cast<std::uint8_t>(a->fce->get(FirstContactExtSpec::Field::Release));
+    if (release >= kRelease1) {
+      max_conns = static_cast<std::uint8_t>(a->fce_v2x->get(FirstContactExtV2xSpec::Field::MaxConns));
+      max_links = static_cast<std::uint8_t>(a->fce_v2x->get(FirstContactExtV2xSpec::Field::MaxLinks));
     }
   }
 
@@ -314,13 +263,9 @@ Step ServerHandshake::finish(Outcome o) {
   return Step{{}, std::move(o)};
 }
 
-Step ServerHandshake::decline(std::uint8_t version, const Check& c) {
+Step ServerHandshake::decline(std::uint8_t version, const check::Rule& r) {
   state_ = State::kDone;
-  return declined(version, c, cfg_.link.peer_id, cfg_.v2.os_type);
-}
-
-Step ServerHandshake::decline(std::uint8_t version, const check::Violation& v) {
-  return decline(version, *check_for(*v.rule));
+  return declined(version, r, cfg_.link.peer_id, cfg_.v2.os_type);
 }
 
 Step ServerHandshake::start(bool peer_smc_capable) {
@@ -358,59 +303,25 @@ Step ServerHandshake::on_message(Bytes bytes) {
 Step ServerHandshake::on_proposal(const Proposal& p) {
   proposal_ = p;
   const std::uint8_t reply_version = p.version() >= kVersion2 && cfg_.accept_v2 ? kVersion2 : kVersion1;
-  // The body's Peer ID, GID and MAC mean something only on a v1 SMC-R offer.
-  for (auto rule : {check::proposal_peer_id, check::proposal_gid_mac})
-    if (auto bad = rule(p)) return decline(reply_version, *bad);
-  const bool r_v1 = offers_r(p.smcv1_type());
-  const bool r_v2 = offers_r(p.smcv2_type());
-  if (!r_v1 && !r_v2) return decline(reply_version, checks::kProposalSmcrOffered);
-
-  // Try v2 first, as Linux does, then v1; remember why each was refused.
-  const Check* v2_refusal = nullptr;
-  bool use_v2 = false;
-  if (r_v2 && cfg_.accept_v2) {
-    for (const EidEntry& e : p.user_eids) {
-      Bytes eid = e.octets(EidSpec::Field::Eid);
-      auto it = std::find_if(cfg_.v2.user_eids.begin(), cfg_.v2.user_eids.end(),
-                             [&](const Eid& mine) { return same_eid(eid, mine); });
-      if (it != cfg_.v2.user_eids.end()) {
-        negotiated_eid_ = *it;
-        use_v2 = true;
-        break;
-      }
-    }
-    if (!use_v2) v2_refusal = &checks::kEidMatch;
-  }
-  const Check* v1_refusal = nullptr;
-  bool use_v1 = false;
-  if (!use_v2 && r_v1 && cfg_.accept_v1) {
-    const IpPrefix& pre = *p.ip_prefix;
-    bool match = false;
-    if (p.ipv6_prefixes.empty()) {
-      match = pre.get(IpPrefixSpec::Field::OutgoingSubnet) == cfg_.ipv4.subnet &&
-              pre.get(IpPrefixSpec::Field::PrefixLength) == cfg_.ipv4.prefix_length;
-    } else {
-      for (const Ipv6Prefix& e : p.ipv6_prefixes) {
-        Ipv6PrefixEntry theirs{to_array<16>(e.octets(Ipv6PrefixSpec::Field::Prefix)),
-                               static_cast<std::uint8_t>(e.get(Ipv6PrefixSpec::Field::PrefixLength))};
-        match = match || std::find(cfg_.ipv6.begin(), cfg_.ipv6.end(), theirs) != cfg_.ipv6.end();
-      }
-    }
-    if (match) use_v1 = true;
-    else v1_refusal = &checks::kPrefixMatch;
-  }
-  if (!use_v1 && !use_v2) {
-    const Check* why = v1_refusal ? v1_refusal : v2_refusal ? v2_refusal : &checks::kVersionCommon;
-    return decline(reply_version, *why);
-  }
-  const std::uint8_t v = use_v2 ? kVersion2 : kVersion1;
-
-  // First contact unless a link group with this client (peer ID and GID)
-  // exists (RFC 7609 §3.5.1, §3.5.2).
+  // The Proposal's rules in their order (check::proposal_rules, the capture
+  // observer's too), with what this server has: its choice of version, EID
+  // and link group, and the v2.1 limits both agree on.
+  check::ServerSide side;
+  side.smcr_v1 = cfg_.accept_v1;
+  side.smcr_v2 = cfg_.accept_v2;
+  side.user_eids = cfg_.v2.user_eids;
+  side.ipv4 = cfg_.ipv4;
+  side.ipv6 = cfg_.ipv6;
+  side.link_groups = cfg_.link_groups;
+  side.release = cfg_.v2.release;
+  side.max_conns = cfg_.v2.max_conns;
+  side.max_links = cfg_.v2.max_links;
+  const check::ProposalVerdict verdict = check::proposal_rules(p, &side);
+  if (!verdict.broken.empty()) return decline(reply_version, *verdict.broken.front().rule);
+  const std::uint8_t v = verdict.version;
+  if (verdict.eid) negotiated_eid_ = *verdict.eid;
   reused_.reset();
-  for (const LinkGroupPeer& g : cfg_.link_groups)
-    if (matches(g, p.body.get(ProposalBodySpec::Field::PeerId), p.body.octets(ProposalBodySpec::Field::Gid)))
-      reused_ = g;
+  if (verdict.reused) reused_ = *verdict.reused;
   const bool first_contact = !reused_;
 
   accept_ = AcceptConfirm{};
@@ -422,22 +333,10 @@ Step ServerHandshake::on_proposal(const Proposal& p) {
     accept_.smcr_v2.emplace();
     accept_.smcr_v2->set_octets(SmcrV2AcceptConfirmSpec::Field::Eid, negotiated_eid_);
     if (first_contact) {
-      const std::uint8_t release = std::min<std::uint8_t>(
-          cfg_.v2.release, static_cast<std::uint8_t>(p.v2_ext->get(V2ExtensionSpec::Field::Release)));
-      std::uint8_t max_conns = 0, max_links = 0;
-      if (release >= kRelease1) {
-        // Linux smc_clc_srv_v2x_features_validate: the smaller preference wins.
-        max_conns = std::min<std::uint8_t>(cfg_.v2.max_conns,
-                                           static_cast<std::uint8_t>(p.v2_ext->get(V2ExtensionSpec::Field::MaxConns)));
-        max_links = std::min<std::uint8_t>(cfg_.v2.max_links,
-                                           static_cast<std::uint8_t>(p.v2_ext->get(V2ExtensionSpec::Field::MaxLinks)));
-        if (max_conns < kMinMaxConns) return decline(v, checks::kProposalMaxConns);
-        if (max_links < kMinMaxLinks) return decline(v, checks::kProposalMaxLinks);
-      }
-      accept_.fce = make_fce(cfg_.v2, release, true);
+      accept_.fce = make_fce(cfg_.v2, verdict.release, true);
       accept_.fce_v2x.emplace();
-      accept_.fce_v2x->set(FirstContactExtV2xSpec::Field::MaxConns, max_conns)
-          .set(FirstContactExtV2xSpec::Field::MaxLinks, max_links);
+      accept_.fce_v2x->set(FirstContactExtV2xSpec::Field::MaxConns, verdict.max_conns)
+          .set(FirstContactExtV2xSpec::Field::MaxLinks, verdict.max_links);
     }
   }
   finalize(accept_);
@@ -447,30 +346,17 @@ Step ServerHandshake::on_proposal(const Proposal& p) {
 
 Step ServerHandshake::on_confirm(const AcceptConfirm& c) {
   const std::uint8_t v = accept_.version();
-  // The rules between Accept and Confirm (check/clc.hpp), in the order a
-  // reader of the Confirm meets its fields.
-  for (auto rule : {check::confirm_version, check::confirm_path, check::confirm_first_contact})
-    if (auto bad = rule(accept_, c)) return decline(v, *bad);
-  if (!c.smcr) return decline(v, checks::kConfirmPath);
+  // The Confirm's rules in their order (check::confirm_rules, the capture
+  // observer's too), with the link group this server's Accept reused.
+  const check::Verdict bad = check::confirm_rules(proposal_, accept_, c, &reused_);
+  if (!bad.empty()) return decline(v, *bad.front().rule);
+  // The server accepted SMC-R, so confirm_path holds the Confirm to it, and
+  // the decoder gives every SMC-R Confirm its body.
+  if (!c.smcr) return decline(v, check::kConfirmPath);
   const SmcrBody& b = *c.smcr;
-  if (auto bad = check::confirm_peer_id(proposal_, b)) return decline(v, *bad);
-  for (auto rule : {check::confirm_peer_valid, check::confirm_qp_number, check::confirm_rmb_valid})
-    if (auto bad = rule(b)) return decline(v, *bad);
-  if (auto bad = check::confirm_mtu(accept_, c)) return decline(v, *bad);
-  if (reused_) {
-    const bool same = std::equal(reused_->gid.begin(), reused_->gid.end(), b.octets(RF::Gid).begin()) &&
-                      std::equal(reused_->mac.begin(), reused_->mac.end(), b.octets(RF::Mac).begin()) &&
-                      reused_->qp_number == b.get(RF::QpNumber);
-    if (!same) return decline(v, checks::kConfirmLinkGroup);
-  }
   std::uint8_t release = 0;
-  if (v == kVersion2) {
-    // The negotiated EID is the Accept's; Linux smc_clc_v2x_features_confirm_check
-    // for the release and the v2.1 limits.
-    for (auto rule : {check::confirm_eid, check::confirm_release, check::confirm_max_conns, check::confirm_max_links})
-      if (auto bad = rule(accept_, c)) return decline(v, *bad);
-    if (c.first_contact()) release = static_cast<std::uint8_t>(accept_.fce->get(FirstContactExtSpec::Field::Release));
-  }
+  if (v == kVersion2 && c.first_contact())
+    release = static_cast<std::uint8_t>(accept_.fce->get(FirstContactExtSpec::Field::Release));
   Outcome o;
   o.kind = OutcomeKind::kSmc;
   o.version = v;

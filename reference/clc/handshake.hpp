@@ -15,10 +15,12 @@
 // to plain TCP (a Decline sent or received, or no SMC option), or failure
 // (timeout or a protocol error: the connection is reset, as Linux does).
 //
-// Every rule the machines decline on is a Check (checks::): its registry
-// row and the diagnosis code a violation is declined with. The rules
-// between the peer's messages are implemented once, in check/clc.hpp, for
-// the machines and the capture observer alike. The reference negotiates SMC-R (v1 and v2); SMC-D layouts
+// Every rule the machines decline on is a registry row, judged in the order
+// of its message's list in check/clc.hpp (proposal_rules, accept_rules,
+// confirm_rules), the lists the capture observer judges with too; a machine
+// passes what it knows of itself (its prefixes, EIDs, link groups) and
+// declines on the first rule broken with the diagnosis of the rule's row
+// (check::decline_code). The reference negotiates SMC-R (v1 and v2); SMC-D layouts
 // are decoded and encoded by messages.hpp, and a Proposal offering only
 // SMC-D is declined with NOSMCDDEV, as a host without an ISM device does.
 #pragma once
@@ -34,14 +36,10 @@
 
 #include "check/clc.hpp"
 #include "clc/decline_codes.hpp"
+#include "clc/local.hpp"
 #include "clc/messages.hpp"
 
 namespace rdmaconf::clc {
-
-using PeerId = std::uint64_t;
-using Gid = std::array<std::uint8_t, 16>;
-using Mac = std::array<std::uint8_t, 6>;
-using Eid = std::array<std::uint8_t, 32>;
 
 // A 32-octet EID (or host name) from text: upper-cased bytes kept as given,
 // blank padded, truncated at 32.
@@ -65,16 +63,6 @@ struct SmcrLink {
   std::uint32_t initial_psn = 0;  // 24 bits
 };
 
-struct Ipv4Prefix {
-  std::uint32_t subnet = 0;
-  std::uint8_t prefix_length = 0;
-};
-struct Ipv6PrefixEntry {
-  std::array<std::uint8_t, 16> prefix{};
-  std::uint8_t prefix_length = 0;
-  friend bool operator==(const Ipv6PrefixEntry&, const Ipv6PrefixEntry&) = default;
-};
-
 struct V2Settings {
   std::vector<Eid> user_eids;  // at most kMaxUserEids are sent
   std::optional<Eid> system_eid;
@@ -84,15 +72,6 @@ struct V2Settings {
   Gid rocev2_gid{};
   std::string hostname = "rdmaconf";
   std::uint8_t os_type = kOsLinux;
-};
-
-// A link group this side already has with a peer: its peer's identity and
-// the peer's end of the link (subsequent contact reuses it).
-struct LinkGroupPeer {
-  PeerId peer_id = 0;
-  Gid gid{};
-  Mac mac{};
-  std::uint32_t qp_number = 0;
 };
 
 struct ClientConfig {
@@ -115,72 +94,6 @@ struct ServerConfig {
   std::vector<LinkGroupPeer> link_groups;  // clients this server has link groups with
 };
 
-// Why a machine declines: the rule (a registry row) and the diagnosis code
-// its Decline carries. The rules between the peer's messages are the rule
-// layer's (check/clc.hpp, checked by the capture observer too); the rest
-// rest on what this side has (an SMC path, a prefix, an EID, a link group)
-// and only a machine checks them.
-struct Check {
-  const check::Rule* rule;
-  std::uint32_t decline_code;
-};
-
-namespace checks {
-// Registry rows of the refusals only a machine makes (conformance/requirements/).
-inline constexpr const check::Rule& kDeclineReasonRule = check::rule<"rfc7609-c.1-decline-reason">;
-inline constexpr const check::Rule& kVersionChoiceRule = check::rule<"smcv2-proposal-version-choice">;
-inline constexpr const check::Rule& kPrefixMatchRule = check::rule<"rfc7609-a.2.2-prefix-match">;
-inline constexpr const check::Rule& kEidMatchRule = check::rule<"smcv2-proposal-eid-match">;
-inline constexpr const check::Rule& kV21LimitsRule = check::rule<"smcv2-fce-v21-limits">;
-inline constexpr const check::Rule& kFirstContactMismatchRule = check::rule<"rfc7609-3.5.2-client-first-contact-mismatch">;
-inline constexpr const check::Rule& kConfirmConsistentRule = check::rule<"rfc7609-a.2.4-confirm-consistent">;
-
-// Server, on the Proposal
-inline constexpr Check kProposalPeerId{&check::kProposalPeerId, kDeclCnfErr};
-inline constexpr Check kProposalGidMac{&check::kProposalGidMac, kDeclCnfErr};
-inline constexpr Check kProposalSmcrOffered{&kDeclineReasonRule, kDeclNoSmcdDev};
-inline constexpr Check kVersionCommon{&kVersionChoiceRule, kDeclVersMismat};
-inline constexpr Check kPrefixMatch{&kPrefixMatchRule, kDeclDiffPrefix};
-inline constexpr Check kEidMatch{&kEidMatchRule, kDeclNoUeid};
-inline constexpr Check kProposalMaxConns{&kV21LimitsRule, kDeclMaxConnErr};
-inline constexpr Check kProposalMaxLinks{&kV21LimitsRule, kDeclMaxLinkErr};
-// Client, on the Accept
-inline constexpr Check kAcceptVersion{&check::kAcceptVersion, kDeclVersMismat};
-inline constexpr Check kAcceptPath{&check::kAcceptPath, kDeclModeUnsupp};
-inline constexpr Check kAcceptPeer{&check::kAcceptPeer, kDeclCnfErr};
-inline constexpr Check kAcceptQp{&check::kAcceptQp, kDeclCnfErr};
-inline constexpr Check kAcceptRmb{&check::kAcceptRmb, kDeclCnfErr};
-inline constexpr Check kAcceptFirstContact{&kFirstContactMismatchRule, kDeclSyncErr};
-inline constexpr Check kAcceptEid{&check::kAcceptEid, kDeclNoUeid};
-inline constexpr Check kAcceptRelease{&check::kAcceptRelease, kDeclReleaseErr};
-inline constexpr Check kAcceptMaxConns{&check::kAcceptMaxConns, kDeclMaxConnErr};
-inline constexpr Check kAcceptMaxLinks{&check::kAcceptMaxLinks, kDeclMaxLinkErr};
-// Server, on the Confirm
-inline constexpr Check kConfirmVersion{&check::kConfirmVersion, kDeclVersMismat};
-inline constexpr Check kConfirmPath{&check::kConfirmPath, kDeclModeUnsupp};
-inline constexpr Check kConfirmFirstContact{&check::kConfirmFirstContact, kDeclSyncErr};
-inline constexpr Check kConfirmPeerId{&check::kConfirmPeerId, kDeclCnfErr};
-inline constexpr Check kConfirmPeer{&check::kConfirmPeer, kDeclCnfErr};
-inline constexpr Check kConfirmQp{&check::kConfirmQp, kDeclCnfErr};
-inline constexpr Check kConfirmRmb{&check::kConfirmRmb, kDeclCnfErr};
-inline constexpr Check kConfirmMtu{&check::kConfirmMtu, kDeclCnfErr};
-inline constexpr Check kConfirmLinkGroup{&kConfirmConsistentRule, kDeclSyncErr};
-inline constexpr Check kConfirmEid{&check::kConfirmEid, kDeclNoUeid};
-inline constexpr Check kConfirmRelease{&check::kConfirmRelease, kDeclReleaseErr};
-inline constexpr Check kConfirmMaxConns{&check::kConfirmMaxConns, kDeclMaxConnErr};
-inline constexpr Check kConfirmMaxLinks{&check::kConfirmMaxLinks, kDeclMaxLinkErr};
-// Client, with nothing to propose (Linux smc_connect declines at once)
-inline constexpr Check kNoSmcDevice{&kDeclineReasonRule, kDeclNoSmcDev};
-}  // namespace checks
-
-// The Check a rule-layer Violation of the peer's message maps to (the
-// decline code), or null for a rule the machines do not decline on (the
-// Decline rules: a received Decline means fallback regardless).
-const Check* check_for(const check::Rule& rule);
-
-// Every check, for the catalogue and the conformance engine.
-std::span<const Check* const> all_checks();
-
 enum class OutcomeKind : std::uint8_t { kSmc, kFallback, kFailed };
 enum class FailReason : std::uint8_t { kNone, kTimeout, kProtocolError };
 
@@ -199,7 +112,7 @@ struct Outcome {
   bool decline_sent = false;
   bool decline_received = false;
   bool peer_out_of_sync = false;  // received Out of Sync: end the link group
-  const Check* failed_check = nullptr;  // the local check that caused our Decline
+  const check::Rule* failed_rule = nullptr;  // the rule whose breach our Decline names
   std::vector<check::Violation> peer_violations;  // rules the peer's Decline broke
   // kFailed
   FailReason fail = FailReason::kNone;
@@ -227,8 +140,7 @@ class ClientHandshake {
   const Proposal& proposal() const { return proposal_; }
 
  private:
-  Step decline(std::uint8_t version, const Check& c);
-  Step decline(std::uint8_t version, const check::Violation& v);
+  Step decline(std::uint8_t version, const check::Rule& r);
   Step finish(Outcome o);
 
   ClientConfig cfg_;
@@ -251,8 +163,7 @@ class ServerHandshake {
  private:
   Step on_proposal(const Proposal& p);
   Step on_confirm(const AcceptConfirm& c);
-  Step decline(std::uint8_t version, const Check& c);
-  Step decline(std::uint8_t version, const check::Violation& v);
+  Step decline(std::uint8_t version, const check::Rule& r);
   Step finish(Outcome o);
 
   ServerConfig cfg_;

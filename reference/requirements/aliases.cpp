@@ -1,6 +1,8 @@
 // Old ids of renamed rows (requirement.hpp, Alias). A row is renamed only
 // when its id named another section than the one the RFC text puts the
-// requirement in; the old id keeps resolving through find().
+// requirement in, or when it held two requirements and was split in two
+// (its old id then names the first); the old id keeps resolving through
+// find().
 #include <array>
 
 #include "requirements/requirement.hpp"
@@ -51,6 +53,9 @@ constexpr Alias kAliases[] = {
     {"rfc5042-5.4.3.3-cq-overflow", "rfc5042-6.4.6-cq-overflow"},
     {"rfc5042-5.4.3.1-shared-receive-queue", "rfc5042-6.4.3.1-shared-receive-queue"},
     {"rfc5042-6-ipsec-implement", "rfc5042-5.4.5-ipsec-implement"},
+    // SMC v2.1: the limits row was two rules with two diagnoses (Linux smc_clc_srv_v2x_features_validate);
+    // split in two, its old id names the first.
+    {"smcv2-fce-v21-limits", "smcv2-fce-v21-max-conns"},
 };
 
 }  // namespace

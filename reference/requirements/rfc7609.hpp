@@ -94,7 +94,7 @@ inline constexpr Requirement kRows[] = {
     row("rfc7609-a.2.2-ipv6-count-max", M, P, "A Proposal claiming more than 8 IPv6 prefixes is malformed"),
     row("rfc7609-a.2.2-prefix-match", M, P,
         "A server that shares no IP subnet with the client (no matching prefix) declines instead of accepting")
-        .says("SMC-Rv1: a proposed IP prefix is one of the server's").also("Linux net/smc: smc_clc_prfx_match"),
+        .says("SMC-Rv1: a proposed IP prefix is one of the server's").also("Linux net/smc: smc_clc_prfx_match").declined_with("DIFFPREFIX"),
     row("rfc7609-a.2.2-length-covers-prefixes", M, W,
         "The Proposal's length covers its fixed part, any future-growth octets, the prefix area and all IPv6 "
         "prefixes"),
@@ -122,7 +122,7 @@ inline constexpr Requirement kRows[] = {
     row("rfc7609-a.2.4-confirm-length", M, W, "A version 1 SMC-R Confirm is 68 octets long"),
     row("rfc7609-a.2.4-confirm-consistent", M, P,
         "A server that receives a Confirm inconsistent with its Accept (path, link group, peer) declines")
-        .says("on a reused link group the client's GID, MAC and QP are the known ones"),
+        .says("on a reused link group the client's GID, MAC and QP are the known ones").declined_with("SYNCERR"),
 
     // App. A.2.5 Decline
     row("rfc7609-a.2.5-decline-fields", M, W,
@@ -202,7 +202,7 @@ inline constexpr Requirement kRows[] = {
     row("rfc7609-3.5.2-client-first-contact-mismatch", M, P,
         "A client that receives first contact for a link group it thinks exists (or the reverse) declines with the "
         "out-of-sync flag set")
-        .says("a reused link group (no First Contact) is one the client has").also("Linux net/smc: smc_conn_create"),
+        .says("a reused link group (no First Contact) is one the client has").also("Linux net/smc: smc_conn_create").declined_with("SYNCERR"),
 
     // App. C.1 Decline during CLC negotiation
     row("rfc7609-c.1-decline-any-time", M, P,
@@ -210,7 +210,8 @@ inline constexpr Requirement kRows[] = {
     row("rfc7609-c.1-decline-reason", M, W,
         "A side declines, rather than continuing, when it cannot use SMC-R for the connection (no RoCE device, no "
         "matching subnet, no resources)")
-        .says("a side declines when it has no SMC path to use (no RoCE device; the reference has no ISM device)"),
+        .says("a side with no SMC device to use declines (a client with nothing to propose)")
+        .declined_with("NOSMCDEV"),
 
     // App. C.4 Out-of-sync conditions
     row("rfc7609-c.4-out-of-sync-all", M, P,
@@ -247,40 +248,40 @@ inline constexpr Requirement kRows[] = {
         "Confirm, a Decline from either side ending the exchange at any point, and no CLC message after the end")
         .says("Proposal, Accept, Confirm come in order from the right side"),
     row("rfc7609-a.2.1-proposal-peer-id-set", M, W, "The Peer ID in the client's Proposal is not all zero")
-        .says("the client's peer ID is not zero"),
+        .says("the client's peer ID is not zero").declined_with("CNFERR"),
     row("rfc7609-a.2.2-proposal-gid-mac-valid", M, W,
         "The Proposal's RoCE GID is not zero and its MAC is a unicast address")
-        .says("the client's GID is not zero and its MAC is unicast"),
+        .says("the client's GID is not zero and its MAC is unicast").declined_with("CNFERR"),
     row("rfc7609-a.2.3-accept-peer-valid", M, W,
         "The Accept's Peer ID and GID are not zero and its MAC is a unicast address")
-        .says("the server's peer ID and GID are not zero and its MAC is unicast"),
+        .says("the server's peer ID and GID are not zero and its MAC is unicast").declined_with("CNFERR"),
     row("rfc7609-a.2.3-accept-qp-number", M, W,
         "The server's QP number in the Accept is neither 0 nor 1, InfiniBand's management QPs (as "
         "rfc7609-a.2.3-qp-number)")
-        .says("the server QP is not QP0 or QP1").also("IBTA vol. 1 §3.5.1"),
+        .says("the server QP is not QP0 or QP1").also("IBTA vol. 1 §3.5.1").declined_with("CNFERR"),
     row("rfc7609-a.2.3-accept-rmb-valid", M, W,
         "The Accept's RMBE index is 1 or more, and its RMB virtual address plus the RMB size stays below 2^64")
-        .says("RMBE index counts from 1 and RMB address + size does not wrap"),
+        .says("RMBE index counts from 1 and RMB address + size does not wrap").declined_with("CNFERR"),
     row("rfc7609-a.2.4-confirm-version", M, W, "The Confirm carries the version the Accept chose")
-        .says("the Confirm has the Accept's version"),
+        .says("the Confirm has the Accept's version").declined_with("VERSMISMAT"),
     row("rfc7609-a.2.4-confirm-path", M, W, "The Confirm names the path (SMC-R or SMC-D) the Accept chose")
-        .says("the Confirm has the Accept's path"),
+        .says("the Confirm has the Accept's path").declined_with("MODEUNSUPP"),
     row("rfc7609-a.2.4-confirm-peer-id", M, W, "The Confirm carries the Peer ID of the client's Proposal")
-        .says("the Confirm's peer ID is the Proposal's"),
+        .says("the Confirm's peer ID is the Proposal's").declined_with("CNFERR"),
     row("rfc7609-a.2.4-confirm-peer-valid", M, W, "The Confirm's GID is not zero and its MAC is a unicast address")
-        .says("the client's GID is not zero and its MAC is unicast"),
+        .says("the client's GID is not zero and its MAC is unicast").declined_with("CNFERR"),
     row("rfc7609-a.2.4-confirm-qp-number", M, W, "The client's QP number in the Confirm is neither 0 nor 1")
-        .says("the client QP is not QP0 or QP1").also("IBTA vol. 1 §3.5.1"),
+        .says("the client QP is not QP0 or QP1").also("IBTA vol. 1 §3.5.1").declined_with("CNFERR"),
     row("rfc7609-a.2.4-confirm-rmb-valid", M, W,
         "The Confirm's RMBE index is 1 or more, and its RMB virtual address plus the RMB size stays below 2^64")
-        .says("RMBE index counts from 1 and RMB address + size does not wrap"),
+        .says("RMBE index counts from 1 and RMB address + size does not wrap").declined_with("CNFERR"),
     row("rfc7609-a.2.4-confirm-mtu-not-above-accept", M, W,
         "The QP MTU the Confirm announces is not larger than the Accept's")
-        .says("the Confirm's QP MTU is at most the Accept's"),
+        .says("the Confirm's QP MTU is at most the Accept's").declined_with("CNFERR"),
     row("rfc7609-c.4-confirm-first-contact-echo", M, W,
         "The Confirm's first-contact flag equals the Accept's, seen on the wire (as "
         "rfc7609-a.2.4-confirm-first-contact)")
-        .says("the Confirm's First Contact equals the Accept's"),
+        .says("the Confirm's First Contact equals the Accept's").declined_with("SYNCERR"),
     row("rfc7609-c.4-decline-out-of-sync", M, W,
         "A Decline sets the out-of-sync flag exactly when its diagnosis is the link-group synchronisation error "
         "(Linux SMC_CLC_DECL_SYNCERR)")

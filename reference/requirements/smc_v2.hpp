@@ -54,21 +54,27 @@ inline constexpr Requirement kRows[] = {
     row("smcv2-proposal-version-choice", M, P,
         "A server that supports v2 and finds a usable v2 path answers in v2; otherwise it tries v1; with no common "
         "version it declines (SMC_CLC_DECL_VERSMISMAT)")
-        .says("client and server share an SMC version for SMC-R").also("SMCv2: smc_clc_msg_hdr"),
+        .says("client and server share an SMC version for SMC-R").also("SMCv2: smc_clc_msg_hdr").declined_with("VERSMISMAT"),
     row("smcv2-proposal-eid-match", M, P,
         "A v2 SMC-R Accept needs a user EID common to both hosts; without one the server declines with a "
         "'no common device or path' diagnosis (0x0303xxxx: Linux names NOUEID when the client sent no EID, and "
         "the reason of its last path otherwise)")
-        .says("SMC-Rv2: a user EID of the Proposal is one of the server's").also("SMCv2: smc_clc_match_eid"),
+        .says("SMC-Rv2: a user EID of the Proposal is one of the server's").also("SMCv2: smc_clc_match_eid").declined_with("NOUEID"),
+    row("smcv2-proposal-smcr-path", M, P,
+        "A server without a device for any path the Proposal offers declines it naming the device it lacks: a "
+        "Proposal offering SMC-D alone, to a host without an ISM device, with SMC_CLC_DECL_NOSMCDDEV")
+        .says("the Proposal offers SMC-R, the path the server has a device for (the reference has no ISM device)")
+        .also("SMCv2: smc_listen_find_device")
+        .declined_with("NOSMCDDEV"),
     row("smcv2-proposal-release-min", M, W,
         "The server accepts with the lower of the client's release and its own highest release"),
 
     // Accept / Confirm (smc_clc_msg_accept_confirm, smc_clc_msg_acc_conf_valid)
     row("smcv2-accept-version-offered", M, P,
         "An Accept uses a version and path the Proposal offered; a client declines any other")
-        .says("the Accept's version is one the Proposal offered for its path").also("SMCv2: smc_clc_msg_hdr"),
+        .says("the Accept's version is one the Proposal offered for its path").also("SMCv2: smc_clc_msg_hdr").declined_with("VERSMISMAT"),
     row("smcv2-accept-eid", M, W, "A v2 Accept names the EID the server chose from those the client offered")
-        .says("the Accept's EID is one the Proposal offered").also("SMCv2: smc_clc_match_eid"),
+        .says("the Accept's EID is one the Proposal offered").also("SMCv2: smc_clc_match_eid").declined_with("NOUEID"),
     row("smcv2-accept-length", M, P,
         "A v2 Accept or Confirm has the length smc_clc_msg_acc_conf_valid expects for its version, path and "
         "first-contact extension"),
@@ -85,10 +91,18 @@ inline constexpr Requirement kRows[] = {
     row("smcv2-fce-release-valid", M, P,
         "A first-contact extension whose release is higher than the one proposed is declined "
         "(SMC_CLC_DECL_RELEASEERR)"),
-    row("smcv2-fce-v21-limits", M, P,
-        "In release 2.1, max connections and max links in the first-contact extension stay within the limits the "
-        "Proposal allowed; otherwise the peer declines (SMC_CLC_DECL_MAXCONNERR / MAXLINKERR)")
-        .says("v2.1: agreed Max Conns is at least 16 and Max Links at least 1").also("SMCv2.1: smc_clc_v2x_features_*"),
+    // The two limits are two checks with two diagnoses in Linux (smc_clc_srv_v2x_features_validate); the
+    // row both once were is an alias of the first (aliases.cpp).
+    row("smcv2-fce-v21-max-conns", M, P,
+        "In release 2.1 the max connections per link group agreed (the smaller of both sides' preferences) is at "
+        "least 16; a side that finds fewer declines (SMC_CLC_DECL_MAXCONNERR)")
+        .says("v2.1: agreed Max Conns is at least 16").also("SMCv2.1: smc_clc_srv_v2x_features_validate")
+        .declined_with("MAXCONNERR"),
+    row("smcv2-fce-v21-max-links", M, P,
+        "In release 2.1 the max links per link group agreed (the smaller of both sides' preferences) is at least "
+        "1; a side that finds none declines (SMC_CLC_DECL_MAXLINKERR)")
+        .says("v2.1: agreed Max Links is at least 1").also("SMCv2.1: smc_clc_srv_v2x_features_validate")
+        .declined_with("MAXLINKERR"),
     row("smcv2-fce-gid-list", M, W,
         "An SMC-R v2 first-contact extension lists the RoCE GIDs the sender can use, with their count"),
 
@@ -108,23 +122,23 @@ inline constexpr Requirement kRows[] = {
     // the summary names it. Observable in a capture of both directions.
     row("smcv2-accept-path-offered", M, W,
         "An Accept uses a path (SMC-R or SMC-D) that the Proposal offered for the version the Accept carries")
-        .says("the Accept's path is one the Proposal offered").also("SMCv2: smc_clc_msg_hdr"),
+        .says("the Accept's path is one the Proposal offered").also("SMCv2: smc_clc_msg_hdr").declined_with("MODEUNSUPP"),
     row("smcv2-accept-release", M, W,
         "The release in a v2 Accept's first-contact extension is not above the release the Proposal states")
-        .says("the server's release is not above the client's").also("SMCv2: smc_clc_first_contact_ext"),
+        .says("the server's release is not above the client's").also("SMCv2: smc_clc_first_contact_ext").declined_with("RELEASEERR"),
     row("smcv2-accept-max-conns", M, W,
         "In release 2.1 the Accept's first-contact extension allows at least 16 connections per link group (Max Conns)")
-        .says("v2.1: Max Conns is at least 16").also("SMCv2.1: smc_clc_v2x_features"),
+        .says("v2.1: Max Conns is at least 16").also("SMCv2.1: smc_clc_v2x_features").declined_with("MAXCONNERR"),
     row("smcv2-accept-max-links", M, W, "In release 2.1 the Accept's Max Links is 1 or 2")
-        .says("v2.1: Max Links is 1 or 2").also("SMCv2.1: smc_clc_v2x_features"),
+        .says("v2.1: Max Links is 1 or 2").also("SMCv2.1: smc_clc_v2x_features").declined_with("MAXLINKERR"),
     row("smcv2-confirm-eid", M, W, "A v2 Confirm carries the EID the Accept chose")
-        .says("the Confirm carries the Accept's EID").also("SMCv2: smc_clc_match_eid"),
+        .says("the Confirm carries the Accept's EID").also("SMCv2: smc_clc_match_eid").declined_with("NOUEID"),
     row("smcv2-confirm-release", M, W, "The release in a v2 Confirm's first-contact extension equals the Accept's")
-        .says("the Confirm's release equals the Accept's").also("SMCv2.1: smc_clc_v2x_features"),
+        .says("the Confirm's release equals the Accept's").also("SMCv2.1: smc_clc_v2x_features").declined_with("RELEASEERR"),
     row("smcv2-confirm-max-conns", M, W, "In release 2.1 the Confirm's Max Conns equals the Accept's")
-        .says("v2.1: Max Conns equals the Accept's").also("SMCv2.1: smc_clc_v2x_features"),
+        .says("v2.1: Max Conns equals the Accept's").also("SMCv2.1: smc_clc_v2x_features").declined_with("MAXCONNERR"),
     row("smcv2-confirm-max-links", M, W, "In release 2.1 the Confirm's Max Links equals the Accept's")
-        .says("v2.1: Max Links equals the Accept's").also("SMCv2.1: smc_clc_v2x_features"),
+        .says("v2.1: Max Links equals the Accept's").also("SMCv2.1: smc_clc_v2x_features").declined_with("MAXLINKERR"),
     row("smcv2-decline-code-on-wire", M, W,
         "A Decline carries a diagnosis meant for the peer, never one of the SMC_CLC_DECL_* reasons Linux keeps "
         "local (the capture analyzer reports this one as a SHOULD: it rests on Linux's practice, not a written "

@@ -171,5 +171,59 @@ TEST(CheckClc, DeclineRules) {
   EXPECT_EQ(w->field, "Peer Diagnosis Information");
 }
 
+// A rule that rests on what a side has is judged only when the caller has
+// it: a handshake machine passes its configuration, the observer passes
+// nothing, and the one list skips the rule there. The diagnosis is the
+// row's.
+TEST(CheckClc, LocalRulesAreJudgedOnlyWithTheSidesKnowledge) {
+  Exchange e = clean_exchange(false);
+  // An Accept that reuses a link group (First Contact clear).
+  clc::set_type_bits_field(e.accept.header, clc::kAcceptConfirmTypeBits[0], 0);
+  EXPECT_TRUE(accept_rules(e.proposal, e.accept, nullptr).empty());
+  const std::optional<clc::LinkGroupPeer> none;
+  const Verdict without_group = accept_rules(e.proposal, e.accept, &none);
+  ASSERT_EQ(without_group.size(), 1u);
+  EXPECT_EQ(without_group[0].rule, &kAcceptLinkGroup);
+  EXPECT_EQ(decline_code(*without_group[0].rule), clc::kDeclSyncErr);
+  clc::LinkGroupPeer g;
+  g.peer_id = e.accept.smcr->get(RF::PeerId);
+  std::copy_n(e.accept.smcr->octets(RF::Gid).begin(), g.gid.size(), g.gid.begin());
+  std::copy_n(e.accept.smcr->octets(RF::Mac).begin(), g.mac.size(), g.mac.begin());
+  g.qp_number = static_cast<std::uint32_t>(e.accept.smcr->get(RF::QpNumber));
+  const std::optional<clc::LinkGroupPeer> have = g;
+  EXPECT_TRUE(accept_rules(e.proposal, e.accept, &have).empty());
+
+  // A v1 Proposal from a subnet the server does not have.
+  ServerSide side;
+  side.smcr_v2 = false;
+  side.ipv4 = {0x0a000000, 8};
+  EXPECT_TRUE(proposal_rules(e.proposal, nullptr).broken.empty());
+  ProposalVerdict v = proposal_rules(e.proposal, &side);
+  ASSERT_EQ(v.broken.size(), 1u);
+  EXPECT_EQ(v.broken[0].rule, &kPrefixMatch);
+  EXPECT_EQ(decline_code(kPrefixMatch), clc::kDeclDiffPrefix);
+  side.ipv4 = {0xc0a80100, 24};
+  v = proposal_rules(e.proposal, &side);
+  EXPECT_TRUE(v.broken.empty());
+  EXPECT_EQ(v.version, clc::kVersion1);
+  // The server takes SMC-R in neither version: no common version.
+  side.smcr_v1 = false;
+  v = proposal_rules(e.proposal, &side);
+  ASSERT_EQ(v.broken.size(), 1u);
+  EXPECT_EQ(v.broken[0].rule, &kVersionChoice);
+  EXPECT_EQ(decline_code(kVersionChoice), clc::kDeclVersMismat);
+}
+
+// The Accept's list stops after an Accept outside the offer: the rest
+// compares it with an offer it is not in.
+TEST(CheckClc, AnAcceptOutsideTheOfferIsJudgedNoFurther) {
+  Exchange e = clean_exchange(true);
+  e.accept.header.set(clc::ClcHeaderSpec::Field::Version, 3);
+  e.accept.smcr->set(RF::QpNumber, 1);
+  const Verdict v = accept_rules(e.proposal, e.accept, nullptr);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].rule, &kAcceptVersion);
+}
+
 }  // namespace
 }  // namespace rdmaconf::check

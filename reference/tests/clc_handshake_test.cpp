@@ -182,8 +182,8 @@ void expect_declined(const Result2& r, bool server_declined, std::uint32_t code,
   EXPECT_EQ(sender.kind, OutcomeKind::kFallback);
   EXPECT_TRUE(sender.decline_sent);
   EXPECT_EQ(sender.diagnosis, code);
-  ASSERT_NE(sender.failed_check, nullptr);
-  EXPECT_EQ(sender.failed_check->rule->id, check);
+  ASSERT_NE(sender.failed_rule, nullptr);
+  EXPECT_EQ(sender.failed_rule->id, check);
   EXPECT_EQ(receiver.kind, OutcomeKind::kFallback);
   EXPECT_TRUE(receiver.decline_received);
   EXPECT_EQ(receiver.diagnosis, code);
@@ -240,6 +240,8 @@ TEST(ClcHandshake, ServerDeclinesSmcdOnlyProposal) {
   Step st = s.on_message(encode(p));
   ASSERT_TRUE(st.outcome);
   EXPECT_EQ(st.outcome->diagnosis, kDeclNoSmcdDev);
+  ASSERT_NE(st.outcome->failed_rule, nullptr);
+  EXPECT_EQ(st.outcome->failed_rule->id, "smcv2-proposal-smcr-path");
 }
 
 TEST(ClcHandshake, ClientDeclinesOutOfSyncLinkGroup) {
@@ -310,8 +312,8 @@ TEST(ClcHandshake, ClientChecksEachAcceptRule) {
   for (const Case& k : cases) {
     Outcome o = client_against_accept(k.mutate);
     EXPECT_EQ(o.kind, OutcomeKind::kFallback) << k.what;
-    ASSERT_NE(o.failed_check, nullptr) << k.what;
-    EXPECT_EQ(o.failed_check->rule->id, k.check) << k.what;
+    ASSERT_NE(o.failed_rule, nullptr) << k.what;
+    EXPECT_EQ(o.failed_rule->id, k.check) << k.what;
     EXPECT_EQ(o.diagnosis, k.code) << k.what;
   }
   // A v1 Accept to a client that offered SMC-R in version 2 only.
@@ -326,8 +328,8 @@ TEST(ClcHandshake, ClientChecksEachAcceptRule) {
         finalize(a);
       },
       v2_only);
-  ASSERT_NE(o.failed_check, nullptr);
-  EXPECT_EQ(o.failed_check->rule->id, "smcv2-accept-version-offered");
+  ASSERT_NE(o.failed_rule, nullptr);
+  EXPECT_EQ(o.failed_rule->id, "smcv2-accept-version-offered");
   EXPECT_EQ(o.diagnosis, kDeclVersMismat);
   // SMC-D Accept to an SMC-R-only Proposal.
   auto cc = client_config();
@@ -339,7 +341,7 @@ TEST(ClcHandshake, ClientChecksEachAcceptRule) {
       0xbe, 0xef, 0, 0x10, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xe2, 0xd4, 0xc3, 0xc4}));
   Step st = c.on_message(encode(d));
   ASSERT_TRUE(st.outcome);
-  EXPECT_EQ(st.outcome->failed_check->rule->id, "smcv2-accept-path-offered");
+  EXPECT_EQ(st.outcome->failed_rule->id, "smcv2-accept-path-offered");
   EXPECT_EQ(st.outcome->diagnosis, kDeclModeUnsupp);
 }
 
@@ -381,9 +383,10 @@ TEST(ClcHandshake, ServerChecksEachConfirmRule) {
     Step r = s.on_message(encode(confirm));
     ASSERT_TRUE(r.outcome) << k.what;
     EXPECT_EQ(r.outcome->kind, OutcomeKind::kFallback) << k.what;
-    ASSERT_NE(r.outcome->failed_check, nullptr) << k.what;
-    EXPECT_EQ(r.outcome->failed_check->rule->id, k.check) << k.what;
-    EXPECT_EQ(r.outcome->diagnosis, r.outcome->failed_check->decline_code) << k.what;
+    ASSERT_NE(r.outcome->failed_rule, nullptr) << k.what;
+    EXPECT_EQ(r.outcome->failed_rule->id, k.check) << k.what;
+    EXPECT_EQ(r.outcome->diagnosis, check::decline_code(*r.outcome->failed_rule)) << k.what;
+    EXPECT_NE(r.outcome->diagnosis, 0u) << k.what;
     ASSERT_FALSE(r.send.empty()) << k.what;
     EXPECT_EQ(message_type(*decode(r.send)), MessageType::kDecline) << k.what;
   }
@@ -450,20 +453,25 @@ TEST(ClcHandshake, PeerDeclineBreakingTheDiagnosisRulesIsReported) {
   EXPECT_EQ(st.outcome->peer_violations[1].rule->id, "smcv2-decline-code-on-wire");
 }
 
-TEST(ClcHandshake, EveryCheckIsCatalogued) {
-  for (const Check* c : all_checks()) {
-    ASSERT_NE(c->rule, nullptr);
-    EXPECT_FALSE(c->rule->id.empty());
-    EXPECT_FALSE(c->rule->section.empty()) << c->rule->id;
-    EXPECT_NE(find_decline_code(c->decline_code), nullptr) << c->rule->id;
-    EXPECT_EQ(check_for(*c->rule) != nullptr, true) << c->rule->id;
-  }
-  EXPECT_EQ(all_checks().size(), 32u);
-  // Every rule of the rule layer's CLC file that a machine declines on maps
-  // to a Check; only the Decline rules (reported, never declined) do not.
-  for (const check::Implementation& i : check::clc_implementations()) {
-    const bool decline_rule = i.rule == &check::kDeclineOutOfSync || i.rule == &check::kDeclineCodeOnWire;
-    EXPECT_EQ(check_for(*i.rule) == nullptr, decline_rule) << i.rule->id;
+// Every rule a machine declines on names its diagnosis in its registry row
+// (declined_with): a code of the Decline table that goes on the wire. Only
+// the Decline rules (reported, never declined on) name none.
+TEST(ClcHandshake, EveryDeclinedRuleNamesItsCodeInItsRow) {
+  std::vector<const check::Rule*> rules(check::clc_rules().begin(), check::clc_rules().end());
+  rules.insert(rules.end(), check::clc_local_rules().begin(), check::clc_local_rules().end());
+  EXPECT_EQ(rules.size(), 34u);
+  for (const check::Rule* r : rules) {
+    ASSERT_NE(r->row, nullptr) << r->id;
+    const bool decline_rule = r == &check::kDeclineOutOfSync || r == &check::kDeclineCodeOnWire;
+    EXPECT_EQ(r->row->decline.empty(), decline_rule) << r->id;
+    if (decline_rule) {
+      EXPECT_EQ(check::decline_code(*r), 0u) << r->id;
+      continue;
+    }
+    const DeclineCode* code = find_decline_code(check::decline_code(*r));
+    ASSERT_NE(code, nullptr) << r->id << " declines with " << r->row->decline << ", no SMC_CLC_DECL_ name";
+    EXPECT_EQ(code->linux_name, r->row->decline) << r->id;
+    EXPECT_TRUE(code->on_wire) << r->id;
   }
 }
 

@@ -17,7 +17,6 @@
 #include "ddp/errors.hpp"
 #include "ddp/headers.hpp"
 #include "analysis/rules.hpp"
-#include "check/segment.hpp"
 #include "engine/engine.hpp"
 #include "engine/needs.hpp"
 #include "engine/in_passing.hpp"
@@ -97,7 +96,7 @@ void diagnose_terminate_miss(Session& s, const Alternative& alt, const Received&
   if (!malformed && !explained) return;
   m.mistake = std::string(h->mistake);
   m.hint = h->text;
-  m.mistake_rule = std::string(check::kTerminateFormat.id);
+  m.mistake_rule = std::string(h->rule);
   m.meant = rdmap::describe_code(meant->code);
   m.explained = explained;
   m.why += " (hint: " + h->text + ")";

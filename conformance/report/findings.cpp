@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <set>
 
-#include "check/segment.hpp"
 #include "ddp/headers.hpp"
 #include "rdmap/diagnosis.hpp"
 #include "rdmap/error_codes.hpp"
@@ -125,17 +124,13 @@ std::string essential(const std::string& expected) {
   return out;
 }
 
-// The rule a diagnosed mistake breaks itself (wire/hint.hpp): a Terminate
-// written as a little-endian bitfield breaks RFC 5040 §4.8's layout.
-std::string_view rule_of_mistake(const std::string& mistake) {
-  return mistake == "le-bitfield" ? check::kTerminateFormat.id : std::string_view();
-}
-
 // A rule broken only through a diagnosed mistake (read as the mistake says,
 // the octets keep it: the Terminate carries the right code in the wrong
 // layout) is that mistake's finding.
 std::string rule_key(const std::string& rule, const std::string& mistake) {
-  if (const std::string_view own = rule_of_mistake(mistake); !own.empty() && own != rule)
+  // The rule the mistake breaks by itself (wire/hint.hpp), as the diagnosis
+  // layer names it.
+  if (const std::string_view own = rdmap::rule_broken_by(mistake); !own.empty() && own != rule)
     return "rule " + std::string(own) + " " + mistake;
   return "rule " + rule + (mistake.empty() ? "" : " " + mistake);
 }

@@ -277,7 +277,9 @@ class Replay {
       return false;
     }
     bool same = true;
-    for (const auto& [k, v] : m.fields) {
+    for (const auto& field : m.fields) {
+      const std::string& k = field.first;  // (a structured binding: clang 14 cannot capture it)
+      const std::string& v = field.second;
       if (o_.ignore_fields.count(k)) continue;
       auto it = std::find_if(got.fields.begin(), got.fields.end(), [&](const auto& f) { return f.first == k; });
       const std::string live_value = it == got.fields.end() ? "(absent)" : it->second;

@@ -72,122 +72,142 @@ int list_rules(const AnalyzeOptions& o) {
   return 0;
 }
 
-int run_analyze(const AnalyzeOptions& o) {
-  if (!o.rules_markdown.empty()) return list_rules(o);
+// Options that make no sense together, and outputs that cannot be written
+// (checked before a long capture or file is read): said on stderr, false.
+bool usable(const AnalyzeOptions& o) {
   if (o.capture.empty() == o.interface.empty()) {
     std::cerr << "rdmaconf analyze: give a capture file or -i IFACE (one of them)\n";
-    return 2;
+    return false;
   }
   if (o.capture.empty() && !o.annotate.empty()) {
     std::cerr << "rdmaconf analyze: --annotate needs a capture file (it rewrites the file's frames); capture "
                  "with tcpdump -w FILE first, then run analyze FILE --annotate OUT\n";
-    return 2;
+    return false;
   }
   if (!o.capture.empty() && (o.duration_s > 0 || o.count > 0 || o.buffer_size_given)) {
     std::cerr << "rdmaconf analyze: --duration, --count and --buffer-size apply to -i only, not to a capture file\n";
-    return 2;
+    return false;
   }
-  // The outputs, before a long capture or file is read: neither may be the
-  // capture itself (it would be overwritten while being read).
+  // Neither output may be the capture itself (it would be overwritten while
+  // being read).
   for (const auto& [option, path] : {std::pair{"--json", &o.json}, {"--annotate", &o.annotate}}) {
     std::error_code ec;
     if (!o.capture.empty() && !path->empty() && std::filesystem::equivalent(*path, o.capture, ec)) {
       std::cerr << "rdmaconf analyze: " << option << " " << *path << " is the capture being read; give another file\n";
-      return 2;
+      return false;
     }
     std::string error;
     if (!prepare_output(*path, OutputKind::kFile, error)) {
       std::cerr << "rdmaconf analyze: " << option << ": " << error << "\n";
-      return 2;
+      return false;
     }
   }
   if (is_stdout(o.annotate)) {
     std::cerr << "rdmaconf analyze: --annotate writes a capture file; give its name\n";
-    return 2;
+    return false;
   }
+  return true;
+}
+
+// The capture file analyzed, or a live capture on the interface until its
+// duration, frame count or Ctrl-C.
+std::optional<analysis::AnalysisResult> analyze(const AnalyzeOptions& o, std::string& error) {
   analysis::AnalysisOptions options;
   options.observer.report_fpdus = false;  // counts and violations only
   options.bpf_filter = o.filter;
   for (const std::string& u : o.ulps) options.ulps.push_back(*analysis::parse_ulp_choice(u));
-  std::string error;
-  std::optional<analysis::AnalysisResult> result;
-  if (!o.capture.empty()) {
-    result = analysis::analyze_file(o.capture, options, nullptr, error);
-  } else {
-    analysis::LiveAnalysis live;
-    live.interface = o.interface;
-    live.duration = std::chrono::milliseconds(static_cast<std::int64_t>(o.duration_s * 1000));
-    live.max_frames = o.count;
-    live.buffer_mib = o.buffer_mib;
-    live.stop = &g_stop;
-    live.on_capturing = [&o] {
-      // On stderr, so that --json - keeps stdout clean; tests wait for it.
-      std::cerr << "rdmaconf analyze: capturing on " << o.interface
-                << (o.filter.empty() ? "" : " (" + o.filter + ")") << "\n"
-                << std::flush;
-    };
-    std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
-    result = analysis::analyze_live(live, options, nullptr, error);
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+  if (!o.capture.empty()) return analysis::analyze_file(o.capture, options, nullptr, error);
+  analysis::LiveAnalysis live;
+  live.interface = o.interface;
+  live.duration = std::chrono::milliseconds(static_cast<std::int64_t>(o.duration_s * 1000));
+  live.max_frames = o.count;
+  live.buffer_mib = o.buffer_mib;
+  live.stop = &g_stop;
+  live.on_capturing = [&o] {
+    // On stderr, so that --json - keeps stdout clean; tests wait for it.
+    std::cerr << "rdmaconf analyze: capturing on " << o.interface << (o.filter.empty() ? "" : " (" + o.filter + ")")
+              << "\n"
+              << std::flush;
+  };
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  auto result = analysis::analyze_live(live, options, nullptr, error);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  return result;
+}
+
+// SMC-R past the handshake: what the RoCEv2 packets carried.
+void print_roce(std::ostream& text, const analysis::AnalysisSummary& s) {
+  std::uint64_t llc = 0;
+  for (const auto& [name, n] : s.llc_messages) llc += n;
+  text << s.roce_packets << " RoCEv2 packets (" << s.roce_retransmissions << " retransmitted, " << s.roce_undecoded
+       << " not decoded): " << llc << " LLC messages, " << s.cdc_messages << " CDC messages, " << s.rdma_writes
+       << " RDMA Writes";
+  if (s.roce_psn_gaps > 0) text << "; " << s.roce_psn_gaps << " PSN gaps (packets not captured)";
+  text << "\n";
+  for (const auto& [name, n] : s.llc_messages) text << "  " << name << " " << n << "\n";
+}
+
+// Per upper-layer protocol: its messages, its operations, and how many of
+// the RDMA transfers were tied to what its messages advertised.
+void print_ulps(std::ostream& text, const analysis::AnalysisSummary& s) {
+  for (const auto& [ulp, t] : s.ulps) {
+    text << ulp << " on " << t.connections << (t.connections == 1 ? " connection" : " connections") << ":";
+    for (const auto& [what, n] : t.messages) text << " " << what << " " << n << ",";
+    text << " " << t.undecoded << " Sends not decoded\n";
+    if (!t.operations.empty()) {
+      text << "  " << (ulp == "iser" ? "SCSI commands:" : ulp == "smb-direct" ? "SMB2 commands:" : "RPC calls:");
+      for (const auto& [what, n] : t.operations) text << " " << what << " " << n << ",";
+      text << "\n";
+    }
+    const analysis::UlpTransfers& x = t.transfers;
+    if (ulp == "smb-direct") continue;  // its buffer descriptors are not tied to RDMA traffic yet
+    text << "  RDMA Read Requests " << x.reads << " (" << x.reads_tied << " tied to "
+         << (ulp == "iser" ? "a Write STag" : "a read chunk") << "), RDMA Writes " << x.writes << " ("
+         << x.writes_tied << " tied to " << (ulp == "iser" ? "a Read STag" : "a Write or Reply chunk")
+         << "), Sends with Invalidate " << x.invalidations << " (" << x.invalidations_tied
+         << " naming an STag of their " << (ulp == "iser" ? "command" : "call") << ")\n";
   }
+}
+
+// The text report: every violation listed, then the counts.
+void print_report(std::ostream& text, const analysis::AnalysisResult& result) {
+  const analysis::AnalysisSummary& s = result.summary;
+  for (const analysis::ViolationRecord& v : result.violations)
+    text << "frame " << v.frame << "  " << v.stream << "  " << v.rule->id << " " << analysis::name(v.rule->level)
+         << " (" << v.rule->section << "): " << v.text << "\n"
+         << (v.hint.empty() ? "" : "    hint: " + v.hint + "\n");
+  text << s.frames << " frames, " << s.streams << " TCP connections (" << s.mpa_connections << " MPA, "
+       << s.clc_connections << " CLC), " << s.mpa_fpdus << " FPDUs, " << s.clc_messages << " CLC messages, "
+       << s.violations << " violations (" << s.must_violations << " MUST)\n";
+  if (s.roce_packets > 0) print_roce(text, s);
+  // Whatever the capture layer could not use is said, never dropped silently.
+  if (s.capture_reports > 0) {
+    text << s.capture_reports << " capture reports:";
+    for (const auto& [kind, n] : s.report_kinds) text << " " << kind << " " << n;
+    text << " (" << s.skipped_octets << " octets not decoded)\n";
+  }
+  if (s.kernel_drops > 0)
+    text << s.kernel_drops << " frames were dropped by the kernel before they could be read"
+         << " (a larger --buffer-size helps)\n";
+  print_ulps(text, s);
+  if (!result.clean_end) text << "the capture did not end cleanly (truncated or unreadable)\n";
+  if (result.violations.size() < s.violations)
+    text << "(" << s.violations - result.violations.size() << " further violations counted, not listed)\n";
+}
+
+int run_analyze(const AnalyzeOptions& o) {
+  if (!o.rules_markdown.empty()) return list_rules(o);
+  if (!usable(o)) return 2;
+  std::string error;
+  const std::optional<analysis::AnalysisResult> result = analyze(o, error);
   if (!result) {
     std::cerr << "rdmaconf analyze: " << error << "\n";
     return 2;
   }
-  const analysis::AnalysisSummary& s = result->summary;
   // With --json - the JSON holds standard output; the summary goes to stderr.
-  std::ostream& text = text_stream(o.json);
-  if (!o.quiet) {
-    for (const analysis::ViolationRecord& v : result->violations)
-      text << "frame " << v.frame << "  " << v.stream << "  " << v.rule->id << " " << analysis::name(v.rule->level)
-                << " (" << v.rule->section << "): " << v.text << "\n"
-                << (v.hint.empty() ? "" : "    hint: " + v.hint + "\n");
-    text << s.frames << " frames, " << s.streams << " TCP connections (" << s.mpa_connections << " MPA, "
-              << s.clc_connections << " CLC), " << s.mpa_fpdus << " FPDUs, " << s.clc_messages << " CLC messages, "
-              << s.violations << " violations (" << s.must_violations << " MUST)\n";
-    if (s.roce_packets > 0) {
-      // SMC-R past the handshake: what the RoCEv2 packets carried.
-      std::uint64_t llc = 0;
-      for (const auto& [name, n] : s.llc_messages) llc += n;
-      text << s.roce_packets << " RoCEv2 packets (" << s.roce_retransmissions << " retransmitted, "
-                << s.roce_undecoded << " not decoded): " << llc << " LLC messages, " << s.cdc_messages
-                << " CDC messages, " << s.rdma_writes << " RDMA Writes";
-      if (s.roce_psn_gaps > 0) text << "; " << s.roce_psn_gaps << " PSN gaps (packets not captured)";
-      text << "\n";
-      for (const auto& [name, n] : s.llc_messages) text << "  " << name << " " << n << "\n";
-    }
-    // Whatever the capture layer could not use is said, never dropped silently.
-    if (s.capture_reports > 0) {
-      text << s.capture_reports << " capture reports:";
-      for (const auto& [kind, n] : s.report_kinds) text << " " << kind << " " << n;
-      text << " (" << s.skipped_octets << " octets not decoded)\n";
-    }
-    if (s.kernel_drops > 0)
-      text << s.kernel_drops << " frames were dropped by the kernel before they could be read"
-                << " (a larger --buffer-size helps)\n";
-    for (const auto& [ulp, t] : s.ulps) {
-      text << ulp << " on " << t.connections << (t.connections == 1 ? " connection" : " connections") << ":";
-      for (const auto& [what, n] : t.messages) text << " " << what << " " << n << ",";
-      text << " " << t.undecoded << " Sends not decoded\n";
-      if (!t.operations.empty()) {
-        text << "  " << (ulp == "iser" ? "SCSI commands:" : ulp == "smb-direct" ? "SMB2 commands:" : "RPC calls:");
-        for (const auto& [what, n] : t.operations) text << " " << what << " " << n << ",";
-        text << "\n";
-      }
-      const analysis::UlpTransfers& x = t.transfers;
-      if (ulp == "smb-direct") continue;  // its buffer descriptors are not tied to RDMA traffic yet
-      text << "  RDMA Read Requests " << x.reads << " (" << x.reads_tied << " tied to "
-                << (ulp == "iser" ? "a Write STag" : "a read chunk") << "), RDMA Writes " << x.writes << " ("
-                << x.writes_tied << " tied to " << (ulp == "iser" ? "a Read STag" : "a Write or Reply chunk")
-                << "), Sends with Invalidate " << x.invalidations << " (" << x.invalidations_tied
-                << " naming an STag of their " << (ulp == "iser" ? "command" : "call") << ")\n";
-    }
-    if (!result->clean_end) text << "the capture did not end cleanly (truncated or unreadable)\n";
-    if (result->violations.size() < s.violations)
-      text << "(" << s.violations - result->violations.size() << " further violations counted, not listed)\n";
-  }
+  if (!o.quiet) print_report(text_stream(o.json), *result);
   if (!o.json.empty()) {
     std::string werror;
     if (!write_output(o.json, [&](std::ostream& out) {
@@ -206,11 +226,10 @@ int run_analyze(const AnalyzeOptions& o) {
   // tshark does, the exit code says the input was not whole.
   if (!result->clean_end) {
     std::cerr << "rdmaconf analyze: " << (o.capture.empty() ? "live capture on " + o.interface : o.capture)
-              << " did not end cleanly (truncated or unreadable); "
-              << s.frames << " frames analyzed\n";
+              << " did not end cleanly (truncated or unreadable); " << result->summary.frames << " frames analyzed\n";
     return 2;
   }
-  return s.must_violations > 0 ? 1 : 0;
+  return result->summary.must_violations > 0 ? 1 : 0;
 }
 
 void add_analyze_command(CLI::App& app, int& exit_code) {

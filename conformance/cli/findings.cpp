@@ -58,6 +58,88 @@ void write_findings_file(std::ostream& out, const std::vector<findings::Finding>
   out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
+// A findings file holds findings, not the results they came from: it
+// renders as a table (--markdown) and nothing else.
+int render_findings_file(const FindingsArgs& a, const std::string& path, const nlohmann::ordered_json& j) {
+  if (a.inputs.size() != 1 || a.markdown.empty() || !a.json.empty() || !a.report.empty() || !a.baseline.empty()) {
+    std::cerr << "rdmaconf findings: " << path << " is a findings file: give it alone with --markdown (or to "
+              << "--baseline), and the results.json it came from for anything else\n";
+    return 2;
+  }
+  const auto list = j.contains("findings") ? j["findings"] : nlohmann::ordered_json::array();
+  std::string error;
+  if (!write_output(a.markdown, [&](std::ostream& o) { cf::write_findings_markdown(o, list); }, error)) {
+    std::cerr << "rdmaconf findings: " << error << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+// The runs' results, read from every input (the parts of one run); an exit
+// code when the command ends here (an unreadable input, a findings file).
+std::optional<int> read_inputs(const FindingsArgs& a, std::vector<cf::CaseResult>& results, cf::RunInfo& info,
+                               std::deque<cf::Case>& unknown) {
+  for (const std::string& path : a.inputs) {
+    std::string text, error;
+    if (!read_file(path, text)) {
+      std::cerr << "rdmaconf findings: cannot read " << path << "\n";
+      return 2;
+    }
+    if (const auto j = nlohmann::ordered_json::parse(text, nullptr, false);
+        j.is_object() && j.contains("kind") && j["kind"] == "findings")
+      return render_findings_file(a, path, j);
+    if (!cf::read_json(text, {}, results, info, error, &unknown)) {
+      std::cerr << "rdmaconf findings: " << path << ": " << error << "\n";
+      return 2;
+    }
+  }
+  return std::nullopt;
+}
+
+// --report: one finding's bug report in its folder, with the script of its
+// example case (from the catalogue, when there is one) and that case's
+// capture from the octets the report kept.
+int write_bug_report(const FindingsArgs& a, const std::vector<findings::Finding>& found, const cf::RunInfo& info,
+                     const cf::Catalogue& cat, const std::string& dir, std::ostream& human) {
+  const findings::Finding* f = findings::find(found, a.report);
+  if (!f) {
+    std::cerr << "rdmaconf findings: no finding '" << a.report << "' (give its id, F1 to F" << found.size()
+              << ", or the start of its key)\n";
+    return 2;
+  }
+  const std::string out_dir = a.out.empty() ? "rdmaconf-" + f->id : a.out;
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    std::cerr << "rdmaconf findings: cannot make " << out_dir << ": " << ec.message() << "\n";
+    return 2;
+  }
+  findings::BugReportInputs in;
+  if (f->example) {
+    in.script_path = f->example->c->file;
+    for (const cf::Case& c : cat.cases)
+      if (c.id == f->example->c->id && !dir.empty()) {
+        read_file((fs::path(dir) / c.file).string(), in.script);
+        in.script_path = c.file;
+      }
+    if (!f->example->exchange.chunks.empty() && cf::pcap_writer()) {
+      cf::pcap_writer()(out_dir, *f->example);
+      in.capture_file = f->example->c->id + ".pcapng";
+    }
+  }
+  const std::string path = (fs::path(out_dir) / (f->id + ".md")).string();
+  std::ofstream md(path);
+  if (!md) {
+    std::cerr << "rdmaconf findings: cannot write " << path << "\n";
+    return 2;
+  }
+  findings::write_bug_report(md, *f, info, in);
+  human << "rdmaconf findings: bug report for " << f->id << " in " << path
+        << (in.capture_file.empty() ? std::string() : ", capture " + (fs::path(out_dir) / in.capture_file).string())
+        << "\n";
+  return 0;
+}
+
 int run_findings(const FindingsArgs& a) {
   // Whichever output holds standard output, the console text goes to stderr.
   std::ostream& human = text_stream(is_stdout(a.markdown) ? a.markdown : a.json);
@@ -77,33 +159,7 @@ int run_findings(const FindingsArgs& a) {
   std::deque<cf::Case> unknown;
   std::vector<cf::CaseResult> results;
   cf::RunInfo info;
-  for (const std::string& path : a.inputs) {
-    std::string text, error;
-    if (!read_file(path, text)) {
-      std::cerr << "rdmaconf findings: cannot read " << path << "\n";
-      return 2;
-    }
-    // A findings file holds findings, not the results they came from: it
-    // renders as a table (--markdown), and serves as a baseline.
-    if (const auto j = nlohmann::ordered_json::parse(text, nullptr, false);
-        j.is_object() && j.contains("kind") && j["kind"] == "findings") {
-      if (a.inputs.size() != 1 || a.markdown.empty() || !a.json.empty() || !a.report.empty() || !a.baseline.empty()) {
-        std::cerr << "rdmaconf findings: " << path << " is a findings file: give it alone with --markdown (or to "
-                  << "--baseline), and the results.json it came from for anything else\n";
-        return 2;
-      }
-      const auto list = j.contains("findings") ? j["findings"] : nlohmann::ordered_json::array();
-      if (!write_output(a.markdown, [&](std::ostream& o) { cf::write_findings_markdown(o, list); }, error)) {
-        std::cerr << "rdmaconf findings: " << error << "\n";
-        return 2;
-      }
-      return 0;
-    }
-    if (!cf::read_json(text, {}, results, info, error, &unknown)) {
-      std::cerr << "rdmaconf findings: " << path << ": " << error << "\n";
-      return 2;
-    }
-  }
+  if (const auto done = read_inputs(a, results, info, unknown)) return *done;
   std::optional<baseline::Baseline> known;
   if (!a.baseline.empty()) {
     std::string text, error;
@@ -121,43 +177,7 @@ int run_findings(const FindingsArgs& a) {
   if (known) cmp = baseline::compare(*known, results, found);
 
   if (!a.report.empty()) {
-    const findings::Finding* f = findings::find(found, a.report);
-    if (!f) {
-      std::cerr << "rdmaconf findings: no finding '" << a.report << "' (give its id, F1 to F" << found.size()
-                << ", or the start of its key)\n";
-      return 2;
-    }
-    const std::string out_dir = a.out.empty() ? "rdmaconf-" + f->id : a.out;
-    std::error_code ec;
-    fs::create_directories(out_dir, ec);
-    if (ec) {
-      std::cerr << "rdmaconf findings: cannot make " << out_dir << ": " << ec.message() << "\n";
-      return 2;
-    }
-    findings::BugReportInputs in;
-    if (f->example) {
-      in.script_path = f->example->c->file;
-      for (const cf::Case& c : cat.cases)
-        if (c.id == f->example->c->id && !dir.empty()) {
-          read_file((fs::path(dir) / c.file).string(), in.script);
-          in.script_path = c.file;
-        }
-      // The failing case's capture, from the octets the report kept.
-      if (!f->example->exchange.chunks.empty() && cf::pcap_writer()) {
-        cf::pcap_writer()(out_dir, *f->example);
-        in.capture_file = f->example->c->id + ".pcapng";
-      }
-    }
-    const std::string path = (fs::path(out_dir) / (f->id + ".md")).string();
-    std::ofstream md(path);
-    if (!md) {
-      std::cerr << "rdmaconf findings: cannot write " << path << "\n";
-      return 2;
-    }
-    findings::write_bug_report(md, *f, info, in);
-    human << "rdmaconf findings: bug report for " << f->id << " in " << path
-          << (in.capture_file.empty() ? std::string() : ", capture " + (fs::path(out_dir) / in.capture_file).string())
-          << "\n";
+    if (const int code = write_bug_report(a, found, info, cat, dir, human); code != 0) return code;
   } else if (!a.quiet || a.json.empty()) {
     cf::write_findings_text(human, found, cmp ? &*cmp : nullptr, info);
   }

@@ -203,16 +203,17 @@ http::Response Dashboard::handle(const http::Request& r) {
   }
 }
 
+// The API's resources (docs/dashboard.md): reading the catalogue and
+// coverage, diffs, captures and runs. A call that changes something needs the
+// token, and its body is JSON (a capture upload excepted: the file itself).
 http::Response Dashboard::api(const http::Request& r, std::string_view path, std::string_view query) {
   const auto seg = segments(path);
   const bool get = r.method == "GET", post = r.method == "POST", put = r.method == "PUT", del = r.method == "DELETE";
   if (!get && !post && !put && !del) return error(405, "use GET, POST, PUT or DELETE");
   json body = json::object();
   if (!get) {
-    // Every call that changes something needs the token.
     if (!http::bearer_matches(r.authorization, token_))
       return error(401, "missing or wrong bearer token (Authorization: Bearer TOKEN, printed by rdmaconf serve at start)");
-    // A capture upload is the file itself; every other body is JSON.
     if (!r.body.empty() && path != "/api/captures") {
       if (!http::json_nesting_within(r.body, limits_.max_json_depth))
         return error(400, "JSON nested deeper than " + std::to_string(limits_.max_json_depth));
@@ -222,115 +223,133 @@ http::Response Dashboard::api(const http::Request& r, std::string_view path, std
     }
   }
   // seg[0] == "api"
-  if (seg.size() == 2 && seg[1] == "info") {
-    if (!get) return error(405, "use GET");
-    std::lock_guard lock(mu_);
-    return ok({{"tool", "rdmaconf"}, {"api", 1}, {"schema", Store::kSchemaVersion}, {"running", current_},
-               {"queued", queue_.size()}, {"last_event", events_.last()}});
-  }
-  if (seg.size() == 2 && seg[1] == "coverage") {
-    if (!get) return error(405, "use GET");
-    return ok(coverage());
-  }
-  if (seg.size() == 2 && seg[1] == "catalogue") {
-    if (!get) return error(405, "use GET");
-    return ok({{"cases", catalogue_.cases}});
-  }
-  if (seg.size() == 3 && seg[1] == "scripts") {
-    if (!get) return error(405, "use GET");
-    const auto text = catalogue_.script ? catalogue_.script(std::string(seg[2])) : std::nullopt;
-    if (!text) return error(404, "no case with that id in the catalogue");
-    return ok({{"id", seg[2]}, {"text", *text}});
-  }
-  if (seg.size() == 2 && seg[1] == "diff") {
-    if (!get) return error(405, "use GET");
-    std::int64_t a = 0, b = 0;
-    if (!query_number(query, "a", a) || !query_number(query, "b", b) || !a || !b)
-      return error(400, "give two run ids: /api/diff?a=ID&b=ID");
-    const auto ra = store_.run(a), rb = store_.run(b);
-    if (!ra || !rb) return error(404, "no such run");
-    json d = diff_runs(store_.cases(a), store_.cases(b));
-    d["a"] = ra->to_json();
-    d["b"] = rb->to_json();
-    StoredRun sa, sb;
-    std::string why;
-    if (read_stored_run(store_, *ra, equivalent_command_line(ra->config), sa, why) &&
-        read_stored_run(store_, *rb, equivalent_command_line(rb->config), sb, why))
-      d["findings"] = diff_findings(sa, sb);
-    else
-      d["findings"] = {{"new", json::array()}, {"still", json::array()}, {"fixed", json::array()}, {"error", why}};
-    return ok(d);
-  }
-  if (seg.size() == 2 && seg[1] == "baselines") {
-    if (!get) return error(405, "use GET");
-    return ok({{"baselines", store_.baselines()}});
-  }
-  if (seg.size() >= 2 && seg[1] == "captures") {
-    if (seg.size() == 2) {
-      if (get) return ok({{"captures", store_.list_captures(200)}});
-      return upload_capture(query, r.body);
-    }
-    std::int64_t id = 0;
-    if (!whole_number(seg[2], id)) return error(404, "a capture id is a whole number");
-    if (!get) return error(405, "use GET");
-    if (seg.size() == 3) {
-      const auto c = store_.capture(id);
-      if (!c) return error(404, "no such capture");
-      return ok(*c);
-    }
-    if (seg.size() == 4 && seg[3] == "annotated.pcapng") {
-      auto octets = store_.capture_annotated(id);
-      if (!octets) return error(404, "no annotated capture for that id");
-      http::Response res{200, std::move(*octets), "application/octet-stream"};
-      res.headers = {{"Content-Disposition", "attachment; filename=\"capture-" + std::to_string(id) + "-annotated.pcapng\""}};
-      return res;
-    }
-    return error(404, "no such request");
-  }
+  if (seg.size() >= 2 && seg[1] == "captures") return captures_api(r, seg, query);
   if (seg.size() >= 2 && seg[1] == "runs") {
-    if (seg.size() == 2) {
-      if (post) return start_run(body);
-      std::int64_t limit = 100, before = 0;
-      if (!query_number(query, "limit", limit) || !query_number(query, "before", before))
-        return error(400, "'limit' and 'before' must be whole numbers");
-      limit = std::clamp<std::int64_t>(limit, 1, 1000);
-      json list = json::array();
-      for (const RunRow& row : store_.list_runs(static_cast<std::size_t>(limit), before)) list.push_back(row.to_json());
-      return ok({{"runs", list}});
-    }
-    std::int64_t id = 0;
-    if (!whole_number(seg[2], id)) return error(404, "a run id is a whole number");
-    if (seg.size() == 3) {
-      if (!get) return error(405, "use GET");
-      return run_findings(id, true);
-    }
-    if (seg.size() == 4 && seg[3] == "findings") {
-      if (!get) return error(405, "use GET");
-      return run_findings(id, false);
-    }
-    if (seg.size() == 4 && seg[3] == "baseline") {
-      if (!put && !del) return error(405, "use PUT (mark) or DELETE (unmark)");
-      return mark_baseline(id, put);
-    }
-    if (seg.size() == 4 && seg[3] == "cancel") {
-      if (!post) return error(405, "use POST");
-      return cancel_run(id);
-    }
-    if (seg.size() == 4 && seg[3] == "cases" && post) return publish_cases(id, body);
-    if (seg.size() == 4 && seg[3] == "finish") {
-      if (!post) return error(405, "use POST");
-      return publish_finish(id, body);
-    }
-    if (seg.size() == 5 && seg[3] == "cases") {
-      if (!get) return error(405, "use GET");
-      std::int64_t seq = 0;
-      if (!whole_number(seg[4], seq)) return error(404, "a case number is a whole number");
-      const auto c = store_.case_detail(id, seq);
-      if (!c) return error(404, "no such case in that run");
-      return ok(*c);
-    }
+    if (auto res = runs_api(r, seg, query, body)) return std::move(*res);
+  } else if (auto res = read_api(seg, query, get)) {
+    return std::move(*res);
   }
   return error(404, "no such request: " + std::string(path.substr(0, 200)) + " (docs/dashboard.md lists them)");
+}
+
+// What only reads (GET): the service, coverage, the catalogue and its
+// scripts, a diff of two runs, the baselines. Nothing for another path.
+std::optional<http::Response> Dashboard::read_api(const std::vector<std::string_view>& seg, std::string_view query,
+                                                  bool get) {
+  const auto on_get = [&](auto answer) -> http::Response { return get ? answer() : error(405, "use GET"); };
+  if (seg.size() == 3 && seg[1] == "scripts") return on_get([&]() -> http::Response {
+      const auto text = catalogue_.script ? catalogue_.script(std::string(seg[2])) : std::nullopt;
+      if (!text) return error(404, "no case with that id in the catalogue");
+      return ok({{"id", seg[2]}, {"text", *text}});
+    });
+  if (seg.size() != 2) return std::nullopt;
+  if (seg[1] == "info") return on_get([&] {
+      std::lock_guard lock(mu_);
+      return ok({{"tool", "rdmaconf"}, {"api", 1}, {"schema", Store::kSchemaVersion}, {"running", current_},
+                 {"queued", queue_.size()}, {"last_event", events_.last()}});
+    });
+  if (seg[1] == "coverage") return on_get([&] { return ok(coverage()); });
+  if (seg[1] == "catalogue") return on_get([&] { return ok({{"cases", catalogue_.cases}}); });
+  if (seg[1] == "diff") return on_get([&] { return diff(query); });
+  if (seg[1] == "baselines") return on_get([&] { return ok({{"baselines", store_.baselines()}}); });
+  return std::nullopt;
+}
+
+// GET /api/diff?a=ID&b=ID: two runs by cases and by findings.
+http::Response Dashboard::diff(std::string_view query) {
+  std::int64_t a = 0, b = 0;
+  if (!query_number(query, "a", a) || !query_number(query, "b", b) || !a || !b)
+    return error(400, "give two run ids: /api/diff?a=ID&b=ID");
+  const auto ra = store_.run(a), rb = store_.run(b);
+  if (!ra || !rb) return error(404, "no such run");
+  json d = diff_runs(store_.cases(a), store_.cases(b));
+  d["a"] = ra->to_json();
+  d["b"] = rb->to_json();
+  StoredRun sa, sb;
+  std::string why;
+  if (read_stored_run(store_, *ra, equivalent_command_line(ra->config), sa, why) &&
+      read_stored_run(store_, *rb, equivalent_command_line(rb->config), sb, why))
+    d["findings"] = diff_findings(sa, sb);
+  else
+    d["findings"] = {{"new", json::array()}, {"still", json::array()}, {"fixed", json::array()}, {"error", why}};
+  return ok(d);
+}
+
+// /api/captures: the list and uploads; /api/captures/ID and its annotated
+// capture.
+http::Response Dashboard::captures_api(const http::Request& r, const std::vector<std::string_view>& seg,
+                                       std::string_view query) {
+  const bool get = r.method == "GET";
+  if (seg.size() == 2) {
+    if (get) return ok({{"captures", store_.list_captures(200)}});
+    return upload_capture(query, r.body);
+  }
+  std::int64_t id = 0;
+  if (!whole_number(seg[2], id)) return error(404, "a capture id is a whole number");
+  if (!get) return error(405, "use GET");
+  if (seg.size() == 3) {
+    const auto c = store_.capture(id);
+    if (!c) return error(404, "no such capture");
+    return ok(*c);
+  }
+  if (seg.size() == 4 && seg[3] == "annotated.pcapng") {
+    auto octets = store_.capture_annotated(id);
+    if (!octets) return error(404, "no annotated capture for that id");
+    http::Response res{200, std::move(*octets), "application/octet-stream"};
+    res.headers = {{"Content-Disposition", "attachment; filename=\"capture-" + std::to_string(id) + "-annotated.pcapng\""}};
+    return res;
+  }
+  return error(404, "no such request");
+}
+
+// /api/runs: the list and starting one; /api/runs/ID with its findings, its
+// baseline mark, cancelling, a publisher's cases and finish, and one case.
+// Nothing for a path it does not know.
+std::optional<http::Response> Dashboard::runs_api(const http::Request& r, const std::vector<std::string_view>& seg,
+                                                  std::string_view query, const json& body) {
+  const bool get = r.method == "GET", post = r.method == "POST", put = r.method == "PUT", del = r.method == "DELETE";
+  if (seg.size() == 2) {
+    if (post) return start_run(body);
+    std::int64_t limit = 100, before = 0;
+    if (!query_number(query, "limit", limit) || !query_number(query, "before", before))
+      return error(400, "'limit' and 'before' must be whole numbers");
+    limit = std::clamp<std::int64_t>(limit, 1, 1000);
+    json list = json::array();
+    for (const RunRow& row : store_.list_runs(static_cast<std::size_t>(limit), before)) list.push_back(row.to_json());
+    return ok({{"runs", list}});
+  }
+  std::int64_t id = 0;
+  if (!whole_number(seg[2], id)) return error(404, "a run id is a whole number");
+  if (seg.size() == 3) {
+    if (!get) return error(405, "use GET");
+    return run_findings(id, true);
+  }
+  if (seg.size() == 4 && seg[3] == "findings") {
+    if (!get) return error(405, "use GET");
+    return run_findings(id, false);
+  }
+  if (seg.size() == 4 && seg[3] == "baseline") {
+    if (!put && !del) return error(405, "use PUT (mark) or DELETE (unmark)");
+    return mark_baseline(id, put);
+  }
+  if (seg.size() == 4 && seg[3] == "cancel") {
+    if (!post) return error(405, "use POST");
+    return cancel_run(id);
+  }
+  if (seg.size() == 4 && seg[3] == "cases" && post) return publish_cases(id, body);
+  if (seg.size() == 4 && seg[3] == "finish") {
+    if (!post) return error(405, "use POST");
+    return publish_finish(id, body);
+  }
+  if (seg.size() == 5 && seg[3] == "cases") {
+    if (!get) return error(405, "use GET");
+    std::int64_t seq = 0;
+    if (!whole_number(seg[4], seq)) return error(404, "a case number is a whole number");
+    const auto c = store_.case_detail(id, seq);
+    if (!c) return error(404, "no such case in that run");
+    return ok(*c);
+  }
+  return std::nullopt;
 }
 
 namespace {

@@ -83,6 +83,11 @@ class Dashboard : public http::Service {
 
  private:
   http::Response api(const http::Request& r, std::string_view path, std::string_view query);
+  std::optional<http::Response> read_api(const std::vector<std::string_view>& seg, std::string_view query, bool get);
+  http::Response diff(std::string_view query);
+  http::Response captures_api(const http::Request& r, const std::vector<std::string_view>& seg, std::string_view query);
+  std::optional<http::Response> runs_api(const http::Request& r, const std::vector<std::string_view>& seg,
+                                         std::string_view query, const nlohmann::json& body);
   http::Response start_run(const nlohmann::json& body);
   http::Response publish_cases(std::int64_t id, const nlohmann::json& body);
   http::Response publish_finish(std::int64_t id, const nlohmann::json& body);

@@ -263,116 +263,118 @@ void check_send_options(const Case& c, const Step& st, const std::function<void(
     err(st, "expected a '>' step that sends a unit after one with 'more' (they go out in one TCP send)");
 }
 
-}  // namespace
+using CheckError = std::function<void(const Step&, std::string)>;
 
-std::vector<std::string> check_case(const Case& c) {
-  std::vector<std::string> out;
-  auto err = [&](const Step& st, std::string m) { out.push_back(c.file + ":" + std::to_string(st.line) + ": " + m); };
-  for (const Step& st : c.steps) {
-    if (st.kind == StepKind::kHandshake) {
-      if (c.role != Role::kResponder) err(st, "expected 'handshake' only in a case whose IUT is the responder");
-      for (const Arg& a : st.args)
-        if (!mpa_field_known(a.name) && a.name != "hint" && a.name != "pd" && a.name != "at_once")
-          err(st, "expected a field of an MPA Request, got '" + a.name + "'");
-    } else if (st.kind == StepKind::kSend) {
-      const std::string& u = st.unit;
-      if (u == "fin" || u == "reset") continue;
-      check_send_options(c, st, err);
-      if (u == "raw") continue;
-      if (u == "fpdu") {
-        // `fpdu ulpdu=...`: the ULPDU is given whole; only the framing is the framer's.
-        if (!find_send_arg(st, "ulpdu")) err(st, "expected ulpdu=hex:..., ulpdu=N or ulpdu=\"text\" after 'fpdu'");
-        for (const Arg& a : st.args)
-          if (a.name != "ulpdu" && (a.name == "payload" || !is_framing_arg(a.name)) && !is_send_option(a.name))
-            err(st, "expected ulpdu= or a framing field (ulpdu_length, pad, pad_octet, crc, fpduptr, marker_res, "
-                    "omit_markers) after 'fpdu', got '" + a.name + "'");
-        continue;
+// `handshake`: only where the tester initiates, with fields of an MPA Request.
+void check_handshake(const Case& c, const Step& st, const CheckError& err) {
+  if (c.role != Role::kResponder) err(st, "expected 'handshake' only in a case whose IUT is the responder");
+  for (const Arg& a : st.args)
+    if (!mpa_field_known(a.name) && a.name != "hint" && a.name != "pd" && a.name != "at_once")
+      err(st, "expected a field of an MPA Request, got '" + a.name + "'");
+}
+
+// `> unit ...`: a unit the tester can build, with that unit's fields (and
+// framing fields where it is an FPDU).
+void check_send(const Case& c, const Step& st, const CheckError& err) {
+  const std::string& u = st.unit;
+  if (u == "fin" || u == "reset") return;
+  check_send_options(c, st, err);
+  if (u == "raw") return;
+  if (u == "fpdu") {
+    // `fpdu ulpdu=...`: the ULPDU is given whole; only the framing is the framer's.
+    if (!find_send_arg(st, "ulpdu")) err(st, "expected ulpdu=hex:..., ulpdu=N or ulpdu=\"text\" after 'fpdu'");
+    for (const Arg& a : st.args)
+      if (a.name != "ulpdu" && (a.name == "payload" || !is_framing_arg(a.name)) && !is_send_option(a.name))
+        err(st, "expected ulpdu= or a framing field (ulpdu_length, pad, pad_octet, crc, fpduptr, marker_res, "
+                "omit_markers) after 'fpdu', got '" + a.name + "'");
+    return;
+  }
+  for (const Arg& a : st.args) {
+    if (is_send_option(a.name)) continue;
+    if (u == "mpa.request" || u == "mpa.reply") {
+      if (!mpa_field_known(a.name) && a.name != "hint" && a.name != "pd") err(st, "expected a field of " + u + ", got '" + a.name + "'");
+    } else if (u.starts_with("clc.")) {
+      if (u != "clc.proposal" && u != "clc.accept" && u != "clc.confirm" && u != "clc.decline") {
+        err(st, "expected clc.proposal, clc.accept, clc.confirm or clc.decline, got '" + u + "'");
+        break;
       }
-      for (const Arg& a : st.args) {
-        if (is_send_option(a.name)) continue;
-        if (u == "mpa.request" || u == "mpa.reply") {
-          if (!mpa_field_known(a.name) && a.name != "hint" && a.name != "pd") err(st, "expected a field of " + u + ", got '" + a.name + "'");
-        } else if (u.starts_with("clc.")) {
-          if (u != "clc.proposal" && u != "clc.accept" && u != "clc.confirm" && u != "clc.decline") {
-            err(st, "expected clc.proposal, clc.accept, clc.confirm or clc.decline, got '" + u + "'");
-            break;
-          }
-          if (!clc_field_known(a.name) && a.name != "offer" && a.name != "choose" && a.name != "grow" && a.name != "shrink" && a.name != "growth") err(st, "expected a field of " + u + ", got '" + a.name + "'");
-        } else if (is_fpdu_unit(u)) {
-          if (!is_framing_arg(a.name) && !fpdu_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
-        } else {
-          err(st, "expected a unit to send (mpa.request, send, write, clc.proposal, ...), got '" + u + "'");
-          break;
-        }
-      }
-      if (st.args.empty() && !(u == "mpa.request" || u == "mpa.reply" || u.starts_with("clc.") || is_fpdu_unit(u)))
-        err(st, "expected a unit to send, got '" + u + "'");
-    } else if (st.kind == StepKind::kExpect) {
-      for (const Alternative& alt : st.alternatives) {
-        const std::string& u = alt.unit;
-        if (u == "close" || u == "silence") {
-          // `close nothing_before`: the close must be the next thing the IUT does.
-          // `close reset`: the close must be an RST.
-          // `close fin`: the close must be a FIN (a graceful close).
-          const bool close_words = u == "close" && std::all_of(alt.args.begin(), alt.args.end(), [](const Arg& a) {
-            return !a.has_value &&
-                   (a.name == "nothing_before" || a.name == "reset" || a.name == "fin" || a.name == "unjudged");
-          });
-          if (!alt.args.empty() && !close_words)
-            err(st, u == "close" ? "expected nothing, 'nothing_before', 'reset', 'fin' or 'unjudged' after 'close'"
-                                 : "expected no matchers after 'silence'");
-          const auto named = [&alt](std::string_view w) {
-            return std::any_of(alt.args.begin(), alt.args.end(), [w](const Arg& a) { return a.name == w; });
-          };
-          if (named("reset") && named("fin")) err(st, "'close' takes 'reset' or 'fin', not both");
-          continue;
-        }
-        if (u == "message" && st.alternatives.size() != 1) err(st, "expected 'message' as the only alternative of its step");
-        if (u.starts_with("agent.")) {
-          // What the IUT reports locally (agent_view.hpp): one alternative,
-          // matchers `=` or `!=` on its known fields.
-          if (!is_agent_unit(u)) err(st, "expected agent.completion, agent.async or agent.connection, got '" + u + "'");
-          if (st.alternatives.size() != 1) err(st, "expected '" + u + "' as the only alternative of its step");
-          if (!c.needs_item("agent")) err(st, "expected 'needs: agent' in a case that checks what the IUT reports");
-          for (const Arg& a : alt.args)
-            if (!agent_field_known(a.name) || !a.has_value || a.mask || (a.op != Op::kEq && a.op != Op::kNe))
-              err(st, "expected name=, opcode=, status=, byte_len= or detail= (with = or !=) after '" + u + "', got '" + a.name + "'");
-          continue;
-        }
-        for (const Arg& a : alt.args) {
-          // `message`: the first segment's fields, and the whole message's
-          // payload_len and segments.
-          if (u == "message" && a.name != "payload" && (a.name == "segments" || fpdu_field_known("fpdu", a.name))) continue;
-          // `ends_case`: when this alternative matches, the case has passed
-          // and ends (for rules that allow "either ... or fail the connection").
-          // `unjudged`: when this alternative matches, the IUT took another
-          // path the RFC allows, on which the case has nothing to judge.
-          if (!a.has_value && (a.name == "ends_case" || a.name == "unjudged")) continue;
-          if (!a.has_value) err(st, "expected field=value, 'ends_case' or 'unjudged', got '" + a.name + "'");
-          if (u.starts_with("mpa.")) {
-            if (!mpa_field_known(a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
-          } else if (u.starts_with("clc")) {
-            // rmb_wraps, eid_offered: computed from a received Accept/Confirm (runner_session.cpp).
-            if (!clc_field_known(a.name) && a.name != "rmb_wraps" && a.name != "eid_offered") err(st, "expected a field of " + u + ", got '" + a.name + "'");
-          } else if (is_fpdu_unit(u)) {
-            if (!fpdu_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
-          }
-        }
-        if (!(u.starts_with("mpa.") || u.starts_with("clc") || is_fpdu_unit(u) || u == "message"))
-          err(st, "expected close, silence or a unit, got '" + u + "'");
-        if (u.starts_with("mpa.") && u != "mpa.reply" && u != "mpa.request" && u != "mpa.reject")
-          err(st, "expected mpa.reply, mpa.reject or mpa.request, got '" + u + "'");
-      }
+      if (!clc_field_known(a.name) && a.name != "offer" && a.name != "choose" && a.name != "grow" && a.name != "shrink" && a.name != "growth") err(st, "expected a field of " + u + ", got '" + a.name + "'");
+    } else if (is_fpdu_unit(u)) {
+      if (!is_framing_arg(a.name) && !fpdu_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
+    } else {
+      err(st, "expected a unit to send (mpa.request, send, write, clc.proposal, ...), got '" + u + "'");
+      break;
     }
   }
-  if (c.protocol == "clc") {
-    for (const Step& st : c.steps)
-      if (st.kind == StepKind::kHandshake) err(st, "expected no MPA handshake in a CLC case");
+  if (st.args.empty() && !(u == "mpa.request" || u == "mpa.reply" || u.starts_with("clc.") || is_fpdu_unit(u)))
+    err(st, "expected a unit to send, got '" + u + "'");
+}
+
+// `< close ...` and `< silence`: only the words that say how the IUT closes.
+void check_close(const Step& st, const Alternative& alt, const CheckError& err) {
+  const std::string& u = alt.unit;
+  // `close nothing_before`: the close must be the next thing the IUT does.
+  // `close reset`: the close must be an RST.
+  // `close fin`: the close must be a FIN (a graceful close).
+  const bool close_words = u == "close" && std::all_of(alt.args.begin(), alt.args.end(), [](const Arg& a) {
+    return !a.has_value && (a.name == "nothing_before" || a.name == "reset" || a.name == "fin" || a.name == "unjudged");
+  });
+  if (!alt.args.empty() && !close_words)
+    err(st, u == "close" ? "expected nothing, 'nothing_before', 'reset', 'fin' or 'unjudged' after 'close'"
+                         : "expected no matchers after 'silence'");
+  const auto named = [&alt](std::string_view w) {
+    return std::any_of(alt.args.begin(), alt.args.end(), [w](const Arg& a) { return a.name == w; });
+  };
+  if (named("reset") && named("fin")) err(st, "'close' takes 'reset' or 'fin', not both");
+}
+
+// `< agent.*`: what the IUT reports locally (agent_view.hpp): one
+// alternative, matchers `=` or `!=` on its known fields.
+void check_agent(const Case& c, const Step& st, const Alternative& alt, const CheckError& err) {
+  const std::string& u = alt.unit;
+  if (!is_agent_unit(u)) err(st, "expected agent.completion, agent.async or agent.connection, got '" + u + "'");
+  if (st.alternatives.size() != 1) err(st, "expected '" + u + "' as the only alternative of its step");
+  if (!c.needs_item("agent")) err(st, "expected 'needs: agent' in a case that checks what the IUT reports");
+  for (const Arg& a : alt.args)
+    if (!agent_field_known(a.name) || !a.has_value || a.mask || (a.op != Op::kEq && a.op != Op::kNe))
+      err(st, "expected name=, opcode=, status=, byte_len= or detail= (with = or !=) after '" + u + "', got '" + a.name + "'");
+}
+
+// `< unit ...` of the wire: a unit the IUT can send, with matchers on that
+// unit's fields.
+void check_expected_unit(const Step& st, const Alternative& alt, const CheckError& err) {
+  const std::string& u = alt.unit;
+  if (u == "message" && st.alternatives.size() != 1) err(st, "expected 'message' as the only alternative of its step");
+  for (const Arg& a : alt.args) {
+    // `message`: the first segment's fields, and the whole message's
+    // payload_len and segments.
+    if (u == "message" && a.name != "payload" && (a.name == "segments" || fpdu_field_known("fpdu", a.name))) continue;
+    // `ends_case`: when this alternative matches, the case has passed
+    // and ends (for rules that allow "either ... or fail the connection").
+    // `unjudged`: when this alternative matches, the IUT took another
+    // path the RFC allows, on which the case has nothing to judge.
+    if (!a.has_value && (a.name == "ends_case" || a.name == "unjudged")) continue;
+    if (!a.has_value) err(st, "expected field=value, 'ends_case' or 'unjudged', got '" + a.name + "'");
+    if (u.starts_with("mpa.")) {
+      if (!mpa_field_known(a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
+    } else if (u.starts_with("clc")) {
+      // rmb_wraps, eid_offered: computed from a received Accept/Confirm (runner_session.cpp).
+      if (!clc_field_known(a.name) && a.name != "rmb_wraps" && a.name != "eid_offered") err(st, "expected a field of " + u + ", got '" + a.name + "'");
+    } else if (is_fpdu_unit(u)) {
+      if (!fpdu_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
+    }
   }
-  // Comparisons other than '=' and masks judge what the IUT sent; a capture
-  // (`@name`) is bound by the first expectation that names it with '=' and
-  // must be used again (a single use is a typo or a matcher that checks
-  // nothing).
+  if (!(u.starts_with("mpa.") || u.starts_with("clc") || is_fpdu_unit(u) || u == "message"))
+    err(st, "expected close, silence or a unit, got '" + u + "'");
+  if (u.starts_with("mpa.") && u != "mpa.reply" && u != "mpa.request" && u != "mpa.reject")
+    err(st, "expected mpa.reply, mpa.reject or mpa.request, got '" + u + "'");
+}
+
+// Comparisons other than '=' and masks judge what the IUT sent; a capture
+// (`@name`) is bound by the first expectation that names it with '=' and
+// must be used again (a single use is a typo or a matcher that checks
+// nothing).
+void check_captures(const Case& c, const CheckError& err, std::vector<std::string>& out) {
   std::map<std::string, int, std::less<>> capture_uses;
   for (const Step& st : c.steps) {
     auto check = [&](const Arg& a, bool expecting) {
@@ -394,6 +396,33 @@ std::vector<std::string> check_case(const Case& c) {
   }
   for (const auto& [name, uses] : capture_uses)
     if (uses == 1) out.push_back(c.file + ":" + std::to_string(c.line) + ": @" + name + " is captured but never used again");
+}
+
+}  // namespace
+
+std::vector<std::string> check_case(const Case& c) {
+  std::vector<std::string> out;
+  const CheckError err = [&](const Step& st, std::string m) {
+    out.push_back(c.file + ":" + std::to_string(st.line) + ": " + m);
+  };
+  for (const Step& st : c.steps) {
+    if (st.kind == StepKind::kHandshake) {
+      check_handshake(c, st, err);
+    } else if (st.kind == StepKind::kSend) {
+      check_send(c, st, err);
+    } else if (st.kind == StepKind::kExpect) {
+      for (const Alternative& alt : st.alternatives) {
+        if (alt.unit == "close" || alt.unit == "silence") check_close(st, alt, err);
+        else if (alt.unit.starts_with("agent.")) check_agent(c, st, alt, err);
+        else check_expected_unit(st, alt, err);
+      }
+    }
+  }
+  if (c.protocol == "clc") {
+    for (const Step& st : c.steps)
+      if (st.kind == StepKind::kHandshake) err(st, "expected no MPA handshake in a CLC case");
+  }
+  check_captures(c, err, out);
   return out;
 }
 

@@ -17,7 +17,6 @@
 #include "ddp/errors.hpp"
 #include "ddp/headers.hpp"
 #include "analysis/rules.hpp"
-#include "check/segment.hpp"
 #include "engine/engine.hpp"
 #include "engine/needs.hpp"
 #include "engine/in_passing.hpp"
@@ -97,7 +96,7 @@ void diagnose_terminate_miss(Session& s, const Alternative& alt, const Received&
   if (!malformed && !explained) return;
   m.mistake = std::string(h->mistake);
   m.hint = h->text;
-  m.mistake_rule = std::string(check::kTerminateFormat.id);
+  m.mistake_rule = std::string(h->rule);
   m.meant = rdmap::describe_code(meant->code);
   m.explained = explained;
   m.why += " (hint: " + h->text + ")";
@@ -492,6 +491,94 @@ std::string set_by_pass(Session& s, const Alternative& alt, Received& u) {
          " shows that setting, not what this case checks";
 }
 
+// What an `expect` step accepts besides units: `close` (with how: an RST,
+// a FIN, nothing before it, or a close that leaves nothing to judge) and
+// `silence`.
+struct Accepts {
+  bool close = false, silence = false, unit = false;
+  bool nothing_before_close = false;  // `close nothing_before`: no unit may come first
+  bool reset_close = false;           // `close reset`: an RST, not a FIN
+  bool fin_close = false;             // `close fin`: a FIN, not an RST
+  bool unjudged_close = false;        // `close unjudged`: a close leaves the case nothing to judge
+
+  explicit Accepts(const Step& st) {
+    for (const Alternative& a : st.alternatives) {
+      if (a.unit == "close") {
+        close = true;
+        if (find_arg(a.args, "nothing_before")) nothing_before_close = true;
+        if (find_arg(a.args, "reset")) reset_close = true;
+        if (find_arg(a.args, "fin")) fin_close = true;
+        if (find_arg(a.args, "unjudged")) unjudged_close = true;
+      }
+      else if (a.unit == "silence") silence = true;
+      else unit = true;
+    }
+  }
+};
+
+// The IUT closed the connection while the step waited. `first_mismatch`:
+// a unit that matched nothing on the way, when `close` let it pass.
+StepOutcome expect_closed(Session& s, const Step& st, const Accepts& acc, const std::string& first_mismatch) {
+  if (!acc.close) {
+    if (std::string why = closed_on_lower_revision(s); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};
+    return mismatch(Failure::Kind::kClosed, "the IUT closed the connection; expected " + alternatives_text(st) +
+                                                (first_mismatch.empty() ? "" : " (before: " + first_mismatch + ")"),
+                    closed_as(s));
+  }
+  if (acc.reset_close && !s.reset)
+    return mismatch(Failure::Kind::kClosed, "the IUT closed the connection with a FIN; expected a reset (RST)", "close");
+  if (acc.fin_close && s.reset)
+    return mismatch(Failure::Kind::kClosed, "the IUT reset the connection (RST); expected a FIN", "reset");
+  if (acc.unjudged_close)
+    return {StepOutcome::Kind::kUnimplemented, "the IUT closed the connection, which the RFC allows here; nothing is left for this case to judge"};
+  return {};
+}
+
+// A unit matched alternative `a`: an accepting Reply to the tester's Request
+// starts full operation (RFC 5044 §7.1.2); the alternative may end the case
+// or leave it nothing to judge.
+StepOutcome expect_matched(Session& s, const Alternative& a, const Received& u) {
+  if (u.name == "mpa.reply" && s.c.role == Role::kResponder && s.sent_frame.size() >= 20 && u.problem.empty() &&
+      !mpa::ReqRepHeader(wire::Bytes(u.octets).first<20>()).flag(mpa::ReqRepSpec::Field::R))
+  {
+    s.enter_full_operation(s.sent_frame, u.octets);
+    if (s.o.reply_settle.count() > 0) s.settle_until = Clock::now() + s.o.reply_settle;
+  }
+  if (find_arg(a.args, "ends_case")) return {StepOutcome::Kind::kOk, {}, true};
+  if (find_arg(a.args, "unjudged"))
+    return {StepOutcome::Kind::kUnimplemented, "the IUT sent " + describe_unit(u) +
+                                                   ", which the RFC allows here; nothing is left for this case to judge"};
+  return {};
+}
+
+// A unit came that matched none of the step's alternatives: `why` says how
+// each missed, `closest` the one findings judge it by. Nothing when `close`
+// lets it pass on the way to the close (the first such is kept).
+std::optional<StepOutcome> expect_missed(Session& s, const Step& st, const Accepts& acc, Received& u, std::string why,
+                                         const std::optional<Miss>& closest, std::string& first_mismatch,
+                                         StepOutcome& first_outcome) {
+  for (const Alternative& a : st.alternatives)
+    if (std::string set = set_by_pass(s, a, u); !set.empty()) return StepOutcome{StepOutcome::Kind::kUnimplemented, set};
+  if (!acc.close && u.name == "terminate") {
+    const auto blocks = u.all_blocks();
+    const auto layer = find_field(blocks, "layer");
+    if (layer && layer->block->get(*layer->field) == static_cast<std::uint64_t>(ddp::Layer::kLlp))
+      if (std::string lower = closed_on_lower_revision(s); !lower.empty())
+        return StepOutcome{StepOutcome::Kind::kUnimplemented, lower};
+  }
+  const Miss unit_miss =
+      closest ? *closest
+              : miss(u.kind == Received::Kind::kMalformed ? Failure::Kind::kMalformed : Failure::Kind::kUnit, why);
+  if (!acc.close) return mismatch(unit_miss, u, why);
+  if (acc.nothing_before_close)
+    return mismatch(miss(Failure::Kind::kUnit, {}), u, "the IUT sent " + describe_unit(u) + " where it must only close");
+  if (first_mismatch.empty()) {
+    first_mismatch = why;
+    first_outcome = mismatch(unit_miss, u, why);
+  }
+  return std::nullopt;
+}
+
 StepOutcome expect(Session& s, const Step& st) {
   if (st.alternatives.size() == 1 && st.alternatives.front().unit == "message") return expect_message(s, st);
   if (st.alternatives.size() == 1 && is_agent_unit(st.alternatives.front().unit)) {
@@ -500,45 +587,16 @@ StepOutcome expect(Session& s, const Step& st) {
     if (!why.empty()) return mismatch(Failure::Kind::kAgent, why, "agent");
     return {};
   }
-  bool has_close = false, has_silence = false, has_unit = false;
-  bool nothing_before_close = false;  // `close nothing_before`: no unit may come first
-  bool reset_close = false;           // `close reset`: an RST, not a FIN
-  bool fin_close = false;             // `close fin`: a FIN, not an RST
-  bool unjudged_close = false;        // `close unjudged`: a close leaves the case nothing to judge
-  for (const Alternative& a : st.alternatives) {
-    if (a.unit == "close") {
-      has_close = true;
-      if (find_arg(a.args, "nothing_before")) nothing_before_close = true;
-      if (find_arg(a.args, "reset")) reset_close = true;
-      if (find_arg(a.args, "fin")) fin_close = true;
-      if (find_arg(a.args, "unjudged")) unjudged_close = true;
-    }
-    else if (a.unit == "silence") has_silence = true;
-    else has_unit = true;
-  }
-  const Duration bound = s.scaled(st.within.value_or(has_unit || has_close ? Duration(2000) : Duration(300)));
+  const Accepts acc(st);
+  const Duration bound = s.scaled(st.within.value_or(acc.unit || acc.close ? Duration(2000) : Duration(300)));
   const auto deadline = Clock::now() + bound;
   std::string first_mismatch;
   StepOutcome first_outcome;  // the first unit that matched nothing, when `close` let it pass
   for (;;) {
     auto ev = s.next_event(deadline);
-    if (ev.kind == Session::EventKind::kClosed) {
-      if (!has_close)
-        if (std::string why = closed_on_lower_revision(s); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};
-      if (has_close && reset_close && !s.reset)
-        return mismatch(Failure::Kind::kClosed, "the IUT closed the connection with a FIN; expected a reset (RST)", "close");
-      if (has_close && fin_close && s.reset)
-        return mismatch(Failure::Kind::kClosed, "the IUT reset the connection (RST); expected a FIN", "reset");
-      if (has_close && unjudged_close)
-        return {StepOutcome::Kind::kUnimplemented, "the IUT closed the connection, which the RFC allows here; nothing is left for this case to judge"};
-      if (has_close) return {};
-      StepOutcome o = mismatch(Failure::Kind::kClosed, "the IUT closed the connection; expected " + alternatives_text(st) +
-                                                           (first_mismatch.empty() ? "" : " (before: " + first_mismatch + ")"),
-                               closed_as(s));
-      return o;
-    }
+    if (ev.kind == Session::EventKind::kClosed) return expect_closed(s, st, acc, first_mismatch);
     if (ev.kind == Session::EventKind::kTimeout) {
-      if (has_silence && first_mismatch.empty()) return {};
+      if (acc.silence && first_mismatch.empty()) return {};
       if (!first_mismatch.empty()) {
         first_outcome.reason = first_mismatch + "; and the IUT did not close the connection within " + std::to_string(bound.count()) + " ms";
         return first_outcome;
@@ -558,50 +616,17 @@ StepOutcome expect(Session& s, const Step& st) {
     for (const Alternative& a : st.alternatives) {
       if (a.unit == "close" || a.unit == "silence") continue;
       Miss mm = match(s, a, ev.unit);
-      const std::string& m = mm.why;
       ++tried;
-      if (!mm.matched() && (!closest || closeness(mm) > closeness(*closest))) closest = mm;
-      if (mm.matched()) {
-        // An accepting Reply to the tester's Request starts full operation.
-        if (ev.unit.name == "mpa.reply" && s.c.role == Role::kResponder && s.sent_frame.size() >= 20 &&
-            ev.unit.problem.empty() &&
-            !mpa::ReqRepHeader(wire::Bytes(ev.unit.octets).first<20>()).flag(mpa::ReqRepSpec::Field::R))
-        {
-          s.enter_full_operation(s.sent_frame, ev.unit.octets);
-          if (s.o.reply_settle.count() > 0) s.settle_until = Clock::now() + s.o.reply_settle;
-        }
-        if (find_arg(a.args, "ends_case")) return {StepOutcome::Kind::kOk, {}, true};
-        if (find_arg(a.args, "unjudged"))
-          return {StepOutcome::Kind::kUnimplemented, "the IUT sent " + describe_unit(ev.unit) +
-                                                         ", which the RFC allows here; nothing is left for this case to judge"};
-        return {};
-      }
+      if (mm.matched()) return expect_matched(s, a, ev.unit);
+      if (!closest || closeness(mm) > closeness(*closest)) closest = mm;
       // With several alternatives every one's reason is told (the first
       // alone often names the wrong one).
-      if (why.find(m) == std::string::npos) why += (why.empty() ? "" : " | ") + m;
+      if (why.find(mm.why) == std::string::npos) why += (why.empty() ? "" : " | ") + mm.why;
     }
     if (tried > 1 && why.find(" | ") != std::string::npos)
       why = "none of " + std::to_string(tried) + " alternatives matched: " + why;
-    if (why.empty()) why = (has_silence ? "expected silence, got " : "got ") + describe_unit(ev.unit);
-    for (const Alternative& a : st.alternatives)
-      if (std::string set = set_by_pass(s, a, ev.unit); !set.empty()) return {StepOutcome::Kind::kUnimplemented, set};
-    if (!has_close && ev.unit.name == "terminate") {
-      const auto blocks = ev.unit.all_blocks();
-      const auto layer = find_field(blocks, "layer");
-      if (layer && layer->block->get(*layer->field) == static_cast<std::uint64_t>(ddp::Layer::kLlp))
-        if (std::string why = closed_on_lower_revision(s); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};
-    }
-    const Miss unit_miss = closest ? *closest
-                                   : miss(ev.unit.kind == Received::Kind::kMalformed ? Failure::Kind::kMalformed
-                                                                                     : Failure::Kind::kUnit,
-                                          why);
-    if (!has_close) return mismatch(unit_miss, ev.unit, why);
-    if (nothing_before_close)
-      return mismatch(miss(Failure::Kind::kUnit, {}), ev.unit, "the IUT sent " + describe_unit(ev.unit) + " where it must only close");
-    if (first_mismatch.empty()) {
-      first_mismatch = why;
-      first_outcome = mismatch(unit_miss, ev.unit, why);
-    }
+    if (why.empty()) why = (acc.silence ? "expected silence, got " : "got ") + describe_unit(ev.unit);
+    if (auto done = expect_missed(s, st, acc, ev.unit, why, closest, first_mismatch, first_outcome)) return *done;
     // `close` lets frames pass on the way to the close.
   }
 }
@@ -774,6 +799,123 @@ StepOutcome send_step(Session& s, const Step& st) {
 }  // namespace
 }  // namespace runner
 
+namespace runner {
+namespace {
+
+// "192.0.2.1:4000" for an IPv4 socket address, "?" otherwise.
+std::string address_text(const sockaddr_storage& sa) {
+  if (sa.ss_family != AF_INET) return "?";
+  char host[INET6_ADDRSTRLEN] = {};
+  const auto* in = reinterpret_cast<const sockaddr_in*>(&sa);
+  ::inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+  return std::string(host) + ":" + std::to_string(ntohs(in->sin_port));
+}
+
+// The connection the case runs on: both ends' addresses for the exchange,
+// Nagle off so each step's frames leave when sent.
+void note_connection(Session& s, CaseResult& result) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  if (::getsockname(s.fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) result.exchange.tester_address = address_text(a);
+  len = sizeof a;
+  if (::getpeername(s.fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) result.exchange.iut_address = address_text(a);
+  int one = 1;
+  ::setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+// The case's steps in order until one does not pass, one ends the case or
+// the case's timeout passes: the outcome, and the step it came from.
+struct StepsRun {
+  StepOutcome outcome;
+  int line = 0;
+  const Step* last = nullptr;
+};
+StepsRun run_steps(Session& s, const Case& c) {
+  StepsRun run;
+  const auto case_deadline = Clock::now() + s.scaled(c.timeout);
+  for (const Step& st : c.steps) {
+    run.line = st.line;
+    run.last = &st;
+    if (Clock::now() > case_deadline) {
+      run.outcome = mismatch(Failure::Kind::kNothing, "the case did not finish within its timeout", "nothing");
+      break;
+    }
+    if (st.kind != StepKind::kSend && !flush_held(s)) {
+      run.outcome = mismatch(Failure::Kind::kClosed, "the IUT closed the connection before the tester could send", closed_as(s));
+      break;
+    }
+    switch (st.kind) {
+      case StepKind::kHandshake: run.outcome = handshake(s, st); break;
+      case StepKind::kSend: run.outcome = send_step(s, st); break;
+      case StepKind::kExpect: run.outcome = expect(s, st); break;
+      case StepKind::kWait: std::this_thread::sleep_for(s.scaled(st.duration)); break;
+    }
+    // Entering full operation as the responder: after an accepting Reply
+    // (RFC 5044 §7.1.2).
+    if (run.outcome.kind == StepOutcome::Kind::kOk && st.kind == StepKind::kSend && st.unit == "mpa.reply" &&
+        c.role == Role::kInitiator && s.sent_frame.size() >= 20 && s.phase == Phase::kMpaSetup) {
+      const mpa::ReqRepHeader rp(wire::Bytes(s.sent_frame).first<20>());
+      if (!rp.flag(mpa::ReqRepSpec::Field::R))
+        if (auto iut = s.iut_request()) s.enter_full_operation(*iut, s.sent_frame);
+    }
+    if (run.outcome.kind != StepOutcome::Kind::kOk || run.outcome.ends_case) break;
+  }
+  return run;
+}
+
+// The script's verdict: a mismatch fails a MUST case, a SHOULD case only
+// under --strict (non-strict otherwise), and informs for a MAY case.
+Verdict script_verdict(StepOutcome::Kind kind, const Case& c, bool strict) {
+  switch (kind) {
+    case StepOutcome::Kind::kOk: return Verdict::kPass;
+    case StepOutcome::Kind::kUnimplemented: return Verdict::kUnimplemented;
+    case StepOutcome::Kind::kError: return Verdict::kError;
+    case StepOutcome::Kind::kMismatch: break;
+  }
+  return is_mandatory(c.level)    ? Verdict::kFail
+         : is_recommended(c.level) ? (strict ? Verdict::kFail : Verdict::kNonStrict)
+                                   : Verdict::kInformational;
+}
+
+// A mismatch as findings read it (engine.hpp, Failure): the step, what it
+// expected, and the tester's last stimulus.
+void record_failure(CaseResult& result, StepsRun& run, const Session& s) {
+  Failure& f = result.failure.emplace(std::move(run.outcome.failure));
+  f.line = run.line;
+  if (const Step* st = run.last) {
+    f.step = st->text;
+    if (st->kind == StepKind::kExpect) {
+      f.expected = expected_text(*st);
+      f.expected_class = expected_text(*st, true);
+    } else if (st->kind == StepKind::kHandshake) {
+      f.expected = f.expected_class = "mpa.reply r=0";
+    }
+  }
+  f.stimulus = s.last_sent.unit;
+  f.stimulus_fields = s.last_sent.fields;
+  f.stimulus_octets = s.last_sent.octets;
+}
+
+// Rules the IUT broke on the wire whatever the case was written for
+// (in_passing.hpp): the worst of them makes the verdict when it is worse
+// than the script's.
+void add_in_passing(CaseResult& result, const Case& c, bool strict) {
+  result.in_passing = judge_in_passing(result.exchange, c.role);
+  const Verdict v = in_passing_verdict(result.in_passing, strict);
+  if (severity(v) <= severity(result.verdict)) return;
+  const InPassing& worst = *std::find_if(result.in_passing.begin(), result.in_passing.end(), [&](const InPassing& p) {
+    return in_passing_verdict({p}, strict) == v;
+  });
+  std::string why = "in passing: " + worst.rule + " (" + worst.level + ", " + worst.section + "): " + worst.text;
+  if (!worst.hint.empty()) why += " (hint: " + worst.hint + ")";
+  if (!result.reason.empty()) why += "; the case itself: " + result.reason;
+  result.reason = std::move(why);
+  result.verdict = v;
+}
+
+}  // namespace
+}  // namespace runner
+
 CaseResult run_case(const Case& c, const RunOptions& o) {
   using namespace runner;
   CaseResult result;
@@ -802,24 +944,7 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
     return result;
   }
   s.start = Clock::now();
-  {
-    sockaddr_storage a{};
-    socklen_t len = sizeof a;
-    char host[INET6_ADDRSTRLEN] = {};
-    auto fmt = [&](sockaddr_storage& sa) {
-      if (sa.ss_family == AF_INET) {
-        auto* in = reinterpret_cast<sockaddr_in*>(&sa);
-        ::inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
-        return std::string(host) + ":" + std::to_string(ntohs(in->sin_port));
-      }
-      return std::string("?");
-    };
-    if (::getsockname(s.fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) result.exchange.tester_address = fmt(a);
-    len = sizeof a;
-    if (::getpeername(s.fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) result.exchange.iut_address = fmt(a);
-    int one = 1;
-    ::setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  }
+  note_connection(s, result);
   if (c.protocol == "clc") {
     // The identity the tester's messages carry; scripts compare the IUT's
     // prefix with the tester's ($clc.ipv4_subnet): peers on one LAN share it.
@@ -831,86 +956,20 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
   const double agent_t0 = o.agent ? o.agent->now_ms() : 0;
   const std::uint64_t agent_epoch = o.agent ? o.agent->epoch() : 0;
   if (o.agent) o.agent->begin_case(result.exchange.tester_address, result.exchange.iut_address);
-  const auto case_deadline = Clock::now() + s.scaled(c.timeout);
-  StepOutcome outcome;
-  int line = 0;
-  const Step* failed_step = nullptr;
-  for (const Step& st : c.steps) {
-    line = st.line;
-    failed_step = &st;
-    if (Clock::now() > case_deadline) {
-      outcome = mismatch(Failure::Kind::kNothing, "the case did not finish within its timeout", "nothing");
-      break;
-    }
-    if (st.kind != StepKind::kSend && !flush_held(s)) {
-      outcome = mismatch(Failure::Kind::kClosed, "the IUT closed the connection before the tester could send", closed_as(s));
-      break;
-    }
-    switch (st.kind) {
-      case StepKind::kHandshake: outcome = handshake(s, st); break;
-      case StepKind::kSend: outcome = send_step(s, st); break;
-      case StepKind::kExpect: outcome = expect(s, st); break;
-      case StepKind::kWait: std::this_thread::sleep_for(s.scaled(st.duration)); break;
-    }
-    // Entering full operation as the responder: after an accepting Reply.
-    if (outcome.kind == StepOutcome::Kind::kOk && st.kind == StepKind::kSend && st.unit == "mpa.reply" &&
-        c.role == Role::kInitiator && s.sent_frame.size() >= 20 && s.phase == Phase::kMpaSetup) {
-      const mpa::ReqRepHeader rp(wire::Bytes(s.sent_frame).first<20>());
-      if (!rp.flag(mpa::ReqRepSpec::Field::R))
-        if (auto iut = s.iut_request()) s.enter_full_operation(*iut, s.sent_frame);
-    }
-    if (outcome.kind != StepOutcome::Kind::kOk || outcome.ends_case) break;
-  }
+
+  StepsRun run = run_steps(s, c);
   if (s.fd >= 0) ::close(s.fd);
   if (o.agent) collect_agent_view(*o.agent, result, agent_t0, s.scaled(o.agent_settle));
   result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
-  switch (outcome.kind) {
-    case StepOutcome::Kind::kOk: result.verdict = Verdict::kPass; break;
-    case StepOutcome::Kind::kUnimplemented: result.verdict = Verdict::kUnimplemented; break;
-    case StepOutcome::Kind::kError: result.verdict = Verdict::kError; break;
-    case StepOutcome::Kind::kMismatch:
-      result.verdict = is_mandatory(c.level)    ? Verdict::kFail
-                       : is_recommended(c.level) ? (o.strict ? Verdict::kFail : Verdict::kNonStrict)
-                                                 : Verdict::kInformational;
-      break;
+  result.verdict = script_verdict(run.outcome.kind, c, o.strict);
+  if (run.outcome.kind != StepOutcome::Kind::kOk) {
+    result.reason = run.outcome.reason;
+    result.failed_line = run.line;
   }
-  if (outcome.kind != StepOutcome::Kind::kOk) {
-    result.reason = outcome.reason;
-    result.failed_line = line;
-  }
-  if (outcome.kind == StepOutcome::Kind::kMismatch) {
-    Failure& f = result.failure.emplace(std::move(outcome.failure));
-    f.line = line;
-    if (failed_step) {
-      f.step = failed_step->text;
-      if (failed_step->kind == StepKind::kExpect) {
-        f.expected = expected_text(*failed_step);
-        f.expected_class = expected_text(*failed_step, true);
-      } else if (failed_step->kind == StepKind::kHandshake) {
-        f.expected = f.expected_class = "mpa.reply r=0";
-      }
-    }
-    f.stimulus = s.last_sent.unit;
-    f.stimulus_fields = s.last_sent.fields;
-    f.stimulus_octets = s.last_sent.octets;
-  }
+  if (run.outcome.kind == StepOutcome::Kind::kMismatch) record_failure(result, run, s);
   result.script_verdict = result.verdict;
-  // Rules the IUT broke on the wire whatever the case was written for
-  // (in_passing.hpp). A case the tester could not run says nothing.
-  if (o.judge_in_passing && result.verdict != Verdict::kError) {
-    result.in_passing = judge_in_passing(result.exchange, c.role);
-    const Verdict v = in_passing_verdict(result.in_passing, o.strict);
-    if (severity(v) > severity(result.verdict)) {
-      const InPassing& worst = *std::find_if(result.in_passing.begin(), result.in_passing.end(), [&](const InPassing& p) {
-        return in_passing_verdict({p}, o.strict) == v;
-      });
-      std::string why = "in passing: " + worst.rule + " (" + worst.level + ", " + worst.section + "): " + worst.text;
-      if (!worst.hint.empty()) why += " (hint: " + worst.hint + ")";
-      if (!result.reason.empty()) why += "; the case itself: " + result.reason;
-      result.reason = std::move(why);
-      result.verdict = v;
-    }
-  }
+  // A case the tester could not run says nothing of rules broken in passing.
+  if (o.judge_in_passing && result.verdict != Verdict::kError) add_in_passing(result, c, o.strict);
   // The agent went away during the case: the IUT's side was torn down
   // under it, so no verdict about the IUT stands.
   if (o.agent && o.agent->epoch() != agent_epoch && result.verdict != Verdict::kUnimplemented) {

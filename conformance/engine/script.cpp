@@ -480,128 +480,154 @@ std::optional<Duration> parse_duration(std::string_view s) {
   return Duration(static_cast<Duration::rep>(ms));
 }
 
-ParseResult parse_script(std::string_view text, std::string_view file) {
-  const std::string f(file);
-  auto error = [&](int line, std::string m) -> ParseResult { return SyntaxError{f, line, std::move(m)}; };
+namespace {
 
-  // Split into lines, joining '\' continuations. A line is a view into
-  // `text`; only a joined line is built, and kept in `joined` (a deque, so
-  // that the views stay valid as it grows).
-  struct Line {
-    int number;
-    std::string_view text;
-  };
-  std::vector<Line> lines;
-  std::deque<std::string> joined;
-  {
-    int n = 0;
-    std::string pending;
-    int pending_line = 0;
-    std::size_t at = 0;
-    while (at <= text.size()) {
-      std::size_t nl = text.find('\n', at);
-      std::string_view raw = text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
-      ++n;
-      if (raw.size() > kMaxLineLength) return error(n, "expected a line of at most 4096 characters");
-      if (raw.find('\0') != std::string_view::npos) return error(n, "expected text, got a NUL character");
-      std::string_view s = trim(strip_comment(raw));
-      if (!pending.empty() && s.empty()) return error(pending_line, "expected a line after the '\\' continuation");
-      if (pending.empty()) pending_line = n;
-      if (!s.empty() && s.back() == '\\') {
-        s.remove_suffix(1);
-        pending.append(s).push_back(' ');
-      } else if (pending.empty()) {
-        if (!s.empty()) lines.push_back({n, s});  // already trimmed
-      } else {
-        pending.append(s);
-        if (!trim(pending).empty()) lines.push_back({pending_line, joined.emplace_back(trim(pending))});
-        pending.clear();
-      }
-      if (nl == std::string_view::npos) break;
-      at = nl + 1;
+// A script line as the parser reads it: comments stripped, trimmed, '\'
+// continuations joined, blank lines left out.
+struct Line {
+  int number;
+  std::string_view text;
+};
+
+// `text` as lines. A line is a view into `text`; only a joined line is
+// built, and kept in `joined` (a deque, so that the views stay valid as it
+// grows).
+std::optional<SyntaxError> split_lines(std::string_view text, const std::string& f, std::vector<Line>& lines,
+                                       std::deque<std::string>& joined) {
+  int n = 0;
+  std::string pending;
+  int pending_line = 0;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    std::size_t nl = text.find('\n', at);
+    std::string_view raw = text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
+    ++n;
+    if (raw.size() > kMaxLineLength) return SyntaxError{f, n, "expected a line of at most 4096 characters"};
+    if (raw.find('\0') != std::string_view::npos) return SyntaxError{f, n, "expected text, got a NUL character"};
+    std::string_view s = trim(strip_comment(raw));
+    if (!pending.empty() && s.empty()) return SyntaxError{f, pending_line, "expected a line after the '\\' continuation"};
+    if (pending.empty()) pending_line = n;
+    if (!s.empty() && s.back() == '\\') {
+      s.remove_suffix(1);
+      pending.append(s).push_back(' ');
+    } else if (pending.empty()) {
+      if (!s.empty()) lines.push_back({n, s});  // already trimmed
+    } else {
+      pending.append(s);
+      if (!trim(pending).empty()) lines.push_back({pending_line, joined.emplace_back(trim(pending))});
+      pending.clear();
     }
-    if (!pending.empty()) return error(pending_line, "expected a line after the '\\' continuation");
+    if (nl == std::string_view::npos) break;
+    at = nl + 1;
   }
+  if (!pending.empty()) return SyntaxError{f, pending_line, "expected a line after the '\\' continuation"};
+  return std::nullopt;
+}
 
+// The header: `key: value` lines up to the first step. Every case of the
+// script starts from `base`; a `param` line makes one case per value.
+struct Header {
   Case base;
-  base.file = f;
   std::string param_name;
   std::vector<std::string> param_values;
-  bool have_id = false, have_level = false, have_role = false, have_rfc = false, have_req = false, have_title = false;
   int needs_line = 0;
-  std::size_t first_step = lines.size();
+  std::size_t first_step = 0;  // index of the first step's line
+};
+
+// One header line into `h`.
+std::optional<SyntaxError> header_line(const Line& l, Header& h, std::array<bool, 6>& have) {
+  auto error = [&](std::string m) { return SyntaxError{h.base.file, l.number, std::move(m)}; };
+  auto& [have_id, have_title, have_req, have_rfc, have_level, have_role] = have;
+  std::size_t colon = l.text.find(':');
+  if (colon == std::string::npos) return error("expected 'key: value' in the header, or a step");
+  std::string key(trim(l.text.substr(0, colon)));
+  std::string value(trim(l.text.substr(colon + 1)));
+  Case& base = h.base;
+  if (key == "id") {
+    if (!valid_id(value)) return error("expected an id of letters, digits and '-', got '" + value + "'");
+    base.id = value;
+    base.line = l.number;
+    have_id = true;
+  } else if (key == "title") {
+    base.title = value;
+    have_title = !value.empty();
+  } else if (key == "requirement" || key == "requirements") {
+    base.requirements = split_list(value);
+    have_req = !base.requirements.empty();
+  } else if (key == "rfc") {
+    base.rfc = value;
+    have_rfc = !value.empty();
+  } else if (key == "level") {
+    auto lv = parse_level(value);
+    if (!lv) return error("expected level MUST, MUST NOT, SHOULD, SHOULD NOT or MAY, got '" + value + "'");
+    base.level = *lv;
+    have_level = true;
+  } else if (key == "role") {
+    if (value == "responder") base.role = Role::kResponder;
+    else if (value == "initiator") base.role = Role::kInitiator;
+    else return error("expected role responder or initiator, got '" + value + "'");
+    have_role = true;
+  } else if (key == "needs") {
+    if (value != "-") base.needs = split_list(value);
+    h.needs_line = l.number;
+  } else if (key == "timeout") {
+    auto d = parse_duration(value);
+    if (!d) return error("expected a duration such as 5s for timeout, got '" + value + "'");
+    base.timeout = *d;
+  } else if (key == "uncaught") {
+    base.uncaught = value;
+  } else if (key == "param") {
+    if (!h.param_name.empty()) return error("expected at most one 'param' line");
+    std::size_t c2 = value.find(':');
+    if (c2 == std::string::npos) return error("expected 'param: NAME: v1, v2, ...'");
+    h.param_name = std::string(trim(std::string_view(value).substr(0, c2)));
+    if (!LineParser::valid_name(h.param_name)) return error("expected a parameter name, got '" + h.param_name + "'");
+    h.param_values = split_list(std::string_view(value).substr(c2 + 1));
+    if (h.param_values.empty() || h.param_values.size() > kMaxParamValues)
+      return error("expected between 1 and 256 parameter values");
+  } else {
+    return error("expected a header key (id, title, requirement, rfc, level, role, needs, timeout, param, "
+                 "uncaught), got '" + key + "'");
+  }
+  return std::nullopt;
+}
+
+// The header's lines up to the first step, with every key a case must have
+// and at least one step after them.
+std::optional<SyntaxError> parse_header(const std::vector<Line>& lines, Header& h) {
+  const std::string& f = h.base.file;
+  std::array<bool, 6> have{};  // id, title, requirement, rfc, level, role
+  h.first_step = lines.size();
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const Line& l = lines[i];
     const char c0 = l.text[0];
     if (c0 == '>' || c0 == '<' || l.text.starts_with("handshake") || l.text.starts_with("wait ")) {
-      first_step = i;
+      h.first_step = i;
       break;
     }
-    std::size_t colon = l.text.find(':');
-    if (colon == std::string::npos) return error(l.number, "expected 'key: value' in the header, or a step");
-    std::string key(trim(l.text.substr(0, colon)));
-    std::string value(trim(l.text.substr(colon + 1)));
-    if (key == "id") {
-      if (!valid_id(value)) return error(l.number, "expected an id of letters, digits and '-', got '" + value + "'");
-      base.id = value;
-      base.line = l.number;
-      have_id = true;
-    } else if (key == "title") {
-      base.title = value;
-      have_title = !value.empty();
-    } else if (key == "requirement" || key == "requirements") {
-      base.requirements = split_list(value);
-      have_req = !base.requirements.empty();
-    } else if (key == "rfc") {
-      base.rfc = value;
-      have_rfc = !value.empty();
-    } else if (key == "level") {
-      auto lv = parse_level(value);
-      if (!lv) return error(l.number, "expected level MUST, MUST NOT, SHOULD, SHOULD NOT or MAY, got '" + value + "'");
-      base.level = *lv;
-      have_level = true;
-    } else if (key == "role") {
-      if (value == "responder") base.role = Role::kResponder;
-      else if (value == "initiator") base.role = Role::kInitiator;
-      else return error(l.number, "expected role responder or initiator, got '" + value + "'");
-      have_role = true;
-    } else if (key == "needs") {
-      if (value != "-") base.needs = split_list(value);
-      needs_line = l.number;
-    } else if (key == "timeout") {
-      auto d = parse_duration(value);
-      if (!d) return error(l.number, "expected a duration such as 5s for timeout, got '" + value + "'");
-      base.timeout = *d;
-    } else if (key == "uncaught") {
-      base.uncaught = value;
-    } else if (key == "param") {
-      if (!param_name.empty()) return error(l.number, "expected at most one 'param' line");
-      std::size_t c2 = value.find(':');
-      if (c2 == std::string::npos) return error(l.number, "expected 'param: NAME: v1, v2, ...'");
-      param_name = std::string(trim(std::string_view(value).substr(0, c2)));
-      if (!LineParser::valid_name(param_name)) return error(l.number, "expected a parameter name, got '" + param_name + "'");
-      param_values = split_list(std::string_view(value).substr(c2 + 1));
-      if (param_values.empty() || param_values.size() > kMaxParamValues)
-        return error(l.number, "expected between 1 and 256 parameter values");
-    } else {
-      return error(l.number, "expected a header key (id, title, requirement, rfc, level, role, needs, timeout, param, "
-                             "uncaught), got '" + key + "'");
-    }
+    if (auto e = header_line(l, h, have)) return e;
   }
-  const int header_end = lines.empty() ? 1 : lines[std::min(first_step, lines.size() - 1)].number;
-  if (!have_id) return error(header_end, "expected an 'id:' line in the header");
-  if (!have_title) return error(header_end, "expected a 'title:' line in the header");
-  if (!have_req) return error(header_end, "expected a 'requirement:' line in the header");
-  if (!have_rfc) return error(header_end, "expected an 'rfc:' line in the header");
-  if (!have_level) return error(header_end, "expected a 'level:' line in the header");
-  if (!have_role) return error(header_end, "expected a 'role:' line in the header");
-  if (first_step == lines.size()) return error(header_end, "expected at least one step after the header");
-  if (lines.size() - first_step > kMaxSteps) return error(lines[first_step].number, "expected at most 1000 steps");
+  const int header_end = lines.empty() ? 1 : lines[std::min(h.first_step, lines.size() - 1)].number;
+  static constexpr std::array<const char*, 6> kMissing = {
+      "expected an 'id:' line in the header",  "expected a 'title:' line in the header",
+      "expected a 'requirement:' line in the header", "expected an 'rfc:' line in the header",
+      "expected a 'level:' line in the header", "expected a 'role:' line in the header"};
+  for (std::size_t k = 0; k < have.size(); ++k)
+    if (!have[k]) return SyntaxError{f, header_end, kMissing[k]};
+  if (h.first_step == lines.size()) return SyntaxError{f, header_end, "expected at least one step after the header"};
+  if (lines.size() - h.first_step > kMaxSteps) return SyntaxError{f, lines[h.first_step].number, "expected at most 1000 steps"};
+  return std::nullopt;
+}
 
+// One case per param value (one without a param): `{NAME}` replaced in the
+// id (or the value appended to it), title, requirements, needs and steps.
+std::optional<SyntaxError> expand(const Header& h, const std::vector<Line>& lines, std::vector<Case>& out) {
+  const std::string& f = h.base.file;
+  const std::string& param_name = h.param_name;
+  std::vector<std::string> param_values = h.param_values;
   if (param_values.empty()) param_values.push_back({});
-  std::vector<Case> out;
   for (const std::string& pv : param_values) {
-    Case c = base;
+    Case c = h.base;
     const std::string token = "{" + param_name + "}";
     auto subst = [&](std::string s) { return param_name.empty() ? s : replace_all(std::move(s), token, pv); };
     if (!param_name.empty()) {
@@ -612,22 +638,37 @@ ParseResult parse_script(std::string_view text, std::string_view file) {
       for (auto& n : c.needs) n = subst(n);
     }
     if (c.id.find('{') != std::string::npos || c.id.find('}') != std::string::npos)
-      return error(c.line, "expected every '{NAME}' in the id to name the param");
+      return SyntaxError{f, c.line, "expected every '{NAME}' in the id to name the param"};
     // A needs item nobody can declare lacking would make its case run
     // against every IUT: only the items of needs.hpp.
     for (const std::string& n : c.needs)
-      if (!is_needs_item(n)) return error(needs_line, "expected needs items of " + needs_items_text() + ", got '" + n + "'");
-    for (std::size_t i = first_step; i < lines.size(); ++i) {
+      if (!is_needs_item(n))
+        return SyntaxError{f, h.needs_line, "expected needs items of " + needs_items_text() + ", got '" + n + "'"};
+    for (std::size_t i = h.first_step; i < lines.size(); ++i) {
       Step st;
       // Without a param the line is parsed where it is, not copied first.
       std::string_view step_text = lines[i].text;
       std::string substituted;
       if (!param_name.empty()) step_text = substituted = subst(std::string(lines[i].text));
-      if (auto e = parse_step(step_text, lines[i].number, st)) return error(e->line, e->message);
+      if (auto e = parse_step(step_text, lines[i].number, st)) return SyntaxError{f, e->line, e->message};
       c.steps.push_back(std::move(st));
     }
     out.push_back(std::move(c));
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ParseResult parse_script(std::string_view text, std::string_view file) {
+  std::vector<Line> lines;
+  std::deque<std::string> joined;
+  Header h;
+  h.base.file = std::string(file);
+  if (auto e = split_lines(text, h.base.file, lines, joined)) return *e;
+  if (auto e = parse_header(lines, h)) return *e;
+  std::vector<Case> out;
+  if (auto e = expand(h, lines, out)) return *e;
   return out;
 }
 

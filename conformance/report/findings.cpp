@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <set>
 
-#include "check/segment.hpp"
 #include "ddp/headers.hpp"
 #include "rdmap/diagnosis.hpp"
 #include "rdmap/error_codes.hpp"
@@ -125,17 +124,13 @@ std::string essential(const std::string& expected) {
   return out;
 }
 
-// The rule a diagnosed mistake breaks itself (wire/hint.hpp): a Terminate
-// written as a little-endian bitfield breaks RFC 5040 §4.8's layout.
-std::string_view rule_of_mistake(const std::string& mistake) {
-  return mistake == "le-bitfield" ? check::kTerminateFormat.id : std::string_view();
-}
-
 // A rule broken only through a diagnosed mistake (read as the mistake says,
 // the octets keep it: the Terminate carries the right code in the wrong
 // layout) is that mistake's finding.
 std::string rule_key(const std::string& rule, const std::string& mistake) {
-  if (const std::string_view own = rule_of_mistake(mistake); !own.empty() && own != rule)
+  // The rule the mistake breaks by itself (wire/hint.hpp), as the diagnosis
+  // layer names it.
+  if (const std::string_view own = rdmap::rule_broken_by(mistake); !own.empty() && own != rule)
     return "rule " + std::string(own) + " " + mistake;
   return "rule " + rule + (mistake.empty() ? "" : " " + mistake);
 }
@@ -240,6 +235,147 @@ std::vector<std::string> keys_of(const cf::CaseResult& r) {
   return keys;
 }
 
+namespace {
+
+// The findings of one run as they are built: one per key, in the order their
+// first case came.
+class Grouping {
+ public:
+  // A case's failed step (findings.hpp): the finding of its key, with what
+  // the step expected and what came; a step that failed on a rule (a known
+  // mistake, a framing error, a rule broken on the unit it judged) names
+  // that rule, any other the requirements of the cases in it.
+  void add_step(const cf::CaseResult& r) {
+    const cf::Failure& fl = *r.failure;
+    const std::string key = step_key(r);
+    auto [f, fresh] = finding_for(key);
+    if (fresh) {
+      f.source = key.starts_with("rule ") ? Finding::Source::kRule : Finding::Source::kStep;
+      f.expected = fl.expected;
+      f.got = fl.field.empty() || fl.kind != cf::Failure::Kind::kField
+                  ? got_class(fl)
+                  : fl.got + ": " + fl.field + " " + fl.have + " where the case expects " + fl.field + fl.want;
+      f.mistake = fl.mistake, f.hint = fl.hint, f.meant = fl.meant;
+      f.example = &r;
+      f.sent = fl.stimulus_octets, f.received = fl.received;
+      if (f.source == Finding::Source::kRule) {
+        const cf::InPassing* p = fl.explained ? nullptr : broken_on_unit(r);
+        f.rules.push_back(p ? RuleRef{p->rule, strength(p->level), p->section, p->summary}
+                            : rule_ref(fl.mistake_rule, "MUST", ""));
+        if (p) f.mistake = p->mistake, f.hint = p->hint;
+      }
+    }
+    add_case(f, r);
+    if (f.source == Finding::Source::kStep)
+      for (const std::string& req : r.c->requirements) {
+        if (std::none_of(f.rules.begin(), f.rules.end(), [&](const RuleRef& x) { return x.id == req; }))
+          f.rules.push_back(rule_ref(req, cf::to_string(r.c->level), r.c->rfc));
+      }
+  }
+
+  // A failure the run recorded nothing of (a report of an older rdmaconf):
+  // its own finding, under the case's requirements.
+  void add_unrecorded(const cf::CaseResult& r) {
+    auto [f, fresh] = finding_for(keys_of(r).front());
+    if (fresh) {
+      f.got = r.reason;
+      f.example = &r;
+      for (const std::string& req : r.c->requirements) f.rules.push_back(rule_ref(req, cf::to_string(r.c->level), r.c->rfc));
+    }
+    add_case(f, r);
+  }
+
+  // A rule broken in passing: one finding per rule and mistake, showing the
+  // message that broke it as it came on the wire.
+  void add_in_passing(const cf::CaseResult& r, const cf::InPassing& p) {
+    auto [f, fresh] = finding_for(rule_key(p.rule, p.mistake));
+    if (f.rules.empty()) f.rules.push_back({p.rule, strength(p.level), p.section, p.summary});
+    if (fresh || !f.example) {
+      f.source = Finding::Source::kRule;
+      f.expected = p.summary;
+      f.got = p.text;
+      f.mistake = p.mistake, f.hint = p.hint;
+      f.example = &r;
+      f.received = p.octets;
+      f.received_whole = true;
+    }
+    if (f.got.empty()) f.got = p.text;
+    if (f.received.empty()) {
+      f.received = p.octets;
+      f.received_whole = true;
+    }
+    add_case(f, r);
+  }
+
+  std::vector<Finding> take() { return std::move(out_); }
+
+ private:
+  std::pair<Finding&, bool> finding_for(const std::string& key) {
+    auto [it, fresh] = by_key_.try_emplace(key, out_.size());
+    if (fresh) {
+      out_.emplace_back();
+      out_.back().key = key;
+    }
+    return {out_[it->second], fresh};
+  }
+  static void add_case(Finding& f, const cf::CaseResult& r) {
+    if (std::find(f.cases.begin(), f.cases.end(), &r) == f.cases.end()) f.cases.push_back(&r);
+    if (severity(r.verdict) > severity(f.verdict) || f.cases.size() == 1) f.verdict = r.verdict;
+  }
+
+  std::vector<Finding> out_;
+  std::map<std::string, std::size_t> by_key_;
+};
+
+// A finding's level (the strongest of its rules, and of its cases for a
+// step's finding) and the sections it cites.
+void settle_level(Finding& f) {
+  std::set<std::string> sections;
+  std::string level = "MAY";
+  for (const RuleRef& x : f.rules) {
+    if (!x.section.empty()) sections.insert(x.section);
+    if (rank(x.level) > rank(level)) level = x.level;
+  }
+  if (f.source == Finding::Source::kStep)
+    for (const cf::CaseResult* r : f.cases) {
+      const std::string l = strength(cf::to_string(r->c->level));
+      if (rank(l) > rank(level)) level = l;
+      if (!r->c->rfc.empty() && f.rules.empty()) sections.insert(r->c->rfc);
+    }
+  f.level = level;
+  f.sections.assign(sections.begin(), sections.end());
+}
+
+// A finding's title, one line of what the IUT does: the rule it breaks, or
+// what its step's key says (step_key) in words.
+std::string title_of(const Finding& f) {
+  if (f.source == Finding::Source::kRule) {
+    const RuleRef& rule = f.rules.front();
+    return rule.id + " broken" + (rule.summary.empty() ? std::string() : ": " + rule.summary) +
+           (f.mistake.empty() ? "" : " (" + mistake_words(f.mistake) + ")");
+  }
+  if (!f.example || !f.example->failure) return f.got;
+  const cf::Failure& fl = *f.example->failure;
+  const std::string expected = fl.expected_class.empty() ? fl.expected : fl.expected_class;
+  if (f.key.starts_with("missing ")) {
+    // What was missing, whatever provoked it (step_key).
+    const std::string did = fl.got == "close" ? "closes the connection" : fl.got == "reset" ? "resets the connection"
+                                                                                             : "sends nothing";
+    return "where a " + unit_names(expected) + " is due, the IUT " + did;
+  }
+  if (f.key.find(" meaning ") != std::string::npos)
+    return fl.got + " meant as " + f.meant + " (read as the mistake says) where the case expects " + essential(expected);
+  if (f.key.find(" as meant ") != std::string::npos)
+    return fl.got + " " + f.meant + " as meant (read as the mistake says), but its " + fl.field + " is " + fl.have +
+           " where the case expects " + fl.field + fl.want;
+  if (f.key.starts_with("field "))
+    return fl.got + ": " + fl.field + " is " + fl.have + " where the case expects " + fl.field + fl.want;
+  return "the IUT answers a " + (fl.stimulus.empty() ? std::string("connection") : fl.stimulus) + " with " +
+         got_class(fl) + " where a " + unit_names(expected) + " is due";
+}
+
+}  // namespace
+
 std::vector<Finding> group(const std::vector<cf::CaseResult>& results) {
   // In case order (id, then configuration), whatever order the results came
   // in (a run's parallel cases, a dashboard's stored ones): the same results
@@ -249,122 +385,19 @@ std::vector<Finding> group(const std::vector<cf::CaseResult>& results) {
   std::stable_sort(ordered.begin(), ordered.end(), [](const cf::CaseResult* a, const cf::CaseResult* b) {
     return a->c->id != b->c->id ? a->c->id < b->c->id : a->configuration < b->configuration;
   });
-  std::vector<Finding> out;
-  std::map<std::string, std::size_t> by_key;
-  auto finding_for = [&](const std::string& key) -> std::pair<Finding&, bool> {
-    auto [it, fresh] = by_key.try_emplace(key, out.size());
-    if (fresh) {
-      out.emplace_back();
-      out.back().key = key;
-    }
-    return {out[it->second], fresh};
-  };
-  auto add_case = [](Finding& f, const cf::CaseResult& r) {
-    if (std::find(f.cases.begin(), f.cases.end(), &r) == f.cases.end()) f.cases.push_back(&r);
-    if (severity(r.verdict) > severity(f.verdict) || f.cases.size() == 1) f.verdict = r.verdict;
-  };
-  for (const cf::CaseResult* rp : ordered) {
-    const cf::CaseResult& r = *rp;
-    if (!failing(r)) continue;
-    // The case's own step.
-    if (r.failure && severity(r.script_verdict) > 0) {
-      const cf::Failure& fl = *r.failure;
-      auto [f, fresh] = finding_for(step_key(r));
-      if (fresh) {
-        f.source = step_key(r).starts_with("rule ") ? Finding::Source::kRule : Finding::Source::kStep;
-        f.expected = fl.expected;
-        f.got = fl.field.empty() || fl.kind != cf::Failure::Kind::kField
-                    ? got_class(fl)
-                    : fl.got + ": " + fl.field + " " + fl.have + " where the case expects " + fl.field + fl.want;
-        f.mistake = fl.mistake, f.hint = fl.hint, f.meant = fl.meant;
-        f.example = &r;
-        f.sent = fl.stimulus_octets, f.received = fl.received;
-        if (f.source == Finding::Source::kRule) {
-          const cf::InPassing* p = fl.explained ? nullptr : broken_on_unit(r);
-          f.rules.push_back(p ? RuleRef{p->rule, strength(p->level), p->section, p->summary}
-                              : rule_ref(fl.mistake_rule, "MUST", ""));
-          if (p) f.mistake = p->mistake, f.hint = p->hint;
-        }
-      }
-      add_case(f, r);
-      if (f.source == Finding::Source::kStep)
-        for (const std::string& req : r.c->requirements) {
-          if (std::none_of(f.rules.begin(), f.rules.end(), [&](const RuleRef& x) { return x.id == req; }))
-            f.rules.push_back(rule_ref(req, cf::to_string(r.c->level), r.c->rfc));
-        }
-    } else if (!r.failure && r.in_passing.empty()) {
-      auto [f, fresh] = finding_for(keys_of(r).front());
-      if (fresh) {
-        f.got = r.reason;
-        f.example = &r;
-        for (const std::string& req : r.c->requirements) f.rules.push_back(rule_ref(req, cf::to_string(r.c->level), r.c->rfc));
-      }
-      add_case(f, r);
-    }
-    // Rules broken in passing.
-    for (const cf::InPassing& p : r.in_passing) {
-      auto [f, fresh] = finding_for(rule_key(p.rule, p.mistake));
-      if (f.rules.empty()) f.rules.push_back({p.rule, strength(p.level), p.section, p.summary});
-      if (fresh || !f.example) {
-        f.source = Finding::Source::kRule;
-        f.expected = p.summary;
-        f.got = p.text;
-        f.mistake = p.mistake, f.hint = p.hint;
-        f.example = &r;
-        f.received = p.octets;
-        f.received_whole = true;
-      }
-      if (f.got.empty()) f.got = p.text;
-      if (f.received.empty()) {
-        f.received = p.octets;
-        f.received_whole = true;
-      }
-      add_case(f, r);
-    }
+  Grouping grouping;
+  for (const cf::CaseResult* r : ordered) {
+    if (!failing(*r)) continue;
+    if (r->failure && severity(r->script_verdict) > 0) grouping.add_step(*r);
+    else if (!r->failure && r->in_passing.empty()) grouping.add_unrecorded(*r);
+    for (const cf::InPassing& p : r->in_passing) grouping.add_in_passing(*r, p);
   }
+  std::vector<Finding> out = grouping.take();
   for (Finding& f : out) {
-    std::set<std::string> sections;
-    std::string level = "MAY";
-    for (const RuleRef& x : f.rules) {
-      if (!x.section.empty()) sections.insert(x.section);
-      if (rank(x.level) > rank(level)) level = x.level;
-    }
-    if (f.source == Finding::Source::kStep)
-      for (const cf::CaseResult* r : f.cases) {
-        const std::string l = strength(cf::to_string(r->c->level));
-        if (rank(l) > rank(level)) level = l;
-        if (!r->c->rfc.empty() && f.rules.empty()) sections.insert(r->c->rfc);
-      }
-    f.level = level;
-    f.sections.assign(sections.begin(), sections.end());
-    if (f.source == Finding::Source::kRule) {
-      const RuleRef& rule = f.rules.front();
-      f.title = rule.id + " broken" + (rule.summary.empty() ? std::string() : ": " + rule.summary) +
-                (f.mistake.empty() ? "" : " (" + mistake_words(f.mistake) + ")");
-    } else if (f.example && f.example->failure) {
-      const cf::Failure& fl = *f.example->failure;
-      const std::string expected = fl.expected_class.empty() ? fl.expected : fl.expected_class;
-      if (f.key.starts_with("missing ")) {
-        // What was missing, whatever provoked it (step_key).
-        const std::string did = fl.got == "close" ? "closes the connection" : fl.got == "reset" ? "resets the connection"
-                                                                                                 : "sends nothing";
-        f.title = "where a " + unit_names(expected) + " is due, the IUT " + did;
-      } else if (f.key.find(" meaning ") != std::string::npos) {
-        f.title = fl.got + " meant as " + f.meant + " (read as the mistake says) where the case expects " +
-                  essential(expected);
-      } else if (f.key.find(" as meant ") != std::string::npos) {
-        f.title = fl.got + " " + f.meant + " as meant (read as the mistake says), but its " + fl.field + " is " + fl.have +
-                  " where the case expects " + fl.field + fl.want;
-      } else if (f.key.starts_with("field ")) {
-        f.title = fl.got + ": " + fl.field + " is " + fl.have + " where the case expects " + fl.field + fl.want;
-      } else {
-        f.title = "the IUT answers a " + (fl.stimulus.empty() ? std::string("connection") : fl.stimulus) + " with " +
-                  got_class(fl) + " where a " + unit_names(expected) + " is due";
-      }
-    } else {
-      f.title = f.got;
-    }
+    settle_level(f);
+    f.title = title_of(f);
   }
+  // Worst first: verdict, level, then the most cases.
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     if (severity(a.verdict) != severity(b.verdict)) return severity(a.verdict) > severity(b.verdict);
     if (rank(a.level) != rank(b.level)) return rank(a.level) > rank(b.level);

@@ -18,6 +18,7 @@
 
 #include "engine/mutation.hpp"
 #include "engine/responder.hpp"
+#include "tests/support/loopback_peer.hpp"
 
 namespace rdmaconf::conformance {
 namespace {
@@ -25,46 +26,15 @@ namespace {
 using namespace std::chrono_literals;
 using Outcome = ProbeResult::Outcome;
 
-// A loopback listener that answers every connection with `answer` once it
-// has read `read_first` octets (or closes, or stays silent).
-class Peer {
- public:
-  enum class Then { kHold, kClose };
-  Peer(std::string answer, Then then, std::size_t read_first = 20) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    EXPECT_EQ(::listen(fd_, 4), 0);
-    socklen_t len = sizeof a;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-    thread_ = std::thread([this, answer, then, read_first] {
-      const int c = ::accept(fd_, nullptr, nullptr);
-      if (c < 0) return;
-      std::uint8_t buf[1024];
-      if (read_first) (void)::recv(c, buf, read_first, MSG_WAITALL);
-      if (!answer.empty()) (void)::send(c, answer.data(), answer.size(), MSG_NOSIGNAL);
-      if (then == Then::kHold)
-        while (::recv(c, buf, sizeof buf, 0) > 0) {
-        }
-      ::close(c);
-    });
-  }
-  ~Peer() {
-    ::shutdown(fd_, SHUT_RDWR);
-    ::close(fd_);
-    if (thread_.joinable()) thread_.join();
-  }
-  Connector connector() const { return tcp_connector("127.0.0.1", port_, 1000ms); }
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+using test_support::LoopbackPeer;
+using Then = LoopbackPeer::Then;
 
- private:
-  int fd_ = -1;
-  std::uint16_t port_ = 0;
-  std::thread thread_;
-};
+// A peer that answers the probe's connection with `answer` once it has read
+// `read_first` octets (or closes, or stays silent).
+LoopbackPeer::Play answering(std::string answer, Then then, std::size_t read_first = 20) {
+  return {.answer = std::move(answer), .then = then, .read_first = read_first};
+}
+Connector connector(const LoopbackPeer& peer) { return tcp_connector("127.0.0.1", peer.port(), 1000ms); }
 
 RunOptions quick() {
   RunOptions o;
@@ -90,8 +60,8 @@ TEST(Probe, TheReferenceAnswersBothProtocols) {
 // A rejecting Reply is an answer in MPA all the same (RFC 5044 §7.1.2).
 TEST(Probe, ARejectingReplyIsAnAnswer) {
   const std::string reject("MPA ID Rep Frame\x60\x01\x00\x00", 20);
-  Peer peer(reject, Peer::Then::kHold);
-  const ProbeResult r = probe_target(ProbeProtocol::kMpa, peer.connector(), quick());
+  LoopbackPeer peer(answering(reject, Then::kHold));
+  const ProbeResult r = probe_target(ProbeProtocol::kMpa, connector(peer), quick());
   EXPECT_EQ(r.outcome, Outcome::kSpeaks) << r.text;
   EXPECT_EQ(r.text, "a rejecting MPA Reply, Rev 1");
 }
@@ -99,15 +69,15 @@ TEST(Probe, ARejectingReplyIsAnAnswer) {
 TEST(Probe, AnHttpServerDoesNotSpeakMpaNorClc) {
   const std::string http = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
   {
-    Peer peer(http, Peer::Then::kClose);
-    const ProbeResult r = probe_target(ProbeProtocol::kMpa, peer.connector(), quick());
+    LoopbackPeer peer(answering(http, Then::kClose));
+    const ProbeResult r = probe_target(ProbeProtocol::kMpa, connector(peer), quick());
     EXPECT_EQ(r.outcome, Outcome::kDoesNotSpeak);
     EXPECT_EQ(r.text, "the target at " + peer.address() +
                           " answered `HTTP/1.1 400 Bad Request` to an MPA Request; it does not speak MPA (RFC 5044 §7.1.2)");
   }
   {
-    Peer peer(http, Peer::Then::kClose, 8);
-    const ProbeResult r = probe_target(ProbeProtocol::kClc, peer.connector(), quick());
+    LoopbackPeer peer(answering(http, Then::kClose, 8));
+    const ProbeResult r = probe_target(ProbeProtocol::kClc, connector(peer), quick());
     EXPECT_EQ(r.outcome, Outcome::kDoesNotSpeak);
     EXPECT_EQ(r.text, "the target at " + peer.address() +
                           " answered `HTTP/1.1 400 Bad Request` to a CLC Proposal; it does not speak SMC-R CLC (RFC 7609 §3.5.1)");
@@ -115,17 +85,17 @@ TEST(Probe, AnHttpServerDoesNotSpeakMpaNorClc) {
 }
 
 TEST(Probe, BinaryAnswersAreShownAsHex) {
-  Peer peer(std::string("\x15\x03\x01\x00\x02\x02\x32", 7), Peer::Then::kClose);
-  const ProbeResult r = probe_target(ProbeProtocol::kMpa, peer.connector(), quick());
+  LoopbackPeer peer(answering(std::string("\x15\x03\x01\x00\x02\x02\x32", 7), Then::kClose));
+  const ProbeResult r = probe_target(ProbeProtocol::kMpa, connector(peer), quick());
   EXPECT_EQ(r.outcome, Outcome::kDoesNotSpeak);
   EXPECT_NE(r.text.find("answered `15 03 01 00 02 02 32` to an MPA Request"), std::string::npos) << r.text;
 }
 
 // Silence is told within the probe's bound (3 s x 0.25), not a case's.
 TEST(Probe, ASilentServerIsToldWithinSeconds) {
-  Peer peer("", Peer::Then::kHold, 0);
+  LoopbackPeer peer(answering("", Then::kHold, 0));
   const auto t0 = std::chrono::steady_clock::now();
-  const ProbeResult r = probe_target(ProbeProtocol::kMpa, peer.connector(), quick());
+  const ProbeResult r = probe_target(ProbeProtocol::kMpa, connector(peer), quick());
   const auto took = std::chrono::steady_clock::now() - t0;
   EXPECT_EQ(r.outcome, Outcome::kDoesNotSpeak);
   EXPECT_EQ(r.text, "the target at " + peer.address() +
@@ -136,8 +106,8 @@ TEST(Probe, ASilentServerIsToldWithinSeconds) {
 }
 
 TEST(Probe, AServerThatClosesDoesNotSpeak) {
-  Peer peer("", Peer::Then::kClose);
-  const ProbeResult r = probe_target(ProbeProtocol::kMpa, peer.connector(), quick());
+  LoopbackPeer peer(answering("", Then::kClose));
+  const ProbeResult r = probe_target(ProbeProtocol::kMpa, connector(peer), quick());
   EXPECT_EQ(r.outcome, Outcome::kDoesNotSpeak);
   EXPECT_NE(r.text.find("closed the connection without answering an MPA Request"), std::string::npos) << r.text;
 }

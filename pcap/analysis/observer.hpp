@@ -234,6 +234,7 @@ class ConnectionObserver {
  private:
   struct Direction;
   struct Consumed;
+  struct Hunt;  // one call of hunt() (observer_hunt.cpp)
   Direction& dir(Side s) { return *dirs_[static_cast<int>(s)]; }
 
   void feed(Direction& d, FrameNo frame, wire::Bytes octets);

@@ -141,150 +141,190 @@ std::string fields_text(const MessageRecord& m) {
   return s;
 }
 
+// The recording replayed as side `mine` against a live peer: our recorded
+// octets sent in the recorded order (tagged FPDUs rewritten to the live
+// peer's Data Sinks, sink_map.hpp), each message the peer recorded awaited
+// live and compared field by field.
+class Replay {
+ public:
+  Replay(const ReplayOptions& o, const Recorded& rec, ReplayResult& result)
+      : o_(o), mine_(o.side), peer_(analysis::other(o.side)), result_(result), sink_(peer_), live_(sink_),
+        ours_(rec.stream[static_cast<int>(o.side)]) {}
+
+  // Connects as the initiator, or accepts one connection (30 s) as the
+  // responder; false with the error in the result.
+  bool connect() {
+    boost::system::error_code ec;
+    const tcp::endpoint target(asio::ip::make_address(o_.host, ec), o_.port);
+    if (ec) {
+      result_.error = "bad target address " + o_.host;
+      return false;
+    }
+    if (mine_ == Side::kInitiator) {
+      socket_.connect(target, ec);
+    } else {
+      tcp::acceptor acceptor(io_, target);
+      bool done = false;
+      acceptor.async_accept(socket_, [&](const boost::system::error_code& e) {
+        ec = e;
+        done = true;
+      });
+      io_.run_for(std::chrono::seconds(30));
+      if (!done) ec = asio::error::timed_out;
+      io_.restart();
+    }
+    if (ec) {
+      result_.error = "cannot reach " + o_.host + ":" + std::to_string(o_.port) + ": " + ec.message();
+      return false;
+    }
+    socket_.set_option(tcp::no_delay(true));
+    return true;
+  }
+
+  // One of our messages: paced after a live answer, a tagged FPDU rewritten
+  // to the live Data Sink, then sent up to its end. False when sending failed.
+  bool send_mine(const MessageRecord& m) {
+    if (answered_ && o_.pace.count() > 0) std::this_thread::sleep_for(o_.pace);
+    answered_ = false;
+    if (m.tagged && m.offset + m.octets <= ours_.size() && m.offset >= sent_) {
+      const RewriteResult rw = sinks_.rewrite(*m.tagged, std::span<std::uint8_t>(ours_).subspan(m.offset, m.octets));
+      if (rw == RewriteResult::kNotRewritable)
+        result_.differences.push_back({peer_index_, "stag", "a tagged FPDU to a live Data Sink",
+                                       "cannot be rewritten (Markers inside the FPDU)"});
+    }
+    const std::size_t end = std::min<std::size_t>(ours_.size(), m.offset + m.octets);
+    if (end > sent_) {
+      boost::system::error_code ec;
+      send(wire::Bytes(ours_).subspan(sent_, end - sent_), ec);
+      sent_ = end;
+      if (ec) return false;
+    }
+    ++result_.sent_messages;
+    return true;
+  }
+
+  // The peer's next recorded message: the live one awaited (answer_timeout)
+  // and compared with it.
+  void await_peer(const MessageRecord& m) {
+    const auto deadline = std::chrono::steady_clock::now() + o_.answer_timeout;
+    while (sink_.messages.size() <= peer_index_) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0 || !read_some(left)) break;
+    }
+    if (sink_.messages.size() <= peer_index_) {
+      result_.differences.push_back({peer_index_, "message", fields_text(m), "(nothing within the timeout)"});
+      ++peer_index_;
+      return;
+    }
+    const MessageRecord& got = sink_.messages[peer_index_];
+    answered_ = true;
+    if (m.read_sink && got.read_sink) sinks_.learn(*m.read_sink, *got.read_sink);
+    result_.matched_messages += compare(m, got);
+    ++peer_index_;
+  }
+
+  // The rest of our stream sent, our side closed, and what the live peer
+  // sends beyond the recording counted as differences too.
+  void finish() {
+    boost::system::error_code ec;
+    if (sent_ < ours_.size()) send(wire::Bytes(ours_).subspan(sent_), ec);
+    socket_.shutdown(tcp::socket::shutdown_send, ec);
+    while (read_some(std::chrono::milliseconds(300))) {
+    }
+    for (std::size_t i = peer_index_; i < sink_.messages.size(); ++i)
+      result_.differences.push_back({i, "message", "(not in the recording)", fields_text(sink_.messages[i])});
+    result_.live_violations = sink_.violations;
+  }
+
+ private:
+  void send(wire::Bytes out, boost::system::error_code& ec) {
+    asio::write(socket_, asio::buffer(out.data(), out.size()), ec);
+    live_.on_data(mine_, frame_++, out);
+  }
+
+  // Reads once, waiting at most `t`; false on timeout or close.
+  bool read_some(std::chrono::milliseconds t) {
+    if (peer_closed_) return false;
+    bool done = false;
+    std::size_t n = 0;
+    boost::system::error_code rec_ec;
+    socket_.async_read_some(asio::buffer(buf_), [&](const boost::system::error_code& e, std::size_t k) {
+      rec_ec = e;
+      n = k;
+      done = true;
+    });
+    io_.restart();
+    io_.run_for(t);
+    if (!done) {
+      socket_.cancel();
+      io_.restart();
+      io_.run();
+      return false;
+    }
+    if (rec_ec) {
+      peer_closed_ = true;
+      return false;
+    }
+    live_.on_data(peer_, frame_++, wire::Bytes(buf_).first(n));
+    return true;
+  }
+
+  // The recorded message against the live one: its type, then each recorded
+  // field not ignored. True when they agree.
+  bool compare(const MessageRecord& m, const MessageRecord& got) {
+    if (got.type != m.type) {
+      result_.differences.push_back({peer_index_, "type", m.type, got.type});
+      return false;
+    }
+    bool same = true;
+    for (const auto& field : m.fields) {
+      const std::string& k = field.first;  // (a structured binding: clang 14 cannot capture it)
+      const std::string& v = field.second;
+      if (o_.ignore_fields.count(k)) continue;
+      auto it = std::find_if(got.fields.begin(), got.fields.end(), [&](const auto& f) { return f.first == k; });
+      const std::string live_value = it == got.fields.end() ? "(absent)" : it->second;
+      if (live_value != v) {
+        result_.differences.push_back({peer_index_, k, v, live_value});
+        same = false;
+      }
+    }
+    return same;
+  }
+
+  const ReplayOptions& o_;
+  const Side mine_, peer_;
+  ReplayResult& result_;
+  asio::io_context io_;
+  tcp::socket socket_{io_};
+  LiveSink sink_;
+  analysis::ConnectionObserver live_;
+  analysis::FrameNo frame_ = 1;
+  std::array<std::uint8_t, 65536> buf_{};
+  bool peer_closed_ = false;
+  // Our recorded octets, patched where the live peer chose other values than the recorded one did.
+  std::vector<std::uint8_t> ours_;
+  std::size_t sent_ = 0;  // octets of ours_ sent
+  std::size_t peer_index_ = 0;
+  SinkMap sinks_;
+  bool answered_ = false;  // a live answer came since we last sent
+};
+
 }  // namespace
 
 ReplayResult replay(const ReplayOptions& o) {
   ReplayResult result;
   Recorded rec;
   if (!load(o, rec, result.error)) return result;
-  const Side mine = o.side;
-  const Side peer = analysis::other(mine);
+  const Side peer = analysis::other(o.side);
   for (const MessageRecord& m : rec.messages) result.expected_messages += m.side == peer;
-
-  asio::io_context io;
-  tcp::socket socket(io);
-  boost::system::error_code ec;
-  const tcp::endpoint target(asio::ip::make_address(o.host, ec), o.port);
-  if (ec) {
-    result.error = "bad target address " + o.host;
-    return result;
-  }
-  if (mine == Side::kInitiator) {
-    socket.connect(target, ec);
-  } else {
-    tcp::acceptor acceptor(io, target);
-    bool done = false;
-    acceptor.async_accept(socket, [&](const boost::system::error_code& e) {
-      ec = e;
-      done = true;
-    });
-    io.run_for(std::chrono::seconds(30));
-    if (!done) ec = asio::error::timed_out;
-    io.restart();
-  }
-  if (ec) {
-    result.error = "cannot reach " + o.host + ":" + std::to_string(o.port) + ": " + ec.message();
-    return result;
-  }
-  socket.set_option(tcp::no_delay(true));
+  Replay r(o, rec, result);
+  if (!r.connect()) return result;
   result.setup_ok = true;
-
-  LiveSink sink(peer);
-  analysis::ConnectionObserver live(sink);
-  analysis::FrameNo frame = 1;
-  std::array<std::uint8_t, 65536> buf{};
-  bool peer_closed = false;
-
-  // Reads once, waiting at most `t`; false on timeout or close.
-  auto read_some = [&](std::chrono::milliseconds t) {
-    if (peer_closed) return false;
-    bool done = false;
-    std::size_t n = 0;
-    boost::system::error_code rec_ec;
-    socket.async_read_some(asio::buffer(buf), [&](const boost::system::error_code& e, std::size_t k) {
-      rec_ec = e;
-      n = k;
-      done = true;
-    });
-    io.restart();
-    io.run_for(t);
-    if (!done) {
-      socket.cancel();
-      io.restart();
-      io.run();
-      return false;
-    }
-    if (rec_ec) {
-      peer_closed = true;
-      return false;
-    }
-    live.on_data(peer, frame++, wire::Bytes(buf).first(n));
-    return true;
-  };
-
-  std::size_t sent = 0;  // octets of our recorded stream sent
-  std::size_t peer_index = 0;
-  // Our recorded octets, patched where the live peer chose other values than the recorded one did.
-  std::vector<std::uint8_t> ours = rec.stream[static_cast<int>(mine)];
-  SinkMap sinks;
-  bool answered = false;  // a live answer came since we last sent
   for (const MessageRecord& m : rec.messages) {
-    if (m.side == mine) {
-      if (answered && o.pace.count() > 0) std::this_thread::sleep_for(o.pace);
-      answered = false;
-      if (m.tagged && m.offset + m.octets <= ours.size() && m.offset >= sent) {
-        const RewriteResult rw = sinks.rewrite(*m.tagged, std::span<std::uint8_t>(ours).subspan(m.offset, m.octets));
-        if (rw == RewriteResult::kNotRewritable)
-          result.differences.push_back({peer_index, "stag", "a tagged FPDU to a live Data Sink",
-                                        "cannot be rewritten (Markers inside the FPDU)"});
-      }
-      const std::size_t end = std::min<std::size_t>(ours.size(), m.offset + m.octets);
-      if (end > sent) {
-        const wire::Bytes out = wire::Bytes(ours).subspan(sent, end - sent);
-        asio::write(socket, asio::buffer(out.data(), out.size()), ec);
-        live.on_data(mine, frame++, out);
-        sent = end;
-        if (ec) break;
-      }
-      ++result.sent_messages;
-      continue;
-    }
-    // The peer's next recorded message: wait for the live one.
-    const auto deadline = std::chrono::steady_clock::now() + o.answer_timeout;
-    while (sink.messages.size() <= peer_index) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0 || !read_some(left)) break;
-    }
-    if (sink.messages.size() <= peer_index) {
-      result.differences.push_back({peer_index, "message", fields_text(m), "(nothing within the timeout)"});
-      ++peer_index;
-      continue;
-    }
-    const MessageRecord& got = sink.messages[peer_index];
-    answered = true;
-    if (m.read_sink && got.read_sink) sinks.learn(*m.read_sink, *got.read_sink);
-    bool same = true;
-    if (got.type != m.type) {
-      result.differences.push_back({peer_index, "type", m.type, got.type});
-      same = false;
-    } else {
-      for (const auto& field : m.fields) {
-        const std::string& k = field.first;
-        const std::string& v = field.second;
-        if (o.ignore_fields.count(k)) continue;
-        auto it = std::find_if(got.fields.begin(), got.fields.end(), [&](const auto& f) { return f.first == k; });
-        const std::string live_value = it == got.fields.end() ? "(absent)" : it->second;
-        if (live_value != v) {
-          result.differences.push_back({peer_index, k, v, live_value});
-          same = false;
-        }
-      }
-    }
-    result.matched_messages += same;
-    ++peer_index;
+    if (m.side != o.side) r.await_peer(m);
+    else if (!r.send_mine(m)) break;
   }
-  // Anything the live peer sends beyond the recording is a difference too.
-  if (sent < ours.size()) {
-    const wire::Bytes out = wire::Bytes(ours).subspan(sent);
-    asio::write(socket, asio::buffer(out.data(), out.size()), ec);
-    live.on_data(mine, frame++, out);
-  }
-  socket.shutdown(tcp::socket::shutdown_send, ec);
-  while (read_some(std::chrono::milliseconds(300))) {
-  }
-  for (std::size_t i = peer_index; i < sink.messages.size(); ++i)
-    result.differences.push_back({i, "message", "(not in the recording)", fields_text(sink.messages[i])});
-  result.live_violations = sink.violations;
+  r.finish();
   return result;
 }
 

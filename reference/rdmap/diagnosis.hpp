@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "ddp/errors.hpp"
 #include "rdmap/terminate.hpp"
@@ -50,6 +51,13 @@ std::optional<TerminateMessage> read_as_le_bitfield(wire::Bytes body);
 // A hint for a Terminate body that does not decode (decode_terminate fails)
 // but reads cleanly as a little-endian bitfield; nullopt otherwise.
 std::optional<wire::Hint> diagnose_terminate(wire::Bytes body);
+
+// The little-endian bitfield mistake's id (wire::Hint::mistake), and the
+// rule a mistake of this layer breaks by itself (wire::Hint::rule): a control
+// word in that layout breaks RFC 5040 §4.8's whatever it meant. Empty for a
+// mistake of another layer; for reports that kept only the id.
+inline constexpr std::string_view kLeBitfield = "le-bitfield";
+std::string_view rule_broken_by(std::string_view mistake);
 
 // The same hint for any body that reads cleanly as a little-endian bitfield,
 // whether or not it also decodes as RFC 5040 §4.8 lays it out: an LLP error

@@ -15,6 +15,7 @@ TEST(MpaDiagnosis, CrcInTheOtherByteOrder) {
   const auto h = diagnose_crc(0x9b7c9573, 0x73957c9b);
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->mistake, "byte-swapped");
+  EXPECT_EQ(h->rule, "");  // it explains the CRC rule's violation, breaks none of its own
   EXPECT_FALSE(diagnose_crc(0x12345678, 0x87654321).has_value());  // reversed nibbles, not octets
   EXPECT_FALSE(diagnose_crc(0x11111111, 0x11111111).has_value());  // no mismatch
 }

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "check/segment.hpp"
 #include "rdmap/diagnosis.hpp"
 #include "rdmap/error_codes.hpp"
 
@@ -36,8 +37,17 @@ TEST(TerminateDiagnosis, SiwReadRequestInvalidStag) {
   const auto h = diagnose_terminate(body);
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->mistake, "le-bitfield");
+  // The layout itself breaks RFC 5040 §4.8's, whatever the word meant.
+  EXPECT_EQ(h->rule, check::kTerminateFormat.id);
   EXPECT_NE(h->text.find("RDMAP / Remote Protection Error / Invalid STag"), std::string::npos) << h->text;
   EXPECT_NE(h->text.find("01 00 e0 00"), std::string::npos) << h->text;
+}
+
+// A report that kept only a mistake's id finds the rule it breaks here.
+TEST(TerminateDiagnosis, TheRuleAMistakeBreaksByItsId) {
+  EXPECT_EQ(rule_broken_by(kLeBitfield), check::kTerminateFormat.id);
+  EXPECT_EQ(rule_broken_by("byte-swapped"), "");  // an MPA mistake: it breaks the rule it explains only
+  EXPECT_EQ(rule_broken_by(""), "");
 }
 
 TEST(TerminateDiagnosis, SiwWriteInvalidStag) {

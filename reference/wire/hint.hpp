@@ -15,6 +15,10 @@ namespace rdmaconf::wire {
 struct Hint {
   std::string_view mistake;  // stable id, e.g. "le-bitfield", "byte-swapped"
   std::string text;          // one line: the reading that makes sense, and the correct octets
+  // The registry id of the rule the mistake breaks by itself, whatever the
+  // octets meant (empty when it only explains why they break another): a
+  // report groups what it explains under that rule.
+  std::string_view rule = {};
 };
 
 }  // namespace rdmaconf::wire

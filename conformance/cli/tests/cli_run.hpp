@@ -8,9 +8,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "tests/support/scratch_folder.hpp"
 
 namespace rdmaconf::cli::testing {
 
@@ -20,12 +20,7 @@ struct Ran {
   std::chrono::milliseconds took{0};
 };
 
-inline std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using test_support::slurp;
 
 // `prefix` goes before the binary (environment settings: "TMPDIR=/x").
 inline Ran rdmaconf(const std::string& args, const std::string& prefix = "") {

@@ -3,39 +3,22 @@
 // and the fallback file.
 #include "cli/output.hpp"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+
+#include "tests/support/scratch_folder.hpp"
 
 namespace rdmaconf::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-class Folder {
- public:
-  Folder() : path_(fs::temp_directory_path() / ("rdmaconf-output-test-" + std::to_string(::getpid()) + "-" +
-                                                 std::to_string(counter_++))) {
-    fs::create_directories(path_);
-  }
-  ~Folder() { fs::remove_all(path_); }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
+struct Folder : test_support::ScratchFolder {
+  Folder() : ScratchFolder("output") {}
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using test_support::slurp;
 
 TEST(Output, FoldersAreMadeAndNothingIsLeftBehind) {
   Folder d;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "cli_run.hpp"
+#include "tests/support/loopback_peer.hpp"
 
 namespace rdmaconf::cli::testing {
 namespace {
@@ -26,57 +27,19 @@ using namespace std::chrono_literals;
 // A few quick cases against the reference: a run of well under a second.
 const std::string kQuick = "--reference -q --time-scale 0.25 --case 'mpa-crc*' ";
 
-class Folder {
- public:
-  Folder() : path_(fs::temp_directory_path() / ("rdmaconf-run-test-" + std::to_string(::getpid()) + "-" +
-                                                 std::to_string(counter_++))) {
-    fs::create_directories(path_);
-  }
-  ~Folder() { fs::remove_all(path_); }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
+struct Folder : test_support::ScratchFolder {
+  Folder() : ScratchFolder("run") {}
 };
+using test_support::LoopbackPeer;
 
-// Answers every connection as an HTTP server answers bytes it cannot parse.
-class HttpLikeServer {
- public:
-  HttpLikeServer() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    EXPECT_EQ(::listen(fd_, 16), 0);
-    socklen_t len = sizeof a;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-    thread_ = std::thread([this] {
-      for (;;) {
-        const int c = ::accept(fd_, nullptr, nullptr);
-        if (c < 0) return;
-        char buf[512];
-        (void)::recv(c, buf, sizeof buf, 0);
-        const char answer[] = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-        (void)::send(c, answer, sizeof answer - 1, MSG_NOSIGNAL);
-        ::close(c);
-      }
-    });
-  }
-  ~HttpLikeServer() {
-    ::shutdown(fd_, SHUT_RDWR);
-    ::close(fd_);
-    thread_.join();
-  }
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-
- private:
-  int fd_ = -1;
-  std::uint16_t port_ = 0;
-  std::thread thread_;
-};
+// Answers every connection as an HTTP server answers octets it cannot parse.
+LoopbackPeer::Play http_like() {
+  return {.answer = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+          .then = LoopbackPeer::Then::kClose,
+          .read_first = 512,
+          .read = LoopbackPeer::Read::kWhatCame,
+          .every_connection = true};
+}
 
 TEST(Run, AReportIntoAMissingFolderIsWritten) {
   Folder d;
@@ -177,7 +140,7 @@ TEST(Run, EveryNeedsItemCanBeDeclaredLacking) {
 }
 
 TEST(Run, ATargetThatDoesNotSpeakMpaStopsWithinSecondsWithExitCode3) {
-  HttpLikeServer http;
+  LoopbackPeer http(http_like());
   const Ran r = rdmaconf("run --target " + http.address());
   EXPECT_EQ(r.code, 3) << r.out << r.err;
   EXPECT_EQ(r.err, "rdmaconf run: the target at " + http.address() +

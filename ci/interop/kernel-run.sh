@@ -345,7 +345,7 @@ if want smc; then
         client_blocked "client-$id" && blocked=1
       done
     fi
-    timing "smc: client-role cases (${#client_ids[@]}, $client_runs run$([ "$client_runs" = one ] || echo ' each'))" $((SECONDS - t0))
+    timing "smc: client-role cases (${#client_ids[@]}, $([ "$client_runs" = one ] && echo 'one run' || echo 'a run each'))" $((SECONDS - t0))
     guest 'kill -INT "$(cat tcpdump-smc.pid)"; sleep 1' || true
     # One report for the parts, in the order they ran.
     cp -r "$run/share/smc" "$out/smc/parts" 2> /dev/null || true

@@ -27,7 +27,7 @@ server=$!
 sleep 1
 rc=0
 ip netns exec tester "$BIN/smc_pair" client 10.78.0.1 "$PORT" 2 8192 >> smcd.txt 2>&1 || rc=$?
-for i in $(seq 20); do kill -0 "$server" 2> /dev/null || break; sleep 0.5; done
+for _ in $(seq 20); do kill -0 "$server" 2> /dev/null || break; sleep 0.5; done
 kill "$server" 2> /dev/null || true
 sleep 1
 kill -INT "$dump" 2> /dev/null || true

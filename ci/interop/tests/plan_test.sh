@@ -2,7 +2,7 @@
 # ci/interop.sh's options, without a VM: `--plan` prints what they select (kernels, each kernel's
 # parts, the reports folder, the diff) and stops; bad values are usage errors (exit 2).
 set -u
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../../.." || exit 2
 export RDMACONF_INTEROP_OUT=/nonexistent/interop
 fails=0
 expect() {  # expect WHAT WANT-STATUS WANT-OUTPUT -- ARGS...

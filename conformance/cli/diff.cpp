@@ -292,8 +292,10 @@ void add_diff_command(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile);
   add_json_option(*sub, a.json, "Write the diff file (renders again with --markdown)");
   sub->add_option("--markdown", a.markdown, "Write the diff as two Markdown tables to FILE (- for standard output)");
-  sub->add_option("--before-label", a.before_label, "The first run's name in the diff (default: the IUT's kernel)");
-  sub->add_option("--after-label", a.after_label, "The second run's name in the diff (default: the IUT's kernel)");
+  sub->add_option("--before-label", a.before_label,
+                  "The first run's name in the diff (default: its --label pairs, else the IUT's driver and kernel)");
+  sub->add_option("--after-label", a.after_label,
+                  "The second run's name in the diff (default: its --label pairs, else the IUT's driver and kernel)");
   sub->footer("Exit codes: 0 nothing new failed, 1 a new finding or a new failure, 2 usage or an unreadable input.");
   sub->final_callback([&exit_code] { exit_code = run_diff(a); });
 }

@@ -1,36 +1,43 @@
 #!/usr/bin/env bash
 # The live interop run: the catalogue against Linux soft-iWARP (siw) and the CLC suite against the
-# Linux SMC stack, both in a Debian 12 guest this script builds and boots (ci/interop/README.md).
+# Linux SMC stack, in a Debian 12 guest per kernel that this script builds and boots
+# (ci/interop/README.md): Linux 6.1 (Debian 12's default) and Linux 6.12 (Debian 12's newer kernel).
 #
-#   bash ci/interop.sh [--only siw|smc] [--keep-guest]
+#   bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc] [--keep-guest] [--plan]
 #
-# Builds what is missing (host packages, rdmaconf and rdmaconf-agent, the guest image), boots the
-# guest, and leaves in reports/interop/:
-#   siw/results.json, junit.xml, html/           `rdmaconf run` through the agent against siw (all passes, joined
-#                                                by `rdmaconf report`)
-#   {siw,smc}/findings.txt, findings.json        the failures grouped by cause (`rdmaconf findings`), and
-#   {siw,smc}/findings-vs-known.txt              against ci/interop/known/ (the documented run): new, fixed
-#   siw/<pass>/                                  each pass's results.json, junit.xml and html/: mpa-, ddp-,
+# Builds what is missing (host packages, rdmaconf and rdmaconf-agent, each kernel's guest image),
+# runs each kernel's guest in turn (ci/interop/kernel-run.sh), and leaves in reports/interop/:
+#   <kernel>/siw/results.json, junit.xml, html/  `rdmaconf run` through the agent against siw (all passes,
+#                                                joined by `rdmaconf report`)
+#   <kernel>/{siw,smc}/findings.txt, .json       the failures grouped by cause (`rdmaconf findings`), and
+#   <kernel>/{siw,smc}/findings-vs-known.txt     against ci/interop/known/ (that kernel's documented run)
+#   <kernel>/siw/<pass>/                         each pass's results.json, junit.xml and html/: mpa-, ddp-,
 #                                                rdmap-responder, initiator, initiator-last (the case that
 #                                                crashes siw's host, run last); <pass>-2 ... after a kernel BUG
-#   siw/kernel.txt                               every kernel BUG/Oops seen after a pass, and the case it came with
-#   siw/cases/                                   one capture per case, as the tester saw it
-#   siw/replay.txt                               the shared rping recordings replayed against siw's rping
-#   siw/live.pcap, siw/analyze.json              tcpdump in the guest during the run (all boots), and its analysis
-#   smc/results.json, smc/junit.xml, smc/html/   the clc suite against Linux SMC (net/smc), one report of
-#                                                smc/parts/: the server-role cases, then each client-role case
-#                                                (a fresh boot after one that leaves Linux's client stuck:
-#                                                smc/boots.txt); smc/live.pcap, smc/analyze.json
-#   timings.txt, guest/                          measured times; the guest's logs and kernel logs
-# then powers the guest off. Exit status: 0 when everything ran (failing cases are findings, not
+#   <kernel>/siw/kernel.txt                      every kernel BUG/Oops seen after a pass, and the case it came with
+#   <kernel>/siw/cases/                          one capture per case, as the tester saw it
+#   <kernel>/siw/replay.txt                      the shared rping recordings replayed against siw's rping
+#   <kernel>/siw/live.pcap, analyze.json         tcpdump in the guest during the run (all boots), and its analysis
+#   <kernel>/smc/results.json, junit.xml, html/  the clc suite against Linux SMC (net/smc), one report of
+#                                                smc/parts/ (smc/boots.txt: which boot ran which cases);
+#                                                smc/live.pcap, smc/analyze.json
+#   6.12/smcd/                                   SMC-D v2 between two AF_SMC sockets over loopback-ism: the
+#                                                capture (smcd.pcap) and its analysis
+#   <kernel>/guest/                              the guest's logs and kernel logs
+#   diff/{siw,smc}.txt, .json                    `rdmaconf diff` of 6.1's and 6.12's reports: fixed, regressed,
+#                                                cases run now that did not run before
+#   timings.txt                                  measured times of every step, per kernel
+# then powers each guest off. Exit status: 0 when everything ran (failing cases are findings, not
 # errors: see docs/interop.md), 1 when a step could not run.
 #
-# Environment: RDMACONF_VM_DIR (guest image and run folders, default ~/.cache/rdmaconf/interop-vm),
-# RDMACONF_INTEROP_PORT (first of four host loopback ports, default 17170), RDMACONF_BIN and
-# RDMACONF_AGENT_BIN (use these binaries instead of building build/interop; RDMACONF_REPLAY_BIN, if
-# set, is the rdmaconf used for the replay step), RDMACONF_INTEROP_OUT (reports folder instead of
-# reports/interop), RDMACONF_SMC_CASES ("ID ...": only these clc cases). --only PART keeps the other
-# part's reports.
+# Environment: RDMACONF_VM_DIR (the 6.1 guest's image and run folders, default
+# ~/.cache/rdmaconf/interop-vm; 6.12's is the same path with "-6.12" appended), RDMACONF_INTEROP_PORT
+# (first of four host loopback ports, default 17170), RDMACONF_BIN and RDMACONF_AGENT_BIN (use these
+# binaries instead of building build/interop; RDMACONF_REPLAY_BIN, if set, is the rdmaconf used for
+# the replay step), RDMACONF_INTEROP_OUT (reports folder instead of reports/interop),
+# RDMACONF_SMC_CASES ("ID ...": only these clc cases). --kernel K runs one kernel and keeps the
+# other's reports; --only PART keeps the other part's. --plan prints what the options select (the
+# kernels, each kernel's parts, the reports folder) and stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -39,24 +46,45 @@ root="$PWD"
 # installed rdmaconf finds its own beside itself: docs/install.md).
 export RDMACONF_CASES="$root/conformance/cases"
 
+usage() { echo "usage: bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc] [--keep-guest] [--plan]" >&2; exit 2; }
+kernels=(6.1 6.12)
 only=""
 keep=0
+plan=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    --only) only="$2"; shift 2 ;;
+    --kernel)
+      case "${2:-}" in 6.1 | 6.12) kernels=("$2") ;; *) usage ;; esac
+      shift 2 ;;
+    --only)
+      case "${2:-}" in siw | smc) only="$2" ;; *) usage ;; esac
+      shift 2 ;;
     --keep-guest) keep=1; shift ;;
-    *) echo "usage: bash ci/interop.sh [--only siw|smc] [--keep-guest]" >&2; exit 2 ;;
+    --plan) plan=1; shift ;;
+    *) usage ;;
   esac
 done
-want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
-
 t_start=$SECONDS
 out="${RDMACONF_INTEROP_OUT:-$root/reports/interop}"
-# --only PART replaces that part's reports and keeps the other's (timings.txt says which run is which).
-if [ -n "$only" ]; then rm -rf "${out:?}/$only"; else rm -rf "$out"; fi
-mkdir -p "$out/siw/cases" "$out/smc" "$out/guest"
-[ -z "$only" ] || echo "--- bash ci/interop.sh --only $only, $(date -u '+%Y-%m-%d %H:%M UTC')" >> "$out/timings.txt"
-timing() { printf '%-36s %6s s\n' "$1" "$2" | tee -a "$out/timings.txt" >&2; }
+if [ "$plan" = 1 ]; then
+  for k in "${kernels[@]}"; do
+    parts="${only:-siw smc}"
+    # SMC-D over loopback-ism comes with the SMC part of 6.12 (its smc.ko has CONFIG_SMC_LO).
+    [ "$k" = 6.12 ] && [ "$only" != siw ] && parts+=" smcd"
+    echo "kernel $k: $parts -> $out/$k"
+  done
+  [ ${#kernels[@]} = 2 ] && echo "diff 6.1 -> 6.12: ${only:-siw smc} -> $out/diff"
+  exit 0
+fi
+# A kernel's reports are replaced by its run (only PART's with --only); the other kernel's stay, and
+# timings.txt says which run is which.
+for k in "${kernels[@]}"; do
+  if [ -n "$only" ]; then rm -rf "${out:?}/$k/$only"; else rm -rf "${out:?}/$k"; fi
+done
+rm -rf "${out:?}/diff"
+mkdir -p "$out"
+echo "--- bash ci/interop.sh --kernel ${kernels[*]}${only:+ --only $only}, $(date -u '+%Y-%m-%d %H:%M UTC')" >> "$out/timings.txt"
+timing() { printf '%-6s %-40s %6s s\n' all "$1" "$2" | tee -a "$out/timings.txt" >&2; }
 
 # --- host side: packages, binaries, guest image -------------------------------------------------
 t0=$SECONDS
@@ -81,346 +109,27 @@ fi
 [ -x "$rdmaconf" ] || die "no rdmaconf binary at $rdmaconf"
 timing "build (or given binaries)" $((SECONDS - t0))
 
-t0=$SECONDS
-bash ci/interop/build-image.sh
-timing "guest image (build or reuse)" $((SECONDS - t0))
+# --- one guest per kernel ----------------------------------------------------------------------
+rc=0
+for k in "${kernels[@]}"; do
+  args=()
+  [ -n "$only" ] && args+=(--only "$only")
+  [ "$keep" = 1 ] && args+=(--keep-guest)
+  RDMACONF_KERNEL="$k" RDMACONF_INTEROP_OUT="$out/$k" RDMACONF_INTEROP_TIMINGS="$out/timings.txt" \
+    RDMACONF_BIN="$rdmaconf" RDMACONF_AGENT_BIN="$agent" bash ci/interop/kernel-run.sh "${args[@]}" || rc=1
+done
 
-# --- boot ---------------------------------------------------------------------------------------
-port=${RDMACONF_INTEROP_PORT:-17170}
-p_control=$port         # agent control channel: host 127.0.0.1:P -> guest 7500
-p_rping=$((port + 1))   # rping server (replay proof), same port on both sides
-p_iut=$((port + 2))     # the agent's siw listener (responder-role cases), same port on both sides
-p_tester=$((port + 3))  # the tester's listener (initiator-role cases): guest 10.0.2.100:P -> host 127.0.0.1:P
-token="$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-
-run="$VM_DIR/runs/interop-$(date -u +%Y%m%d-%H%M%S)"
-mkdir -p "$run"
-bins=(ci/interop/guest/siw-up.sh ci/interop/guest/smc-up.sh "$rdmaconf")
-[ -n "$agent" ] && bins+=("$agent")
-# The SMC side's two helpers, built here for the guest (same Debian release, same libc).
-clang -target bpf -O2 -g -Wall -I/usr/include/x86_64-linux-gnu -c ci/interop/guest/smc_option.bpf.c \
-  -o "$run/smc_option.bpf.o"
-gcc -O2 -Wall -Wextra -o "$run/smc_config" ci/interop/guest/smc_config.c
-bins+=("$run/smc_option.bpf.o" "$run/smc_config")
-
-# The tester runs in the guest for the clc suite: it reads the catalogue from the bin share.
-mkdir -p "$run/bin"
-cp -r conformance/cases "$run/bin/cases"
-
-vm() { bash ci/interop/vm.sh "$@"; }
-guest() { vm exec "$run" "$@"; }
-stop_guest() {
-  [ -e "$run/qemu.pid" ] || return 0
-  kill -0 "$(cat "$run/qemu.pid")" 2> /dev/null || { rm -f "$run/qemu.pid"; return 0; }
-  guest 'dmesg' 30 > "$out/guest/dmesg.txt" 2>&1 || true
-  [ "$keep" = 1 ] && { log "guest left running: bash ci/interop/vm.sh exec $run 'CMD'; ... stop $run"; return 0; }
-  vm stop "$run"
-}
-trap stop_guest EXIT
-
-# The guest's kernel: two bugs in Linux end a boot's usefulness (docs/interop.md, "Kernel crashes").
-# After every pass the kernel log is read; a BUG or Oops is recorded in siw/kernel.txt (with the
-# guest's log in guest/dmesg-bootN.txt), the guest is rebooted and the run goes on.
-boots=0
-boot_guest() {
-  boots=$((boots + 1))
-  FORWARD="$p_control:7500 $p_rping:$p_rping $p_iut:$p_iut" GUESTFWD="$p_tester" vm start "$run" "${bins[@]}"
-}
-kernel_ok() {  # kernel_ok AFTER: false (and recorded) when this boot's kernel log has a BUG or Oops
-  local dmesg first
-  # A panic powers the guest off (panic=-1 under -no-reboot): then its last words are on the serial
-  # console, with the same timestamps as dmesg.
-  if ! kill -0 "$(cat "$run/qemu.pid" 2> /dev/null)" 2> /dev/null || ! dmesg="$(guest 'dmesg' 60 2>&1)"; then
-    dmesg="$(cat "$run/console.log")"
-    first="$(grep -m1 -E 'BUG:|kernel BUG at|Oops:|general protection fault' <<< "$dmesg")" || first="no BUG line on the console"
-    printf '%s\n' "$dmesg" > "$out/guest/dmesg-boot$boots.txt"
-    echo "boot $boots, after $1: the guest is gone (kernel panic): $first (guest/dmesg-boot$boots.txt, the console)" \
-      | tee -a "$out/siw/kernel.txt" >&2
-    return 1
-  fi
-  first="$(grep -m1 -E 'BUG:|kernel BUG at|Oops:|general protection fault' <<< "$dmesg")" || return 0
-  printf '%s\n' "$dmesg" > "$out/guest/dmesg-boot$boots.txt"
-  echo "boot $boots, after $1: $first (guest/dmesg-boot$boots.txt)" | tee -a "$out/siw/kernel.txt" >&2
-  return 1
-}
-siw_up() {  # siw on eth0, tcpdump (live-bootN.pcap, for `rdmaconf analyze`; not with "nocapture"), the agent on siw0
-  siw_boot=$boots
-  guest 'bash /opt/rdmaconf/siw-up.sh' | tee -a "$out/guest/siw-up.txt"
-  [ "${1:-}" = nocapture ] || guest "setsid tcpdump -i eth0 -s 0 -U -n -w live-boot$boots.pcap tcp > tcpdump.log 2>&1 < /dev/null & echo \$! > tcpdump.pid; sleep 2; cat tcpdump.log"
-  [ -n "$agent" ] || return 0
-  guest "setsid rdmaconf-agent --backend rdma-core --device siw0 --control 10.0.2.15:7500 --bind --token $token \
-           > agent-boot$boots.log 2>&1 < /dev/null &
-         for i in \$(seq 60); do ss -Htln 'sport = :7500' | grep -q . && break; sleep 0.5; done; cat agent-boot$boots.log"
-}
-reboot_guest() {  # after a kernel BUG: power off (a stuck guest gets SIGTERM after 20 s), boot again
-  local t=$SECONDS
-  guest 'kill -INT "$(cat tcpdump.pid)"' > /dev/null 2>&1 || true
-  STOP_TIMEOUT=20 vm stop "$run" || true
-  boot_guest
-  want siw && siw_up
-  timing "reboot after a kernel BUG" $((SECONDS - t))
-}
-
-# The findings of a part's results (docs/conformance.md, "Findings"): findings.txt to read,
-# findings.json for a baseline, and against the findings kept in ci/interop/known/ (the last
-# documented run, docs/interop.md) what is new and what was fixed.
-interop_findings() {
-  local part=$1 known="ci/interop/known/$1-linux-6.1.json"
-  [ -e "$out/$part/results.json" ] || return 0
-  "$rdmaconf" findings "$out/$part/results.json" --cases-dir conformance/cases --json "$out/$part/findings.json" \
-    > "$out/$part/findings.txt" 2>&1 || true
-  if [ -e "$known" ]; then
-    "$rdmaconf" findings "$out/$part/results.json" --cases-dir conformance/cases --baseline "$known" \
-      > "$out/$part/findings-vs-known.txt" 2>&1 || true
-    head -1 "$out/$part/findings-vs-known.txt"
-  else
-    head -1 "$out/$part/findings.txt"
-  fi
-}
-
-t0=$SECONDS
-boot_guest
-timing "boot (qemu start -> guest ready)" $((SECONDS - t0))
-
-# --- siw ----------------------------------------------------------------------------------------
-# The catalogue through the agent in passes (responder-role cases per suite, the replays, the
-# initiator-role cases), each followed by the kernel check; a pass during which the kernel hit a
-# BUG is run once more on the fresh boot (its first attempt stays in siw/NAME-crashed/). The
-# initiator case whose Reply crashes siw's host runs at the very end (below SMC), in the boot it ends.
-# --reply-settle: siw misses an FPDU that arrives right after its MPA Reply (docs/interop.md), so
-# the tester waits 200 ms there and the cases test what they were written for;
-# mpa-responder-fpdu-right-after-reply sends at once and shows the race.
-crash_case=mpa-initiator-reply-pd-too-long
-passes=()
-if want siw; then
-  t0=$SECONDS
-  siw_up
-  timing "siw: siw, tcpdump and agent up" $((SECONDS - t0))
-
-  cases_of() {  # cases_of SUITE ROLE: the ids of SUITE's cases of ROLE, without the crash case
-    "$rdmaconf" cases --suite "$1" | awk -v role="$2" -v crash="$crash_case" '$NF == role && $1 != crash { print $1 }'
-  }
-  common=(--agent "http://127.0.0.1:$p_control" --token "$token" --target "127.0.0.1:$p_iut"
-          --listen "127.0.0.1:$p_tester" --agent-connect-to "10.0.2.100:$p_tester" --agent-nat --time-scale 2
-          --reply-settle 200)
-  siw_pass() {  # siw_pass NAME CASE-ARGS...: one `rdmaconf run`, reports in $out/siw/NAME/
-    local name=$1 rc=0; shift
-    mkdir -p "$out/siw/$name"
-    "$rdmaconf" run "${common[@]}" "$@" --json "$out/siw/$name/results.json" --junit "$out/siw/$name/junit.xml" \
-      --html "$out/siw/$name/html" --pcap "$out/siw/cases" 2>&1 | tee -a "$out/siw/run.txt" || rc=$?
-    echo "rdmaconf run ($name) exit status $rc" | tee -a "$out/siw/run.txt"
-  }
-  checked_pass() {  # checked_pass NAME CASE-ID...: siw_pass, then the kernel check (see kernel_ok)
-    # After a BUG: the case it came with is named in siw/kernel.txt (the first whose capture was
-    # written after the BUG's time, from the guest's uptime), the verdicts up to it stand, the guest
-    # reboots and the cases after it run again as pass NAME-2 (NAME-3, ...).
-    local name=$1 t=$SECONDS part=$1 attempt=1 up0 host0 bug_up bug_host i trigger f
-    shift
-    local ids=("$@")
-    while [ ${#ids[@]} -gt 0 ]; do
-      up0="$(guest 'cut -d" " -f1 /proc/uptime')"
-      host0="$(date +%s.%N)"
-      # shellcheck disable=SC2046  # one word per --case argument
-      siw_pass "$part" $(printf -- '--case %s ' "${ids[@]}")
-      passes+=("$part")
-      kernel_ok "pass $part" && break
-      bug_up="$(grep -m1 -E 'BUG:|kernel BUG at|Oops:|general protection fault' "$out/guest/dmesg-boot$boots.txt" \
-                | sed -E 's/^\[ *([0-9.]+)\].*/\1/' || true)"
-      bug_host="$(awk -v h="$host0" -v u0="$up0" -v u="$bug_up" 'BEGIN { printf "%.3f", h + (u - u0) }')"
-      trigger=$((${#ids[@]} - 1))
-      for i in "${!ids[@]}"; do
-        f="$out/siw/cases/${ids[$i]}.pcapng"
-        [ -e "$f" ] || continue
-        if [[ ! "$bug_up" =~ ^[0-9.]+$ ]]; then trigger=$i; continue; fi  # no time known: the last case with a capture
-        if awk -v a="$(stat -c %.3Y "$f")" -v b="$bug_host" 'BEGIN { exit !(a >= b) }'; then trigger=$i; break; fi
-      done
-      echo "  it came with case ${ids[$trigger]} (pass $part); $((${#ids[@]} - trigger - 1)) cases after it run again after a reboot" \
-        | tee -a "$out/siw/kernel.txt" >&2
-      echo "${ids[$trigger]}" >> "$out/siw/kernel-cases.txt"
-      jq --argjson n $((trigger + 1)) '.cases |= .[:$n]' "$out/siw/$part/results.json" > "$out/siw/$part/results.kept.json" \
-        && mv "$out/siw/$part/results.kept.json" "$out/siw/$part/results.json"
-      ids=("${ids[@]:$((trigger + 1))}")
-      reboot_guest
-      attempt=$((attempt + 1))
-      part="$name-$attempt"
-    done
-    timing "siw: pass $name" $((SECONDS - t))
-  }
-
-  if [ -n "$agent" ]; then
-    # shellcheck disable=SC2046  # one word per --case argument
-    for suite in mpa ddp rdmap; do checked_pass "$suite-responder" $(cases_of "$suite" responder); done
-  else
-    echo "rdmaconf-agent is not built in this tree: the catalogue was not run against siw" | tee "$out/siw/run.txt"
-  fi
-
-  # The replay proof: the recorded rping client against siw's own rping server (one server per
-  # replay: `rping -s` serves one connection and exits), paced like a real client.
-  t0=$SECONDS
-  replay_failed=0
-  for c in ci/interop/captures/siw-rping-*.pcap; do
-    echo "== $(basename "$c") --pace 20" | tee -a "$out/siw/replay.txt"
-    guest "setsid rping -s -a 0.0.0.0 -p $p_rping -v >> rping.log 2>&1 < /dev/null & echo \$! > rping.pid; sleep 1"
-    rc=0
-    "${RDMACONF_REPLAY_BIN:-$rdmaconf}" replay "$c" --target "127.0.0.1:$p_rping" --timeout 3000 --pace 20 \
-      2>&1 | tee -a "$out/siw/replay.txt" || rc=$?
-    echo "exit $rc" | tee -a "$out/siw/replay.txt"
-    [ "$rc" = 0 ] || replay_failed=1
-    guest 'p=$(cat rping.pid); for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $p 2> /dev/null || exit 0; sleep 0.5; done; kill $p' || true
-  done
-  kernel_ok "the rping replays" || reboot_guest
-  timing "siw: rping replay" $((SECONDS - t0))
-
-  # shellcheck disable=SC2046
-  [ -n "$agent" ] && checked_pass initiator $(cases_of mpa initiator)
-
-  guest 'kill -INT "$(cat tcpdump.pid)"; sleep 1; cat tcpdump.log' || true
-  for f in rping.log agent-boot*.log; do [ -e "$run/share/$f" ] && cp "$run/share/$f" "$out/guest/"; done
-fi
-
-# --- SMC ----------------------------------------------------------------------------------------
-# The CLC suite runs in the guest (ci/interop/README.md, "SMC"): tester in namespace "tester" and in
-# the cgroup whose sockets carry the SMC TCP option, a second agent on rxe0's side for AF_SMC.
-# The tester speaks as a peer on smc1 would: the namespace's prefix, the RoCEv2 GID of its address
-# and smc1's MAC (learned per connection), the guest's UEID. Linux 6.1 over rxe lacks two things the
-# catalogue can ask for: SMC-R version 1 (rxe has RoCE v2 GIDs only, and Linux's v1 needs a RoCE v1
-# GID: the agent reports it) and SMC v2.1 (its SMC_RELEASE is 0: declared here); those cases are
-# unimplemented (docs/interop.md).
-# Linux's client serves one first-contact Accept per boot over stock rxe (docs/interop.md): the
-# responder-role cases run in one `rdmaconf run`, the client-role cases one run each; after each, a
-# task still in Linux's SMC connect (it holds the client's first-contact lock for good) or a Confirm
-# from Linux means the next client-role case gets a fresh boot (smc/boots.txt). `rdmaconf report`
-# writes the parts (smc/parts/) as one run: smc/results.json, junit.xml, html/.
-if want smc; then
-  t0=$SECONDS
-  smc_parts=()
-  smc_up() {  # rxe, PNET, UEID, the tester's namespace; tcpdump on smc0 and the AF_SMC agent
-    guest 'bash /opt/rdmaconf/smc-up.sh' | tee -a "$out/guest/smc-up.txt"
-    guest "setsid tcpdump -i smc0 -s 0 -U -n -w smc-boot$boots.pcap tcp > tcpdump-smc.log 2>&1 < /dev/null &
-           echo \$! > tcpdump-smc.pid; sleep 2"
-    guest "setsid rdmaconf-agent --backend rdma-core --device rxe0 --control 10.78.0.1:7501 --bind --token $token \
-             > agent-smc-boot$boots.log 2>&1 < /dev/null &
-           for i in \$(seq 60); do ss -Htln 'sport = :7501' | grep -q . && break; sleep 0.5; done; cat agent-smc-boot$boots.log"
-  }
-  smc_runs=0
-  # --time-scale 2 as for siw (TCG): a Linux client building its first link took 3.2 s from the
-  # Accept to its Confirm under load, past the tester's 2000 ms (docs/interop.md).
-  smc_pass() {  # smc_pass NAME CASE-ID...: one `rdmaconf run` of these clc cases in the guest, into smc/parts/NAME/
-    # Ports of their own per run: the agent opens an AF_SMC listener at every run's start, and an
-    # earlier run's can still hold its port (Linux's server side leaves a listen worker hanging).
-    local name=$1 rc=0 clc_port=$((7502 + 2 * smc_runs)) listen_port=$((7503 + 2 * smc_runs)); shift
-    smc_runs=$((smc_runs + 1))
-    mkdir -p "$run/share/smc/$name"
-    # shellcheck disable=SC2046  # one word per --case argument
-    guest "echo \$\$ > /sys/fs/cgroup/rdmaconf-tester/cgroup.procs
-           exec ip netns exec tester rdmaconf run --agent http://10.78.0.1:7501 --token $token \
-             --clc-target 10.78.0.1:$clc_port --listen 10.78.0.2:$listen_port --suite clc --cases-dir /opt/rdmaconf/cases \
-             --clc-eid RDMACONF-INTEROP --clc-prefix auto --clc-gid auto --clc-mac auto --iut-lacks smcv2.1 \
-             --time-scale 2 $(printf -- '--case %s ' "$@") \
-             --json smc/$name/results.json --junit smc/$name/junit.xml --html smc/$name/html" 3600 \
-      2>&1 | tee -a "$out/smc/run.txt" || rc=$?
-    echo "rdmaconf run ($name, boot $boots) exit status $rc" | tee -a "$out/smc/run.txt"
-    if [ -e "$run/share/smc/$name/results.json" ]; then smc_parts+=("$name"); fi
-  }
-  client_blocked() {  # client_blocked CASE: true when Linux's client cannot serve another first contact in this boot
-    # A task whose kernel stack is still in Linux's SMC connect (smc_connect, __smc_connect,
-    # smc_connect_work, smc_connect_rdma) 10 s after the case holds smc_client_lgr_pending: over
-    # stock rxe it never leaves smc_wr_drain_cq. A Confirm from Linux leads there too.
-    local stuck confirm
-    stuck="$(guest '[ -r /proc/1/stack ] || { echo "no /proc/PID/stack: cannot tell"; exit 0; }
-                    for i in $(seq 20); do
-                      s=$(grep -l smc_connect /proc/[0-9]*/task/[0-9]*/stack 2> /dev/null)
-                      [ -n "$s" ] || exit 0
-                      sleep 0.5
-                    done
-                    for f in $s; do echo "$f: $(grep -o "[a-z_0-9]*smc[a-z_0-9]*" "$f" | tr "\n" " ")"; done')" || true
-    confirm="$(jq -r '[.cases[].frames[] | select(.from == "iut" and (.headline | startswith("<-- CLC confirm")))] | length' \
-                 "$run/share/smc/$1/results.json" 2> /dev/null || echo 0)"
-    if [ -z "$stuck" ] && [ "${confirm:-0}" = 0 ]; then return 1; fi
-    echo "boot $boots, after $1: Linux sent ${confirm:-0} Confirm(s); tasks in its SMC connect 10 s later: ${stuck:-none}" \
-      | tee -a "$out/smc/boots.txt" >&2
-    return 0
-  }
-  smc_reboot() {
-    local t=$SECONDS
-    guest 'kill -INT "$(cat tcpdump-smc.pid)"; sleep 1' > /dev/null 2>&1 || true
-    STOP_TIMEOUT=20 vm stop "$run" || true
-    boot_guest
-    smc_up
-    timing "smc: reboot for a client-role case" $((SECONDS - t))
-  }
-
-  if [ -n "$agent" ]; then
-    smc_up
-    # The catalogue's clc cases by role (RDMACONF_SMC_CASES: only these).
-    smc_ids() {
-      "$rdmaconf" cases --suite clc | awk -v role="$1" -v only=" ${RDMACONF_SMC_CASES:-} " \
-        '$NF == role && (only == "  " || index(only, " " $1 " ")) { print $1 }'
-    }
-    mapfile -t server_ids < <(smc_ids responder)
-    mapfile -t client_ids < <(smc_ids initiator)
-    if [ ${#server_ids[@]} -gt 0 ]; then smc_pass server "${server_ids[@]}"; fi
-    timing "smc: setup and server-role cases" $((SECONDS - t0))
-    t0=$SECONDS
-    blocked=0
-    for id in "${client_ids[@]}"; do
-      [ "$blocked" = 1 ] && smc_reboot
-      echo "boot $boots: $id" >> "$out/smc/boots.txt"
-      smc_pass "client-$id" "$id"
-      blocked=0
-      client_blocked "client-$id" && blocked=1
-    done
-    timing "smc: client-role cases (${#client_ids[@]})" $((SECONDS - t0))
-    guest 'kill -INT "$(cat tcpdump-smc.pid)"; sleep 1' || true
-    # One report for the parts, in the order they ran.
-    cp -r "$run/share/smc" "$out/smc/parts" 2> /dev/null || true
-    parts=()
-    for p in "${smc_parts[@]}"; do parts+=("$out/smc/parts/$p/results.json"); done
-    "$rdmaconf" report "${parts[@]}" --cases-dir conformance/cases \
-      --json "$out/smc/results.json" --junit "$out/smc/junit.xml" --html "$out/smc/html" 2>&1 | tee -a "$out/smc/run.txt" || true
-    interop_findings smc
-    mapfile -t pcaps < <(ls "$run"/share/smc-boot*.pcap 2> /dev/null)
-    if [ ${#pcaps[@]} -gt 0 ]; then
-      mergecap -w "$out/smc/live.pcap" "${pcaps[@]}"
-      "$rdmaconf" analyze "$out/smc/live.pcap" --json "$out/smc/analyze.json" > "$out/smc/analyze.txt" 2>&1 || true
-      tail -1 "$out/smc/analyze.txt"
-    fi
-    cp "$run"/share/agent-smc-boot*.log "$out/guest/" 2> /dev/null || true
-  else
-    echo "rdmaconf-agent is not built in this tree: the clc suite was not run against Linux SMC" | tee "$out/smc/run.txt"
-    timing "smc: setup" $((SECONDS - t0))
-  fi
-fi
-
-# --- siw: the crash case, last ------------------------------------------------------------------
-if want siw && [ -n "$agent" ]; then
-  t0=$SECONDS
-  # The SMC part may have rebooted the guest: siw and its agent again, without a capture (as before).
-  [ "${siw_boot:-0}" = "$boots" ] || siw_up nocapture
-  siw_pass initiator-last --case "$crash_case"
-  passes+=(initiator-last)
-  kernel_ok "pass initiator-last ($crash_case)" || true
-  timing "siw: $crash_case (last)" $((SECONDS - t0))
-  # One report for all passes, written by `rdmaconf report` from the parts (a pass cut short by a
-  # kernel BUG keeps only its cases up to the BUG), with the findings of the whole run.
-  # shellcheck disable=SC2046
-  "$rdmaconf" report $(for p in "${passes[@]}"; do ls "$out/siw/$p/results.json" 2> /dev/null; done) \
-    --cases-dir conformance/cases --json "$out/siw/results.json" --junit "$out/siw/junit.xml" --html "$out/siw/html" \
-    2>&1 | tee -a "$out/siw/run.txt" || true
-  interop_findings siw
-fi
-if want siw; then
-  # shellcheck disable=SC2012
-  pcaps=($(ls "$run"/share/live-boot*.pcap 2> /dev/null))
-  if [ ${#pcaps[@]} -gt 0 ]; then
-    mergecap -w "$out/siw/live.pcap" "${pcaps[@]}"
-    "$rdmaconf" analyze "$out/siw/live.pcap" --json "$out/siw/analyze.json" > "$out/siw/analyze.txt" 2>&1 || true
-    tail -1 "$out/siw/analyze.txt"
-  fi
-  [ -e "$out/siw/kernel.txt" ] || echo "no kernel BUG or Oops in any pass" > "$out/siw/kernel.txt"
-  for f in "$run"/share/agent-boot*.log; do [ -e "$f" ] && cp "$f" "$out/guest/"; done
-fi
+# --- what changed from 6.1 to 6.12 ---------------------------------------------------------------
+# `rdmaconf diff` of each part's two reports: findings new in 6.12 (regressed) and gone (fixed), and
+# by case new failures, fixed cases, cases that run now and did not before, other changed verdicts.
+for part in siw smc; do
+  a="$out/6.1/$part/results.json" b="$out/6.12/$part/results.json"
+  [ -e "$a" ] && [ -e "$b" ] || continue
+  mkdir -p "$out/diff"
+  "$rdmaconf" diff "$a" "$b" --json "$out/diff/$part.json" > "$out/diff/$part.txt" 2>&1 || true
+  head -1 "$out/diff/$part.txt"
+done
 
 timing "total" $((SECONDS - t_start))
-[ "${replay_failed:-0}" = 0 ] || { log "the paced rping replay did not match: see $out/siw/replay.txt"; exit 1; }
+[ "$rc" = 0 ] || { log "a kernel's part could not run to its end: see its lines above"; exit 1; }
 log "reports in reports/interop/"

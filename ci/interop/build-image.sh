@@ -3,6 +3,11 @@
 # and the soft-iWARP driver (siw) built out of tree from Debian's own linux-source of the guest kernel's
 # exact version, unmodified (Debian's kernel config leaves CONFIG_RDMA_SIW unset, so Debian ships no siw.ko).
 #
+# RDMACONF_KERNEL=6.1 (default) or 6.12 picks the kernel: 6.1 is Debian 12's linux-image-amd64; 6.12
+# is linux-image-6.12-amd64 from bookworm-security. For 6.12 the SMC modules (smc, smc_diag) are built
+# from the same source too, with one switch set that Debian's config leaves unset: CONFIG_SMC_LO, the
+# software ISM device "loopback-ism" that SMC-D v2 runs over within one kernel.
+#
 # Everything lands in $RDMACONF_VM_DIR (never in the repository):
 #   rootfs/      the debootstrap tree, kept so that re-runs only do what is missing
 #   rootfs.img   raw ext4 image, attached read-only to qemu (snapshot=on)
@@ -18,6 +23,10 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/lib.sh"
 
 suite=bookworm
+case "$KERNEL" in
+  6.1) kernel_package=linux-image-amd64; suites=(bookworm); smc_lo=0 ;;
+  6.12) kernel_package=linux-image-6.12-amd64; suites=(bookworm bookworm-security); smc_lo=1 ;;
+esac
 rootfs="$VM_DIR/rootfs"
 img="$VM_DIR/rootfs.img"
 stamps="$VM_DIR/.stamps"
@@ -29,15 +38,20 @@ times="$VM_DIR/build-times.txt"
 # dashboard's store is linked into rdmaconf and the tester runs in the guest); tcpdump for the
 # capture that `rdmaconf analyze` reads; bpftool to attach the sock_ops program of the SMC run.
 guest_packages=(
-  linux-image-amd64 initramfs-tools systemd-sysv udev kmod iproute2 procps
+  "$kernel_package" initramfs-tools systemd-sysv udev kmod iproute2 procps
   rdma-core ibverbs-providers ibverbs-utils rdmacm-utils libibverbs1 librdmacm1 libisal2 libpcap0.8
   libstdc++6 libsqlite3-0 tcpdump ethtool bpftool
 )
 
 [ "$(id -u)" = 0 ] || die "build-image.sh must run as root (debootstrap, chroot)"
-mirror="$(debian_mirror "$suite")"
-[ -n "$mirror" ] || die "no apt source for suite $suite found in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
-mirror_host="$(printf '%s' "$mirror" | sed -E 's#^[a-z]+://##; s#/.*##')"
+mirrors=()
+for s in "${suites[@]}"; do
+  m="$(debian_mirror "$s")"
+  [ -n "$m" ] || die "no apt source for suite $s found in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
+  mirrors+=("$m")
+done
+mirror="${mirrors[0]}"
+mirror_hosts="$(printf '%s\n' "${mirrors[@]}" | sed -E 's#^[a-z]+://##; s#/.*##' | sort -u)"
 
 if [ "${FORCE:-0}" = 1 ]; then rm -rf "$rootfs" "$img" "$stamps"; fi
 mkdir -p "$VM_DIR" "$stamps"
@@ -67,13 +81,20 @@ in_chroot() {
   chroot "$rootfs" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
     LANG=C.UTF-8 HOME=/root "$@"
 }
-apt_open() { printf 'deb %s %s main\n' "$mirror" "$suite" > "$rootfs/etc/apt/sources.list"; }
+apt_open() {
+  local i
+  for i in "${!suites[@]}"; do printf 'deb %s %s main\n' "${mirrors[$i]}" "${suites[$i]}"; done > "$rootfs/etc/apt/sources.list"
+}
 apt_close() {
   : > "$rootfs/etc/apt/sources.list"
   rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/archives/*.deb "$rootfs/var/log/bootstrap.log"
 }
 # The logs stay outside the repository, but they still should not carry the mirror's host name around.
-scrub_logs() { [ -n "$mirror_host" ] && sed -i "s#$mirror_host#MIRROR#g" "$VM_DIR"/*.log 2>/dev/null; return 0; }
+scrub_logs() {
+  local h
+  for h in $mirror_hosts; do sed -i "s#$h#MIRROR#g" "$VM_DIR"/*.log 2>/dev/null; done
+  return 0
+}
 trap 'chroot_umount; scrub_logs' EXIT
 
 # --- stage 1: debootstrap --------------------------------------------------------------------
@@ -117,38 +138,62 @@ fi
 kver="$(ls "$rootfs/lib/modules" | sort -V | tail -1)"
 [ -n "$kver" ] || die "no kernel in the rootfs"
 
-# --- stage 3: siw.ko, stock, from the guest kernel's own source -------------------------------
-# linux-source-6.1 and linux-headers-$kver are pinned to the installed kernel's package version, so the
-# module matches the kernel it loads into. The source is used as shipped: no patch, no parameter added.
-if [ ! -e "$stamps/siw-$kver" ]; then
-  log "stage 3: siw.ko for $kver from linux-source (unmodified)"
+# --- stage 3: siw.ko (and for 6.12 smc.ko with loopback-ism) from the guest kernel's own source ----
+# linux-source-$KERNEL and linux-headers-$kver are pinned to the installed kernel's package version, so
+# the modules match the kernel they load into. siw is built as shipped: no patch, no parameter added.
+# smc (6.12 only) is built from the same tree with CONFIG_SMC_LO switched on and nothing else changed:
+# Kbuild takes smc_loopback.o from the make variable, and the C code, which tests the kernel's
+# generated configuration, gets the same switch as -DCONFIG_SMC_LO=1 (KCFLAGS). BTF is skipped
+# (CONFIG_DEBUG_INFO_BTF_MODULES=): Debian's headers carry no vmlinux to base it on.
+want_stamps=("siw-$kver")
+[ "$smc_lo" = 1 ] && want_stamps+=("smc-lo-$kver")
+need_modules=0
+for st in "${want_stamps[@]}"; do [ -e "$stamps/$st" ] || need_modules=1; done
+if [ "$need_modules" = 1 ]; then
+  log "stage 3: siw.ko$([ "$smc_lo" = 1 ] && echo ' and smc.ko (CONFIG_SMC_LO)') for $kver from linux-source"
   t0=$SECONDS
   chroot_mount
   apt_open
   kpkg="$(in_chroot dpkg-query -W -f='${Version}' "linux-image-$kver")"
+  src="linux-source-$KERNEL"
   in_chroot apt-get update -qq
   in_chroot apt-get install -y -q --no-install-recommends make gcc libc6-dev xz-utils \
-    "linux-headers-$kver=$kpkg" "linux-source-6.1=$kpkg" > "$VM_DIR/apt-siw.log" 2>&1 \
+    "linux-headers-$kver=$kpkg" "$src=$kpkg" > "$VM_DIR/apt-siw.log" 2>&1 \
     || { tail -30 "$VM_DIR/apt-siw.log"; die "installing linux-source / linux-headers $kpkg failed"; }
   rm -rf "$rootfs/usr/src/siw-build"
   mkdir -p "$rootfs/usr/src/siw-build"
-  tar -xJf "$rootfs/usr/src/linux-source-6.1.tar.xz" -C "$rootfs/usr/src/siw-build" --strip-components=5 \
-    linux-source-6.1/drivers/infiniband/sw/siw
+  tar -xJf "$rootfs/usr/src/$src.tar.xz" -C "$rootfs/usr/src/siw-build" --strip-components=5 \
+    "$src/drivers/infiniband/sw/siw"
   # Keep siw's source beside the image: docs/interop.md cites it when explaining what siw sends.
   rm -rf "$VM_DIR/siw-src"; cp -a "$rootfs/usr/src/siw-build" "$VM_DIR/siw-src"
-  in_chroot make -C "/lib/modules/$kver/build" M=/usr/src/siw-build CONFIG_RDMA_SIW=m modules \
-    > "$VM_DIR/siw-build.log" 2>&1 || { tail -30 "$VM_DIR/siw-build.log"; die "building siw.ko failed"; }
+  in_chroot make -C "/lib/modules/$kver/build" M=/usr/src/siw-build CONFIG_RDMA_SIW=m CONFIG_DEBUG_INFO_BTF_MODULES= \
+    modules > "$VM_DIR/siw-build.log" 2>&1 || { tail -30 "$VM_DIR/siw-build.log"; die "building siw.ko failed"; }
   install -D -m 0644 "$rootfs/usr/src/siw-build/siw.ko" "$rootfs/lib/modules/$kver/updates/siw.ko"
+  if [ "$smc_lo" = 1 ]; then
+    rm -rf "$rootfs/usr/src/smc-build"
+    mkdir -p "$rootfs/usr/src/smc-build"
+    tar -xJf "$rootfs/usr/src/$src.tar.xz" -C "$rootfs/usr/src/smc-build" --strip-components=3 "$src/net/smc"
+    rm -rf "$VM_DIR/smc-src"; cp -a "$rootfs/usr/src/smc-build" "$VM_DIR/smc-src"
+    # smc_diag too: it links against smc's exported symbols, so it must come from the same build.
+    in_chroot make -C "/lib/modules/$kver/build" M=/usr/src/smc-build CONFIG_SMC=m CONFIG_SMC_DIAG=m CONFIG_SMC_LO=y \
+      KCFLAGS=-DCONFIG_SMC_LO=1 CONFIG_DEBUG_INFO_BTF_MODULES= modules > "$VM_DIR/smc-build.log" 2>&1 \
+      || { tail -30 "$VM_DIR/smc-build.log"; die "building smc.ko failed"; }
+    grep -q smc_loopback "$VM_DIR/smc-build.log" || die "smc.ko was built without smc_loopback.o (see smc-build.log)"
+    for m in smc smc_diag; do
+      install -D -m 0644 "$rootfs/usr/src/smc-build/$m.ko" "$rootfs/lib/modules/$kver/updates/$m.ko"
+    done
+    rm -rf "$rootfs/usr/src/smc-build"
+  fi
   in_chroot depmod -a "$kver"
-  in_chroot apt-get purge -y -q linux-source-6.1 "linux-headers-$kver" > /dev/null 2>&1 || true
+  in_chroot apt-get purge -y -q "$src" "linux-headers-$kver" > /dev/null 2>&1 || true
   in_chroot apt-get autoremove -y -q > /dev/null 2>&1 || true
   in_chroot apt-get clean
   rm -rf "$rootfs/usr/src/siw-build"
   apt_close
   chroot_umount
   echo "$kpkg" > "$VM_DIR/kernel-package-version.txt"
-  stage_time "siw.ko" $((SECONDS - t0))
-  touch "$stamps/siw-$kver"
+  stage_time "kernel modules" $((SECONDS - t0))
+  for st in "${want_stamps[@]}"; do touch "$stamps/$st"; done
 fi
 
 # --- stage 4: guest configuration (files rewritten only when their content changes) -----------

@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
-"""The findings tables of docs/interop.md, generated from the findings files
-the documented live run left (ci/interop/known/, written by
-`rdmaconf findings RESULTS.json --json`), so the page never copies them by
-hand.
+"""The findings tables of docs/interop.md, generated from the files the
+documented live runs left in ci/interop/known/, so the page never copies them
+by hand: each kernel's findings (written by `rdmaconf findings RESULTS.json
+--json`) and what changed from one kernel to the other (written by
+`rdmaconf diff BEFORE.json AFTER.json --json`).
 
 Each table sits between two markers in docs/interop.md:
 
     <!-- findings: ci/interop/known/siw-linux-6.1.json -->
     ...the table `rdmaconf findings FILE --markdown -` prints...
     <!-- end findings -->
+
+    <!-- diff: ci/interop/known/siw-linux-6.1-6.12.json -->
+    ...the tables `rdmaconf diff FILE --markdown -` prints...
+    <!-- end diff -->
 
   python3 ci/interop/findings_doc.py --rdmaconf BIN           rewrite the tables
   python3 ci/interop/findings_doc.py --rdmaconf BIN --check   exit 1 when a table is not what the file gives
@@ -21,7 +26,7 @@ import re
 import subprocess
 import sys
 
-MARKER = re.compile(r"(<!-- findings: (\S+) -->\n)(.*?)(<!-- end findings -->)", re.S)
+MARKER = re.compile(r"(<!-- (findings|diff): (\S+) -->\n)(.*?)(<!-- end \2 -->)", re.S)
 
 
 def main():
@@ -36,14 +41,15 @@ def main():
     stale = []
 
     def table(m):
-        source = m.group(2)
-        out = subprocess.run([a.rdmaconf, "findings", os.path.join(a.root, source), "--markdown", "-"],
+        command, source = m.group(2), m.group(3)
+        out = subprocess.run([a.rdmaconf, command, os.path.join(a.root, source), "--markdown", "-"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if out.returncode != 0:
-            sys.exit("rdmaconf findings %s: %s" % (source, out.stderr.strip()))
-        if m.group(3) != out.stdout:
+        # `rdmaconf diff` exits 1 when the later run has something new: the table is still its output.
+        if out.returncode not in ((0, 1) if command == "diff" else (0,)) or not out.stdout:
+            sys.exit("rdmaconf %s %s: %s" % (command, source, out.stderr.strip()))
+        if m.group(4) != out.stdout:
             stale.append(source)
-        return m.group(1) + out.stdout + m.group(4)
+        return m.group(1) + out.stdout + m.group(5)
 
     new = MARKER.sub(table, doc)
     if not MARKER.search(doc):

@@ -1,6 +1,15 @@
 # Shared by the interop scripts (sourced, not run).
-# RDMACONF_VM_DIR holds everything large: the guest image, its kernel, the run folders.
-VM_DIR="${RDMACONF_VM_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmaconf/interop-vm}"
+# RDMACONF_KERNEL picks the guest's kernel series: 6.1 (Debian 12's default kernel) or 6.12 (the newer
+# kernel Debian 12 ships through bookworm-security). Each series has a guest image of its own.
+# RDMACONF_VM_DIR holds everything large of the 6.1 guest: its image, its kernel, the run folders;
+# the 6.12 guest's lives beside it, in the same path with "-6.12" appended.
+KERNEL="${RDMACONF_KERNEL:-6.1}"
+vm_base="${RDMACONF_VM_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmaconf/interop-vm}"
+case "$KERNEL" in
+  6.1) VM_DIR="$vm_base" ;;
+  6.12) VM_DIR="$vm_base-6.12" ;;
+  *) printf 'RDMACONF_KERNEL=%s: the interop guest is built for 6.1 or 6.12\n' "$KERNEL" >&2; exit 2 ;;
+esac
 
 log() { printf '[interop %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }

@@ -1,6 +1,7 @@
 // Captures of real Linux traffic (captures/real/, see its README): siw
 // (soft-iWARP) with rping, perftest and librdmacm, raw MPA Requests answered
-// by siw, SMC-Rv2 over soft-RoCE, SMC Declines and fallbacks. For each file:
+// by siw, SMC-Rv2 over soft-RoCE, SMC-Dv2 over loopback-ism, SMC Declines and
+// fallbacks. For each file:
 // the message counts per RDMAP opcode and per CLC type that `analyze` and
 // `decode` report equal the counts read by hand from the octets (and agreed
 // by tshark's own dissectors), and the violations are exactly the real
@@ -81,6 +82,16 @@ const std::vector<Expected>& expected() {
         {"RC Acknowledge", 103}},
        {}},
       {"smc-client-decline-no-pnet.pcap", 30, 0, 1, 0, {{"Decline", 1}}, {{"CLC Decline", 1}}, {}},
+      // SMC-Dv2 over loopback-ism (Linux 6.12, smc.ko with CONFIG_SMC_LO): two
+      // connections of one kernel, the first a first contact (224-octet
+      // Proposal offering SMC-Dv2 only, with two ISM GID/CHID entries: the
+      // emulated device's GID and its GID extension, CHID 0xffff; 130-octet
+      // Accept and Confirm with the first-contact extension), the second in
+      // the same link group (78 octets each). The data moves through
+      // loopback-ism's memory, not the wire. Max Conns / Max Links are
+      // SMC-R's; SMC-D's zeros there are no violation.
+      {"smcd-loopback-ism.pcap", 25, 0, 2, 0, {{"Proposal", 2}, {"Accept", 2}, {"Confirm", 2}},
+       {{"CLC Proposal", 2}, {"CLC Accept", 2}, {"CLC Confirm", 2}}, {}},
       // The server's SYN-ACK lacks the SMC option: no CLC message at all.
       // ... and frames 36-39 are a TEST LINK v2 exchange of the link group
       // left from smc-r-v2, with their two RC ACKs.

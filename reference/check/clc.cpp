@@ -189,9 +189,13 @@ Outcome accept_release(const clc::Proposal& p, const clc::AcceptConfirm& a) {
 }
 
 namespace {
-// The v2.1 limits of a first-contact Accept, when it states them.
+// The v2.1 limits of a first-contact Accept, when it states them. Max Conns
+// and Max Links are SMC-R's: on the SMC-D path the same two octets are
+// reserved (Linux smc_clc_first_contact_ext_v2x, and smc_clc.c checks them
+// only when the path is not SMC-D), so an SMC-D message states no limits.
 const clc::FirstContactExtV2x* v21_limits(const clc::AcceptConfirm& a) {
   if (a.version() != clc::kVersion2 || !a.fce || !a.fce_v2x || a.fce->get(FF::Release) < clc::kRelease1) return nullptr;
+  if (a.smcd) return nullptr;
   return &*a.fce_v2x;
 }
 }  // namespace
@@ -260,7 +264,7 @@ Outcome confirm_release(const clc::AcceptConfirm& a, const clc::AcceptConfirm& c
 namespace {
 // Both first-contact extensions state v2.1 limits (the Accept's release is 1 or more).
 bool both_v21(const clc::AcceptConfirm& a, const clc::AcceptConfirm& c) {
-  return a.fce && c.fce && a.fce_v2x && c.fce_v2x && a.fce->get(FF::Release) >= clc::kRelease1;
+  return v21_limits(a) && c.fce && c.fce_v2x;
 }
 }  // namespace
 

@@ -5,6 +5,9 @@
 #include "check/clc.hpp"
 
 #include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -223,6 +226,45 @@ TEST(CheckClc, AnAcceptOutsideTheOfferIsJudgedNoFurther) {
   const Verdict v = accept_rules(e.proposal, e.accept, nullptr);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].rule, &kAcceptVersion);
+}
+
+// Linux 6.12's first-contact Accept and Confirm on the SMC-D path over
+// loopback-ism (pcap/tests/captures/real/smcd-loopback-ism.pcap, frames 6 and
+// 8): release 1, and the two octets SMC-R uses for Max Conns and Max Links
+// are zero, reserved on SMC-D. No v2.1 limit rule reads them.
+std::vector<std::uint8_t> octets(std::string_view hex) {
+  std::vector<std::uint8_t> out;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    out.push_back(static_cast<std::uint8_t>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  return out;
+}
+constexpr std::string_view kSmcdAccept =
+    "e2d4c3c402008229434d35eb9628fb1ed19e34230f7d706600200000001b0000ffff52444d41434f4e462d494e5445524f502020202020"
+    "2020202020202020202020b4aba49fb18f35bd0021000072646d61636f6e662d677565737420202020202020202020202020202020202000"
+    "000001000000000000000000000000e2d4c3c4";
+constexpr std::string_view kSmcdConfirm =
+    "e2d4c3c403008229434d35eb9628fb1e3d7aaf5f5200c17400200000001c0000ffff52444d41434f4e462d494e5445524f502020202020"
+    "2020202020202020202020b4aba49fb18f35bd0021000072646d61636f6e662d677565737420202020202020202020202020202020202000"
+    "000001000000000000000000000000e2d4c3c4";
+
+TEST(CheckClc, SmcdStatesNoV21Limits) {
+  const auto a = clc::decode(octets(kSmcdAccept));
+  const auto c = clc::decode(octets(kSmcdConfirm));
+  ASSERT_TRUE(a && c);
+  const auto& accept = std::get<clc::AcceptConfirm>(*a);
+  const auto& confirm = std::get<clc::AcceptConfirm>(*c);
+  ASSERT_TRUE(accept.smcd && accept.smcd_v2 && accept.fce && accept.fce_v2x);
+  EXPECT_EQ(accept.smcd->get(clc::SmcdAcceptConfirmSpec::Field::DmbToken), 0xd19e34230f7d7066u);
+  EXPECT_EQ(accept.smcd_v2->get(clc::SmcdV2AcceptConfirmSpec::Field::Chid), 0xffffu);
+  EXPECT_EQ(accept.smcd_v2->get(clc::SmcdV2AcceptConfirmSpec::Field::GidExtension), 0xb4aba49fb18f35bdu);
+  EXPECT_EQ(accept.fce->get(clc::FirstContactExtSpec::Field::Release), 1u);
+  EXPECT_EQ(accept.fce_v2x->get(clc::FirstContactExtV2xSpec::Field::MaxConns), 0u);
+  EXPECT_EQ(confirm.smcd->get(clc::SmcdAcceptConfirmSpec::Field::DmbToken), 0x3d7aaf5f5200c174u);
+  EXPECT_FALSE(accept_max_conns(accept));
+  EXPECT_FALSE(accept_max_links(accept));
+  EXPECT_FALSE(confirm_max_conns(accept, confirm));
+  EXPECT_FALSE(confirm_max_links(accept, confirm));
+  EXPECT_FALSE(confirm_release(accept, confirm));
 }
 
 }  // namespace

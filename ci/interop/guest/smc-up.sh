@@ -5,17 +5,24 @@
 #   root namespace: smc0 10.78.0.1, rxe0 on it, the agent's AF_SMC listener  (the IUT)
 #   namespace "tester": smc1 10.78.0.2, default route via 10.78.0.1          (rdmaconf run)
 #
-# Linux 6.1 needs three things besides the modules: a PNET table entry tying rxe0 to smc0 (rxe
+# Linux (6.1 and 6.12) needs three things besides the modules: a PNET table entry tying rxe0 to smc0 (rxe
 # cannot name its netdev to SMC), a User Defined EID (SMC v2 is offered and accepted only with one),
 # and, on the tester's side, the SMC TCP option on SYN and SYN-ACK (RFC 7609 §3.1; plain TCP sockets
 # cannot send it): a sock_ops BPF program attached to the cgroup the tester runs in.
 # rdma_rxe is stock Debian: its 6.1 bugs on the way to an SMC-R link (LLC over the QP) lie after CLC,
 # but the link group teardown they leave hanging (smc_wr_drain_cq) keeps Linux's client-side
-# first-contact lock: a boot serves one client-role Accept (docs/interop.md, Linux SMC).
+# first-contact lock: a 6.1 boot serves one client-role Accept (docs/interop.md, Linux SMC); 6.12's
+# rxe has both causes fixed.
 set -euo pipefail
 BIN=/opt/rdmaconf
 UEID=RDMACONF-INTEROP
 modprobe -a rdma_rxe smc smc_diag
+# SMC release 2.1 (Linux 6.12): the server's first-contact Accept agrees the smaller of the client's
+# and its own Max Conns / Max Links (smc_clc_srv_v2x_features_validate); the clc suite's 2.1 cases
+# ask for at least 16 connections and 1 or 2 links. Set here, not left to the defaults.
+if [ -e /proc/sys/net/smc/smcr_max_conns_per_lgr ]; then
+  sysctl -w net.smc.smcr_max_conns_per_lgr=255 net.smc.smcr_max_links_per_lgr=2
+fi
 ip netns add tester 2> /dev/null || true
 if ! ip link show smc0 > /dev/null 2>&1; then
   ip link add smc0 type veth peer name smc1

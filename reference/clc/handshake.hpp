@@ -129,7 +129,7 @@ namespace checks {
 // Registry rows of the refusals only a machine makes (conformance/requirements/).
 inline constexpr const check::Rule& kDeclineReasonRule = check::rule<"rfc7609-c.1-decline-reason">;
 inline constexpr const check::Rule& kVersionChoiceRule = check::rule<"smcv2-proposal-version-choice">;
-inline constexpr const check::Rule& kPrefixMatchRule = check::rule<"rfc7609-a.2.2-prefix-match">;
+inline constexpr const check::Rule& kPrefixMatchRule = check::rule<"rfc7609-3.5.1.2-prefix-match">;
 inline constexpr const check::Rule& kEidMatchRule = check::rule<"smcv2-proposal-eid-match">;
 inline constexpr const check::Rule& kV21LimitsRule = check::rule<"smcv2-fce-v21-limits">;
 inline constexpr const check::Rule& kFirstContactMismatchRule = check::rule<"rfc7609-3.5.2-client-first-contact-mismatch">;

@@ -171,6 +171,9 @@ Catalogue load_catalogue(const std::string& dir) {
       cat.sha256 += kHex[digest[i] & 15];
     }
   }
+  auto captures = load_capture_cases(dir);
+  cat.capture_cases = std::move(captures.cases);
+  cat.errors.insert(cat.errors.end(), captures.errors.begin(), captures.errors.end());
   return cat;
 }
 

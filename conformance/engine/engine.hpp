@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/agent_view.hpp"
+#include "engine/capture_case.hpp"
 #include "engine/clc_identity.hpp"
 #include "engine/script.hpp"
 
@@ -206,11 +207,15 @@ struct RunOptions {
 
 struct Catalogue {
   std::vector<Case> cases;
+  // The capture cases (*.capture, capture_case.hpp): counted as cases of
+  // their rows, never run (their proof is pcap/tests/capture_cases_test.cpp).
+  std::vector<CaptureCase> capture_cases;
   std::vector<SyntaxError> errors;
   std::string sha256;  // the scripts' digest (load_catalogue): reports name the catalogue by it
 };
 
-// Loads every *.case under dir/<protocol>/ (sorted by path).
+// Loads every *.case under dir/<protocol>/ (sorted by path), and the
+// capture cases under it.
 Catalogue load_catalogue(const std::string& dir);
 
 // Adds the cases of one script file given on its own (`run --case-file`, a

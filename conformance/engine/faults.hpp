@@ -53,6 +53,7 @@ enum class FaultId : std::uint8_t {
   kMpaUlpdusShareFpdu, kDdpUlpduOver64768, kMpaNoNegotiationTaken, kMpaIrdOrdOverFlags, kMpaRtrFlagsWithoutP2p,
   kMpaRtrFlagsHonouredWithoutP2p, kTerminateThenReset, kAtomicRequestUnusedFieldsSet, kClcDeclineLocalCode,
   kMpaInitiatorSendsUnsetRtr,
+  kMpaRequestOneRead,
   kCount
 };
 

@@ -120,6 +120,9 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
       } else if (!need || probe.size() >= *need) {
         frame = rx;
         break;
+      } else if (f.has(FaultId::kMpaRequestOneRead) && !rx.empty()) {
+        sock.close_gracefully();  // as if the first segment held the whole Request (RFC 5044 §7.1.5)
+        return;
       }
       // RFC 5044 §7.1.2: no Request in time, the connection is closed.
       if (Clock::now() >= handshake_deadline && !f.has(FaultId::kMpaNoHandshakeTimer)) {

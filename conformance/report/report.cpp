@@ -149,6 +149,8 @@ RequirementGaps requirement_gaps(const Catalogue& cat) {
   for (const Case& c : cat.cases)
     for (const std::string& r : c.requirements)
       if (const auto* row = requirements::find(r)) named.insert(row->id);
+  for (const CaptureCase& c : cat.capture_cases)
+    if (const auto* row = requirements::find(c.requirement)) named.insert(row->id);
   for (const requirements::Requirement& r : requirements::all()) {
     const std::string rfc = std::string(r.rfc) + " §" + std::string(r.section);
     if (r.observable == requirements::Observability::kNotObservable)
@@ -198,9 +200,22 @@ void write_catalogue_markdown(std::ostream& out, const Catalogue& cat) {
     out << "| `" << req << "` | " << join(std::vector<std::string>(rfcs.begin(), rfcs.end()), "; ") << " | "
         << to_string(cs.front()->level) << " | " << ids << " |\n";
   }
+  if (!cat.capture_cases.empty()) {
+    out << "\n## Capture cases\n\n"
+           "Rules judged in captures, which the live tester's peer cannot be made to show (conformance.md, \"Capture\n"
+           "cases\"): each case names a capture under `pcap/tests/captures/` that keeps its rule and one that breaks\n"
+           "it, and `pcap/tests/capture_cases_test.cpp` proves both.\n\n"
+           "| case | requirement | RFC | level | keeps it | breaks it |\n|---|---|---|---|---|---|\n";
+    for (const CaptureCase& c : cat.capture_cases)
+      out << "| `" << c.id << "` | `" << c.requirement << "` | " << c.rfc << " | " << to_string(c.level) << " | `"
+          << c.passes << "` | `" << c.fails << "` |\n";
+  }
   if (!uncovered.empty()) {
+    std::set<std::string> with_cases;
+    for (const auto& [req, cs] : by_req) with_cases.insert(req);
+    for (const CaptureCase& c : cat.capture_cases) with_cases.insert(c.requirement);
     out << "\n## Observable requirements without a case yet\n\n"
-        << by_req.size() << " requirements have cases; these " << uncovered.size()
+        << with_cases.size() << " requirements have cases; these " << uncovered.size()
         << " could be observed but no script checks them yet. Mostly: rules on TCP segmentation,\n"
            "retransmission, the FIN and the SYN's SMC option, which the tester's socket does not see, and\n"
            "the MULPDU bound, which the tester cannot know; two-connection and link-group rules (an STag\n"

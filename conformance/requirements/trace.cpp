@@ -35,6 +35,30 @@ const std::array<TracedDocument, kTables.size()>& documents_array() {
   return docs;
 }
 
+// "7.1.2" out of "rfc5044-7.1.2-pd-length-max".
+std::string_view section_of_id(std::string_view id) {
+  const auto first = id.find('-');
+  if (first == std::string_view::npos) return {};
+  const auto second = id.find('-', first + 1);
+  if (second == std::string_view::npos) return {};
+  return id.substr(first + 1, second - first - 1);
+}
+
+// The section a citation names first: "7.1.2" out of "RFC 5044 §7.1.2, ...",
+// "a.2.3" out of "RFC 7609 App. A.2.3, ..." (lower-cased as ids write it).
+std::string cited_section(std::string_view citation) {
+  std::string_view rest = citation.substr(0, citation.find(", "));
+  std::string section;
+  if (const auto at = rest.find("§"); at != std::string_view::npos) {
+    section = rest.substr(at + std::string_view("§").size());
+  } else if (const auto app = rest.find(" App. "); app != std::string_view::npos) {
+    section = rest.substr(app + 6);
+    if (!section.empty() && section.front() >= 'A' && section.front() <= 'Z')
+      section.front() = static_cast<char>(section.front() - 'A' + 'a');
+  }
+  return section;
+}
+
 bool is_hex8(std::string_view s) {
   return s.size() == 8 &&
          std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
@@ -82,8 +106,37 @@ std::string_view name(Accounting a) {
   return "?";
 }
 
+std::vector<std::string> section_problems(std::span<const Requirement> rows, std::string_view rfc,
+                                          std::span<const SentenceTrace> table) {
+  std::vector<std::string> found;
+  for (const Requirement& row : rows) {
+    if (row.rfc != rfc) continue;
+    const std::string_view named = section_of_id(row.id);
+    const std::string cited = cited_section(citation(row).view());
+    if (cited != named)
+      found.push_back("row " + std::string(row.id) + ": its citation names §" + cited + ", its id §" +
+                      std::string(named));
+    std::set<std::string_view> stated;  // the sections of the sentences the row covers
+    for (const SentenceTrace& t : table) {
+      if (t.accounting != Accounting::kCovered) continue;
+      const auto ids = row_ids(t);
+      if (std::find(ids.begin(), ids.end(), row.id) != ids.end()) stated.insert(t.section);
+    }
+    if (stated.empty() || stated.count(named)) continue;
+    std::string where;
+    for (std::string_view s : stated) where += (where.empty() ? "§" : ", §") + std::string(s);
+    found.push_back("row " + std::string(row.id) + ": its id names §" + std::string(named) +
+                    " but the sentences it covers are in " + where + " (rename it, keeping the old id as an alias)");
+  }
+  return found;
+}
+
 std::vector<std::string> trace_problems() {
   std::vector<std::string> found;
+  for (const auto& table : kTables) {
+    const auto rows = section_problems(of(table.document.rfc), table.document.rfc, table.rows());
+    found.insert(found.end(), rows.begin(), rows.end());
+  }
   for (const auto& table : kTables) {
     std::set<std::pair<std::string_view, std::string_view>> seen;
     for (const SentenceTrace& t : table.rows()) {

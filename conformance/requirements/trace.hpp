@@ -60,7 +60,17 @@ std::vector<std::string_view> row_ids(const SentenceTrace& t);
 std::string_view name(Accounting a);  // "covered", "not observable", "not a requirement"
 
 // Problems in the trace tables themselves (unknown row ids, bad
-// fingerprints, duplicates, missing reasons), one line each.
+// fingerprints, duplicates, missing reasons, the section_problems() of each
+// traced document's rows), one line each.
 std::vector<std::string> trace_problems();
+
+// Rows of one document (`rfc`) whose id names another section than the text
+// puts their requirement in: a row the table ties to sentences of its own
+// document must name the section of one of them (a row stated in several
+// sections names one of those), and its citation must name the section of
+// its id. One line per row; empty when every row names its section. Takes
+// any rows and table so that its checks can be tested on bad data.
+std::vector<std::string> section_problems(std::span<const Requirement> rows, std::string_view rfc,
+                                          std::span<const SentenceTrace> table);
 
 }  // namespace rdmaconf::requirements

@@ -8,7 +8,7 @@ namespace {
 
 constexpr SentenceTrace kTrace[] = {
     // §3.1
-    cover("3.1", "2586765a", "rfc5040-3-ddp-below"),
+    cover("3.1", "2586765a", "rfc5040-3.1-ddp-below"),
     // §4.1
     cover("4.1", "1b3c4ba0", "rfc5040-4.1-opcodes rfc5040-4.1-rv-1"),
     cover("4.1", "dae0a991", "rfc5040-4.1-opcodes rfc5040-4.1-rv-1 rfc5040-4.1-rsvd-zero"),
@@ -45,14 +45,14 @@ constexpr SentenceTrace kTrace[] = {
     none("5.1", "3ea27133", "a permission to write part of a buffer"),
     cover("5.1", "4eb754af", "rfc5040-5.5-message-order"),
     none("5.1", "04598d5b", "a permission for the ULP's use of a later Send"),
-    cover("5.1", "983d74ad", "rfc5041-5.2-tagged-same-stag", "one Write names one STag in all its segments"),
+    cover("5.1", "983d74ad", "rfc5041-4.2-tagged-same-stag", "one Write names one STag in all its segments"),
     cover("5.1", "d5937273", "rfc5040-5.1-write-zero-length"),
     // §5.2
-    cover("5.2", "a409af47", "rfc5040-5.2.2-read-response-solicited rfc5040-5.2.2-read-response-size"),
+    cover("5.2", "a409af47", "rfc5040-5.2-read-response-solicited rfc5040-5.2-read-response-size"),
     // §5.2.1
     cover("5.2.1", "91d95626", "rfc5040-4.1-untagged-kinds"),
     cover("5.2.1", "2da68f3a", "rfc5040-4.1-untagged-kinds"),
-    hidden("5.2.1", "30516b22", "buffer accounting at the Data Source is local; its visible effect is the IRD limit (rfc5040-5.2.1-ird-exceeded)"),
+    hidden("5.2.1", "30516b22", "buffer accounting at the Data Source is local; its visible effect is the IRD limit (rfc5040-6.1-ird-exceeded)"),
     cover("5.2.1", "878ff80d", "rfc5040-5.2.1-read-answered"),
     hidden("5.2.1", "fbb147d7", "whether the ULP saw the Read Request is local"),
     cover("5.2.1", "f36b4d7a", "rfc5040-5.2.1-qn-read-request"),
@@ -91,13 +91,13 @@ constexpr SentenceTrace kTrace[] = {
     cover("5.3", "c8ec342f", "rfc5040-4.1-invalidate-stag"),
     cover("5.3", "33a3dd61", "rfc5040-5.3-send-invalidate rfc5040-5.3-invalidate-check"),
     // §5.4
-    cover("5.4", "4f54328d", "rfc5040-4.1-untagged-kinds rfc5040-4.8-terminate-one-segment"),
+    cover("5.4", "4f54328d", "rfc5040-4.1-untagged-kinds rfc5040-5.4-terminate-one-segment"),
     cover("5.4", "579af67c", "rfc5040-4.1-untagged-kinds"),
     cover("5.4", "ffa2198e", "rfc5040-5.4-qn-terminate"),
     hidden("5.4", "5e11b442", "buffer accounting at the receiver is local"),
     hidden("5.4", "3bef04cd", "the receive buffer held for the peer's Terminate is local"),
     cover("5.4", "f588ff5e", "rfc5040-5.4-terminate-received"),
-    cover("5.4", "f8a5331a", "rfc5040-7.3-remote-errors"),
+    cover("5.4", "f8a5331a", "rfc5040-5.4-remote-errors"),
     cover("5.4", "29c2d914", "rfc5040-5.4-terminate-last"),
     none("5.4", "c7a7d28f", "a permission to stop sending"),
     // §5.5
@@ -122,10 +122,10 @@ constexpr SentenceTrace kTrace[] = {
     cover("6.1", "d823568d", "rfc5040-6.1-rdma-only"),
     cover("6.1", "a852ff71", "rfc5040-6.1-ird-ord-to-ulp"),
     cover("6.1", "3cce7ea1", "rfc5040-6.1-ird-ord-to-ulp"),
-    cover("6.1", "2bf70738", "rfc5040-5.2.1-ord-limit"),
-    cover("6.1", "0f44ef73", "rfc5040-5.2.1-ird-exceeded"),
+    cover("6.1", "2bf70738", "rfc5040-6.1-ord-limit"),
+    cover("6.1", "0f44ef73", "rfc5040-6.1-ird-exceeded"),
     // §6.2.1
-    none("6.2.1", "bce16d6a", "restated as the MUST of §7.1 (rfc5040-5.4-terminate-on-error)"),
+    none("6.2.1", "bce16d6a", "restated as the MUST of §7.1 (rfc5040-7.1-terminate-on-error)"),
     hidden("6.2.1", "701d1edf", "completions of outstanding operations are local"),
     none("6.2.1", "2981d955", "a permission to tear down at once"),
     cover("6.2.1", "36acda4c", "rfc5040-6.2.1-terminate-graceful-close"),
@@ -134,7 +134,7 @@ constexpr SentenceTrace kTrace[] = {
     none("7", "f2fd220a", "applies to LLPs that carry several streams per connection (SCTP); over MPA/TCP a stream is its connection"),
     // §7.1
     cover("7.1", "6326715e", "rfc5040-7.1-surface-to-ulp"),
-    cover("7.1", "9f2b7e0c", "rfc5040-5.4-terminate-on-error rfc5040-7.2-local-errors-terminate"),
+    cover("7.1", "9f2b7e0c", "rfc5040-7.1-terminate-on-error rfc5040-7.1-local-errors-terminate"),
     cover("7.1", "01238c03", "rfc5040-7.1-first-error-reported"),
     // §7.2
     cover("7.2", "1d70c2a8", "rfc5041-7.1-check-all-segments"),
@@ -149,7 +149,7 @@ constexpr SentenceTrace kTrace[] = {
     cover("7.2", "aa42d49c", "rfc5040-5.2.1-source-check"),
     cover("7.2", "9351fae0", "rfc5040-5.2.1-source-check"),
     // §8.1
-    cover("8.1", "6fd7454a", "rfc5040-8-rfc5042"),
+    cover("8.1", "6fd7454a", "rfc5040-8.1-rfc5042"),
     // §8.1.1
     none("8.1.1", "21352dba", "introduces the list that follows"),
     cover("8.1.1", "f780815b", "rfc5040-8.1.1-stag-per-stream"),
@@ -157,7 +157,7 @@ constexpr SentenceTrace kTrace[] = {
     cover("8.1.1", "58ccad76", "rfc5041-7.1-base-bounds rfc5040-5.2.1-source-check"),
     hidden("8.1.1", "38d87ac1", "a local mechanism offered to the ULP"),
     hidden("8.1.1", "ac417ef0", "a local mechanism offered to the ULP"),
-    cover("8.1.1", "0141c5da", "rfc5040-5.3-invalidated-stag-refused", "after revocation the STag is refused"),
+    cover("8.1.1", "0141c5da", "rfc5040-8.1.1-invalidated-stag-refused", "after revocation the STag is refused"),
     cover("8.1.1", "9f078fbf", "rfc5040-5.3-invalidate-check"),
     hidden("8.1.1", "66d1773e", "STag values are chosen locally; a few samples cannot show whether they are predictable"),
     hidden("8.1.1", "bc3bd9b3", "STag values are chosen locally; a few samples cannot show whether they are predictable"),

@@ -24,7 +24,7 @@ constexpr SentenceTrace kTrace[] = {
     cover("6.2.1", "2b6cf7a0", "rfc5042-6.2.1-bounds"),
     // §6.2.2
     cover("6.2.2", "895c08df", "rfc5042-6.2.2-no-change-after-indication"),
-    cover("6.2.2", "8f2fbfda", "rfc5040-5.3-invalidated-stag-refused", "once access is revoked the STag is refused"),
+    cover("6.2.2", "8f2fbfda", "rfc5040-8.1.1-invalidated-stag-refused", "once access is revoked the STag is refused"),
     // §6.3.2
     cover("6.3.2", "f68f0c41", "rfc5042-6.3.2-stale-data"),
     // §6.3.3

@@ -14,11 +14,11 @@ constexpr SentenceTrace kTrace[] = {
     cover("6", "f70a81d8", "rfc6581-6-rev-2"),
     none("6", "512d13a3", "a permission to stay at revision 1"),
     cover("6", "518ffa23", "rfc6581-10-accept-rev1"),
-    cover("6", "900ccb1d", "rfc6581-6-enhanced-flag rfc6581-9-enhanced-data-present"),
+    cover("6", "900ccb1d", "rfc6581-6-enhanced-flag rfc6581-6-enhanced-data-present"),
     // §7
     none("7", "4ad69fe7", "applies to the SCTP adaptation's session control chunks (RFC 5043), which this project does not implement"),
     none("7", "c87e19dc", "applies to the SCTP adaptation's session control chunks (RFC 5043), which this project does not implement"),
-    cover("7", "4ec7e5ea", "rfc6581-9-pd-length-includes rfc5044-7.1.1-private-data-max", "stated for SCTP chunks; the same limit holds for MPA frames"),
+    cover("7", "4ec7e5ea", "rfc6581-7-pd-length-includes rfc5044-7.1.1-private-data-max", "stated for SCTP chunks; the same limit holds for MPA frames"),
     none("7", "a9caed4a", "applies to the SCTP adaptation's session control chunks (RFC 5043), which this project does not implement"),
     none("7", "be124b1d", "applies to the SCTP adaptation's session control chunks (RFC 5043), which this project does not implement"),
     none("7", "4db55e86", "applies to the SCTP adaptation's session control chunks (RFC 5043), which this project does not implement"),
@@ -59,12 +59,12 @@ constexpr SentenceTrace kTrace[] = {
     // §9.3
     cover("9.3", "a4040f7d", "rfc6581-9.3-error-catastrophic"),
     // §10
-    cover("10", "1fb0bc38", "rfc6581-9-reply-enhanced"),
+    cover("10", "1fb0bc38", "rfc6581-10-reply-enhanced"),
     cover("10", "afb236f2", "rfc6581-10-accept-rev1"),
     none("10", "9ade1e85", "whether enhanced functionality is desired is the ULP's choice; nothing on the wire tells"),
     cover("10", "838b718d", "rfc6581-10-accept-rev1"),
-    cover("10", "8534f7de", "rfc6581-9-reply-enhanced"),
-    cover("10", "646b71ae", "rfc6581-10-accept-rev1 rfc6581-9-reply-enhanced"),
+    cover("10", "8534f7de", "rfc6581-10-reply-enhanced"),
+    cover("10", "646b71ae", "rfc6581-10-accept-rev1 rfc6581-10-reply-enhanced"),
     cover("10", "6f7325c7", "rfc5044-7.1.1-rev-mismatch", "a responder without RFC 6581 sees a revision it cannot serve"),
     none("10", "9f55042c", "a permission to retry with revision 1"),
 };

@@ -38,10 +38,10 @@ constexpr SentenceTrace kTrace[] = {
     hidden("3.3", "efbf6e35", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
     hidden("3.3", "a924d80c", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
     // A response flows on its request's link: the capture analyzer pairs LLC replies per link.
-    cover("3.3", "1719f557", "rfc7609-a.3-reply-answers-request"),
+    cover("3.3", "1719f557", "rfc7609-3.3-reply-answers-request"),
     // §3.5.1.2
-    cover("3.5.1.2", "d80c76f7", "rfc7609-a.2.2-prefix-match"),
-    hidden("3.5.1.2", "8c9a9a1e", "which RoCE credentials belong to which subnet is local configuration; the prefix check itself is rfc7609-a.2.2-prefix-match"),
+    cover("3.5.1.2", "d80c76f7", "rfc7609-3.5.1.2-prefix-match"),
+    hidden("3.5.1.2", "8c9a9a1e", "which RoCE credentials belong to which subnet is local configuration; the prefix check itself is rfc7609-3.5.1.2-prefix-match"),
     // §3.5.1.5
     // No data before the link is confirmed: the capture analyzer checks CDC and Writes against the link's state.
     cover("3.5.1.5", "c427be5f", "rfc7609-3.5.1.5-data-on-confirmed-link"),
@@ -51,7 +51,7 @@ constexpr SentenceTrace kTrace[] = {
     hidden("3.5.2.2", "c56248fa", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
     hidden("3.5.2.2", "11ecf3fb", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
     // §3.5.2.4
-    cover("3.5.2.4", "8ba8b319", "rfc7609-3.2-no-data-before-done"),
+    cover("3.5.2.4", "8ba8b319", "rfc7609-3.5.2.4-no-data-before-done"),
     hidden("3.5.2.4", "e39e0e64", "local to the host (buffers, sockets, resources)"),
     hidden("3.5.2.4", "879cf00e", "local to the host (buffers, sockets, resources)"),
     // §3.5.3
@@ -109,7 +109,7 @@ constexpr SentenceTrace kTrace[] = {
     hidden("4.5.1", "82e4b8cf", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
     // §4.5.3
     hidden("4.5.3", "8cb2ad6c", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
-    cover("4.5.3", "c0040eff", "rfc7609-a.2.2-prefix-match"),
+    cover("4.5.3", "c0040eff", "rfc7609-3.5.1.2-prefix-match"),
     cover("4.5.3", "e1906842", "rfc7609-4.5.3-keepalive-ack"),
     cover("4.5.3", "db956a0f", "rfc7609-4.5.3-keepalive-ack"),
     // §4.6.1
@@ -146,7 +146,7 @@ constexpr SentenceTrace kTrace[] = {
     cover("a.2.2", "e577cacc", "rfc7609-a.2.2-prefix-offset rfc7609-a.2.2-future-growth"),
     cover("a.2.2", "56c1d1ed", "rfc7609-a.2.2-prefix-offset rfc7609-a.2.2-future-growth"),
     // §a.2.5
-    cover("a.2.5", "ae6573ee", "rfc7609-c.4-out-of-sync-all"),
+    cover("a.2.5", "ae6573ee", "rfc7609-a.2.5-out-of-sync-all"),
     // §a.3
     hidden("a.3", "556d2ddf", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),
     hidden("a.3", "2feb3633", "runs over RoCE (link groups, LLC and CDC messages, RDMA writes): outside the TCP connection and CLC handshake a tester sees"),

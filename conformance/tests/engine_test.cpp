@@ -438,7 +438,7 @@ TEST(Grading, MissingOptionalFeatureIsUnimplemented) {
   CaseResult r = run_case(c, peer.options());
   EXPECT_EQ(r.script_verdict, Verdict::kUnimplemented) << r.reason;
   ASSERT_EQ(r.in_passing.size(), 1u) << r.reason;
-  EXPECT_EQ(r.in_passing[0].rule, "rfc6581-9-reply-enhanced");
+  EXPECT_EQ(r.in_passing[0].rule, "rfc6581-10-reply-enhanced");
   EXPECT_EQ(r.verdict, Verdict::kFail);
   FakePeer again(FakePeer::Mode::kRejectAll);
   RunOptions quiet = again.options();

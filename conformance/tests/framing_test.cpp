@@ -26,7 +26,7 @@ Case parse_one(const std::string& text) {
 }
 
 std::string header(std::string_view needs = "echo") {
-  return "id: t\ntitle: t\nrequirement: rfc5044-5.2-no-segment-assumption\nrfc: RFC 5044 §5.2\nlevel: MUST\n"
+  return "id: t\ntitle: t\nrequirement: rfc5044-5.1-no-segment-assumption\nrfc: RFC 5044 §5.2\nlevel: MUST\n"
          "role: responder\nneeds: " + std::string(needs) + "\n";
 }
 

@@ -503,7 +503,7 @@ SMCR_EXPECTED = {"llc": 22, "llc_retransmitted": 1, "cdc": 38, "cdc_retransmitte
 # and where.
 SMCR_CRAFTED = [
     # A TEST LINK request turned into a reply: it answers nothing, nor does the peer's reply.
-    ((316, 3, 0x80), {(316, "rfc7609-a.3-reply-answers-request"): 1, (318, "rfc7609-a.3-reply-answers-request"): 1}),
+    ((316, 3, 0x80), {(316, "rfc7609-3.3-reply-answers-request"): 1, (318, "rfc7609-3.3-reply-answers-request"): 1}),
     # The server's first CDC: consumer cursor beyond what the client produced.
     ((29, 22, 0x20), {(29, "rfc7609-a.4-consumer-not-ahead"): 1}),
     # An RDMA Write's virtual address moved 64 KiB out of the RMBE the peer

@@ -555,7 +555,7 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
       {"v_pd_length", "rfc5044-7.1.1-pd-length-max", {}, [&](MpaConnection& c) {
          c.request([](mpa::ReqRepFields& f) { f.pd_length = 600; });
        }, true},
-      {"v_enhanced_short", "rfc6581-9-enhanced-data-present", {}, [&](MpaConnection& c) {
+      {"v_enhanced_short", "rfc6581-6-enhanced-data-present", {}, [&](MpaConnection& c) {
          // S set, but only 2 octets of private data: no room for IRD/ORD.
          c.request([](mpa::ReqRepFields& f) { f.raw_private_data = Bytes{0, 4}; });
          c.reply();
@@ -598,14 +598,14 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
       {"v_pad", "rfc5044-4.1-pad-zero", {}, [&](MpaConnection& c) {
          send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), pattern(201, 1)), pad_octet(0xff));
        }},
-      {"v_short_ulpdu", "rfc5041-4-segment-header", {}, [&](MpaConnection& c) {
+      {"v_short_ulpdu", "rfc5041-4.4-segment-header", {}, [&](MpaConnection& c) {
          send(c, Side::kClient, Bytes{0x41, 0x43, 0, 0, 0});
        }},
       // ---- DDP (RFC 5041)
       {"v_dv", "rfc5041-4.1-dv-1", {}, [&](MpaConnection& c) {
          send(c, Side::kClient, untagged([] { Untagged x; x.dv = 2; return x; }(), data));
        }},
-      {"v_msn", "rfc5041-5.2-msn-increment", {}, [&](MpaConnection& c) {
+      {"v_msn", "rfc5041-4.3-msn-increment", {}, [&](MpaConnection& c) {
          c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 1, 0, true), data));
          send(c, Side::kClient, untagged(u(rdmap::Opcode::kSend, 0, 3, 0, true), data));
        }},
@@ -637,25 +637,25 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
       {"v_payload_size", "rfc5040-4.2-payload-size", {}, [&](MpaConnection& c) {
          send(c, Side::kClient, untagged(u(rdmap::Opcode::kImmediateData, 0, 1, 0, true), pattern(12, 1)));
        }},
-      {"v_unsolicited_read", "rfc5040-5.2.2-read-response-solicited", {}, [&](MpaConnection& c) {
+      {"v_unsolicited_read", "rfc5040-5.2-read-response-solicited", {}, [&](MpaConnection& c) {
          send(c, Side::kServer, tagged(rdmap::Opcode::kRdmaReadResponse, 9, 0, true, data));
        }},
       {"v_read_sink", "rfc5040-5.2.2-read-response-sink", {}, [&](MpaConnection& c) {
          send(c, Side::kClient, untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 1, 0, true), read_request(5, 0, 200, 6, 0)));
          send(c, Side::kServer, tagged(rdmap::Opcode::kRdmaReadResponse, 7, 0, true, data));
        }},
-      {"v_read_size", "rfc5040-5.2.2-read-response-size", {}, [&](MpaConnection& c) {
+      {"v_read_size", "rfc5040-5.2-read-response-size", {}, [&](MpaConnection& c) {
          send(c, Side::kClient, untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 1, 0, true), read_request(5, 0, 300, 6, 0)));
          send(c, Side::kServer, tagged(rdmap::Opcode::kRdmaReadResponse, 5, 0, true, data));
        }},
-      {"v_ord", "rfc5040-5.2.1-ord-limit",
+      {"v_ord", "rfc5040-6.1-ord-limit",
        {.request_enhanced = mpa::EnhancedData{false, false, false, false, 1, 1},
         .reply_enhanced = mpa::EnhancedData{false, false, false, false, 1, 1}},
        [&](MpaConnection& c) {  // two Read Requests outstanding against an IRD of 1
          c.fpdu(Side::kClient, untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 1, 0, true), read_request(5, 0, 100, 6, 0)));
          send(c, Side::kClient, untagged(u(rdmap::Opcode::kRdmaReadRequest, 1, 2, 0, true), read_request(5, 100, 100, 6, 0)));
        }},
-      {"v_atomic", "rfc7306-5-response-order", {}, [&](MpaConnection& c) {
+      {"v_atomic", "rfc7306-5.2.1-response-order", {}, [&](MpaConnection& c) {
          rdmap::AtomicResponseHeader r;
          r.set(rdmap::AtomicResponseSpec::Field::OriginalRequestIdentifier, 7);
          send(c, Side::kServer, untagged(u(rdmap::Opcode::kAtomicResponse, 3, 1, 0, true), bytes_of(r)));

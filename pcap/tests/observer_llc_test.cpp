@@ -152,13 +152,13 @@ TEST(ObserverLlc, RepliesArePairedPerLink) {
   // replies on link 2 (to the server's QP 0x12): no answer (§3.3).
   g.send(1, 0x04, 0x11, llc("272c0000", "0102030405060708090a0b0c0d0e0f10"));
   g.send(0, 0x04, 0x12, llc("272c0080", "0102030405060708090a0b0c0d0e0f10"));
-  EXPECT_EQ(g.sink.seen, (std::vector<std::pair<std::string, FrameNo>>{{"rfc7609-a.3-reply-answers-request", 8}}));
+  EXPECT_EQ(g.sink.seen, (std::vector<std::pair<std::string, FrameNo>>{{"rfc7609-3.3-reply-answers-request", 8}}));
   // The reply on link 1 answers it; a second one answers nothing.
   g.send(0, 0x04, 0x11, llc("272c0080", "0102030405060708090a0b0c0d0e0f10"));
   EXPECT_EQ(g.observer.notes().request_in, 7u);
   g.send(0, 0x04, 0x11, llc("272c0080", "0102030405060708090a0b0c0d0e0f10"));
   EXPECT_EQ(g.sink.seen.size(), 2u);
-  EXPECT_EQ(g.sink.seen.back(), (std::pair<std::string, FrameNo>{"rfc7609-a.3-reply-answers-request", 10}));
+  EXPECT_EQ(g.sink.seen.back(), (std::pair<std::string, FrameNo>{"rfc7609-3.3-reply-answers-request", 10}));
   EXPECT_EQ(g.observer.stats().test_link_pairs, 1u);
 }
 

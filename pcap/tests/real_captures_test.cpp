@@ -261,7 +261,7 @@ TEST(RealCaptureMessages, SmcrLlcReplyWithoutRequest) {
   // 0x80): it answers nothing, and neither does the client's reply (318).
   using V = std::vector<std::pair<std::string, std::uint64_t>>;
   EXPECT_EQ(violations_with("smc-r-v2.pcap", 316, 3, 0x80),
-            (V{{"rfc7609-a.3-reply-answers-request", 316}, {"rfc7609-a.3-reply-answers-request", 318}}));
+            (V{{"rfc7609-3.3-reply-answers-request", 316}, {"rfc7609-3.3-reply-answers-request", 318}}));
   // The same in smc-fallback-tcp-server.pcap (frame 36), which starts in the
   // middle of the link: the request may lie before the capture, so nothing is said.
   EXPECT_EQ(violations_with("smc-fallback-tcp-server.pcap", 36, 3, 0x80), V{});

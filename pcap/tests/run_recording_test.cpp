@@ -126,7 +126,7 @@ TEST(RunRecording, MalformedFramesShowTheRuleTheyBreak) {
       {"mpa-request-bad-key-mpa-id-rep-frame", {"rfc5044-7.1.1-key-reply"}},
       {"mpa-initiator-bad-reply-key-mpa-id-req-frame", {"rfc5044-7.1.1-key-reply"}},
       {"mpa-initiator-reply-pd-too-long", {"rfc5044-7.1.1-pd-length-max"}},
-      {"mpa-request-enhanced-pd-too-short", {"rfc6581-9-enhanced-data-present"}},
+      {"mpa-request-enhanced-pd-too-short", {"rfc6581-6-enhanced-data-present"}},
       {"mpa-p2p-no-matching-rtr", {"rfc6581-9.2-p2p-flag-a"}},
       // MPA full operation (RFC 5044 §4)
       {"mpa-crc-error-code", {"rfc5044-4.4-crc32c"}},
@@ -136,21 +136,21 @@ TEST(RunRecording, MalformedFramesShowTheRuleTheyBreak) {
       // DDP (RFC 5041)
       {"ddp-dv-untagged-0", {"rfc5041-4.1-dv-1"}},
       {"ddp-dv-tagged-2", {"rfc5041-4.1-dv-1"}},
-      {"ddp-msn-zero", {"rfc5041-5.2-msn-increment"}},
+      {"ddp-msn-zero", {"rfc5041-4.3-msn-increment"}},
       {"ddp-mo-beyond-buffer-1000", {"rfc5041-5.2-untagged-mo-advance"}},
       {"ddp-qn-invalid-4", {"rfc5040-4.1-qn-opcode-match"}},
-      {"ddp-terminate-catastrophic-short-segment", {"rfc5041-4-segment-header"}},
+      {"ddp-terminate-catastrophic-short-segment", {"rfc5041-4.4-segment-header"}},
       // RDMAP (RFC 5040, RFC 7306)
       {"rdmap-rv-send-0", {"rfc5040-4.1-rv-1"}},
       {"rdmap-opcode-reserved-untagged-0xc", {"rfc5040-4.1-opcodes"}},
       {"rdmap-qn-opcode-mismatch-1", {"rfc5040-4.1-qn-opcode-match"}},
       {"rdmap-read-request-segmented", {"rfc5040-5.2.1-single-segment"}},
       {"rdmap-read-request-size-4", {"rfc5040-4.2-payload-size"}},
-      {"rdmap-unsolicited-read-response-0", {"rfc5040-5.2.2-read-response-solicited"}},
-      {"rdmap-atomic-unsolicited-response", {"rfc7306-5-response-order"}},
+      {"rdmap-unsolicited-read-response-0", {"rfc5040-5.2-read-response-solicited"}},
+      {"rdmap-atomic-unsolicited-response", {"rfc7306-5.2.1-response-order"}},
       {"rdmap-immediate-size-1", {"rfc5040-4.2-payload-size"}},
       // MSN IRD+1 on QN 1: passively, MSNs were skipped
-      {"rdmap-read-request-beyond-ird", {"rfc5041-5.2-msn-increment"}},
+      {"rdmap-read-request-beyond-ird", {"rfc5041-4.3-msn-increment"}},
       // CLC (RFC 7609, SMC v2)
       {"clc-proposal-peer-id-zero-v1", {"rfc7609-a.2.1-proposal-peer-id-set"}},
       {"clc-proposal-gid-zero", {"rfc7609-a.2.2-proposal-gid-mac-valid"}},

@@ -8,6 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <functional>
 #include <tuple>
 
@@ -336,6 +339,62 @@ TEST(UlpRules, EachIserRuleIsBrokenByItsFlaw) {
     const AnalysisResult r = analyze(iser_exchange(f, "ulp-iser-" + std::to_string(i++) + ".pcapng"));
     const auto v = violations(r);
     EXPECT_EQ(v, (std::map<std::string, std::uint64_t>{{k.rule, 1}})) << k.rule;
+  }
+}
+
+// The crafted captures the catalogue's capture cases name
+// (conformance/cases/capture/, pcap/tests/captures/crafted/) are exactly
+// what the builders above write: the exchange that keeps every rule, and
+// one exchange per rule with that rule's flaw. RDMACONF_WRITE_CRAFTED=1
+// writes them anew (after a builder changed) instead of comparing.
+TEST(UlpRules, TheCraftedCapturesAreTheBuildersOutput) {
+  auto rpc = [](std::function<void(RpcFlaws&)> flaw) {
+    RpcFlaws f;
+    flaw(f);
+    return f;
+  };
+  auto iser = [](std::function<void(IserFlaws&)> flaw) {
+    IserFlaws f;
+    flaw(f);
+    return f;
+  };
+  const std::pair<std::string, std::string> made[] = {
+      {"ulp-rpc-keeps-every-rule.pcapng", nfs_exchange({}, "crafted-rpc-good.pcapng")},
+      {"ulp-rpc-read-within-read-chunk.pcapng",
+       nfs_exchange(rpc([](RpcFlaws& f) { f.read_size = 2001; }), "crafted-rpc-1.pcapng")},
+      {"ulp-rpc-write-within-chunk.pcapng",
+       nfs_exchange(rpc([](RpcFlaws& f) { f.stray_write = true; }), "crafted-rpc-2.pcapng")},
+      {"ulp-rpc-reply-echoes-write-chunks.pcapng",
+       nfs_exchange(rpc([](RpcFlaws& f) { f.returned_write = 101; }), "crafted-rpc-3.pcapng")},
+      {"ulp-rpc-reply-echoes-reply-chunk.pcapng",
+       nfs_exchange(rpc([](RpcFlaws& f) { f.returned_reply = 1025; }), "crafted-rpc-4.pcapng")},
+      {"ulp-rpc-reply-read-list-empty.pcapng",
+       nfs_exchange(rpc([](RpcFlaws& f) { f.reply_read_list = true; }), "crafted-rpc-5.pcapng")},
+      {"ulp-rpc-credit-limit.pcapng",
+       nfs_exchange(rpc([](RpcFlaws& f) { f.early_second_call = true; }), "crafted-rpc-6.pcapng")},
+      {"ulp-rpc-grant-not-zero.pcapng", nfs_exchange(rpc([](RpcFlaws& f) { f.granted = 0; }), "crafted-rpc-7.pcapng")},
+      {"ulp-rpc-ddp-eligible-only.pcapng",
+       nfs_exchange(rpc([](RpcFlaws& f) { f.getattr_read_chunk = true; }), "crafted-rpc-8.pcapng")},
+      {"ulp-iser-keeps-every-rule.pcapng", iser_exchange({}, "crafted-iser-good.pcapng")},
+      {"ulp-iser-read-uses-write-stag.pcapng",
+       iser_exchange(iser([](IserFlaws& f) { f.read_source = 0xa00; }), "crafted-iser-1.pcapng")},
+      {"ulp-iser-write-uses-read-stag.pcapng",
+       iser_exchange(iser([](IserFlaws& f) { f.write_sink = 0xb00; }), "crafted-iser-2.pcapng")},
+      {"ulp-iser-response-invalidates-task-stag.pcapng",
+       iser_exchange(iser([](IserFlaws& f) { f.read_response_invalidates = 0xb00; }), "crafted-iser-3.pcapng")},
+  };
+  auto octets = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const bool write = std::getenv("RDMACONF_WRITE_CRAFTED") != nullptr;
+  for (const auto& [name, built] : made) {
+    const std::string committed = std::string(RDMACONF_TEST_CAPTURES) + "/crafted/" + name;
+    if (write) {
+      std::ofstream(committed, std::ios::binary) << octets(built);
+      continue;
+    }
+    EXPECT_EQ(octets(committed), octets(built)) << committed << " is not what its builder writes (see above)";
   }
 }
 

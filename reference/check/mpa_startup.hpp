@@ -40,13 +40,13 @@ inline constexpr const Rule& kReqRepReserved = rule<"rfc5044-7.1.1-res-zero">;
 inline constexpr const Rule& kReqRepRevision = rule<"rfc5044-7.1.1-rev-1">;
 inline constexpr const Rule& kRequestReject = rule<"rfc5044-7.1.1-r-request-zero">;
 inline constexpr const Rule& kPdLengthMax = rule<"rfc5044-7.1.1-pd-length-max">;
-inline constexpr const Rule& kEnhancedDataShort = rule<"rfc6581-9-enhanced-data-present">;
+inline constexpr const Rule& kEnhancedDataShort = rule<"rfc6581-6-enhanced-data-present">;
 // Between Request and Reply:
 inline constexpr const Rule& kReplyRevision = rule<"rfc6581-10-reply-rev-not-above">;
 inline constexpr const Rule& kP2pOffer = rule<"rfc6581-9.2-p2p-flag-a">;
 inline constexpr const Rule& kP2pEcho = rule<"rfc6581-9.2-p2p-echo-a">;
 inline constexpr const Rule& kReplyRtrAtLeastOne = rule<"rfc6581-9.2-reply-rtr-at-least-one">;
-inline constexpr const Rule& kReplyEnhanced = rule<"rfc6581-9-reply-enhanced">;
+inline constexpr const Rule& kReplyEnhanced = rule<"rfc6581-10-reply-enhanced">;
 inline constexpr const Rule& kResponderOrd = rule<"rfc6581-9.1-responder-ord">;
 inline constexpr const Rule& kNoNegotiation = rule<"rfc6581-9.1-ird-ord-no-negotiation">;
 // The first FPDU:

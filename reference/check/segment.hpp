@@ -33,9 +33,9 @@
 namespace rdmaconf::check {
 
 // ---- the registry rows of these rules (ids of the requirement catalogue)
-inline constexpr const Rule& kSegmentHeader = rule<"rfc5041-4-segment-header">;
+inline constexpr const Rule& kSegmentHeader = rule<"rfc5041-4.4-segment-header">;
 inline constexpr const Rule& kDdpVersion = rule<"rfc5041-4.1-dv-1">;
-inline constexpr const Rule& kMsnSequence = rule<"rfc5041-5.2-msn-increment">;
+inline constexpr const Rule& kMsnSequence = rule<"rfc5041-4.3-msn-increment">;
 inline constexpr const Rule& kMoSequence = rule<"rfc5041-5.2-untagged-mo-advance">;
 inline constexpr const Rule& kToSequence = rule<"rfc5041-5.2-tagged-to-advance">;
 inline constexpr const Rule& kQueueNumber = rule<"rfc5040-4.1-qn-opcode-match">;
@@ -44,11 +44,11 @@ inline constexpr const Rule& kOpcodeDefined = rule<"rfc5040-4.1-opcodes">;
 inline constexpr const Rule& kOpcodeTagged = rule<"rfc5040-4.1-tagged-kinds">;
 inline constexpr const Rule& kSingleSegment = rule<"rfc5040-5.2.1-single-segment">;
 inline constexpr const Rule& kExactSize = rule<"rfc5040-4.2-payload-size">;
-inline constexpr const Rule& kReadUnsolicited = rule<"rfc5040-5.2.2-read-response-solicited">;
+inline constexpr const Rule& kReadUnsolicited = rule<"rfc5040-5.2-read-response-solicited">;
 inline constexpr const Rule& kReadResponseSink = rule<"rfc5040-5.2.2-read-response-sink">;
-inline constexpr const Rule& kReadResponseSize = rule<"rfc5040-5.2.2-read-response-size">;
-inline constexpr const Rule& kOrdExceeded = rule<"rfc5040-5.2.1-ord-limit">;
-inline constexpr const Rule& kAtomicUnsolicited = rule<"rfc7306-5-response-order">;
+inline constexpr const Rule& kReadResponseSize = rule<"rfc5040-5.2-read-response-size">;
+inline constexpr const Rule& kOrdExceeded = rule<"rfc5040-6.1-ord-limit">;
+inline constexpr const Rule& kAtomicUnsolicited = rule<"rfc7306-5.2.1-response-order">;
 inline constexpr const Rule& kTerminateFormat = rule<"rfc5040-4.8-terminate-format">;
 inline constexpr const Rule& kAfterTerminate = rule<"rfc5040-5.4-terminate-last">;
 

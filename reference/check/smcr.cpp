@@ -36,7 +36,7 @@ constexpr std::size_t kStateFlagsOctet = 25;
 
 }  // namespace
 
-//= rfc7609-a.3-reply-answers-request (RFC 7609 App. A.3)
+//= rfc7609-3.3-reply-answers-request (RFC 7609 App. A.3)
 Outcome llc_reply_answers_request(const smcr::LlcMessage& m, std::uint32_t peer_requests_open) {
   if (!m.reply() || peer_requests_open > 0) return std::nullopt;
   // The R flag is header octet 3's top bit.

@@ -61,7 +61,7 @@ namespace rdmaconf::check {
 // responses), so a request is open on its link. A response that answers no
 // open request of its type from the peer on its link (none, or one already
 // answered) is a protocol error (Linux drops it, smc_llc_rx_response).
-inline constexpr const Rule& kLlcReplyAnswersRequest = rule<"rfc7609-a.3-reply-answers-request">;
+inline constexpr const Rule& kLlcReplyAnswersRequest = rule<"rfc7609-3.3-reply-answers-request">;
 // A.3.8: the TEST LINK reply echoes the request's User Data (stated as what
 // the receiver does, no keyword; a reply that does not echo is no answer to
 // that request, so it is judged as the MUST its definition makes it).

@@ -22,6 +22,8 @@ inline constexpr Requirement kRows[] = {
         "even when FPDUs already fill most of a segment",
         "MULPDU is a local value handed to DDP; only FPDU sizes show"),
     row("rfc5044-3-ulpdu-max-64768", kMustNot, W, "No ULPDU is longer than 64768 octets"),
+    row("rfc5044-3-mulpdu-to-ulp", kMust, N, "MPA tells DDP the current MULPDU",
+        "a local interface between MPA and DDP"),
 
     // §4.1 FPDU Format
     row("rfc5044-4.1-ulpdu-length", kMust, W,
@@ -53,8 +55,6 @@ inline constexpr Requirement kRows[] = {
     // §4.3 MPA Markers
     row("rfc5044-4.3-markers-when-negotiated", kMust, W,
         "A sender inserts Markers in the direction whose receiver asked for them with M=1, and only there"),
-    row("rfc5044-4.3-no-markers-unless-negotiated", kMustNot, W,
-        "A sender never inserts Markers towards a receiver that did not ask for them"),
     row("rfc5044-4.3-marker-interval", kMust, W,
         "Markers sit every 512 octets of the TCP stream, counted from the first octet of the first FPDU of full "
         "operation in that direction"),
@@ -68,12 +68,6 @@ inline constexpr Requirement kRows[] = {
     row("rfc5044-4.3-marker-not-in-ulpdu-length", kMust, W,
         "Markers are not counted in ULPDU_Length and do not change the PAD: they are removed before the ULPDU is "
         "handed to DDP"),
-    row("rfc5044-4.3-receiver-may-use-markers", kMay, N,
-        "A receiver may use Markers to find FPDU boundaries in out-of-order TCP segments",
-        "a receiver's use of Markers for placement is internal"),
-    row("rfc5044-4.3-fpduptr-check", kShould, P,
-        "A receiver that uses Markers checks that FPDUPTR and the ULPDU_Length chain agree (at the latest when a gap "
-        "closes) and reports a mismatch as an FPDU start error"),
 
     // §4.4 CRC Calculation
     row("rfc5044-4.4-crc-coverage", kMust, W,
@@ -97,8 +91,6 @@ inline constexpr Requirement kRows[] = {
         "MPA derives MULPDU from the TCP EMSS, leaving room for ULPDU_Length, CRC, PAD and the Markers an EMSS-sized "
         "FPDU can contain",
         "MULPDU is handed to DDP locally; only its effect (FPDU sizes) shows"),
-    row("rfc5044-4.5-mulpdu-to-ulp", kMust, N, "MPA tells DDP the current MULPDU",
-        "a local interface between MPA and DDP"),
     row("rfc5044-4.5-mulpdu-change", kShould, N,
         "When the EMSS changes, MPA recomputes MULPDU and tells DDP, which uses it for new segments",
         "a local interface; a peer cannot tell when the EMSS changed"),
@@ -109,15 +101,16 @@ inline constexpr Requirement kRows[] = {
         "but the last"),
 
     // §5 MPA's Interactions with TCP
-    row("rfc5044-5-tcp-unchanged", kMust, P,
-        "MPA runs over an unmodified, standard TCP: every TCP requirement still applies to the connection"),
     row("rfc5044-5.1-segment-alignment", kShould, W,
         "An optimized MPA/TCP sender starts each TCP segment with an FPDU and puts whole FPDUs in a segment"),
     row("rfc5044-5.1-no-splitting-small", kShould, W,
         "A sender does not split an FPDU that fits in one segment across two segments"),
     row("rfc5044-5.1-retransmit-same", kMust, W,
         "Retransmitted TCP data carries exactly the octets first sent (the same FPDUs and Markers)"),
-    row("rfc5044-5.2-no-segment-assumption", kMustNot, P,
+    row("rfc5044-5.2-receiver-may-use-markers", kMay, N,
+        "A receiver may use Markers to find FPDU boundaries in out-of-order TCP segments",
+        "a receiver's use of Markers for placement is internal"),
+    row("rfc5044-5.1-no-segment-assumption", kMustNot, P,
         "A receiver does not rely on FPDUs being aligned with TCP segments: it accepts FPDUs split or coalesced "
         "anywhere"),
 
@@ -131,14 +124,12 @@ inline constexpr Requirement kRows[] = {
     row("rfc5044-6-out-of-order-placement", kMay, N,
         "A receiver may place ULPDUs from out-of-order segments once it has found and validated their FPDUs",
         "placement into memory is local"),
+    row("rfc5044-6-partial-fpdu-at-close", kMust, P,
+        "A receiver that sees the stream end inside an FPDU treats it as an error, not a short ULPDU"),
 
     // §7.1 Connection Setup
     row("rfc5044-7.1-streaming-mode-first", kMust, W,
         "Both sides start in streaming mode: the Request and Reply are exchanged before any FPDU"),
-    row("rfc5044-7.1-initiator-sends-request", kMust, W,
-        "The initiator's first octets on the connection are its MPA Request frame"),
-    row("rfc5044-7.1-responder-waits", kMustNot, W,
-        "The responder sends nothing before it has received the whole Request; then its first octets are the Reply"),
     row("rfc5044-7.1-same-point-both-ends", kMust, N,
         "MPA is switched on at the same octet of each half-connection at both ends",
         "how the two stacks hand the connection over is local; only a broken stream would show"),
@@ -163,9 +154,6 @@ inline constexpr Requirement kRows[] = {
         .says("R is set only in a Reply (defined so, without an RFC 2119 keyword)"),
     row("rfc5044-7.1.1-r-request-ignored", kShouldNot, P,
         "R is not checked in a received Request (defined so, no RFC 2119 keyword)"),
-    row("rfc5044-7.1.1-r-reject", kShould, W,
-        "A responder whose ULP does not accept the Request's private data answers with R set; it sets R to zero "
-        "when it accepts"),
     row("rfc5044-7.1.1-res-zero", kMust, W, "The Res bits of a Request or Reply are sent as zero")
         .says("Res bits of a Request/Reply are sent as zero"),
     row("rfc5044-7.1.1-res-ignored", kMustNot, P, "The Res bits of a received Request or Reply are not checked"),
@@ -181,6 +169,8 @@ inline constexpr Requirement kRows[] = {
         "A receiver validates PD_Length: a value above 512, or private data not matching it, makes the frame "
         "malformed and the receiver closes the connection")
         .says("PD_Length is at most 512"),
+    row("rfc5044-7.1.1-no-markers-unless-negotiated", kMustNot, W,
+        "A sender never inserts Markers towards a receiver that did not ask for them"),
 
     // §7.1.2 Connection Startup Rules
     row("rfc5044-7.1.2-request-timer", kShould, P,
@@ -209,6 +199,13 @@ inline constexpr Requirement kRows[] = {
     row("rfc5044-7.1.2-tcp-keepalive", kMay, N,
         "Either side may use TCP keep-alive during startup to detect a silent peer",
         "keep-alive is a TCP-level choice, not visible as MPA behaviour"),
+    row("rfc5044-7.1.2-initiator-sends-request", kMust, W,
+        "The initiator's first octets on the connection are its MPA Request frame"),
+    row("rfc5044-7.1.2-responder-waits", kMustNot, W,
+        "The responder sends nothing before it has received the whole Request; then its first octets are the Reply"),
+    row("rfc5044-7.1.2-r-reject", kShould, W,
+        "A responder whose ULP does not accept the Request's private data answers with R set; it sets R to zero "
+        "when it accepts"),
 
     // §7.1.3 Example Delayed Startup Sequence: an example, no normative sentence
 
@@ -223,6 +220,8 @@ inline constexpr Requirement kRows[] = {
     row("rfc5044-7.1.5-dual-stack-same-port", kMay, N,
         "An implementation may offer MPA and plain TCP on the same port and decide per connection",
         "a deployment choice of the listener"),
+    row("rfc5044-7.1.5-tcp-unchanged", kMust, P,
+        "MPA runs over an unmodified, standard TCP: every TCP requirement still applies to the connection"),
 
     // §7.2 Normal Connection Teardown
     row("rfc5044-7.2-graceful-close", kMust, N,
@@ -230,8 +229,6 @@ inline constexpr Requirement kRows[] = {
         "what was queued is known only to the sender"),
     row("rfc5044-7.2-no-fpdu-after-close", kMustNot, N, "No FPDU follows the sender's TCP FIN",
         "TCP carries no data after a FIN, so no FPDU can follow one on the wire; the rule is on what MPA hands to TCP"),
-    row("rfc5044-7.2-partial-fpdu-at-close", kMust, P,
-        "A receiver that sees the stream end inside an FPDU treats it as an error, not a short ULPDU"),
 
     // §8 Error Semantics. The section number is confirmed by a public Linux siw patch
     // that cites "RFC 5044 Section 8 error code 3"; the codes agree with siw's llp_ecode and Wireshark's
@@ -255,6 +252,9 @@ inline constexpr Requirement kRows[] = {
         "returns nothing sent after the bad FPDU)"),
     row("rfc5044-8-no-data-after-error", kMustNot, W,
         "After a fatal error the side sends no further FPDU other than the Terminate"),
+    row("rfc5044-8-fpduptr-check", kShould, P,
+        "A receiver that uses Markers checks that FPDUPTR and the ULPDU_Length chain agree (at the latest when a gap "
+        "closes) and reports a mismatch as an FPDU start error"),
 
     // §9 Security Considerations
     row("rfc5044-9.3-ipsec-support", kMust, N,

@@ -28,7 +28,7 @@ inline constexpr Requirement kRows[] = {
         "the 4-octet IRD/ORD block"),
     row("rfc6581-9-enhanced-flag-rev1", kMustNot, W,
         "A Rev 1 frame never sets the enhanced flag: in revision 1 that bit is reserved"),
-    row("rfc6581-9-pd-length-includes", kMust, W,
+    row("rfc6581-7-pd-length-includes", kMust, W,
         "PD_Length counts the IRD/ORD block together with the ULP's private data (so the ULP has at most 508 "
         "octets)"),
     row("rfc6581-9-ird-ord-14-bit", kMust, W, "IRD and ORD are 14-bit unsigned values below the two flag bits"),
@@ -36,10 +36,6 @@ inline constexpr Requirement kRows[] = {
         "0x3FFF declines automatic IRD/ORD negotiation: a responder answers an initiator ORD of 0x3FFF with IRD "
         "0x3FFF and an initiator IRD of 0x3FFF with ORD 0x3FFF, keeping its own values")
         .says("an accepting Reply answers a Request ORD of 0x3FFF with IRD 0x3FFF and a Request IRD of 0x3FFF with ORD 0x3FFF"),
-    row("rfc6581-9-reply-enhanced", kMust, W,
-        "A responder that accepts a Rev 2 Request with the enhanced flag answers with a Rev 2 Reply carrying its own "
-        "IRD/ORD block, and answers a Request without the flag with a Reply without it")
-        .says("a Reply carries the IRD/ORD block (S set) exactly when the Request does"),
     row("rfc6581-9-responder-ird", kShould, W,
         "The responder raises its IRD to at least the initiator's ORD when it can"),
     row("rfc6581-9.1-responder-ord", kMustNot, W,
@@ -128,11 +124,15 @@ inline constexpr Requirement kRows[] = {
         "supports (a project expectation, not stated by the text)"),
     row("rfc6581-10-reply-rev-not-above", kMustNot, W, "A Reply never carries a higher Rev than the Request")
         .says("the Reply's revision is not above the Request's"),
+    row("rfc6581-10-reply-enhanced", kMust, W,
+        "A responder that accepts a Rev 2 Request with the enhanced flag answers with a Rev 2 Reply carrying its own "
+        "IRD/ORD block, and answers a Request without the flag with a Reply without it")
+        .says("a Reply carries the IRD/ORD block (S set) exactly when the Request does"),
 
     // ---- Rules the passive capture observer reports (pcap/analysis/rules.hpp), registered under the ids
     // it already emits. Where an older row states the same requirement from the implementation's side,
     // the summary names it. Observable in a capture of both directions.
-    row("rfc6581-9-enhanced-data-present", kMust, W,
+    row("rfc6581-6-enhanced-data-present", kMust, W,
         "A Rev 2 Request or Reply with the enhanced flag set has a PD_Length of at least 4: the IRD/ORD block is "
         "really there")
         .says("a Rev 2 frame with S set carries at least 4 octets of IRD/ORD data"),

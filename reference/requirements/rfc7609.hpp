@@ -44,7 +44,7 @@ inline constexpr Requirement kRows[] = {
         "The server answers a Proposal with exactly one Accept or one Decline"),
     row("rfc7609-3.2-confirm-or-decline", M, W,
         "The client answers an Accept with exactly one Confirm or one Decline"),
-    row("rfc7609-3.2-no-data-before-done", M, W,
+    row("rfc7609-3.5.2.4-no-data-before-done", M, W,
         "No application data flows on the TCP connection before the CLC exchange ended (Confirm, or Decline and "
         "fallback)"),
     row("rfc7609-3.2-decline-fallback", M, P,
@@ -92,9 +92,6 @@ inline constexpr Requirement kRows[] = {
         "The prefix area lists the IPv6 prefixes of the interface (at most 8), each with its prefix length, with "
         "their count"),
     row("rfc7609-a.2.2-ipv6-count-max", M, P, "A Proposal claiming more than 8 IPv6 prefixes is malformed"),
-    row("rfc7609-a.2.2-prefix-match", M, P,
-        "A server that shares no IP subnet with the client (no matching prefix) declines instead of accepting")
-        .says("SMC-Rv1: a proposed IP prefix is one of the server's").also("Linux net/smc: smc_clc_prfx_match").declined_with("DIFFPREFIX"),
     row("rfc7609-a.2.2-length-covers-prefixes", M, W,
         "The Proposal's length covers its fixed part, any future-growth octets, the prefix area and all IPv6 "
         "prefixes"),
@@ -133,10 +130,13 @@ inline constexpr Requirement kRows[] = {
     row("rfc7609-a.2.5-decline-length", M, W, "A version 1 Decline is 28 octets long"),
     row("rfc7609-a.2.5-diagnosis-informational", M, P,
         "The diagnosis code is for information: a receiver falls back to TCP whatever code it carries"),
+    row("rfc7609-a.2.5-out-of-sync-all", M, P,
+        "A host that receives a Decline with the out-of-sync flag ends the link group with that peer for all its "
+        "connections"),
 
     // App. A.3 LLC messages, App. A.4 CDC message (over RoCE: seen in
     // captures of RoCEv2, checked by the capture observer's RoCEv2 side)
-    row("rfc7609-a.3-reply-answers-request", M, W,
+    row("rfc7609-3.3-reply-answers-request", M, W,
         "An LLC reply (R flag set) answers a request of the same type that the peer sent on the same link and that "
         "no reply has answered yet")
         .says("an LLC reply (R set) answers an open request of the same type from the peer on the same link"),
@@ -203,6 +203,9 @@ inline constexpr Requirement kRows[] = {
         "A client that receives first contact for a link group it thinks exists (or the reverse) declines with the "
         "out-of-sync flag set")
         .says("a reused link group (no First Contact) is one the client has").also("Linux net/smc: smc_conn_create").declined_with("SYNCERR"),
+    row("rfc7609-3.5.1.2-prefix-match", M, P,
+        "A server that shares no IP subnet with the client (no matching prefix) declines instead of accepting")
+        .says("SMC-Rv1: a proposed IP prefix is one of the server's").also("Linux net/smc: smc_clc_prfx_match").declined_with("DIFFPREFIX"),
 
     // App. C.1 Decline during CLC negotiation
     row("rfc7609-c.1-decline-any-time", M, P,
@@ -214,9 +217,6 @@ inline constexpr Requirement kRows[] = {
         .declined_with("NOSMCDEV"),
 
     // App. C.4 Out-of-sync conditions
-    row("rfc7609-c.4-out-of-sync-all", M, P,
-        "A host that receives a Decline with the out-of-sync flag ends the link group with that peer for all its "
-        "connections"),
 
     // App. C.5 Timeouts during CLC negotiation
     row("rfc7609-c.5-clc-timer", M, P,

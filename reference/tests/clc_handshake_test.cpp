@@ -202,7 +202,7 @@ TEST(ClcHandshake, ServerDeclinesPrefixMismatch) {
   ClientHandshake c(cc);
   ServerHandshake s(server_config());
   auto r = run(c, s);
-  expect_declined(r, true, kDeclDiffPrefix, "rfc7609-a.2.2-prefix-match");
+  expect_declined(r, true, kDeclDiffPrefix, "rfc7609-3.5.1.2-prefix-match");
   EXPECT_EQ(r.wire.back().size(), 28u) << "a v1 exchange is declined with a v1 Decline";
 }
 

@@ -201,7 +201,7 @@ TEST(Findings, PassesUnimplementedAndErrorsExplainNothing) {
   s.add("mpa-e", Verdict::kError);
   EXPECT_TRUE(findings::group(s.results).empty());
   // An unimplemented case that broke a rule in passing is in its finding.
-  s.results[1].in_passing = {broke("rfc6581-9-reply-enhanced", 0)};
+  s.results[1].in_passing = {broke("rfc6581-10-reply-enhanced", 0)};
   EXPECT_EQ(findings::group(s.results).size(), 1u);
 }
 

@@ -172,6 +172,8 @@ constexpr Citation citation(const Requirement& r) {
       put(r.section);
     }
     if (!r.also_see.empty()) put(", ");
+  } else if (r.also_see.empty()) {
+    put("SMCv2");  // the document itself, when the row names no message layout
   }
   put(r.also_see);
   return c;

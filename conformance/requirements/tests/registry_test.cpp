@@ -210,6 +210,7 @@ TEST(Citation, FromTheIdAndTheAlsoSeeColumn) {
   EXPECT_EQ(rq::citation(rq::row("rfc5040-4.1-qn-opcode-match")).view(), "RFC 5040 §4.1, RFC 5041 §4.3");
   EXPECT_EQ(rq::citation(rq::row("rfc6581-10-reply-rev-not-above")).view(), "RFC 6581 §10");
   EXPECT_EQ(rq::citation(rq::row("smcv2-accept-version-offered")).view(), "SMCv2: smc_clc_msg_hdr");
+  EXPECT_EQ(rq::citation(rq::row("smcv2-fce-release-valid")).view(), "SMCv2");
 }
 
 // A tool weighs a row by its level unless the row states otherwise.

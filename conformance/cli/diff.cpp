@@ -16,6 +16,7 @@
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
+#include "report/findings.hpp"
 #include "dashboard/dashboard.hpp"
 
 namespace rdmaconf::cli {
@@ -102,11 +103,12 @@ json side(const json& f) {
 json diff_findings(const json& before, const json& after) {
   std::map<std::string, const json*> a, b;
   std::vector<std::string> order;
+  // Keys as this rdmaconf writes them: a row renamed between the two runs is one finding.
+  const auto key_of = [](const json& f) { return findings::current_key(text_of(f, "key")); };
   for (const json& f : array_of(before, "findings"))
-    if (f.is_object() && a.emplace(text_of(f, "key"), &f).second) order.push_back(text_of(f, "key"));
+    if (f.is_object() && a.emplace(key_of(f), &f).second) order.push_back(key_of(f));
   for (const json& f : array_of(after, "findings"))
-    if (f.is_object() && b.emplace(text_of(f, "key"), &f).second && !a.count(text_of(f, "key")))
-      order.push_back(text_of(f, "key"));
+    if (f.is_object() && b.emplace(key_of(f), &f).second && !a.count(key_of(f))) order.push_back(key_of(f));
   const auto after_verdicts = verdicts(after);
   json out = json::array();
   for (const std::string& key : order) {

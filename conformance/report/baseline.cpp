@@ -33,14 +33,14 @@ bool read_results(const json& j, Baseline& out, std::string& error) {
     std::vector<std::string> keys;
     if (const auto f = c.find("findings"); f != c.end() && f->is_array())
       for (const json& k : *f)
-        if (k.is_string()) keys.push_back(k.get<std::string>());
+        if (k.is_string()) keys.push_back(findings::current_key(k.get<std::string>()));
     // A report of an rdmaconf before findings: the case alone is known.
     if (keys.empty()) keys.push_back("case " + id + " " + text_of(c, "reason"));
     out.failing[{id, text_of(c, "configuration")}] = std::move(keys);
   }
   if (const auto fs = j.find("findings"); fs != j.end() && fs->is_array())
     for (const json& f : *fs)
-      if (f.is_object() && !text_of(f, "key").empty()) out.titles[text_of(f, "key")] = text_of(f, "title");
+      if (f.is_object() && !text_of(f, "key").empty()) out.titles[findings::current_key(text_of(f, "key"))] = text_of(f, "title");
   return true;
 }
 
@@ -51,7 +51,7 @@ bool read_findings(const json& j, Baseline& out, std::string& error) {
     ++n;
     const std::string where = "finding " + std::to_string(n);
     if (!f.is_object()) return error = where + " is not an object", false;
-    const std::string key = text_of(f, "key");
+    const std::string key = findings::current_key(text_of(f, "key"));
     if (key.empty()) return error = where + " has no \"key\"", false;
     out.titles[key] = text_of(f, "title");
     const auto cases = f.find("cases");

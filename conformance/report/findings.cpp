@@ -222,6 +222,16 @@ bool failing(const cf::CaseResult& r) {
 
 }  // namespace
 
+std::string current_key(std::string_view key) {
+  constexpr std::string_view kRule = "rule ";
+  if (!key.starts_with(kRule)) return std::string(key);
+  const std::string_view rest = key.substr(kRule.size());
+  const std::string_view id = rest.substr(0, rest.find(' '));
+  const requirements::Requirement* row = requirements::find(id);
+  if (!row || row->id == id) return std::string(key);
+  return std::string(kRule) + std::string(row->id) + std::string(rest.substr(id.size()));
+}
+
 std::vector<std::string> keys_of(const cf::CaseResult& r) {
   std::vector<std::string> keys;
   if (!failing(r)) return keys;

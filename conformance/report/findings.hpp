@@ -65,6 +65,12 @@ std::vector<Finding> group(const std::vector<cf::CaseResult>& results);
 // it broke in passing); empty for a case that passed.
 std::vector<std::string> keys_of(const cf::CaseResult& r);
 
+// A key as this rdmaconf writes it: a rule's key read from an older report or
+// findings file names the row by the id it had then; a renamed row's old id
+// (an alias, reference/requirements/aliases.cpp) becomes its id, so a finding
+// stays known across the rename. Other keys are returned as they are.
+std::string current_key(std::string_view key);
+
 // The finding a user names: its id ("F3", "3") or a unique prefix of its key.
 const Finding* find(const std::vector<Finding>& all, const std::string& name);
 

@@ -51,11 +51,15 @@ bool all_of_class(std::string_view s, std::uint8_t cls) {
 
 bool is_space(char c) { return (char_class(c) & kSpace) != 0; }
 
+}  // namespace
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
   return s;
 }
+
+namespace {
 
 // Drops a '#' comment that is not inside a string.
 std::string_view strip_comment(std::string_view s) {

@@ -26,6 +26,9 @@ enum class Role : std::uint8_t { kResponder, kInitiator };
 std::string_view to_string(Level l);
 std::string_view to_string(Role r);
 std::optional<Level> parse_level(std::string_view s);
+// `s` without the blanks (space, tab, carriage return) at either end, as the
+// script and capture-case readers take a line.
+std::string_view trim(std::string_view s);
 // MUST and MUST NOT: a mismatch is a failure whatever --strict says.
 constexpr bool is_mandatory(Level l) { return l == Level::kMust || l == Level::kMustNot; }
 constexpr bool is_recommended(Level l) { return l == Level::kShould || l == Level::kShouldNot; }

@@ -360,6 +360,15 @@ std::vector<std::string_view> ids_of(const check::Verdict& verdict) {
   return ids;
 }
 
+// A machine declined on the list's first rule, with the code that rule's row names.
+void expect_declined_on(const clc::Step& st, const std::vector<std::string_view>& rules, const char* what) {
+  ASSERT_TRUE(st.outcome && st.outcome->failed_rule) << what;
+  EXPECT_EQ(st.outcome->failed_rule->id, rules.front()) << what;
+  const clc::DeclineCode* code = clc::find_decline_code(st.outcome->diagnosis);
+  ASSERT_NE(code, nullptr) << what;
+  EXPECT_EQ(code->linux_name, rq::find(rules.front())->decline) << what;
+}
+
 // One table of broken Accepts, fed to the client's handshake machine and to
 // the observer (as a capture): both get their verdict from
 // check::accept_rules, so the observer reports the list's rules in its
@@ -399,11 +408,7 @@ TEST(CaptureAnalysis, ClcMachineAndObserverJudgeAnAcceptWithOneList) {
     clc::ClientHandshake client(clc_client());
     ASSERT_EQ(client.start(true).send, x.proposal);
     const clc::Step st = client.on_message(accept);
-    ASSERT_TRUE(st.outcome && st.outcome->failed_rule) << k.what;
-    EXPECT_EQ(st.outcome->failed_rule->id, k.rules.front()) << k.what;
-    const clc::DeclineCode* code = clc::find_decline_code(st.outcome->diagnosis);
-    ASSERT_NE(code, nullptr) << k.what;
-    EXPECT_EQ(code->linux_name, rq::find(k.rules.front())->decline) << k.what;
+    expect_declined_on(st, k.rules, k.what);
 
     ClcExchange seen{x.proposal, accept, st.send};  // the client's Decline ends the exchange
     const AnalysisResult r = analyze(clc_capture(seen, true, "clc-accept-table.pcapng"));
@@ -441,10 +446,7 @@ TEST(CaptureAnalysis, ClcMachineAndObserverJudgeAConfirmWithOneList) {
     (void)server.start(true);
     ASSERT_EQ(server.on_message(x.proposal).send, x.accept);
     const clc::Step st = server.on_message(confirm);
-    ASSERT_TRUE(st.outcome && st.outcome->failed_rule) << k.what;
-    EXPECT_EQ(st.outcome->failed_rule->id, k.rules.front()) << k.what;
-    EXPECT_EQ(clc::find_decline_code(st.outcome->diagnosis)->linux_name, rq::find(k.rules.front())->decline)
-        << k.what;
+    expect_declined_on(st, k.rules, k.what);
 
     const AnalysisResult r = analyze(clc_capture(ClcExchange{x.proposal, x.accept, confirm}, true,
                                                  "clc-confirm-table.pcapng"));

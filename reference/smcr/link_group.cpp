@@ -247,7 +247,9 @@ void LinkGroup::on_request(std::size_t slot, const LlcMessage& m, Time now) {
         // The server's answer to our REQUEST ADD LINK (Linux: the flow turns
         // into the ADD LINK one).
         flow_ = {};
-        return client_add_link(slot, m, now);
+        client_add_link(slot, m, now);
+        if (flow_.kind == FlowKind::kNone) start_next(now);
+        return;
       }
       if (flow_.kind != FlowKind::kNone) break;
       if (server) {
@@ -293,10 +295,15 @@ void LinkGroup::on_request(std::size_t slot, const LlcMessage& m, Time now) {
       return drop(Event::Drop::kUnsupported, slot, &m);
   }
   // §3.5.5.3: another exchange runs. Like Linux (smc_llc_flow_parallel) an
-  // ADD LINK or DELETE LINK is kept, one of them, and handled after it;
-  // anything else, or a second one, is dropped.
+  // ADD LINK or DELETE LINK is kept, one of them, and handled after it,
+  // unless it is the kind of exchange already running (§3.5.5.3.1: the
+  // server ignores a client's ADD LINK during its own); anything else, or a
+  // second one, is dropped.
   const std::uint8_t t = m.base_type();
-  if ((t == llc_type::kAddLink || t == llc_type::kDeleteLink || t == llc_type::kReqAddLink) && !delayed_) {
+  const bool same_kind = (flow_.kind == FlowKind::kAddLink && t != llc_type::kDeleteLink) ||
+                         (flow_.kind == FlowKind::kDeleteLink && t == llc_type::kDeleteLink);
+  if ((t == llc_type::kAddLink || t == llc_type::kDeleteLink || t == llc_type::kReqAddLink) && !same_kind &&
+      !delayed_) {
     delayed_.emplace(m.octets.begin(), m.octets.end());
     delayed_slot_ = slot;
     return;
@@ -462,6 +469,10 @@ void LinkGroup::link_down(std::size_t slot, Time now) {
     }
     if (flow_.kind == FlowKind::kAddLink && links_[flow_.target].state == LinkState::kActivating)
       clear_link(flow_.target, delete_reason::kLostPath);
+    // A link whose deletion cannot be answered now is gone all the same.
+    if (flow_.kind == FlowKind::kDeleteLink && flow_.target != slot &&
+        links_[flow_.target].state == LinkState::kDeleting)
+      clear_link(flow_.target, flow_.reason);
     flow_ = {};
   }
   if (links_[slot].state == LinkState::kDeleting) {

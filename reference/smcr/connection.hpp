@@ -198,7 +198,7 @@ enum class SendStatus : std::uint8_t {
   kOk,          // `accepted` octets taken (may be fewer than offered: the send buffer is full)
   kShutdown,    // this side already sent D, C or A: no more data (Linux EPIPE)
   kPeerClosed,  // the peer sent C or A (Linux ECONNRESET)
-  kUrgentWait,  // urgent data is on its way: nothing more until the peer consumed it (§4.7.5)
+  kUrgentWait,  // send_urgent(): the last urgent data is not confirmed yet (§4.7.5); plain send() buffers
 };
 std::string_view name(SendStatus s);
 
@@ -290,20 +290,22 @@ class Connection {
 
  private:
   struct Flags {
-    bool d = false, c = false, a = false, urgent_present = false;
+    bool d = false, c = false, a = false;  // A.4: D, C and A of the message
   };
   // Writes what the window and the send buffer allow; a CDC message when
-  // anything was written or `force`.
+  // anything was written, a close flag is due or `force`.
   Output push(bool force);
-  CdcMessage make_cdc(bool p, bool u, Flags flags);
-  void finish(Output& out, Flags flags);
+  CdcMessage build_cdc(std::uint16_t sequence, bool p, bool u, Flags flags, bool failover) const;
+  CdcMessage make_cdc(bool p, bool u, Flags flags);  // the next sequence number; state changes of D, C, A
+  void finish(Flags flags);
   Output send_abort();
   bool eyecatcher_intact() const;
-  bool consumer_update_due() const;
+  bool consumer_update_due(bool consumed) const;  // `consumed`: the application just read
   SendResult take(wire::Bytes octets, bool urgent);
-  void judge_cdc(const CdcMessage& m, CdcOutcome& r);
-  void apply_cdc(const CdcMessage& m, std::uint64_t new_octets, CdcOutcome& r);
-  void peer_closing(const CdcMessage& m, CdcOutcome& r);
+  CdcOutcome aborting(CdcOutcome& r);
+  CdcOutcome on_failover_validation(const CdcMessage& m, CdcOutcome& r);
+  void apply_cdc(const CdcMessage& m, bool take_consumer, bool take_producer, std::uint64_t fresh, CdcOutcome& r);
+  void peer_closing(bool closed);
 
   ConnectionConfig config_;
   std::span<std::uint8_t> own_rmbe_;
@@ -319,6 +321,7 @@ class Connection {
   bool blocked_ = false;
   std::optional<std::uint64_t> urgent_end_;   // stream octet after our urgent data, until written
   bool urgent_wait_ = false;                  // U sent, waiting until the peer consumed it all
+  bool urgent_announced_ = false;             // P went out for the urgent data not yet written
   bool sent_done_ = false, sent_closed_ = false, sent_abort_ = false;
   bool close_pending_ = false, done_pending_ = false;
 

@@ -28,6 +28,11 @@ bool sequence_before(std::uint16_t a, std::uint16_t b) {
   return d != 0 && d < 0x8000;
 }
 
+// memcpy with an empty source or target may see a null pointer, which it must not.
+void copy(std::uint8_t* to, const std::uint8_t* from, std::size_t n) {
+  if (n > 0) std::memcpy(to, from, n);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- cursor arithmetic (A.4)
@@ -243,8 +248,8 @@ Output Connection::push(bool force) {
       w.rmbe_offset = producer_.count;
       w.octets.resize(static_cast<std::size_t>(piece));
       const std::size_t first = std::min<std::size_t>(w.octets.size(), send_ring_.size() - send_head_);
-      std::memcpy(w.octets.data(), send_ring_.data() + send_head_, first);
-      std::memcpy(w.octets.data() + first, send_ring_.data(), w.octets.size() - first);
+      copy(w.octets.data(), send_ring_.data() + send_head_, first);
+      copy(w.octets.data() + first, send_ring_.data(), w.octets.size() - first);
       send_head_ = (send_head_ + w.octets.size()) % send_ring_.size();
       send_queued_ -= w.octets.size();
       producer_ = advance(producer_, piece, g);
@@ -295,8 +300,8 @@ SendResult Connection::take(wire::Bytes octets, bool urgent) {
   r.accepted = std::min(octets.size(), send_ring_.size() - send_queued_);
   const std::size_t tail = (send_head_ + send_queued_) % send_ring_.size();
   const std::size_t first = std::min(r.accepted, send_ring_.size() - tail);
-  std::memcpy(send_ring_.data() + tail, octets.data(), first);
-  std::memcpy(send_ring_.data(), octets.data() + first, r.accepted - first);
+  copy(send_ring_.data() + tail, octets.data(), first);
+  copy(send_ring_.data(), octets.data() + first, r.accepted - first);
   send_queued_ += r.accepted;
   // Urgent data ends where the whole send ends; a send the buffer could not
   // take whole is plain data so far (the caller offers the rest again).
@@ -346,8 +351,8 @@ ReceiveResult Connection::receive(std::span<std::uint8_t> out) {
   // readable() never exceeds the data area (on_cdc refuses a producer
   // cursor past the window), so the copy wraps at most once.
   const std::size_t first = std::min<std::size_t>(n, g.size - consumer_.count);
-  std::memcpy(out.data(), own_rmbe_.data() + consumer_.count, first);
-  std::memcpy(out.data() + first, own_rmbe_.data() + g.data_start(), n - first);
+  copy(out.data(), own_rmbe_.data() + consumer_.count, first);
+  copy(out.data() + first, own_rmbe_.data() + g.data_start(), n - first);
   consumer_ = advance(consumer_, n, g);
   consumed_ += n;
   r.octets = n;

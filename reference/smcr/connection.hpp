@@ -105,7 +105,7 @@ struct ConsumerUpdatePolicy {
 enum class Fault : std::uint8_t {
   kWritePastWindow,      // against §4.3/A.4: writes what it has, ignoring the peer's consumer cursor
   kNoConsumerUpdate,     // against §4.5.1: never sends a consumer cursor update on its own
-  kSkipReceiveChecks,    // takes the peer's CDC messages without judging them (cursors still clamped)
+  kSkipReceiveChecks,    // takes the peer's CDC messages and Writes unjudged, but for the data area's bounds
   kRepeatSequenceNumber, // against A.4: every CDC message carries sequence number 1
   kCount
 };

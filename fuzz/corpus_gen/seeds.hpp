@@ -28,5 +28,7 @@ Octets iwarp_session_events(const std::vector<Octets>& segments, const std::vect
 
 void capture_observer_ulps();
 void ulp_message_smbd();
+// smcr_connection's seeds (smcr_seeds.cpp).
+void smcr_connection();
 
 }  // namespace rdmaconf::corpus_gen

@@ -30,5 +30,7 @@ void capture_observer_ulps();
 void ulp_message_smbd();
 // smcr_link_group's seeds (smcr_link_group_seeds.cpp).
 void smcr_link_group();
+// smcr_connection's seeds (smcr_seeds.cpp).
+void smcr_connection();
 
 }  // namespace rdmaconf::corpus_gen

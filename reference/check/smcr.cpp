@@ -121,26 +121,33 @@ Outcome write_through_announced_rkey(bool announced, bool deleted, std::uint32_t
 
 //= rfc7609-a.4-consumer-not-ahead (RFC 7609 App. A.4)
 Outcome consumer_not_ahead(smcr::Cursor consumer, smcr::Cursor peer_producer) {
-  // Wrap counts are 16-bit and wrap: the consumer is one wrap ahead when its
-  // count is the producer's plus one; in the same wrap, ahead by offset.
-  const bool next_wrap = static_cast<std::uint16_t>(peer_producer.wrap + 1) == consumer.wrap;
-  const bool ahead = next_wrap || (consumer.wrap == peer_producer.wrap && consumer.count > peer_producer.count);
+  // Wrap counts are 16-bit and wrap (serial numbers): the consumer is in a
+  // later wrap when its count is up to 2^15 - 1 beyond the producer's; in
+  // the same wrap, ahead by offset.
+  const auto wraps_ahead = static_cast<std::uint16_t>(consumer.wrap - peer_producer.wrap);
+  const bool later_wrap = wraps_ahead != 0 && wraps_ahead < 0x8000;
+  const bool ahead = later_wrap || (consumer.wrap == peer_producer.wrap && consumer.count > peer_producer.count);
   if (!ahead) return std::nullopt;
   return Violation{&kCdcConsumerNotAhead, "Consumer Cursor", kConsumerOctet, consumer.count, peer_producer.count};
 }
 
 //= rfc7609-a.4-cursor-within-rmbe (RFC 7609 App. A.4)
 Outcome cursor_within_rmbe(const smcr::CdcMessage& m, std::uint64_t receiver_rmbe_size,
-                           std::uint64_t sender_rmbe_size) {
+                           std::uint64_t sender_rmbe_size, std::uint32_t data_start) {
   // A failover validation message's cursors are not significant (A.4, F-bit).
   if (m.flag(smcr::CdcSpec::Field::F)) return std::nullopt;
   // The producer cursor is an offset in the receiver's RMBE, the consumer
-  // cursor in the sender's own; an offset equal to the size has wrapped.
+  // cursor in the sender's own; an offset equal to the size has wrapped, one
+  // inside the eyecatcher is no data octet (A.4: cursors start and wrap at 4).
   if (m.producer().count >= receiver_rmbe_size)
     return Violation{&kCdcCursorWithinRmbe, "Producer Cursor", kProducerOctet, m.producer().count,
                      receiver_rmbe_size};
+  if (m.producer().count < data_start)
+    return Violation{&kCdcCursorWithinRmbe, "Producer Cursor", kProducerOctet, m.producer().count, data_start};
   if (m.consumer().count >= sender_rmbe_size)
     return Violation{&kCdcCursorWithinRmbe, "Consumer Cursor", kConsumerOctet, m.consumer().count, sender_rmbe_size};
+  if (m.consumer().count < data_start)
+    return Violation{&kCdcCursorWithinRmbe, "Consumer Cursor", kConsumerOctet, m.consumer().count, data_start};
   return std::nullopt;
 }
 

@@ -158,12 +158,16 @@ Outcome write_through_announced_rkey(bool announced, bool deleted, std::uint32_t
 
 // `consumer`: from a CDC message one side sent; `peer_producer`: the latest
 // producer cursor the other side announced for the same connection. Cursors
-// compare by wrap count (16-bit, wrapping) first, then offset.
+// compare by wrap count first (16-bit serial numbers: a count up to 2^15 - 1
+// wraps ahead is ahead), then offset.
 Outcome consumer_not_ahead(smcr::Cursor consumer, smcr::Cursor peer_producer);
 
-// `receiver_rmbe_size`, `sender_rmbe_size`: octets, from CLC.
+// `receiver_rmbe_size`, `sender_rmbe_size`: octets, from CLC. `data_start`:
+// the first data octet of both RMBEs, 4 behind the eyecatcher (§4.2, A.4),
+// 0 when the link group announced SMC_LLC_FLAG_NO_RMBE_EYEC (Linux) or when
+// the caller does not know (then only the upper bound is judged).
 Outcome cursor_within_rmbe(const smcr::CdcMessage& m, std::uint64_t receiver_rmbe_size,
-                           std::uint64_t sender_rmbe_size);
+                           std::uint64_t sender_rmbe_size, std::uint32_t data_start = 0);
 
 // `previous`: the sequence number of the sender's last CDC message on the
 // connection, nothing when this is its first since CLC.

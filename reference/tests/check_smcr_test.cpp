@@ -58,6 +58,13 @@ TEST(CheckSmcr, ConsumerNeverAheadOfProducer) {
   EXPECT_TRUE(consumer_not_ahead({1, 0}, {0, 65000}));
   EXPECT_TRUE(consumer_not_ahead({0, 0}, {0xFFFF, 10}));
   EXPECT_FALSE(consumer_not_ahead({0xFFFF, 10}, {0, 0}));
+  // Wrap counts are serial numbers: two or more wraps ahead is ahead too,
+  // behind by up to half the space is behind.
+  EXPECT_TRUE(consumer_not_ahead({2, 0}, {0, 65000}));
+  EXPECT_TRUE(consumer_not_ahead({1, 0}, {0xFFFE, 10}));
+  EXPECT_TRUE(consumer_not_ahead({0x7FFF, 0}, {0, 0}));
+  EXPECT_FALSE(consumer_not_ahead({0x8000, 0}, {0, 0}));
+  EXPECT_FALSE(consumer_not_ahead({0, 0}, {3, 0}));
 }
 
 // A 44-octet CDC message (RFC 7609 App. A.4, Figure 41) with the given
@@ -106,6 +113,18 @@ TEST(CheckSmcr, CursorsStayInsideTheirRmbe) {
   EXPECT_EQ(v->octet, 20u);
   // A failover validation message's cursors are not significant.
   EXPECT_FALSE(cursor_within_rmbe(decoded(cdc(1, {0, 65535}, {0, 4096}, 0x08)), 16, 16));
+  // Behind an eyecatcher (§4.2) the first data octet is 4: a cursor below it
+  // points into the eyecatcher (A.4).
+  EXPECT_FALSE(cursor_within_rmbe(decoded(cdc(1, {0, 4}, {0, 4})), 16384, 16384, 4));
+  v = cursor_within_rmbe(decoded(cdc(1, {0, 3}, {0, 4})), 16384, 16384, 4);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->field, "Producer Cursor");
+  EXPECT_EQ(v->seen, 3u);
+  EXPECT_EQ(v->expected, 4u);
+  v = cursor_within_rmbe(decoded(cdc(1, {0, 4}, {7, 0})), 16384, 16384, 4);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->field, "Consumer Cursor");
+  EXPECT_FALSE(cursor_within_rmbe(decoded(cdc(1, {0, 0}, {0, 0})), 16384, 16384));
 }
 
 TEST(CheckSmcr, SequenceNumbersCountFromOne) {

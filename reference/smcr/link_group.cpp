@@ -456,6 +456,9 @@ void LinkGroup::link_down(std::size_t slot, Time now) {
   if (slot >= kMaxLinks || state_ == State::kTerminated || links_[slot].state == LinkState::kUnused) return;
   const std::uint8_t number = links_[slot].number;
   if (state_ == State::kConfirmingFirstLink) return terminate(delete_reason::kLostPath, now);
+  // The link our DELETE LINK names failed: the peer freed its end first.
+  // §3.5.5.1.3: ours waits for the reply all the same (it clears the link).
+  if (flow_.kind == FlowKind::kDeleteLink && flow_.target == slot && flow_.on != slot) return;
   // The exchange running on or for this link cannot finish.
   if (flow_.kind != FlowKind::kNone && (flow_.on == slot || flow_.target == slot)) {
     if (flow_.kind == FlowKind::kAddLink && flow_.target == slot && flow_.on != slot)

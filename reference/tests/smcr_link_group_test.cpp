@@ -294,6 +294,9 @@ TEST_P(Versions, OrderlyDeleteLinkMovesConnections) {
   EXPECT_EQ(count(p.client_events, Event::Kind::kLinkDeleted, [](const Event& e) { return e.link == 2; }), 1u);
   EXPECT_EQ(count(p.client_events, Event::Kind::kConnectionMoved, [](const Event& e) { return e.token == 0x11; }), 1u);
   EXPECT_EQ(p.client.link_of(0x11), 1);
+  // Nothing either side sent went unanswered or unasked.
+  EXPECT_EQ(count(p.server_events, Event::Kind::kDropped), 0u);
+  EXPECT_EQ(count(p.client_events, Event::Kind::kDropped), 0u);
   // The DELETE LINK exchange (A.3.4): the server's request, the client's reply.
   const auto from_client = p.llc_sent(p.cq.qp_number());
   const auto& reply = std::get<DeleteLink>(from_client.back());

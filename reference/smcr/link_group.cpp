@@ -106,9 +106,9 @@ void LinkGroup::start(const FirstLink& first, Time now) {
     flow_.await = Await::kConfirmLinkReply;
     flow_.deadline = now + kLlcWaitTime;
   } else {
-    // The client waits SMC_LLC_WAIT_FIRST_TIME for it (smcr_clnt_conf_first_link).
+    // The client waits as long for it (smcr_clnt_conf_first_link).
     flow_.await = Await::kConfirmLinkRequest;
-    flow_.deadline = now + kLlcWaitFirstTime;
+    flow_.deadline = now + kLlcWaitTime;
   }
 }
 

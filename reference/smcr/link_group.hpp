@@ -9,7 +9,7 @@
 // list.
 //
 //   server                                         client
-//   CONFIRM LINK (first link) ------------------>  (waits 5 s for it)
+//   CONFIRM LINK (first link) ------------------>  (waits 2 s for it)
 //   (waits 2 s)  <----------------- CONFIRM LINK reply
 //   ADD LINK (new QP, link 2) ------------------>  accept or reject (Z)
 //                <------------------ ADD LINK reply
@@ -55,7 +55,7 @@ namespace rdmaconf::smcr {
 using Time = std::chrono::milliseconds;  // since an arbitrary origin
 
 // Linux smc_llc.h.
-inline constexpr Time kLlcWaitTime{2000};       // SMC_LLC_WAIT_TIME: a reply, an ADD LINK step
+inline constexpr Time kLlcWaitTime{2000};       // SMC_LLC_WAIT_TIME: a reply, an ADD LINK step, the first link
 inline constexpr Time kLlcWaitFirstTime{5000};  // SMC_LLC_WAIT_FIRST_TIME: CONFIRM LINK of an added link
 inline constexpr Time kTestLinkTime{30000};     // SMC_LLC_TESTLINK_DEFAULT_TIME: a link's quiet time
 

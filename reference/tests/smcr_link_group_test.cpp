@@ -473,7 +473,8 @@ TEST(SmcrLinkGroup, FirstLinkWithoutConfirmLinkTimesOut) {
   p.client.start({&p.cq, kClientPort, {kServerPort.mac, kServerPort.gid, p.sq.qp_number()}, p.client_rmb,
                   p.server_rtoken},
                  p.now);
-  p.now += kLlcWaitFirstTime - 1ms;
+  // Linux waits SMC_LLC_WAIT_TIME on both sides of the first link.
+  p.now += kLlcWaitTime - 1ms;
   p.client.on_time(p.now);
   EXPECT_EQ(p.client.state(), LinkGroup::State::kConfirmingFirstLink);
   p.now += 1ms;

@@ -143,23 +143,34 @@ void write_junit(std::ostream& out, const std::vector<CaseResult>& results, cons
   out << "</testsuites>\n";
 }
 
-RequirementGaps requirement_gaps(const Catalogue& cat) {
-  RequirementGaps gaps;
-  std::set<std::string_view> named;
+CasesPerRow cases_per_row(const Catalogue& cat) {
+  CasesPerRow cases;
   for (const Case& c : cat.cases)
     for (const std::string& r : c.requirements)
-      if (const auto* row = requirements::find(r)) named.insert(row->id);
+      if (const auto* row = requirements::find(r)) cases[std::string(row->id)].push_back(c.id);
   for (const CaptureCase& c : cat.capture_cases)
-    if (const auto* row = requirements::find(c.requirement)) named.insert(row->id);
-  for (const requirements::Requirement& r : requirements::all()) {
-    const std::string rfc = std::string(r.rfc) + " §" + std::string(r.section);
+    if (const auto* row = requirements::find(c.requirement)) cases[std::string(row->id)].push_back(c.id);
+  return cases;
+}
+
+std::vector<const requirements::Requirement*> observable_rows_without_case(const CasesPerRow& cases) {
+  std::vector<const requirements::Requirement*> out;
+  for (const requirements::Requirement& r : requirements::all())
+    if (r.observable != requirements::Observability::kNotObservable && !cases.contains(r.id)) out.push_back(&r);
+  return out;
+}
+
+RequirementGaps requirement_gaps(const Catalogue& cat) {
+  RequirementGaps gaps;
+  for (const requirements::Requirement& r : requirements::all())
     if (r.observable == requirements::Observability::kNotObservable)
-      gaps.unobservable.push_back({std::string(r.id), rfc, std::string(requirements::name(r.level)),
-                                   std::string(r.summary), std::string(r.why_not_observable)});
-    else if (!named.count(r.id))
-      gaps.uncovered.push_back({std::string(r.id), rfc, std::string(requirements::name(r.level)),
-                                std::string(r.summary), std::string(requirements::name(r.observable))});
-  }
+      gaps.unobservable.push_back({std::string(r.id), std::string(r.rfc) + " §" + std::string(r.section),
+                                   std::string(requirements::name(r.level)), std::string(r.summary),
+                                   std::string(r.why_not_observable)});
+  for (const requirements::Requirement* r : observable_rows_without_case(cases_per_row(cat)))
+    gaps.uncovered.push_back({std::string(r->id), std::string(r->rfc) + " §" + std::string(r->section),
+                              std::string(requirements::name(r->level)), std::string(r->summary),
+                              std::string(requirements::name(r->observable))});
   return gaps;
 }
 

@@ -227,8 +227,9 @@ void write_catalogue_markdown(std::ostream& out, const Catalogue& cat) {
     for (const CaptureCase& c : cat.capture_cases) with_cases.insert(c.requirement);
     out << "\n## Observable requirements without a case yet\n\n"
         << with_cases.size() << " requirements have cases; these " << uncovered.size()
-        << " could be observed but no script checks them yet. Mostly: rules on TCP segmentation,\n"
-           "retransmission, the FIN and the SYN's SMC option, which the tester's socket does not see, and\n"
+        << " could be observed but no script checks them yet. Mostly: RFC 7609's link layer (below);\n"
+           "rules on TCP segmentation, retransmission, the FIN and the SYN's SMC option, which the tester's\n"
+           "socket does not see, and\n"
            "the MULPDU bound, which the tester cannot know; two-connection and link-group rules (an STag\n"
            "on another stream, first and subsequent contact, out of sync); local failures a peer cannot\n"
            "provoke (catastrophic errors, a full completion queue); RFC 6581's IRD/ORD value rules that\n"
@@ -236,12 +237,14 @@ void write_catalogue_markdown(std::ostream& out, const Catalogue& cat) {
            "make; and sender rules the test ULP commands cannot yet provoke (unused atomic fields, one\n"
            "IRD for Reads and Atomics, an STag revoked after its transfer). The capture analyzer checks\n"
            "some of them passively (`rdmaconf analyze`, docs/capture.md).\n\n"
-           "SMC-R's LLC and CDC rules (the `rfc7609-a.3-*`, `rfc7609-a.4-*` and `rfc7609-4.4.1-*` rows) run\n"
-           "over RoCE after the CLC handshake. No live case checks them: the device agent drives a peer's\n"
-           "SMC stack through AF_SMC sockets, whose LLC and CDC messages and RDMA Writes travel on QPs the\n"
-           "kernel owns, and the agent neither speaks LLC itself nor captures the RoCE device's traffic (it\n"
-           "has no RoCE or rxe path of its own). They are checked on captures of that traffic instead: run\n"
-           "SMC-R over rxe, capture its netdev, `rdmaconf analyze` the file (docs/capture.md).\n\n"
+           "RFC 7609's link-layer rows (link groups and LLC, RMBEs, CDC messages and RDMA Writes: its\n"
+           "sections 2 to 4 and appendices A.3, A.4, C.3, C.7, C.8) run over RoCE after the CLC handshake.\n"
+           "No live case checks them yet: they need a tester that is the IUT's SMC-R peer over RoCE, with\n"
+           "QPs of its own, and the tester speaks CLC only (the device agent drives the peer's SMC stack\n"
+           "through AF_SMC sockets, whose LLC and CDC messages travel on QPs the kernel owns).\n"
+           "docs/requirements.md (\"RFC 7609's link layer\") lists the case each row wants. The capture\n"
+           "analyzer checks fourteen of them on captures of that traffic: run SMC-R over rxe, capture its\n"
+           "netdev, `rdmaconf analyze` the file (docs/capture.md).\n\n"
            "| requirement | RFC | level | observable | summary |\n|---|---|---|---|---|\n";
     for (const auto& u : uncovered)
       out << "| `" << u.id << "` | " << u.rfc << " | " << u.level << " | " << u.observable << " | " << u.summary

@@ -70,30 +70,35 @@ tvbuff_t* own_tvb(tvbuff_t* parent, packet_info* pinfo, const std::vector<std::u
   return t;
 }
 
-const Ids::TieFields& tie_fields(const Advert& a) {
-  const bool iser = a.kind == Advert::Kind::kIserWrite || a.kind == Advert::Kind::kIserRead;
-  return iser ? ids().iser_tie : ids().rpcrdma_tie;
-}
+const Ids::TieFields& tie_fields(const Advert& a) { return is_iser(a) ? ids().iser_tie : ids().rpcrdma_tie; }
 
 constexpr std::size_t kDescribeMax = 160;  // the longest description's room
 
+// Chunks and segments counted from 0, as the header's subtrees number them
+// (the observer counts them from 1); an iSER buffer by its STag alone
+// (RFC 7145 §9.2 states its start, not its length).
 std::string describe(const Advert& a) {
+  using Region = analysis::UlpTie::Region;
   char buf[kDescribeMax];
-  switch (a.kind) {
-    case Advert::Kind::kReadChunk:
+  const analysis::UlpTie& n = a.named;
+  const auto length = static_cast<unsigned>(n.region.length);
+  switch (n.kind) {
+    case Region::kReadSegment:
       std::snprintf(buf, sizeof buf, "Read chunk at position %u, segment %u: STag 0x%08x, %u octets", a.position,
-                    a.segment, a.stag, a.length);
+                    n.segment - 1, n.region.stag, length);
       break;
-    case Advert::Kind::kWriteChunk:
-      std::snprintf(buf, sizeof buf, "Write chunk %u, segment %u: STag 0x%08x, %u octets", a.chunk, a.segment, a.stag,
-                    a.length);
+    case Region::kWriteChunk:
+      std::snprintf(buf, sizeof buf, "Write chunk %u, segment %u: STag 0x%08x, %u octets", n.chunk - 1, n.segment - 1,
+                    n.region.stag, length);
       break;
-    case Advert::Kind::kReplyChunk:
-      std::snprintf(buf, sizeof buf, "Reply chunk, segment %u: STag 0x%08x, %u octets", a.segment, a.stag, a.length);
+    case Region::kReplyChunk:
+      std::snprintf(buf, sizeof buf, "Reply chunk, segment %u: STag 0x%08x, %u octets", n.segment - 1, n.region.stag,
+                    length);
       break;
-    case Advert::Kind::kIserWrite:
-    case Advert::Kind::kIserRead:
-      std::snprintf(buf, sizeof buf, "%s 0x%08x of task 0x%08x", std::string(name(a.kind)).c_str(), a.stag, a.tag);
+    case Region::kIserWriteStag:
+    case Region::kIserReadStag:
+      std::snprintf(buf, sizeof buf, "%s 0x%08x of task 0x%08x", std::string(name(n.kind)).c_str(), n.region.stag,
+                    n.tag);
       break;
   }
   return buf;
@@ -121,7 +126,7 @@ void add_uses(proto_tree* tree, tvbuff_t* tvb, const UlpSend& u) {
 void add_tie(proto_tree* tree, tvbuff_t* tvb, packet_info* pinfo, const Tie& t) {
   const Ids& i = ids();
   const Advert& a = *t.advert;
-  const bool iser = a.kind == Advert::Kind::kIserWrite || a.kind == Advert::Kind::kIserRead;
+  const bool iser = is_iser(a);
   const Ids::TieFields& f = tie_fields(a);
   proto_item* pi = proto_tree_add_item(tree, iser ? i.proto_iser : i.proto_rpcrdma, tvb, 0, 0, ENC_NA);
   proto_item_append_text(pi, ", %s", describe(a).c_str());
@@ -130,7 +135,7 @@ void add_tie(proto_tree* tree, tvbuff_t* tvb, packet_info* pinfo, const Tie& t) 
   proto_item_set_generated(proto_tree_add_uint(pt, f.advertised_in, tvb, 0, 0, a.advertised_in));
   proto_item_set_generated(proto_tree_add_string(pt, f.region, tvb, 0, 0, describe(a).c_str()));
   proto_item_set_generated(proto_tree_add_uint64(pt, f.offset, tvb, 0, 0, t.offset));
-  col_append_fstr(pinfo->cinfo, COL_INFO, " [%s, frame %u]", std::string(name(a.kind)).c_str(), a.advertised_in);
+  col_append_fstr(pinfo->cinfo, COL_INFO, " [%s, frame %u]", std::string(name(a.named.kind)).c_str(), a.advertised_in);
 }
 
 // The RPC-over-RDMA header, walked by the decoder's counts (RFC 8166 §4.3:
@@ -274,7 +279,7 @@ void show_ulp(tvbuff_t* payload, packet_info* pinfo, proto_tree* tree, const Mes
   if (f.invalidates) {
     const Advert& a = *f.invalidates;
     const Ids::TieFields& tf = tie_fields(a);
-    const bool iser = a.kind == Advert::Kind::kIserWrite || a.kind == Advert::Kind::kIserRead;
+    const bool iser = is_iser(a);
     proto_item* pi = proto_tree_add_item(tree, iser ? i.proto_iser : i.proto_rpcrdma, payload, 0, 0, ENC_NA);
     proto_item_append_text(pi, ", invalidates the %s", describe(a).c_str());
     proto_tree* pt = proto_item_add_subtree(pi, iser ? i.ett_iser : i.ett_rpcrdma);

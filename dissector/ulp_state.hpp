@@ -2,24 +2,29 @@
 // iSER) on the first pass, to show it and hand it to Wireshark's own
 // dissectors on every pass.
 //
-// The observer recognises the ULP and names it on the first segment of each
-// Send (SegmentInfo::ulp). This tracker, fed every FPDU the observer framed,
-// in order:
-// - puts each Send message back together from its DDP segments (queue 0,
-//   same MSN, MO order, RFC 5041 §5.3) and decodes it with reference/ulp's
-//   decoders;
-// - remembers the regions the ULP advertised (RPC-over-RDMA read, write and
-//   reply chunks, RFC 8166 §3.4; iSER Write and Read STags, RFC 7145 §9.2),
-//   each under the frame and place the observer names it by, and links each
-//   RDMA Write, Read Request and Read Response the observer tied to one
-//   (SegmentInfo::ulp_tie) with it, both ways, for random access: which
-//   frames used a region is shown on the Send that advertised it, and the
-//   Send with Invalidate the observer tied to it (UlpMessage::invalidates);
-// - rebuilds the RPC message where part of it travelled by RDMA: a Reply
+// The observer recognises the ULP, tracks its calls and SCSI commands and
+// ties the RDMA traffic to them (analysis/ulp_observer.hpp), and publishes
+// what it found per message: on the first segment of a Send, the call it
+// makes with the regions it advertised (UlpMessage::opens), the call it
+// answers (UlpMessage::answers) and, for a Send with Invalidate, the region
+// whose STag it names (UlpMessage::invalidates); on an RDMA Write, Read
+// Request or Read Response, the region it used (SegmentInfo::ulp_tie). This
+// tracker, fed every FPDU the observer framed, in order, keeps what
+// Wireshark's random access and the hand-off to its dissectors need:
+// - each Send put back together from its DDP segments (queue 0, same MSN,
+//   MO order, RFC 5041 §5.3), decoded with reference/ulp's decoders;
+// - the regions of each call the observer opened, under the observer's
+//   names for them (the call's number and the place), with the frames that
+//   used them: shown on the Send that advertised them, and the region on
+//   each frame that used it or invalidated its STag;
+// - the link between a call's Send and the Send that answered it, both
+//   ways, as the observer made it;
+// - the RPC message rebuilt where part of it travelled by RDMA: a Reply
 //   written into the Reply chunk (RDMA_NOMSG), a Call whose Read chunks the
 //   Responder pulled (at the Read Response that completes them), a Reply
 //   whose write chunk holds the result data item, when the program's binding
 //   says where that item goes (RFC 8267 §4: NFS versions 2 and 3).
+// It matches nothing itself: no XID, ITT or STag is looked up here.
 // Bounded: a Send or RPC message above kMaxMessage, and chunk data beyond
 // kMaxHeld per connection, are not kept (the display says so).
 #pragma once
@@ -27,36 +32,23 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <memory>
+#include <optional>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <vector>
 
 #include "analysis/observer.hpp"
-#include "ulp/iser.hpp"
-#include "ulp/rpcrdma.hpp"
 
 namespace rdmaconf::dissector {
 
-// One region a ULP message advertised, and the RDMA operations that used it.
+// One region a call advertised, and the RDMA operations that used it.
 struct Advert {
-  enum class Kind : std::uint8_t { kReadChunk, kWriteChunk, kReplyChunk, kIserWrite, kIserRead };
-  // iSER advertises a buffer's start, not its length (RFC 7145 §9.2; the
-  // length is the SCSI Command's Expected Data Transfer Length).
-  static constexpr std::uint32_t kLengthNotStated = 0xffffffff;
-  Kind kind = Kind::kReadChunk;
-  std::uint32_t stag = 0;
-  std::uint64_t offset = 0;  // tagged offset of the region's first octet
-  std::uint32_t length = 0;
-  std::uint32_t chunk = 0;     // write chunk: its index in the Write list
-  std::uint32_t segment = 0;   // its index in the chunk (read segment: in the Read list)
-  std::uint32_t position = 0;  // read segment: XDR position (RFC 8166 §3.4.5)
-  std::uint32_t tag = 0;       // the Call's XID; iSER: the SCSI Command's Initiator Task Tag
+  // The observer's (UlpCall::regions): its kind, the call's XID or ITT, its
+  // chunk and segment (from 1), STag, tagged offset and length, the call's
+  // number and its place among the call's regions.
+  analysis::UlpTie named;
+  std::uint32_t position = 0;       // a read segment's XDR position (RFC 8166 §3.4.5), from the Call's header
   std::uint32_t advertised_in = 0;  // frame of the Send (its last segment, where it is shown)
-  // The observer's name for it (analysis::UlpTie): the frame of the Send's
-  // first segment and its place among the regions that Send advertised.
-  std::uint64_t head_frame = 0;
-  std::uint32_t place = 0;
   // The RDMA operations that moved data to or from it (first pass).
   std::uint32_t first_frame = 0, last_frame = 0;
   std::uint64_t octets = 0;
@@ -65,7 +57,9 @@ struct Advert {
   // only: what the RPC message is rebuilt from); freed once used.
   std::map<std::uint64_t, std::vector<std::uint8_t>> pieces;
 };
-std::string_view name(Advert::Kind k);
+// "Read chunk", "Write chunk", "Reply chunk", "iSER Write STag", "iSER Read STag".
+std::string_view name(analysis::UlpTie::Region k);
+bool is_iser(const Advert& a);
 
 // A tagged message (or Read Request) that used an advertised region.
 struct Tie {
@@ -80,18 +74,20 @@ struct UlpSend {
   std::vector<std::uint8_t> payload;  // the Send's payload, all segments
   bool complete = true;               // false: too large or a segment missing
   std::uint32_t first_frame = 0;      // of its first segment
-  std::uint64_t head_frame = 0;       // of its first segment's last octet (SendContext::frame)
-  std::uint32_t places = 0;           // regions its header advertised so far
   bool several_segments = false;
-  std::vector<const Advert*> adverts;
+  std::vector<const Advert*> adverts;  // the regions of the call it makes, by place
   // RPC-over-RDMA: the RPC message, when it is known here ...
   std::vector<std::uint8_t> rpc;
   bool rpc_here = false;
   bool rpc_rebuilt = false;  // ... put together from chunk data
   std::uint32_t rpc_completed_in = 0;  // ... or the frame that completes it
-  std::uint32_t call_frame = 0;        // a Reply: its Call's Send
-  std::uint32_t reply_frame = 0;       // a Call: its Reply's Send
-  std::string note;                    // why the RPC message is not shown
+  // The observer's link, both ways: on the Send that answers a call (a
+  // Reply or RDMA_ERROR; a SCSI Response), the call's Send, and on the
+  // call's Send the answer's. Shown for RPC-over-RDMA; Wireshark's iscsi
+  // dissector links a SCSI Command and its Response itself.
+  std::uint32_t call_frame = 0;
+  std::uint32_t reply_frame = 0;
+  std::string note;  // why the RPC message is not shown
 };
 
 // A Read Response whose data completes a Call's Read chunks.
@@ -113,7 +109,7 @@ class UlpTracker {
  public:
   static constexpr std::size_t kMaxMessage = std::size_t{4} << 20;
   static constexpr std::size_t kMaxHeld = std::size_t{64} << 20;
-  static constexpr std::size_t kMaxOpen = 4096;  // Calls and adverts awaiting use, per side
+  static constexpr std::size_t kMaxOpen = 4096;  // Sends in reassembly per side; calls kept awaiting their answers
 
   // One FPDU with its DDP/RDMAP header and what the observer said of it.
   // Returns what to show with it.
@@ -124,41 +120,36 @@ class UlpTracker {
   struct Assembly {
     analysis::Ulp ulp = analysis::Ulp::kUnknown;
     std::uint32_t first_frame = 0;
-    std::uint64_t head_frame = 0;
-    Advert* invalidates = nullptr;  // the region a Send with Invalidate names (SegmentInfo::ulp)
+    Advert* invalidates = nullptr;  // the region a Send with Invalidate names (UlpMessage::invalidates)
+    std::optional<analysis::UlpCall> opens, answers;  // the observer's, from the first segment
     std::uint32_t segments = 0;
     std::vector<std::uint8_t> octets;
     bool complete = true;
   };
+  // A call (SCSI command) the observer opened, until it is answered: its
+  // Send, its regions and what rebuilding its RPC message needs.
   struct Call {
     UlpSend* send = nullptr;
-    std::uint32_t frame = 0;
-    std::vector<Advert*> reads;   // read segments, list order
-    std::vector<Advert*> writes;  // write chunk segments and reply chunk segments
-    bool legacy_nfs = false;      // NFS version 2 or 3 (RFC 8267 §4)
+    std::uint32_t frame = 0;       // its Send's last segment
+    std::vector<Advert*> regions;  // by place
+    bool legacy_nfs = false;       // NFS version 2 or 3 (RFC 8267 §4)
     bool waiting_for_reads = false;
     std::vector<std::uint8_t> inline_part;  // the Payload stream without its Read chunks
   };
-  struct Direction {
-    std::map<std::uint32_t, Assembly> sends;              // by MSN
-    std::unordered_map<std::uint32_t, Advert*> adverts;   // STags this side advertised, by STag
-    std::unordered_map<std::uint32_t, Call> calls;        // Calls this side sent, by XID
-    std::unordered_map<std::uint32_t, std::vector<Advert*>> tasks;  // iSER: ITT -> its STags
-  };
 
-  void on_send(Side side, std::uint32_t frame, Assembly&& a, UlpFindings& out);
-  void on_rpcrdma(Side side, std::uint32_t frame, UlpSend& send);
-  void on_iser(Side side, std::uint32_t frame, UlpSend& send);
-  Advert* advertise(Side side, Advert a, UlpSend& send);
-  void forget(Side side, Advert* a);
+  void on_send(std::uint32_t frame, Assembly&& a, UlpFindings& out);
+  void on_rpcrdma(std::uint32_t frame, UlpSend& send, const Assembly& a);
+  void on_iser(std::uint32_t frame, UlpSend& send, const Assembly& a);
+  Call& open(const analysis::UlpCall& c, UlpSend& send, std::uint32_t frame);
+  Call* answered(const analysis::UlpCall& c, UlpSend& send, std::uint32_t frame);
+  void close(std::uint64_t number);
+  Advert* region(std::uint64_t call, std::uint32_t place);
   const Tie* use(const analysis::UlpTie& t, std::uint32_t length, std::uint32_t frame, const wire::Chunks* data);
   bool gather(const Advert& a, std::uint32_t length, std::vector<std::uint8_t>& out) const;
-  void try_complete(Side requester, Call& c, std::uint32_t frame, UlpFindings& out);
-  void release(Call& c, Side requester);
+  void try_complete(Call& c, std::uint32_t frame, UlpFindings& out);
 
-  Direction dir_[2];
-  // Open regions by the observer's name for them (UlpTie::advertised_in, place).
-  std::map<std::pair<std::uint64_t, std::uint32_t>, Advert*> placed_;
+  std::map<std::uint32_t, Assembly> assembling_[2];  // per side, by MSN
+  std::map<std::uint64_t, Call> calls_;              // by the observer's number (UlpCall::number)
   std::deque<UlpSend> sends_;
   std::deque<Advert> adverts_;
   std::deque<Tie> ties_;

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""The findings tables of docs/interop.md, generated from the files the
-documented live runs left in ci/interop/known/, so the page never copies them
-by hand: each kernel's findings (written by `rdmaconf findings RESULTS.json
---json`) and what changed from one kernel to the other (written by
-`rdmaconf diff BEFORE.json AFTER.json --json`).
+"""The findings tables of the interop pages (docs/interop.md: Linux 6.1,
+docs/interop-6.12.md: Linux 6.12 and what changed), generated from the files
+the documented live runs left in ci/interop/known/, so the pages never copy
+them by hand: each kernel's findings (written by `rdmaconf findings
+RESULTS.json --json`) and what changed from one kernel to the other (written
+by `rdmaconf diff BEFORE.json AFTER.json --json`).
 
-Each table sits between two markers in docs/interop.md:
+Each table sits between two markers in one of the PAGES:
 
     <!-- findings: ci/interop/known/siw-linux-6.1.json -->
     ...the table `rdmaconf findings FILE --markdown -` prints...
@@ -27,6 +28,7 @@ import subprocess
 import sys
 
 MARKER = re.compile(r"(<!-- (findings|diff): (\S+) -->\n)(.*?)(<!-- end \2 -->)", re.S)
+PAGES = ("docs/interop.md", "docs/interop-6.12.md")
 
 
 def main():
@@ -35,7 +37,20 @@ def main():
     ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
-    doc_path = os.path.join(a.root, "docs", "interop.md")
+    stale = []
+    for page in PAGES:
+        stale += regenerate(a, page)
+    if a.check:
+        for page, source in stale:
+            print("%s: the table of %s is not what the file gives; run python3 ci/interop/findings_doc.py" % (page, source))
+        return 1 if stale else 0
+    return 0
+
+
+def regenerate(a, page):
+    """The (page, source) of every table of `page` that is not what its file
+    gives; without --check the page is rewritten with the tables made again."""
+    doc_path = os.path.join(a.root, page)
     with open(doc_path) as fh:
         doc = fh.read()
     stale = []
@@ -48,21 +63,17 @@ def main():
         if out.returncode not in ((0, 1) if command == "diff" else (0,)) or not out.stdout:
             sys.exit("rdmaconf %s %s: %s" % (command, source, out.stderr.strip()))
         if m.group(4) != out.stdout:
-            stale.append(source)
+            stale.append((page, source))
         return m.group(1) + out.stdout + m.group(5)
 
     new = MARKER.sub(table, doc)
     if not MARKER.search(doc):
-        sys.exit("docs/interop.md has no findings table marker")
-    if a.check:
-        for s in stale:
-            print("docs/interop.md: the table of %s is not what the file gives; run python3 ci/interop/findings_doc.py" % s)
-        return 1 if stale else 0
-    if new != doc:
+        sys.exit("%s has no findings table marker" % page)
+    if not a.check and new != doc:
         with open(doc_path, "w") as fh:
             fh.write(new)
-        print("docs/interop.md: %d table(s) rewritten" % len(stale))
-    return 0
+        print("%s: %d table(s) rewritten" % (page, len(stale)))
+    return stale
 
 
 if __name__ == "__main__":

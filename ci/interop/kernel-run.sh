@@ -262,7 +262,7 @@ if want smc; then
   # Accept to its Confirm under load, past the tester's 2000 ms (docs/interop.md). 6.12's server-role
   # cases get 4: over 6.12's working rxe, Linux's server waits up to 5 s for the first link's LLC
   # answer after each Confirm it takes, holding the lock every Proposal's answer waits for
-  # (docs/interop.md, "Linux SMC on 6.12"). RDMACONF_SMC_SERVER_TIME_SCALE overrides.
+  # (docs/interop-6.12.md, "Linux SMC on 6.12"). RDMACONF_SMC_SERVER_TIME_SCALE overrides.
   smc_scale=2
   smc_server_scale="${RDMACONF_SMC_SERVER_TIME_SCALE:-$([ "$KERNEL" = 6.12 ] && echo 4 || echo 2)}"
   smc_pass() {  # smc_pass NAME CASE-ID...: one `rdmaconf run` of these clc cases in the guest, into smc/parts/NAME/

@@ -5,7 +5,7 @@
 // shows (docs/dashboard.md, "Diff"), with the cases that run now and could
 // not run before (unimplemented then) listed apart. The diff file it writes
 // (--json) renders again as Markdown on its own, as a findings file does
-// (docs/interop.md keeps the 6.1 -> 6.12 diff so).
+// (docs/interop-6.12.md keeps the 6.1 -> 6.12 diff so).
 #include <fstream>
 #include <iostream>
 #include <map>

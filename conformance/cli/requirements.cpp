@@ -22,6 +22,7 @@
 #include "cli/command.hpp"
 #include "engine/engine.hpp"
 #include "cli/output.hpp"
+#include "report/report.hpp"
 #include "requirement.hpp"
 #include "rfc_text.hpp"
 #include "trace.hpp"
@@ -228,20 +229,12 @@ bool failed(const RfcResult& r) {
 
 // Observable rows that no case names: neither a live case nor a capture case
 // (engine/capture_case.hpp; pcap/tests/capture_cases_test.cpp proves each
-// one on a capture that keeps its rule and one that breaks it).
+// one on a capture that keeps its rule and one that breaks it), as the
+// catalogue's page and the dashboard count them (report.hpp).
 std::vector<const rq::Requirement*> rows_without_case(const std::string& cases_dir, std::string& error) {
   const auto cat = cf::load_catalogue(cases_dir);
   if (cat.cases.empty()) error = "no cases found in " + cases_dir;
-  std::set<std::string_view> named;
-  for (const cf::Case& c : cat.cases)
-    for (const std::string& id : c.requirements)
-      if (const rq::Requirement* r = rq::find(id)) named.insert(r->id);
-  for (const cf::CaptureCase& c : cat.capture_cases)
-    if (const rq::Requirement* r = rq::find(c.requirement)) named.insert(r->id);
-  std::vector<const rq::Requirement*> out;
-  for (const rq::Requirement& r : rq::all())
-    if (r.observable != rq::Observability::kNotObservable && !named.count(r.id)) out.push_back(&r);
-  return out;
+  return cf::observable_rows_without_case(cf::cases_per_row(cat));
 }
 
 std::string clip(std::string_view s, std::size_t n) {

@@ -150,6 +150,7 @@ int serve(const ServeArgs& a) {
     catalogue.cases.push_back({{"id", c.id}, {"protocol", c.protocol}, {"level", std::string(cf::to_string(c.level))},
                                {"role", std::string(cf::to_string(c.role))}, {"title", c.title}, {"rfc", c.rfc},
                                {"requirements", c.requirements}, {"needs", c.needs}});
+  catalogue.cases_per_row = cf::cases_per_row(*cat);
   const std::string cases_dir = a.cases_dir;
   // Only a file the catalogue names (relative to its folder) is ever read.
   catalogue.script = [cat, cases_dir](const std::string& id) -> std::optional<std::string> {

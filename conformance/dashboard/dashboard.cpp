@@ -568,13 +568,9 @@ http::Response Dashboard::mark_baseline(std::int64_t id, bool set) {
 
 
 json Dashboard::coverage() {
-  // Registry rows -> the catalogue's cases naming them (aliases resolved).
-  std::map<std::string, std::vector<std::string>> cases_of;
-  for (const json& c : catalogue_.cases)
-    for (const json& r : c.value("requirements", json::array())) {
-      const requirements::Requirement* row = requirements::find(r.get<std::string>());
-      if (row) cases_of[std::string(row->id)].push_back(c.value("id", ""));
-    }
+  // Registry rows -> the catalogue's cases naming them, live and capture
+  // cases (aliases resolved).
+  const conformance::CasesPerRow& cases_of = catalogue_.cases_per_row;
   // Per target, its latest run: case id -> the worst verdict over its configurations.
   json targets = json::array();
   std::vector<std::map<std::string, std::string>> verdicts;
@@ -588,13 +584,12 @@ json Dashboard::coverage() {
     }
   }
   json rows = json::array();
-  std::size_t with_cases = 0, observable_uncovered = 0;
+  std::size_t with_cases = 0;
   for (const requirements::Requirement& r : requirements::all()) {
-    const auto it = cases_of.find(std::string(r.id));
+    const auto it = cases_of.find(r.id);
     const std::vector<std::string> none;
     const std::vector<std::string>& cases = it == cases_of.end() ? none : it->second;
     if (!cases.empty()) ++with_cases;
-    else if (r.observable != requirements::Observability::kNotObservable) ++observable_uncovered;
     json per_target = json::array();
     for (const auto& v : verdicts) {
       std::string worst;
@@ -608,7 +603,9 @@ json Dashboard::coverage() {
                     {"summary", r.summary}, {"observable", requirements::name(r.observable)}, {"cases", cases},
                     {"verdicts", std::move(per_target)}});
   }
-  json totals = {{"rows", rows.size()}, {"with_cases", with_cases}, {"observable_without_cases", observable_uncovered}};
+  json totals = {{"rows", rows.size()},
+                 {"with_cases", with_cases},
+                 {"observable_without_cases", conformance::observable_rows_without_case(cases_of).size()}};
   return {{"targets", std::move(targets)}, {"requirements", std::move(rows)}, {"totals", std::move(totals)}};
 }
 

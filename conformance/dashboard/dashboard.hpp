@@ -21,6 +21,7 @@
 #include "http_service.hpp"
 #include "dashboard/run_request.hpp"
 #include "dashboard/store.hpp"
+#include "report/report.hpp"
 
 namespace rdmaconf::dashboard {
 
@@ -59,6 +60,10 @@ nlohmann::json diff_runs(const nlohmann::json& a_cases, const nlohmann::json& b_
 struct Catalogue {
   nlohmann::json cases = nlohmann::json::array();   // id, protocol, level, title, rfc, requirements, role
   std::function<std::optional<std::string>(const std::string& id)> script;  // a case's script text
+  // Per registry row the cases naming it, capture cases included
+  // (conformance::cases_per_row): what the coverage page lists and counts,
+  // as `rdmaconf requirements` counts it.
+  conformance::CasesPerRow cases_per_row;
 };
 
 class Dashboard : public http::Service {

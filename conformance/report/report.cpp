@@ -143,23 +143,34 @@ void write_junit(std::ostream& out, const std::vector<CaseResult>& results, cons
   out << "</testsuites>\n";
 }
 
-RequirementGaps requirement_gaps(const Catalogue& cat) {
-  RequirementGaps gaps;
-  std::set<std::string_view> named;
+CasesPerRow cases_per_row(const Catalogue& cat) {
+  CasesPerRow cases;
   for (const Case& c : cat.cases)
     for (const std::string& r : c.requirements)
-      if (const auto* row = requirements::find(r)) named.insert(row->id);
+      if (const auto* row = requirements::find(r)) cases[std::string(row->id)].push_back(c.id);
   for (const CaptureCase& c : cat.capture_cases)
-    if (const auto* row = requirements::find(c.requirement)) named.insert(row->id);
-  for (const requirements::Requirement& r : requirements::all()) {
-    const std::string rfc = std::string(r.rfc) + " §" + std::string(r.section);
+    if (const auto* row = requirements::find(c.requirement)) cases[std::string(row->id)].push_back(c.id);
+  return cases;
+}
+
+std::vector<const requirements::Requirement*> observable_rows_without_case(const CasesPerRow& cases) {
+  std::vector<const requirements::Requirement*> out;
+  for (const requirements::Requirement& r : requirements::all())
+    if (r.observable != requirements::Observability::kNotObservable && !cases.contains(r.id)) out.push_back(&r);
+  return out;
+}
+
+RequirementGaps requirement_gaps(const Catalogue& cat) {
+  RequirementGaps gaps;
+  for (const requirements::Requirement& r : requirements::all())
     if (r.observable == requirements::Observability::kNotObservable)
-      gaps.unobservable.push_back({std::string(r.id), rfc, std::string(requirements::name(r.level)),
-                                   std::string(r.summary), std::string(r.why_not_observable)});
-    else if (!named.count(r.id))
-      gaps.uncovered.push_back({std::string(r.id), rfc, std::string(requirements::name(r.level)),
-                                std::string(r.summary), std::string(requirements::name(r.observable))});
-  }
+      gaps.unobservable.push_back({std::string(r.id), std::string(r.rfc) + " §" + std::string(r.section),
+                                   std::string(requirements::name(r.level)), std::string(r.summary),
+                                   std::string(r.why_not_observable)});
+  for (const requirements::Requirement* r : observable_rows_without_case(cases_per_row(cat)))
+    gaps.uncovered.push_back({std::string(r->id), std::string(r->rfc) + " §" + std::string(r->section),
+                              std::string(requirements::name(r->level)), std::string(r->summary),
+                              std::string(requirements::name(r->observable))});
   return gaps;
 }
 
@@ -216,8 +227,9 @@ void write_catalogue_markdown(std::ostream& out, const Catalogue& cat) {
     for (const CaptureCase& c : cat.capture_cases) with_cases.insert(c.requirement);
     out << "\n## Observable requirements without a case yet\n\n"
         << with_cases.size() << " requirements have cases; these " << uncovered.size()
-        << " could be observed but no script checks them yet. Mostly: rules on TCP segmentation,\n"
-           "retransmission, the FIN and the SYN's SMC option, which the tester's socket does not see, and\n"
+        << " could be observed but no script checks them yet. Mostly: RFC 7609's link layer (below);\n"
+           "rules on TCP segmentation, retransmission, the FIN and the SYN's SMC option, which the tester's\n"
+           "socket does not see, and\n"
            "the MULPDU bound, which the tester cannot know; two-connection and link-group rules (an STag\n"
            "on another stream, first and subsequent contact, out of sync); local failures a peer cannot\n"
            "provoke (catastrophic errors, a full completion queue); RFC 6581's IRD/ORD value rules that\n"
@@ -225,12 +237,14 @@ void write_catalogue_markdown(std::ostream& out, const Catalogue& cat) {
            "make; and sender rules the test ULP commands cannot yet provoke (unused atomic fields, one\n"
            "IRD for Reads and Atomics, an STag revoked after its transfer). The capture analyzer checks\n"
            "some of them passively (`rdmaconf analyze`, docs/capture.md).\n\n"
-           "SMC-R's LLC and CDC rules (the `rfc7609-a.3-*`, `rfc7609-a.4-*` and `rfc7609-4.4.1-*` rows) run\n"
-           "over RoCE after the CLC handshake. No live case checks them: the device agent drives a peer's\n"
-           "SMC stack through AF_SMC sockets, whose LLC and CDC messages and RDMA Writes travel on QPs the\n"
-           "kernel owns, and the agent neither speaks LLC itself nor captures the RoCE device's traffic (it\n"
-           "has no RoCE or rxe path of its own). They are checked on captures of that traffic instead: run\n"
-           "SMC-R over rxe, capture its netdev, `rdmaconf analyze` the file (docs/capture.md).\n\n"
+           "RFC 7609's link-layer rows (link groups and LLC, RMBEs, CDC messages and RDMA Writes: its\n"
+           "sections 2 to 4 and appendices A.3, A.4, C.3, C.7, C.8) run over RoCE after the CLC handshake.\n"
+           "No live case checks them yet: they need a tester that is the IUT's SMC-R peer over RoCE, with\n"
+           "QPs of its own, and the tester speaks CLC only (the device agent drives the peer's SMC stack\n"
+           "through AF_SMC sockets, whose LLC and CDC messages travel on QPs the kernel owns).\n"
+           "docs/requirements.md (\"RFC 7609's link layer\") lists the case each row wants. The capture\n"
+           "analyzer checks fourteen of them on captures of that traffic: run SMC-R over rxe, capture its\n"
+           "netdev, `rdmaconf analyze` the file (docs/capture.md).\n\n"
            "| requirement | RFC | level | observable | summary |\n|---|---|---|---|---|\n";
     for (const auto& u : uncovered)
       out << "| `" << u.id << "` | " << u.rfc << " | " << u.level << " | " << u.observable << " | " << u.summary

@@ -16,6 +16,9 @@
 namespace rdmaconf::baseline {
 struct Baseline;
 }
+namespace rdmaconf::requirements {
+struct Requirement;
+}
 
 namespace rdmaconf::conformance {
 
@@ -89,6 +92,15 @@ struct RequirementGaps {
   std::vector<UncoveredRequirement> uncovered;
 };
 RequirementGaps requirement_gaps(const Catalogue& cat);
+
+// Per registry row, by its id, the cases that name it: the live cases, then
+// the capture cases (capture_case.hpp), a case naming an old id counting
+// for the row it became (requirements::find). What docs/catalogue.md,
+// `rdmaconf requirements` and the dashboard's coverage count a row's cases by.
+using CasesPerRow = std::map<std::string, std::vector<std::string>, std::less<>>;
+CasesPerRow cases_per_row(const Catalogue& cat);
+// The observable rows none of those cases names, in registry order.
+std::vector<const requirements::Requirement*> observable_rows_without_case(const CasesPerRow& cases);
 
 // docs/catalogue.md: cases per protocol and level, requirement -> cases,
 // then the gaps of requirement_gaps().

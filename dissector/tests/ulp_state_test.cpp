@@ -4,17 +4,21 @@
 // real captures are dissector.ulp's (tshark); these pin each path on its own,
 // including the ones the captures do not take. On the real NFS/RDMA and
 // iSER captures, the tracker shows the analyzer's ULP tie on every transfer
-// and Send with Invalidate the analyzer tied, and on no other.
+// and Send with Invalidate the analyzer tied, and on no other, and links
+// each Reply (SCSI Response) with the Call (SCSI Command) the analyzer
+// matched it with, and no other pair.
 #include <gtest/gtest.h>
 
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/analyzer.hpp"
 #include "analysis_fixtures.hpp"
+#include "ulp/iser.hpp"
 #include "ulp/onc_rpc.hpp"
 #include "ulp/rpcrdma.hpp"
 #include "ulp_state.hpp"
@@ -23,6 +27,7 @@ namespace rdmaconf::dissector {
 namespace {
 
 using analysis::testing::Bytes;
+using Region = analysis::UlpTie::Region;
 using analysis::testing::put_be;
 using analysis::testing::Session;
 
@@ -130,7 +135,7 @@ TEST(UlpState, ReplyRebuiltFromTheReplyChunk) {
 
   const UlpFindings& w = sink.at(write_frame);
   ASSERT_NE(w.tie, nullptr);
-  EXPECT_EQ(w.tie->advert->kind, Advert::Kind::kReplyChunk);
+  EXPECT_EQ(w.tie->advert->named.kind, Region::kReplyChunk);
   EXPECT_EQ(w.tie->advert->advertised_in, call_frame);
   EXPECT_EQ(w.tie->offset, 0u);
   const UlpFindings& r = sink.at(reply_frame);
@@ -154,7 +159,7 @@ TEST(UlpState, WriteRunningPastItsChunkIsNotTied) {
   c.run(sink);
   EXPECT_EQ(sink.at(past).tie, nullptr);
   ASSERT_NE(sink.at(inside).tie, nullptr);
-  EXPECT_EQ(sink.at(inside).tie->advert->kind, Advert::Kind::kWriteChunk);
+  EXPECT_EQ(sink.at(inside).tie->advert->named.kind, Region::kWriteChunk);
 }
 
 // Write chunk data of an NFSv3 READ Reply ends the Reply (RFC 8267 §4), its
@@ -222,7 +227,7 @@ TEST(UlpState, CallRebuiltFromItsReadChunk) {
   EXPECT_EQ(sink.at(request_frame).tie->advert->advertised_in, call_frame);
   const UlpFindings& r = sink.at(response_frame);
   ASSERT_NE(r.tie, nullptr);
-  EXPECT_EQ(r.tie->advert->kind, Advert::Kind::kReadChunk);
+  EXPECT_EQ(r.tie->advert->named.kind, Region::kReadSegment);
   ASSERT_NE(r.completes, nullptr);
   Bytes expected = cat(head, chunk);
   expected.resize(expected.size() + 2, 0);  // roundup to 52
@@ -265,6 +270,45 @@ TEST(UlpState, MissingChunkDataIsSaid) {
   EXPECT_FALSE(r.send->note.empty());
 }
 
+// RFC 8166 §4.2.1, §4.5: a Reply and an RDMA_ERROR answer the Call with
+// their XID, each linked with it both ways as the analyzer matched them; a
+// Reply of an XID no Call made is linked with nothing, and an answered
+// Call's chunks are no longer tied.
+TEST(UlpState, RepliesLinkedWithTheirCalls) {
+  Connection c;
+  constexpr std::uint32_t kOther = 0x55667788;
+  const auto call1 = c.fpdu(0, send(1, cat(header(kXid, Proc::kMsg, {}, {chunk(0xabc, 64, 0x1000)}),
+                                             call(kXid, 100003, 3, 6))));
+  const auto call2 = c.fpdu(0, send(2, cat(header(kOther, Proc::kMsg, {}, {}), call(kOther, 100003, 3, 1))));
+  Bytes reply;
+  for (std::uint32_t w : {kOther, 1u, 0u, 0u, 0u, 0u, 0u}) put_be(reply, w, 4);
+  const auto reply2 = c.fpdu(1, send(1, cat(header(kOther, Proc::kMsg, {}, {}), reply)));
+  ulp::rpcrdma::Message err;
+  err.xid = kXid;
+  err.vers = ulp::rpcrdma::kVersion1;
+  err.credits = 32;
+  err.proc = static_cast<std::uint32_t>(Proc::kError);
+  err.err = static_cast<std::uint32_t>(ulp::rpcrdma::ErrCode::kChunk);
+  const auto error1 = c.fpdu(1, send(2, ulp::rpcrdma::encode(err)));
+  const auto late = c.fpdu(1, write(0xabc, 0x1000, Bytes(16, 0x5a)));  // into the answered Call's chunk
+  Bytes stray;
+  for (std::uint32_t w : {0x01020304u, 1u, 0u, 0u, 0u, 0u, 0u}) put_be(stray, w, 4);
+  const auto stray_reply = c.fpdu(1, send(3, cat(header(0x01020304, Proc::kMsg, {}, {}), stray)));
+  Sink sink;
+  c.run(sink);
+
+  ASSERT_NE(sink.at(reply2).send, nullptr);
+  EXPECT_EQ(sink.at(reply2).send->call_frame, call2);
+  EXPECT_EQ(sink.at(call2).send->reply_frame, reply2);
+  ASSERT_NE(sink.at(error1).send, nullptr);
+  EXPECT_EQ(sink.at(error1).send->call_frame, call1);
+  EXPECT_EQ(sink.at(call1).send->reply_frame, error1);
+  EXPECT_EQ(sink.at(late).tie, nullptr);
+  ASSERT_NE(sink.at(stray_reply).send, nullptr);
+  EXPECT_EQ(sink.at(stray_reply).send->call_frame, 0u);
+  EXPECT_TRUE(sink.at(stray_reply).send->rpc_here) << "shown as it carries its RPC message";
+}
+
 // The analyzer's view of a real capture, connection by connection, handed
 // to one tracker per connection as the plugin does; per frame, the tie the
 // analyzer published and the one the tracker shows.
@@ -284,8 +328,8 @@ struct TieCompare : analysis::AnalysisListener {
     if (s.ulp) {  // a Send's first segment: the region its Invalidate STag names
       invalidations += f.invalidates != nullptr;
       if (s.ulp->invalidates.has_value() != (f.invalidates != nullptr) ||
-          (f.invalidates && (f.invalidates->stag != s.ulp->invalidates->region.stag ||
-                             f.invalidates->tag != s.ulp->invalidates->tag)))
+          (f.invalidates && (f.invalidates->named.region.stag != s.ulp->invalidates->region.stag ||
+                             f.invalidates->named.tag != s.ulp->invalidates->tag)))
         disagreements.push_back(at + "the Send with Invalidate is tied differently");
     }
     if (s.ulp_tie.has_value() != (f.tie != nullptr)) {
@@ -297,9 +341,11 @@ struct TieCompare : analysis::AnalysisListener {
     if (!f.tie) return;
     const analysis::UlpTie& t = *s.ulp_tie;
     const Advert& a = *f.tie->advert;
-    if (a.stag != t.region.stag || a.offset != t.region.offset || a.tag != t.tag || f.tie->offset != t.offset)
-      disagreements.push_back(at + "the plugin shows " + std::string(name(a.kind)) + " " + std::to_string(a.stag) +
-                              " of tag " + std::to_string(a.tag) + " at " + std::to_string(f.tie->offset) +
+    if (a.named.region.stag != t.region.stag || a.named.region.offset != t.region.offset || a.named.tag != t.tag ||
+        f.tie->offset != t.offset)
+      disagreements.push_back(at + "the plugin shows " + std::string(name(a.named.kind)) + " " +
+                              std::to_string(a.named.region.stag) + " of tag " + std::to_string(a.named.tag) + " at " +
+                              std::to_string(f.tie->offset) +
                               ", the analyzer " + analysis::describe(t) + " at " + std::to_string(t.offset));
   }
 };
@@ -341,6 +387,111 @@ TEST(UlpState, IserCaptureShowsTheAnalyzersTies) {
   EXPECT_EQ(ties.by_opcode, (std::map<std::uint8_t, std::uint64_t>{{0, 278}, {1, 2}, {2, 18}}));
   EXPECT_EQ(ties.invalidations, x.invalidations_tied);
   EXPECT_EQ(ties.invalidations, 53u);
+}
+
+// The analyzer's view of a real capture handed to one tracker per
+// connection, as the plugin does, and per connection the links both make:
+// the analyzer's from the calls it opens and answers (UlpMessage::opens,
+// ::answers, on a Send's first segment), placed at the frame of the Send's
+// last segment as the plugin shows a Send; the plugin's from the Sends it
+// shows (UlpSend::call_frame, ::reply_frame).
+struct LinkCompare : analysis::AnalysisListener {
+  struct Connection {
+    UlpTracker tracker;
+    std::map<std::pair<int, std::uint32_t>, std::pair<std::uint64_t, std::uint64_t>> open;  // (side, MSN) -> numbers
+    std::map<std::uint64_t, analysis::FrameNo> call_at;  // the analyzer's call number -> its Send's frame
+    std::vector<std::pair<analysis::FrameNo, std::uint64_t>> answers;  // an answer's frame, its call's number
+    std::map<analysis::FrameNo, const UlpSend*> sends;                 // what the plugin shows, by frame
+  };
+  std::map<std::uint64_t, Connection> connections;
+  void on_message(const analysis::ConnectionInfo& c, const analysis::Message& m) override {
+    if (m.kind != analysis::MessageKind::kFpdu || !m.segment || !m.segment->has_header) return;
+    const analysis::SegmentInfo& s = *m.segment;
+    Connection& k = connections[c.id];
+    const UlpFindings f = k.tracker.on_segment(m, s);
+    if (f.send) k.sends[m.frame] = f.send;
+    if (s.ddp.tagged || s.qn != 0) return;
+    const std::pair<int, std::uint32_t> send{static_cast<int>(m.side), s.msn};
+    if (s.mo == 0 && s.ulp)
+      k.open[send] = {s.ulp->opens ? s.ulp->opens->number : 0, s.ulp->answers ? s.ulp->answers->number : 0};
+    const auto it = k.open.find(send);
+    if (!s.ddp.last || it == k.open.end()) return;
+    if (it->second.first) k.call_at[it->second.first] = m.frame;
+    if (it->second.second) k.answers.emplace_back(m.frame, it->second.second);
+    k.open.erase(it);
+  }
+};
+
+using Links = std::set<std::pair<analysis::FrameNo, analysis::FrameNo>>;  // (answer, call), per connection
+
+// The tag both Sends of a link carry: the XID (RFC 8166 §4.2.1), the ITT
+// (RFC 7145 §7.3.1, §7.3.2); nullopt when the Send does not decode.
+std::optional<std::uint32_t> tag_of(const UlpSend& u) {
+  const wire::Bytes p(u.payload.data(), u.payload.size());
+  if (u.ulp == analysis::Ulp::kRpcRdma) {
+    const auto m = ulp::rpcrdma::decode(p);
+    return m ? std::optional(m->xid) : std::nullopt;
+  }
+  const auto m = ulp::iser::decode(p);
+  return m ? std::optional(m->itt) : std::nullopt;
+}
+
+// Every connection's links, the plugin's and the analyzer's, and the pairs
+// whose two Sends carry different tags.
+struct LinksSeen {
+  std::size_t plugin = 0, analyzer = 0;
+  std::vector<std::string> disagreements;
+};
+LinksSeen compare_links(const std::string& file, analysis::AnalysisResult& result) {
+  LinkCompare links;
+  std::string error;
+  auto r = analysis::analyze_file(std::string(RDMACONF_REAL_CAPTURES) + "/" + file, {}, &links, error);
+  EXPECT_TRUE(r.has_value()) << error;
+  if (r) result = std::move(*r);
+  LinksSeen seen;
+  for (const auto& [id, k] : links.connections) {
+    Links analyzer, plugin, back;
+    for (const auto& [answer, number] : k.answers)
+      if (const auto call = k.call_at.find(number); call != k.call_at.end()) analyzer.emplace(answer, call->second);
+    for (const auto& [frame, u] : k.sends) {
+      if (u->call_frame) plugin.emplace(frame, u->call_frame);
+      if (u->reply_frame) back.emplace(u->reply_frame, frame);
+    }
+    const std::string at = "connection " + std::to_string(id) + ": ";
+    if (plugin != analyzer) seen.disagreements.push_back(at + "the plugin links other Sends than the analyzer");
+    if (back != plugin) seen.disagreements.push_back(at + "a call's Send does not link back to its answer");
+    for (const auto& [answer, call] : plugin) {
+      const auto a = k.sends.find(answer), c = k.sends.find(call);
+      if (a == k.sends.end() || c == k.sends.end() || !tag_of(*a->second) || tag_of(*a->second) != tag_of(*c->second))
+        seen.disagreements.push_back(at + "frame " + std::to_string(answer) + " is linked with frame " +
+                                     std::to_string(call) + ", which carries another tag");
+    }
+    seen.plugin += plugin.size();
+    seen.analyzer += analyzer.size();
+  }
+  return seen;
+}
+
+// Every RPC Call has its Reply in the NFS capture: the plugin links the
+// replies the analyzer matched (RFC 8166 §4.2.1), each to its Call.
+TEST(UlpState, NfsCaptureLinksRepliesAsTheAnalyzer) {
+  analysis::AnalysisResult r;
+  const LinksSeen links = compare_links("ulp-nfsv3-rdma.pcap", r);
+  EXPECT_TRUE(links.disagreements.empty()) << links.disagreements.size() << ", first: " << links.disagreements[0];
+  EXPECT_EQ(links.plugin, links.analyzer);
+  EXPECT_EQ(links.plugin, r.summary.ulps.at("rpc-over-rdma").transfers.replies_matched);
+  EXPECT_GT(links.plugin, 0u);
+}
+
+// The iSER capture's SCSI Responses end their tasks (RFC 7145 §7.3.2):
+// linked to their Commands as the analyzer matched them.
+TEST(UlpState, IserCaptureLinksResponsesAsTheAnalyzer) {
+  analysis::AnalysisResult r;
+  const LinksSeen links = compare_links("ulp-iser-head.pcap", r);
+  EXPECT_TRUE(links.disagreements.empty()) << links.disagreements.size() << ", first: " << links.disagreements[0];
+  EXPECT_EQ(links.plugin, links.analyzer);
+  EXPECT_EQ(links.plugin, r.summary.ulps.at("iser").transfers.replies_matched);
+  EXPECT_GT(links.plugin, 0u);
 }
 
 }  // namespace

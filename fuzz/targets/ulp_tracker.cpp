@@ -1,7 +1,8 @@
 // The Wireshark plugin's ULP tracker (dissector/ulp_state.hpp) behind the
-// capture observer: Sends put back together from their segments, chunks and
-// STags advertised, the RDMA Writes and Read Responses that fill them, RPC
-// messages rebuilt from chunk data. What it sees comes from untrusted
+// capture observer: Sends put back together from their segments, the chunks
+// and STags of the calls the observer opened, the RDMA Writes and Read
+// Responses the observer tied to them, RPC messages rebuilt from chunk data,
+// calls linked with their answers. What it sees comes from untrusted
 // captures, through the plugin.
 //
 // Input: as capture_observer (octet 0 = SYN flags, then events: bit 7 the
@@ -10,12 +11,12 @@
 // octet 0 choose the ULP the user names (0: recognised, 1: RPC-over-RDMA,
 // 2: iSER, 3: recognised). Properties:
 //  - nothing faults (the sanitizers watch every copy and gather);
-//  - what the tracker reports points into what it keeps: a tie's region was
-//    advertised in an earlier frame, its offset lies in the region; a Send's
-//    RPC message is no longer than the bound, a rebuilt message holds the
-//    octets it says;
+//  - what the tracker reports points into what it keeps: a tie's region is
+//    the one the observer named, advertised in an earlier frame, its offset
+//    lies in the region; a call's answer comes after it; a Send's RPC
+//    message is no longer than the bound, a rebuilt message holds the octets
+//    it says;
 //  - the chunk data it holds never exceeds its bound.
-#include <algorithm>
 #include <cstdint>
 
 #include "analysis/observer.hpp"
@@ -36,13 +37,15 @@ struct Sink : analysis::ObserverSink {
       // The tie is the observer's (SegmentInfo::ulp_tie), to a region the
       // tracker kept under the same name.
       const dissector::Advert& a = *f.tie->advert;
-      FUZZ_CHECK(m.segment->ulp_tie && m.segment->ulp_tie->region.stag == a.stag);
+      const auto& t = m.segment->ulp_tie;
+      FUZZ_CHECK(t && t->call == a.named.call && t->place == a.named.place && t->region.stag == a.named.region.stag);
       FUZZ_CHECK(a.advertised_in <= m.frame);
-      FUZZ_CHECK(a.length == dissector::Advert::kLengthNotStated || f.tie->offset < std::max<std::uint32_t>(a.length, 1));
+      FUZZ_CHECK(f.tie->offset <= a.named.region.length);
     }
     if (f.send) {
       FUZZ_CHECK(f.send->payload.size() <= dissector::UlpTracker::kMaxMessage);
       FUZZ_CHECK(!f.send->rpc_here || f.send->note.empty());
+      FUZZ_CHECK(f.send->call_frame <= m.frame);
     }
     if (f.completes) FUZZ_CHECK(f.completes->call != nullptr && f.completes->call_frame <= m.frame);
   }

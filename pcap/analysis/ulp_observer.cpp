@@ -133,7 +133,8 @@ const UlpMessage* UlpObserver::on_send(wire::Bytes p, const SendContext& context
     else if (looks_like_smbd(p, context)) recognise(Ulp::kSmbDirect, UlpSource::kFirstSend);
     else return nullptr;
   }
-  last_ = UlpMessage{stats_.ulp, false, {}, {}, std::nullopt};
+  last_ = UlpMessage{};
+  last_.ulp = stats_.ulp;
   if (stats_.ulp == Ulp::kRpcRdma) {
     auto m = ulp::rpcrdma::decode(p);
     if (!m) {

@@ -21,9 +21,12 @@
 // them, the replies' chunks against their calls, Send with Invalidate
 // against the STags of its call or task, and credits. Each rule is one
 // function of reference/check/ulp.hpp; what breaks one is a finding the
-// connection observer reports as a violation. Matching needs every message
-// since the connection started: after a gap, or on a capture that starts
-// mid-connection, it stops (as Read Response matching does).
+// connection observer reports as a violation. What it tracked it publishes
+// typed, per message, for the views to show: the call a Send opens and the
+// one it answers (UlpMessage), the region a transfer used (UlpTie).
+// Matching needs every message since the connection started: after a gap,
+// or on a capture that starts mid-connection, it stops (as Read Response
+// matching does).
 #pragma once
 
 #include <array>
@@ -76,14 +79,30 @@ struct UlpTie {
   check::Region region;       // STag, tagged offset and length as advertised (iSER: the
                               // Expected Data Transfer Length; unbounded for a bidirectional read buffer)
   std::uint64_t advertised_in = 0;  // frame of the advertising Send's first segment (SendContext::frame)
-  // Its place among the regions that Send advertised, in the header's order:
-  // the Read list, the Write list chunk by chunk, the Reply chunk; iSER: the
-  // Write STag, then the Read STag.
+  // Its name: the call (SCSI command) that advertised it, by the observer's
+  // number (UlpCall::number), and its place among the regions that call
+  // advertised, in the header's order: the Read list, the Write list chunk
+  // by chunk, the Reply chunk; iSER: the Write STag, then the Read STag.
+  std::uint64_t call = 0;
   std::uint32_t place = 0;
   std::uint64_t offset = 0;  // the operation's first octet, from the region's start
 };
 // "Write chunk 1 segment 1 of call xid 0x9e0ad9c7", "Read STag of itt 0x17000000".
 std::string describe(const UlpTie& t);
+
+// A call the rules track from the Send that makes it to the Send that
+// answers it: an RPC-over-RDMA Call and the Reply (or RDMA_ERROR) with its
+// XID (RFC 8166 §4.2.1, §4.5), an iSER task from its SCSI Command to the
+// SCSI Response with its Initiator Task Tag (RFC 7145 §7.3.1, §7.3.2).
+// Typed, so each view links them its own way.
+struct UlpCall {
+  std::uint64_t number = 0;  // the observer's, from 1 per connection (UlpTie::call)
+  std::uint32_t tag = 0;     // the XID; iSER: the ITT
+  std::uint64_t frame = 0;   // its Send's first segment (SendContext::frame)
+  // On the Send that makes the call: the regions it advertised, by place
+  // (each at offset 0). Empty on the Send that answers it.
+  std::vector<UlpTie> regions;
+};
 
 // What one Send said, for `decode` (valid during the callback).
 struct UlpMessage {
@@ -94,6 +113,11 @@ struct UlpMessage {
   // A Send with Invalidate answering a call (SCSI command) tracked here: the
   // region of that call (command) whose STag it names (RFC 5040 §5.3).
   std::optional<UlpTie> invalidates;
+  // The call (SCSI Command) this Send makes, tracked from here on ...
+  std::optional<UlpCall> opens;
+  // ... and the one it answers: a Reply or RDMA_ERROR (a SCSI Response)
+  // whose call was tracked; the call ends here.
+  std::optional<UlpCall> answers;
 };
 
 // The RDMA operations a ULP's peer used on the advertised memory, and how
@@ -201,6 +225,7 @@ class UlpObserver {
   std::vector<UlpFinding> findings_;
   UlpTie tie_;
   std::unique_ptr<Tracker> tracker_;  // created with the first message tracked; gone once matching stops
+  std::uint64_t calls_ = 0;           // calls (SCSI commands) tracked so far: the last one's number
   bool tracking_stopped_ = false;
   // The side that sends RPC Calls or SCSI Commands (the Requester, the
   // iSCSI initiator), once a message showed it; -1 before.

@@ -37,32 +37,45 @@ constexpr std::size_t kMaxOpen = 4096;
 struct UlpObserver::Tracker {
   // ---- RPC-over-RDMA
   struct Call {
+    // Its number, XID and frame, and every region it advertised in place
+    // order (read segments, Write chunks' segments, the Reply chunk's): the
+    // one list the ties, the invalidation and the views take them from.
+    UlpCall id;
     std::vector<ulp::rpcrdma::WriteChunk> write_list;
     std::vector<std::vector<std::uint64_t>> written;  // per Write chunk, per segment
     std::optional<ulp::rpcrdma::WriteChunk> reply_chunk;
     std::vector<std::uint64_t> reply_written;
-    std::vector<check::Region> reads;
     std::optional<ulp::onc_rpc::Call> called;  // RDMA_MSG: what it calls
-    std::uint64_t frame = 0;                   // where it advertised its chunks (SendContext::frame)
   };
   std::uint32_t granted = 1;  // RFC 8166 §3.3.3: one credit before the first reply
   std::map<std::uint32_t, Call> calls;
-  // ---- iSER
+  // ---- iSER: a task's regions are the Write STag's, then the Read STag's
+  // (each when its command advertised it).
   struct Task {
-    std::optional<check::Region> write, read;
-    std::uint64_t frame = 0;  // where the command advertised its STags
+    UlpCall id;
   };
   std::map<std::uint32_t, Task> tasks;
   // ---- RDMA Write messages in progress (per side): untied, and reported
   bool write_untied[2] = {false, false};
   bool write_reported[2] = {false, false};
   bool write_to_reply_chunk[2] = {false, false};
-  // Scratch: the regions of what is open, and where a Write's octets count.
+  // Scratch: the regions of what is open, what each is (its tie, offset 0),
+  // and where a Write's octets count.
   std::vector<check::Region> regions;
+  std::vector<const UlpTie*> owners;
   std::vector<std::uint64_t*> counters;
-  // What each region is (its tie, offset 0): whose, which chunk and segment.
-  std::vector<UlpTie> owners;
 };
+
+namespace {
+
+// The region of `kind` a call or task advertised, if any (iSER: one each).
+const UlpTie* region_of(const UlpCall& c, UlpTie::Region kind) {
+  for (const UlpTie& r : c.regions)
+    if (r.kind == kind) return &r;
+  return nullptr;
+}
+
+}  // namespace
 
 std::string describe(const UlpTie& t) {
   using R = UlpTie::Region;
@@ -115,13 +128,30 @@ void UlpObserver::track_rpc(const ulp::rpcrdma::Message& m, const SendContext& c
 
   if (from_requester && (call_msg || m.is(Proc::kNoMsg))) {
     Tracker::Call call;
-    for (const auto& r : m.read_list)
-      call.reads.push_back(check::Region{r.target.handle, r.target.offset, r.target.length});
+    call.id = UlpCall{++calls_, m.xid, c.frame, {}};
+    auto advertised = [&](UlpTie::Region kind, std::size_t chunk, std::size_t segment, const check::Region& r) {
+      const auto place = static_cast<std::uint32_t>(call.id.regions.size());
+      call.id.regions.push_back(UlpTie{kind, m.xid, static_cast<std::uint32_t>(chunk),
+                                       static_cast<std::uint32_t>(segment), r, c.frame, call.id.number, place, 0});
+    };
+    for (std::size_t j = 0; j < m.read_list.size(); ++j) {
+      const auto& r = m.read_list[j].target;
+      advertised(UlpTie::Region::kReadSegment, 0, j + 1, {r.handle, r.offset, r.length});
+    }
+    for (std::size_t i = 0; i < m.write_list.size(); ++i)
+      for (std::size_t j = 0; j < m.write_list[i].segments.size(); ++j) {
+        const auto& s = m.write_list[i].segments[j];
+        advertised(UlpTie::Region::kWriteChunk, i + 1, j + 1, {s.handle, s.offset, s.length});
+      }
+    if (m.reply_chunk)
+      for (std::size_t j = 0; j < m.reply_chunk->segments.size(); ++j) {
+        const auto& s = m.reply_chunk->segments[j];
+        advertised(UlpTie::Region::kReplyChunk, 0, j + 1, {s.handle, s.offset, s.length});
+      }
     call.write_list = m.write_list;
     for (const auto& w : m.write_list) call.written.emplace_back(w.segments.size(), 0);
     call.reply_chunk = m.reply_chunk;
     call.called = m.rpc_call;
-    call.frame = c.frame;
     if (m.rpc_call) {
       std::size_t reduced = 0;
       for (const auto& r : m.read_list) reduced += r.position != 0;
@@ -131,18 +161,25 @@ void UlpObserver::track_rpc(const ulp::rpcrdma::Message& m, const SendContext& c
                "make DDP-eligible");
     }
     if (m.reply_chunk) call.reply_written.assign(m.reply_chunk->segments.size(), 0);
-    t->calls[m.xid] = std::move(call);
+    Tracker::Call& kept = t->calls[m.xid] = std::move(call);
     find(check::credit_limit(t->calls.size(), t->granted), c.side,
          "call xid " + hex(m.xid) + " makes " + std::to_string(t->calls.size()) +
              " calls awaiting replies; the Responder last granted " + std::to_string(t->granted) + " credits");
     if (t->calls.size() > kMaxOpen) tracking(false);
+    else last_.opens = kept.id;
     return;
   }
   if (from_requester) return;  // a backchannel reply
   if (call_msg) return;        // a backchannel call
   // A reply (RDMA_MSG REPLY, RDMA_NOMSG, RDMA_ERROR) from the Responder.
+  auto answered = [&](const UlpCall& call) { last_.answers = UlpCall{call.number, call.tag, call.frame, {}}; };
   if (m.is(Proc::kError)) {
-    t->calls.erase(m.xid);
+    // RFC 8166 §4.5: the Responder answers a call it cannot process with
+    // RDMA_ERROR under the call's XID; the call ends.
+    if (const auto it = t->calls.find(m.xid); it != t->calls.end()) {
+      answered(it->second.id);
+      t->calls.erase(it);
+    }
     return;
   }
   find(check::reply_read_list_empty(m), c.side,
@@ -155,6 +192,7 @@ void UlpObserver::track_rpc(const ulp::rpcrdma::Message& m, const SendContext& c
   if (it == t->calls.end()) return;
   ++stats_.transfers.replies_matched;
   const Tracker::Call& call = it->second;
+  answered(call.id);
   for (std::size_t i = 0; i < call.write_list.size(); ++i) {
     const auto* returned = i < m.write_list.size() ? &m.write_list[i] : nullptr;
     auto v = check::write_chunk_echoed(call.write_list[i], returned, call.written[i]);
@@ -185,25 +223,12 @@ void UlpObserver::track_rpc(const ulp::rpcrdma::Message& m, const SendContext& c
                ", the call advertised or the Writes put " + std::to_string(v->expected));
   }
   if (c.with_invalidate) {
-    // RFC 5040 §5.3: the STag it invalidates, among the call's regions in
-    // the header's order (their places).
-    std::uint32_t place = 0;
-    auto named = [&](UlpTie::Region kind, std::size_t chunk, std::size_t segment, const check::Region& r) {
-      if (!last_.invalidates && r.stag == c.invalidate_stag)
-        last_.invalidates = UlpTie{kind, m.xid, static_cast<std::uint32_t>(chunk),
-                                   static_cast<std::uint32_t>(segment), r, call.frame, place, 0};
-      ++place;
-    };
-    for (std::size_t j = 0; j < call.reads.size(); ++j) named(UlpTie::Region::kReadSegment, 0, j + 1, call.reads[j]);
-    for (std::size_t i = 0; i < call.write_list.size(); ++i)
-      for (std::size_t j = 0; j < call.write_list[i].segments.size(); ++j) {
-        const auto& s = call.write_list[i].segments[j];
-        named(UlpTie::Region::kWriteChunk, i + 1, j + 1, {s.handle, s.offset, s.length});
-      }
-    if (call.reply_chunk)
-      for (std::size_t j = 0; j < call.reply_chunk->segments.size(); ++j) {
-        const auto& s = call.reply_chunk->segments[j];
-        named(UlpTie::Region::kReplyChunk, 0, j + 1, {s.handle, s.offset, s.length});
+    // RFC 5040 §5.3: the STag it invalidates, the first of the call's
+    // regions (in place order) with that STag.
+    for (const UlpTie& r : call.id.regions)
+      if (r.region.stag == c.invalidate_stag) {
+        last_.invalidates = r;
+        break;
       }
     stats_.transfers.invalidations_tied += last_.invalidates.has_value();
   }
@@ -224,17 +249,23 @@ void UlpObserver::track_iser(const ulp::iser::Message& m, const SendContext& c) 
   if (m.iscsi_opcode == kScsiCommand) {
     if (c.side != client_side_) return;
     Tracker::Task task;
-    task.frame = c.frame;
+    task.id = UlpCall{++calls_, m.itt, c.frame, {}};
+    auto advertised = [&](UlpTie::Region kind, const check::Region& r) {
+      const auto place = static_cast<std::uint32_t>(task.id.regions.size());
+      task.id.regions.push_back(UlpTie{kind, m.itt, 0, 0, r, c.frame, task.id.number, place, 0});
+    };
     const std::uint64_t edtl = m.expected_data_transfer_length;
     // A bidirectional command sizes its read buffer in an AHS this decoder
     // does not read: its read buffer is bounded by its start only.
     const bool bidi = m.scsi_read && m.scsi_write;
-    if (m.wsv) task.write = check::Region{m.write_stag, m.write_base_offset, edtl};
+    if (m.wsv) advertised(UlpTie::Region::kIserWriteStag, {m.write_stag, m.write_base_offset, edtl});
     if (m.rsv)
-      task.read = check::Region{m.read_stag, m.read_base_offset,
-                                bidi ? std::numeric_limits<std::uint64_t>::max() - m.read_base_offset : edtl};
-    t->tasks[m.itt] = task;
+      advertised(UlpTie::Region::kIserReadStag,
+                 {m.read_stag, m.read_base_offset,
+                  bidi ? std::numeric_limits<std::uint64_t>::max() - m.read_base_offset : edtl});
+    Tracker::Task& kept = t->tasks[m.itt] = std::move(task);
     if (t->tasks.size() > kMaxOpen) tracking(false);
+    else last_.opens = kept.id;
     return;
   }
   if (m.iscsi_opcode != kScsiResponse || c.side == client_side_) return;
@@ -242,18 +273,18 @@ void UlpObserver::track_iser(const ulp::iser::Message& m, const SendContext& c) 
   if (it == t->tasks.end()) return;
   ++stats_.transfers.replies_matched;
   const Tracker::Task& task = it->second;
+  last_.answers = UlpCall{task.id.number, task.id.tag, task.id.frame, {}};
   if (c.with_invalidate) {
-    const std::optional<std::uint32_t> stag =
-        task.read ? std::optional(task.read->stag) : task.write ? std::optional(task.write->stag) : std::nullopt;
+    // RFC 7145 §7.3.2: the STag it may invalidate is the Read STag, else the Write STag.
+    const UlpTie* read = region_of(task.id, UlpTie::Region::kIserReadStag);
+    const UlpTie* named = read ? read : region_of(task.id, UlpTie::Region::kIserWriteStag);
+    const std::optional<std::uint32_t> stag = named ? std::optional(named->region.stag) : std::nullopt;
     auto v = check::response_invalidates_task_stag(c.invalidate_stag, stag);
     stats_.transfers.invalidations_tied += !v;
-    if (!v && stag)
-      last_.invalidates = task.read ? UlpTie{UlpTie::Region::kIserReadStag, m.itt, 0, 0, *task.read, task.frame,
-                                             task.write ? 1u : 0u, 0}
-                                    : UlpTie{UlpTie::Region::kIserWriteStag, m.itt, 0, 0, *task.write, task.frame, 0, 0};
+    if (!v && named) last_.invalidates = *named;
     find(v, c.side,
          "SCSI Response itt " + hex(m.itt) + " sent with Invalidate STag " + hex(c.invalidate_stag) +
-             (stag ? ", its command advertised " + std::string(task.read ? "Read" : "Write") + " STag " + hex(*stag)
+             (stag ? ", its command advertised " + std::string(read ? "Read" : "Write") + " STag " + hex(*stag)
                    : ", its command advertised no STag"));
   }
   t->tasks.erase(it);
@@ -271,38 +302,28 @@ const UlpTie* UlpObserver::on_write(int side, std::uint32_t stag, std::uint64_t 
   t->regions.clear();
   t->counters.clear();
   t->owners.clear();
-  auto open = [t](UlpTie::Region kind, std::uint32_t tag, std::size_t chunk, std::size_t segment,
-                  const check::Region& r, std::uint64_t frame, std::uint32_t place) {
-    t->regions.push_back(r);
-    t->owners.push_back(UlpTie{kind, tag, static_cast<std::uint32_t>(chunk), static_cast<std::uint32_t>(segment), r,
-                               frame, place, 0});
+  auto open = [t](const UlpTie& r) {
+    t->regions.push_back(r.region);
+    t->owners.push_back(&r);
   };
   if (rpc) {
-    for (auto& [xid, call] : t->calls) {
-      // Places after the Read list's, in the header's order.
-      auto place = static_cast<std::uint32_t>(call.reads.size());
-      for (std::size_t i = 0; i < call.write_list.size(); ++i)
-        for (std::size_t j = 0; j < call.write_list[i].segments.size(); ++j) {
-          const auto& s = call.write_list[i].segments[j];
-          open(UlpTie::Region::kWriteChunk, xid, i + 1, j + 1, {s.handle, s.offset, s.length}, call.frame, place++);
-          t->counters.push_back(&call.written[i][j]);
-        }
-      if (call.reply_chunk)
-        for (std::size_t j = 0; j < call.reply_chunk->segments.size(); ++j) {
-          const auto& s = call.reply_chunk->segments[j];
-          open(UlpTie::Region::kReplyChunk, xid, 0, j + 1, {s.handle, s.offset, s.length}, call.frame, place++);
-          t->counters.push_back(&call.reply_written[j]);
-        }
-    }
+    // The Write chunks' and Reply chunk's segments, call by call.
+    for (auto& [xid, call] : t->calls)
+      for (const UlpTie& r : call.id.regions) {
+        if (r.kind == UlpTie::Region::kWriteChunk) t->counters.push_back(&call.written[r.chunk - 1][r.segment - 1]);
+        else if (r.kind == UlpTie::Region::kReplyChunk) t->counters.push_back(&call.reply_written[r.segment - 1]);
+        else continue;
+        open(r);
+      }
   } else {
     for (const auto& [itt, task] : t->tasks)
-      if (task.read) open(UlpTie::Region::kIserReadStag, itt, 0, 0, *task.read, task.frame, task.write ? 1 : 0);
+      if (const UlpTie* read = region_of(task.id, UlpTie::Region::kIserReadStag)) open(*read);
   }
   const auto at = check::region_holding(t->regions, stag, to, length);
   const int s = side & 1;
   const UlpTie* tie = nullptr;
   if (at) {
-    tie_ = t->owners[*at];
+    tie_ = *t->owners[*at];
     tie_.offset = to - tie_.region.offset;
     tie = &tie_;
     if (rpc) {
@@ -350,18 +371,17 @@ const UlpTie* UlpObserver::on_read_request(int side, std::uint32_t source_stag, 
   if (size == 0) return nullptr;
   t->regions.clear();
   t->owners.clear();
-  auto open = [t](UlpTie::Region kind, std::uint32_t tag, std::size_t segment, const check::Region& r,
-                  std::uint64_t frame, std::uint32_t place) {
-    t->regions.push_back(r);
-    t->owners.push_back(UlpTie{kind, tag, 0, static_cast<std::uint32_t>(segment), r, frame, place, 0});
+  auto open = [t](const UlpTie& r) {
+    t->regions.push_back(r.region);
+    t->owners.push_back(&r);
   };
   if (rpc) {
     for (const auto& [xid, call] : t->calls)
-      for (std::size_t j = 0; j < call.reads.size(); ++j)
-        open(UlpTie::Region::kReadSegment, xid, j + 1, call.reads[j], call.frame, static_cast<std::uint32_t>(j));
+      for (const UlpTie& r : call.id.regions)
+        if (r.kind == UlpTie::Region::kReadSegment) open(r);
   } else {
     for (const auto& [itt, task] : t->tasks)
-      if (task.write) open(UlpTie::Region::kIserWriteStag, itt, 0, *task.write, task.frame, 0);
+      if (const UlpTie* write = region_of(task.id, UlpTie::Region::kIserWriteStag)) open(*write);
   }
   auto v = rpc ? check::read_within_read_chunk(source_stag, source_to, size, t->regions)
                : check::read_uses_write_stag(source_stag, source_to, size, t->regions);
@@ -369,7 +389,7 @@ const UlpTie* UlpObserver::on_read_request(int side, std::uint32_t source_stag, 
   const UlpTie* tie = nullptr;
   if (!v) {
     const auto at = check::region_holding(t->regions, source_stag, source_to, size);
-    tie_ = t->owners[at.value_or(0)];
+    tie_ = *t->owners[at.value_or(0)];
     tie_.offset = source_to - tie_.region.offset;
     tie = &tie_;
   }

@@ -3,8 +3,9 @@
 //
 // Every MUST / MUST NOT / SHOULD / SHOULD NOT / MAY statement of the iWARP
 // RFCs (5044 with 6581, 5041, 5040 with 7306, 5042) and every lower-case
-// "must" rule of RFC 7609 (SMC-R CLC), plus the SMC v2 CLC rules as Linux
-// net/smc implements them, is one Requirement row with a stable id:
+// "must" rule of RFC 7609 (SMC-R: CLC, then link groups, LLC and CDC over
+// RoCE), plus the SMC v2 CLC rules as Linux net/smc implements them, is one
+// Requirement row with a stable id:
 //
 //   <document>-<section>-<short-name>     e.g. rfc5044-7.1.2-pd-length-max
 //

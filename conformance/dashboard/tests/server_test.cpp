@@ -512,6 +512,25 @@ TEST(DashboardServer, CoverageShowsTheLastVerdictPerTarget) {
   }
   EXPECT_EQ(observabilities.size(), 3u) << "rows of every kind of observability";
   EXPECT_TRUE(ddp_unrun) << "a DDP row the mpa-only run did not reach shows no verdict";
+  // A row only a capture case names (RFC 8166's, RFC 7145's: the live tester
+  // cannot make its peer run NFS or iSER) has that case; the observable rows
+  // without a case are the ones `rdmaconf requirements` lists.
+  std::size_t capture_only = 0;
+  for (const json& r : cov["requirements"])
+    capture_only += r["cases"].size() == 1 && r["cases"][0].get<std::string>().starts_with("capture-");
+  EXPECT_GT(capture_only, 0u) << "rows named by a capture case alone show it";
+  std::FILE* p = ::popen((std::string(RDMACONF_EXE) + " requirements --json - 2>/dev/null").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  ::pclose(p);
+  const json trace = json::parse(out, nullptr, false);
+  ASSERT_TRUE(trace.contains("observable_rows_without_case")) << out.substr(0, 200);
+  EXPECT_EQ(cov["totals"]["observable_without_cases"], trace["observable_rows_without_case"].size());
+  std::size_t listed_uncovered = 0;
+  for (const json& r : cov["requirements"]) listed_uncovered += r["cases"].empty() && r["observable"] != "not observable";
+  EXPECT_EQ(cov["totals"]["observable_without_cases"], listed_uncovered) << "the page's filter shows the rows counted";
 }
 
 }  // namespace

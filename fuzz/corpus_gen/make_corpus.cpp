@@ -780,6 +780,7 @@ int main(int argc, char** argv) {
   corpus_gen::capture_observer_ulps();
   corpus_gen::ulp_message_smbd();
   smcr_link();
+  corpus_gen::smcr_link_group();
   corpus_gen::smcr_connection();
   std::printf("wrote %zu seeds under %s\n", g_written, g_root.c_str());
   return 0;

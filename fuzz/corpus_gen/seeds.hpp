@@ -28,6 +28,8 @@ Octets iwarp_session_events(const std::vector<Octets>& segments, const std::vect
 
 void capture_observer_ulps();
 void ulp_message_smbd();
+// smcr_link_group's seeds (smcr_link_group_seeds.cpp).
+void smcr_link_group();
 // smcr_connection's seeds (smcr_seeds.cpp).
 void smcr_connection();
 

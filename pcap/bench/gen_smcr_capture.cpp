@@ -17,8 +17,8 @@
 #include "capture/synth.hpp"
 #include "capture/writer.hpp"
 #include "clc/messages.hpp"
+#include "smcr/encode.hpp"
 #include "smcr/headers.hpp"
-#include "smcr/messages.hpp"
 #include "smcr/roce.hpp"
 
 using namespace rdmaconf;
@@ -92,33 +92,28 @@ Bytes ack(std::uint32_t qp, std::uint32_t psn) {
 }
 
 Bytes cdc(std::uint16_t seq, std::uint32_t token, smcr::Cursor prod, smcr::Cursor cons) {
-  using F = smcr::CdcSpec::Field;
-  smcr::Cdc c;
-  c.set(F::Type, smcr::kCdcType).set(F::Length, 44).set(F::SequenceNumber, seq).set(F::AlertToken, token);
-  c.set(F::ProducerWrap, prod.wrap).set(F::ProducerCursor, prod.count);
-  c.set(F::ConsumerWrap, cons.wrap).set(F::ConsumerCursor, cons.count);
-  Bytes out;
-  append(out, c.bytes());
-  return out;
+  smcr::CdcFields c;
+  c.sequence_number = seq;
+  c.alert_token = token;
+  c.producer = prod;
+  c.consumer = cons;
+  return smcr::encode(c);
 }
 
 // CONFIRM LINK v1 (App. A.3.1), flags 0x03 as Linux sends them (no RMBE
 // eyecatcher): the sender's MAC, GID and QP of the link the CLC exchange set
 // up, link number 1 (the server's choice; Linux numbers from 1), two links.
 Bytes confirm_link(bool reply) {
-  using F = smcr::ConfirmLinkSpec::Field;
   const std::uint8_t host = reply ? 1 : 2;  // the server asks, the client replies
-  wire::Header<smcr::ConfirmLinkSpec> body;
-  body.set(F::Mac, 0x020000000000ull | host);
-  body.set_octets(F::Gid, Bytes{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 192, 0, 2, host});
-  body.set(F::QpNumber, reply ? kClientQp : kServerQp).set(F::LinkNumber, 1).set(F::LinkUserId, 0x100u | host);
-  body.set(F::MaxLinks, 2);
-  Bytes m(4, 0);
-  m[0] = smcr::llc_type::kConfirmLink;
-  m[1] = 44;
-  m[3] = static_cast<std::uint8_t>((reply ? smcr::kFlagReply : 0) | 0x03);
-  append(m, body.bytes());
-  return m;
+  smcr::ConfirmLink c;
+  c.reply = reply;
+  c.mac = 0x020000000000ull | host;
+  c.gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 192, 0, 2, host};
+  c.qp_number = reply ? kClientQp : kServerQp;
+  c.link_number = 1;
+  c.link_user_id = 0x100u | host;
+  c.max_links = 2;
+  return smcr::encode(c);
 }
 
 Bytes accept_confirm(bool accept) {

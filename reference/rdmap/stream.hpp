@@ -28,7 +28,6 @@
 // touch memory outside the buffers it was given.
 #pragma once
 
-#include <bitset>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -48,6 +47,7 @@
 #include "rdmap/opcodes.hpp"
 #include "rdmap/terminate.hpp"
 #include "wire/chunks.hpp"
+#include "wire/fault_set.hpp"
 #include "wire/result.hpp"
 
 namespace rdmaconf::rdmap {
@@ -79,14 +79,7 @@ enum class Fault : std::uint8_t {
   kCount
 };
 
-struct Faults {
-  std::bitset<static_cast<std::size_t>(Fault::kCount)> bits;
-  bool has(Fault f) const { return bits.test(static_cast<std::size_t>(f)); }
-  Faults& set(Fault f) {
-    bits.set(static_cast<std::size_t>(f));
-    return *this;
-  }
-};
+using Faults = wire::FaultSet<Fault>;
 
 struct StreamConfig {
   std::size_t mulpdu = 1024;  // MPA's MULPDU: largest DDP segment the framer takes

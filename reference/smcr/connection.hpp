@@ -39,7 +39,6 @@
 // (A), a message after the peer's own C or A is ignored.
 #pragma once
 
-#include <bitset>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -50,6 +49,7 @@
 #include "check/rule.hpp"
 #include "smcr/messages.hpp"
 #include "wire/bytes.hpp"
+#include "wire/fault_set.hpp"
 
 namespace rdmaconf::smcr {
 
@@ -109,14 +109,7 @@ enum class Fault : std::uint8_t {
   kRepeatSequenceNumber, // against A.4: every CDC message carries sequence number 1
   kCount
 };
-struct Faults {
-  std::bitset<static_cast<std::size_t>(Fault::kCount)> bits;
-  bool has(Fault f) const { return bits.test(static_cast<std::size_t>(f)); }
-  Faults& set(Fault f) {
-    bits.set(static_cast<std::size_t>(f));
-    return *this;
-  }
-};
+using Faults = wire::FaultSet<Fault>;
 
 struct ConnectionConfig {
   RmbeGeometry own;                     // the RMBE this side announced in CLC (the peer writes here)

@@ -30,11 +30,10 @@ void LinkGroup::start_flow(const Request& r, Time now) {
         RequestAddLink q;
         q.gids = {links_[*on].local.gid, cfg_.alternate->gid};
         send(*on, q);
-        flow_ = {};
-        flow_.kind = FlowKind::kAddLink;
-        flow_.await = Await::kAddLinkRequest;
-        flow_.on = *on;
-        flow_.deadline = now + kLlcWaitTime;
+        flow_ = Flow{.kind = FlowKind::kAddLink,
+                     .await = Await::kAddLinkRequest,
+                     .deadline = now + kLlcWaitTime,
+                     .on = *on};
         return;
       }
       // §3.5.5.1.2: v1's ADD LINK from the client only tells of the new RNIC;
@@ -89,12 +88,11 @@ void LinkGroup::start_flow(const Request& r, Time now) {
         if (s != *on && l.rtokens[s]) c.other_links.push_back({links_[s].number, *l.rtokens[s]});
       local_rmbs_.push_back(l);
       send(*on, c);
-      flow_ = {};
-      flow_.kind = FlowKind::kConfirmRkey;
-      flow_.await = Await::kRkeyReply;
-      flow_.on = *on;
-      flow_.rmb = r.rmb;
-      flow_.deadline = now + kLlcWaitTime;
+      flow_ = Flow{.kind = FlowKind::kConfirmRkey,
+                   .await = Await::kRkeyReply,
+                   .deadline = now + kLlcWaitTime,
+                   .on = *on,
+                   .rmb = r.rmb};
       return;
     }
     case FlowKind::kDeleteRkey: {
@@ -106,12 +104,11 @@ void LinkGroup::start_flow(const Request& r, Time now) {
       DeleteRkey d;
       d.rkeys = {l->rtokens[*on]->rkey};
       send(*on, d);
-      flow_ = {};
-      flow_.kind = FlowKind::kDeleteRkey;
-      flow_.await = Await::kRkeyReply;
-      flow_.on = *on;
-      flow_.rmb = r.rmb;
-      flow_.deadline = now + kLlcWaitTime;
+      flow_ = Flow{.kind = FlowKind::kDeleteRkey,
+                   .await = Await::kRkeyReply,
+                   .deadline = now + kLlcWaitTime,
+                   .on = *on,
+                   .rmb = r.rmb};
       return;
     }
     case FlowKind::kNone:
@@ -221,12 +218,11 @@ void LinkGroup::server_add_link(std::size_t on, Time now) {
   // SMC v2 carries every RToken in the ADD LINK itself (smc_llc_fill_ext_v2).
   if (cfg_.version == 2) a.v2_extension = AddLink::V2Extension{true, n.local.gid, rtoken_pairs(on, *slot), {}};
   send(on, a);
-  flow_ = {};
-  flow_.kind = FlowKind::kAddLink;
-  flow_.await = Await::kAddLinkReply;
-  flow_.on = on;
-  flow_.target = *slot;
-  flow_.deadline = now + kLlcWaitTime;
+  flow_ = Flow{.kind = FlowKind::kAddLink,
+               .await = Await::kAddLinkReply,
+               .deadline = now + kLlcWaitTime,
+               .on = on,
+               .target = *slot};
 }
 
 void LinkGroup::server_add_link_reply(const AddLink& a, const LlcMessage& m, Time now) {
@@ -419,13 +415,12 @@ void LinkGroup::server_delete_link(std::size_t on, std::size_t target, const Del
   DeleteLink out = request;
   out.reply = false;
   send(on, out);
-  flow_ = {};
-  flow_.kind = FlowKind::kDeleteLink;
-  flow_.await = Await::kDeleteLinkReply;
-  flow_.on = on;
-  flow_.target = target;
-  flow_.reason = request.reason_code;
-  flow_.deadline = now + kLlcWaitTime;
+  flow_ = Flow{.kind = FlowKind::kDeleteLink,
+               .await = Await::kDeleteLinkReply,
+               .deadline = now + kLlcWaitTime,
+               .on = on,
+               .target = target,
+               .reason = request.reason_code};
 }
 
 void LinkGroup::on_delete_link_request(std::size_t slot, const DeleteLink& d, Time now) {

@@ -32,6 +32,20 @@ inline ConnectionConfig mirrored(ConnectionConfig c) {
   return c;
 }
 
+// The stream's octet `i` in direction `dir` (0: A to B, 1: B to A): the
+// transfer tests send it and check every octet read against it.
+inline std::uint8_t stream_octet(int dir, std::uint64_t i) {
+  const std::uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(dir) * 0x632BE59BD9B4E019ull;
+  return static_cast<std::uint8_t>(x >> 56);
+}
+
+// A.4 from first principles: after `total` octets the cursor has wrapped
+// total / capacity times (16 bits) and stands that far into the data area.
+inline Cursor cursor_after(std::uint64_t total, const RmbeGeometry& g) {
+  return {static_cast<std::uint16_t>((total / g.capacity()) % 65536),
+          static_cast<std::uint32_t>(total % g.capacity() + g.data_start())};
+}
+
 // A CDC message through its octets, as the wire carries it.
 inline CdcMessage through_wire(const CdcMessage& m) {
   auto d = decode_cdc(m.header.bytes());

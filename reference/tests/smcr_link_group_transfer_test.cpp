@@ -14,20 +14,13 @@
 
 #include "smcr/connection.hpp"
 #include "smcr/link_group.hpp"
+#include "smcr_connection_test_util.hpp"
 
 namespace rdmaconf::smcr {
 namespace {
 
-std::uint8_t stream_octet(int dir, std::uint64_t i) {
-  const std::uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(dir) * 0x632BE59BD9B4E019ull;
-  return static_cast<std::uint8_t>(x >> 56);
-}
-
-// A.4: after `total` octets a cursor has wrapped total / capacity times.
-Cursor cursor_after(std::uint64_t total, const RmbeGeometry& g) {
-  return {static_cast<std::uint16_t>((total / g.capacity()) % 65536),
-          static_cast<std::uint32_t>(total % g.capacity() + g.data_start())};
-}
+using testing::cursor_after;
+using testing::stream_octet;
 
 Gid gid_v4(std::uint8_t d) { return {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, d}; }
 

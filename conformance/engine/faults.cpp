@@ -105,6 +105,7 @@ constexpr FaultInfo kFaults[] = {
     {F::kClcDeclineLocalCode, "clc-decline-local-code", "CLC", "declines with PEERDECL, a reason Linux keeps local, as diagnosis", "SMC v2 (Linux smc_clc.c)", std::nullopt},
     {F::kMpaInitiatorSendsUnsetRtr, "mpa-initiator-sends-unset-rtr", "MPA", "as initiator, sends a zero-length Send RTR when the Reply sets no RTR kind instead of terminating", "RFC 6581 §9.2", std::nullopt},
     {F::kMpaRequestOneRead, "mpa-request-one-read", "MPA", "takes the Request from the first TCP segment alone and closes when it is not whole there", "RFC 5044 §7.1.5", std::nullopt},
+    {F::kMpaRejectWithoutIrdOrd, "mpa-reject-without-ird-ord", "MPA", "rejects an enhanced Request with a Reply that leaves out its IRD and ORD (S clear)", "RFC 6581 §9.1", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace

@@ -54,6 +54,8 @@ enum class FaultId : std::uint8_t {
   kMpaRtrFlagsHonouredWithoutP2p, kTerminateThenReset, kAtomicRequestUnusedFieldsSet, kClcDeclineLocalCode,
   kMpaInitiatorSendsUnsetRtr,
   kMpaRequestOneRead,
+  // the Reject that names the ORD the ULP needs (RFC 6581 §9.1)
+  kMpaRejectWithoutIrdOrd,
   kCount
 };
 

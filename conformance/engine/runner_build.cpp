@@ -73,7 +73,8 @@ std::variant<Built, std::string> build_mpa(Session& s, bool request, const std::
   if (const Arg* h = find_arg(args, "hint")) {
     std::uint8_t flags = 0;
     if (h->value.kind == Value::Kind::kWord && h->value.text == "markers") flags |= kHintMarkers;
-    else return std::string("hint: expected hint=markers");
+    else if (h->value.kind == Value::Kind::kWord && h->value.text == "reads") flags |= kHintReads;
+    else return std::string("hint: expected hint=markers or hint=reads");
     pd = make_hint(flags);
   }
   std::vector<std::uint8_t> raw_pd;

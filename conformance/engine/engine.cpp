@@ -301,7 +301,7 @@ void check_send(const Case& c, const Step& st, const CheckError& err) {
         err(st, "expected clc.proposal, clc.accept, clc.confirm or clc.decline, got '" + u + "'");
         break;
       }
-      if (!clc_field_known(a.name) && a.name != "offer" && a.name != "choose" && a.name != "grow" && a.name != "shrink" && a.name != "growth") err(st, "expected a field of " + u + ", got '" + a.name + "'");
+      if (!clc_field_known(a.name) && a.name != "offer" && a.name != "smcd" && a.name != "ism_gids" && a.name != "choose" && a.name != "grow" && a.name != "shrink" && a.name != "growth") err(st, "expected a field of " + u + ", got '" + a.name + "'");
     } else if (is_fpdu_unit(u)) {
       if (!is_framing_arg(a.name) && !fpdu_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
     } else {

@@ -307,8 +307,8 @@ std::uint8_t agreed(std::uint8_t mine, std::uint64_t theirs) {
 }
 }  // namespace
 
-Outcome client_has_path(bool smcr_v1, bool smcr_v2) {
-  if (smcr_v1 || smcr_v2) return std::nullopt;
+Outcome client_has_path(bool v1_path, bool v2_path) {
+  if (v1_path || v2_path) return std::nullopt;
   return Violation{&kNoSmcDevice, "", 0, 0, 0};
 }
 

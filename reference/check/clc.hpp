@@ -138,9 +138,10 @@ struct ServerSide {
   std::uint8_t max_links = 2;
 };
 
-// A client with nothing to propose (neither SMC-R version) declines at once
-// (RFC 7609 App. C.1; Linux smc_connect): no message to judge, its own state.
-Outcome client_has_path(bool smcr_v1, bool smcr_v2);
+// A client with nothing to propose (no path in either version) declines at
+// once (RFC 7609 App. C.1; Linux smc_connect): no message to judge, its own
+// state. The reference client has SMC-R alone; a tester's may offer SMC-D.
+Outcome client_has_path(bool v1_path, bool v2_path);
 // The reference has no ISM device: a Proposal offering no SMC-R path is
 // declined (Linux smc_listen_find_device).
 Outcome proposal_smcr_path(const clc::Proposal& p);

@@ -243,6 +243,7 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
   // Fault (RFC 5044 §3): ULPDUs as long as ULPDU_Length can say, above 64768.
   if (f.has(FaultId::kDdpUlpduOver64768)) sc.mulpdu = 65535;
   sc.faults = f.stream_faults();
+  sc.first_stag_key = sock.stag_key;
   rdmap::Stream st(sc);
   const std::vector<std::uint8_t> ad = make_advertisement(register_all(st, mem));
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <thread>
 
@@ -734,6 +735,32 @@ std::string unexpressible(const Session& s, const Step& st) {
 
 // Sends what `more` held back (a script checked by check_case never leaves
 // any before a step that does not send).
+// A step that names an STag another connection of the case advertised
+// (`$1.rw.stag`, docs/conformance.md "More than one connection") to see
+// whether it reaches that connection's buffer from this one: when the IUT
+// advertised the same value on this connection too, the value names a
+// buffer of this one as well and the step cannot show it. Empty otherwise.
+// (`recv.stag` counts posted receives; it is no STag.)
+std::string advertised_here_too(const Session& s, const Step& st) {
+  auto numbered = [](const std::string& n) { return !n.empty() && std::isdigit(static_cast<unsigned char>(n.front())); };
+  for (const Arg& a : st.args) {
+    const std::string& v = a.value.text;
+    if (a.value.kind != Value::Kind::kVariable || !numbered(v) || !v.ends_with(".stag")) continue;
+    const auto it = s.vars.find(v);
+    if (it == s.vars.end()) continue;
+    const std::uint64_t stag = it->second + static_cast<std::uint64_t>(a.value.offset);
+    for (const auto& [name, value] : s.vars)
+      if (!numbered(name) && name.ends_with(".stag") && !name.starts_with("recv.") && value == stag) {
+        char hex[16];
+        std::snprintf(hex, sizeof hex, "0x%08llx", static_cast<unsigned long long>(stag));
+        return "the IUT advertised STag " + std::string(hex) + " as $" + v + " and as this connection's $" + name +
+               ": the value names a buffer of this connection too, so the step cannot show whether the other "
+               "connection's is reachable from here";
+      }
+  }
+  return {};
+}
+
 bool flush_held(Session& s) {
   if (s.held.empty()) return true;
   std::vector<std::uint8_t> out;
@@ -765,6 +792,7 @@ StepOutcome send_step(Session& s, const Step& st) {
     return {};
   }
   if (std::string why = unexpressible(s, st); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};
+  if (std::string why = advertised_here_too(s, st); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};
   auto b = build(s, st);
   if (auto* e = std::get_if<std::string>(&b)) return {StepOutcome::Kind::kError, "line " + std::to_string(st.line) + ": " + *e};
   Built& built = std::get<Built>(b);
@@ -807,6 +835,7 @@ StepOutcome run_step(Session& s, const Step& st) {
     case StepKind::kSend: outcome = send_step(s, st); break;
     case StepKind::kExpect: outcome = expect(s, st); break;
     case StepKind::kWait: std::this_thread::sleep_for(s.scaled(st.duration)); break;
+    case StepKind::kConnection: break;  // which connection steps run on is run_case's (runner_case.cpp)
   }
   // Entering full operation as the responder: after an accepting Reply
   // (RFC 5044 §7.1.2).

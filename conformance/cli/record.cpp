@@ -1,7 +1,8 @@
 // `rdmaconf run --pcap DIR`: the capture writer the engine calls for every
 // finished case (conformance/engine/pcap_hook.hpp). Not a subcommand: it
 // registers the writer that turns a case's ExchangeRecord into
-// DIR/<case id>.pcapng through pcap/'s ExchangeRecorder (synthesized
+// DIR/<case id>.pcapng (its connection N from 2 on: DIR/<case id>-N.pcapng)
+// through pcap/'s ExchangeRecorder (synthesized
 // Ethernet/IPv4/TCP; docs/capture.md says what the capture shows and how
 // `rdmaconf analyze` verdicts relate to the case's).
 #include <filesystem>
@@ -29,10 +30,8 @@ std::uint16_t port_of(const std::string& address, std::uint16_t fallback) {
   return p == 0 ? fallback : static_cast<std::uint16_t>(p);
 }
 
-bool record_case(const std::string& dir, const cf::CaseResult& r) {
-  if (!r.c) return true;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+// One connection of the case into `path`; `number` counts from 1.
+bool record_connection(const std::string& path, const cf::CaseResult& r, const cf::ExchangeRecord& ex, std::size_t number) {
   // The TCP initiator: the tester when the IUT is the MPA responder / CLC
   // server, the IUT when it connects to the tester (role initiator).
   const bool tester_initiates = r.c->role == cf::Role::kResponder;
@@ -40,25 +39,37 @@ bool record_case(const std::string& dir, const cf::CaseResult& r) {
   const analysis::Side iut = tester_initiates ? analysis::Side::kResponder : analysis::Side::kInitiator;
   analysis::RecordingOptions options;
   // The real ports, so a capture can be matched with the run's report.
-  const std::string& client = tester_initiates ? r.exchange.tester_address : r.exchange.iut_address;
-  const std::string& server = tester_initiates ? r.exchange.iut_address : r.exchange.tester_address;
+  const std::string& client = tester_initiates ? ex.tester_address : ex.iut_address;
+  const std::string& server = tester_initiates ? ex.iut_address : ex.tester_address;
   options.initiator_port = port_of(client, options.initiator_port);
   options.responder_port = port_of(server, options.responder_port);
   // The engine's CLC cases model a connection on which both peers offered
   // SMC-R (RFC 7609 §3.1); user-space sockets cannot set the option, so the
   // synthesized SYNs carry it.
   options.smc_option = r.c->protocol == "clc";
-  analysis::ExchangeRecorder rec(analysis::case_capture_path(dir, r.c->id), options);
+  analysis::ExchangeRecorder rec(path, options);
   std::string note = "rdmaconf case " + r.c->id + " (" + r.c->title + "); requirement";
   for (const std::string& q : r.c->requirements) note += " " + q;
   note += "; verdict " + std::string(cf::to_string(r.verdict));
   if (!r.reason.empty()) note += ": " + r.reason;
+  if (!r.other_connections.empty()) note += "; connection " + std::to_string(number);
   bool first = true;
-  for (const cf::StreamChunk& ch : r.exchange.chunks) {
+  for (const cf::StreamChunk& ch : ex.chunks) {
     rec.add(ch.from_tester ? tester : iut, ch.octets, first ? std::string_view(note) : std::string_view(), ch.at_ms);
     first = false;
   }
-  const bool ok = r.exchange.reset_by_iut ? rec.abort(iut) : rec.close(r.exchange.closed_by_iut ? iut : tester);
+  return ex.reset_by_iut ? rec.abort(iut) : rec.close(ex.closed_by_iut ? iut : tester);
+}
+
+// DIR/<case>.pcapng, and DIR/<case>-N.pcapng for its connection N from 2 on.
+bool record_case(const std::string& dir, const cf::CaseResult& r) {
+  if (!r.c) return true;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  bool ok = record_connection(analysis::case_capture_path(dir, r.c->id), r, r.exchange, 1);
+  for (std::size_t k = 0; k < r.other_connections.size(); ++k)
+    ok = record_connection(analysis::case_capture_path(dir, r.c->id + "-" + std::to_string(k + 2)), r,
+                           r.other_connections[k], k + 2) && ok;
   if (!ok) std::cerr << "rdmaconf run: --pcap: cannot write the capture of " << r.c->id << " into " << dir << "\n";
   return ok;
 }

@@ -154,6 +154,11 @@ clc::ClientConfig tester_client(const ClcResolved& id) {
   c.v2.user_eids = {clc::make_eid(id.eid)};
   c.v2.rocev2_gid = c.link.gid;
   c.ipv4 = id.ipv4;
+  // The ISM device the tester names when a case offers SMC-D (`smcd=`): it
+  // has none, so no server can talk to it; a server either has no SMC-D
+  // device or finds this one unreachable (Linux smc_ism_cantalk).
+  c.smcd.native = {0x52434e4649534d01ull, 0x0101};  // "RCNFISM" + 1, a CHID of our own
+  c.smcd.v2_devices = {c.smcd.native};
   return c;
 }
 

@@ -301,7 +301,7 @@ void check_send(const Case& c, const Step& st, const CheckError& err) {
         err(st, "expected clc.proposal, clc.accept, clc.confirm or clc.decline, got '" + u + "'");
         break;
       }
-      if (!clc_field_known(a.name) && a.name != "offer" && a.name != "choose" && a.name != "grow" && a.name != "shrink" && a.name != "growth") err(st, "expected a field of " + u + ", got '" + a.name + "'");
+      if (!clc_field_known(a.name) && a.name != "offer" && a.name != "smcd" && a.name != "ism_gids" && a.name != "choose" && a.name != "grow" && a.name != "shrink" && a.name != "growth") err(st, "expected a field of " + u + ", got '" + a.name + "'");
     } else if (is_fpdu_unit(u)) {
       if (!is_framing_arg(a.name) && !fpdu_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
     } else {
@@ -377,6 +377,20 @@ void check_expected_unit(const Step& st, const Alternative& alt, const CheckErro
 // (`@name`) is bound by the first expectation that names it with '=' and
 // must be used again (a single use is a typo or a matcher that checks
 // nothing).
+// `connection N` (docs/conformance.md, "More than one connection"): the
+// tester opens each connection, so only as the IUT's peer that connects
+// (role responder), and in order: connection N after connection N-1.
+void check_connections(const Case& c, const CheckError& err) {
+  int opened = 1;
+  for (const Step& st : c.steps) {
+    if (st.kind != StepKind::kConnection) continue;
+    if (c.role != Role::kResponder) err(st, "expected 'connection' only in a responder-role case (the tester connects)");
+    else if (st.connection > opened + 1)
+      err(st, "expected connection " + std::to_string(opened + 1) + " before connection " + std::to_string(st.connection));
+    opened = std::max(opened, st.connection);
+  }
+}
+
 void check_captures(const Case& c, const CheckError& err, std::vector<std::string>& out) {
   std::map<std::string, int, std::less<>> capture_uses;
   for (const Step& st : c.steps) {
@@ -425,6 +439,7 @@ std::vector<std::string> check_case(const Case& c) {
     for (const Step& st : c.steps)
       if (st.kind == StepKind::kHandshake) err(st, "expected no MPA handshake in a CLC case");
   }
+  check_connections(c, err);
   check_captures(c, err, out);
   return out;
 }

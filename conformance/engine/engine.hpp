@@ -154,6 +154,9 @@ struct CaseResult {
   double duration_ms = 0;
   std::vector<FrameRecord> frames;
   ExchangeRecord exchange;
+  // A case with `connection N` steps: its other connections, 2 and up
+  // (`exchange` is the first). Judged in passing like the first.
+  std::vector<ExchangeRecord> other_connections{};
   // What the IUT reported locally for this connection (agent_view.hpp),
   // at_ms relative to the case's connection; empty without an agent view.
   std::vector<AgentEvent> agent{};

@@ -105,6 +105,10 @@ constexpr FaultInfo kFaults[] = {
     {F::kClcDeclineLocalCode, "clc-decline-local-code", "CLC", "declines with PEERDECL, a reason Linux keeps local, as diagnosis", "SMC v2 (Linux smc_clc.c)", std::nullopt},
     {F::kMpaInitiatorSendsUnsetRtr, "mpa-initiator-sends-unset-rtr", "MPA", "as initiator, sends a zero-length Send RTR when the Reply sets no RTR kind instead of terminating", "RFC 6581 §9.2", std::nullopt},
     {F::kMpaRequestOneRead, "mpa-request-one-read", "MPA", "takes the Request from the first TCP segment alone and closes when it is not whole there", "RFC 5044 §7.1.5", std::nullopt},
+    {F::kMpaRejectWithoutIrdOrd, "mpa-reject-without-ird-ord", "MPA", "rejects an enhanced Request with a Reply that leaves out its IRD and ORD (S clear)", "RFC 6581 §9.1", std::nullopt},
+    {F::kClcIsmGidCountUnchecked, "clc-ism-gid-count-unchecked", "CLC", "takes a Proposal listing more than 8 ISM GID/CHID entries, reading the first 8", "SMC v2 (Linux smc_clc.c)", std::nullopt},
+    {F::kClcDeclineNamesOtherDevice, "clc-decline-names-other-device", "CLC", "declines an SMC-D-only Proposal naming the SMC-R device (NOSMCRDEV) instead of the SMC-D device it lacks", "SMC v2 (Linux af_smc.c)", std::nullopt},
+    {F::kStagKeyIgnored, "ddp-skip-stag-key-check", "DDP", "takes an STag by its index alone, ignoring its key octet: an STag another stream registered names this stream's buffer of that index", "RFC 5042 §6.1.1", S::kSkipStagKeyCheck},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace

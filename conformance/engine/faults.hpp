@@ -54,6 +54,12 @@ enum class FaultId : std::uint8_t {
   kMpaRtrFlagsHonouredWithoutP2p, kTerminateThenReset, kAtomicRequestUnusedFieldsSet, kClcDeclineLocalCode,
   kMpaInitiatorSendsUnsetRtr,
   kMpaRequestOneRead,
+  // the Reject that names the ORD the ULP needs (RFC 6581 §9.1)
+  kMpaRejectWithoutIrdOrd,
+  // the CLC server on SMC-D Proposals (SMC v2: smc_clc_msg_prop_valid, smc_listen_find_device)
+  kClcIsmGidCountUnchecked, kClcDeclineNamesOtherDevice,
+  // an STag of another stream (RFC 5042 §6.1.1)
+  kStagKeyIgnored,
   kCount
 };
 

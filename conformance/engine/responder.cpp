@@ -105,8 +105,11 @@ void ReferenceIut::spawn(int fd, bool clc, bool initiator, InitiatorProfile prof
     ::close(fd);
     return;
   }
-  threads_.emplace_back([this, fd, clc, initiator, profile] {
+  const std::uint8_t stag_key = next_stag_key_;
+  next_stag_key_ = static_cast<std::uint8_t>(next_stag_key_ + iut::kStagKeysPerConnection);
+  threads_.emplace_back([this, fd, clc, initiator, profile, stag_key] {
     Socket s{fd, stopping_};
+    s.stag_key = stag_key;
     s.observer = &observer_;
     s.mpa = initiator ? profile.mpa : mpa_;
     if (observer_) {

@@ -102,6 +102,7 @@ class ReferenceIut {
   std::uint16_t port_ = 0, clc_port_ = 0;
   std::mutex mu_;
   std::vector<std::thread> threads_;
+  std::uint8_t next_stag_key_ = 0;  // under mu_: the next connection's first STag key
 };
 
 }  // namespace rdmaconf::conformance

@@ -52,8 +52,29 @@ clc::ClientConfig reference_client() {
   return c;
 }
 
+// Fault clc-ism-gid-count-unchecked: a Proposal refused only for listing
+// more ISM GID/CHID entries than 8 (SMC v2: smc_clc_msg_prop_valid) is read
+// as one listing the first 8. The list is the Proposal's last area: the
+// entries past the eighth are the octets before the trailer.
+std::vector<std::uint8_t> keep_eight_ism_gids(std::vector<std::uint8_t> m) {
+  const auto decoded = clc::decode(m);
+  const wire::FieldDecl& count = clc::V2ExtensionSpec::fields[static_cast<std::size_t>(clc::V2ExtensionSpec::Field::IsmGidCount)];
+  if (decoded || decoded.error().field != count.name) return m;
+  const std::size_t x_at = decoded.error().offset - count.octet_offset();
+  const wire::MutableBytes x = wire::MutableBytes(m).subspan(x_at);
+  const std::uint64_t n = wire::Header<clc::V2ExtensionSpec>::read(x, clc::V2ExtensionSpec::Field::IsmGidCount);
+  const std::size_t extra = static_cast<std::size_t>(n - clc::kMaxIsmGids) * clc::IsmGidChidSpec::decl.size_octets;
+  if (n <= clc::kMaxIsmGids || m.size() < clc::kHeaderSize + clc::kTrailerSize + extra) return m;
+  wire::Header<clc::V2ExtensionSpec>::write(x, clc::V2ExtensionSpec::Field::IsmGidCount, clc::kMaxIsmGids);
+  const auto end = m.end() - static_cast<std::ptrdiff_t>(clc::kTrailerSize);
+  m.erase(end - static_cast<std::ptrdiff_t>(extra), end);
+  Hdr::write(m, clc::ClcHeaderSpec::Field::Length, m.size());
+  return m;
+}
+
 std::vector<std::uint8_t> patch_incoming_clc(const FaultSet& f, std::vector<std::uint8_t> m) {
   using HF = clc::ClcHeaderSpec::Field;
+  if (f.has(FaultId::kClcIsmGidCountUnchecked)) m = keep_eight_ism_gids(std::move(m));
   if (f.has(FaultId::kClcAcceptBadEyecatcher) && m.size() >= 8) {
     Hdr::write(m, clc::ClcHeaderSpec::Field::Eyecatcher, clc::kEyecatcherSmcr);
     if (m.size() >= clc::kHeaderSize + clc::kTrailerSize)
@@ -135,6 +156,12 @@ std::vector<std::uint8_t> patch_outgoing_clc(const FaultSet& f, std::vector<std:
     if (auto* a = std::get_if<clc::AcceptConfirm>(&msg); a && f.has(FaultId::kClcInconsistentAccept) &&
                                                          a->type() == clc::MessageType::kAccept) {
       a->header.set(HF::Version, a->version() == clc::kVersion1 ? clc::kVersion2 : clc::kVersion1);
+      changed = true;
+    }
+    // SMC v2 (Linux smc_listen_find_device): the missing device is SMC-D's.
+    if (auto* d = std::get_if<clc::Decline>(&msg);
+        d && f.has(FaultId::kClcDeclineNamesOtherDevice) && d->diagnosis() == clc::kDeclNoSmcdDev) {
+      d->body.set(clc::DeclineSpec::Field::PeerDiagnosis, clc::kDeclNoSmcrDev);
       changed = true;
     }
     if (auto* d = std::get_if<clc::Decline>(&msg); d && f.has(FaultId::kClcDeclineZeroDiagnosis)) {

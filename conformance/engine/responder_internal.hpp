@@ -40,6 +40,9 @@ inline constexpr auto kCloseGrace = 1s;
 // waits 5 s for a Request and 10 s for a Reply, SMC 2 s per CLC message; the
 // reference serves a tester, mostly on loopback, so it waits 2 s.
 inline constexpr auto kHandshakeTimer = 2s;
+// Keys a connection's registrations may take (register_all makes fewer):
+// STag keys repeat only every 256 / 16 = 16 connections.
+inline constexpr std::uint8_t kStagKeysPerConnection = 16;
 // The work request of the initiator's RTR (RFC 6581 §9.2); the test ULP's
 // own work uses small numbers.
 inline constexpr rdmap::WorkRequestId kRtrWorkRequest = ~rdmap::WorkRequestId{0};
@@ -59,6 +62,10 @@ struct Socket {
   const IutObserver* observer = nullptr;
   IutMpaConfig mpa{};
   std::string local{}, peer{};
+  // The key of this connection's first STag: the IUT gives each connection
+  // its own (kStagKeysPerConnection apart), so that, as on an RNIC, no STag
+  // of one stream is an STag of another (RFC 5042 §6.1.1).
+  std::uint8_t stag_key = 0;
 
   void emit(IutEvent::Kind kind, std::string name, std::string status = {}, std::string detail = {},
             std::uint32_t byte_len = 0, std::uint64_t wr_id = 0) const {

@@ -141,7 +141,16 @@ void send_output(Socket& sock, const FaultSet& f, mpa::Negotiation& n, const mpa
     if (accepting && f.has(FaultId::kMpaReplyWrongRevision)) h.set(F::Rev, h.get(F::Rev) == 1 ? 2 : 1);
     if (accepting && f.has(FaultId::kMpaIgnoreCrcRequest)) h.set(F::C, 0);
     if (!accepting && f.has(FaultId::kMpaRejectWithoutR)) h.set(F::R, 0);
+    // Fault (RFC 6581 §9.1, §10): the Reject of an enhanced Request leaves
+    // out the responder's IRD and ORD.
+    const bool drop_enhanced = !accepting && f.has(FaultId::kMpaRejectWithoutIrdOrd) && h.get(F::S) == 1 &&
+                               out.size() >= mpa::kReqRepHeaderSize + mpa::kEnhancedDataSize;
+    if (drop_enhanced) h.set(F::S, 0).set(F::PD_Length, h.get(F::PD_Length) - mpa::kEnhancedDataSize);
     std::copy(h.bytes().begin(), h.bytes().end(), out.begin());
+    if (drop_enhanced) {
+      constexpr auto kAt = static_cast<std::ptrdiff_t>(mpa::kReqRepHeaderSize);
+      out.erase(out.begin() + kAt, out.begin() + kAt + static_cast<std::ptrdiff_t>(mpa::kEnhancedDataSize));
+    }
     if (accepting && h.get(F::Rev) == 2 && h.get(F::S) == 1 && out.size() >= 24) {
       // Faults in the responder's enhanced data (RFC 6581 §9.1, §9.2).
       mpa::EnhancedDataHeader e(wire::Bytes(out).subspan(20).first<4>());
@@ -234,6 +243,7 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
   // Fault (RFC 5044 §3): ULPDUs as long as ULPDU_Length can say, above 64768.
   if (f.has(FaultId::kDdpUlpduOver64768)) sc.mulpdu = 65535;
   sc.faults = f.stream_faults();
+  sc.first_stag_key = sock.stag_key;
   rdmap::Stream st(sc);
   const std::vector<std::uint8_t> ad = make_advertisement(register_all(st, mem));
 
@@ -248,7 +258,11 @@ void serve_iwarp(Socket& sock, const FaultSet& f, bool initiator, const Initiato
     frame = std::move(*request);
     patch_request(f, frame);
     if (auto req = mpa::decode_req_rep(frame, {.expect = mpa::FrameKind::kRequest, .check_reserved = false})) {
-      if (parse_hint(req->ulp_private_data) & kHintMarkers) nc.want_markers = true;
+      const std::uint8_t hint = parse_hint(req->ulp_private_data);
+      if (hint & kHintMarkers) nc.want_markers = true;
+      // The test ULP's Reads need an ORD of at least 1: an IRD of 0 cannot
+      // serve them, and the Request is rejected (RFC 6581 §9.1).
+      if (hint & kHintReads) nc.required_ord = 1;
     }
   }
   if (sock.mpa.want_markers) nc.want_markers = *sock.mpa.want_markers;

@@ -1,7 +1,7 @@
-// Runs one case on one TCP connection: the tester's side of the exchange.
-// Matching what the IUT sent against the script's expectations, the steps
-// (`<` expect, `>` send, handshake, wait) and run_case, which connects, runs
-// the steps in order and grades the outcome. Receiving and cutting units is
+// The tester's side of a case's exchange, step by step: matching what the
+// IUT sent against the script's expectations, and the steps (`<` expect,
+// `>` send, handshake, wait). run_case (runner_case.cpp) connects, runs the
+// steps in order and grades the outcome. Receiving and cutting units is
 // runner_session.cpp's, building the tester's units runner_build.cpp's.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <thread>
 
@@ -238,7 +239,9 @@ std::string written(const Value& v) {
 // `as_class`: only what tells kinds of answers apart (engine.hpp,
 // Failure::expected_class): the values of payloads and lengths, octet
 // strings and values learnt during the run are left out.
-std::string expected_text(const Step& st, bool as_class = false) {
+}  // namespace
+
+std::string expected_text(const Step& st, bool as_class) {
   std::string out;
   for (const Alternative& a : st.alternatives) {
     if (!out.empty()) out += " | ";
@@ -265,6 +268,8 @@ std::string expected_text(const Step& st, bool as_class = false) {
   return out;
 }
 
+namespace {
+
 std::string alternatives_text(const Step& st) {
   std::string s;
   for (const Alternative& a : st.alternatives) {
@@ -276,14 +281,7 @@ std::string alternatives_text(const Step& st) {
 
 // ------------------------------------------------------------------- steps
 
-struct StepOutcome {
-  enum class Kind : std::uint8_t { kOk, kMismatch, kUnimplemented, kError } kind = Kind::kOk;
-  std::string reason;
-  bool ends_case = false;  // an alternative marked `ends_case` matched: the case passed
-  // kMismatch: its parts, for findings (run_case adds the line, the step
-  // and what the tester sent before it).
-  Failure failure{};
-};
+}  // namespace
 
 // A mismatch that no unit explains: the IUT closed, nothing came, ...
 StepOutcome mismatch(Failure::Kind kind, std::string reason, std::string got) {
@@ -292,6 +290,9 @@ StepOutcome mismatch(Failure::Kind kind, std::string reason, std::string got) {
   o.failure.got = std::move(got);
   return o;
 }
+
+namespace {
+using runner::mismatch;
 
 // A mismatch on a unit the IUT sent.
 StepOutcome mismatch(const Miss& m, const Received& u, std::string reason) {
@@ -734,6 +735,32 @@ std::string unexpressible(const Session& s, const Step& st) {
 
 // Sends what `more` held back (a script checked by check_case never leaves
 // any before a step that does not send).
+// A step that names an STag another connection of the case advertised
+// (`$1.rw.stag`, docs/conformance.md "More than one connection") to see
+// whether it reaches that connection's buffer from this one: when the IUT
+// advertised the same value on this connection too, the value names a
+// buffer of this one as well and the step cannot show it. Empty otherwise.
+// (`recv.stag` counts posted receives; it is no STag.)
+std::string advertised_here_too(const Session& s, const Step& st) {
+  auto numbered = [](const std::string& n) { return !n.empty() && std::isdigit(static_cast<unsigned char>(n.front())); };
+  for (const Arg& a : st.args) {
+    const std::string& v = a.value.text;
+    if (a.value.kind != Value::Kind::kVariable || !numbered(v) || !v.ends_with(".stag")) continue;
+    const auto it = s.vars.find(v);
+    if (it == s.vars.end()) continue;
+    const std::uint64_t stag = it->second + static_cast<std::uint64_t>(a.value.offset);
+    for (const auto& [name, value] : s.vars)
+      if (!numbered(name) && name.ends_with(".stag") && !name.starts_with("recv.") && value == stag) {
+        char hex[16];
+        std::snprintf(hex, sizeof hex, "0x%08llx", static_cast<unsigned long long>(stag));
+        return "the IUT advertised STag " + std::string(hex) + " as $" + v + " and as this connection's $" + name +
+               ": the value names a buffer of this connection too, so the step cannot show whether the other "
+               "connection's is reachable from here";
+      }
+  }
+  return {};
+}
+
 bool flush_held(Session& s) {
   if (s.held.empty()) return true;
   std::vector<std::uint8_t> out;
@@ -765,6 +792,7 @@ StepOutcome send_step(Session& s, const Step& st) {
     return {};
   }
   if (std::string why = unexpressible(s, st); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};
+  if (std::string why = advertised_here_too(s, st); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};
   auto b = build(s, st);
   if (auto* e = std::get_if<std::string>(&b)) return {StepOutcome::Kind::kError, "line " + std::to_string(st.line) + ": " + *e};
   Built& built = std::get<Built>(b);
@@ -797,187 +825,29 @@ StepOutcome send_step(Session& s, const Step& st) {
 }
 
 }  // namespace
-}  // namespace runner
 
-namespace runner {
-namespace {
-
-// "192.0.2.1:4000" for an IPv4 socket address, "?" otherwise.
-std::string address_text(const sockaddr_storage& sa) {
-  if (sa.ss_family != AF_INET) return "?";
-  char host[INET6_ADDRSTRLEN] = {};
-  const auto* in = reinterpret_cast<const sockaddr_in*>(&sa);
-  ::inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
-  return std::string(host) + ":" + std::to_string(ntohs(in->sin_port));
-}
-
-// The connection the case runs on: both ends' addresses for the exchange,
-// Nagle off so each step's frames leave when sent.
-void note_connection(Session& s, CaseResult& result) {
-  sockaddr_storage a{};
-  socklen_t len = sizeof a;
-  if (::getsockname(s.fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) result.exchange.tester_address = address_text(a);
-  len = sizeof a;
-  if (::getpeername(s.fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) result.exchange.iut_address = address_text(a);
-  int one = 1;
-  ::setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-}
-
-// The case's steps in order until one does not pass, one ends the case or
-// the case's timeout passes: the outcome, and the step it came from.
-struct StepsRun {
+StepOutcome run_step(Session& s, const Step& st) {
+  if (st.kind != StepKind::kSend && !flush_held(s))
+    return mismatch(Failure::Kind::kClosed, "the IUT closed the connection before the tester could send", closed_as(s));
   StepOutcome outcome;
-  int line = 0;
-  const Step* last = nullptr;
-};
-StepsRun run_steps(Session& s, const Case& c) {
-  StepsRun run;
-  const auto case_deadline = Clock::now() + s.scaled(c.timeout);
-  for (const Step& st : c.steps) {
-    run.line = st.line;
-    run.last = &st;
-    if (Clock::now() > case_deadline) {
-      run.outcome = mismatch(Failure::Kind::kNothing, "the case did not finish within its timeout", "nothing");
-      break;
-    }
-    if (st.kind != StepKind::kSend && !flush_held(s)) {
-      run.outcome = mismatch(Failure::Kind::kClosed, "the IUT closed the connection before the tester could send", closed_as(s));
-      break;
-    }
-    switch (st.kind) {
-      case StepKind::kHandshake: run.outcome = handshake(s, st); break;
-      case StepKind::kSend: run.outcome = send_step(s, st); break;
-      case StepKind::kExpect: run.outcome = expect(s, st); break;
-      case StepKind::kWait: std::this_thread::sleep_for(s.scaled(st.duration)); break;
-    }
-    // Entering full operation as the responder: after an accepting Reply
-    // (RFC 5044 §7.1.2).
-    if (run.outcome.kind == StepOutcome::Kind::kOk && st.kind == StepKind::kSend && st.unit == "mpa.reply" &&
-        c.role == Role::kInitiator && s.sent_frame.size() >= 20 && s.phase == Phase::kMpaSetup) {
-      const mpa::ReqRepHeader rp(wire::Bytes(s.sent_frame).first<20>());
-      if (!rp.flag(mpa::ReqRepSpec::Field::R))
-        if (auto iut = s.iut_request()) s.enter_full_operation(*iut, s.sent_frame);
-    }
-    if (run.outcome.kind != StepOutcome::Kind::kOk || run.outcome.ends_case) break;
+  switch (st.kind) {
+    case StepKind::kHandshake: outcome = handshake(s, st); break;
+    case StepKind::kSend: outcome = send_step(s, st); break;
+    case StepKind::kExpect: outcome = expect(s, st); break;
+    case StepKind::kWait: std::this_thread::sleep_for(s.scaled(st.duration)); break;
+    case StepKind::kConnection: break;  // which connection steps run on is run_case's (runner_case.cpp)
   }
-  return run;
-}
-
-// The script's verdict: a mismatch fails a MUST case, a SHOULD case only
-// under --strict (non-strict otherwise), and informs for a MAY case.
-Verdict script_verdict(StepOutcome::Kind kind, const Case& c, bool strict) {
-  switch (kind) {
-    case StepOutcome::Kind::kOk: return Verdict::kPass;
-    case StepOutcome::Kind::kUnimplemented: return Verdict::kUnimplemented;
-    case StepOutcome::Kind::kError: return Verdict::kError;
-    case StepOutcome::Kind::kMismatch: break;
+  // Entering full operation as the responder: after an accepting Reply
+  // (RFC 5044 §7.1.2).
+  if (outcome.kind == StepOutcome::Kind::kOk && st.kind == StepKind::kSend && st.unit == "mpa.reply" &&
+      s.c.role == Role::kInitiator && s.sent_frame.size() >= 20 && s.phase == Phase::kMpaSetup) {
+    const mpa::ReqRepHeader rp(wire::Bytes(s.sent_frame).first<20>());
+    if (!rp.flag(mpa::ReqRepSpec::Field::R))
+      if (auto iut = s.iut_request()) s.enter_full_operation(*iut, s.sent_frame);
   }
-  return is_mandatory(c.level)    ? Verdict::kFail
-         : is_recommended(c.level) ? (strict ? Verdict::kFail : Verdict::kNonStrict)
-                                   : Verdict::kInformational;
+  return outcome;
 }
 
-// A mismatch as findings read it (engine.hpp, Failure): the step, what it
-// expected, and the tester's last stimulus.
-void record_failure(CaseResult& result, StepsRun& run, const Session& s) {
-  Failure& f = result.failure.emplace(std::move(run.outcome.failure));
-  f.line = run.line;
-  if (const Step* st = run.last) {
-    f.step = st->text;
-    if (st->kind == StepKind::kExpect) {
-      f.expected = expected_text(*st);
-      f.expected_class = expected_text(*st, true);
-    } else if (st->kind == StepKind::kHandshake) {
-      f.expected = f.expected_class = "mpa.reply r=0";
-    }
-  }
-  f.stimulus = s.last_sent.unit;
-  f.stimulus_fields = s.last_sent.fields;
-  f.stimulus_octets = s.last_sent.octets;
-}
-
-// Rules the IUT broke on the wire whatever the case was written for
-// (in_passing.hpp): the worst of them makes the verdict when it is worse
-// than the script's.
-void add_in_passing(CaseResult& result, const Case& c, bool strict) {
-  result.in_passing = judge_in_passing(result.exchange, c.role);
-  const Verdict v = in_passing_verdict(result.in_passing, strict);
-  if (severity(v) <= severity(result.verdict)) return;
-  const InPassing& worst = *std::find_if(result.in_passing.begin(), result.in_passing.end(), [&](const InPassing& p) {
-    return in_passing_verdict({p}, strict) == v;
-  });
-  std::string why = "in passing: " + worst.rule + " (" + worst.level + ", " + worst.section + "): " + worst.text;
-  if (!worst.hint.empty()) why += " (hint: " + worst.hint + ")";
-  if (!result.reason.empty()) why += "; the case itself: " + result.reason;
-  result.reason = std::move(why);
-  result.verdict = v;
-}
-
-}  // namespace
 }  // namespace runner
-
-CaseResult run_case(const Case& c, const RunOptions& o) {
-  using namespace runner;
-  CaseResult result;
-  result.c = &c;
-  const auto started = Clock::now();
-  if (const std::string* need = lacked_need(c, o.iut_lacks)) {
-    result.verdict = Verdict::kUnimplemented;
-    result.reason = "the IUT lacks '" + *need + "' (--iut-lacks or the agent's capabilities)";
-    return result;
-  }
-  Session s(c, o, result);
-  if (c.protocol == "clc") s.phase = Phase::kClc;
-  std::string error;
-  const Connector& conn = c.role == Role::kInitiator ? o.accept_initiator
-                          : (c.protocol == "clc" && o.connect_clc) ? o.connect_clc
-                                                                   : o.connect_responder;
-  if (!conn) {
-    result.verdict = Verdict::kError;
-    result.reason = "no connection for role " + std::string(to_string(c.role));
-    return result;
-  }
-  s.fd = conn(c, error);
-  if (s.fd < 0) {
-    result.verdict = Verdict::kError;
-    result.reason = error;
-    return result;
-  }
-  s.start = Clock::now();
-  note_connection(s, result);
-  if (c.protocol == "clc") {
-    // The identity the tester's messages carry; scripts compare the IUT's
-    // prefix with the tester's ($clc.ipv4_subnet): peers on one LAN share it.
-    s.identity = resolve_identity(o.clc_identity, s.fd);
-    s.vars["clc.ipv4_subnet"] = s.identity.ipv4.subnet;
-    s.vars["clc.ipv4_prefix_len"] = s.identity.ipv4.prefix_length;
-  }
-  result.configuration = o.configuration;
-  const double agent_t0 = o.agent ? o.agent->now_ms() : 0;
-  const std::uint64_t agent_epoch = o.agent ? o.agent->epoch() : 0;
-  if (o.agent) o.agent->begin_case(result.exchange.tester_address, result.exchange.iut_address);
-
-  StepsRun run = run_steps(s, c);
-  if (s.fd >= 0) ::close(s.fd);
-  if (o.agent) collect_agent_view(*o.agent, result, agent_t0, s.scaled(o.agent_settle));
-  result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
-  result.verdict = script_verdict(run.outcome.kind, c, o.strict);
-  if (run.outcome.kind != StepOutcome::Kind::kOk) {
-    result.reason = run.outcome.reason;
-    result.failed_line = run.line;
-  }
-  if (run.outcome.kind == StepOutcome::Kind::kMismatch) record_failure(result, run, s);
-  result.script_verdict = result.verdict;
-  // A case the tester could not run says nothing of rules broken in passing.
-  if (o.judge_in_passing && result.verdict != Verdict::kError) add_in_passing(result, c, o.strict);
-  // The agent went away during the case: the IUT's side was torn down
-  // under it, so no verdict about the IUT stands.
-  if (o.agent && o.agent->epoch() != agent_epoch && result.verdict != Verdict::kUnimplemented) {
-    result.reason = "lost the agent during the case (it stopped or restarted)" +
-                    (result.reason.empty() ? std::string() : "; " + result.reason);
-    result.verdict = Verdict::kError;
-  }
-  return result;
-}
 
 }  // namespace rdmaconf::conformance

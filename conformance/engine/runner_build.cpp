@@ -73,7 +73,8 @@ std::variant<Built, std::string> build_mpa(Session& s, bool request, const std::
   if (const Arg* h = find_arg(args, "hint")) {
     std::uint8_t flags = 0;
     if (h->value.kind == Value::Kind::kWord && h->value.text == "markers") flags |= kHintMarkers;
-    else return std::string("hint: expected hint=markers");
+    else if (h->value.kind == Value::Kind::kWord && h->value.text == "reads") flags |= kHintReads;
+    else return std::string("hint: expected hint=markers or hint=reads");
     pd = make_hint(flags);
   }
   std::vector<std::uint8_t> raw_pd;
@@ -213,15 +214,59 @@ std::variant<Built, std::string> build_fpdu(Session& s, const std::string& unit,
   return r;
 }
 
+// `ism_gids=N` beyond the kMaxIsmGids entries a Proposal holds: its count
+// says N (unless the script forced it), and the entries past the list,
+// copies of the last, go where the list ends, just before the trailer (the
+// list is the Proposal's last area), Length following unless forced (SMC
+// v2: smc_clc_msg_prop_valid).
+void count_ism_gids(clc::Proposal& p, std::size_t want, const std::vector<Arg>& args) {
+  if (p.v2_ext && want > p.ism_gids.size() && !find_arg(args, "v2ext.ism_gid_count"))
+    p.v2_ext->set(clc::V2ExtensionSpec::Field::IsmGidCount, want);
+}
+void add_ism_gids(const clc::Proposal& p, std::size_t want, const std::vector<Arg>& args,
+                  std::vector<std::uint8_t>& octets) {
+  if (want <= p.ism_gids.size() || p.ism_gids.empty()) return;
+  const wire::Bytes entry = p.ism_gids[p.ism_gids.size() - 1].bytes();
+  std::vector<std::uint8_t> more;
+  for (std::size_t i = p.ism_gids.size(); i < want; ++i) more.insert(more.end(), entry.begin(), entry.end());
+  octets.insert(octets.end() - static_cast<std::ptrdiff_t>(clc::kTrailerSize), more.begin(), more.end());
+  if (!find_arg(args, "length")) {
+    clc::ClcHeader h(wire::Bytes(octets).first<clc::kHeaderSize>());
+    h.set(clc::ClcHeaderSpec::Field::Length, octets.size());
+    std::copy(h.bytes().begin(), h.bytes().end(), octets.begin());
+  }
+}
+
 std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, const std::vector<Arg>& args) {
   std::vector<std::uint8_t> octets;
+  std::size_t ism_gids = 0;
   if (unit == "clc.proposal") {
     clc::ClientConfig cfg = tester_client(s.identity);
     if (const Arg* a = find_arg(args, "offer")) {
       const std::string v = a->value.text;
       cfg.offer_v1 = v == "v1" || v == "v1v2";
       cfg.offer_v2 = v == "v2" || v == "v1v2";
-      if (!cfg.offer_v1 && !cfg.offer_v2) return std::string("offer: expected v1, v2 or v1v2");
+      if (!cfg.offer_v1 && !cfg.offer_v2 && v != "none") return std::string("offer: expected v1, v2, v1v2 or none");
+    }
+    // `smcd=v1|v2|v1v2`: SMC-D offered too, as a client with ISM devices
+    // offers it (SMC v2: Linux smc_clc_send_proposal); `ism_gids=N`: that
+    // many GID/CHID entries in its SMC-Dv2 extension.
+    if (const Arg* a = find_arg(args, "smcd")) {
+      const std::string v = a->value.text;
+      cfg.smcd.v1 = v == "v1" || v == "v1v2";
+      cfg.smcd.v2 = v == "v2" || v == "v1v2";
+      if (!cfg.smcd.v1 && !cfg.smcd.v2) return std::string("smcd: expected v1, v2 or v1v2");
+    }
+    if (!cfg.offer_v1 && !cfg.offer_v2 && !cfg.smcd.v1 && !cfg.smcd.v2)
+      return std::string("offer=none: the Proposal offers SMC-D then (smcd=v1, v2 or v1v2)");
+    ism_gids = cfg.smcd.v2_devices.size();
+    if (const Arg* a = find_arg(args, "ism_gids")) {
+      auto n = number_arg(s, *a);
+      if (auto* e = std::get_if<std::string>(&n)) return *e;
+      if (!cfg.smcd.v2) return std::string("ism_gids: the Proposal offers no SMC-Dv2 (smcd=v2 or v1v2)");
+      if (std::get<std::uint64_t>(n) > 255) return std::string("ism_gids: at most 255 (the count is one octet)");
+      ism_gids = static_cast<std::size_t>(std::get<std::uint64_t>(n));
+      cfg.smcd.v2_devices.resize(std::min(ism_gids, clc::kMaxIsmGids), cfg.smcd.native);
     }
     s.clc_client = std::make_unique<clc::ClientHandshake>(cfg);
     octets = s.clc_client->start(true).send;
@@ -278,16 +323,19 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
   }
   {
     std::vector<Block> blocks = clc_blocks(msg);
-    if (auto e = apply_args(s, blocks, args, {"offer", "choose", "grow", "shrink", "growth"}); !e.empty()) return e;
+    if (auto e = apply_args(s, blocks, args, {"offer", "smcd", "ism_gids", "choose", "grow", "shrink", "growth"}); !e.empty()) return e;
   }
   // Recompute what a sender derives, then force again what the script forced.
   std::visit([](auto& x) { clc::finalize(x); }, msg);
   {
     std::vector<Block> blocks = clc_blocks(msg);
-    if (auto e = apply_args(s, blocks, args, {"offer", "choose", "grow", "shrink", "growth"}); !e.empty()) return e;
+    if (auto e = apply_args(s, blocks, args, {"offer", "smcd", "ism_gids", "choose", "grow", "shrink", "growth"}); !e.empty()) return e;
   }
+  auto* proposal = std::get_if<clc::Proposal>(&msg);
+  if (proposal) count_ism_gids(*proposal, ism_gids, args);
   Built out;
   out.octets = clc::encode(msg);
+  if (proposal) add_ism_gids(*proposal, ism_gids, args, out.octets);
   // `grow=N` / `shrink=N`: N zero octets more, or N octets fewer, just before
   // the trailer, with Length following (unless the script forced it): a
   // message whose Length disagrees with its blocks but whose trailer is where

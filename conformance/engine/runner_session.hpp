@@ -1,5 +1,5 @@
-// Internal to the runner (runner.cpp, runner_session.cpp, runner_build.cpp):
-// the tester's side of one case's TCP connection.
+// Internal to the runner (runner.cpp, runner_case.cpp, runner_session.cpp,
+// runner_build.cpp): the tester's side of one case's TCP connection.
 //
 // A Session owns the socket and what the tester knows of the exchange so far:
 // the phase (MPA startup, RFC 5044 §7.1; full operation, §5-§6; CLC, RFC 7609
@@ -146,6 +146,27 @@ struct Session {
   // What rx holds is not a unit of this phase: nothing more is read from it.
   Received give_up(std::string problem, std::string headline, std::string detail);
 };
+
+// ---- running the steps (runner.cpp)
+
+// What one step came to.
+struct StepOutcome {
+  enum class Kind : std::uint8_t { kOk, kMismatch, kUnimplemented, kError } kind = Kind::kOk;
+  std::string reason;
+  bool ends_case = false;  // an alternative marked `ends_case` matched: the case passed
+  // kMismatch: its parts, for findings (run_case adds the line, the step
+  // and what the tester sent before it).
+  Failure failure{};
+};
+
+// A mismatch that no unit explains: the IUT closed, nothing came, ...
+StepOutcome mismatch(Failure::Kind kind, std::string reason, std::string got);
+// A step's alternatives as findings name them ("terminate layer=ddp etype=1
+// | close"); `as_class`: with only what tells kinds of answers apart.
+std::string expected_text(const Step& st, bool as_class = false);
+// Runs one step that acts on the connection `s` (a handshake, a send, an
+// expectation, a wait) and says how it went.
+StepOutcome run_step(Session& s, const Step& st);
 
 // ---- building the tester's units (runner_build.cpp)
 

@@ -305,7 +305,7 @@ std::optional<Failure> parse_step(std::string_view line_text, int line, Step& st
   LineParser p(std::get<std::vector<Token>>(std::move(lexed)));
   Token first = p.take();
   if (first.kind != Token::Kind::kWord)
-    return Failure{line, "expected '>', '<', 'handshake' or 'wait' at the start of a step"};
+    return Failure{line, "expected '>', '<', 'handshake', 'wait' or 'connection' at the start of a step"};
   if (first.text == ">") {
     step.kind = StepKind::kSend;
     if (p.done() || p.peek()->kind != Token::Kind::kWord) return Failure{line, "expected a unit to send after '>'"};
@@ -365,7 +365,20 @@ std::optional<Failure> parse_step(std::string_view line_text, int line, Step& st
     if (!p.done()) return Failure{line, "expected the end of the step after 'wait " + d.text + "'"};
     return std::nullopt;
   }
-  return Failure{line, "expected '>', '<', 'handshake' or 'wait' at the start of a step, got '" + first.text + "'"};
+  if (first.text == "connection") {
+    // `connection N`: the steps that follow run on the case's Nth connection
+    // to the IUT, opened when first named.
+    step.kind = StepKind::kConnection;
+    const Token* n = p.peek();
+    const auto number = n && n->kind == Token::Kind::kWord ? parse_number(n->text) : std::nullopt;
+    if (!number || *number < 1 || *number > kMaxConnections)
+      return Failure{line, "expected a connection number from 1 to " + std::to_string(kMaxConnections) + " after 'connection'"};
+    (void)p.take();
+    step.connection = static_cast<int>(*number);
+    if (!p.done()) return Failure{line, "expected the end of the step after 'connection " + std::to_string(step.connection) + "'"};
+    return std::nullopt;
+  }
+  return Failure{line, "expected '>', '<', 'handshake', 'wait' or 'connection' at the start of a step, got '" + first.text + "'"};
 }
 
 std::vector<std::string> split_list(std::string_view s) {
@@ -605,7 +618,8 @@ std::optional<SyntaxError> parse_header(const std::vector<Line>& lines, Header& 
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const Line& l = lines[i];
     const char c0 = l.text[0];
-    if (c0 == '>' || c0 == '<' || l.text.starts_with("handshake") || l.text.starts_with("wait ")) {
+    if (c0 == '>' || c0 == '<' || l.text.starts_with("handshake") || l.text.starts_with("wait ") ||
+        l.text.starts_with("connection ")) {
       h.first_step = i;
       break;
     }

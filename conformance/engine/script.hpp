@@ -64,7 +64,11 @@ struct Alternative {
   std::vector<Arg> args;
 };
 
-enum class StepKind : std::uint8_t { kHandshake, kSend, kExpect, kWait };
+enum class StepKind : std::uint8_t { kHandshake, kSend, kExpect, kWait, kConnection };
+
+// A case runs on one connection to the IUT unless a `connection N` step
+// opens another (docs/conformance.md, "More than one connection").
+inline constexpr int kMaxConnections = 4;
 
 struct Step {
   StepKind kind = StepKind::kSend;
@@ -74,6 +78,7 @@ struct Step {
   std::vector<Alternative> alternatives;  // kExpect
   std::optional<Duration> within;         // kExpect
   Duration duration{0};                   // kWait
+  int connection = 0;                     // kConnection: 1 .. kMaxConnections
   std::string text;                       // the step as written, for reports
 };
 

@@ -5,7 +5,9 @@
 //
 //   advertisement  "RDMACONF" | version 1 | count | count x
 //                  (name[8] NUL padded, STag[4], base TO[8], length[4]), big-endian
-//   hint           "RDMACONF" | version 1 | flags (0x01: ask for Markers)
+//   hint           "RDMACONF" | version 1 | flags (0x01: ask for Markers;
+//                  0x02: the IUT's ULP issues RDMA Reads, so it needs an
+//                  ORD of at least 1)
 //   command        a Send from the tester whose payload is UlpCommandSpec
 //                  below: the IUT starts an operation as requester
 #pragma once
@@ -23,6 +25,7 @@
 namespace rdmaconf::conformance {
 
 inline constexpr std::uint8_t kHintMarkers = 0x01;
+inline constexpr std::uint8_t kHintReads = 0x02;
 
 // A test ULP command (`needs: commands`): rules on the IUT as requester (RDMA
 // Read and Atomic Requests, their ORD limit and the Read fence, untagged

@@ -96,6 +96,26 @@ TEST(Script, StepsAndValues) {
   (void)st;
 }
 
+// `connection N` (docs/conformance.md, "More than one connection"): a step
+// of its own, 1 to kMaxConnections, and a variable may name a connection.
+TEST(Script, ConnectionSteps) {
+  auto cs = ok(std::string(kHeader) + "handshake\nconnection 2\nhandshake\n> write stag=$1.rw.stag to=$1.rw.to+8\n"
+               "connection 1\n");
+  ASSERT_EQ(cs.size(), 1u);
+  const auto& st = cs[0].steps;
+  ASSERT_EQ(st.size(), 5u);
+  EXPECT_EQ(st[1].kind, StepKind::kConnection);
+  EXPECT_EQ(st[1].connection, 2);
+  EXPECT_EQ(st[4].connection, 1);
+  EXPECT_EQ(st[3].args[0].value.kind, Value::Kind::kVariable);
+  EXPECT_EQ(st[3].args[0].value.text, "1.rw.stag");
+  EXPECT_EQ(st[3].args[1].value.offset, 8);
+  // A script may begin with one: the header ends there.
+  EXPECT_EQ(ok(std::string(kHeader) + "connection 1\n> mpa.request\n")[0].steps.size(), 2u);
+  for (const char* wrong : {"connection\n", "connection 0\n", "connection 5\n", "connection two\n", "connection 2 3\n"})
+    EXPECT_NE(bad(std::string(kHeader) + "handshake\n" + wrong).message.find("connection"), std::string::npos) << wrong;
+}
+
 TEST(Script, ComparisonsMasksAndCaptures) {
   auto cs = ok(std::string(kHeader) +
                "< clc.accept smcr.qp_mtu<=3 smcr.rmbe_index>=1 x<2 y>0x10 smcr.mac&0x010000000000=0 smcr.peer_id=@peer\n"

@@ -259,6 +259,7 @@ class ConnectionObserver {
               std::uint64_t offset);
   void check_accept(Direction& d, const clc::AcceptConfirm& a, FrameNo frame, std::uint64_t offset);
   void check_confirm(Direction& d, const clc::AcceptConfirm& c, FrameNo frame, std::uint64_t offset);
+  void fce_absent(Direction& d, const clc::AcceptConfirm& m, wire::Bytes octets, FrameNo frame, std::uint64_t offset);
 
   void violate(const Rule& rule, Side side, FrameNo frame, std::uint64_t offset, std::string text,
                std::optional<wire::Hint> hint = std::nullopt);

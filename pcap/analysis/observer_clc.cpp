@@ -140,6 +140,7 @@ void ConnectionObserver::on_clc(Direction& d, const clc::Message& m, wire::Bytes
     }
     case MessageType::kAccept: {
       const auto& a = std::get<clc::AcceptConfirm>(m);
+      fce_absent(d, a, octets, frame, offset);
       if (client || !proposal_ || accept_) order(client ? "an Accept from the client" : "an Accept out of order");
       if (proposal_ && !accept_) check_accept(d, a, frame, offset);
       if (!accept_) accept_ = a;
@@ -147,6 +148,7 @@ void ConnectionObserver::on_clc(Direction& d, const clc::Message& m, wire::Bytes
     }
     case MessageType::kConfirm: {
       const auto& c = std::get<clc::AcceptConfirm>(m);
+      fce_absent(d, c, octets, frame, offset);
       if (!client || !accept_) order(!client ? "a Confirm from the server" : "a Confirm before any Accept");
       if (accept_ && proposal_) check_confirm(d, c, frame, offset);
       clc_done_ = true;
@@ -159,6 +161,16 @@ void ConnectionObserver::on_clc(Direction& d, const clc::Message& m, wire::Bytes
       break;
     }
   }
+}
+
+// SMC v2 (smc_clc_fill_fce): an Accept or Confirm without First Contact
+// carries no first-contact extension; its octets are judged as sent.
+void ConnectionObserver::fce_absent(Direction& d, const clc::AcceptConfirm& m, wire::Bytes octets, FrameNo frame,
+                                    std::uint64_t offset) {
+  if (auto v = check::fce_absent(m, octets))
+    violate(*v->rule, d.side, frame, offset,
+            std::string(m.type() == clc::MessageType::kAccept ? "Accept" : "Confirm") + " without First Contact ends with a " +
+                to_string(v->seen) + "-octet first-contact extension");
 }
 
 // The rules between Proposal and Accept, in the order the client's handshake

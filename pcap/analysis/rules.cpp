@@ -77,6 +77,7 @@ constexpr const Rule* kAll[] = {
     &check::kConfirmMaxLinks,
     &check::kDeclineOutOfSync,
     &check::kDeclineCodeOnWire,
+    &check::kFceAbsent,
     // SMC-R over RoCEv2 (reference/check/smcr.hpp)
     &check::kLlcReplyAnswersRequest,
     &check::kCdcConsumerNotAhead,

@@ -34,6 +34,7 @@ constexpr Implementation kImplementations[] = {
     {&kConfirmMaxLinks, "confirm_max_links"},
     {&kDeclineOutOfSync, "decline_out_of_sync"},
     {&kDeclineCodeOnWire, "decline_code_on_wire"},
+    {&kFceAbsent, "fce_absent"},
 };
 // ... and of the rules only a side can judge (its own configuration).
 constexpr Implementation kLocalImplementations[] = {
@@ -57,6 +58,7 @@ constexpr const Rule* kRules[] = {
     &kAcceptMaxLinks,   &kConfirmVersion,   &kConfirmPath,     &kConfirmFirstContact, &kConfirmPeerId,
     &kConfirmPeer,      &kConfirmQp,        &kConfirmRmb,      &kConfirmMtu,      &kConfirmEid,
     &kConfirmRelease,   &kConfirmMaxConns,  &kConfirmMaxLinks, &kDeclineOutOfSync, &kDeclineCodeOnWire,
+    &kFceAbsent,
 };
 
 using HF = clc::ClcHeaderSpec::Field;
@@ -292,6 +294,21 @@ Outcome decline_code_on_wire(const clc::Decline& d) {
   return broke<clc::DeclineSpec>(kDeclineCodeOnWire, clc::DeclineSpec::Field::PeerDiagnosis, d.diagnosis(), 0);
 }
 
+Outcome fce_absent(const clc::AcceptConfirm& m, clc::Bytes octets) {
+  if (m.version() < clc::kVersion2 || m.first_contact()) return std::nullopt;
+  // Where the blocks the header's flags announce end: the trailer follows.
+  clc::AcceptConfirm blocks = m;
+  clc::finalize(blocks);
+  const std::uint64_t end = blocks.header.get(HF::Length) - clc::kTrailerSize;
+  const std::size_t fce_size = clc::FirstContactExtSpec::decl.size_octets;
+  if (octets.size() < end + fce_size + clc::kTrailerSize) return std::nullopt;
+  const std::size_t surplus = octets.size() - clc::kTrailerSize - static_cast<std::size_t>(end);
+  const clc::FirstContactExt fce(octets.subspan(static_cast<std::size_t>(end)).first<clc::FirstContactExtSpec::decl.size_octets>());
+  const bool v2x = m.smc_type() == clc::SmcType::kR || fce.get(FF::Release) >= clc::kRelease1;
+  if (surplus != fce_size + (v2x ? clc::FirstContactExtV2xSpec::decl.size_octets : 0)) return std::nullopt;
+  return broke(kFceAbsent, clc::kAcceptConfirmTypeBits[0], surplus, 0);
+}
+
 // ---- what only a side knows
 
 namespace {
@@ -307,8 +324,8 @@ std::uint8_t agreed(std::uint8_t mine, std::uint64_t theirs) {
 }
 }  // namespace
 
-Outcome client_has_path(bool smcr_v1, bool smcr_v2) {
-  if (smcr_v1 || smcr_v2) return std::nullopt;
+Outcome client_has_path(bool v1_path, bool v2_path) {
+  if (v1_path || v2_path) return std::nullopt;
   return Violation{&kNoSmcDevice, "", 0, 0, 0};
 }
 

@@ -71,6 +71,7 @@ inline constexpr const Rule& kDeclineOutOfSync = rule<"rfc7609-c.4-decline-out-o
 // rule); a Decline with a local reason harms nothing but the peer's
 // diagnosis, so the row weighs it as a SHOULD (its weight column).
 inline constexpr const Rule& kDeclineCodeOnWire = rule<"smcv2-decline-code-on-wire">;
+inline constexpr const Rule& kFceAbsent = rule<"smcv2-fce-absent">;
 
 // ---- the rows only a side can judge: they rest on what it has (clc/local.hpp)
 inline constexpr const Rule& kNoSmcDevice = rule<"rfc7609-c.1-decline-reason">;
@@ -118,6 +119,16 @@ Outcome confirm_release(const clc::AcceptConfirm& accept, const clc::AcceptConfi
 Outcome confirm_max_conns(const clc::AcceptConfirm& accept, const clc::AcceptConfirm& confirm);
 Outcome confirm_max_links(const clc::AcceptConfirm& accept, const clc::AcceptConfirm& confirm);
 
+// ---- a v2 Accept or Confirm as sent (SMC v2: smc_clc_fill_fce): without
+// First Contact no first-contact extension follows its body. `octets` is
+// the whole message; `m` its decode with a receiver's rules, which leaves
+// the octets past the blocks aside (a receiver ignores them,
+// smcv2-hdr-surplus-ignored, so the machines do not judge this rule; the
+// capture observer does). Broken when those octets are exactly the
+// extension a first contact would carry (with its v2.1 part for SMC-R and
+// from release 1).
+Outcome fce_absent(const clc::AcceptConfirm& m, clc::Bytes octets);
+
 // ---- a Decline (RFC 7609 App. C.4; Linux SMC_CLC_DECL_*)
 Outcome decline_out_of_sync(const clc::Decline& d);
 Outcome decline_code_on_wire(const clc::Decline& d);
@@ -138,9 +149,10 @@ struct ServerSide {
   std::uint8_t max_links = 2;
 };
 
-// A client with nothing to propose (neither SMC-R version) declines at once
-// (RFC 7609 App. C.1; Linux smc_connect): no message to judge, its own state.
-Outcome client_has_path(bool smcr_v1, bool smcr_v2);
+// A client with nothing to propose (no path in either version) declines at
+// once (RFC 7609 App. C.1; Linux smc_connect): no message to judge, its own
+// state. The reference client has SMC-R alone; a tester's may offer SMC-D.
+Outcome client_has_path(bool v1_path, bool v2_path);
 // The reference has no ISM device: a Proposal offering no SMC-R path is
 // declined (Linux smc_listen_find_device).
 Outcome proposal_smcr_path(const clc::Proposal& p);

@@ -82,18 +82,32 @@ Eid make_eid(std::string_view text) {
   return e;
 }
 
+namespace {
+// The path a Proposal offers in one version: SMC-R, SMC-D, both or none.
+SmcType offered(bool smcr, bool smcd) {
+  return smcr && smcd ? SmcType::kBoth : smcr ? SmcType::kR : smcd ? SmcType::kD : SmcType::kNone;
+}
+}  // namespace
+
 Proposal build_proposal(const ClientConfig& c) {
   Proposal p;
-  const bool v2 = c.offer_v2;
+  const bool v1 = c.offer_v1 || c.smcd.v1;
+  const bool v2 = c.offer_v2 || c.smcd.v2;
   p.header.set(HF::Eyecatcher, kEyecatcherSmcr).set(HF::Version, v2 ? kVersion2 : kVersion1);
-  set_type_bits_field(p.header, kProposalTypeBits[1],
-                      static_cast<std::uint64_t>(c.offer_v1 ? SmcType::kR : SmcType::kNone));
-  if (v2) set_type_bits_field(p.header, kProposalTypeBits[0], static_cast<std::uint64_t>(SmcType::kR));
+  set_type_bits_field(p.header, kProposalTypeBits[1], static_cast<std::uint64_t>(offered(c.offer_v1, c.smcd.v1)));
+  if (v2) set_type_bits_field(p.header, kProposalTypeBits[0], static_cast<std::uint64_t>(offered(c.offer_v2, c.smcd.v2)));
   p.body.set(ProposalBodySpec::Field::PeerId, c.link.peer_id)
       .set_octets(ProposalBodySpec::Field::Gid, c.link.gid)
       .set_octets(ProposalBodySpec::Field::Mac, c.link.mac);
-  if (v2) p.smcd.emplace();  // always present in v2, zero without SMC-D
-  if (c.offer_v1) {
+  // The SMC-D area: always in v2, zero without SMC-D; in v1 when SMC-D is
+  // offered. Its GID names the native ISM device for SMC-D version 1 (Linux
+  // smc_clc_send_proposal fills it only then), its CHID exists from v2 on.
+  if (v2 || c.smcd.v1) p.smcd.emplace();
+  if (c.smcd.v1) {
+    p.smcd->set(ProposalSmcdSpec::Field::IsmGid, c.smcd.native.gid);
+    if (v2) p.smcd->set(ProposalSmcdSpec::Field::IsmChid, c.smcd.native.chid);
+  }
+  if (v1) {
     p.ip_prefix.emplace();
     if (c.ipv6.empty()) {
       p.ip_prefix->set(IpPrefixSpec::Field::OutgoingSubnet, c.ipv4.subnet)
@@ -115,6 +129,20 @@ Proposal build_proposal(const ClientConfig& c) {
       EidEntry entry;
       entry.set_octets(EidSpec::Field::Eid, e);
       if (!p.user_eids.push_back(entry)) break;
+    }
+  }
+  if (c.smcd.v2) {
+    // The SMC-Dv2 extension: the system EID (when the client has one) and
+    // one GID/CHID entry per ISMv2 device (Linux smc_clc_smcd_v2_extension).
+    p.smcd_v2_ext.emplace();
+    if (c.v2.system_eid) {
+      p.smcd_v2_ext->set_octets(SmcdV2ExtensionSpec::Field::SystemEid, *c.v2.system_eid);
+      p.v2_ext->set(V2ExtensionSpec::Field::Seid, 1);
+    }
+    for (const IsmDevice& d : c.smcd.v2_devices) {
+      IsmGidChid entry;
+      entry.set(IsmGidChidSpec::Field::Gid, d.gid).set(IsmGidChidSpec::Field::Chid, d.chid);
+      if (!p.ism_gids.push_back(entry)) break;
     }
   }
   finalize(p);
@@ -175,7 +203,9 @@ Step ClientHandshake::start(bool peer_smc_capable) {
     return finish(std::move(o));
   }
   // Linux declines at once when it has nothing to propose (smc_connect).
-  if (auto bad = check::client_has_path(cfg_.offer_v1, cfg_.offer_v2)) return decline(kVersion1, *bad->rule);
+  // (A client offering SMC-D has a path in that version too.)
+  if (auto bad = check::client_has_path(cfg_.offer_v1 || cfg_.smcd.v1, cfg_.offer_v2 || cfg_.smcd.v2))
+    return decline(kVersion1, *bad->rule);
   proposal_ = build_proposal(cfg_);
   state_ = State::kAwaitAccept;
   return Step{encode(proposal_), std::nullopt};

@@ -21,8 +21,9 @@
 // passes what it knows of itself (its prefixes, EIDs, link groups) and
 // declines on the first rule broken with the diagnosis of the rule's row
 // (check::decline_code). The reference negotiates SMC-R (v1 and v2); SMC-D layouts
-// are decoded and encoded by messages.hpp, and a Proposal offering only
-// SMC-D is declined with NOSMCDDEV, as a host without an ISM device does.
+// are decoded and encoded by messages.hpp, a client can offer SMC-D (SmcdOffer:
+// the conformance tester's Proposals), and a Proposal offering only SMC-D is
+// declined with NOSMCDDEV, as a host without an ISM device does.
 #pragma once
 
 #include <array>
@@ -74,10 +75,27 @@ struct V2Settings {
   std::uint8_t os_type = kOsLinux;
 };
 
+// One ISM device a client offers for SMC-Dv2 (Linux smc_clc_smcd_gid_chid).
+struct IsmDevice {
+  std::uint64_t gid = 0;
+  std::uint16_t chid = 0;
+};
+
+// What a client with ISM devices offers for SMC-D (Linux
+// smc_clc_send_proposal). The reference has no ISM device and offers none;
+// the tester offers SMC-D to see how a server without (or with) one answers.
+struct SmcdOffer {
+  bool v1 = false;   // SMC-D version 1: the native ISM GID in the SMC-D area
+  bool v2 = false;   // SMC-Dv2: the SMC-Dv2 extension and its GID/CHID list
+  IsmDevice native;  // the device named in the SMC-D area
+  std::vector<IsmDevice> v2_devices;  // at most kMaxIsmGids are sent
+};
+
 struct ClientConfig {
   SmcrLink link;
   bool offer_v1 = true;  // SMC-R version 1
   bool offer_v2 = true;  // SMC-R version 2
+  SmcdOffer smcd;
   V2Settings v2;
   Ipv4Prefix ipv4;
   std::vector<Ipv6PrefixEntry> ipv6;  // sent instead of the IPv4 subnet when not empty

@@ -71,7 +71,11 @@ MemoryRegion* MemoryTable::find(Stag stag) {
 std::variant<std::span<std::uint8_t>, TaggedFault> MemoryTable::resolve(
     Stag stag, std::uint64_t to, std::uint64_t length, Access right, ProtectionDomain pd,
     const Checks& checks) {
-  MemoryRegion* region = find(stag);
+  // RFC 5042 §6.1.1: an STag names one registration of this stream, index
+  // and key; without the key check an STag of another stream (or of an
+  // earlier registration) whose index is in use here names that region.
+  auto by_index = regions_.find(value(stag) >> 8);
+  MemoryRegion* region = checks.stag_key ? find(stag) : by_index == regions_.end() ? nullptr : &by_index->second;
   // RFC 5041 §7.1 step 1: the STag must be valid for this stream. An STag we
   // never registered has nothing to place into even when the check is off.
   if (region == nullptr) return TaggedFault::kInvalidStag;

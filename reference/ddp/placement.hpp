@@ -67,6 +67,7 @@ struct MemoryRegion {
 struct Checks {
   bool ddp_version = true;         // RFC 5041 §4.1: DV must be 1
   bool stag_valid = true;          // RFC 5041 §7.1 step 1
+  bool stag_key = true;            // RFC 5042 §6.1.1: the key octet names the registration (of this stream)
   bool stream_association = true;  // RFC 5041 §7.1 step 1 / RFC 5042 §5.1
   bool access_rights = true;       // RFC 5040 §8 / RFC 5042 §5.1
   bool base_bounds = true;         // RFC 5041 §7.1 steps 3-4
@@ -97,6 +98,11 @@ std::string_view describe(TaggedFault f);
 
 class MemoryTable {
  public:
+  // `first_key`: the key of the first registration. A device whose streams
+  // each keep their own table gives each a different one, so that no STag
+  // of one stream is an STag of another (RFC 5042 §6.1.1).
+  explicit MemoryTable(std::uint8_t first_key = 0) : next_key_(first_key) {}
+
   // Registers `memory` at `base_to` and returns its new STag. STags are an
   // index in the upper 24 bits and a key in the low 8 bits (the layout of
   // RFC 5040 implementations such as siw); re-registration changes the key,

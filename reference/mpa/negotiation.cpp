@@ -385,6 +385,23 @@ void Negotiation::on_request(const ReqRepFrame& request) {
                    request.ulp_private_data));
     return;
   }
+  // RFC 6581 §9.1: a responder whose ULP needs more outstanding RDMA Reads
+  // than the initiator's IRD lets it issue may refuse the connection; its
+  // Reject carries its IRD and, as its ORD, the ORD the ULP needs, so the
+  // initiator learns why. An IRD of 0x3FFF leaves the negotiation to the
+  // ULP: nothing to refuse here.
+  if (const auto& theirs = request.enhanced_data;
+      theirs && theirs->ird != kMaxIrdOrd && theirs->ird < config_.required_ord) {
+    NegotiationOutcome unused;
+    bool no_matching_rtr = false;
+    EnhancedData ours = answer_enhanced(config_, *theirs, unused, no_matching_rtr);
+    ours.ord = std::min(config_.required_ord, kMaxIrdOrd);
+    queue_reply(true, request.revision, ours, {});
+    fail(rejecting(FailureKind::kInsufficientIrd,
+                   "the initiator's IRD is below the ORD this responder's ULP needs; rejected (RFC 6581 §9.1)",
+                   std::nullopt, request.ulp_private_data));
+    return;
+  }
   state_ = NegotiationState::kRequestReceived;
 }
 

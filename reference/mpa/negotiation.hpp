@@ -72,6 +72,10 @@ struct NegotiationConfig {
   // Initiator: lower our ORD to the responder's IRD (true), or fail with
   // Insufficient IRD (false; Linux siw's strict mode).
   bool allow_ord_reduction = true;
+  // Responder: the ORD its ULP needs (0: it issues no RDMA Reads). A
+  // Request whose IRD is below it cannot serve the ULP: it is rejected,
+  // the Reject's enhanced data naming this ORD (RFC 6581 §9.1).
+  std::uint16_t required_ord = 0;
   // Reject a peer frame with non-zero Res. Off: RFC 5044 §7.1.1 says Res is
   // not checked on receipt (see ReqRepDecodeOptions::check_reserved).
   bool check_reserved = false;
@@ -111,7 +115,7 @@ enum class FailureKind : std::uint8_t {
   kMalformedFrame,     // see decode_error
   kTimeout,
   kMarkersUnsupported, // the peer wants Markers we cannot send
-  kInsufficientIrd,    // RFC 6581
+  kInsufficientIrd,    // RFC 6581 (the responder's: the Request's IRD is below the ORD its ULP needs)
   kNoMatchingRtr,      // RFC 6581
   kUnexpectedData,     // octets before the responder's Reply was sent
 };

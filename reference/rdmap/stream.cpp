@@ -67,6 +67,7 @@ std::uint64_t atomic_result(AtomicOpcode op, std::uint64_t original, const Atomi
 
 Stream::Stream(StreamConfig config)
     : config_(config),
+      memory_(config.first_stag_key),
       read_request_slots_(config.ird),
       atomic_slots_(config.ord) {
   // RFC 5040 §5.2.1: the Data Source holds IRD buffers on QN 1, one per
@@ -85,6 +86,7 @@ ddp::Checks Stream::placement_checks() const {
   ddp::Checks c;
   c.ddp_version = check(Fault::kSkipDdpVersionCheck);
   c.stag_valid = check(Fault::kSkipStagCheck);
+  c.stag_key = check(Fault::kSkipStagKeyCheck);
   c.stream_association = check(Fault::kSkipStreamAssociationCheck);
   c.access_rights = check(Fault::kSkipAccessCheck);
   c.base_bounds = check(Fault::kSkipBoundsCheck);

@@ -76,6 +76,7 @@ enum class Fault : std::uint8_t {
   kSkipReadFence,               // RFC 5040 §5.5: a fenced message waits for Read/Atomic Responses (local)
   kCheckAtomicReserved,         // the opposite of RFC 7306 §5: terminates on reserved bits it must ignore
   kOmitTerminatedHeader,        // against RFC 5040 §4.8 Fig. 10: no DDP header for a bad version or opcode
+  kSkipStagKeyCheck,            // RFC 5042 §6.1.1: an STag's key octet (another stream's STag of the same index)
   kCount
 };
 
@@ -86,6 +87,9 @@ struct StreamConfig {
   std::uint32_t ird = 4;      // inbound RDMA Read + Atomic Requests we answer at once
   std::uint32_t ord = 4;      // outbound ones we may have outstanding
   ddp::ProtectionDomain pd{1};
+  // The key of the stream's first registration (ddp::MemoryTable): a device
+  // gives each stream its own, so no two streams share an STag.
+  std::uint8_t first_stag_key = 0;
   Faults faults;
 };
 

@@ -87,7 +87,9 @@ inline constexpr Requirement kRows[] = {
     row("smcv2-fce-present", M, W,
         "A v2 Accept and Confirm with first contact set carry the first-contact extension (OS type, release, "
         "hostname)"),
-    row("smcv2-fce-absent", M, W, "Without first contact a v2 Accept or Confirm carries no first-contact extension"),
+    row("smcv2-fce-absent", M, W, "Without first contact a v2 Accept or Confirm carries no first-contact extension")
+        .says("a v2 Accept or Confirm without First Contact ends where its body ends, no first-contact extension after it")
+        .also("SMCv2: smc_clc_fill_fce"),
     row("smcv2-fce-release-valid", M, P,
         "A first-contact extension whose release is higher than the one proposed is declined "
         "(SMC_CLC_DECL_RELEASEERR)"),

@@ -244,6 +244,49 @@ TEST(ClcHandshake, ServerDeclinesSmcdOnlyProposal) {
   EXPECT_EQ(st.outcome->failed_rule->id, "smcv2-proposal-smcr-path");
 }
 
+// A client with ISM devices offers SMC-D beside SMC-R (Linux
+// smc_clc_send_proposal): version 1 names its native ISM GID in the SMC-D
+// area, version 2 lists its devices in the SMC-Dv2 extension; the Proposal
+// decodes with every block in place, and one offering SMC-D alone is sent,
+// not declined at once for want of a path.
+TEST(ClcHandshake, ProposalOfferingSmcdNamesItsDevices) {
+  ClientConfig c = client_config();
+  c.smcd.v1 = c.smcd.v2 = true;
+  c.smcd.native = {0x1122334455667788ull, 0x0101};
+  c.smcd.v2_devices = {c.smcd.native, {0x99aabbccddeeff00ull, 0xffff}};
+  auto m = decode(encode(build_proposal(c)));
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  const auto& p = std::get<Proposal>(*m);
+  EXPECT_EQ(p.smcv1_type(), SmcType::kBoth);
+  EXPECT_EQ(p.smcv2_type(), SmcType::kBoth);
+  ASSERT_TRUE(p.smcd && p.ip_prefix && p.v2_ext && p.smcd_v2_ext);
+  EXPECT_EQ(p.smcd->get(ProposalSmcdSpec::Field::IsmGid), 0x1122334455667788ull);
+  EXPECT_EQ(p.smcd->get(ProposalSmcdSpec::Field::IsmChid), 0x0101u);
+  ASSERT_EQ(p.ism_gids.size(), 2u);
+  EXPECT_EQ(p.v2_ext->get(V2ExtensionSpec::Field::IsmGidCount), 2u);
+  EXPECT_EQ(p.ism_gids[1].get(IsmGidChidSpec::Field::Gid), 0x99aabbccddeeff00ull);
+  EXPECT_EQ(p.ism_gids[1].get(IsmGidChidSpec::Field::Chid), 0xffffu);
+
+  ClientConfig only_d = client_config();
+  only_d.offer_v1 = only_d.offer_v2 = false;
+  only_d.smcd.v1 = true;
+  only_d.smcd.native = c.smcd.native;
+  ClientHandshake client(only_d);
+  const Step st = client.start(true);
+  EXPECT_FALSE(st.outcome) << "declined at once";
+  auto sent = decode(st.send);
+  ASSERT_TRUE(sent.ok()) << sent.error().to_string();
+  const auto& q = std::get<Proposal>(*sent);
+  EXPECT_EQ(q.version(), kVersion1);
+  EXPECT_EQ(q.smcv1_type(), SmcType::kD);
+  // ... which a server without an ISM device declines naming the SMC-D device.
+  ServerHandshake s(server_config());
+  (void)s.start(true);
+  const Step answer = s.on_message(st.send);
+  ASSERT_TRUE(answer.outcome);
+  EXPECT_EQ(answer.outcome->diagnosis, kDeclNoSmcdDev);
+}
+
 TEST(ClcHandshake, ClientDeclinesOutOfSyncLinkGroup) {
   // The server believes it shares a link group with the client; the client
   // has none: it must decline SYNCERR with Out of Sync (Linux smc_conn_create).
@@ -455,16 +498,19 @@ TEST(ClcHandshake, PeerDeclineBreakingTheDiagnosisRulesIsReported) {
 
 // Every rule a machine declines on names its diagnosis in its registry row
 // (declined_with): a code of the Decline table that goes on the wire. Only
-// the Decline rules (reported, never declined on) name none.
+// the Decline rules (reported, never declined on) and the first-contact
+// extension's absence (a receiver ignores the octets; captures judge it)
+// name none.
 TEST(ClcHandshake, EveryDeclinedRuleNamesItsCodeInItsRow) {
   std::vector<const check::Rule*> rules(check::clc_rules().begin(), check::clc_rules().end());
   rules.insert(rules.end(), check::clc_local_rules().begin(), check::clc_local_rules().end());
-  EXPECT_EQ(rules.size(), 34u);
+  EXPECT_EQ(rules.size(), 35u);
   for (const check::Rule* r : rules) {
     ASSERT_NE(r->row, nullptr) << r->id;
-    const bool decline_rule = r == &check::kDeclineOutOfSync || r == &check::kDeclineCodeOnWire;
-    EXPECT_EQ(r->row->decline.empty(), decline_rule) << r->id;
-    if (decline_rule) {
+    const bool names_no_code =
+        r == &check::kDeclineOutOfSync || r == &check::kDeclineCodeOnWire || r == &check::kFceAbsent;
+    EXPECT_EQ(r->row->decline.empty(), names_no_code) << r->id;
+    if (names_no_code) {
       EXPECT_EQ(check::decline_code(*r), 0u) << r->id;
       continue;
     }

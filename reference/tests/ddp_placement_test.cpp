@@ -47,6 +47,22 @@ TEST_F(DdpTaggedPlacement, UnknownOrInvalidatedStagIsInvalidStag) {
   EXPECT_EQ(ddp_code_for(TaggedFault::kInvalidStag), code_of(TaggedError::kInvalidStag));
 }
 
+// RFC 5042 §6.1.1: two streams' tables with keys of their own give the
+// same index different STags; one stream's is invalid on the other, unless
+// the key check is off (the fault ddp-skip-stag-key-check).
+TEST_F(DdpTaggedPlacement, AnotherStreamsStagOfTheSameIndexIsInvalid) {
+  std::vector<std::uint8_t> other_memory(256, 0);
+  MemoryTable other(16);
+  const Stag theirs = other.register_region(other_memory, 0x1000, Access::kRemoteWrite, kPd);
+  EXPECT_EQ(value(theirs) >> 8, value(stag) >> 8) << "same index";
+  EXPECT_NE(theirs, stag);
+  EXPECT_EQ(fault(resolve(0x1000, 1, Access::kRemoteWrite, theirs)), TaggedFault::kInvalidStag);
+  checks.stag_key = false;
+  auto r = resolve(0x1000, 1, Access::kRemoteWrite, theirs);
+  ASSERT_TRUE(std::holds_alternative<std::span<std::uint8_t>>(r));
+  EXPECT_EQ(std::get<0>(r).data(), memory.data()) << "this stream's buffer of that index";
+}
+
 // RFC 5042 §5.1 / RFC 5041 §7.2 0x1/0x1/0x02.
 TEST_F(DdpTaggedPlacement, OtherProtectionDomainIsNotAssociated) {
   EXPECT_EQ(fault(resolve(0x1000, 1, Access::kRemoteWrite, Stag{0}, ProtectionDomain{8})),

@@ -361,6 +361,36 @@ TEST(MpaNegotiation, ResponderOrdAboveOurIrdIsInsufficientIrd) {
   EXPECT_EQ(init.failure()->terminate_code, LlpErrorCode::kInsufficientIrd);
 }
 
+// RFC 6581 §9.1: a responder whose ULP needs an ORD the initiator's IRD
+// does not allow may reject, naming its IRD and the ORD it needs; one that
+// needs no more than the IRD, or an IRD of 0x3FFF, is not rejected.
+TEST(MpaNegotiation, ResponderRejectsAnIrdBelowTheOrdItsUlpNeeds) {
+  NegotiationConfig i = initiator(), r = responder();
+  i.ird = 1;
+  r.ird = 4;
+  r.required_ord = 2;
+  Pair p(i, r);
+  p.run();
+  ASSERT_EQ(p.resp.state(), NegotiationState::kFailed);
+  EXPECT_EQ(p.resp.failure()->kind, FailureKind::kInsufficientIrd);
+  EXPECT_EQ(p.resp.failure()->action, FailureAction::kSendRejectThenClose);
+  ASSERT_EQ(p.init.state(), NegotiationState::kFailed);
+  EXPECT_EQ(p.init.failure()->kind, FailureKind::kRejectedByPeer);
+  const auto& reject = p.init.peer_frame();
+  ASSERT_TRUE(reject && reject->reject && reject->enhanced_data);
+  EXPECT_EQ(reject->revision, kRevision2);
+  EXPECT_EQ(reject->enhanced_data->ird, 4) << "the responder's own IRD";
+  EXPECT_EQ(reject->enhanced_data->ord, 2) << "the ORD its ULP needs";
+
+  for (std::uint16_t ird : {std::uint16_t{2}, kMaxIrdOrd}) {
+    NegotiationConfig enough = initiator();
+    enough.ird = ird;
+    Pair q(enough, r);
+    q.run();
+    EXPECT_EQ(q.init.state(), NegotiationState::kFullOperation) << "IRD " << ird;
+  }
+}
+
 // --- RFC 6581: peer-to-peer and RTR kinds ---------------------------------
 
 TEST(MpaNegotiation, PeerToPeerWithEachRtrKind) {

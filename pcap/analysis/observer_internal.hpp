@@ -12,6 +12,7 @@
 
 #include "analysis/hex.hpp"
 #include "analysis/observer.hpp"
+#include "check/mpa_tcp.hpp"
 #include "check/segment.hpp"
 #include "mpa/headers.hpp"
 #include "rdmap/opcodes.hpp"
@@ -161,6 +162,32 @@ struct ConnectionObserver::Direction {
   bool terminated = false;
   std::optional<wire::Hint> length_hint;  // for the FPDU being reported: its ULPDU_Length looks byte-swapped
   bool after_terminate_reported = false;
+
+  // How the sender cut its FPDUs into TCP segments (RFC 5044 §4.5, §5.1;
+  // check/mpa_tcp.hpp, observer_tcp.cpp). `emss.at_most` is the receiver's
+  // MSS once full operation without Markers began, 0 while nothing is
+  // judged. `segment`: the last segment announced whole (on_segment), while
+  // it can be judged: it began in full operation and every octet fed since
+  // its start came in it. `split`: the FPDU in progress, the segment it
+  // began in having ended inside it.
+  struct SegmentSeen {
+    std::uint64_t start = 0, end = 0;  // stream offsets
+    FrameNo frame = 0;
+  };
+  struct Split {
+    std::uint64_t fpdu_start = 0;
+    std::size_t offset = 0, segment_octets = 0;  // check::SplitFpdu's
+    FrameNo frame = 0;                           // the segment the FPDU began in
+  };
+  check::EmssBounds emss;
+  std::size_t fpdu_limit = SIZE_MAX;  // emss.at_most, or SIZE_MAX while nothing is judged
+  std::size_t largest_segment = 0;    // octets of the longest announced segment
+  std::optional<SegmentSeen> segment;
+  std::optional<Split> split;
+  void forget_segments() {
+    segment.reset();
+    split.reset();
+  }
 
   DirectionStats stats;
   std::array<std::uint64_t, 16> rdmap_messages{};

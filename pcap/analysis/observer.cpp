@@ -143,7 +143,7 @@ void ConnectionObserver::on_data(Side side, FrameNo frame, wire::Bytes octets) {
   d.stats.octets += octets.size();
   // Octets of no announced segment: where the segments around them end is
   // not known.
-  d.segment.reset();
+  d.segment_judged = false;
   feed(d, frame, octets);
 }
 

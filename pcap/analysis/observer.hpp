@@ -271,7 +271,7 @@ class ConnectionObserver {
   void pump(Direction& d, FrameNo frame);
   // TCP segmentation (observer_tcp.cpp)
   void arm_segmentation(Direction& d);
-  void note_segment(Direction& d, FrameNo frame, std::size_t octets);
+  void note_split(Direction& d);
   void check_fpdu_segments(Direction& d, const mpa::Fpdu& f, FrameNo first_frame, std::uint64_t offset);
   void settle_mpa(FrameNo frame);
   void enter_full_operation(Direction& d);

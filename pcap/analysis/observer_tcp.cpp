@@ -18,42 +18,46 @@ namespace rdmaconf::analysis {
 
 using namespace observer_detail;
 
+// A segment begins at the stream's next octet. Per segment a few
+// comparisons and stores, then the octets go on as on_data's do (a tail
+// call: this is the analyzer's path for nearly every segment).
 void ConnectionObserver::on_segment(Side side, FrameNo frame, wire::Bytes payload) {
   Direction& d = dir(side);
   d.stats.octets += payload.size();
-  if (!payload.empty()) note_segment(d, frame, payload.size());
+  const std::uint64_t at = d.consumed_to + d.buf.size();
+  // The last segment ended here, inside the FPDU whose first octets are held.
+  if (!d.buf.empty() && d.segment_judged && d.segment_end == at) [[unlikely]]
+    note_split(d);
+  if (payload.size() > d.largest_segment) d.largest_segment = payload.size();
+  d.segment_judged = d.emss.at_most != 0 && d.mode == Direction::Mode::kFull;
+  d.segment_start = at;
+  d.segment_end = at + payload.size();
+  d.segment_frame = frame;
   feed(d, frame, payload);
 }
 
 void ConnectionObserver::arm_segmentation(Direction& d) {
   const std::optional<std::uint16_t>& mss = syn_mss_[static_cast<int>(other(d.side))];
   d.emss.at_most = mss && !d.markers ? *mss : 0;
-  d.fpdu_limit = d.emss.at_most != 0 ? d.emss.at_most : SIZE_MAX;
   d.forget_segments();
 }
 
-// A segment of `octets` octets begins at the stream's next octet.
-void ConnectionObserver::note_segment(Direction& d, FrameNo frame, std::size_t octets) {
-  const bool judged = d.mode == Direction::Mode::kFull && d.emss.at_most != 0;
-  const std::uint64_t at = d.consumed_to + d.buf.size();
-  // The last segment ended here, inside the FPDU whose first octets are
-  // held: charged to that segment when the FPDU began in it (one that began
-  // earlier was charged at its first boundary).
-  if (judged && d.segment && d.segment->end == at && !d.buf.empty() && d.consumed_to >= d.segment->start &&
-      !(d.split && d.split->fpdu_start == d.consumed_to)) {
-    const Direction::SegmentSeen& s = *d.segment;
-    d.split = Direction::Split{d.consumed_to, static_cast<std::size_t>(d.consumed_to - s.start),
-                               static_cast<std::size_t>(s.end - s.start), s.frame};
-  }
-  d.largest_segment = std::max(d.largest_segment, octets);
-  if (judged) d.segment = Direction::SegmentSeen{at, at + octets, frame};
-  else d.segment.reset();
+// The last segment ended inside the FPDU whose first octets are held: a
+// split, charged to that segment when the FPDU began in it (one that began
+// earlier was charged at its first boundary).
+[[gnu::cold, gnu::noinline]] void ConnectionObserver::note_split(Direction& d) {
+  if (d.mode != Direction::Mode::kFull || d.consumed_to < d.segment_start ||
+      (d.split && d.split->fpdu_start == d.consumed_to))
+    return;
+  d.split = Direction::Split{d.consumed_to, static_cast<std::size_t>(d.consumed_to - d.segment_start),
+                             static_cast<std::size_t>(d.segment_end - d.segment_start), d.segment_frame};
+  d.fpdu_limit = 0;  // on_fpdu looks at the FPDU when it completes
 }
 
 // The FPDU at `offset` is complete: whether it is too long for any segment,
 // and what the segment boundary found inside it says.
-void ConnectionObserver::check_fpdu_segments(Direction& d, const mpa::Fpdu& f, FrameNo first_frame,
-                                             std::uint64_t offset) {
+[[gnu::cold, gnu::noinline]] void ConnectionObserver::check_fpdu_segments(Direction& d, const mpa::Fpdu& f,
+                                                                       FrameNo first_frame, std::uint64_t offset) {
   const check::EmssBounds emss{d.emss.at_most, std::min(d.largest_segment, d.emss.at_most)};
   if (auto v = check::fpdu_fits_segment(f.consumed, emss))
     violate(*v->rule, d.side, first_frame, offset,
@@ -62,6 +66,7 @@ void ConnectionObserver::check_fpdu_segments(Direction& d, const mpa::Fpdu& f, F
   if (!d.split) return;
   const Direction::Split s = *d.split;
   d.split.reset();
+  d.settle_fpdu_limit();
   if (s.fpdu_start != offset) return;  // not this FPDU's (framing was found again in between)
   const check::SplitFpdu split{f.consumed, s.offset, s.segment_octets};
   const std::string fits = "it fits in one segment: this sender's segments reach " + std::to_string(emss.at_least) +

@@ -17,7 +17,9 @@
 // on_segment, on_conflicting_retransmission); without them those rules
 // judge nothing. Standard library plus rdmaconf_codec only, and
 // deterministic: the same octets in the same pieces give the same answers,
-// whatever the piece boundaries (tests split every input at every offset).
+// whatever the piece boundaries (tests split every input at every offset);
+// the boundaries of the segments on_segment announces are the exception, as
+// they are what the segmentation rules judge.
 //
 // What it tracks, per connection:
 // - the protocol, by content (never by port): an MPA Request/Reply key at the

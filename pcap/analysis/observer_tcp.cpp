@@ -18,7 +18,7 @@ namespace rdmaconf::analysis {
 
 using namespace observer_detail;
 
-// A segment begins at the stream's next octet. Per segment a few
+// A segment begins at the stream's next octet. Per segment a few loads,
 // comparisons and stores, then the octets go on as on_data's do (a tail
 // call: this is the analyzer's path for nearly every segment).
 void ConnectionObserver::on_segment(Side side, FrameNo frame, wire::Bytes payload) {
@@ -26,13 +26,11 @@ void ConnectionObserver::on_segment(Side side, FrameNo frame, wire::Bytes payloa
   d.stats.octets += payload.size();
   const std::uint64_t at = d.consumed_to + d.buf.size();
   // The last segment ended here, inside the FPDU whose first octets are held.
-  if (!d.buf.empty() && d.segment_judged && d.segment_end == at) [[unlikely]]
-    note_split(d);
+  if (d.segment_judged && !d.buf.empty()) [[unlikely]]
+    note_split(d, at);
   if (payload.size() > d.largest_segment) d.largest_segment = payload.size();
-  d.segment_judged = d.emss.at_most != 0 && d.mode == Direction::Mode::kFull;
+  d.segment_judged = d.judging;
   d.segment_start = at;
-  d.segment_end = at + payload.size();
-  d.segment_frame = frame;
   feed(d, frame, payload);
 }
 
@@ -40,17 +38,18 @@ void ConnectionObserver::arm_segmentation(Direction& d) {
   const std::optional<std::uint16_t>& mss = syn_mss_[static_cast<int>(other(d.side))];
   d.emss.at_most = mss && !d.markers ? *mss : 0;
   d.forget_segments();
+  d.judging = d.emss.at_most != 0;
 }
 
-// The last segment ended inside the FPDU whose first octets are held: a
-// split, charged to that segment when the FPDU began in it (one that began
-// earlier was charged at its first boundary).
-[[gnu::cold, gnu::noinline]] void ConnectionObserver::note_split(Direction& d) {
+// The last segment, which ended at `at`, ended inside the FPDU whose first
+// octets are held: a split, charged to that segment when the FPDU began in
+// it (one that began earlier was charged at its first boundary).
+[[gnu::cold, gnu::noinline]] void ConnectionObserver::note_split(Direction& d, std::uint64_t at) {
   if (d.mode != Direction::Mode::kFull || d.consumed_to < d.segment_start ||
       (d.split && d.split->fpdu_start == d.consumed_to))
     return;
   d.split = Direction::Split{d.consumed_to, static_cast<std::size_t>(d.consumed_to - d.segment_start),
-                             static_cast<std::size_t>(d.segment_end - d.segment_start), d.segment_frame};
+                             static_cast<std::size_t>(at - d.segment_start)};
   d.fpdu_limit = 0;  // on_fpdu looks at the FPDU when it completes
 }
 
@@ -71,12 +70,13 @@ void ConnectionObserver::arm_segmentation(Direction& d) {
   const check::SplitFpdu split{f.consumed, s.offset, s.segment_octets};
   const std::string fits = "it fits in one segment: this sender's segments reach " + std::to_string(emss.at_least) +
                            " octets, the MSS is " + std::to_string(emss.at_most);
+  // The segment the FPDU began in is the frame of its first octet.
   if (auto v = check::no_splitting_small(split, emss))
-    violate(*v->rule, d.side, s.frame, offset,
+    violate(*v->rule, d.side, first_frame, offset,
             "the " + std::to_string(f.consumed) + "-octet FPDU that opens this " + std::to_string(s.segment_octets) +
                 "-octet segment ends in a later one, though " + fits);
   if (auto v = check::segment_alignment(split, emss))
-    violate(*v->rule, d.side, s.frame, offset,
+    violate(*v->rule, d.side, first_frame, offset,
             "the " + std::to_string(f.consumed) + "-octet FPDU packed at octet " + std::to_string(s.offset) +
                 " of this " + std::to_string(s.segment_octets) +
                 "-octet segment ends in a later one: FPDUs share a segment only whole, and " + fits);

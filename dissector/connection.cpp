@@ -12,6 +12,13 @@
 // that spans segments is shown from a copy, as its own data source, as
 // Wireshark shows a reassembled PDU.
 //
+// How a sender cut its stream into segments is judged by the observer too
+// (RFC 5044 §4.5, §5.1): a segment fed whole, new and in order, is handed to
+// it as one (on_segment), with the MSS each SYN announced (the option hook
+// below), as `rdmaconf analyze` hands its reassembler's. Retransmitted
+// octets are skipped, not compared: a retransmission that differs
+// (rfc5044-5.1-retransmit-same) is analyze's alone.
+//
 // Found by content on any port, like the observer: an MPA key or a CLC
 // header at the start of a direction's data, or the SMC TCP option in both
 // SYNs (clc.cpp); Decode As for the rest (a capture that starts
@@ -78,6 +85,53 @@ struct UlpPorts {
   range_t* rpcrdma = nullptr;
   range_t* iser = nullptr;
 };
+// The MSS each endpoint's SYN announced (RFC 9293 §3.7.1), per
+// conversation: recorded by the MSS option hook, read when a connection is
+// claimed.
+struct SynMss {
+  address from[2]{};
+  std::uint32_t port[2] = {0, 0};
+  std::uint16_t mss[2] = {0, 0};
+  int count = 0;
+};
+wmem_map_t* g_syn_mss = nullptr;                // conversation index -> SynMss, emptied with each file
+dissector_handle_t g_tcp_mss_option = nullptr;  // Wireshark's own MSS option dissector
+// The option's octets: kind, length, then the MSS (RFC 9293 §3.2).
+constexpr std::uint32_t kTcpOptionKindMss = 2;
+constexpr int kMssValueOffset = 2;
+constexpr int kMssOptionLength = 4;
+
+SynMss* syn_mss(packet_info* pinfo, bool create) {
+  conversation_t* conv = create ? find_or_create_conversation(pinfo) : find_conversation_pinfo(pinfo, 0);
+  if (!conv || !g_syn_mss) return nullptr;
+  void* key = GUINT_TO_POINTER(conv->conv_index);
+  auto* m = static_cast<SynMss*>(wmem_map_lookup(g_syn_mss, key));
+  if (!m && create) {
+    m = new (wmem_alloc0(wmem_file_scope(), sizeof(SynMss))) SynMss{};
+    wmem_map_insert(g_syn_mss, key, m);
+  }
+  return m;
+}
+
+// Wireshark shows the option as ever; the value is kept for the observer.
+int dissect_tcp_mss_option(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* data) {
+  const int used = g_tcp_mss_option ? call_dissector_with_data(g_tcp_mss_option, tvb, pinfo, tree, data) : 0;
+  if (!PINFO_FD_VISITED(pinfo) && tvb_captured_length(tvb) >= static_cast<unsigned>(kMssOptionLength)) {
+    SynMss* m = syn_mss(pinfo, true);
+    int k = 0;
+    while (k < m->count && !(addresses_equal(&m->from[k], &pinfo->src) && m->port[k] == pinfo->srcport)) ++k;
+    if (k < 2) {
+      if (k == m->count) {
+        copy_address_wmem(wmem_file_scope(), &m->from[k], &pinfo->src);
+        m->port[k] = pinfo->srcport;
+        ++m->count;
+      }
+      m->mss[k] = tvb_get_ntohs(tvb, kMssValueOffset);
+    }
+  }
+  return used > 0 ? used : static_cast<int>(tvb_captured_length(tvb));
+}
+
 UlpPorts& ulp_ports() {
   static UlpPorts p;
   return p;
@@ -112,10 +166,19 @@ class Connection final : public analysis::ObserverSink {
         if (addresses_equal(&smc->from[k], a) && smc->port[k] == port) return true;
       return false;
     };
+    const SynMss* mss = syn_mss(pinfo, false);
+    auto mss_from = [mss](const address* a, std::uint32_t port) -> std::optional<std::uint16_t> {
+      if (!mss) return std::nullopt;
+      for (int k = 0; k < mss->count; ++k)
+        if (addresses_equal(&mss->from[k], a) && mss->port[k] == port) return mss->mss[k];
+      return std::nullopt;
+    };
     const bool syn[2] = {(seen & kSynSeen) != 0, (seen & kSynAckSeen) != 0};
     const bool option[2] = {smc_from(&initiator_, initiator_port_), smc_from(responder, responder_port)};
+    const std::optional<std::uint16_t> announced[2] = {mss_from(&initiator_, initiator_port_),
+                                                       mss_from(responder, responder_port)};
     for (Side s : {Side::kInitiator, Side::kResponder}) {
-      if (syn[idx(s)]) observer_.on_syn(s, option[idx(s)]);
+      if (syn[idx(s)]) observer_.on_syn(s, option[idx(s)], announced[idx(s)]);
       else observer_.on_mid_stream(s);
     }
   }
@@ -125,8 +188,10 @@ class Connection final : public analysis::ObserverSink {
                                                                                            : Side::kResponder;
   }
 
-  // The first pass: the segment's octets not fed yet go to the observer.
-  void feed(Side side, std::uint32_t frame, std::uint32_t seq, const std::uint8_t* data, std::uint32_t length) {
+  // The first pass: the segment's octets not fed yet go to the observer;
+  // `whole`: the capture holds all of the segment's octets.
+  void feed(Side side, std::uint32_t frame, std::uint32_t seq, const std::uint8_t* data, std::uint32_t length,
+            bool whole) {
     Direction& d = dir_[idx(side)];
     if (!d.started) {
       d.started = true;
@@ -152,7 +217,9 @@ class Connection final : public analysis::ObserverSink {
     length -= skip;
 
     cur_ = {side, frame, data, d.fed_to, length, tvb_base, true};
-    observer_.on_data(side, frame, wire::Bytes(data, length));
+    // New, in order and all captured: the segment as its sender cut it.
+    if (whole && delta == 0) observer_.on_segment(side, frame, wire::Bytes(data, length));
+    else observer_.on_data(side, frame, wire::Bytes(data, length));
     cur_.active = false;
     const std::uint64_t segment_at = d.fed_to;
     d.fed_to += length;
@@ -493,7 +560,9 @@ int dissect_connection(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void
   Connection* c = connection_of(pinfo, true);
   if (!PINFO_FD_VISITED(pinfo)) {
     const auto length = static_cast<std::uint32_t>(tvb_captured_length(tvb));
-    if (length) c->feed(c->side_of(pinfo), pinfo->num, tcp->seq, tvb_get_ptr(tvb, 0, static_cast<int>(length)), length);
+    if (length)
+      c->feed(c->side_of(pinfo), pinfo->num, tcp->seq, tvb_get_ptr(tvb, 0, static_cast<int>(length)), length,
+              tvb_reported_length(tvb) == length);
   }
   return show_frame(tvb, pinfo, tree, *c, c->frame(pinfo->num));
 }
@@ -529,6 +598,10 @@ void register_connection(void) {
 
 void handoff_connection(void) {
   Ids& i = ids();
+  // Watch the MSS option: wrap Wireshark's own dissector of it.
+  g_syn_mss = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash, g_direct_equal);
+  g_tcp_mss_option = dissector_get_uint_handle(find_dissector_table("tcp.option"), kTcpOptionKindMss);
+  dissector_add_uint("tcp.option", kTcpOptionKindMss, create_dissector_handle(dissect_tcp_mss_option, -1));
   // One heuristic for both: the observer tells MPA from CLC by content.
   heur_dissector_add("tcp", heuristic, "rdmaconf MPA and SMC CLC over TCP (MPA keys, CLC eyecatchers)",
                      "rdmaconf_tcp", i.proto_mpa, HEURISTIC_ENABLE);

@@ -1,9 +1,10 @@
 // Capture cases: a case whose subject is a capture, not a live IUT
 // (docs/conformance.md, "Capture cases"). Some rules are observable on the
 // wire, but the live tester cannot make its peer show them: the peer would
-// have to run NFS or iSER over RDMA (RFC 8166, RFC 7145). The capture
-// analyzer judges those rules in captures; a capture case names one row, a
-// capture that keeps the rule and one that breaks it:
+// have to run NFS or iSER over RDMA (RFC 8166, RFC 7145), or the rule is on
+// the TCP segments the tester's socket never sees (RFC 5044 §4.5, §5.1). The
+// capture analyzer judges those rules in captures; a capture case names one
+// row, a capture that keeps the rule and one that breaks it:
 //
 //   id:          capture-rpcrdma-credit-limit
 //   title:       A requester sends no call beyond the credits granted

@@ -171,9 +171,11 @@ class Connection {
   Connection(capture::CaptureWriter& w, std::uint16_t client_port, bool smc_option = false, bool open = true)
       : rec_(w, endpoint(1, client_port), endpoint(2, 4791), capture::Timestamp{1'700'000'000'000'000'000}, 1460) {
     capture::TcpOptions o;
-    o.mss = 1460;
     o.smc = smc_option;
-    if (open) rec_.open(o, o);
+    // No MSS option: these captures cut FPDUs on purpose, to exercise the
+    // plugin's reassembly, and without the receiver's MSS neither analyze
+    // nor the plugin judges how a sender segmented (RFC 5044 §5.1).
+    if (open) rec_.open(o, o, false);
   }
   ~Connection() { rec_.close(); }
   void lose(Side s, std::size_t octets) { rec_.lose(s, octets); }

@@ -125,14 +125,16 @@ Side side_of(const capture::Stream& s) { return s.from_initiator() ? Side::kInit
 void Analyzer::on_stream_start(capture::Stream& s) {
   Connection& c = connection_for(s);
   ++c.streams_open;
-  if (s.syn_seen()) c.observer.on_syn(side_of(s), s.syn_options().smc);
+  if (s.syn_seen()) c.observer.on_syn(side_of(s), s.syn_options().smc, s.syn_options().mss);
   else c.observer.on_mid_stream(side_of(s));
 }
 
 void Analyzer::on_data(capture::Stream& s, const capture::StreamData& d) {
   result_.summary.octets += d.bytes.size();
   Connection& c = connection_for(s);
-  c.observer.on_data(side_of(s), d.frame.value, d.bytes);
+  // A whole segment as its sender cut it: MPA's segmentation rules judge it.
+  if (d.whole_segment) c.observer.on_segment(side_of(s), d.frame.value, d.bytes);
+  else c.observer.on_data(side_of(s), d.frame.value, d.bytes);
   if (!c.clc_recorded && c.observer.protocol() == Protocol::kClc) {
     // RFC 7609 §3.5: the CLC client (the TCP initiator) is the client of the link group.
     c.clc_recorded = true;
@@ -226,6 +228,16 @@ void Analyzer::on_roce(RoceLink& l, const capture::IpAddress& initiator, const c
   if (!l.observer.added_links().empty() &&
       roce_aliases_.add(l, l.pair, l.observer.added_links(), &Connection::gid_address))
     last_roce_ = nullptr;  // the pair may be the cached one
+}
+
+void Analyzer::on_conflict(capture::Stream& s, const capture::StreamConflict& c) {
+  ConnectionObserver::Retransmission r;
+  r.stream_offset = c.offset;
+  r.sequence_number = c.sequence.value;
+  r.first_sent = c.first;
+  r.resent = c.again;
+  r.first_frame = c.first_frame.value;
+  connection_for(s).observer.on_conflicting_retransmission(side_of(s), c.frame.value, r);
 }
 
 void Analyzer::on_gap(capture::Stream& s, const capture::StreamGap& g) {

@@ -137,6 +137,7 @@ class Analyzer : public capture::StreamConsumer {
   void on_data(capture::Stream& s, const capture::StreamData& d) override;
   void on_gap(capture::Stream& s, const capture::StreamGap& g) override;
   void on_stream_end(capture::Stream& s, capture::StreamEnd why) override;
+  void on_conflict(capture::Stream& s, const capture::StreamConflict& c) override;
   void on_report(const capture::Report& r) override;
   // RoCEv2 is UDP: the analyzer takes datagrams to port 4791 (IBTA Annex A17).
   bool wants_udp() const override { return true; }

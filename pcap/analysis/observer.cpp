@@ -77,9 +77,10 @@ void ConnectionObserver::event(EventKind kind, Side side, FrameNo frame, std::ui
   sink_.on_event(e);
 }
 
-void ConnectionObserver::on_syn(Side side, bool smc_option) {
+void ConnectionObserver::on_syn(Side side, bool smc_option, std::optional<std::uint16_t> mss) {
   syn_seen_[static_cast<int>(side)] = true;
   syn_smc_[static_cast<int>(side)] = smc_option;
+  syn_mss_[static_cast<int>(side)] = mss;
 }
 
 void ConnectionObserver::on_mid_stream(Side side) {
@@ -108,6 +109,7 @@ void ConnectionObserver::on_gap(Side side, std::uint64_t length, FrameNo frame) 
         std::to_string(length) + " octets missing from the capture");
   d.consumed_to += d.buf.size() + length;
   d.buf.clear();
+  d.forget_segments();
   d.hunt_fresh = true;  // a hunt in progress starts over past the gap
   d.need = 0;
   // A gap loses messages, so request/response matching cannot be trusted
@@ -139,6 +141,9 @@ void ConnectionObserver::on_gap(Side side, std::uint64_t length, FrameNo frame) 
 void ConnectionObserver::on_data(Side side, FrameNo frame, wire::Bytes octets) {
   Direction& d = dir(side);
   d.stats.octets += octets.size();
+  // Octets of no announced segment: where the segments around them end is
+  // not known.
+  d.segment_judged = false;
   feed(d, frame, octets);
 }
 
@@ -488,6 +493,7 @@ void ConnectionObserver::enter_full_operation(Direction& d) {
   c.fail_on_error = false;
   d.deframer.emplace(c);
   d.mode = Direction::Mode::kFull;
+  arm_segmentation(d);
 }
 
 }  // namespace rdmaconf::analysis

@@ -78,6 +78,10 @@ bool ConnectionObserver::plausible_segment(wire::Bytes h) const {
 void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first_frame, FrameNo frame) {
   ++d.stats.fpdus;
   const std::uint64_t offset = d.consumed_to;
+  // How TCP's segments carried it (RFC 5044 §4.5, §5.1): an FPDU too long
+  // for a segment, or one a segment ended inside (observer_tcp.cpp).
+  if (f.consumed > d.fpdu_limit) [[unlikely]]
+    check_fpdu_segments(d, f, first_frame, offset);
   // Without CRC the field may hold anything and is not checked (RFC 5044
   // §4.1, §7.1.1 C bit): nothing to report then.
   if (f.crc_status == mpa::CrcStatus::kMismatch)

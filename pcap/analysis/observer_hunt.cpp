@@ -21,6 +21,7 @@ void ConnectionObserver::start_hunt(Direction& d, FrameNo frame, std::string_vie
   d.hunt_fresh = true;
   d.deframer.reset();
   d.forget_ddp_state();
+  d.forget_segments();
   event(EventKind::kSkipped, d.side, frame, d.consumed_to, 0, "hunting for FPDU framing: " + std::string(why));
 }
 

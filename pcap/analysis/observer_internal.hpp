@@ -12,6 +12,7 @@
 
 #include "analysis/hex.hpp"
 #include "analysis/observer.hpp"
+#include "check/mpa_tcp.hpp"
 #include "check/segment.hpp"
 #include "mpa/headers.hpp"
 #include "rdmap/opcodes.hpp"
@@ -165,6 +166,37 @@ struct ConnectionObserver::Direction {
   DirectionStats stats;
   std::array<std::uint64_t, 16> rdmap_messages{};
   std::array<std::uint64_t, 5> clc_types{};
+
+  // How the sender cut its FPDUs into TCP segments (RFC 5044 §4.5, §5.1;
+  // check/mpa_tcp.hpp, observer_tcp.cpp), after the state read per FPDU,
+  // which keeps its place (performance.md). `emss.at_most` is the receiver's
+  // MSS once full operation without Markers began, 0 while nothing is
+  // judged; `judging` while segments are judged (full operation, the MSS
+  // known, no Markers). `segment_start`: where the last segment announced
+  // whole (on_segment) began; `segment_judged` while it can be judged: it
+  // began while judging and every octet fed since its start came in it (so
+  // it ends at the next octet). `split`: the FPDU in progress, the segment it
+  // began in having ended inside it. `fpdu_limit` is what on_fpdu compares
+  // each FPDU's length with, one comparison for both rules: the MSS, 0 while
+  // a split waits for its FPDU, SIZE_MAX while nothing is judged.
+  struct Split {
+    std::uint64_t fpdu_start = 0;
+    std::size_t offset = 0, segment_octets = 0;  // check::SplitFpdu's
+  };
+  check::EmssBounds emss;
+  std::size_t fpdu_limit = SIZE_MAX;
+  std::size_t largest_segment = 0;  // octets of the longest announced segment
+  bool judging = false;
+  bool segment_judged = false;
+  std::uint64_t segment_start = 0;
+  std::optional<Split> split;
+  void settle_fpdu_limit() { fpdu_limit = split ? 0 : emss.at_most != 0 ? emss.at_most : SIZE_MAX; }
+  void forget_segments() {
+    judging = false;
+    segment_judged = false;
+    split.reset();
+    settle_fpdu_limit();
+  }
 
   std::uint64_t position(std::uint64_t offset) const { return offset - position_base; }
   void forget_ddp_state() {

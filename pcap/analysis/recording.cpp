@@ -20,7 +20,11 @@ ExchangeRecorder::ExchangeRecorder(const std::string& path, RecordingOptions opt
                                                 capture::Timestamp{1'700'000'000'000'000'000}, options.mss);
   capture::TcpOptions syn;
   syn.smc = options.smc_option;
-  tcp_->open(syn, syn);
+  // No MSS option: the segments are the recorder's cut of what each side
+  // wrote or the tester read, not how a sender segmented its stream, and
+  // without the receiver's MSS the analyzer does not judge that (RFC 5044
+  // §4.5, §5.1: reference/check/mpa_tcp.hpp).
+  tcp_->open(syn, syn, false);
   opened_ = tcp_->now();
 }
 

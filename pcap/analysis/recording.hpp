@@ -1,9 +1,10 @@
 // Recording a byte exchange as a capture: what `rdmaconf run --pcap DIR`
 // calls for each conformance case. The engine hands over the octets each side
 // sent, in the order they crossed the wire, and gets a pcapng file with
-// synthesized Ethernet/IPv4/TCP framing (handshake, data cut at the MSS and
-// acknowledged, FIN) that Wireshark and `rdmaconf analyze` open like any
-// capture. Standard library only (no libpcap: the writer is ours).
+// synthesized Ethernet/IPv4/TCP framing (handshake, data cut at `mss` octets
+// and acknowledged, FIN) that Wireshark and `rdmaconf analyze` open like any
+// capture. The SYNs announce no MSS: the segments are the recorder's, not the
+// senders', so analyze does not judge how they segmented (RFC 5044 §5.1). Standard library only (no libpcap: the writer is ours).
 //
 //   ExchangeRecorder rec(case_capture_path(dir, "rfc5044-7.1.1-pd-length-max"));
 //   rec.add(Side::kInitiator, request_octets, "MPA Request with PD_Length 513");
@@ -30,7 +31,7 @@ struct RecordingOptions {
   capture::FileFormat format = capture::FileFormat::kPcapng;
   std::uint16_t initiator_port = 40000;
   std::uint16_t responder_port = 20000;  // no well-known port: detection is by content
-  std::uint16_t mss = 1460;
+  std::uint16_t mss = 1460;  // where data is cut (not announced in the SYNs)
   bool smc_option = false;  // both SYNs offer SMC (RFC 7609 §3.1), for CLC cases
 };
 

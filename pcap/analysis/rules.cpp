@@ -2,6 +2,7 @@
 
 #include "check/clc.hpp"
 #include "check/mpa_startup.hpp"
+#include "check/mpa_tcp.hpp"
 #include "check/segment.hpp"
 #include "check/smcr.hpp"
 #include "check/ulp.hpp"
@@ -31,6 +32,11 @@ constexpr const Rule* kAll[] = {
     &rules::kMarkerFpduPtr,
     &rules::kMarkerReserved,
     &rules::kPadZero,
+    // How FPDUs go into TCP segments (reference/check/mpa_tcp.hpp)
+    &check::kFpduFitsSegment,
+    &check::kSegmentAlignment,
+    &check::kNoSplittingSmall,
+    &check::kRetransmitSame,
     &check::kSegmentHeader,
     &check::kDdpVersion,
     &check::kMsnSequence,

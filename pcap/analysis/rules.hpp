@@ -7,9 +7,10 @@
 // Every rule another tool checks too is the rule layer's (reference/check/:
 // segment.hpp for DDP and RDMAP, mpa_startup.hpp for the Request and Reply,
 // clc.hpp for the CLC exchange, smcr.hpp for SMC-R over RoCEv2, ulp.hpp for
-// RPC-over-RDMA and iSER), and the observer calls it by its check:: name. The
-// rules below are the ones only a passive observer of both sides sees; they
-// too are registry rows named by id.
+// RPC-over-RDMA and iSER; mpa_tcp.hpp for how FPDUs go into TCP segments),
+// and the observer calls it by its check:: name. The rules below are the
+// ones only a passive observer of both sides sees; they too are registry
+// rows named by id.
 #pragma once
 
 #include <span>

@@ -220,8 +220,12 @@ void Reassembler::maybe_finish_fin(Stream& s, FrameNumber frame) {
 void Reassembler::take_data(Stream& s, std::int64_t offset, wire::Bytes data, std::uint64_t length,
                             FrameNumber frame, Timestamp time) {
   if (length == 0) return;
+  // Nothing trimmed off (the checks below trim what is not new) and nothing
+  // lost to the snaplen: the segment as its sender cut it.
+  bool whole = length == data.size();
   if (offset < 0) {
     // Octets before the first one this (mid-connection) stream started with.
+    whole = false;
     const std::uint64_t before = std::min<std::uint64_t>(length, static_cast<std::uint64_t>(-offset));
     report_stream(s, ReportKind::kDataBeforeStreamStart, frame, 0, before);
     data = data.subspan(std::min<std::size_t>(data.size(), before));
@@ -231,6 +235,7 @@ void Reassembler::take_data(Stream& s, std::int64_t offset, wire::Bytes data, st
   }
   StreamOffset o = static_cast<StreamOffset>(offset);
   if (s.fin_known_ && o + length > s.fin_at_) {
+    whole = false;
     const StreamOffset from = std::max(o, s.fin_at_);
     report_stream(s, ReportKind::kDataAfterFin, frame, from, o + length - from);
     if (o >= s.fin_at_) return;
@@ -243,6 +248,7 @@ void Reassembler::take_data(Stream& s, std::int64_t offset, wire::Bytes data, st
   }
   if (o < s.next_) {
     // Starts with octets already delivered: check them, keep the rest.
+    whole = false;
     const std::uint64_t seen = s.next_ - o;
     check_old(s, o, data.first(std::min<std::size_t>(data.size(), seen)), frame);
     data = data.subspan(std::min<std::size_t>(data.size(), seen));
@@ -255,7 +261,7 @@ void Reassembler::take_data(Stream& s, std::int64_t offset, wire::Bytes data, st
   }
   if (o == s.next_) {
     compare_with_held(s, o, data, frame);
-    deliver(s, data, frame, time);
+    deliver(s, data, frame, time, whole);
     if (length > data.size()) gap(s, length - data.size(), GapCause::kSnaplen, frame);
     drain(s);
   } else {
@@ -264,9 +270,9 @@ void Reassembler::take_data(Stream& s, std::int64_t offset, wire::Bytes data, st
   }
 }
 
-void Reassembler::deliver(Stream& s, wire::Bytes data, FrameNumber frame, Timestamp time) {
+void Reassembler::deliver(Stream& s, wire::Bytes data, FrameNumber frame, Timestamp time, bool whole_segment) {
   if (data.empty()) return;
-  consumer_.on_data(s, StreamData{s.next_, data, frame, time});
+  consumer_.on_data(s, StreamData{s.next_, data, frame, time, whole_segment});
 
   // Keep the last octets for checking retransmissions, within the budget.
   if (s.history_.empty() && limits_.history_per_stream > 0 &&
@@ -334,6 +340,8 @@ void Reassembler::check_old(Stream& s, StreamOffset offset, wire::Bytes data, Fr
         }
         ++stats_.conflicts;
         report_stream(s, ReportKind::kConflictingOverlap, frame, at, hi - at, first);
+        consumer_.on_conflict(s, StreamConflict{at, seq_at(s.base_seq_, at), s.history_[at % n],
+                                                data[at - offset], frame, first});
         return;
       }
     }
@@ -366,6 +374,8 @@ void Reassembler::compare_with_held(Stream& s, StreamOffset offset, wire::Bytes 
       if (h.data[at - it->first] != data[at - offset]) {
         ++stats_.conflicts;
         report_stream(s, ReportKind::kConflictingOverlap, frame, at, hi - at, h.frame);
+        consumer_.on_conflict(s, StreamConflict{at, seq_at(s.base_seq_, at), h.data[at - it->first],
+                                                data[at - offset], frame, h.frame});
         break;
       }
     }

@@ -122,6 +122,22 @@ struct StreamData {
   wire::Bytes bytes;  // valid during the callback only
   FrameNumber frame;
   Timestamp time;
+  // The octets are one TCP segment's whole payload, in order and seen for
+  // the first time: how its sender cut the stream (RFC 5044 §5.1 judges
+  // that). False for what was held out of order, trimmed of octets seen
+  // before, or cut by the snaplen.
+  bool whole_segment = false;
+};
+
+// Octets seen twice at one sequence number with different values: the first
+// that differs (further ones in the same segment are not looked for).
+struct StreamConflict {
+  StreamOffset offset = 0;
+  SeqNum sequence;
+  std::uint8_t first = 0;  // as the copy seen first carried it
+  std::uint8_t again = 0;  // as this copy carries it
+  FrameNumber frame;        // this copy
+  FrameNumber first_frame;  // the first copy (0: no longer known)
 };
 
 struct StreamGap {
@@ -139,6 +155,8 @@ class StreamConsumer : public ReportSink {
   virtual void on_data(Stream& s, const StreamData& d) = 0;
   virtual void on_gap(Stream& s, const StreamGap& g) = 0;
   virtual void on_stream_end(Stream&, StreamEnd) {}
+  // Beside its kConflictingOverlap report: which octet differs, and how.
+  virtual void on_conflict(Stream&, const StreamConflict&) {}
   void on_report(const Report&) override {}
 };
 
@@ -194,7 +212,7 @@ class Reassembler {
   void take_data(Stream& s, std::int64_t offset, wire::Bytes data, std::uint64_t length,
                  FrameNumber frame, Timestamp time);
   void check_old(Stream& s, StreamOffset offset, wire::Bytes data, FrameNumber frame);
-  void deliver(Stream& s, wire::Bytes data, FrameNumber frame, Timestamp time);
+  void deliver(Stream& s, wire::Bytes data, FrameNumber frame, Timestamp time, bool whole_segment = false);
   void gap(Stream& s, std::uint64_t length, GapCause cause, FrameNumber frame);
   void hold(Stream& s, StreamOffset offset, wire::Bytes data, std::uint64_t length,
             FrameNumber frame, Timestamp time);

@@ -154,10 +154,10 @@ void TcpRecorder::emit(Side from, TcpFlags flags, Bytes options, Bytes payload, 
   me.next.value += static_cast<std::uint32_t>(payload.size()) + (flags.syn ? 1 : 0) + (flags.fin ? 1 : 0);
 }
 
-void TcpRecorder::open(const TcpOptions& client_syn, const TcpOptions& server_syn) {
+void TcpRecorder::open(const TcpOptions& client_syn, const TcpOptions& server_syn, bool announce_mss) {
   TcpOptions c = client_syn, s = server_syn;
-  if (!c.mss) c.mss = mss_;
-  if (!s.mss) s.mss = mss_;
+  if (!c.mss && announce_mss) c.mss = mss_;
+  if (!s.mss && announce_mss) s.mss = mss_;
   const auto co = encode_syn_options(c), so = encode_syn_options(s);
   emit(Side::kClient, TcpFlags{.syn = true}, co, {}, {});
   emit(Side::kServer, TcpFlags{.ack = true, .syn = true}, so, {}, {});

@@ -66,7 +66,11 @@ class TcpRecorder {
   TcpRecorder(CaptureWriter& writer, RecordedEndpoint client, RecordedEndpoint server,
               Timestamp start = Timestamp{1'700'000'000'000'000'000}, std::uint16_t mss = 1460);
 
-  void open(const TcpOptions& client_syn = {}, const TcpOptions& server_syn = {});
+  // The SYNs announce the recorder's MSS unless an option says another, or
+  // `announce_mss` is false: then a SYN carries an MSS option only when its
+  // TcpOptions set one (a recording whose segments are the recorder's own
+  // cut, not a sender's, announces none: docs/capture.md, "Recorded runs").
+  void open(const TcpOptions& client_syn = {}, const TcpOptions& server_syn = {}, bool announce_mss = true);
   // `comment` goes on the first frame of this send.
   void send(Side from, wire::Bytes data, std::string_view comment = {});
   void close(Side first = Side::kClient);

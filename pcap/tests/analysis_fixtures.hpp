@@ -253,10 +253,12 @@ class CaptureBuilder {
     key_[0] = capture::StreamKey{{client, client_port}, {server, server_port}};
     key_[1] = capture::StreamKey{key_[0].destination, key_[0].source};
   }
-  void handshake(bool smc_client = false, bool smc_server = false) {
+  // `mss`: the MSS option both SYNs carry (none by default).
+  void handshake(bool smc_client = false, bool smc_server = false, std::optional<std::uint16_t> mss = std::nullopt) {
     capture::TcpOptions c, s;
     c.smc = smc_client;
     s.smc = smc_server;
+    c.mss = s.mss = mss;
     auto co = capture::encode_syn_options(c), so = capture::encode_syn_options(s);
     emit(0, isn_[0], {}, capture::TcpFlags{.syn = true}, co, false);
     emit(1, isn_[1], {}, capture::TcpFlags{.ack = true, .syn = true}, so, false);

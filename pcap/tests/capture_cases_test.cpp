@@ -9,6 +9,7 @@
 #include <set>
 
 #include "analysis/analyzer.hpp"
+#include "check/mpa_tcp.hpp"
 #include "engine/capture_case.hpp"
 #include "requirement.hpp"
 
@@ -32,10 +33,16 @@ std::vector<std::string> prove(const cf::CaptureCase& c, const std::string& capt
       problems.push_back(c.id + ": " + file + ": " + error);
       return false;
     }
-    // A rule of an upper-layer protocol's use of RDMA shows only where the
-    // capture carries that protocol.
-    const bool ulp_row = row->rfc == "RFC 8166" || row->rfc == "RFC 7145";
-    if (ulp_row && r->summary.ulps.empty()) problems.push_back(c.id + ": " + file + " carries no upper-layer protocol");
+    // The row's protocol is in the capture: the ULP of an RFC 8166 or RFC
+    // 7145 row, a CLC connection for SMC's rows, an MPA connection for the
+    // iWARP rows.
+    if (row->rfc == "RFC 8166" || row->rfc == "RFC 7145") {
+      if (r->summary.ulps.empty()) problems.push_back(c.id + ": " + file + " carries no upper-layer protocol");
+    } else if (row->rfc == "RFC 7609" || row->rfc == "SMCv2") {
+      if (r->summary.clc_connections == 0) problems.push_back(c.id + ": " + file + " carries no CLC connection");
+    } else if (r->summary.mpa_connections == 0) {
+      problems.push_back(c.id + ": " + file + " carries no MPA connection");
+    }
     const auto it = r->summary.violations_per_rule.find(std::string(row->id));
     count = it == r->summary.violations_per_rule.end() ? 0 : it->second;
     return true;
@@ -64,6 +71,10 @@ TEST(CaptureCases, EveryCaseIsProvenBothWays) {
       EXPECT_TRUE(rows.count(std::string(r.id))) << r.id << " has no capture case";
     }
   }
+  // So do the rules of how MPA uses TCP's segments (check/mpa_tcp.hpp): the
+  // tester's socket sees a byte stream, not its peer's segments.
+  for (const check::Rule* r : check::mpa_tcp_rules())
+    EXPECT_TRUE(rows.count(std::string(r->id))) << r->id << " has no capture case";
 }
 
 // The proof fails when a case's captures are the wrong way round, or name

@@ -21,6 +21,8 @@ class Recorder : public StreamConsumer {
     std::vector<StreamGap> gaps;
     std::vector<FrameNumber> frames;  // frame of each on_data call
     std::vector<const std::uint8_t*> views;  // where each on_data view pointed
+    std::vector<bool> whole;                 // each on_data call's StreamData::whole_segment
+    std::vector<StreamConflict> conflicts;
     StreamStart start = StreamStart::kSyn;
     bool started = false;
     bool ended = false;
@@ -42,7 +44,9 @@ class Recorder : public StreamConsumer {
     p.bytes.insert(p.bytes.end(), d.bytes.begin(), d.bytes.end());
     p.frames.push_back(d.frame);
     p.views.push_back(d.bytes.data());
+    p.whole.push_back(d.whole_segment);
   }
+  void on_conflict(Stream& s, const StreamConflict& c) override { streams[s.key().to_string()].conflicts.push_back(c); }
   void on_gap(Stream& s, const StreamGap& g) override {
     PerStream& p = streams[s.key().to_string()];
     EXPECT_EQ(g.offset, p.bytes.size()) << "gap out of order";

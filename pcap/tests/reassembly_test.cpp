@@ -133,6 +133,54 @@ TEST(Reassembly, ConflictBetweenInOrderSegmentAndHeldData) {
   EXPECT_EQ(r->other_frame, held.frame);
 }
 
+// What the consumer learns beside the report: the first octet that differs,
+// its sequence number, both values and both frames.
+TEST(Reassembly, ConflictNamesTheOctetsThatDiffer) {
+  Recorder rec;
+  Reassembler ra(rec);
+  Conn c;
+  ra.add_segment(c.syn(0));
+  auto first = c.seg(0, 0, "abcdef");
+  ra.add_segment(first);
+  auto second = c.seg(0, 2, "cXeYgh");
+  ra.add_segment(second);
+  auto held = c.seg(0, 20, "0123");
+  ra.add_segment(held);
+  auto over = c.seg(0, 21, "1Z");
+  ra.add_segment(over);
+  const auto& conflicts = rec.streams[kC2S].conflicts;
+  ASSERT_EQ(conflicts.size(), 2u) << "one per copy: the first octet that differs";
+  EXPECT_EQ(conflicts[0].offset, 3u);
+  EXPECT_EQ(conflicts[0].sequence.value, 1000u + 1 + 3);  // Conn's client ISN is 1000
+  EXPECT_EQ(conflicts[0].first, 'd');
+  EXPECT_EQ(conflicts[0].again, 'X');
+  EXPECT_EQ(conflicts[0].frame, second.frame);
+  EXPECT_EQ(conflicts[0].first_frame, first.frame);
+  EXPECT_EQ(conflicts[1].offset, 22u);
+  EXPECT_EQ(conflicts[1].first, '2');
+  EXPECT_EQ(conflicts[1].again, 'Z');
+  EXPECT_EQ(conflicts[1].first_frame, held.frame);
+  EXPECT_EQ(rec.count(ReportKind::kConflictingOverlap), 2u);
+}
+
+// A segment delivered as its sender cut it is marked whole: in order, new,
+// not cut by the snaplen. What was held, trimmed or cut is not.
+TEST(Reassembly, WholeSegmentsAreMarked) {
+  Recorder rec;
+  Reassembler ra(rec);
+  Conn c;
+  ra.add_segment(c.syn(0));
+  ra.add_segment(c.seg(0, 0, "aaaa"));    // in order
+  ra.add_segment(c.seg(0, 8, "cccc"));    // held
+  ra.add_segment(c.seg(0, 4, "bbbb"));    // in order, then the held one drains
+  ra.add_segment(c.seg(0, 10, "ccdddd"));  // half old: its new part only
+  TcpSegment cut = c.seg(0, 16, "eeee");
+  cut.payload = cut.payload.first(2);      // the capture kept 2 of 4 octets
+  ra.add_segment(cut);
+  EXPECT_EQ(rec.text(kC2S), "aaaabbbbccccddddee??");
+  EXPECT_EQ(rec.streams[kC2S].whole, (std::vector<bool>{true, true, false, false, false}));
+}
+
 TEST(Reassembly, LossBecomesAGapWhenThePeerAcknowledgesIt) {
   Recorder rec;
   Reassembler ra(rec);

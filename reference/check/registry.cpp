@@ -2,6 +2,7 @@
 
 #include "check/clc.hpp"
 #include "check/mpa_startup.hpp"
+#include "check/mpa_tcp.hpp"
 #include "check/segment.hpp"
 #include "check/smcr.hpp"
 #include "check/ulp.hpp"
@@ -15,6 +16,7 @@ constexpr RuleFile kFiles[] = {
     {"smcr", smcr_implementations, smcr_rules},
     {"ulp", ulp_implementations, ulp_rules},
     {"mpa_startup", mpa_startup_implementations, mpa_startup_rules},
+    {"mpa_tcp", mpa_tcp_implementations, mpa_tcp_rules},
     {"clc", clc_implementations, clc_rules},
 };
 constexpr RuleFile kLocalFiles[] = {

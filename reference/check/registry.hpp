@@ -1,5 +1,6 @@
 // Every rule file of the rule layer, joined: which function implements which
-// rule id, across segment.hpp, smcr.hpp, ulp.hpp, mpa_startup.hpp and clc.hpp.
+// rule id, across segment.hpp, smcr.hpp, ulp.hpp, mpa_startup.hpp, mpa_tcp.hpp
+// and clc.hpp.
 //
 // Each rule file keeps its own table (a constexpr array of Implementation
 // rows in its .cpp, returned by `<file>_implementations()`) and the list of

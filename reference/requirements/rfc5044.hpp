@@ -95,18 +95,22 @@ inline constexpr Requirement kRows[] = {
         "When the EMSS changes, MPA recomputes MULPDU and tells DDP, which uses it for new segments",
         "a local interface; a peer cannot tell when the EMSS changed"),
     row("rfc5044-4.5-fpdu-fits-segment", kShould, W,
-        "A sender sizes FPDUs so that each fits in one TCP segment of the current EMSS"),
+        "A sender sizes FPDUs so that each fits in one TCP segment of the current EMSS")
+        .says("an FPDU fits in one TCP segment"),
     row("rfc5044-4.5-ulpdu-as-large", kShould, W,
         "DDP makes ULPDUs as large as MULPDU allows: a message longer than MULPDU is cut into MULPDU-sized segments "
         "but the last"),
 
     // §5 MPA's Interactions with TCP
     row("rfc5044-5.1-segment-alignment", kShould, W,
-        "An optimized MPA/TCP sender starts each TCP segment with an FPDU and puts whole FPDUs in a segment"),
+        "An optimized MPA/TCP sender starts each TCP segment with an FPDU and puts whole FPDUs in a segment")
+        .says("FPDUs packed into a TCP segment end in it"),
     row("rfc5044-5.1-no-splitting-small", kShould, W,
-        "A sender does not split an FPDU that fits in one segment across two segments"),
+        "A sender does not split an FPDU that fits in one segment across two segments")
+        .says("an FPDU that fits in one TCP segment is not split across two"),
     row("rfc5044-5.1-retransmit-same", kMust, W,
-        "Retransmitted TCP data carries exactly the octets first sent (the same FPDUs and Markers)"),
+        "Retransmitted TCP data carries exactly the octets first sent (the same FPDUs and Markers)")
+        .says("octets TCP sends again are the octets it sent first"),
     row("rfc5044-5.2-receiver-may-use-markers", kMay, N,
         "A receiver may use Markers to find FPDU boundaries in out-of-order TCP segments",
         "a receiver's use of Markers for placement is internal"),

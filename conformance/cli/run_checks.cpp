@@ -137,7 +137,7 @@ int probe_targets(const std::vector<const cf::Case*>& runnable, const cf::RunOpt
     // The tester connects in the responder role only; a case the IUT lacks
     // a need of makes no connection at all.
     if (c->role != cf::Role::kResponder || cf::lacked_need(*c, o.iut_lacks)) continue;
-    (c->protocol == "clc" ? clc : mpa) = true;
+    (cf::uses_clc(c->protocol) ? clc : mpa) = true;
   }
   struct Target {
     bool used;

@@ -128,6 +128,7 @@ constexpr FaultInfo kFaults[] = {
     {F::kSmcrNoConsumerUpdate, "smcr-no-consumer-update", "SMC-R", "never sends a consumer cursor update on its own, only with its data", "RFC 7609 §4.5.1", std::nullopt},
     {F::kSmcrConfirmRkeyRefused, "smcr-confirm-rkey-refused", "SMC-R", "answers every CONFIRM RKEY negatively (Z)", "RFC 7609 App. A.3.5", std::nullopt},
     {F::kSmcrDeleteRkeyNoMask, "smcr-delete-rkey-no-mask", "SMC-R", "answers a DELETE RKEY positively, Z and the error mask clear, though it could not delete an RKey", "RFC 7609 App. A.3.7", std::nullopt},
+    {F::kSmcrNoTcpReset, "smcr-no-tcp-reset", "SMC-R", "keeps the TCP connection open after its SMC-R connection was aborted or its link group ended", "RFC 7609 §4.8.2", std::nullopt},
     {F::kSmcrGroupDeleteIgnored, "smcr-group-delete-ignored", "SMC-R", "as server, takes no notice of a client's DELETE LINK with A", "RFC 7609 §3.5.4", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));

@@ -67,7 +67,7 @@ enum class FaultId : std::uint8_t {
   kSmcrUnknownLlcIgnored, kSmcrOptionalLlcError, kSmcrDeleteLinkHeld, kSmcrNoFailoverValidation,
   kSmcrWriterNotBlocked, kSmcrUrgentFlagsCleared, kSmcrCloseUnanswered, kSmcrAbortUnanswered,
   kSmcrWritePastWindow, kSmcrRepeatSequenceNumber, kSmcrSkipCdcChecks, kSmcrNoConsumerUpdate,
-  kSmcrConfirmRkeyRefused, kSmcrDeleteRkeyNoMask, kSmcrGroupDeleteIgnored,
+  kSmcrConfirmRkeyRefused, kSmcrDeleteRkeyNoMask, kSmcrGroupDeleteIgnored, kSmcrNoTcpReset,
   kCount
 };
 

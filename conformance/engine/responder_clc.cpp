@@ -296,7 +296,13 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
         iut_reached_smcr(fabric.key, !client, own, *step.outcome, f);
       // SMC or a fallback: the TCP connection stays up until the peer ends it.
       std::vector<std::uint8_t> sink;
-      while (sock.read(sink, 200ms)) sink.clear();
+      while (sock.read(sink, 200ms)) {
+        sink.clear();
+        if (iut_smcr_reset(fabric.key) && !f.has(FaultId::kSmcrNoTcpReset)) {
+          sock.reset();
+          return;
+        }
+      }
       return;
     }
     // One complete message (the header's Length says where it ends).

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -58,6 +59,10 @@ struct Exchange {
   smcr::MemoryQueuePair* iut_qp = nullptr;
   std::uint32_t iut_rmb = 0;
   std::optional<Handoff> handoff;
+  // The IUT's connection ended abnormally, or its link group: its TCP
+  // connection is reset (§4.8.2; Linux resets the connections of a group
+  // that ends). Set by the runner's thread, read by the IUT's CLC thread.
+  std::atomic<bool> reset{false};
 };
 
 std::mutex registry_mu;
@@ -90,7 +95,7 @@ void body_set(std::vector<std::uint8_t>& m, typename Spec::Field f, std::uint64_
 class IutSide {
  public:
   IutSide(Exchange& x, const Handoff& h)
-      : h_(h), host_(x.fabric.host(1)), group_(group_config(h), host_) {
+      : x_(x), h_(h), host_(x.fabric.host(1)), group_(group_config(h), host_) {
     host_.outgoing = [this](smcr::QueuePair&, std::vector<std::uint8_t>& m) { return outgoing(m); };
     host_.incoming = [this](smcr::QueuePair& qp, std::vector<std::uint8_t>& m) { return incoming(qp, m); };
     first_.qp = host_.adopt(*x.iut_qp);
@@ -124,7 +129,9 @@ class IutSide {
       any = true;
       on_event(*e);
     }
-    return application() || any;
+    any |= application();
+    if (conn_->aborted() || group_.state() == smcr::LinkGroup::State::kTerminated) x_.reset = true;
+    return any;
   }
 
  private:
@@ -236,6 +243,7 @@ class IutSide {
     return true;
   }
 
+  Exchange& x_;
   Handoff h_;
   TapHost host_;
   smcr::LinkGroup group_;
@@ -328,6 +336,12 @@ void iut_reached_smcr(const std::string& key, bool server, const clc::SmcrLink& 
   const std::shared_ptr<Exchange> x = exchange(key);
   std::lock_guard lock(x->mu);
   x->handoff = Handoff{server, own, *outcome.peer, outcome.version, f};
+}
+
+bool iut_smcr_reset(const std::string& key) {
+  std::lock_guard lock(registry_mu);
+  const auto it = registry().find(key);
+  return it != registry().end() && it->second->reset;
 }
 
 void iut_connection_ended(const std::string& key) {

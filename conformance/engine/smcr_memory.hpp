@@ -47,6 +47,9 @@ IutFirstLink iut_first_link(const std::string& key, std::uint64_t rmbe_size);
 // peer's values, for the runner to start the IUT's link group with.
 void iut_reached_smcr(const std::string& key, bool server, const clc::SmcrLink& own, const clc::Outcome& outcome,
                       const FaultSet& f);
+// The IUT's SMC-R connection was aborted or its link group ended: the CLC
+// thread resets the TCP connection (RFC 7609 §4.8.2).
+bool iut_smcr_reset(const std::string& key);
 // The CLC connection ended: the fabric is forgotten once the tester lets go too.
 void iut_connection_ended(const std::string& key);
 

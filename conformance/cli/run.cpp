@@ -276,7 +276,8 @@ std::optional<int> reach_targets(const RunArgs& a, cf::RunOptions& o, Iut& iut, 
   }
   // Without an agent nobody reports the IUT's own side.
   o.iut_lacks.push_back("agent");
-  const bool clc_explicit = std::find(a.suites.begin(), a.suites.end(), "clc") != a.suites.end();
+  const bool clc_explicit = std::find(a.suites.begin(), a.suites.end(), "clc") != a.suites.end() ||
+                            std::find(a.suites.begin(), a.suites.end(), "smcr") != a.suites.end();
   std::string host;
   std::uint16_t port = 0;
   if (!a.target.empty()) {
@@ -285,7 +286,7 @@ std::optional<int> reach_targets(const RunArgs& a, cf::RunOptions& o, Iut& iut, 
       return 2;
     }
     o.connect_responder = cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
-    // --target serves the clc suite only when asked for by name.
+    // --target serves the clc and smcr suites only when asked for by name.
     if (clc_explicit && a.clc_target.empty()) o.connect_clc = o.connect_responder;
     iut.what = a.target;
   }
@@ -565,7 +566,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--target", a.target,
                   "HOST:PORT of an IUT that accepts MPA connections (the iWARP suites; the clc suite too with --suite "
                   "clc); with --agent: where the device's listener is reached, if not where the agent says");
-  sub->add_option("--clc-target", a.clc_target, "HOST:PORT of an SMC-R CLC server (the clc suite)");
+  sub->add_option("--clc-target", a.clc_target, "HOST:PORT of an SMC-R CLC server (the clc and smcr suites)");
   sub->add_option("--listen", a.listen, "ADDR:PORT where the tester waits for an IUT that connects (initiator role)");
   sub->add_flag("--reference", a.reference, "Test the built-in reference IUT (with --fault to break it)");
   sub->add_option("--fault", a.faults, "With --reference: a named fault (rdmaconf faults)");

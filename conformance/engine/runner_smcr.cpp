@@ -84,7 +84,8 @@ struct SmcrPhase {
   std::optional<smcr::LinkGroup> group;
   std::optional<smcr::Connection> conn;
   std::uint32_t peer_token = 0;
-  Time now{0};
+  Time now{0};  // the link groups' clock: the case's against an IUT in process, real time otherwise
+  Clock::time_point born = Clock::now();
   // What the IUT sent, in order, not yet matched by an expectation, and
   // the tester's queue pair it arrived on.
   struct Logged {
@@ -189,6 +190,7 @@ struct SmcrPhase {
 
   // Runs both sides until nothing moves (in process) or once (a device).
   void pump() {
+    if (!side->in_process()) now = std::max(now, std::chrono::duration_cast<Time>(Clock::now() - born));
     for (std::size_t i = 0; i < 50'000'000; ++i) {
       bool any = side->drive(now);
       if (group) {
@@ -205,8 +207,12 @@ struct SmcrPhase {
   }
 
   // Time passes: every deadline on the way fires in order (the IUT's
-  // through its own drive()).
+  // through its own drive()). A device keeps its own time: the tester waits.
   void advance(Duration d) {
+    if (!side->in_process()) {
+      std::this_thread::sleep_for(d);
+      return pump();
+    }
     const Time until = now + d;
     while (now < until) {
       now = std::min(until, now + Time{100});
@@ -549,7 +555,7 @@ StepOutcome run_smcr_step(Session& s, const Step& st) {
   switch (st.kind) {
     case StepKind::kSend: return send(s, st);
     case StepKind::kExpect: return expect(s, st);
-    case StepKind::kWait: s.smcr->advance(st.duration); return {};
+    case StepKind::kWait: s.smcr->advance(s.smcr->side->in_process() ? st.duration : s.scaled(st.duration)); return {};
     default: return {};
   }
 }

@@ -452,6 +452,9 @@ std::vector<std::string> check_case(const Case& c) {
     for (const Step& st : c.steps)
       if (st.kind == StepKind::kHandshake) err(st, "expected no MPA handshake in a CLC case");
   }
+  // The tester's SMC-R side is the CLC client (runner_smcr.hpp).
+  if (c.protocol == "smcr" && c.role != Role::kResponder && !c.steps.empty())
+    err(c.steps.front(), "expected role responder in an smcr case: the tester is the SMC client");
   check_connections(c, err);
   check_captures(c, err, out);
   return out;

@@ -95,6 +95,14 @@ TEST(SmcrSuite, ScriptsNameOnlyUnitsAndFieldsTheDeclarationsHave) {
     c.protocol = "smcr";
     EXPECT_FALSE(check_case(c).empty()) << bad;
   }
+  // The tester's SMC-R side is the SMC client: the IUT is the server.
+  auto parsed = parse_script("id: smcr-x\ntitle: t\nrequirement: rfc7609-a.3.8-test-link-echo\nrfc: RFC 7609\n"
+                             "level: MUST\nrole: initiator\n\n< clc.proposal\n",
+                             "x.case");
+  ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(parsed));
+  Case c = std::get<std::vector<Case>>(parsed).at(0);
+  c.protocol = "smcr";
+  EXPECT_FALSE(check_case(c).empty());
 }
 
 TEST(TapHost, HoldsBackAndChangesSends) {

@@ -80,10 +80,12 @@ std::string hex(wire::Bytes b) {
   return s;
 }
 
+// One line: the message's name and its fields in short (`rdmaconf decode`
+// of the capture shows every field).
 std::string describe(wire::Bytes octets) {
   auto m = smcr::decode_send(octets);
   if (!m) return "undecodable (" + m.error().to_string() + ")";
-  return smcr::describe(*m);
+  return smcr::message_name(*m) + ": " + smcr::summarize(*m);
 }
 
 // A queue pair that prints every Send it posts and every Send it receives,

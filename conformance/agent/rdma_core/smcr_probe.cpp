@@ -219,6 +219,7 @@ struct Options {
 constexpr std::uint32_t kRmbSize = 65536;   // one RMBE per RMB, as Linux (App. A.2.3: 64 KiB)
 constexpr std::uint32_t kOwnToken = 0x5243;  // our RMBE's alert token
 constexpr std::uint32_t kInitialPsn = 0x1000;
+constexpr smcr::Time kQuietBeforeEnd{1000};   // nothing received or sent for this long after the close
 constexpr clc::PeerId kPeerId = 0x52434e4650000001ull;  // "RCNFP" + 1
 
 std::uint8_t pattern(std::uint64_t i) { return static_cast<std::uint8_t>(i * 7 + (i >> 8)); }
@@ -404,6 +405,7 @@ class Probe {
     std::vector<std::uint8_t> received;
     std::uint64_t sent = 0;
     bool closing = false, ended = false;
+    smcr::Time last_activity = now();
     const auto deadline = now() + smcr::Time(static_cast<std::int64_t>(o_.seconds * 1000));
     auto emit = [&](smcr::Output out) {
       for (const smcr::RdmaWrite& w : out.writes) group.write(kOwnToken, w.rmbe_offset, w.octets);
@@ -482,11 +484,13 @@ class Probe {
           ended = true;
         }
       }
+      if (any) last_activity = now();
       if (conn && closing && conn->state() == smcr::ConnectionState::kClosed && group.state() == smcr::LinkGroup::State::kActive &&
-          !group.flow_running()) {
+          !group.flow_running() && now() - last_activity >= kQuietBeforeEnd) {
         // One connection was the point: the link group ends with it
         // (DELETE LINK with A, §3.5.4), which Linux would do after its
-        // link group free delay.
+        // link group free delay. First the peer's own steps after the
+        // close (Linux: DELETE RKEY of the connection's RMB) are let finish.
         log_.line("connection closed; ending the link group");
         group.remove_connection(kOwnToken);
         group.terminate(smcr::delete_reason::kProgramInitiated, now());

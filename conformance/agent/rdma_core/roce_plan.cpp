@@ -72,6 +72,35 @@ smcr::QpEvent completion_event(ibv_wc_status status, std::uint64_t wr_id, smcr::
   return e;
 }
 
+std::optional<std::size_t> StagingRing::reserve(std::size_t n) {
+  if (in_flight_ == 0) head_ = tail_ = 0;
+  if (n == 0 || n >= capacity_) return std::nullopt;
+  std::optional<std::size_t> at;
+  if (tail_ >= head_) {  // not wrapped: [tail, end) is free, and [0, head)
+    if (capacity_ - tail_ >= n) at = tail_;
+    else if (head_ > n) at = 0;  // strictly below head: a full ring never looks empty
+  } else if (head_ - tail_ > n) {  // wrapped: [tail, head) is free
+    at = tail_;
+  }
+  if (!at) return std::nullopt;
+  previous_tail_ = tail_;
+  tail_ = *at + n;
+  ++in_flight_;
+  return at;
+}
+
+void StagingRing::cancel_last() {
+  if (in_flight_ == 0) return;
+  tail_ = previous_tail_;
+  --in_flight_;
+}
+
+void StagingRing::release(std::size_t end) {
+  if (in_flight_ == 0) return;
+  head_ = end;
+  --in_flight_;
+}
+
 std::optional<smcr::WorkStatus> async_qp_error(ibv_event_type t) {
   switch (t) {
     case IBV_EVENT_QP_ACCESS_ERR: return smcr::WorkStatus::kRemoteAccessError;

@@ -14,6 +14,7 @@
 #include <infiniband/verbs.h>
 
 #include <cstdint>
+#include <cstddef>
 #include <optional>
 
 #include "smcr/transport.hpp"
@@ -66,6 +67,31 @@ smcr::WorkStatus work_status(ibv_wc_status s);
 // A completion of work posted here (`op`: what was posted under its id,
 // since verbs leaves the opcode of a failed completion undefined).
 smcr::QpEvent completion_event(ibv_wc_status status, std::uint64_t wr_id, smcr::WorkOp op);
+
+// Where each Send's message and Write's octets wait, in registered memory,
+// until the work completes: a ring handed out in posting order and given
+// back in completion order (every request is signalled and an RC send
+// queue completes in order). A reservation is contiguous: one that does not
+// fit before the end starts again at 0, if the oldest work in flight has
+// left room there.
+class StagingRing {
+ public:
+  explicit StagingRing(std::size_t capacity) : capacity_(capacity) {}
+  // The offset of `n` contiguous octets, or none when they do not fit now
+  // (n of 0 or not below the capacity never fits).
+  std::optional<std::size_t> reserve(std::size_t n);
+  // The last reservation was not used after all (the post failed).
+  void cancel_last();
+  // The oldest reservation in flight, which ends at `end`, is done.
+  void release(std::size_t end);
+  std::size_t in_flight() const { return in_flight_; }
+
+ private:
+  std::size_t capacity_;
+  std::size_t head_ = 0, tail_ = 0;  // in use: [head, tail), or [head, end) and [0, tail) once wrapped
+  std::size_t previous_tail_ = 0;
+  std::size_t in_flight_ = 0;
+};
 
 // An async event that puts a queue pair into the error state, and the
 // status the link layer hears for it: a peer's Write through a bad rkey

@@ -102,27 +102,7 @@ void RoceQueuePair::close() {
   pd_ = nullptr;
   broken_ = true;
   posted_.clear();
-}
-
-std::optional<std::size_t> RoceQueuePair::reserve(std::size_t n) {
-  if (posted_.empty()) head_ = tail_ = 0;
-  if (n == 0 || n >= kStaging) return std::nullopt;
-  if (tail_ >= head_) {  // [head, tail) in use
-    if (kStaging - tail_ >= n) {
-      tail_ += n;
-      return tail_ - n;
-    }
-    if (head_ > n) {  // wrap; strictly below head, so that full and empty differ
-      tail_ = n;
-      return 0;
-    }
-    return std::nullopt;
-  }
-  if (head_ - tail_ > n) {  // wrapped: [head, end) and [0, tail) in use
-    tail_ += n;
-    return tail_ - n;
-  }
-  return std::nullopt;
+  ring_ = StagingRing(kStaging);
 }
 
 smcr::WorkId RoceQueuePair::post_send(wire::Bytes message) { return post(smcr::WorkOp::kSend, {}, message); }
@@ -145,7 +125,7 @@ smcr::WorkId RoceQueuePair::post(smcr::WorkOp op, smcr::RToken target, wire::Byt
     return id;
   }
   if (posted_.size() >= kSendDepth) return refuse("the send queue is full");
-  const std::optional<std::size_t> at = reserve(octets.size());
+  const std::optional<std::size_t> at = ring_.reserve(octets.size());
   if (!at) return refuse("the staging ring is full");
   std::copy(octets.begin(), octets.end(), staging_.begin() + static_cast<std::ptrdiff_t>(*at));
   ibv_sge sge{reinterpret_cast<std::uintptr_t>(staging_.data() + *at), static_cast<std::uint32_t>(octets.size()),
@@ -164,11 +144,10 @@ smcr::WorkId RoceQueuePair::post(smcr::WorkOp op, smcr::RToken target, wire::Byt
   }
   ibv_send_wr* bad = nullptr;
   if (const int rc = ibv_post_send(qp_, &wr, &bad); rc != 0) {
-    // The ring's reservation was the last one: give it back.
-    tail_ = posted_.empty() ? 0 : posted_.back().end;
+    ring_.cancel_last();
     return refuse("ibv_post_send: " + errno_text(rc));
   }
-  posted_.push_back({id, op, *at + octets.size(), true});
+  posted_.push_back({id, op, *at + octets.size()});
   return id;
 }
 
@@ -220,10 +199,13 @@ void RoceQueuePair::take_completions() {
       }
       // Send queue: completions come in posting order (every request signalled).
       smcr::WorkOp op = smcr::WorkOp::kSend;
-      while (!posted_.empty() && posted_.front().id != c.wr_id) posted_.pop_front();  // never: in order
+      while (!posted_.empty() && posted_.front().id != c.wr_id) {  // never: in order
+        ring_.release(posted_.front().end);
+        posted_.pop_front();
+      }
       if (!posted_.empty()) {
         op = posted_.front().op;
-        head_ = posted_.front().end;
+        ring_.release(posted_.front().end);
         posted_.pop_front();
       }
       events_.push_back(completion_event(c.status, c.wr_id, op));

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/rdma_core/roce_plan.hpp"
 #include "smcr/link_group.hpp"
 #include "smcr/transport.hpp"
 
@@ -62,13 +63,11 @@ class RoceQueuePair final : public smcr::QueuePair {
     smcr::WorkId id = 0;
     smcr::WorkOp op = smcr::WorkOp::kSend;
     std::size_t end = 0;  // where its octets end in the staging ring
-    bool staged = false;
   };
   explicit RoceQueuePair(RoceHost& host) : host_(host) {}
   bool open(std::string& error);
   void close();
   smcr::WorkId post(smcr::WorkOp op, smcr::RToken target, wire::Bytes octets);
-  std::optional<std::size_t> reserve(std::size_t n);
   void enter_error(smcr::WorkStatus why, const std::string& what);
   void take_completions();
 
@@ -81,7 +80,7 @@ class RoceQueuePair final : public smcr::QueuePair {
   std::vector<std::uint8_t> receive_buffers_, staging_;
   ibv_mr* receive_mr_ = nullptr;
   ibv_mr* staging_mr_ = nullptr;
-  std::size_t head_ = 0, tail_ = 0;  // the staging ring's used part: [head, tail), or wrapped
+  StagingRing ring_{kStaging};
   smcr::WorkId next_work_ = 1;
   std::deque<Posted> posted_;
   std::deque<smcr::QpEvent> events_;

@@ -98,6 +98,42 @@ TEST(RocePlan, CompletionsBecomeTheLinkLayersStatuses) {
   }
 }
 
+TEST(RocePlan, StagingRingHandsOutInPostingOrderAndWraps) {
+  StagingRing r(100);
+  EXPECT_FALSE(r.reserve(0));
+  EXPECT_FALSE(r.reserve(100));  // never the whole ring: full and empty must differ
+  EXPECT_EQ(r.reserve(40), 0u);
+  EXPECT_EQ(r.reserve(40), 40u);
+  EXPECT_FALSE(r.reserve(30));  // 20 left at the end, nothing free before the oldest
+  r.release(40);                // the first is done: [0, 40) is free
+  EXPECT_FALSE(r.reserve(40));  // not strictly below the oldest in flight
+  EXPECT_EQ(r.reserve(30), 0u); // wraps: contiguous from 0
+  EXPECT_FALSE(r.reserve(10));  // wrapped: [30, 40) holds 10, not strictly more
+  EXPECT_EQ(r.reserve(9), 30u);
+  EXPECT_EQ(r.in_flight(), 3u);
+  r.release(80);
+  r.release(30);
+  r.release(39);
+  EXPECT_EQ(r.in_flight(), 0u);
+  EXPECT_EQ(r.reserve(99), 0u);  // empty again: from the start
+}
+
+TEST(RocePlan, StagingRingGivesBackAReservationThatWasNotPosted) {
+  StagingRing r(100);
+  ASSERT_EQ(r.reserve(60), 0u);
+  ASSERT_EQ(r.reserve(30), 60u);
+  r.release(60);
+  ASSERT_EQ(r.reserve(20), 0u);  // wrapped
+  r.cancel_last();               // back to before the wrap
+  EXPECT_EQ(r.in_flight(), 1u);
+  EXPECT_EQ(r.reserve(10), 90u);  // the end is still free
+  r.cancel_last();
+  r.cancel_last();
+  EXPECT_EQ(r.in_flight(), 0u);
+  r.cancel_last();  // nothing in flight: nothing happens
+  EXPECT_EQ(r.reserve(50), 0u);
+}
+
 TEST(RocePlan, AsyncErrorsThatEndAQueuePair) {
   EXPECT_EQ(async_qp_error(IBV_EVENT_QP_ACCESS_ERR), smcr::WorkStatus::kRemoteAccessError);
   EXPECT_EQ(async_qp_error(IBV_EVENT_QP_FATAL), smcr::WorkStatus::kRetryExceeded);

@@ -172,7 +172,7 @@ TEST(Fuzz, AFaultyTerminateIsFoundMinimizedAndReproduced) {
 // nothing it sends reaches the tester before the IUT is gone.
 class CrashingIut {
  public:
-  explicit CrashingIut(bool plant) : plant_(plant) {
+  explicit CrashingIut(bool plant, bool restart = true) : plant_(plant), restart_(restart) {
     start(0);
     supervisor_ = std::thread([this] {
       while (!stop_) {
@@ -180,6 +180,7 @@ class CrashingIut {
           ++crashes_;
           dying_ = true;
           iut_->stop();
+          if (!restart_) return;
           std::this_thread::sleep_for(std::chrono::milliseconds(300));
           crashed_ = false;
           dying_ = false;
@@ -212,7 +213,7 @@ class CrashingIut {
     port_ = iut_->port();
   }
 
-  bool plant_;
+  bool plant_, restart_;
   std::unique_ptr<ReferenceIut> iut_;
   std::atomic<std::uint16_t> port_{0};
   std::atomic<bool> crashed_{false}, dying_{false}, stop_{false};
@@ -250,6 +251,24 @@ TEST(Fuzz, APlantedCrashIsFoundMinimizedAndItsScriptReproducesIt) {
   CrashingIut healthy(false);
   ro.connect_responder = tcp_connector("127.0.0.1", healthy.port(), std::chrono::milliseconds(2000));
   EXPECT_EQ(run_case(min, ro).verdict, Verdict::kPass);
+}
+
+TEST(Fuzz, AnIutThatDoesNotComeBackEndsTheRunWithWhatItFound) {
+  CrashingIut iut(true, false);
+  FuzzOptions o = options_for(iut.port(), seeds({"ddp-echo-msn-increment"}));
+  o.iterations = 250;
+  o.revive = std::chrono::milliseconds(1500);
+  const FuzzSummary s = run_fuzz(o);
+  EXPECT_EQ(iut.crashes(), 1);
+  EXPECT_LT(s.progress.iterations, 250u);
+  EXPECT_NE(s.stopped.find("did not answer again"), std::string::npos) << s.stopped;
+  ASSERT_EQ(s.findings.size(), 1u);
+  const Finding& f = s.findings.front();
+  EXPECT_EQ(f.kind, Finding::Kind::kUnresponsive);
+  EXPECT_EQ(f.minimize_runs, 0);
+  EXPECT_FALSE(f.reproduced);
+  EXPECT_EQ(f.script, f.found_script);  // as the iteration ran it, unminimized
+  EXPECT_EQ(s.progress.unresponsive, 1u);
 }
 
 }  // namespace

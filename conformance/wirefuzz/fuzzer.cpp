@@ -71,6 +71,7 @@ class Fuzzer {
   Case minimize(const Ran& found, Ran& last, int& runs, bool& dead);
   void write(Finding& f, const Ran& last);
   bool handle(const Input& in, Ran found);
+  bool delayed(const Input& previous, const Ran& previous_run, std::uint64_t n, const std::string& why);
   void progress(bool force);
 
   const FuzzOptions& o_;
@@ -107,7 +108,7 @@ Ran Fuzzer::run_case_text(const Case& c) {
     r.what = "the IUT stopped answering: " + res.reason;
   } else if (failed && res.failed_line == first_line && r.c->steps.front().kind == StepKind::kHandshake &&
              (res.script_verdict == Verdict::kError ||
-              (res.failure && res.failure->kind == Failure::Kind::kNothing))) {
+              (res.failure && res.failure->kind != Failure::Kind::kField && res.failure->kind != Failure::Kind::kUnit))) {
     r.outcome = Ran::Outcome::kDeadAtStart;
     r.what = res.reason;
   } else if (res.script_verdict != Verdict::kPass) {
@@ -285,6 +286,36 @@ bool Fuzzer::handle(const Input& in, Ran found) {
   return !dead;
 }
 
+// The IUT answered iteration n-1's liveness check but not iteration n's
+// first handshake: it died after that check (a crash that takes its time,
+// a timer), most likely of what iteration n-1 sent. A finding of its own,
+// written as that iteration ran (a delay is not minimized: a shorter case
+// may end before the IUT dies).
+bool Fuzzer::delayed(const Input& previous, const Ran& previous_run, std::uint64_t n, const std::string& why) {
+  Finding f;
+  f.kind = Finding::Kind::kUnresponsive;
+  f.seed = previous.seed_id;
+  f.iteration = n - 1;
+  for (const Mutation& m : previous.mutations) f.mutations.push_back(m.what);
+  f.what = "the IUT answered this case's liveness check, then not the next case's first handshake: " + why;
+  f.found_script = f.script = previous_run.c ? case_text(*previous_run.c) : case_text(previous.c);
+  f.signature = "stops answering some time after " + last_exchange_step(previous_run.c ? *previous_run.c : previous.c);
+  auto same_sig = std::find_if(summary_.findings.begin(), summary_.findings.end(),
+                               [&](const Finding& g) { return g.signature == f.signature; });
+  if (same_sig != summary_.findings.end()) {
+    ++same_sig->count;
+  } else {
+    write(f, previous_run);
+    summary_.findings.push_back(f);
+    ++summary_.progress.unresponsive;
+    summary_.progress.findings = summary_.findings.size();
+    if (o_.on_finding) o_.on_finding(f);
+  }
+  if (wait_for_iut()) return true;
+  summary_.stopped = "the IUT did not answer again within " + std::to_string(o_.revive.count()) + " ms";
+  return false;
+}
+
 void Fuzzer::progress(bool force) {
   const auto now = Clock::now();
   summary_.progress.seconds = std::chrono::duration<double>(now - start_).count();
@@ -304,6 +335,8 @@ FuzzSummary Fuzzer::run() {
     return summary_;
   }
   start_ = last_progress_ = Clock::now();
+  std::optional<Input> previous;
+  Ran previous_run;
   for (std::uint64_t n = 0;; ++n) {
     if (o_.cancel && o_.cancel->load()) { summary_.stopped = "cancelled"; break; }
     if (o_.iterations != 0 && n >= o_.iterations) { summary_.stopped = "iterations"; break; }
@@ -320,13 +353,15 @@ FuzzSummary Fuzzer::run() {
       case Ran::Outcome::kSkipped: ++summary_.progress.skipped; break;
       case Ran::Outcome::kDeadAtStart:
         ++summary_.progress.skipped;
-        if (!wait_for_iut()) {
-          summary_.stopped = "the IUT stopped answering before iteration " + std::to_string(n) + " began: " + r.what;
-          go_on = false;
-        }
+        // An IUT that answers at once only refused this handshake's settings.
+        if (probe_target(ProbeProtocol::kMpa, o_.connect, ro_).outcome == ProbeResult::Outcome::kSpeaks) break;
+        go_on = previous ? delayed(*previous, previous_run, n, r.what)
+                         : (summary_.stopped = "the IUT did not answer the first handshake: " + r.what, false);
         break;
-      case Ran::Outcome::kFinding: go_on = handle(*in, std::move(r)); break;
+      case Ran::Outcome::kFinding: go_on = handle(*in, r); break;
     }
+    previous = in;
+    previous_run = std::move(r);
     progress(false);
     if (!go_on) break;
   }

@@ -6,7 +6,8 @@
 // through the conformance engine against the IUT. Two oracles judge it:
 //
 //   - the IUT stops answering: the fuzz case's last connection (a fresh TCP
-//     connection and a valid MPA handshake) is refused or gets no Reply;
+//     connection and a valid MPA handshake) is refused or gets no Reply, or
+//     the next case's first handshake finds it gone (charged to this case);
 //   - the IUT breaks a rule of the reference on the wire: the capture
 //     observer's rules, run over every exchange in passing (in_passing.hpp),
 //     find something wrong in what the IUT sent (a malformed Terminate,

@@ -2,6 +2,12 @@
 // same case, a seed reproduces its inputs, the clean reference yields no
 // finding, and faults planted in the reference are found, minimized and
 // reproduced by the script written for them.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -269,6 +275,113 @@ TEST(Fuzz, AnIutThatDoesNotComeBackEndsTheRunWithWhatItFound) {
   EXPECT_FALSE(f.reproduced);
   EXPECT_EQ(f.script, f.found_script);  // as the iteration ran it, unminimized
   EXPECT_EQ(s.progress.unresponsive, 1u);
+}
+
+// The reference behind a TCP relay that dies later than the planted crash
+// above: once the IUT has sent a Terminate for an MSN out of range, the relay
+// still passes the next connection (the fuzz case's liveness check), and
+// refuses the one after (the next case's), then comes back 300 ms later.
+class DyingRelay {
+ public:
+  DyingRelay() {
+    iut_.set_observer([this](const IutEvent& e) {
+      if (e.kind == IutEvent::Kind::kAsync && e.name == "terminate_sent" && e.detail.find("MSN") != std::string::npos)
+        pending_ = true;
+    });
+    std::string error;
+    EXPECT_TRUE(iut_.listen("127.0.0.1", 0, error)) << error;
+    listen(0);
+    thread_ = std::thread([this] { run(); });
+  }
+  ~DyingRelay() {
+    stop_ = true;
+    thread_.join();
+    for (auto& t : pumps_) t.join();
+    if (fd_ >= 0) ::close(fd_);
+    iut_.stop();
+  }
+  std::uint16_t port() const { return port_; }
+  int deaths() const { return deaths_; }
+
+ private:
+  void listen(std::uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(port);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(::listen(fd_, 16), 0);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+  }
+  void run() {
+    while (!stop_) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 20) <= 0) continue;
+      const int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0) continue;
+      if (doomed_) {  // the next case's connection: the IUT is gone
+        doomed_ = false;
+        ++deaths_;
+        ::close(c);
+        ::close(fd_);
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        listen(port_);
+        continue;
+      }
+      if (pending_) {  // the liveness check's connection still gets through
+        pending_ = false;
+        doomed_ = true;
+      }
+      const int u = tcp_connector("127.0.0.1", iut_.port(), std::chrono::milliseconds(1000))(Case{}, error_);
+      if (u < 0) {
+        ::close(c);
+        continue;
+      }
+      pumps_.emplace_back([c, u] { pump(c, u); });
+    }
+  }
+  // Both directions until either side closes.
+  static void pump(int a, int b) {
+    pollfd p[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
+    std::uint8_t buf[16384];
+    for (;;) {
+      if (::poll(p, 2, 2000) <= 0) break;
+      const int from = (p[0].revents != 0) ? 0 : 1;
+      const ssize_t n = ::recv(p[from].fd, buf, sizeof buf, 0);
+      if (n <= 0 || ::send(p[1 - from].fd, buf, static_cast<std::size_t>(n), MSG_NOSIGNAL) != n) break;
+    }
+    ::close(a);
+    ::close(b);
+  }
+
+  ReferenceIut iut_;
+  int fd_ = -1;
+  std::atomic<std::uint16_t> port_{0};
+  std::atomic<bool> pending_{false}, doomed_{false}, stop_{false};
+  std::atomic<int> deaths_{0};
+  std::string error_;
+  std::thread thread_;
+  std::vector<std::thread> pumps_;
+};
+
+TEST(Fuzz, AnIutThatDiesAfterTheLivenessCheckIsCharged) {
+  DyingRelay relay;
+  FuzzOptions o = options_for(relay.port(), seeds({"ddp-echo-msn-increment"}));
+  o.iterations = 250;
+  const FuzzSummary s = run_fuzz(o);
+  EXPECT_GE(relay.deaths(), 1);
+  ASSERT_FALSE(s.findings.empty()) << s.stopped << ", skipped " << s.progress.skipped << ", iterations " << s.progress.iterations;
+  for (const Finding& f : s.findings) {
+    EXPECT_EQ(f.kind, Finding::Kind::kUnresponsive);
+    EXPECT_TRUE(f.signature.starts_with("stops answering some time after > send")) << f.signature;
+    EXPECT_NE(f.script.find(" msn="), std::string::npos) << f.script;  // the iteration that made it die
+    EXPECT_EQ(f.script, f.found_script);
+  }
 }
 
 }  // namespace

@@ -32,8 +32,8 @@
 #
 # Environment: RDMACONF_VM_DIR (the 6.1 guest's image and run folders, default
 # ~/.cache/rdmaconf/interop-vm; 6.12's is the same path with "-6.12" appended), RDMACONF_INTEROP_PORT
-# (first of four host loopback ports, default 17170), RDMACONF_BIN and RDMACONF_AGENT_BIN (use these
-# binaries instead of building build/interop; RDMACONF_REPLAY_BIN, if set, is the rdmaconf used for
+# (first of four host loopback ports, default 17170), RDMACONF_BIN, RDMACONF_AGENT_BIN and
+# RDMACONF_SMCR_PROBE_BIN (use these binaries instead of building build/interop; RDMACONF_REPLAY_BIN, if set, is the rdmaconf used for
 # the replay step), RDMACONF_INTEROP_OUT (reports folder instead of reports/interop),
 # RDMACONF_SMC_CASES ("ID ...": only these clc cases). --kernel K runs one kernel and keeps the
 # other's reports; --only PART keeps the other part's. --plan prints what the options select (the
@@ -96,15 +96,18 @@ t0=$SECONDS
 if [ -n "${RDMACONF_BIN:-}" ]; then
   rdmaconf="$RDMACONF_BIN"
   agent="${RDMACONF_AGENT_BIN:-}"
+  smcr_probe="${RDMACONF_SMCR_PROBE_BIN:-}"
 else
   build="$root/build/interop"
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
   targets=(rdmaconf)
   # grep reads the whole list: with -q it would stop at the match, and ninja's SIGPIPE fail the pipe.
   if ninja -C "$build" -t targets all 2> /dev/null | grep '^rdmaconf-agent:' > /dev/null; then targets+=(rdmaconf-agent); fi
+  if ninja -C "$build" -t targets all 2> /dev/null | grep '^smcr-probe:' > /dev/null; then targets+=(smcr-probe); fi
   cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
   rdmaconf="$build/conformance/cli/rdmaconf"
   agent="$(find "$build" -name rdmaconf-agent -type f -perm -u+x 2> /dev/null | head -1)"
+  smcr_probe="$(find "$build" -name smcr-probe -type f -perm -u+x 2> /dev/null | head -1)"
 fi
 [ -x "$rdmaconf" ] || die "no rdmaconf binary at $rdmaconf"
 timing "build (or given binaries)" $((SECONDS - t0))
@@ -116,7 +119,7 @@ for k in "${kernels[@]}"; do
   [ -n "$only" ] && args+=(--only "$only")
   [ "$keep" = 1 ] && args+=(--keep-guest)
   RDMACONF_KERNEL="$k" RDMACONF_INTEROP_OUT="$out/$k" RDMACONF_INTEROP_TIMINGS="$out/timings.txt" \
-    RDMACONF_BIN="$rdmaconf" RDMACONF_AGENT_BIN="$agent" bash ci/interop/kernel-run.sh "${args[@]}" || rc=1
+    RDMACONF_BIN="$rdmaconf" RDMACONF_AGENT_BIN="$agent" RDMACONF_SMCR_PROBE_BIN="$smcr_probe" bash ci/interop/kernel-run.sh "${args[@]}" || rc=1
 done
 
 # --- what changed from 6.1 to 6.12 ---------------------------------------------------------------

@@ -26,6 +26,7 @@ out="${RDMACONF_INTEROP_OUT:?set by ci/interop.sh}"
 timings="${RDMACONF_INTEROP_TIMINGS:-$out/timings.txt}"
 rdmaconf="${RDMACONF_BIN:?set by ci/interop.sh}"
 agent="${RDMACONF_AGENT_BIN:-}"
+smcr_probe="${RDMACONF_SMCR_PROBE_BIN:-}"
 mkdir -p "$out/siw/cases" "$out/smc" "$out/guest"
 timing() { printf '%-6s %-40s %6s s\n' "$KERNEL" "$1" "$2" | tee -a "$timings" >&2; }
 t_start=$SECONDS
@@ -46,6 +47,7 @@ run="$VM_DIR/runs/interop-$(date -u +%Y%m%d-%H%M%S)"
 mkdir -p "$run"
 bins=(ci/interop/guest/siw-up.sh ci/interop/guest/smc-up.sh ci/interop/guest/smcd-pair.sh "$rdmaconf")
 [ -n "$agent" ] && bins+=("$agent")
+[ -n "$smcr_probe" ] && bins+=("$smcr_probe" ci/interop/guest/smcr-up.sh ci/interop/guest/smcr-roce.sh)
 # The SMC side's two helpers, built here for the guest (same Debian release, same libc).
 clang -target bpf -O2 -g -Wall -I/usr/include/x86_64-linux-gnu -c ci/interop/guest/smc_option.bpf.c \
   -o "$run/smc_option.bpf.o"
@@ -324,6 +326,26 @@ if want smc; then
     timing "smcd: AF_SMC pair over loopback-ism" $((SECONDS - t))
   }
 
+  # SMC-R past CLC (6.12): smcr-probe, the reference link group and connection over rdma-core on
+  # the tester's own rxe (smcr-up.sh: a veth pair in the root namespace, rxe1 for Linux, rxe2 for
+  # the probe), against Linux in both roles (smcr-roce.sh); the probe's logs, the captures on smcr1
+  # (6.12/smcr/) and what analyze makes of them. rxe of 6.1 does not bring an SMC-R link up.
+  smcr_roce() {
+    local t=$SECONDS p
+    mkdir -p "$out/smcr"
+    guest 'bash /opt/rdmaconf/smcr-up.sh' 60 2>&1 | tee "$out/smcr/up.txt" || true
+    guest 'bash /opt/rdmaconf/smcr-roce.sh' 240 2>&1 | tee "$out/smcr/run.txt" || true
+    for p in client server; do
+      cp "$run/share/smcr-$p.txt" "$run/share/smcr-$p-linux.txt" "$out/smcr/" 2> /dev/null || true
+      if [ -s "$run/share/smcr-$p.pcap" ]; then
+        cp "$run/share/smcr-$p.pcap" "$out/smcr/"
+        "$rdmaconf" analyze "$out/smcr/smcr-$p.pcap" --json "$out/smcr/analyze-$p.json" > "$out/smcr/analyze-$p.txt" 2>&1 || true
+        tail -1 "$out/smcr/analyze-$p.txt"
+      fi
+    done
+    timing "smcr: smcr-probe over RoCEv2, both roles" $((SECONDS - t))
+  }
+
   if [ -n "$agent" ]; then
     smc_up
     # The catalogue's clc cases by role (RDMACONF_SMC_CASES: only these).
@@ -367,6 +389,7 @@ if want smc; then
     fi
     cp "$run"/share/agent-smc-boot*.log "$out/guest/" 2> /dev/null || true
     if [ "$KERNEL" = 6.12 ]; then smcd_capture; fi
+    if [ "$KERNEL" = 6.12 ] && [ -n "$smcr_probe" ]; then smcr_roce; fi
   else
     echo "rdmaconf-agent is not built in this tree: the clc suite was not run against Linux SMC" | tee "$out/smc/run.txt"
     timing "smc: setup" $((SECONDS - t0))

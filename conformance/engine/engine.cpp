@@ -442,7 +442,10 @@ std::vector<std::string> check_case(const Case& c) {
       check_send(c, st, err);
     } else if (st.kind == StepKind::kExpect) {
       for (const Alternative& alt : st.alternatives) {
-        if (alt.unit == "close" || alt.unit == "silence") check_close(st, alt, err);
+        if (alt.unit == "anything") {
+          // `< anything`: reads whatever comes (a wire fuzzer's case), alone and without matchers.
+          if (st.alternatives.size() != 1 || !alt.args.empty()) err(st, "expected 'anything' alone, without matchers");
+        } else if (alt.unit == "close" || alt.unit == "silence") check_close(st, alt, err);
         else if (alt.unit.starts_with("agent.")) check_agent(c, st, alt, err);
         else check_expected_unit(c, st, alt, err);
       }

@@ -581,8 +581,27 @@ std::optional<StepOutcome> expect_missed(Session& s, const Step& st, const Accep
   return std::nullopt;
 }
 
+// `< anything within D`: reads and records whatever the IUT sends until the
+// bound passes or it closes, matching nothing (a wire fuzzer's case judges
+// what came only in passing). An accepting Reply among it starts full
+// operation as in any expectation.
+StepOutcome expect_anything(Session& s, const Step& st) {
+  const auto deadline = Clock::now() + s.scaled(st.within.value_or(Duration(300)));
+  for (;;) {
+    auto ev = s.next_event(deadline);
+    if (ev.kind == Session::EventKind::kTimeout) return {};
+    if (ev.kind == Session::EventKind::kClosed) {
+      s.skipping = s.c.skip_after_close;
+      return {};
+    }
+    if (ev.unit.kind == Received::Kind::kMalformed) return {};  // nothing more can be cut from the stream
+    (void)expect_matched(s, st.alternatives.front(), ev.unit);
+  }
+}
+
 StepOutcome expect(Session& s, const Step& st) {
   if (st.alternatives.size() == 1 && st.alternatives.front().unit == "message") return expect_message(s, st);
+  if (st.alternatives.size() == 1 && st.alternatives.front().unit == "anything") return expect_anything(s, st);
   if (st.alternatives.size() == 1 && is_agent_unit(st.alternatives.front().unit)) {
     if (!s.o.agent) return {StepOutcome::Kind::kUnimplemented, "no view of the IUT's own side in this run (rdmaconf run --agent)"};
     const std::string why = expect_agent(*s.o.agent, s.result.exchange, st, s.scaled(st.within.value_or(Duration(2000))));
@@ -825,9 +844,7 @@ StepOutcome send_step(Session& s, const Step& st) {
   return {};
 }
 
-}  // namespace
-
-StepOutcome run_step(Session& s, const Step& st) {
+StepOutcome run_step_as_written(Session& s, const Step& st) {
   if (is_smcr_step(s, st)) return run_smcr_step(s, st);
   if (st.kind != StepKind::kSend && !flush_held(s))
     return mismatch(Failure::Kind::kClosed, "the IUT closed the connection before the tester could send", closed_as(s));
@@ -849,6 +866,22 @@ StepOutcome run_step(Session& s, const Step& st) {
   }
   return outcome;
 }
+
+}  // namespace
+
+StepOutcome run_step(Session& s, const Step& st) {
+  if (s.skipping) return {};
+  StepOutcome outcome = run_step_as_written(s, st);
+  // `after_close: skip`: the IUT closing after the handshake ends this
+  // connection's steps, not the case (a handshake it closes still fails).
+  if (s.c.skip_after_close && st.kind != StepKind::kHandshake && outcome.kind == StepOutcome::Kind::kMismatch &&
+      outcome.failure.kind == Failure::Kind::kClosed) {
+    s.skipping = true;
+    return {};
+  }
+  return outcome;
+}
+
 
 }  // namespace runner
 

@@ -83,6 +83,9 @@ struct Session {
   std::vector<std::uint8_t> rx;
   std::uint64_t rx_taken = 0;  // octets of the IUT's stream cut into units so far (rx starts there)
   bool eof = false, reset = false;
+  // The case says `after_close: skip` and the IUT closed this connection:
+  // its remaining steps are skipped (run_step).
+  bool skipping = false;
   Variables vars;
   Captures captures;  // `field=@name` values the IUT sent earlier in this case
 

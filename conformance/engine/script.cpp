@@ -593,6 +593,9 @@ std::optional<SyntaxError> header_line(const Line& l, Header& h, std::array<bool
     base.timeout = *d;
   } else if (key == "uncaught") {
     base.uncaught = value;
+  } else if (key == "after_close") {
+    if (value != "skip" && value != "fail") return error("expected after_close: skip or fail, got '" + value + "'");
+    base.skip_after_close = value == "skip";
   } else if (key == "param") {
     if (!h.param_name.empty()) return error("expected at most one 'param' line");
     std::size_t c2 = value.find(':');
@@ -604,7 +607,7 @@ std::optional<SyntaxError> header_line(const Line& l, Header& h, std::array<bool
       return error("expected between 1 and 256 parameter values");
   } else {
     return error("expected a header key (id, title, requirement, rfc, level, role, needs, timeout, param, "
-                 "uncaught), got '" + key + "'");
+                 "uncaught, after_close), got '" + key + "'");
   }
   return std::nullopt;
 }

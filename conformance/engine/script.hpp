@@ -95,6 +95,10 @@ struct Case {
   std::vector<std::string> needs;
   Duration timeout{10000};
   std::string uncaught;  // why no reference fault can make it fail, if so
+  // `after_close: skip` (a wire fuzzer's case, docs/fuzzing.md): the IUT
+  // closing a connection after its handshake is no mismatch; the steps that
+  // follow on that connection are skipped, the next `connection` goes on.
+  bool skip_after_close = false;
   std::vector<Step> steps;
 
   bool needs_item(std::string_view n) const;

@@ -8,6 +8,7 @@
 #include "rdmap/diagnosis.hpp"
 #include "rdmap/error_codes.hpp"
 #include "rdmap/terminate.hpp"
+#include "wire/hint.hpp"
 #include "requirement.hpp"
 
 namespace rdmaconf::findings {
@@ -207,14 +208,6 @@ std::string step_key(const cf::CaseResult& r) {
   return "step after " + f.stimulus + " expected " + unit_names(expected) + " got " + got_class(f);
 }
 
-// The mistakes the reference diagnoses (wire/hint.hpp), in words.
-std::string mistake_words(const std::string& mistake) {
-  if (mistake == "le-bitfield") return "written as a little-endian C bitfield";
-  if (mistake == "byte-swapped") return "sent in the other byte order";
-  if (mistake == "ird-ord-swapped") return "with the IRD and ORD words exchanged";
-  return mistake;
-}
-
 bool failing(const cf::CaseResult& r) {
   return r.verdict == cf::Verdict::kFail || r.verdict == cf::Verdict::kNonStrict ||
          r.verdict == cf::Verdict::kInformational || (r.verdict == cf::Verdict::kUnimplemented && !r.in_passing.empty());
@@ -362,7 +355,7 @@ std::string title_of(const Finding& f) {
   if (f.source == Finding::Source::kRule) {
     const RuleRef& rule = f.rules.front();
     return rule.id + " broken" + (rule.summary.empty() ? std::string() : ": " + rule.summary) +
-           (f.mistake.empty() ? "" : " (" + mistake_words(f.mistake) + ")");
+           (f.mistake.empty() ? "" : " (" + std::string(wire::mistake_words(f.mistake)) + ")");
   }
   if (!f.example || !f.example->failure) return f.got;
   const cf::Failure& fl = *f.example->failure;

@@ -37,7 +37,7 @@ EnhancedData exchanged(const EnhancedData& e) {
 
 std::optional<wire::Hint> diagnose_crc(std::uint32_t received, std::uint32_t computed) {
   if (received == computed || swap32(received) != computed || received == swap32(received)) return std::nullopt;
-  return wire::Hint{"byte-swapped",
+  return wire::Hint{wire::kByteSwapped.id,
                     "the CRC field holds this FPDU's CRC32c " + hex(computed, 8) +
                         " with its four octets in reverse order: it was written most significant octet first, "
                         "where RFC 5044 §4.4 (as iSCSI) sends the least significant octet first"};
@@ -52,7 +52,7 @@ std::optional<wire::Hint> diagnose_ulpdu_length(wire::Bytes fpdu) {
   if (fpdu.size() < total) return std::nullopt;
   const std::uint32_t crc = wire::crc32c(fpdu.first(total - kCrcSize));
   if (crc != wire::crc32c_from_wire(fpdu.subspan(total - kCrcSize, kCrcSize))) return std::nullopt;
-  return wire::Hint{"byte-swapped",
+  return wire::Hint{wire::kByteSwapped.id,
                     "ULPDU_Length " + hex(sent, 4) + " (" + std::to_string(sent) + ") is " + std::to_string(meant) +
                         " sent least significant octet first: with that length the FPDU's CRC32c checks; RFC 5044 "
                         "§4.1 sends the field in network order"};
@@ -61,7 +61,7 @@ std::optional<wire::Hint> diagnose_ulpdu_length(wire::Bytes fpdu) {
 std::optional<wire::Hint> diagnose_pd_length(std::uint16_t pd_length) {
   const std::uint16_t meant = swap16(pd_length);
   if (pd_length <= kMaxPrivateDataLength || meant > kMaxPrivateDataLength) return std::nullopt;
-  return wire::Hint{"byte-swapped", "PD_Length " + hex(pd_length, 4) + " (" + std::to_string(pd_length) + ") is " +
+  return wire::Hint{wire::kByteSwapped.id, "PD_Length " + hex(pd_length, 4) + " (" + std::to_string(pd_length) + ") is " +
                                         std::to_string(meant) +
                                         " sent least significant octet first; RFC 5044 §7.1 sends it in network order"};
 }
@@ -79,7 +79,7 @@ std::optional<wire::Hint> diagnose_ird_ord_swapped(const EnhancedData& request, 
                                   std::pair{fixed.rtr_write, "zero-length RDMA Write"},
                                   std::pair{fixed.rtr_read, "zero-length RDMA Read"}})
     if (set) kinds += (kinds.empty() ? "the " : " and the ") + std::string(what);
-  return wire::Hint{"ird-ord-swapped", "read with its IRD and ORD words exchanged the Reply sets A, sets " + kinds +
+  return wire::Hint{wire::kIrdOrdSwapped.id, "read with its IRD and ORD words exchanged the Reply sets A, sets " + kinds +
                                            " RTR and has IRD " + std::to_string(fixed.ird) + ", ORD " +
                                            std::to_string(fixed.ord) +
                                            "; RFC 6581 §9 sends the IRD word (A, B, IRD) first, then the ORD word "

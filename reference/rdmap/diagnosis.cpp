@@ -98,7 +98,7 @@ std::optional<TerminateMessage> read_as_le_bitfield(wire::Bytes body) {
 }
 
 std::string_view rule_broken_by(std::string_view mistake) {
-  return mistake == kLeBitfield ? check::kTerminateFormat.id : std::string_view();
+  return mistake == wire::kLeBitfield.id ? check::kTerminateFormat.id : std::string_view();
 }
 
 std::optional<wire::Hint> diagnose_terminate(wire::Bytes body) {
@@ -113,13 +113,13 @@ std::optional<wire::Hint> le_bitfield_reading(wire::Bytes body) {
   for (auto [set, n] : {std::pair{t->m, "M"}, std::pair{t->d, "D"}, std::pair{t->r, "R"}})
     if (set) flags += flags.empty() ? n : std::string(", ") + n;
   const auto right = encode_control(t->code, t->m, t->d, t->r);
-  return wire::Hint{kLeBitfield,
+  return wire::Hint{wire::kLeBitfield.id,
                     "the control field " + octets(body.first(kTerminateControlSize)) + " reads as " +
                         describe_code(t->code) + (flags.empty() ? "" : " with " + flags + " set") +
                         " when its sub-fields are taken as a little-endian C bitfield (Layer in the low nibble of "
                         "the first octet, M/D/R in the low bits of the third); RFC 5040 §4.8 numbers the bits from "
                         "the most significant one, which encodes that as " + octets(right),
-                    rule_broken_by(kLeBitfield)};
+                    rule_broken_by(wire::kLeBitfield.id)};
 }
 
 }  // namespace rdmaconf::rdmap

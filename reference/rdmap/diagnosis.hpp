@@ -52,11 +52,10 @@ std::optional<TerminateMessage> read_as_le_bitfield(wire::Bytes body);
 // but reads cleanly as a little-endian bitfield; nullopt otherwise.
 std::optional<wire::Hint> diagnose_terminate(wire::Bytes body);
 
-// The little-endian bitfield mistake's id (wire::Hint::mistake), and the
-// rule a mistake of this layer breaks by itself (wire::Hint::rule): a control
-// word in that layout breaks RFC 5040 §4.8's whatever it meant. Empty for a
-// mistake of another layer; for reports that kept only the id.
-inline constexpr std::string_view kLeBitfield = "le-bitfield";
+// The rule a mistake of this layer breaks by itself (wire::Hint::rule): a
+// control word in the little-endian bitfield layout (wire::kLeBitfield)
+// breaks RFC 5040 §4.8's whatever it meant. Empty for a mistake of another
+// layer; for reports that kept only the id.
 std::string_view rule_broken_by(std::string_view mistake);
 
 // The same hint for any body that reads cleanly as a little-endian bitfield,

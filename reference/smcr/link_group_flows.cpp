@@ -257,7 +257,9 @@ void LinkGroup::server_add_link_reply(const AddLink& a, const LlcMessage& m, Tim
   }
   n.peer = check::LinkEnd{a.mac, a.gid, a.qp_number};
   n.peer_psn = a.initial_psn;
-  if (!host_.connect(*n.qp, a.qp_number)) return abandon_new_link(delete_reason::kLostPath, now);
+  // The reply's MTU is the one the client chose (at most ours, A.3.2).
+  if (!host_.connect_path(*n.qp, a.qp_number, PeerPath{a.mac, a.gid, a.initial_psn, a.mtu, initial_psn(*n.qp)}))
+    return abandon_new_link(delete_reason::kLostPath, now);
   if (a.v2_extension) take_pairs(on, t, a.v2_extension->rtokens);
   if (cfg_.version == 2) return confirm_new_link(now);
   // v1, §3.5.1.6.3: the RToken pairs go in ADD LINK CONTINUATIONs, the
@@ -277,7 +279,8 @@ void LinkGroup::client_add_link(std::size_t on, const LlcMessage& m, Time now) {
   const bool acceptable = a.mtu != 0 && a.link_number != 0 && !slot_of(a.link_number) && cfg_.max_links > 1 &&
                           active_links() < cfg_.max_links && free_slot() && !(same_server_port && !cfg_.alternate);
   QueuePair* qp = acceptable ? host_.create_qp() : nullptr;
-  if (qp != nullptr && !host_.connect(*qp, a.qp_number)) {
+  if (qp != nullptr &&
+      !host_.connect_path(*qp, a.qp_number, PeerPath{a.mac, a.gid, a.initial_psn, std::min(cfg_.mtu, a.mtu), initial_psn(*qp)})) {
     host_.destroy_qp(*qp);
     qp = nullptr;
   }

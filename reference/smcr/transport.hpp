@@ -1,7 +1,7 @@
 // What one SMC-R link's RC queue pair offers the link layer's machines, and
 // an implementation of it in memory (two peers, reference against
-// reference, for tests and fuzzing); the rdma-core one over RoCEv2 offers
-// the same interface.
+// reference, for tests and fuzzing); the rdma-core one over RoCEv2
+// (conformance/agent/rdma_core/roce_transport.hpp) offers the same interface.
 //
 // A queue pair posts two kinds of work (RFC 7609 §2.1, §3.3, §4.4): an RC
 // Send carrying one LLC or CDC message (44 octets; a v2 LLC message up to
@@ -77,6 +77,20 @@ class QueuePair {
   virtual std::optional<QpEvent> poll() = 0;
 };
 
+// The peer's end of a RoCE path and the sequence numbers that start it, as
+// CLC (App. A.2.3/A.2.4) or ADD LINK (A.3.2) announce them: what a queue
+// pair over a real device needs for its RTR/RTS transitions (the peer's
+// GID addresses it, its initial PSN is our receive PSN, ours our send
+// PSN). The in-memory fabric addresses queue pairs by number alone and
+// ignores the rest.
+struct PeerPath {
+  Mac mac = 0;
+  Gid gid{};
+  std::uint32_t psn = 0;        // the peer's initial packet sequence number (24 bits)
+  std::uint8_t mtu = 0;         // the path MTU as A.2.3 enumerates it (1 = 256 ... 5 = 4096); 0: the port's
+  std::uint32_t local_psn = 0;  // the initial PSN this side announced for its queue pair (24 bits)
+};
+
 // A host's side of the fabric: the queue pairs it creates and the memory
 // it registers on them.
 class Host {
@@ -87,6 +101,14 @@ class Host {
   // Connects a queue pair to the peer's queue pair `peer_qp_number` (the
   // RTR/RTS transitions of §3.5.1.5 / §3.5.1.6.2). False if there is none.
   virtual bool connect(QueuePair& qp, std::uint32_t peer_qp_number) = 0;
+  // The same with the path the peer announced: a host over a real device
+  // needs it (and refuses connect() without it); the link group always
+  // calls this one. By default the path is not needed. (A name of its own,
+  // not an overload: a Host that overrides connect() hides nothing.)
+  virtual bool connect_path(QueuePair& qp, std::uint32_t peer_qp_number, const PeerPath& path) {
+    (void)path;
+    return connect(qp, peer_qp_number);
+  }
   virtual void destroy_qp(QueuePair& qp) = 0;
   // Memory the link layer owns (an RMB): `id` is the host's handle.
   virtual std::optional<std::uint32_t> allocate_rmb(std::uint64_t size) = 0;

@@ -2,11 +2,13 @@
 // C bitfield, on the octets Linux siw sends (see docs/interop.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "check/segment.hpp"
 #include "rdmap/diagnosis.hpp"
 #include "rdmap/error_codes.hpp"
+#include "wire/hint.hpp"
 
 namespace rdmaconf::rdmap {
 namespace {
@@ -45,7 +47,7 @@ TEST(TerminateDiagnosis, SiwReadRequestInvalidStag) {
 
 // A report that kept only a mistake's id finds the rule it breaks here.
 TEST(TerminateDiagnosis, TheRuleAMistakeBreaksByItsId) {
-  EXPECT_EQ(rule_broken_by(kLeBitfield), check::kTerminateFormat.id);
+  EXPECT_EQ(rule_broken_by(wire::kLeBitfield.id), check::kTerminateFormat.id);
   EXPECT_EQ(rule_broken_by("byte-swapped"), "");  // an MPA mistake: it breaks the rule it explains only
   EXPECT_EQ(rule_broken_by(""), "");
 }
@@ -92,6 +94,20 @@ TEST(TerminateDiagnosis, DescribesCodesByName) {
             "RDMAP / Remote Protection Error / Base or bounds violation");
   EXPECT_EQ(describe_control(Octets{0x10, 0x00, 0x07, 0x00}),
             " (Layer 1, EType 0, Error Code 0x00, M/D/R 000, Reserved 0x0700)");
+}
+
+// Every diagnosed mistake has its words in one table; an id it does not know
+// stands for itself (a report of another rdmaconf).
+TEST(Mistakes, EachIdHasItsWordsOnce) {
+  for (const wire::Mistake& m : wire::kMistakes) {
+    EXPECT_FALSE(m.words.empty()) << m.id;
+    EXPECT_NE(m.words, m.id);
+    EXPECT_EQ(wire::mistake_words(m.id), m.words);
+    EXPECT_EQ(std::count_if(wire::kMistakes.begin(), wire::kMistakes.end(),
+                            [&](const wire::Mistake& o) { return o.id == m.id; }),
+              1);
+  }
+  EXPECT_EQ(wire::mistake_words("a-mistake-of-tomorrow"), "a-mistake-of-tomorrow");
 }
 
 }  // namespace

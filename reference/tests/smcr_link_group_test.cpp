@@ -201,6 +201,77 @@ TEST_P(Versions, SecondLinkWithAddLinkCarriesEveryRToken) {
   EXPECT_EQ(p.llc_sent(s2.qp->qp_number()).size(), 1u);  // its CONFIRM LINK
 }
 
+// A host over a real device connects a queue pair with the path the peer
+// announced: ADD LINK's (or its reply's) MAC, GID, initial PSN and MTU, and
+// the PSN this side announced for its own queue pair (A.3.2). A host that
+// records what it is given, in front of the in-memory one.
+struct PathRecordingHost final : Host {
+  explicit PathRecordingHost(MemoryHost& inner) : inner(inner) {}
+  QueuePair* create_qp() override { return inner.create_qp(); }
+  bool connect(QueuePair& qp, std::uint32_t peer_qp_number) override { return inner.connect(qp, peer_qp_number); }
+  bool connect_path(QueuePair& qp, std::uint32_t peer_qp_number, const PeerPath& path) override {
+    paths.push_back(path);
+    return inner.connect(qp, peer_qp_number);
+  }
+  void destroy_qp(QueuePair& qp) override { inner.destroy_qp(qp); }
+  std::optional<std::uint32_t> allocate_rmb(std::uint64_t size) override { return inner.allocate_rmb(size); }
+  wire::MutableBytes rmb(std::uint32_t id) override { return inner.rmb(id); }
+  std::optional<RToken> register_rmb(std::uint32_t id, QueuePair& qp) override { return inner.register_rmb(id, qp); }
+  void deregister_rmb(std::uint32_t id, QueuePair& qp) override { inner.deregister_rmb(id, qp); }
+  MemoryHost& inner;
+  std::vector<PeerPath> paths;
+};
+
+TEST_P(Versions, AnAddedLinkIsConnectedWithThePathItsPeerAnnounced) {
+  MemoryFabric fabric;
+  fabric.record_sends = true;
+  PathRecordingHost server_host(fabric.host(0)), client_host(fabric.host(1));
+  LinkGroupConfig sc = config(Role::kServer, GetParam(), true), cc = config(Role::kClient, GetParam(), true);
+  sc.mtu = 5;  // the client's 3 is the smaller: the link's
+  LinkGroup server(sc, server_host), client(cc, client_host);
+  MemoryQueuePair& sq = fabric.create_qp(0);
+  MemoryQueuePair& cq = fabric.create_qp(1);
+  MemoryFabric::connect(sq, cq);
+  const std::uint32_t srmb = *fabric.host(0).allocate_rmb(65536), crmb = *fabric.host(1).allocate_rmb(65536);
+  const RToken st = *fabric.host(0).register_rmb(srmb, sq), ct = *fabric.host(1).register_rmb(crmb, cq);
+  Time now{0};
+  server.start({&sq, kServerPort, {kClientPort.mac, kClientPort.gid, cq.qp_number()}, srmb, ct}, now);
+  client.start({&cq, kClientPort, {kServerPort.mac, kServerPort.gid, sq.qp_number()}, crmb, st}, now);
+  for (int i = 0; i < 1000; ++i) {
+    const bool a = server.poll(now);
+    const bool b = client.poll(now);
+    if (!a && !b) break;
+  }
+  ASSERT_EQ(server.active_links(), 2u);
+  ASSERT_EQ(client_host.paths.size(), 1u);
+  ASSERT_EQ(server_host.paths.size(), 1u);
+  const PeerPath& c = client_host.paths[0];
+  const PeerPath& s = server_host.paths[0];
+  const auto sent_by = [&](std::uint32_t qp) {
+    for (const auto& d : fabric.sends) {
+      auto m = decode_llc(d.octets);
+      if (!m || d.from_qp != qp) continue;
+      const Llc f = fields_of(*m);
+      if (const auto* a = std::get_if<AddLink>(&f)) return *a;
+    }
+    return AddLink{};
+  };
+  const AddLink request = sent_by(sq.qp_number()), reply = sent_by(cq.qp_number());
+  // The client reaches the server's second port with the PSN it announced,
+  // and sends from the PSN its reply announced; the server the other way round.
+  EXPECT_EQ(c.mac, kServerPort2.mac);
+  EXPECT_EQ(c.gid, kServerPort2.gid);
+  EXPECT_EQ(c.psn, request.initial_psn);
+  EXPECT_EQ(c.local_psn, reply.initial_psn);
+  EXPECT_EQ(c.mtu, 3);
+  EXPECT_EQ(s.mac, kClientPort2.mac);
+  EXPECT_EQ(s.gid, kClientPort2.gid);
+  EXPECT_EQ(s.psn, reply.initial_psn);
+  EXPECT_EQ(s.local_psn, request.initial_psn);
+  EXPECT_EQ(s.mtu, 3);
+  EXPECT_NE(request.initial_psn, reply.initial_psn);
+}
+
 // -------------------------------------------------------------- RKEYs
 
 TEST_P(Versions, ASecondRmbIsConfirmedThenWrittenThenDeleted) {

@@ -1,0 +1,68 @@
+// `rdmaconf fuzz` as a user meets it (docs/fuzzing.md, "Wire fuzzing"):
+// a fault of the reference is found, written as a folder with its script
+// and capture and listed in the JSON summary, and the script then runs
+// alone with `rdmaconf run --case-file`, failing with the fault and passing
+// without it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli_run.hpp"
+#include "tests/support/scratch_folder.hpp"
+
+namespace rdmaconf::cli::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Fuzz, AFindingIsWrittenAndItsScriptRunsAlone) {
+  const test_support::ScratchFolder dir("fuzz");
+  const Ran r = rdmaconf("fuzz --reference --fault terminate-le-bitfield --case 'rdmap-echo-*' --iterations 30 --out " +
+                         dir / "out" + " --json " + dir / "fuzz.json");
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("finding: breaks rfc5040-4.8-terminate-format"), std::string::npos) << r.out;
+  const auto summary = nlohmann::json::parse(slurp(dir / "fuzz.json"));
+  EXPECT_EQ(summary["iterations"], 30);
+  ASSERT_EQ(summary["findings"].size(), 1u);
+  const auto& f = summary["findings"][0];
+  EXPECT_EQ(f["kind"], "rule-broken");
+  EXPECT_EQ(f["reproduced"], true);
+  std::string script;
+  int captures = 0;
+  for (const auto& e : fs::directory_iterator(f["folder"].get<std::string>())) {
+    if (e.path().extension() == ".case") script = e.path().string();
+    if (e.path().extension() == ".pcapng") ++captures;
+  }
+  ASSERT_FALSE(script.empty());
+  EXPECT_EQ(captures, 2);  // the case's connection and the liveness check's
+  const Ran broken = rdmaconf("run --reference --fault terminate-le-bitfield --case-file " + script);
+  EXPECT_EQ(broken.code, 1) << broken.out << broken.err;
+  EXPECT_NE(broken.out.find("rfc5040-4.8-terminate-format"), std::string::npos) << broken.out;
+  const Ran clean = rdmaconf("run --reference --case-file " + script);
+  EXPECT_EQ(clean.code, 0) << clean.out << clean.err;
+}
+
+TEST(Fuzz, TheSameSeedRunsTheSameInputs) {
+  const test_support::ScratchFolder dir("fuzz");
+  auto findings = [&](const std::string& seed) {
+    const std::string json = dir / ("fuzz-" + seed + ".json");
+    const Ran r = rdmaconf("fuzz --reference --fault terminate-le-bitfield --case 'rdmap-echo-*' --iterations 10 "
+                           "--seed " + seed + " --json " + json);
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    return nlohmann::json::parse(slurp(json))["findings"][0]["script"].get<std::string>();
+  };
+  EXPECT_EQ(findings("5"), findings("5"));
+}
+
+TEST(Fuzz, UsageErrors) {
+  EXPECT_EQ(rdmaconf("fuzz").code, 2);
+  EXPECT_EQ(rdmaconf("fuzz --reference --target 127.0.0.1:1").code, 2);
+  EXPECT_EQ(rdmaconf("fuzz --reference --fault no-such-fault --iterations 1").code, 2);
+  const Ran none = rdmaconf("fuzz --reference --case 'clc-*' --iterations 1");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.out.find("no seed"), std::string::npos) << none.out;
+}
+
+}  // namespace
+}  // namespace rdmaconf::cli::testing

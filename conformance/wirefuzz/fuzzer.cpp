@@ -1,0 +1,411 @@
+// The wire fuzzer's run: iterations, oracles, minimization, findings
+// (fuzzer.hpp).
+#include "wirefuzz/fuzzer.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/probe.hpp"
+#include "wirefuzz/case_text.hpp"
+
+namespace rdmaconf::conformance::wirefuzz {
+
+std::string_view to_string(Finding::Kind k) {
+  return k == Finding::Kind::kUnresponsive ? "unresponsive" : "rule-broken";
+}
+
+std::optional<Input> make_input(const std::vector<Case>& fuzz_seeds, std::uint64_t seed, std::uint64_t n) {
+  if (fuzz_seeds.empty()) return std::nullopt;
+  Rng rng = iteration_rng(seed, n);
+  const Case& from = fuzz_seeds[rng.below(fuzz_seeds.size())];
+  Input in{from, from.id.substr(0, from.id.size() - std::string_view("-fuzz").size()), {}};
+  // Mostly one mutation, so that what a finding needs stays small; now and
+  // then two or three, for what only a combination reaches.
+  const int count = rng.chance(25) ? 2 + static_cast<int>(rng.below(2)) : 1;
+  in.mutations = mutate(in.c, rng, count);
+  in.c.id += "-" + std::to_string(seed) + "-" + std::to_string(n);
+  return in;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What one run of a fuzz case came to.
+struct Ran {
+  enum class Outcome : std::uint8_t {
+    kNothing,      // the IUT took it and still answers
+    kSkipped,      // the case could not run as written (unbuildable, unimplemented on this connection)
+    kFinding,      // an oracle fired
+    kDeadAtStart,  // the case's own first handshake got no answer: the IUT was gone before it began
+  };
+  Outcome outcome = Outcome::kNothing;
+  Finding::Kind kind = Finding::Kind::kUnresponsive;
+  std::string what, rule;
+  std::shared_ptr<Case> c;  // the case as parsed from its text (the result points into it)
+  CaseResult result;
+};
+
+class Fuzzer {
+ public:
+  explicit Fuzzer(const FuzzOptions& o) : o_(o) {
+    ro_.connect_responder = o.connect;
+    ro_.jobs = 1;
+    ro_.time_scale = o.time_scale;
+    ro_.iut_lacks = o.iut_lacks;
+    ro_.judge_in_passing = true;
+  }
+
+  FuzzSummary run();
+
+ private:
+  Ran run_case_text(const Case& c);
+  bool wait_for_iut();
+  bool same(const Case& cand, const Ran& want, Ran& out, int& runs, bool& dead);
+  Case minimize(const Ran& found, Ran& last, int& runs, bool& dead);
+  void write(Finding& f, const Ran& last);
+  bool handle(const Input& in, Ran found);
+  bool delayed(const Input& previous, const Ran& previous_run, std::uint64_t n, const std::string& why);
+  void progress(bool force);
+
+  const FuzzOptions& o_;
+  RunOptions ro_;
+  FuzzSummary summary_;
+  Clock::time_point start_ = Clock::now(), last_progress_ = Clock::now();
+};
+
+// Prints the case, parses that text and runs it: what ran is exactly what a
+// reproducer holds. Then the oracles.
+Ran Fuzzer::run_case_text(const Case& c) {
+  Ran r;
+  auto parsed = parse_script(case_text(c), c.id + ".case");
+  auto* cases = std::get_if<std::vector<Case>>(&parsed);
+  if (!cases || cases->size() != 1) {
+    r.outcome = Ran::Outcome::kSkipped;
+    return r;
+  }
+  r.c = std::make_shared<Case>(std::move(cases->front()));
+  r.c->protocol = c.protocol;
+  if (!check_case(*r.c).empty()) {
+    r.outcome = Ran::Outcome::kSkipped;
+    return r;
+  }
+  r.result = run_case(*r.c, ro_);
+  const CaseResult& res = r.result;
+  const std::size_t tail = liveness_step(*r.c);
+  const int tail_line = tail < r.c->steps.size() ? r.c->steps[tail].line : INT_MAX;
+  const bool failed = res.script_verdict == Verdict::kFail || res.script_verdict == Verdict::kError;
+  const int first_line = r.c->steps.empty() ? 0 : r.c->steps.front().line;
+  if (failed && res.failed_line >= tail_line) {
+    r.outcome = Ran::Outcome::kFinding;
+    r.kind = Finding::Kind::kUnresponsive;
+    r.what = "the IUT stopped answering: " + res.reason;
+  } else if (failed && res.failed_line == first_line && r.c->steps.front().kind == StepKind::kHandshake &&
+             (res.script_verdict == Verdict::kError ||
+              (res.failure && res.failure->kind != Failure::Kind::kField && res.failure->kind != Failure::Kind::kUnit))) {
+    r.outcome = Ran::Outcome::kDeadAtStart;
+    r.what = res.reason;
+  } else if (res.script_verdict != Verdict::kPass) {
+    r.outcome = Ran::Outcome::kSkipped;
+  } else if (!res.in_passing.empty()) {
+    const InPassing& p = res.in_passing.front();
+    r.outcome = Ran::Outcome::kFinding;
+    r.kind = Finding::Kind::kRuleBroken;
+    r.rule = p.rule;
+    r.what = p.rule + " (" + p.level + ", " + p.section + "): " + p.text;
+  }
+  return r;
+}
+
+// After the IUT stopped answering: probe it until it answers again (a
+// supervisor restarted it) or FuzzOptions::revive passes.
+bool Fuzzer::wait_for_iut() {
+  const auto deadline = Clock::now() + o_.revive;
+  for (;;) {
+    if (probe_target(ProbeProtocol::kMpa, o_.connect, ro_).outcome == ProbeResult::Outcome::kSpeaks) return true;
+    if (Clock::now() >= deadline || (o_.cancel && o_.cancel->load())) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+// Runs a candidate of the minimization: true when it makes the same finding
+// (the same oracle, the same rule). Whatever silenced the IUT is waited out.
+bool Fuzzer::same(const Case& cand, const Ran& want, Ran& out, int& runs, bool& dead) {
+  ++runs;
+  out = run_case_text(cand);
+  const bool silenced = out.outcome == Ran::Outcome::kDeadAtStart ||
+                        (out.outcome == Ran::Outcome::kFinding && out.kind == Finding::Kind::kUnresponsive);
+  if (silenced && !wait_for_iut()) dead = true;
+  return out.outcome == Ran::Outcome::kFinding && out.kind == want.kind && out.rule == want.rule;
+}
+
+// Fewest messages first, then fewest field changes, then smaller numbers,
+// each kept only when the finding stays (delta debugging one piece at a
+// time, within the budget).
+Case Fuzzer::minimize(const Ran& found, Ran& last, int& runs, bool& dead) {
+  Case cur = *found.c;
+  auto budget_left = [&] { return runs < o_.minimize_budget && !dead; };
+  auto attempt = [&](const Case& cand) {
+    Ran out;
+    if (!budget_left() || !same(cand, found, out, runs, dead)) return false;
+    cur = cand;
+    last = std::move(out);
+    return true;
+  };
+  auto reads = [](const Step& st) { return st.kind == StepKind::kExpect; };
+  // Until a pass changes nothing: a smaller field change can make a
+  // message droppable that was not before (an MSN made 0 needs no message
+  // before it to be out of range).
+  for (bool changed = true; changed && budget_left();) {
+    const std::string before = case_text(cur);
+    const auto sends = send_steps(cur);
+    for (auto i = sends.rbegin(); i != sends.rend() && budget_left(); ++i) {
+      Case cand = cur;
+      auto at = cand.steps.erase(cand.steps.begin() + static_cast<std::ptrdiff_t>(*i));
+      // The read after the dropped message goes too when another read precedes it.
+      if (at != cand.steps.begin() && at != cand.steps.end() && reads(*at) && reads(*(at - 1))) cand.steps.erase(at);
+      attempt(cand);
+    }
+    const std::size_t tail = liveness_step(cur);
+    for (std::size_t i = 0; i < tail && budget_left(); ++i) {
+      if (cur.steps[i].kind != StepKind::kSend && cur.steps[i].kind != StepKind::kHandshake) continue;
+      for (std::size_t k = cur.steps[i].args.size(); k-- > 0 && budget_left();) {
+        Case cand = cur;
+        cand.steps[i].args.erase(cand.steps[i].args.begin() + static_cast<std::ptrdiff_t>(k));
+        attempt(cand);
+      }
+      // Smaller numbers: zero (a field's lower edge) first, else halving
+      // while the finding stays; offsets from advertised values towards zero.
+      for (std::size_t k = 0; k < cur.steps[i].args.size() && budget_left(); ++k) {
+        if (cur.steps[i].args[k].value.kind == Value::Kind::kNumber && cur.steps[i].args[k].value.number > 0) {
+          Case zero = cur;
+          zero.steps[i].args[k].value.number = 0;
+          if (attempt(zero)) continue;
+        }
+        for (int tries = 0; tries < 12 && budget_left(); ++tries) {
+          Case cand = cur;
+          Value& v = cand.steps[i].args[k].value;
+          if (v.kind == Value::Kind::kNumber && v.number > 1) v.number /= 2;
+          else if (v.kind == Value::Kind::kVariable && (v.offset > 1 || v.offset < -1)) v.offset /= 2;
+          else break;
+          if (!attempt(cand)) break;
+        }
+      }
+    }
+    changed = case_text(cur) != before;
+  }
+  return cur;
+}
+
+// The last step the tester sends before the liveness check: its unit and
+// the names of the fields it sets.
+std::string last_exchange_step(const Case& c) {
+  const auto sends = send_steps(c);
+  if (sends.empty()) return "the handshake";
+  const Step& st = c.steps[sends.back()];
+  std::vector<std::string> names;
+  for (const Arg& a : st.args) names.push_back(a.name);
+  std::sort(names.begin(), names.end());
+  std::string out = "> " + st.unit;
+  for (const std::string& n : names) out += " " + n;
+  return out;
+}
+
+void Fuzzer::write(Finding& f, const Ran& last) {
+  if (o_.out_dir.empty()) return;
+  namespace fs = std::filesystem;
+  const std::string id = last.c ? last.c->id : "finding";
+  const fs::path folder = fs::path(o_.out_dir) / (std::to_string(summary_.findings.size() + 1) + "-" + id);
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  std::ofstream out(folder / (id + ".case"));
+  out << "# Found by rdmaconf fuzz (seed " << summary_.seed << ", iteration " << f.iteration << ", from " << f.seed
+      << "): " << f.what << "\n# Signature: " << f.signature << "\n# Mutations:";
+  for (const std::string& m : f.mutations) out << "\n#   " << m;
+  out << "\n# Reproduce: rdmaconf run --case-file " << id << ".case --target HOST:PORT\n" << f.script;
+  f.folder = folder.string();
+  if (o_.pcap && last.c) (void)o_.pcap(folder.string(), last.result);
+}
+
+// A finding of iteration `in`: minimized (once the IUT answers again),
+// merged by signature, written. False when the run cannot go on.
+bool Fuzzer::handle(const Input& in, Ran found) {
+  Finding f;
+  f.kind = found.kind;
+  f.seed = in.seed_id;
+  f.iteration = summary_.progress.iterations - 1;
+  for (const Mutation& m : in.mutations) f.mutations.push_back(m.what);
+  f.what = found.what;
+  f.rule = found.rule;
+  f.found_script = case_text(*found.c);
+  auto merge = [&](const std::string& signature) {
+    auto same_sig = std::find_if(summary_.findings.begin(), summary_.findings.end(),
+                                 [&](const Finding& g) { return g.signature == signature; });
+    if (same_sig == summary_.findings.end()) return false;
+    ++same_sig->count;
+    return true;
+  };
+  const bool silenced = found.kind == Finding::Kind::kUnresponsive;
+  if (silenced && !wait_for_iut()) {
+    f.signature = "stops answering after " + last_exchange_step(*found.c);
+    f.script = f.found_script;
+    write(f, found);
+    summary_.findings.push_back(f);
+    ++summary_.progress.unresponsive;
+    summary_.progress.findings = summary_.findings.size();
+    if (o_.on_finding) o_.on_finding(f);
+    summary_.stopped = "the IUT did not answer again within " + std::to_string(o_.revive.count()) + " ms";
+    return false;
+  }
+  // A rule broken merges by the rule alone, before any minimizing.
+  if (!silenced && merge("breaks " + f.rule)) return true;
+  bool dead = false;
+  Ran last = found;
+  const Case minimal = minimize(found, last, f.minimize_runs, dead);
+  f.signature = silenced ? "stops answering after " + last_exchange_step(minimal) : "breaks " + f.rule;
+  f.script = case_text(minimal);
+  if (!dead && merge(f.signature)) return true;
+  if (!dead) {
+    Ran again;
+    int runs = 0;
+    f.reproduced = same(minimal, found, again, runs, dead);
+    if (f.reproduced) last = std::move(again);
+  }
+  write(f, last);
+  summary_.findings.push_back(f);
+  if (silenced) ++summary_.progress.unresponsive;
+  summary_.progress.findings = summary_.findings.size();
+  if (o_.on_finding) o_.on_finding(f);
+  if (dead) summary_.stopped = "the IUT did not answer again within " + std::to_string(o_.revive.count()) + " ms";
+  return !dead;
+}
+
+// The IUT answered iteration n-1's liveness check but not iteration n's
+// first handshake: it died after that check (a crash that takes its time,
+// a timer), most likely of what iteration n-1 sent. A finding of its own,
+// written as that iteration ran (a delay is not minimized: a shorter case
+// may end before the IUT dies).
+bool Fuzzer::delayed(const Input& previous, const Ran& previous_run, std::uint64_t n, const std::string& why) {
+  Finding f;
+  f.kind = Finding::Kind::kUnresponsive;
+  f.seed = previous.seed_id;
+  f.iteration = n - 1;
+  for (const Mutation& m : previous.mutations) f.mutations.push_back(m.what);
+  f.what = "the IUT answered this case's liveness check, then not the next case's first handshake: " + why;
+  f.found_script = f.script = previous_run.c ? case_text(*previous_run.c) : case_text(previous.c);
+  f.signature = "stops answering some time after " + last_exchange_step(previous_run.c ? *previous_run.c : previous.c);
+  auto same_sig = std::find_if(summary_.findings.begin(), summary_.findings.end(),
+                               [&](const Finding& g) { return g.signature == f.signature; });
+  if (same_sig != summary_.findings.end()) {
+    ++same_sig->count;
+  } else {
+    write(f, previous_run);
+    summary_.findings.push_back(f);
+    ++summary_.progress.unresponsive;
+    summary_.progress.findings = summary_.findings.size();
+    if (o_.on_finding) o_.on_finding(f);
+  }
+  if (wait_for_iut()) return true;
+  summary_.stopped = "the IUT did not answer again within " + std::to_string(o_.revive.count()) + " ms";
+  return false;
+}
+
+void Fuzzer::progress(bool force) {
+  const auto now = Clock::now();
+  summary_.progress.seconds = std::chrono::duration<double>(now - start_).count();
+  if (!o_.on_progress || (!force && now - last_progress_ < std::chrono::seconds(1))) return;
+  last_progress_ = now;
+  o_.on_progress(summary_.progress);
+}
+
+FuzzSummary Fuzzer::run() {
+  summary_.seed = o_.seed;
+  std::vector<Case> seeds;
+  for (const Case* c : o_.seeds)
+    if (auto f = fuzz_case(*c, o_.shape)) seeds.push_back(std::move(*f));
+  summary_.seeds = seeds.size();
+  if (seeds.empty()) {
+    summary_.stopped = "no seed: no responder-role iWARP case was selected";
+    return summary_;
+  }
+  start_ = last_progress_ = Clock::now();
+  std::optional<Input> previous;
+  Ran previous_run;
+  for (std::uint64_t n = 0;; ++n) {
+    if (o_.cancel && o_.cancel->load()) { summary_.stopped = "cancelled"; break; }
+    if (o_.iterations != 0 && n >= o_.iterations) { summary_.stopped = "iterations"; break; }
+    if (o_.iterations == 0 && std::chrono::duration<double>(Clock::now() - start_).count() >= o_.seconds) {
+      summary_.stopped = "time";
+      break;
+    }
+    const std::optional<Input> in = make_input(seeds, o_.seed, n);
+    Ran r = run_case_text(in->c);
+    ++summary_.progress.iterations;
+    bool go_on = true;
+    switch (r.outcome) {
+      case Ran::Outcome::kNothing: break;
+      case Ran::Outcome::kSkipped: ++summary_.progress.skipped; break;
+      case Ran::Outcome::kDeadAtStart:
+        ++summary_.progress.skipped;
+        // An IUT that answers at once only refused this handshake's settings.
+        if (probe_target(ProbeProtocol::kMpa, o_.connect, ro_).outcome == ProbeResult::Outcome::kSpeaks) break;
+        go_on = previous ? delayed(*previous, previous_run, n, r.what)
+                         : (summary_.stopped = "the IUT did not answer the first handshake: " + r.what, false);
+        break;
+      case Ran::Outcome::kFinding: go_on = handle(*in, r); break;
+    }
+    previous = in;
+    previous_run = std::move(r);
+    progress(false);
+    if (!go_on) break;
+  }
+  progress(true);
+  summary_.progress.findings = summary_.findings.size();
+  summary_.exchanges_per_second =
+      summary_.progress.seconds > 0 ? static_cast<double>(summary_.progress.iterations) / summary_.progress.seconds : 0;
+  return summary_;
+}
+
+}  // namespace
+
+FuzzSummary run_fuzz(const FuzzOptions& o) { return Fuzzer(o).run(); }
+
+std::string summary_json(const FuzzSummary& s) {
+  nlohmann::ordered_json j;
+  j["seed"] = s.seed;
+  j["seeds"] = s.seeds;
+  j["iterations"] = s.progress.iterations;
+  j["skipped"] = s.progress.skipped;
+  j["seconds"] = s.progress.seconds;
+  j["exchanges_per_second"] = s.exchanges_per_second;
+  j["stopped"] = s.stopped;
+  j["findings_count"] = s.findings.size();
+  j["unresponsive"] = std::count_if(s.findings.begin(), s.findings.end(),
+                                    [](const Finding& f) { return f.kind == Finding::Kind::kUnresponsive; });
+  auto& list = j["findings"] = nlohmann::ordered_json::array();
+  for (const Finding& f : s.findings) {
+    nlohmann::ordered_json e;
+    e["kind"] = std::string(to_string(f.kind));
+    e["signature"] = f.signature;
+    e["rule"] = f.rule;
+    e["what"] = f.what;
+    e["seed_case"] = f.seed;
+    e["iteration"] = f.iteration;
+    e["mutations"] = f.mutations;
+    e["count"] = f.count;
+    e["minimize_runs"] = f.minimize_runs;
+    e["reproduced"] = f.reproduced;
+    e["folder"] = f.folder;
+    e["script"] = f.script;
+    list.push_back(std::move(e));
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace rdmaconf::conformance::wirefuzz

@@ -1,0 +1,106 @@
+// `rdmaconf fuzz`: the stateful wire fuzzer of an implementation under test
+// (docs/fuzzing.md, "Wire fuzzing").
+//
+// Each iteration takes a catalogue case (a seed), turns it into a fuzz case
+// and mutates it (mutator.hpp), prints it as a script and runs that text
+// through the conformance engine against the IUT. Two oracles judge it:
+//
+//   - the IUT stops answering: the fuzz case's last connection (a fresh TCP
+//     connection and a valid MPA handshake) is refused or gets no Reply, or
+//     the next case's first handshake finds it gone (charged to this case);
+//   - the IUT breaks a rule of the reference on the wire: the capture
+//     observer's rules, run over every exchange in passing (in_passing.hpp),
+//     find something wrong in what the IUT sent (a malformed Terminate,
+//     a bad CRC or Marker, a wrong MSN).
+//
+// A finding is minimized (fewest messages, then fewest and smallest field
+// changes that still make the same finding), merged with earlier ones of
+// the same signature, and written as its case script and its capture. After
+// the IUT stopped answering the fuzzer waits for it to come back (a
+// supervisor, or the harness, restarts it) before it minimizes or goes on.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "engine/pcap_hook.hpp"
+#include "wirefuzz/mutator.hpp"
+
+namespace rdmaconf::conformance::wirefuzz {
+
+struct Finding {
+  enum class Kind : std::uint8_t { kUnresponsive, kRuleBroken };
+  Kind kind = Kind::kUnresponsive;
+  // What merges findings: the oracle, the rule for a rule broken, and the
+  // last step the tester sent in the minimized case (its unit and the
+  // names of the fields it sets).
+  std::string signature;
+  std::string seed;          // the catalogue case it started from
+  std::uint64_t iteration = 0;
+  std::vector<std::string> mutations;
+  std::string what;          // why the oracle fired, as the engine said it
+  std::string rule;          // kRuleBroken: the registry id
+  std::string script;        // the minimized case script
+  std::string found_script;  // the case as the iteration ran it
+  int minimize_runs = 0;
+  bool reproduced = false;   // the minimized script, run once more, found it again
+  std::string folder;        // under FuzzOptions::out_dir, when written
+  unsigned count = 1;        // iterations that found this signature
+};
+std::string_view to_string(Finding::Kind k);
+
+struct FuzzProgress {
+  std::uint64_t iterations = 0;
+  std::uint64_t skipped = 0;  // inputs the IUT or the connection could not take (unimplemented, unbuildable)
+  std::size_t findings = 0;
+  std::size_t unresponsive = 0;
+  double seconds = 0;
+};
+
+struct FuzzOptions {
+  Connector connect;  // a TCP connection to the IUT (MPA responder)
+  std::vector<const Case*> seeds;
+  std::uint64_t seed = 1;
+  std::uint64_t iterations = 0;  // 0: run for `seconds`
+  double seconds = 60;
+  double time_scale = 1.0;
+  FuzzShape shape{};
+  std::vector<std::string> iut_lacks;
+  // After the IUT stopped answering: how long to wait for it to answer a
+  // probe again before the run ends.
+  std::chrono::milliseconds revive{10000};
+  int minimize_budget = 60;  // runs per finding
+  std::string out_dir;       // one folder per finding; empty: none written
+  PcapWriter pcap;           // a finding's capture, into its folder
+  std::function<void(const FuzzProgress&)> on_progress;  // about once a second
+  std::function<void(const Finding&)> on_finding;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct FuzzSummary {
+  FuzzProgress progress;
+  std::size_t seeds = 0;
+  std::uint64_t seed = 0;
+  double exchanges_per_second = 0;
+  std::vector<Finding> findings;
+  std::string stopped;  // why the run ended: "iterations", "time", "cancelled", "the IUT did not come back ..."
+};
+
+// The fuzz case of iteration `n` (seed choice and mutations), without
+// running it: what `run_fuzz` runs, for tests of determinism.
+struct Input {
+  Case c;
+  std::string seed_id;
+  std::vector<Mutation> mutations;
+};
+std::optional<Input> make_input(const std::vector<Case>& fuzz_seeds, std::uint64_t seed, std::uint64_t n);
+
+FuzzSummary run_fuzz(const FuzzOptions& o);
+
+std::string summary_json(const FuzzSummary& s);
+
+}  // namespace rdmaconf::conformance::wirefuzz

@@ -1,0 +1,388 @@
+// The wire fuzzer (conformance/wirefuzz/): scripts printed back parse to the
+// same case, a seed reproduces its inputs, the clean reference yields no
+// finding, and faults planted in the reference are found, minimized and
+// reproduced by the script written for them.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include "engine/engine.hpp"
+#include "engine/responder.hpp"
+#include "wirefuzz/case_text.hpp"
+#include "wirefuzz/fuzzer.hpp"
+#include "wirefuzz/mutator.hpp"
+
+namespace rdmaconf::conformance::wirefuzz {
+namespace {
+
+const Catalogue& catalogue() {
+  static const Catalogue cat = load_catalogue(std::string(RDMACONF_SOURCE_DIR) + "/conformance/cases");
+  return cat;
+}
+
+std::vector<const Case*> seeds(std::initializer_list<std::string_view> ids) {
+  std::vector<const Case*> out;
+  for (const Case& c : catalogue().cases)
+    for (std::string_view id : ids)
+      if (c.id == id) out.push_back(&c);
+  for (std::string_view id : ids)
+    EXPECT_TRUE(std::any_of(out.begin(), out.end(), [&](const Case* c) { return c->id == id; })) << id;
+  return out;
+}
+
+Case parse_one(const std::string& text, const std::string& protocol) {
+  auto parsed = parse_script(text, "printed.case");
+  if (auto* e = std::get_if<SyntaxError>(&parsed)) {
+    ADD_FAILURE() << e->to_string() << "\n" << text;
+    return {};
+  }
+  Case c = std::get<std::vector<Case>>(parsed).front();
+  c.protocol = protocol;
+  return c;
+}
+
+TEST(CaseText, EveryCatalogueCaseReadsBackTheSame) {
+  ASSERT_TRUE(catalogue().errors.empty());
+  ASSERT_GT(catalogue().cases.size(), 400u);
+  for (const Case& c : catalogue().cases) {
+    const std::string text = case_text(c);
+    const Case back = parse_one(text, c.protocol);
+    ASSERT_EQ(back.steps.size(), c.steps.size()) << text;
+    EXPECT_EQ(back.id, c.id);
+    EXPECT_EQ(back.requirements, c.requirements);
+    EXPECT_EQ(back.level, c.level);
+    EXPECT_EQ(back.timeout, c.timeout);
+    for (std::size_t i = 0; i < c.steps.size(); ++i) EXPECT_EQ(step_text(back.steps[i]), step_text(c.steps[i])) << c.id;
+    EXPECT_EQ(case_text(back), text);
+  }
+}
+
+TEST(FuzzCase, ExpectationsReadAndALivenessCheckEnds) {
+  const auto s = seeds({"ddp-echo-msn-increment"});
+  const std::optional<Case> f = fuzz_case(*s.front(), {});
+  ASSERT_TRUE(f);
+  // handshake, then each send followed by one read, then connection 2 and its handshake.
+  const std::string text = case_text(*f);
+  EXPECT_NE(text.find("after_close: skip"), std::string::npos);
+  EXPECT_NE(text.find("< anything within 40ms\n> send payload=4\n"), std::string::npos) << text;
+  EXPECT_TRUE(text.ends_with("< anything within 40ms\nconnection 2\nhandshake\n")) << text;
+  EXPECT_EQ(send_steps(*f).size(), 3u);
+  EXPECT_TRUE(check_case(parse_one(text, "ddp")).empty());
+  // Initiator-role and CLC cases are no seeds.
+  for (const Case& c : catalogue().cases) {
+    if (c.role == Role::kInitiator || c.protocol == "clc") {
+      EXPECT_FALSE(fuzz_case(c, {})) << c.id;
+    }
+  }
+}
+
+TEST(Mutator, TheSameSeedMakesTheSameInputs) {
+  std::vector<Case> fuzz_seeds;
+  for (const Case& c : catalogue().cases)
+    if (auto f = fuzz_case(c, {})) fuzz_seeds.push_back(std::move(*f));
+  ASSERT_GT(fuzz_seeds.size(), 200u);
+  std::set<std::string> distinct;
+  int differ = 0;
+  for (std::uint64_t n = 0; n < 300; ++n) {
+    const auto a = make_input(fuzz_seeds, 7, n), b = make_input(fuzz_seeds, 7, n), other = make_input(fuzz_seeds, 8, n);
+    ASSERT_TRUE(a && b && other);
+    const std::string text = case_text(a->c);
+    EXPECT_EQ(text, case_text(b->c));
+    if (text != case_text(other->c)) ++differ;
+    distinct.insert(text);
+    ASSERT_FALSE(a->mutations.empty()) << text;
+    // Every input is a script the engine takes.
+    const Case back = parse_one(text, a->c.protocol);
+    const auto problems = check_case(back);
+    EXPECT_TRUE(problems.empty()) << text << (problems.empty() ? "" : problems.front());
+  }
+  EXPECT_GT(differ, 290);
+  EXPECT_GT(distinct.size(), 290u);
+}
+
+FuzzOptions options_for(std::uint16_t port, std::vector<const Case*> s) {
+  FuzzOptions o;
+  o.connect = tcp_connector("127.0.0.1", port, std::chrono::milliseconds(2000));
+  o.seeds = std::move(s);
+  o.time_scale = 0.25;
+  o.revive = std::chrono::milliseconds(5000);
+  return o;
+}
+
+TEST(Fuzz, TheCleanReferenceYieldsNoFinding) {
+  ReferenceIut iut;
+  std::string error;
+  ASSERT_TRUE(iut.listen("127.0.0.1", 0, error)) << error;
+  FuzzOptions o = options_for(iut.port(), seeds({"ddp-echo-msn-increment", "rdmap-echo-send-msn", "rdmap-read-answered",
+                                                  "rdmap-write-placed-read-back-7", "mpa-crc-checked-send-16",
+                                                  "mpa-request-pd-length-512-accepted", "ddp-bounds-exact-fit",
+                                                  "rdmap-atomic-fetchadd", "ddp-reassembly-three-segments"}));
+  o.seed = 3;
+  o.iterations = 300;
+  const FuzzSummary s = run_fuzz(o);
+  iut.stop();
+  EXPECT_EQ(s.progress.iterations, 300u);
+  EXPECT_EQ(s.stopped, "iterations");
+  for (const Finding& f : s.findings) ADD_FAILURE() << f.signature << ": " << f.what << "\n" << f.found_script;
+  // Most inputs run (a few ask for what the connection cannot carry).
+  EXPECT_LT(s.progress.skipped, 60u);
+}
+
+TEST(Fuzz, AFaultyTerminateIsFoundMinimizedAndReproduced) {
+  FaultSet faults;
+  faults.set(FaultId::kTerminateLeBitfield);
+  ReferenceIut iut(faults);
+  std::string error;
+  ASSERT_TRUE(iut.listen("127.0.0.1", 0, error)) << error;
+  FuzzOptions o = options_for(iut.port(), seeds({"rdmap-echo-send-msn"}));
+  o.iterations = 40;
+  const FuzzSummary s = run_fuzz(o);
+  ASSERT_EQ(s.findings.size(), 1u);
+  const Finding& f = s.findings.front();
+  EXPECT_EQ(f.kind, Finding::Kind::kRuleBroken);
+  EXPECT_EQ(f.signature, "breaks " + f.rule);
+  EXPECT_TRUE(f.reproduced);
+  EXPECT_GT(f.count, 1u);  // merged by its signature
+  // The script alone fails against the faulty reference, passes against the clean one.
+  const Case min = parse_one(f.script, "rdmap");
+  ASSERT_EQ(send_steps(min).size(), 1u) << f.script;
+  RunOptions ro;
+  ro.connect_responder = tcp_connector("127.0.0.1", iut.port(), std::chrono::milliseconds(2000));
+  ro.time_scale = 0.25;
+  const CaseResult bad = run_case(min, ro);
+  EXPECT_EQ(bad.verdict, Verdict::kFail) << bad.reason;
+  ASSERT_FALSE(bad.in_passing.empty());
+  EXPECT_EQ(bad.in_passing.front().rule, f.rule);
+  iut.stop();
+  ReferenceIut clean;
+  ASSERT_TRUE(clean.listen("127.0.0.1", 0, error)) << error;
+  ro.connect_responder = tcp_connector("127.0.0.1", clean.port(), std::chrono::milliseconds(2000));
+  EXPECT_EQ(run_case(min, ro).verdict, Verdict::kPass);
+}
+
+// The reference IUT with a planted crash (test only): when it has to send a
+// Terminate for an MSN out of range it dies (stops taking connections and
+// drops every one it has), and a supervisor starts it again on the same
+// port a moment later, as systemd or the interop harness would. The
+// connection that crashes it waits until the death has begun, so that
+// nothing it sends reaches the tester before the IUT is gone.
+class CrashingIut {
+ public:
+  explicit CrashingIut(bool plant, bool restart = true) : plant_(plant), restart_(restart) {
+    start(0);
+    supervisor_ = std::thread([this] {
+      while (!stop_) {
+        if (crashed_) {
+          ++crashes_;
+          dying_ = true;
+          iut_->stop();
+          if (!restart_) return;
+          std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          crashed_ = false;
+          dying_ = false;
+          start(port_);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+  }
+  ~CrashingIut() {
+    stop_ = true;
+    supervisor_.join();
+    iut_->stop();
+  }
+  std::uint16_t port() const { return port_; }
+  int crashes() const { return crashes_; }
+
+ private:
+  void start(std::uint16_t port) {
+    iut_ = std::make_unique<ReferenceIut>();
+    iut_->set_observer([this](const IutEvent& e) {
+      if (!plant_ || e.kind != IutEvent::Kind::kAsync || e.name != "terminate_sent" ||
+          e.detail.find("MSN") == std::string::npos)
+        return;
+      crashed_ = true;
+      for (int i = 0; i < 1000 && !dying_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    std::string error;
+    ASSERT_TRUE(iut_->listen("127.0.0.1", port, error)) << error;
+    port_ = iut_->port();
+  }
+
+  bool plant_, restart_;
+  std::unique_ptr<ReferenceIut> iut_;
+  std::atomic<std::uint16_t> port_{0};
+  std::atomic<bool> crashed_{false}, dying_{false}, stop_{false};
+  std::atomic<int> crashes_{0};
+  std::thread supervisor_;
+};
+
+TEST(Fuzz, APlantedCrashIsFoundMinimizedAndItsScriptReproducesIt) {
+  CrashingIut iut(true);
+  FuzzOptions o = options_for(iut.port(), seeds({"ddp-echo-msn-increment"}));
+  o.iterations = 250;
+  const FuzzSummary s = run_fuzz(o);
+  ASSERT_EQ(s.findings.size(), 1u) << s.stopped << ", skipped " << s.progress.skipped;
+  const Finding& f = s.findings.front();
+  EXPECT_EQ(f.kind, Finding::Kind::kUnresponsive);
+  EXPECT_TRUE(f.reproduced) << s.stopped << "; crashes " << iut.crashes() << "; " << f.minimize_runs << " runs";
+  // One message, one field changed: the MSN.
+  const Case min = parse_one(f.script, "ddp");
+  const auto sends = send_steps(min);
+  ASSERT_EQ(sends.size(), 1u) << f.script;
+  ASSERT_EQ(min.steps[sends.front()].args.size(), 1u) << f.script;
+  EXPECT_EQ(min.steps[sends.front()].args.front().name, "msn") << f.script;
+  EXPECT_EQ(f.signature, "stops answering after > send msn");
+  RecordProperty("script", f.script);
+  // Run alone, the script fails at its liveness check, the same way.
+  RunOptions ro;
+  ro.connect_responder = tcp_connector("127.0.0.1", iut.port(), std::chrono::milliseconds(2000));
+  ro.time_scale = 0.25;
+  const int before = iut.crashes();
+  const CaseResult r = run_case(min, ro);
+  EXPECT_NE(r.verdict, Verdict::kPass);
+  EXPECT_GE(r.failed_line, min.steps[liveness_step(min)].line) << r.reason;
+  EXPECT_EQ(iut.crashes(), before + 1);
+  // Without the planted crash it passes.
+  CrashingIut healthy(false);
+  ro.connect_responder = tcp_connector("127.0.0.1", healthy.port(), std::chrono::milliseconds(2000));
+  EXPECT_EQ(run_case(min, ro).verdict, Verdict::kPass);
+}
+
+TEST(Fuzz, AnIutThatDoesNotComeBackEndsTheRunWithWhatItFound) {
+  CrashingIut iut(true, false);
+  FuzzOptions o = options_for(iut.port(), seeds({"ddp-echo-msn-increment"}));
+  o.iterations = 250;
+  o.revive = std::chrono::milliseconds(1500);
+  const FuzzSummary s = run_fuzz(o);
+  EXPECT_EQ(iut.crashes(), 1);
+  EXPECT_LT(s.progress.iterations, 250u);
+  EXPECT_NE(s.stopped.find("did not answer again"), std::string::npos) << s.stopped;
+  ASSERT_EQ(s.findings.size(), 1u);
+  const Finding& f = s.findings.front();
+  EXPECT_EQ(f.kind, Finding::Kind::kUnresponsive);
+  EXPECT_EQ(f.minimize_runs, 0);
+  EXPECT_FALSE(f.reproduced);
+  EXPECT_EQ(f.script, f.found_script);  // as the iteration ran it, unminimized
+  EXPECT_EQ(s.progress.unresponsive, 1u);
+}
+
+// The reference behind a TCP relay that dies later than the planted crash
+// above: once the IUT has sent a Terminate for an MSN out of range, the relay
+// still passes the next connection (the fuzz case's liveness check), and
+// refuses the one after (the next case's), then comes back 300 ms later.
+class DyingRelay {
+ public:
+  DyingRelay() {
+    iut_.set_observer([this](const IutEvent& e) {
+      if (e.kind == IutEvent::Kind::kAsync && e.name == "terminate_sent" && e.detail.find("MSN") != std::string::npos)
+        pending_ = true;
+    });
+    std::string error;
+    EXPECT_TRUE(iut_.listen("127.0.0.1", 0, error)) << error;
+    listen(0);
+    thread_ = std::thread([this] { run(); });
+  }
+  ~DyingRelay() {
+    stop_ = true;
+    thread_.join();
+    for (auto& t : pumps_) t.join();
+    if (fd_ >= 0) ::close(fd_);
+    iut_.stop();
+  }
+  std::uint16_t port() const { return port_; }
+  int deaths() const { return deaths_; }
+
+ private:
+  void listen(std::uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(port);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(::listen(fd_, 16), 0);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+  }
+  void run() {
+    while (!stop_) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 20) <= 0) continue;
+      const int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0) continue;
+      if (doomed_) {  // the next case's connection: the IUT is gone
+        doomed_ = false;
+        ++deaths_;
+        ::close(c);
+        ::close(fd_);
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        listen(port_);
+        continue;
+      }
+      if (pending_) {  // the liveness check's connection still gets through
+        pending_ = false;
+        doomed_ = true;
+      }
+      const int u = tcp_connector("127.0.0.1", iut_.port(), std::chrono::milliseconds(1000))(Case{}, error_);
+      if (u < 0) {
+        ::close(c);
+        continue;
+      }
+      pumps_.emplace_back([c, u] { pump(c, u); });
+    }
+  }
+  // Both directions until either side closes.
+  static void pump(int a, int b) {
+    pollfd p[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
+    std::uint8_t buf[16384];
+    for (;;) {
+      if (::poll(p, 2, 2000) <= 0) break;
+      const int from = (p[0].revents != 0) ? 0 : 1;
+      const ssize_t n = ::recv(p[from].fd, buf, sizeof buf, 0);
+      if (n <= 0 || ::send(p[1 - from].fd, buf, static_cast<std::size_t>(n), MSG_NOSIGNAL) != n) break;
+    }
+    ::close(a);
+    ::close(b);
+  }
+
+  ReferenceIut iut_;
+  int fd_ = -1;
+  std::atomic<std::uint16_t> port_{0};
+  std::atomic<bool> pending_{false}, doomed_{false}, stop_{false};
+  std::atomic<int> deaths_{0};
+  std::string error_;
+  std::thread thread_;
+  std::vector<std::thread> pumps_;
+};
+
+TEST(Fuzz, AnIutThatDiesAfterTheLivenessCheckIsCharged) {
+  DyingRelay relay;
+  FuzzOptions o = options_for(relay.port(), seeds({"ddp-echo-msn-increment"}));
+  o.iterations = 250;
+  const FuzzSummary s = run_fuzz(o);
+  EXPECT_GE(relay.deaths(), 1);
+  ASSERT_FALSE(s.findings.empty()) << s.stopped << ", skipped " << s.progress.skipped << ", iterations " << s.progress.iterations;
+  for (const Finding& f : s.findings) {
+    EXPECT_EQ(f.kind, Finding::Kind::kUnresponsive);
+    EXPECT_TRUE(f.signature.starts_with("stops answering some time after > send")) << f.signature;
+    EXPECT_NE(f.script.find(" msn="), std::string::npos) << f.script;  // the iteration that made it die
+    EXPECT_EQ(f.script, f.found_script);
+  }
+}
+
+}  // namespace
+}  // namespace rdmaconf::conformance::wirefuzz

@@ -32,7 +32,7 @@ done
 # Contents: what docs/install.md lists.
 plugindir=$(pkg-config --variable=plugindir wireshark)/epan
 contents=$({ dpkg-deb -c "$tool"; dpkg-deb -c "$plugin"; } | awk '{print $6}')
-for path in usr/bin/rdmaconf usr/bin/rdmaconf-agent usr/share/rdmaconf/cases/mpa/ usr/share/rdmaconf/cases/clc/ \
+for path in usr/bin/rdmaconf usr/bin/rdmaconf-agent usr/share/rdmaconf/cases/mpa/ usr/share/rdmaconf/cases/clc/ usr/share/rdmaconf/cases/smcr/ \
             usr/share/man/man1/rdmaconf.1.gz usr/share/man/man1/rdmaconf-run.1.gz usr/share/man/man1/rdmaconf-agent.1.gz \
             usr/share/bash-completion/completions/rdmaconf usr/share/bash-completion/completions/rdmaconf-agent \
             usr/share/doc/rdmaconf/README.md usr/share/doc/rdmaconf/docs/install.md "${plugindir#/}/rdmaconf.so"; do

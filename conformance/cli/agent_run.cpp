@@ -257,7 +257,7 @@ bool AgentRun::begin_pass(const agent::MpaConfig& cfg, bool with_clc, cf::RunOpt
     // Cases that need Rev 2 get the peer-to-peer model with RTR (RFC 6581 §9.2).
     if (!m.revision) m.revision = c.needs_item("rev2") ? 2 : 1;
     if (!m.peer_to_peer && *m.revision == 2) m.peer_to_peer = true;
-    const bool clc = c.protocol == "clc";
+    const bool clc = cf::uses_clc(c.protocol);
     const auto r = client_->post(clc ? "/v1/clc/connect" : "/v1/connect",
                                  json{{"host", dial_host}, {"port", dial_port ? dial_port : port},
                                       {"mpa", agent::to_json(m)}, {"case", c.id}});

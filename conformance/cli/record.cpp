@@ -46,7 +46,7 @@ bool record_connection(const std::string& path, const cf::CaseResult& r, const c
   // The engine's CLC cases model a connection on which both peers offered
   // SMC-R (RFC 7609 §3.1); user-space sockets cannot set the option, so the
   // synthesized SYNs carry it.
-  options.smc_option = r.c->protocol == "clc";
+  options.smc_option = cf::uses_clc(r.c->protocol);
   analysis::ExchangeRecorder rec(path, options);
   std::string note = "rdmaconf case " + r.c->id + " (" + r.c->title + "); requirement";
   for (const std::string& q : r.c->requirements) note += " " + q;

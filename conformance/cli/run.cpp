@@ -67,9 +67,11 @@ std::vector<const cf::Case*> runnable_cases(const std::vector<const cf::Case*>& 
   std::vector<const cf::Case*> out;
   std::map<std::string, std::pair<int, std::string>> left;  // "suite, role" -> count, why
   for (const cf::Case* c : selected) {
-    const bool clc = c->protocol == "clc";
+    const bool clc = cf::uses_clc(c->protocol);
     std::string why;
-    if (c->role == cf::Role::kInitiator) {
+    if (c->protocol == "smcr" && !o.roce) {
+      why = "no RoCE transport for the tester's SMC-R side (the smcr suite runs against --reference)";
+    } else if (c->role == cf::Role::kInitiator) {
       if (!o.accept_initiator) why = no_initiator_why;
     } else if (clc ? !o.connect_clc : !o.connect_responder) {
       why = clc ? "no CLC target (give --clc-target HOST:PORT, or --suite clc to use --target)"
@@ -274,7 +276,8 @@ std::optional<int> reach_targets(const RunArgs& a, cf::RunOptions& o, Iut& iut, 
   }
   // Without an agent nobody reports the IUT's own side.
   o.iut_lacks.push_back("agent");
-  const bool clc_explicit = std::find(a.suites.begin(), a.suites.end(), "clc") != a.suites.end();
+  const bool clc_explicit = std::find(a.suites.begin(), a.suites.end(), "clc") != a.suites.end() ||
+                            std::find(a.suites.begin(), a.suites.end(), "smcr") != a.suites.end();
   std::string host;
   std::uint16_t port = 0;
   if (!a.target.empty()) {
@@ -283,7 +286,7 @@ std::optional<int> reach_targets(const RunArgs& a, cf::RunOptions& o, Iut& iut, 
       return 2;
     }
     o.connect_responder = cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
-    // --target serves the clc suite only when asked for by name.
+    // --target serves the clc and smcr suites only when asked for by name.
     if (clc_explicit && a.clc_target.empty()) o.connect_clc = o.connect_responder;
     iut.what = a.target;
   }
@@ -563,11 +566,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--target", a.target,
                   "HOST:PORT of an IUT that accepts MPA connections (the iWARP suites; the clc suite too with --suite "
                   "clc); with --agent: where the device's listener is reached, if not where the agent says");
-  sub->add_option("--clc-target", a.clc_target, "HOST:PORT of an SMC-R CLC server (the clc suite)");
+  sub->add_option("--clc-target", a.clc_target, "HOST:PORT of an SMC-R CLC server (the clc and smcr suites)");
   sub->add_option("--listen", a.listen, "ADDR:PORT where the tester waits for an IUT that connects (initiator role)");
   sub->add_flag("--reference", a.reference, "Test the built-in reference IUT (with --fault to break it)");
   sub->add_option("--fault", a.faults, "With --reference: a named fault (rdmaconf faults)");
-  sub->add_option("--suite", a.suites, "Protocol suites to run: mpa, ddp, rdmap, clc");
+  sub->add_option("--suite", a.suites, "Protocol suites to run: mpa, ddp, rdmap, clc, smcr");
   sub->add_option("--case", a.ids, "Case ids (a trailing * selects a prefix)");
   sub->add_option("--case-file", a.case_files,
                   "A case script outside the catalogue (a bug report's, your own): it runs, and replaces a catalogue "

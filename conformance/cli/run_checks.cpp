@@ -64,16 +64,16 @@ std::string check_run_options(const RunArgs& a) {
   // A suite left out by --suite makes the options that shape only it
   // meaningless.
   const bool all_suites = a.suites.empty();
-  const bool clc = all_suites || has(a.suites, "clc");
+  const bool clc = all_suites || has(a.suites, "clc") || has(a.suites, "smcr");
   const bool iwarp = all_suites || has(a.suites, "mpa") || has(a.suites, "ddp") || has(a.suites, "rdmap");
   const RunArgs defaults;
   if (!clc) {
-    if (!a.clc_target.empty()) return "--clc-target serves the clc suite, which --suite leaves out";
+    if (!a.clc_target.empty()) return "--clc-target serves the clc and smcr suites, which --suite leaves out";
     for (const auto& [option, given] : {std::pair{"--clc-eid", a.clc_eid != defaults.clc_eid},
                                         {"--clc-prefix", a.clc_prefix != defaults.clc_prefix},
                                         {"--clc-gid", a.clc_gid != defaults.clc_gid},
                                         {"--clc-mac", a.clc_mac != defaults.clc_mac}})
-      if (given) return std::string(option) + " shapes the clc suite's messages, which --suite leaves out";
+      if (given) return std::string(option) + " shapes the CLC messages of the clc and smcr suites, which --suite leaves out";
   }
   if (a.reply_settle_ms > 0) {
     if (!iwarp) return "--reply-settle delays the MPA cases, which --suite leaves out";
@@ -137,7 +137,7 @@ int probe_targets(const std::vector<const cf::Case*>& runnable, const cf::RunOpt
     // The tester connects in the responder role only; a case the IUT lacks
     // a need of makes no connection at all.
     if (c->role != cf::Role::kResponder || cf::lacked_need(*c, o.iut_lacks)) continue;
-    (c->protocol == "clc" ? clc : mpa) = true;
+    (cf::uses_clc(c->protocol) ? clc : mpa) = true;
   }
   struct Target {
     bool used;

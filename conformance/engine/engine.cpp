@@ -28,6 +28,7 @@
 
 #include "clc/headers.hpp"
 #include "mpa/headers.hpp"
+#include "engine/runner_smcr.hpp"
 #include "engine/units.hpp"
 
 namespace rdmaconf::conformance {
@@ -281,6 +282,12 @@ void check_handshake(const Case& c, const Step& st, const CheckError& err) {
 void check_send(const Case& c, const Step& st, const CheckError& err) {
   const std::string& u = st.unit;
   if (u == "fin" || u == "reset") return;
+  if (c.protocol == "smcr" && !u.starts_with("clc.")) {
+    if (!runner::smcr_unit_known(u, true)) err(st, "expected an SMC-R unit to send (llc.test_link, cdc, data.write, smcr.close, ...), got '" + u + "'");
+    for (const Arg& a : st.args)
+      if (!runner::smcr_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
+    return;
+  }
   check_send_options(c, st, err);
   if (u == "raw") return;
   if (u == "fpdu") {
@@ -345,8 +352,14 @@ void check_agent(const Case& c, const Step& st, const Alternative& alt, const Ch
 
 // `< unit ...` of the wire: a unit the IUT can send, with matchers on that
 // unit's fields.
-void check_expected_unit(const Step& st, const Alternative& alt, const CheckError& err) {
+void check_expected_unit(const Case& c, const Step& st, const Alternative& alt, const CheckError& err) {
   const std::string& u = alt.unit;
+  if (c.protocol == "smcr" && !u.starts_with("clc")) {
+    if (!runner::smcr_unit_known(u, false)) err(st, "expected an SMC-R unit the IUT sends (llc.test_link, cdc, data, smcr.link_up, ...), got '" + u + "'");
+    for (const Arg& a : alt.args)
+      if (!runner::smcr_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
+    return;
+  }
   if (u == "message" && st.alternatives.size() != 1) err(st, "expected 'message' as the only alternative of its step");
   for (const Arg& a : alt.args) {
     // `message`: the first segment's fields, and the whole message's
@@ -434,14 +447,17 @@ std::vector<std::string> check_case(const Case& c) {
           if (st.alternatives.size() != 1 || !alt.args.empty()) err(st, "expected 'anything' alone, without matchers");
         } else if (alt.unit == "close" || alt.unit == "silence") check_close(st, alt, err);
         else if (alt.unit.starts_with("agent.")) check_agent(c, st, alt, err);
-        else check_expected_unit(st, alt, err);
+        else check_expected_unit(c, st, alt, err);
       }
     }
   }
-  if (c.protocol == "clc") {
+  if (uses_clc(c.protocol)) {
     for (const Step& st : c.steps)
       if (st.kind == StepKind::kHandshake) err(st, "expected no MPA handshake in a CLC case");
   }
+  // The tester's SMC-R side is the CLC client (runner_smcr.hpp).
+  if (c.protocol == "smcr" && c.role != Role::kResponder && !c.steps.empty())
+    err(c.steps.front(), "expected role responder in an smcr case: the tester is the SMC client");
   check_connections(c, err);
   check_captures(c, err, out);
   return out;
@@ -487,8 +503,8 @@ bool add_case_file(Catalogue& cat, const std::string& path, std::vector<std::str
   if (auto* e = std::get_if<SyntaxError>(&parsed)) return error = e->to_string(), false;
   for (Case& c : std::get<std::vector<Case>>(parsed)) {
     const std::string suite = c.id.substr(0, c.id.find('-'));
-    if (suite != "mpa" && suite != "ddp" && suite != "rdmap" && suite != "clc")
-      return error = path + ": case id '" + c.id + "' must start with its suite (mpa-, ddp-, rdmap-, clc-)", false;
+    if (suite != "mpa" && suite != "ddp" && suite != "rdmap" && suite != "clc" && suite != "smcr")
+      return error = path + ": case id '" + c.id + "' must start with its suite (mpa-, ddp-, rdmap-, clc-, smcr-)", false;
     c.protocol = suite;
     for (const std::string& problem : check_case(c)) return error = path + ": " + problem, false;
     ids.push_back(c.id);

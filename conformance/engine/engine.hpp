@@ -17,6 +17,7 @@
 #include "engine/capture_case.hpp"
 #include "engine/clc_identity.hpp"
 #include "engine/script.hpp"
+#include "engine/smcr_transport.hpp"
 
 namespace rdmaconf::conformance {
 
@@ -170,6 +171,10 @@ struct CaseResult {
 // connected socket, or -1 with `error` set.
 using Connector = std::function<int(const Case& c, std::string& error)>;
 
+// Suites that start with the CLC handshake (RFC 7609): clc, and smcr, which
+// goes on over RoCE once it reached SMC-R.
+inline bool uses_clc(std::string_view protocol) { return protocol == "clc" || protocol == "smcr"; }
+
 struct RunOptions {
   Connector connect_responder;  // role responder (iWARP suites)
   Connector connect_clc;        // role responder, clc suite (defaults to connect_responder)
@@ -185,6 +190,9 @@ struct RunOptions {
   // Who the tester's CLC peer says it is (clc_identity.hpp): what must match
   // the IUT's network and configuration.
   ClcIdentity clc_identity;
+  // The smcr suite's RoCE side per connection (smcr_transport.hpp): the
+  // reference's in-memory fabric, or a RoCEv2 device; unset, the suite is skipped.
+  RoceFactory roce;
   // The IUT's own view (a device agent, or the reference IUT in process):
   // `agent.*` expectations read it, reports show it beside the exchange.
   // Without it, cases that need `agent` are unimplemented.

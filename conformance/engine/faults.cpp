@@ -109,6 +109,27 @@ constexpr FaultInfo kFaults[] = {
     {F::kClcIsmGidCountUnchecked, "clc-ism-gid-count-unchecked", "CLC", "takes a Proposal listing more than 8 ISM GID/CHID entries, reading the first 8", "SMC v2 (Linux smc_clc.c)", std::nullopt},
     {F::kClcDeclineNamesOtherDevice, "clc-decline-names-other-device", "CLC", "declines an SMC-D-only Proposal naming the SMC-R device (NOSMCRDEV) instead of the SMC-D device it lacks", "SMC v2 (Linux af_smc.c)", std::nullopt},
     {F::kStagKeyIgnored, "ddp-skip-stag-key-check", "DDP", "takes an STag by its index alone, ignoring its key octet: an STag another stream registered names this stream's buffer of that index", "RFC 5042 §6.1.1", S::kSkipStagKeyCheck},
+    {F::kSmcrConfirmLinkWrongQp, "smcr-confirm-link-wrong-qp", "SMC-R", "names in its CONFIRM LINK a QP one above the one it announced", "RFC 7609 §3.5.1.5", std::nullopt},
+    {F::kSmcrSkipConfirmLinkCheck, "smcr-skip-confirm-link-check", "SMC-R", "takes a CONFIRM LINK that names another QP than its sender announced", "RFC 7609 App. C.7.1", std::nullopt},
+    {F::kSmcrNoSecondLink, "smcr-no-second-link", "SMC-R", "as server, never adds a second link, though both sides have a second RoCE port", "RFC 7609 §2.2.2", std::nullopt},
+    {F::kSmcrNoTestLink, "smcr-no-test-link", "SMC-R", "never tests a quiet link with TEST LINK", "RFC 7609 §4.5.3", std::nullopt},
+    {F::kSmcrTestLinkNoEcho, "smcr-test-link-no-echo", "SMC-R", "answers TEST LINK with zeros instead of the request's user data", "RFC 7609 App. A.3.8", std::nullopt},
+    {F::kSmcrUnknownLlcIgnored, "smcr-unknown-llc-ignored", "SMC-R", "discards an LLC message of an unknown type whose two high-order bits are 00 instead of treating it as a protocol error", "RFC 7609 App. A.3", std::nullopt},
+    {F::kSmcrOptionalLlcError, "smcr-optional-llc-error", "SMC-R", "ends the link group on an unknown LLC type whose two high-order bits are 10 instead of discarding it", "RFC 7609 App. A.3", std::nullopt},
+    {F::kSmcrDeleteLinkHeld, "smcr-delete-link-held", "SMC-R", "as server, never sends DELETE LINK for a single link (a failed one stays in the group)", "RFC 7609 §4.6", std::nullopt},
+    {F::kSmcrNoFailoverValidation, "smcr-no-failover-validation", "SMC-R", "sends the first CDC message on the link a connection moved to without F", "RFC 7609 §4.6.1", std::nullopt},
+    {F::kSmcrWriterNotBlocked, "smcr-writer-not-blocked", "SMC-R", "never sets B, though data waits for the peer's window", "RFC 7609 App. A.4", std::nullopt},
+    {F::kSmcrUrgentFlagsCleared, "smcr-urgent-flags-cleared", "SMC-R", "announces urgent data without U and P", "RFC 7609 §4.7.5", std::nullopt},
+    {F::kSmcrCloseUnanswered, "smcr-close-unanswered", "SMC-R", "its application never closes after the peer closed: no C in answer", "RFC 7609 §4.8.1", std::nullopt},
+    {F::kSmcrAbortUnanswered, "smcr-abort-unanswered", "SMC-R", "sends no CDC message with A (answering an abort, or aborting)", "RFC 7609 §4.8.2", std::nullopt},
+    {F::kSmcrWritePastWindow, "smcr-write-past-window", "SMC-R", "writes what it has into the peer's RMBE, past the peer's consumer cursor", "RFC 7609 App. A.4", std::nullopt},
+    {F::kSmcrRepeatSequenceNumber, "smcr-repeat-sequence-number", "SMC-R", "gives every CDC message sequence number 1", "RFC 7609 App. A.4", std::nullopt},
+    {F::kSmcrSkipCdcChecks, "smcr-skip-cdc-checks", "SMC-R", "takes the peer's CDC messages unjudged (cursors beyond the RMBE clipped, not refused)", "RFC 7609 App. A.4", std::nullopt},
+    {F::kSmcrNoConsumerUpdate, "smcr-no-consumer-update", "SMC-R", "never sends a consumer cursor update on its own, only with its data", "RFC 7609 §4.5.1", std::nullopt},
+    {F::kSmcrConfirmRkeyRefused, "smcr-confirm-rkey-refused", "SMC-R", "answers every CONFIRM RKEY negatively (Z)", "RFC 7609 App. A.3.5", std::nullopt},
+    {F::kSmcrDeleteRkeyNoMask, "smcr-delete-rkey-no-mask", "SMC-R", "answers a DELETE RKEY positively, Z and the error mask clear, though it could not delete an RKey", "RFC 7609 App. A.3.7", std::nullopt},
+    {F::kSmcrNoTcpReset, "smcr-no-tcp-reset", "SMC-R", "keeps the TCP connection open after its SMC-R connection was aborted or its link group ended", "RFC 7609 §4.8.2", std::nullopt},
+    {F::kSmcrGroupDeleteIgnored, "smcr-group-delete-ignored", "SMC-R", "as server, takes no notice of a client's DELETE LINK with A", "RFC 7609 §3.5.4", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace
@@ -125,6 +146,15 @@ rdmap::Faults FaultSet::stream_faults() const {
   rdmap::Faults out;
   for (const FaultInfo& f : kFaults)
     if (has(f.id) && f.stream_fault) out.set(*f.stream_fault);
+  return out;
+}
+
+smcr::Faults FaultSet::smcr_faults() const {
+  smcr::Faults out;
+  if (has(FaultId::kSmcrWritePastWindow)) out.set(smcr::Fault::kWritePastWindow);
+  if (has(FaultId::kSmcrRepeatSequenceNumber)) out.set(smcr::Fault::kRepeatSequenceNumber);
+  if (has(FaultId::kSmcrSkipCdcChecks)) out.set(smcr::Fault::kSkipReceiveChecks);
+  if (has(FaultId::kSmcrNoConsumerUpdate)) out.set(smcr::Fault::kNoConsumerUpdate);
   return out;
 }
 

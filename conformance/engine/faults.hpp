@@ -1,7 +1,8 @@
 // The named faults of the reference IUT: each makes it break ONE rule.
 // Receive checks of rdmap::Stream are switched off through its own Faults;
 // the MPA, Terminate and CLC faults act at the seams in responder_mpa.cpp,
-// responder_rdmap.cpp and responder_clc.cpp.
+// responder_rdmap.cpp and responder_clc.cpp; the SMC-R ones through
+// smcr::Connection's Faults or at the SMC-R side's seams (smcr_memory.cpp).
 #pragma once
 
 #include <bitset>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "rdmap/stream.hpp"
+#include "smcr/connection.hpp"
 
 namespace rdmaconf::conformance {
 
@@ -60,6 +62,12 @@ enum class FaultId : std::uint8_t {
   kClcIsmGidCountUnchecked, kClcDeclineNamesOtherDevice,
   // an STag of another stream (RFC 5042 §6.1.1)
   kStagKeyIgnored,
+  // SMC-R past CLC: the reference IUT's link group and connection (smcr_memory.cpp)
+  kSmcrConfirmLinkWrongQp, kSmcrSkipConfirmLinkCheck, kSmcrNoSecondLink, kSmcrNoTestLink, kSmcrTestLinkNoEcho,
+  kSmcrUnknownLlcIgnored, kSmcrOptionalLlcError, kSmcrDeleteLinkHeld, kSmcrNoFailoverValidation,
+  kSmcrWriterNotBlocked, kSmcrUrgentFlagsCleared, kSmcrCloseUnanswered, kSmcrAbortUnanswered,
+  kSmcrWritePastWindow, kSmcrRepeatSequenceNumber, kSmcrSkipCdcChecks, kSmcrNoConsumerUpdate,
+  kSmcrConfirmRkeyRefused, kSmcrDeleteRkeyNoMask, kSmcrGroupDeleteIgnored, kSmcrNoTcpReset,
   kCount
 };
 
@@ -80,6 +88,7 @@ struct FaultSet {
   bool has(FaultId f) const { return bits.test(static_cast<std::size_t>(f)); }
   void set(FaultId f) { bits.set(static_cast<std::size_t>(f)); }
   rdmap::Faults stream_faults() const;
+  smcr::Faults smcr_faults() const;  // the ones smcr::Connection takes itself
   std::string names() const;
 };
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "engine/responder.hpp"
+#include "engine/smcr_memory.hpp"
 
 namespace rdmaconf::conformance {
 namespace {
@@ -33,10 +34,11 @@ RunOptions reference_options(ReferenceIut& iut, RunOptions o) {
     const std::uint16_t port = static_cast<std::uint16_t>(std::stoi(l.address.substr(l.address.rfind(':') + 1)));
     InitiatorProfile profile;
     profile.rev2_peer_to_peer = c.needs_item("rev2");
-    iut.connect("127.0.0.1", port, c.protocol == "clc", profile);
+    iut.connect("127.0.0.1", port, uses_clc(c.protocol), profile);
     return accept_connector(l, std::chrono::milliseconds(2000))(c, error);
   };
   o.initiator_parallel = true;
+  o.roce = memory_roce_factory();
   return o;
 }
 

@@ -34,6 +34,7 @@ inline constexpr NeedsItem kNeedsItems[] = {
     {"smcr-v1", "SMC-R version 1"},
     {"smcr-v2", "SMC-R version 2"},
     {"smcv2.1", "release 1 of SMC v2"},
+    {"roce", "the tester reaches the IUT over RoCE as its SMC-R peer (the smcr suite)"},
 };
 
 // The buffers of the test ULP profile (docs/conformance.md, "Test ULP"): a

@@ -7,6 +7,7 @@
 #include "clc/handshake.hpp"
 #include "clc/messages.hpp"
 #include "engine/responder_internal.hpp"
+#include "engine/smcr_memory.hpp"
 
 namespace rdmaconf::conformance::iut {
 namespace {
@@ -254,11 +255,31 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
   std::unique_ptr<clc::ServerHandshake> server;
   std::unique_ptr<clc::ClientHandshake> cl;
   clc::Step step;
+  // The first link's queue pair and RMB, on the in-memory fabric the
+  // smcr suite's tester finds by this connection's addresses
+  // (smcr_memory.hpp): the Accept or Confirm names what exists.
+  struct Forget {
+    std::string key;
+    ~Forget() { iut_connection_ended(key); }
+  } const fabric{iut_exchange_key(sock.fd)};
+  const clc::SmcrLink own = [&] {
+    clc::SmcrLink l = client ? reference_client().link : reference_server().link;
+    const IutFirstLink first = iut_first_link(fabric.key, l.rmbe_size);
+    l.qp_number = first.qp_number;
+    l.rmb_rkey = first.rmb_rkey;
+    l.rmb_virtual_address = first.rmb_virtual_address;
+    l.rmbe_alert_token = first.alert_token;
+    return l;
+  }();
   if (client) {
-    cl = std::make_unique<clc::ClientHandshake>(reference_client());
+    clc::ClientConfig cfg = reference_client();
+    cfg.link = own;
+    cl = std::make_unique<clc::ClientHandshake>(cfg);
     step = cl->start(true);
   } else {
-    server = std::make_unique<clc::ServerHandshake>(reference_server());
+    clc::ServerConfig cfg = reference_server();
+    cfg.link = own;
+    server = std::make_unique<clc::ServerHandshake>(cfg);
     step = server->start(true);
   }
   std::vector<std::uint8_t> rx;
@@ -271,9 +292,17 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
         sock.reset();  // Linux resets the connection on a CLC protocol error
         return;
       }
+      if (step.outcome->kind == clc::OutcomeKind::kSmc && step.outcome->path == clc::SmcType::kR)
+        iut_reached_smcr(fabric.key, !client, own, *step.outcome, f);
       // SMC or a fallback: the TCP connection stays up until the peer ends it.
       std::vector<std::uint8_t> sink;
-      while (sock.read(sink, 200ms)) sink.clear();
+      while (sock.read(sink, 200ms)) {
+        sink.clear();
+        if (iut_smcr_reset(fabric.key) && !f.has(FaultId::kSmcrNoTcpReset)) {
+          sock.reset();
+          return;
+        }
+      }
       return;
     }
     // One complete message (the header's Length says where it ends).

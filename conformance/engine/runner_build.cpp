@@ -11,6 +11,7 @@
 #include "rdmap/headers.hpp"
 #include "rdmap/opcodes.hpp"
 #include "engine/runner_session.hpp"
+#include "engine/runner_smcr.hpp"
 #include "engine/test_ulp.hpp"
 
 namespace rdmaconf::conformance::runner {
@@ -268,6 +269,11 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
       ism_gids = static_cast<std::size_t>(std::get<std::uint64_t>(n));
       cfg.smcd.v2_devices.resize(std::min(ism_gids, clc::kMaxIsmGids), cfg.smcd.native);
     }
+    if (s.c.protocol == "smcr") {
+      std::string error;
+      if (!s.smcr && !smcr_prepare_clc(s, cfg.link, error)) return error;
+      cfg.v2.rocev2_gid = cfg.link.gid;
+    }
     s.clc_client = std::make_unique<clc::ClientHandshake>(cfg);
     octets = s.clc_client->start(true).send;
   } else if (unit == "clc.accept") {
@@ -296,6 +302,7 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
     if (!s.clc_client || s.last_clc_received.empty()) return std::string("clc.confirm answers an Accept: send clc.proposal and expect clc.accept first");
     const clc::Step step = s.clc_client->on_message(s.last_clc_received);
     octets = step.send;
+    s.clc_outcome = step.outcome;
     if (octets.empty()) return std::string("the reference client would not confirm the IUT's Accept");
     // The tester's client found the Accept wrong and would decline it: the
     // case cannot go on to judge what it was written for.

@@ -49,9 +49,9 @@ void note_connection(Session& s, CaseResult& result) {
 bool open_connection(Session& s, CaseResult& result, std::string& error) {
   const Case& c = s.c;
   const RunOptions& o = s.o;
-  if (c.protocol == "clc") s.phase = Phase::kClc;
+  if (uses_clc(c.protocol)) s.phase = Phase::kClc;
   const Connector& conn = c.role == Role::kInitiator ? o.accept_initiator
-                          : (c.protocol == "clc" && o.connect_clc) ? o.connect_clc
+                          : (uses_clc(c.protocol) && o.connect_clc) ? o.connect_clc
                                                                    : o.connect_responder;
   if (!conn) {
     error = "no connection for role " + std::string(to_string(c.role));
@@ -61,7 +61,7 @@ bool open_connection(Session& s, CaseResult& result, std::string& error) {
   if (s.fd < 0) return false;
   s.start = Clock::now();
   note_connection(s, result);
-  if (c.protocol == "clc") {
+  if (uses_clc(c.protocol)) {
     // The identity the tester's messages carry; scripts compare the IUT's
     // prefix with the tester's ($clc.ipv4_subnet): peers on one LAN share it.
     s.identity = resolve_identity(o.clc_identity, s.fd);

@@ -31,6 +31,8 @@
 
 namespace rdmaconf::conformance::runner {
 
+struct SmcrPhase;  // runner_smcr.cpp
+
 using Clock = std::chrono::steady_clock;
 
 // Octets as hex, at most `max` of them.
@@ -100,6 +102,9 @@ struct Session {
   std::unique_ptr<clc::ServerHandshake> clc_server;
   std::vector<std::uint8_t> last_clc_received;
   ClcResolved identity;  // the tester's CLC identity on this connection
+  std::optional<clc::Outcome> clc_outcome;  // the tester's CLC machine's, once the exchange is over
+  // The smcr suite: the tester's SMC-R side, from its Proposal on (runner_smcr.hpp).
+  std::shared_ptr<SmcrPhase> smcr;
 
   // The tester's last unit, with the fields the script set on it: what
   // provoked what the IUT does next (a Failure's stimulus, engine.hpp).

@@ -1,0 +1,563 @@
+// The smcr suite's SMC-R phase (runner_smcr.hpp): the tester's link group
+// and connection over the case's RoceSide, the LLC and CDC messages a script
+// sends and expects, and the data it moves.
+#include "engine/runner_smcr.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "engine/smcr_transport.hpp"
+#include "smcr/connection.hpp"
+#include "smcr/encode.hpp"
+#include "smcr/link_group.hpp"
+#include "smcr/messages.hpp"
+
+namespace rdmaconf::conformance::runner {
+
+namespace {
+
+using smcr::Time;
+constexpr std::uint32_t kTesterAlertToken = 0x2001;
+constexpr std::size_t kMaxLogged = 65536;  // IUT messages kept for expectations
+
+// The LLC units a script names, by RFC 7609 type (App. A.3).
+struct LlcUnit {
+  std::string_view unit;
+  std::uint8_t type;
+};
+constexpr LlcUnit kLlcUnits[] = {
+    {"llc.confirm_link", 1}, {"llc.add_link", 2},  {"llc.add_link_cont", 3}, {"llc.delete_link", 4},
+    {"llc.confirm_rkey", 6}, {"llc.confirm_rkey_cont", 8}, {"llc.delete_rkey", 9}, {"llc.test_link", 7},
+};
+std::optional<std::uint8_t> llc_type_of(std::string_view unit) {
+  for (const LlcUnit& u : kLlcUnits)
+    if (u.unit == unit) return u.type;
+  return std::nullopt;
+}
+
+constexpr std::string_view kControlUnits[] = {"smcr.manual", "smcr.close", "smcr.abort", "smcr.shutdown",
+                                              "smcr.stop_reading", "smcr.resume_reading", "smcr.break_link",
+                                              "data.write"};
+constexpr std::string_view kEventUnits[] = {"smcr.link_up", "smcr.link_deleted", "smcr.terminated", "data"};
+
+// " (rfc7609-...)": the registry row a broken rule names, if any.
+std::string row_of(const std::optional<check::Violation>& v) {
+  return v && v->rule ? " (" + std::string(v->rule->id) + ")" : "";
+}
+
+// The octet of the tester's stream at `i`: what the echo must bring back.
+std::uint8_t stream_octet(std::uint64_t i) { return static_cast<std::uint8_t>(i ^ (i >> 8) ^ (i >> 16) ^ 0x5A); }
+
+// The blocks of one LLC or CDC message's octets: header, the type's flag
+// overlay, body (units.hpp).
+std::vector<Block> message_blocks(std::vector<std::uint8_t>& m) {
+  std::vector<Block> out;
+  if (m.size() < smcr::kLlcMessageSize) return out;
+  if (m[0] == 0xFE) {
+    out.push_back(raw_block(smcr::CdcSpec::decl, m, 0));
+    return out;
+  }
+  const bool v2 = (m[0] & 0xF0) == 0x20;
+  out.push_back(raw_block(v2 ? smcr::LlcHeaderV2Spec::decl : smcr::LlcHeaderV1Spec::decl, m, 0));
+  if (const smcr::LlcTypeInfo* info = smcr::find_llc_type(m[0])) {
+    Block flags = raw_block(v2 ? smcr::LlcHeaderV2Spec::decl : smcr::LlcHeaderV1Spec::decl, m, 0);
+    flags.fields = info->flags;
+    out.push_back(std::move(flags));
+    if (info->body && m.size() >= 4 + info->body->size_octets) out.push_back(raw_block(*info->body, m, 4));
+  }
+  return out;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ phase
+
+struct SmcrPhase {
+  std::unique_ptr<RoceSide> side;
+  std::unique_ptr<TapHost> tap;  // after side: destroyed first
+  RoceFirstLink first;
+  TapQueuePair* first_qp = nullptr;
+  bool started = false, manual = false;
+  std::optional<smcr::LinkGroup> group;
+  std::optional<smcr::Connection> conn;
+  std::uint32_t peer_token = 0;
+  Time now{0};  // the link groups' clock: the case's against an IUT in process, real time otherwise
+  Clock::time_point born = Clock::now();
+  // What the IUT sent, in order, not yet matched by an expectation, and
+  // the tester's queue pair it arrived on.
+  struct Logged {
+    std::vector<std::uint8_t> octets;
+    std::uint32_t qp = 0;
+  };
+  std::deque<Logged> llc, cdc;
+  std::uint64_t received = 0;  // messages from the IUT, in total
+  std::uint64_t received_mark = 0;  // `received` when the last expectation passed: what `< silence` counts from
+  std::multiset<std::uint8_t> raw_requests;  // types of the script's requests awaiting the IUT's reply
+  std::deque<smcr::Event> events;            // the tester's link group's, for smcr.* expectations
+  std::vector<std::string> problems;         // rules the IUT broke, as the tester's machines saw them
+  std::size_t problems_reported = 0;
+  bool reading = true;
+  std::uint64_t to_send = 0, offered = 0, read = 0;
+  bool urgent = false;  // the last octet of what to_send holds is urgent
+  std::vector<std::uint8_t> buf;
+
+  void problem(std::string p) {
+    if (problems.size() < 64) problems.push_back(std::move(p));
+  }
+
+  // A Send from the IUT: logged; a reply to a request the script sent
+  // itself never reaches the tester's link group (which did not ask).
+  bool on_receive(const smcr::QueuePair& qp, std::vector<std::uint8_t>& m) {
+    ++received;
+    auto& log = !m.empty() && m[0] == 0xFE ? cdc : llc;
+    if (log.size() >= kMaxLogged) log.pop_front();
+    log.push_back({m, qp.qp_number()});
+    if (m.size() < 4 || m[0] == 0xFE) return true;
+    const bool reply = (m[3] & smcr::kFlagReply) != 0;
+    if (auto it = raw_requests.find(static_cast<std::uint8_t>(m[0] & 0x0F)); reply && it != raw_requests.end()) {
+      raw_requests.erase(it);
+      return false;
+    }
+    return true;
+  }
+
+  void emit(const smcr::Output& o) {
+    if (!group) return;
+    for (const smcr::RdmaWrite& w : o.writes) group->write(kTesterAlertToken, w.rmbe_offset, w.octets);
+    if (o.cdc) group->send_cdc(kTesterAlertToken, o.cdc->header.bytes());
+  }
+
+  void on_event(const smcr::Event& e) {
+    using K = smcr::Event::Kind;
+    if (e.kind == K::kCdc) {
+      auto m = smcr::decode_cdc(e.octets);
+      if (!m) return problem("an undecodable CDC message");
+      smcr::CdcOutcome r = conn->on_cdc(*m);
+      for (const smcr::Finding& f : r.findings)
+        problem(std::string(smcr::name(f.error)) + row_of(f.violation));
+      emit(r.out);
+      return;
+    }
+    // A drop with a rule broken, or of what no SMC-R peer may send; the
+    // others follow from the tester's own state (a DELETE LINK of a link
+    // this side already took down after a failure, §4.6).
+    using D = smcr::Event::Drop;
+    if (e.kind == K::kDropped && (e.violation || e.drop == D::kUndecodable || e.drop == D::kUnknownType)) {
+      std::string why = "the tester's link group dropped an LLC message of type " + hex(wire::Bytes(&e.llc_type, 1)) +
+                        ": " + std::string(smcr::name(e.drop));
+      problem(why + row_of(e.violation));
+    }
+    if (e.kind == K::kConnectionMoved && conn)
+      group->send_cdc(kTesterAlertToken, conn->failover_validation().header.bytes());
+    if (events.size() < kMaxLogged) events.push_back(e);
+  }
+
+  bool data() {
+    if (!conn) return false;
+    bool any = false;
+    while (to_send > 0) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(to_send, 16384));
+      buf.resize(n);
+      for (std::size_t i = 0; i < n; ++i) buf[i] = stream_octet(offered + i);
+      const bool last = n == to_send;
+      smcr::SendResult r = urgent && last ? conn->send_urgent(buf) : conn->send(buf);
+      if (r.status == smcr::SendStatus::kUrgentWait) break;
+      offered += r.accepted;
+      to_send -= r.accepted;
+      if (last && r.accepted == n) urgent = false;
+      emit(r.out);
+      if (r.accepted == 0) break;
+      any = true;
+    }
+    while (reading) {
+      buf.resize(65536);
+      smcr::ReceiveResult r = conn->receive(buf);
+      emit(r.out);
+      if (r.octets == 0) break;
+      for (std::size_t i = 0; i < r.octets; ++i)
+        if (buf[i] != stream_octet(read + i)) {
+          problem("octet " + std::to_string(read + i) + " echoed back differs from the one written");
+          break;
+        }
+      read += r.octets;
+      any = true;
+    }
+    return any;
+  }
+
+  // Runs both sides until nothing moves (in process) or once (a device).
+  void pump() {
+    if (!side->in_process()) now = std::max(now, std::chrono::duration_cast<Time>(Clock::now() - born));
+    for (std::size_t i = 0; i < 50'000'000; ++i) {
+      bool any = side->drive(now);
+      if (group) {
+        any |= group->poll(now);
+        if (auto d = group->next_deadline(); d && *d <= now) group->on_time(now), any = true;
+        while (auto e = group->next_event()) on_event(*e), any = true;
+      } else {
+        for (const auto& q : tap->queue_pairs())
+          while (q->poll()) any = true;
+      }
+      any |= data();
+      if (!any || !side->in_process()) return;
+    }
+  }
+
+  // Time passes: every deadline on the way fires in order (the IUT's
+  // through its own drive()). A device keeps its own time: the tester waits.
+  void advance(Duration d) {
+    if (!side->in_process()) {
+      std::this_thread::sleep_for(d);
+      return pump();
+    }
+    const Time until = now + d;
+    while (now < until) {
+      now = std::min(until, now + Time{100});
+      pump();
+    }
+  }
+};
+
+namespace {
+
+bool started(Session& s, const Step& st, std::string& error) {
+  SmcrPhase& p = *s.smcr;
+  if (p.started) return true;
+  if (!s.clc_outcome || s.clc_outcome->kind != clc::OutcomeKind::kSmc || !s.clc_outcome->peer)
+    return error = "the SMC-R phase follows a CLC handshake that reached SMC-R: clc.proposal, clc.accept, clc.confirm first",
+           false;
+  const clc::SmcrLink& peer = *s.clc_outcome->peer;
+  if (!p.side->connect_first(*p.first.qp, peer.qp_number, error)) return false;
+  p.started = true;
+  p.manual = st.kind == StepKind::kSend && st.unit == "smcr.manual";
+  p.peer_token = peer.rmbe_alert_token;
+  smcr::Mac mac = 0;
+  for (std::uint8_t o : peer.mac) mac = (mac << 8) | o;
+  const smcr::RToken peer_rmb{peer.rmb_rkey, peer.rmb_virtual_address};
+  if (p.manual) return true;
+  smcr::LinkGroupConfig cfg;
+  cfg.role = smcr::Role::kClient;  // the tester is the CLC client (role responder)
+  cfg.version = s.clc_outcome->version;
+  cfg.alternate = p.side->alternate();
+  cfg.test_link_time = Time{0};  // the IUT's TEST LINKs are what cases watch
+  p.group.emplace(cfg, *p.tap);
+  p.group->start({p.first_qp, p.first.address, {mac, peer.gid, peer.qp_number}, p.first.rmb, peer_rmb}, p.now);
+  smcr::ConnectionConfig c;
+  c.own = {static_cast<std::uint32_t>(p.first.rmb_size), false};
+  c.peer = {static_cast<std::uint32_t>(peer.rmbe_size), false};
+  c.own_alert_token = kTesterAlertToken;
+  c.peer_alert_token = peer.rmbe_alert_token;
+  p.conn.emplace(c, p.tap->rmb(p.first.rmb).first(static_cast<std::size_t>(p.first.rmb_size)));
+  p.group->add_connection({kTesterAlertToken, peer_rmb, 0});
+  return true;
+}
+
+// The link's queue pair the script names (`link=N`; the first link by default).
+TapQueuePair* link_qp(SmcrPhase& p, std::uint8_t number) {
+  if (!p.group) return number <= 1 ? p.first_qp : nullptr;
+  const auto slot = p.group->slot_of(number);
+  if (!slot) return nullptr;
+  return p.tap->find(p.group->links()[*slot].qp->qp_number());
+}
+
+std::optional<std::uint8_t> link_arg(Session& s, const Step& st, std::string& error) {
+  const Arg* a = find_arg(st.args, "link");
+  if (!a) return 1;
+  auto n = number_arg(s, *a);
+  if (auto* e = std::get_if<std::string>(&n)) return error = *e, std::nullopt;
+  return static_cast<std::uint8_t>(std::get<std::uint64_t>(n));
+}
+
+// A message the script sends: the reference encoder's, the tester's own
+// values filled in, then every field the step names (units.hpp).
+std::variant<std::vector<std::uint8_t>, std::string> build_message(Session& s, const Step& st, std::uint8_t link) {
+  SmcrPhase& p = *s.smcr;
+  std::vector<std::uint8_t> m;
+  const std::uint8_t version = s.clc_outcome ? s.clc_outcome->version : 1;
+  if (st.unit == "cdc") {
+    smcr::CdcFields c;
+    c.alert_token = p.peer_token;
+    if (p.conn) {
+      c.sequence_number = static_cast<std::uint16_t>(p.conn->last_sequence_sent() + 1);
+      c.producer = p.conn->producer();
+      c.consumer = p.conn->consumer();
+    } else {
+      c.sequence_number = 1;
+    }
+    m = smcr::encode(c);
+  } else {
+    const auto type = llc_type_of(st.unit);
+    if (!type) return "expected an LLC unit, got '" + st.unit + "'";
+    TapQueuePair* qp = link_qp(p, link);
+    smcr::Llc llc;
+    switch (*type) {
+      case 1: {
+        smcr::ConfirmLink c;
+        c.mac = p.first.address.mac;
+        c.gid = p.first.address.gid;
+        c.qp_number = qp ? qp->qp_number() : 0;
+        c.link_number = link;
+        c.link_user_id = 0x00020000u + link;
+        c.max_links = 2;
+        llc = c;
+        break;
+      }
+      case 2: llc = smcr::AddLink{}; break;
+      case 3: llc = smcr::AddLinkContinuation{}; break;
+      case 4: {
+        smcr::DeleteLink d;
+        d.link_number = link;
+        llc = d;
+        break;
+      }
+      case 6: llc = smcr::ConfirmRkey{}; break;
+      case 8: llc = smcr::ConfirmRkeyContinuation{}; break;
+      case 9: llc = smcr::DeleteRkey{}; break;
+      default: llc = smcr::TestLink{}; break;
+    }
+    m = smcr::encode(llc, {version, std::nullopt});
+  }
+  // Fields in the order written; the type last, so that the type's own
+  // fields were reachable first.
+  std::vector<const Arg*> args;
+  for (const Arg& a : st.args)
+    if (a.name != "link") args.push_back(&a);
+  std::stable_partition(args.begin(), args.end(), [](const Arg* a) { return a->name != "llc.type" && a->name != "cdc.type"; });
+  for (const Arg* a : args) {
+    std::vector<Block> blocks = message_blocks(m);
+    auto hit = find_field(blocks, a->name);
+    if (!hit) return "expected a field of " + st.unit + ", got '" + a->name + "'";
+    auto v = resolve(a->value, hit->field, s.vars, &s.captures);
+    if (auto* e = std::get_if<std::string>(&v)) return *e;
+    store(*hit, std::get<Resolved>(v));
+  }
+  return m;
+}
+
+StepOutcome error(std::string why) { return {StepOutcome::Kind::kError, std::move(why)}; }
+
+StepOutcome send(Session& s, const Step& st) {
+  SmcrPhase& p = *s.smcr;
+  const std::string& u = st.unit;
+  std::string err;
+  if (u == "smcr.manual") return {};
+  if (u == "smcr.stop_reading" || u == "smcr.resume_reading") {
+    p.reading = u == "smcr.resume_reading";
+  } else if (u == "smcr.close" || u == "smcr.abort" || u == "smcr.shutdown") {
+    if (!p.conn) return error("line " + std::to_string(st.line) + ": " + u + " needs the tester's connection (not smcr.manual)");
+    p.emit(u == "smcr.close" ? p.conn->close() : u == "smcr.abort" ? p.conn->abort() : p.conn->shutdown_write());
+  } else if (u == "data.write") {
+    const Arg* n = find_arg(st.args, "octets");
+    if (!n || !p.conn) return error("data.write needs octets=N and the tester's connection");
+    auto v = number_arg(s, *n);
+    if (auto* e = std::get_if<std::string>(&v)) return error(*e);
+    p.to_send += std::get<std::uint64_t>(v);
+    p.urgent = find_arg(st.args, "urgent") != nullptr;
+  } else if (u == "smcr.break_link") {
+    const auto link = link_arg(s, st, err);
+    if (!link) return error(err);
+    TapQueuePair* qp = link_qp(p, *link);
+    if (!qp || !p.side->break_link(qp->inner())) return error("no link " + std::to_string(*link) + " to break");
+  } else {
+    auto link = link_arg(s, st, err);
+    if (!link) return error(err);
+    // A CDC message goes on the link its connection uses (§4.4), unless the step names one.
+    if (u == "cdc" && !find_arg(st.args, "link") && p.group) link = p.group->link_of(kTesterAlertToken).value_or(1);
+    auto built = build_message(s, st, *link);
+    if (auto* e = std::get_if<std::string>(&built)) return error("line " + std::to_string(st.line) + ": " + *e);
+    auto& m = std::get<std::vector<std::uint8_t>>(built);
+    TapQueuePair* qp = link_qp(p, *link);
+    if (!qp) return error("no link " + std::to_string(*link) + " to send on");
+    if (p.group && m.size() >= 4 && m[0] != 0xFE && !(m[3] & smcr::kFlagReply)) p.raw_requests.insert(m[0] & 0x0F);
+    s.record(true, u + (m[0] == 0xFE ? "" : " (link " + std::to_string(*link) + ")"), hex(m, 44));
+    qp->post_send(m);
+  }
+  s.record(true, u, "");
+  p.pump();
+  return {};
+}
+
+// The number of the link whose tester queue pair is `qp` (0: none now).
+std::uint64_t link_number_of(const SmcrPhase& p, std::uint32_t qp) {
+  if (!p.group) return p.first_qp && p.first_qp->qp_number() == qp ? 1 : 0;
+  for (const auto& l : p.group->links())
+    if (l.qp && l.qp->qp_number() == qp) return l.number;
+  return 0;
+}
+
+// Whether `logged` is what the alternative names, with every matcher
+// holding; `link=N`: it arrived on link N's queue pair (§3.3).
+bool matches(Session& s, const Alternative& alt, SmcrPhase::Logged& logged, std::string& why) {
+  std::vector<std::uint8_t>& m = logged.octets;
+  if (m.empty()) return false;
+  if (alt.unit == "cdc") {
+    if (m[0] != 0xFE) return false;
+  } else {
+    const auto type = llc_type_of(alt.unit);
+    if (!type || m[0] == 0xFE || (m[0] & 0x0F) != *type) return false;
+  }
+  std::vector<Block> blocks = message_blocks(m);
+  for (const Arg& a : alt.args) {
+    if (a.name == "link") {
+      auto n = number_arg(s, a);
+      const std::uint64_t have = link_number_of(*s.smcr, logged.qp);
+      if (std::holds_alternative<std::string>(n) || have != std::get<std::uint64_t>(n))
+        return why = alt.unit + " came on link " + std::to_string(have), false;
+      continue;
+    }
+    auto hit = find_field(blocks, a.name);
+    if (!hit) return why = "no field " + a.name + " in " + alt.unit, false;
+    auto v = resolve(a.value, hit->field, s.vars, &s.captures);
+    if (auto* e = std::get_if<std::string>(&v)) return why = *e, false;
+    const Resolved& want = std::get<Resolved>(v);
+    bool ok;
+    if (a.op == Op::kEq || a.op == Op::kNone || a.op == Op::kNe) {
+      ok = holds(*hit, want) != a.negate();
+    } else {
+      const auto have = numeric_value(*hit);
+      ok = have && want.number && compare(*have, a.op, *want.number);
+    }
+    if (!ok) return why = alt.unit + " " + a.name + " is " + show(*hit), false;
+  }
+  return true;
+}
+
+bool event_matches(Session& s, const Alternative& alt, const smcr::Event& e) {
+  using K = smcr::Event::Kind;
+  const K want = alt.unit == "smcr.link_up" ? K::kLinkUp : alt.unit == "smcr.link_deleted" ? K::kLinkDeleted : K::kTerminated;
+  if (e.kind != want) return false;
+  for (const Arg& a : alt.args) {
+    auto n = number_arg(s, a);
+    if (std::holds_alternative<std::string>(n)) return false;
+    const std::uint64_t v = std::get<std::uint64_t>(n);
+    if (a.name == "link" && e.link != v) return false;
+    if (a.name == "reason" && e.reason != v) return false;
+  }
+  return true;
+}
+
+// One alternative against what arrived; consumes what it skipped.
+bool take(Session& s, const Alternative& alt, std::string& why) {
+  SmcrPhase& p = *s.smcr;
+  if (alt.unit == "silence") return p.received == p.received_mark && p.side->in_process();
+  if (alt.unit == "data") {
+    const Arg* n = find_arg(alt.args, "octets");
+    auto v = n ? number_arg(s, *n) : std::variant<std::uint64_t, std::string>(std::uint64_t{0});
+    return std::holds_alternative<std::uint64_t>(v) && p.read >= std::get<std::uint64_t>(v);
+  }
+  if (alt.unit.starts_with("smcr.")) {
+    for (auto it = p.events.begin(); it != p.events.end(); ++it)
+      if (event_matches(s, alt, *it)) {
+        p.events.erase(p.events.begin(), it + 1);
+        return true;
+      }
+    return false;
+  }
+  auto& log = alt.unit == "cdc" ? p.cdc : p.llc;
+  for (auto it = log.begin(); it != log.end(); ++it)
+    if (matches(s, alt, *it, why)) {
+      s.record(false, alt.unit + " (link " + std::to_string(link_number_of(p, it->qp)) + ")", hex(it->octets, 44));
+      log.erase(log.begin(), it + 1);
+      return true;
+    }
+  return false;
+}
+
+StepOutcome expect(Session& s, const Step& st) {
+  SmcrPhase& p = *s.smcr;
+  const auto deadline = Clock::now() + s.scaled(st.within.value_or(Duration(2000)));
+  std::string why;
+  const auto passed = [&p]() -> StepOutcome {
+    p.received_mark = p.received;
+    return {};
+  };
+  for (;;) {
+    p.pump();
+    if (p.problems.size() > p.problems_reported) {
+      p.problems_reported = p.problems.size();
+      return mismatch(Failure::Kind::kField, "the IUT broke a rule the tester's SMC-R peer checks: " + p.problems.back(),
+                      p.problems.back());
+    }
+    for (const Alternative& alt : st.alternatives)
+      if (alt.unit != "silence" && take(s, alt, why)) return passed();
+    const bool over = p.side->in_process() || Clock::now() > deadline;
+    if (over) {
+      for (const Alternative& alt : st.alternatives)
+        if (alt.unit == "silence" && take(s, alt, why)) return passed();
+      return mismatch(why.empty() ? Failure::Kind::kNothing : Failure::Kind::kField,
+                      "expected " + expected_text(st) + (why.empty() ? "; nothing such came" : "; " + why),
+                      why.empty() ? "nothing" : why);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+}  // namespace
+
+bool smcr_unit_known(std::string_view unit, bool sending) {
+  if (llc_type_of(unit) || unit == "cdc") return true;
+  if (sending) return std::find(std::begin(kControlUnits), std::end(kControlUnits), unit) != std::end(kControlUnits);
+  return std::find(std::begin(kEventUnits), std::end(kEventUnits), unit) != std::end(kEventUnits);
+}
+
+bool smcr_field_known(std::string_view unit, std::string_view field) {
+  if (unit == "data.write") return field == "octets" || field == "urgent";
+  if (unit == "data") return field == "octets";
+  if (unit.starts_with("smcr.")) return field == "link" || field == "reason";
+  if (field == "link") return true;
+  std::vector<std::uint8_t> m(smcr::kLlcMessageSize);
+  m[0] = unit == "cdc" ? 0xFE : llc_type_of(unit).value_or(0);
+  return find_field(message_blocks(m), field).has_value();
+}
+
+bool is_smcr_step(const Session& s, const Step& st) {
+  const auto ours = [](std::string_view u) {
+    return u.starts_with("llc.") || u == "cdc" || u == "data" || u.starts_with("data.") || u.starts_with("smcr.");
+  };
+  if (st.kind == StepKind::kSend) return ours(st.unit);
+  if (st.kind == StepKind::kWait) return s.smcr && s.smcr->started;
+  if (st.kind != StepKind::kExpect || st.alternatives.empty()) return false;
+  const bool any = std::any_of(st.alternatives.begin(), st.alternatives.end(), [&](const Alternative& a) { return ours(a.unit); });
+  // `< silence` belongs to the phase once it began.
+  return any || (s.smcr && s.smcr->started && st.alternatives.front().unit == "silence");
+}
+
+bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error) {
+  if (!s.o.roce) return error = "no RoCE transport for the smcr suite", false;
+  auto p = std::make_shared<SmcrPhase>();
+  p->side = s.o.roce({s.result.exchange.tester_address, s.result.exchange.iut_address}, error);
+  if (!p->side) return false;
+  auto first = p->side->first_link(kTesterRmbeSize, error);
+  if (!first) return false;
+  p->first = *first;
+  p->tap = std::make_unique<TapHost>(p->side->host());
+  p->first_qp = p->tap->adopt(*first->qp);
+  SmcrPhase* raw = p.get();
+  p->tap->incoming = [raw](smcr::QueuePair& qp, std::vector<std::uint8_t>& m) { return raw->on_receive(qp, m); };
+  link.qp_number = first->qp->qp_number();
+  link.rmb_rkey = first->rtoken.rkey;
+  link.rmb_virtual_address = first->rtoken.virtual_address;
+  link.rmbe_size = first->rmb_size;
+  link.rmbe_alert_token = kTesterAlertToken;
+  std::copy(first->address.gid.begin(), first->address.gid.end(), link.gid.begin());
+  for (int i = 0; i < 6; ++i) link.mac[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(first->address.mac >> (40 - 8 * i));
+  s.smcr = std::move(p);
+  return true;
+}
+
+StepOutcome run_smcr_step(Session& s, const Step& st) {
+  if (!s.smcr) return error("line " + std::to_string(st.line) + ": SMC-R steps need a case of the smcr suite");
+  std::string err;
+  if (!started(s, st, err)) return error("line " + std::to_string(st.line) + ": " + err);
+  switch (st.kind) {
+    case StepKind::kSend: return send(s, st);
+    case StepKind::kExpect: return expect(s, st);
+    case StepKind::kWait: s.smcr->advance(s.smcr->side->in_process() ? st.duration : s.scaled(st.duration)); return {};
+    default: return {};
+  }
+}
+
+}  // namespace rdmaconf::conformance::runner

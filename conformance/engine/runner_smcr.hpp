@@ -1,0 +1,36 @@
+// Internal to the runner: the smcr suite's SMC-R phase (docs/conformance.md,
+// "The smcr suite"). After the CLC handshake reached SMC-R, the tester is the
+// IUT's SMC-R peer over a RoceSide (smcr_transport.hpp): by default the
+// reference link group (reference/smcr/link_group.hpp, the tester's role) and
+// one connection (reference/smcr/connection.hpp) whose checks judge every
+// LLC and CDC message the IUT sends; `> smcr.manual` instead leaves every
+// LLC message to the script. Scripts send LLC and CDC messages with fields
+// overridden (`> llc.test_link ...`, `> cdc ...`), data (`> data.write`),
+// close, abort or break a link (`> smcr.close`, `smcr.break_link`), and expect
+// the IUT's messages (`< llc.delete_link ...`, `< cdc ...`), data echoed back
+// (`< data octets=N`) and what the tester's link group saw (`< smcr.link_up`).
+#pragma once
+
+#include <string>
+
+#include "clc/handshake.hpp"
+#include "engine/runner_session.hpp"
+
+namespace rdmaconf::conformance::runner {
+
+// The tester's RMBE in the smcr suite (App. A.2.3: the smallest, 16 KiB).
+inline constexpr std::uint64_t kTesterRmbeSize = 16384;
+
+// A step of the SMC-R phase: its unit (or every alternative's) is llc.*,
+// cdc, data.*, data or smcr.*; `wait` is one too once the phase began (the
+// link groups' time is the phase's).
+bool is_smcr_step(const Session& s, const Step& st);
+StepOutcome run_smcr_step(Session& s, const Step& st);
+// Case protocol smcr, before the tester's Proposal: its first link's queue
+// pair and RMB, which its CLC messages then name (`cfg.link`).
+bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error);
+// The units and fields a script may name in the phase, for check_case.
+bool smcr_unit_known(std::string_view unit, bool sending);
+bool smcr_field_known(std::string_view unit, std::string_view field);
+
+}  // namespace rdmaconf::conformance::runner

@@ -1,0 +1,117 @@
+// The RoCE side of the smcr suite (docs/conformance.md, "The smcr suite"):
+// what the tester's SMC-R peer runs over once the CLC handshake reached
+// SMC-R. The engine asks a RoceFactory for a RoceSide per case connection:
+// a Host for the tester's queue pairs and RMBs (reference/smcr/transport.hpp)
+// and the first link's end the tester's CLC message announces (RFC 7609
+// App. A.2.3/A.2.4: QP, GID, MAC, the RMB's RToken). Against the reference
+// IUT both sides live on one in-memory fabric in this process
+// (smcr_memory.hpp) and the runner drives the IUT's side too; an rdma-core
+// RoCEv2 transport offers the same interface for a live device, whose side
+// runs on its own.
+//
+// TapHost wraps a Host so that what its queue pairs send and receive can be
+// watched, changed or held back: the tester's log of the IUT's LLC and CDC
+// messages, and the reference IUT's faults, act there.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "smcr/link_group.hpp"
+#include "smcr/transport.hpp"
+
+namespace rdmaconf::conformance {
+
+// The case's TCP connection, both ends as "a.b.c.d:port".
+struct RoceEndpoints {
+  std::string tester_address;
+  std::string iut_address;
+};
+
+// The tester's end of the first link, made before its CLC message names it.
+struct RoceFirstLink {
+  smcr::QueuePair* qp = nullptr;
+  smcr::LinkAddress address;
+  std::uint32_t rmb = 0;     // the Host's handle of the tester's first RMB
+  smcr::RToken rtoken;       // that RMB registered on qp
+  std::uint64_t rmb_size = 0;
+};
+
+class RoceSide {
+ public:
+  virtual ~RoceSide() = default;
+  virtual smcr::Host& host() = 0;
+  // Creates the first link's queue pair and an RMB of `rmb_size` octets
+  // registered on it; nullopt with `error` when the device cannot.
+  virtual std::optional<RoceFirstLink> first_link(std::uint64_t rmb_size, std::string& error) = 0;
+  // A second RoCE port of the tester for added links (§3.5.1.6), if any.
+  virtual std::optional<smcr::LinkAddress> alternate() const = 0;
+  // Connects the first link once the CLC handshake is over (the peer's QP
+  // number from its Accept or Confirm). False with `error` when it cannot.
+  virtual bool connect_first(smcr::QueuePair& qp, std::uint32_t peer_qp, std::string& error) = 0;
+  // Runs the IUT's side where it lives in this process; false when nothing
+  // moved there. A device runs on its own: false.
+  virtual bool drive(smcr::Time /*now*/) { return false; }
+  // True when drive() runs the whole IUT: a quiet fabric is a final answer.
+  virtual bool in_process() const { return false; }
+  // A path failure on the link whose tester queue pair is `qp` (§4.6).
+  virtual bool break_link(smcr::QueuePair& qp) = 0;
+};
+
+using RoceFactory = std::function<std::unique_ptr<RoceSide>(const RoceEndpoints&, std::string& error)>;
+
+// ------------------------------------------------------------ watching a host
+
+// What a tap may do with one message: pass it (perhaps changed), or hold it back.
+using SendTap = std::function<bool(smcr::QueuePair& qp, std::vector<std::uint8_t>& octets)>;
+
+class TapHost;
+
+class TapQueuePair final : public smcr::QueuePair {
+ public:
+  TapQueuePair(TapHost& host, smcr::QueuePair& inner) : host_(host), inner_(inner) {}
+  std::uint32_t qp_number() const override { return inner_.qp_number(); }
+  bool broken() const override { return inner_.broken(); }
+  smcr::WorkId post_send(wire::Bytes message) override;
+  smcr::WorkId post_write(smcr::RToken target, wire::Bytes octets) override { return inner_.post_write(target, octets); }
+  std::optional<smcr::QpEvent> poll() override;
+  smcr::QueuePair& inner() { return inner_; }
+
+ private:
+  TapHost& host_;
+  smcr::QueuePair& inner_;
+};
+
+// A Host whose queue pairs pass every Send through `outgoing` and every
+// received one through `incoming`.
+class TapHost final : public smcr::Host {
+ public:
+  explicit TapHost(smcr::Host& inner) : inner_(inner) {}
+  SendTap outgoing, incoming;
+
+  // Wraps a queue pair made elsewhere (the first link's, before CLC).
+  TapQueuePair* adopt(smcr::QueuePair& qp);
+  // The tap over `qp`, or nullptr.
+  TapQueuePair* find(std::uint32_t qp_number);
+  const std::vector<std::unique_ptr<TapQueuePair>>& queue_pairs() const { return qps_; }
+
+  smcr::QueuePair* create_qp() override;
+  bool connect(smcr::QueuePair& qp, std::uint32_t peer_qp_number) override;
+  void destroy_qp(smcr::QueuePair& qp) override;
+  std::optional<std::uint32_t> allocate_rmb(std::uint64_t size) override { return inner_.allocate_rmb(size); }
+  wire::MutableBytes rmb(std::uint32_t id) override { return inner_.rmb(id); }
+  std::optional<smcr::RToken> register_rmb(std::uint32_t id, smcr::QueuePair& qp) override;
+  void deregister_rmb(std::uint32_t id, smcr::QueuePair& qp) override;
+
+ private:
+  friend class TapQueuePair;
+  static smcr::QueuePair& unwrap(smcr::QueuePair& qp);
+  smcr::Host& inner_;
+  std::vector<std::unique_ptr<TapQueuePair>> qps_;
+};
+
+}  // namespace rdmaconf::conformance

@@ -1,0 +1,140 @@
+// The smcr suite's SMC-R phase (runner_smcr.hpp) against the reference IUT's
+// link group and connection on the in-memory fabric (smcr_memory.hpp): the
+// whole suite passes, 64 MiB included; a fault of the IUT's link group fails
+// a case with the row the tester's machines judged; without a RoCE side a
+// case cannot run; and TapHost (smcr_transport.hpp) holds back and changes
+// Sends as the faults and the tester's log need.
+#include <gtest/gtest.h>
+
+#include "engine/engine.hpp"
+#include "engine/mutation.hpp"
+#include "engine/responder.hpp"
+#include "engine/smcr_memory.hpp"
+#include "engine/smcr_transport.hpp"
+
+namespace rdmaconf::conformance {
+namespace {
+
+const Catalogue& catalogue() {
+  static const Catalogue c = load_catalogue(RDMACONF_SOURCE_DIR "/conformance/cases");
+  return c;
+}
+
+struct Reference {
+  ReferenceIut iut;
+  RunOptions options;
+  explicit Reference(FaultSet f = {}) : iut(f) {
+    std::string error;
+    EXPECT_TRUE(iut.listen("127.0.0.1", 0, error)) << error;
+    EXPECT_TRUE(iut.listen_clc("127.0.0.1", 0, error)) << error;
+    RunOptions o;
+    o.time_scale = 0.25;
+    o.jobs = 4;
+    options = reference_options(iut, o);
+  }
+};
+
+const Case& one(std::string_view id) {
+  auto cs = select(catalogue(), {}, {std::string(id)});
+  EXPECT_EQ(cs.size(), 1u) << id;
+  return *cs.at(0);
+}
+
+TEST(SmcrSuite, PassesAgainstTheReference) {
+  Reference ref;
+  const auto cases = select(catalogue(), {"smcr"}, {});
+  EXPECT_GE(cases.size(), 15u);
+  for (const CaseResult& r : run_cases(cases, ref.options)) {
+    EXPECT_EQ(r.verdict, Verdict::kPass) << r.c->id << ": " << r.reason;
+    EXPECT_FALSE(r.frames.empty()) << r.c->id;
+  }
+}
+
+TEST(SmcrSuite, SixtyFourMebibytesGoThroughTheRmbes) {
+  Reference ref;
+  const Case& c = one("smcr-data-64-mib");
+  // The case's own expectation is the tester's count of octets read back,
+  // each compared with the octet written.
+  bool expects_all = false;
+  for (const Step& st : c.steps)
+    for (const Alternative& a : st.alternatives)
+      for (const Arg& arg : a.args)
+        expects_all |= a.unit == "data" && arg.name == "octets" && arg.value.number == (64u << 20);
+  EXPECT_TRUE(expects_all);
+  const CaseResult r = run_case(c, ref.options);
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+}
+
+TEST(SmcrSuite, AFaultOfTheIutFailsTheCaseWithTheRowItBroke) {
+  FaultSet f;
+  f.set(FaultId::kSmcrConfirmLinkWrongQp);
+  Reference ref(f);
+  const CaseResult r = run_case(one("smcr-confirm-link-as-announced"), ref.options);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_NE(r.reason.find("rfc7609-3.5.1.5-confirm-link-roce-info"), std::string::npos) << r.reason;
+}
+
+TEST(SmcrSuite, WithoutARoceSideACaseIsAnErrorNotAFailure) {
+  Reference ref;
+  RunOptions o = ref.options;
+  o.roce = nullptr;
+  const CaseResult r = run_case(one("smcr-test-link-echo"), o);
+  EXPECT_EQ(r.verdict, Verdict::kError);
+  EXPECT_NE(r.reason.find("RoCE"), std::string::npos) << r.reason;
+}
+
+TEST(SmcrSuite, ScriptsNameOnlyUnitsAndFieldsTheDeclarationsHave) {
+  for (const char* bad : {"> llc.no_such_message\n", "> llc.test_link test_link.no_such_field=1\n",
+                          "< cdc cdc.no_such_flag=1\n", "> data.write bytes=1\n"}) {
+    auto parsed = parse_script(std::string("id: smcr-x\ntitle: t\nrequirement: rfc7609-a.3.8-test-link-echo\n"
+                                           "rfc: RFC 7609\nlevel: MUST\nrole: responder\n\n") +
+                                   bad,
+                               "x.case");
+    ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(parsed)) << bad;
+    Case c = std::get<std::vector<Case>>(parsed).at(0);
+    c.protocol = "smcr";
+    EXPECT_FALSE(check_case(c).empty()) << bad;
+  }
+  // The tester's SMC-R side is the SMC client: the IUT is the server.
+  auto parsed = parse_script("id: smcr-x\ntitle: t\nrequirement: rfc7609-a.3.8-test-link-echo\nrfc: RFC 7609\n"
+                             "level: MUST\nrole: initiator\n\n< clc.proposal\n",
+                             "x.case");
+  ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(parsed));
+  Case c = std::get<std::vector<Case>>(parsed).at(0);
+  c.protocol = "smcr";
+  EXPECT_FALSE(check_case(c).empty());
+}
+
+TEST(TapHost, HoldsBackAndChangesSends) {
+  smcr::MemoryFabric fabric;
+  smcr::MemoryQueuePair& a = fabric.create_qp(0);
+  smcr::MemoryQueuePair& b = fabric.create_qp(1);
+  smcr::MemoryFabric::connect(a, b);
+  TapHost tap(fabric.host(0)), peer(fabric.host(1));
+  tap.outgoing = [](smcr::QueuePair&, std::vector<std::uint8_t>& m) {
+    if (m[0] == 0x07) return false;  // held back
+    m[1] = 0xAA;                     // changed
+    return true;
+  };
+  std::vector<std::vector<std::uint8_t>> seen;
+  peer.incoming = [&](smcr::QueuePair&, std::vector<std::uint8_t>& m) {
+    seen.push_back(m);
+    return true;
+  };
+  TapQueuePair* ta = tap.adopt(a);
+  TapQueuePair* tb = peer.adopt(b);
+  ASSERT_EQ(tap.find(a.qp_number()), ta);
+  ta->post_send(std::vector<std::uint8_t>{0x07, 1, 2, 3});
+  ta->post_send(std::vector<std::uint8_t>{0x01, 1, 2, 3});
+  int received = 0;
+  while (auto e = tb->poll())
+    if (e->kind == smcr::QpEvent::Kind::kReceive) {
+      ++received;
+      EXPECT_EQ(e->octets, (std::vector<std::uint8_t>{0x01, 0xAA, 2, 3}));
+    }
+  EXPECT_EQ(received, 1);
+  EXPECT_EQ(seen.size(), 1u);
+}
+
+}  // namespace
+}  // namespace rdmaconf::conformance

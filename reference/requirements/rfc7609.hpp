@@ -41,9 +41,11 @@ inline constexpr Requirement kRows[] = {
         "A server that did not send the option in its SYN-ACK treats the first octets as application data, never "
         "as a CLC Proposal")
         .says("a server whose SYN-ACK lacked the SMC option speaks no CLC"),
-    row("rfc7609-a.1-option-kind", M, W, "The SMC option is TCP option kind 254 (experimental) with length 6"),
+    row("rfc7609-a.1-option-kind", M, W, "The SMC option is TCP option kind 254 (experimental) with length 6")
+        .says("an option with the SMC ExID is kind 254, 6 octets long"),
     row("rfc7609-a.1-option-exid", M, W,
-        "The option's 4-octet experiment identifier is 0xE2D4C3D9 (\"SMCR\" in EBCDIC)"),
+        "The option's 4-octet experiment identifier is 0xE2D4C3D9 (\"SMCR\" in EBCDIC)")
+        .says("a side that speaks CLC sent the SMC ExID 0xE2D4C3D9 in its SYN"),
 
     // §3.2 CLC messages
     row("rfc7609-3.2-client-proposal-first", M, W,

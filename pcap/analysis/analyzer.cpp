@@ -265,7 +265,8 @@ void Analyzer::on_stream_end(capture::Stream& s, capture::StreamEnd why) {
 }
 
 // RFC 7609 §4.8.1: a side's FIN on a connection that moved to SMC-R comes
-// after its PeerConnectionClosed or PeerConnAbort. The TCP connection is tied
+// after it ended its writing on the SMC-R connection (PeerDoneWriting,
+// PeerConnectionClosed or PeerConnAbort). The TCP connection is tied
 // to its SMC-R connection by the alert tokens its Accept and Confirm
 // announced, and to the link group by their GIDs' addresses, as the CDC
 // messages were routed; the frames come in capture order, so the CDC
@@ -281,15 +282,16 @@ void Analyzer::judge_fin(Connection& c, Side side, FrameNo frame, std::uint64_t 
   const std::uint32_t initiator_token = client_initiates ? c.client->alert_token : c.server->alert_token;
   const std::uint32_t responder_token = client_initiates ? c.server->alert_token : c.client->alert_token;
   const Side roce_side = (side == Side::kInitiator) == client_initiates ? Side::kInitiator : Side::kResponder;
-  const auto closed = l.observer.closed(initiator_token, responder_token, roce_side);
-  if (!closed) return;
-  if (auto v = check::fin_after_smc_close(*closed)) {
+  const auto done = l.observer.done_writing(initiator_token, responder_token, roce_side);
+  if (!done) return;
+  if (auto v = check::fin_after_smc_close(*done)) {
     Violation out;
     out.rule = v->rule;
     out.side = side;
     out.frame = frame;
     out.stream_offset = offset;
-    out.text = "FIN before this side's PeerConnectionClosed or PeerConnAbort on its SMC-R connection (alert tokens " +
+    out.text = "FIN before this side's PeerDoneWriting, PeerConnectionClosed or PeerConnAbort on its SMC-R connection "
+               "(alert tokens " +
                hex(c.client->alert_token) + " client, " + hex(c.server->alert_token) + " server)";
     c.on_violation(out);
   }

@@ -80,8 +80,9 @@ const std::vector<Expected>& expected() {
         {"DELETE RKEY v2 reply", 4}, {"TEST LINK v2 request", 3}, {"TEST LINK v2 reply", 3}, {"CDC", 40},
         {"RC RDMA Write First", 34}, {"RC RDMA Write Middle", 68}, {"RC RDMA Write Last", 34},
         {"RC Acknowledge", 103}},
-       // Each client shuts down writing: D, its FIN, then C (docs/interop.md).
-       {{"rfc7609-4.8.1-fin-after-smc-close", 141}, {"rfc7609-4.8.1-fin-after-smc-close", 299}}},
+       // Each client shuts down writing: D, its FIN, then C, which keeps
+       // RFC 7609 §4.8.1 (smc_fin_captures_test.cpp).
+       {}},
       {"smc-client-decline-no-pnet.pcap", 30, 0, 1, 0, {{"Decline", 1}}, {{"CLC Decline", 1}}, {}},
       // SMC-Dv2 over loopback-ism (Linux 6.12, smc.ko with CONFIG_SMC_LO): two
       // connections of one kernel, the first a first contact (224-octet
@@ -220,10 +221,9 @@ TEST(RealCaptureMessages, SmcrLinkLayerCounts) {
   EXPECT_EQ(s.rkeys_deleted, 4u);
   EXPECT_EQ(s.llc_pairs, 11u);
   EXPECT_EQ(s.test_link_pairs, 3u);
-  // Each client's FIN precedes its PeerConnectionClosed (frames 141, 299;
-  // RFC 7609 §4.8.1, docs/interop.md, smc_fin_captures_test.cpp).
-  EXPECT_EQ(s.violations, 2u);
-  EXPECT_EQ(s.violations_per_rule.at("rfc7609-4.8.1-fin-after-smc-close"), 2u);
+  // Each client's FIN follows its PeerDoneWriting (frames 140/141,
+  // 298/299; RFC 7609 §4.8.1, smc_fin_captures_test.cpp).
+  EXPECT_EQ(s.violations, 0u);
   EXPECT_EQ(s.capture_reports, 0u);  // no UDP frame is left as "not TCP"
 }
 
@@ -255,10 +255,7 @@ std::vector<std::pair<std::string, std::uint64_t>> violations_with(const std::st
   const auto r = analyze_file(crafted, AnalysisOptions{}, nullptr, error);
   std::vector<std::pair<std::string, std::uint64_t>> seen;
   if (!r) return {{"error: " + error, 0}};
-  // The clients' FINs before their close are the real capture's own
-  // (smc_fin_captures_test.cpp), not the edit's.
-  for (const ViolationRecord& v : r->violations)
-    if (v.rule->id != "rfc7609-4.8.1-fin-after-smc-close") seen.emplace_back(std::string(v.rule->id), v.frame);
+  for (const ViolationRecord& v : r->violations) seen.emplace_back(std::string(v.rule->id), v.frame);
   return seen;
 }
 std::vector<std::pair<std::string, std::uint64_t>> violations_with(const std::string& file, std::uint64_t frame,

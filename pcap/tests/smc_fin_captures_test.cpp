@@ -1,12 +1,12 @@
 // RFC 7609 §4.8.1 end to end (check::fin_after_smc_close): in Linux's
 // SMC-Rv2 capture (captures/real/smc-r-v2.pcap) each client shuts down
-// writing first: its CDC message with PeerDoneWriting, then its TCP FIN, and
-// its PeerConnectionClosed only after the server's (docs/interop.md). Both
-// client FINs precede their side's close. The crafted capture is the same
-// file with each client FIN moved to just after that client's
-// PeerConnectionClosed: the capture case capture-smc-fin-after-close's
-// passing subject, written to pcap/tests/captures/crafted/
-// (RDMACONF_WRITE_CRAFTED=1 writes it anew).
+// writing first: its CDC message with PeerDoneWriting (frames 140, 298), then
+// its TCP FIN (141, 299), and its PeerConnectionClosed only after the
+// server's. SMC-R's end of writing comes before TCP's, as the section's
+// design point asks. The crafted capture is the same file with each client
+// FIN moved to just before that client's PeerDoneWriting: the capture case
+// capture-smc-fin-after-close's failing subject, written to
+// pcap/tests/captures/crafted/ (RDMACONF_WRITE_CRAFTED=1 writes it anew).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -68,9 +68,10 @@ std::string moved(const std::vector<Frame>& frames, const std::vector<std::pair<
 
 std::string real_capture() { return std::string(RDMACONF_REAL_CAPTURES) + "/smc-r-v2.pcap"; }
 
-// Frames 141 and 299 are the clients' FINs (ports 38052, 38054); frames 145
-// and 304 their CDC messages with PeerConnectionClosed.
-std::string fin_after_close(const std::string& name) {
+// Frames 141 and 299 are the clients' FINs (ports 38052, 38054); frames 140
+// and 298 their CDC messages with PeerDoneWriting, after RC Acknowledges
+// (139, 297).
+std::string fin_before_done_writing(const std::string& name) {
   const auto frames = frames_of(real_capture());
   EXPECT_GE(frames.size(), 304u);
   if (frames.size() < 304) return {};
@@ -83,7 +84,7 @@ std::string fin_after_close(const std::string& name) {
     const auto fin = capture::decode_frame(raw, quiet);
     EXPECT_TRUE(fin && fin->flags.fin && fin->key.source.port == port) << "frame " << n << " is not a client's FIN";
   }
-  return moved(frames, {{141, 145}, {299, 304}}, name);
+  return moved(frames, {{141, 139}, {299, 297}}, name);
 }
 
 struct Broken {
@@ -104,12 +105,15 @@ Broken broken(const std::string& path) {
   return b;
 }
 
-TEST(SmcFinCaptures, LinuxsClientFinsPrecedeTheirClose) {
-  EXPECT_EQ(broken(real_capture()).frames, (std::vector<std::uint64_t>{141, 299}));
+TEST(SmcFinCaptures, LinuxsClientFinsFollowTheirPeerDoneWriting) {
+  EXPECT_EQ(broken(real_capture()).count, 0u);
 }
 
-TEST(SmcFinCaptures, AFinAfterTheCloseKeepsTheRule) {
-  EXPECT_EQ(broken(fin_after_close("smc-fin-after-close.pcapng")).count, 0u);
+// Moved ahead of the CDC message that ends the client's writing, each FIN
+// breaks the rule (in the crafted capture the FINs are frames 140 and 298).
+TEST(SmcFinCaptures, AFinBeforeTheEndOfWritingBreaksTheRule) {
+  EXPECT_EQ(broken(fin_before_done_writing("smc-fin-before-done-writing.pcapng")).frames,
+            (std::vector<std::uint64_t>{140, 298}));
 }
 
 // Without the link group's RoCE packets the capture cannot settle it: the
@@ -135,8 +139,8 @@ TEST(SmcFinCaptures, NothingIsJudgedWithoutTheLinkGroup) {
 }
 
 TEST(SmcFinCaptures, TheCraftedCaptureIsTheBuildersOutput) {
-  const std::string built = fin_after_close("crafted-smc-fin-after-close.pcapng");
-  const std::string committed = std::string(RDMACONF_TEST_CAPTURES) + "/crafted/smc-fin-after-close.pcapng";
+  const std::string built = fin_before_done_writing("crafted-smc-fin-before-done-writing.pcapng");
+  const std::string committed = std::string(RDMACONF_TEST_CAPTURES) + "/crafted/smc-fin-before-done-writing.pcapng";
   auto octets = [](const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});

@@ -73,9 +73,9 @@ Outcome no_clc_without_option(const SynSmc& synack) {
   return absent(kNoClcWithoutOption);
 }
 
-Outcome fin_after_smc_close(bool closed) {
-  if (closed) return std::nullopt;
-  return Violation{&kFinAfterSmcClose, "PeerConnectionClosed", 0, 0, 1};
+Outcome fin_after_smc_close(bool done_writing) {
+  if (done_writing) return std::nullopt;
+  return Violation{&kFinAfterSmcClose, "PeerDoneWriting", 0, 0, 1};
 }
 
 std::span<const Implementation> smc_tcp_implementations() { return kImplementations; }

@@ -24,8 +24,11 @@
 //  - no_clc_without_option: a server that did not send the option still
 //    speaks CLC (it took the client's octets as a Proposal).
 //  - fin_after_smc_close: a side's FIN on a connection whose SMC-R side the
-//    capture shows, before the side sent PeerConnectionClosed or
-//    PeerConnAbort in a CDC message (§4.8.1's design point).
+//    capture shows, before the side ended its writing there: a CDC message
+//    with PeerDoneWriting, PeerConnectionClosed or PeerConnAbort. §4.8.1's
+//    design point (SMC-R's close first, then TCP's FIN) counts a shutdown
+//    for write among the close's triggers: its PeerDoneWriting, then a FIN
+//    that half-closes TCP the same way, keeps it.
 //
 // smc_tcp_implementations() lists which function implements which rule id.
 #pragma once
@@ -71,7 +74,7 @@ Outcome both_or_tcp(const SynSmc& syn, const SynSmc& synack);
 Outcome no_clc_without_option(const SynSmc& synack);
 // §4.8.1: a side's FIN comes after its PeerConnectionClosed or PeerConnAbort;
 // `closed`: it sent one of them before the FIN.
-Outcome fin_after_smc_close(bool closed);
+Outcome fin_after_smc_close(bool done_writing);
 
 std::span<const Implementation> smc_tcp_implementations();
 std::span<const Rule* const> smc_tcp_rules();

@@ -439,9 +439,10 @@ inline constexpr Requirement kRows[] = {
         "A side sends PeerDoneWriting (D) or PeerConnectionClosed (C) once all its data is written: the CDC message "
         "carrying it announces the producer cursor at the end of that data"),
     row("rfc7609-4.8.1-fin-after-smc-close", M, W,
-        "A side ends an SMC-R connection's TCP connection (FIN) only after it closed the SMC-R connection with "
-        "PeerConnectionClosed or PeerConnAbort; a design point said without a keyword, weighed as SHOULD")
-        .says("a side's FIN follows its PeerConnectionClosed or PeerConnAbort")
+        "A side sends its FIN on an SMC-R connection's TCP connection only after it ended its writing on the SMC-R "
+        "connection (PeerDoneWriting, PeerConnectionClosed or PeerConnAbort): SMC-R's close first, then TCP's; a "
+        "design point said without a keyword, weighed as SHOULD")
+        .says("a side's FIN follows its PeerDoneWriting, PeerConnectionClosed or PeerConnAbort")
         .weighed(Weight::kShould),
     row("rfc7609-4.8.1-passive-close-answers", M, P,
         "A side that received PeerConnectionClosed sends its own once its application closes, and PeerDoneWriting "

@@ -81,7 +81,7 @@ TEST(CheckSmcTcp, ClcOnlyWhenBothCarriedTheOption) {
   EXPECT_EQ(no_clc_without_option(with({}))->rule, &kNoClcWithoutOption);
 }
 
-TEST(CheckSmcTcp, TheFinFollowsTheSmcClose) {
+TEST(CheckSmcTcp, TheFinFollowsTheEndOfWritingOnSmcR) {
   EXPECT_FALSE(fin_after_smc_close(true));
   auto v = fin_after_smc_close(false);
   ASSERT_TRUE(v);

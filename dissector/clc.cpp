@@ -175,15 +175,42 @@ namespace {
 // The SMC TCP option in a SYN or SYN-ACK (RFC 7609 §3.1): recorded for the
 // conversation; CLC follows when both ends sent it. Other experiments'
 // options go to Wireshark's own dissector unchanged.
+// Each endpoint's experimental options, from the first frame that carries
+// any (its SYN or SYN-ACK), for the observer (Connection::start).
+void note_experimental(tvbuff_t* tvb, packet_info* pinfo, int length) {
+  if (length < 4) return;  // no ExID to read
+  const int option_length = tvb_get_guint8(tvb, 1);
+  if (option_length < 4 || option_length > length) return;
+  SmcOptions* c = smc_options(pinfo, true);
+  int k = 0;
+  while (k < c->syns && !(addresses_equal(&c->syn[k].from, &pinfo->src) && c->syn[k].port == pinfo->srcport)) ++k;
+  if (k == 2) return;
+  SmcOptions::Syn& syn = c->syn[k];
+  if (k == c->syns) {
+    copy_address_wmem(wmem_file_scope(), &syn.from, &pinfo->src);
+    syn.port = pinfo->srcport;
+    syn.frame = pinfo->num;
+    ++c->syns;
+  }
+  if (syn.frame != pinfo->num) return;
+  const wire::Bytes option(tvb_get_ptr(tvb, 0, option_length), static_cast<std::size_t>(option_length));
+  syn.experimental.add(clc::read_experimental_option(option));
+}
+
 int dissect_tcp_exp_option(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* data) {
   const Ids& i = ids();
   const int length = static_cast<int>(tvb_captured_length(tvb));
   int used = 0;
   if (g_tcp_exp_option) used = call_dissector_with_data(g_tcp_exp_option, tvb, pinfo, tree, data);
+  if (!PINFO_FD_VISITED(pinfo)) note_experimental(tvb, pinfo, length);
+  else if (length >= static_cast<int>(clc::kTcpOptionLengthSmc) &&
+           clc::read_experimental_option(wire::Bytes(tvb_get_ptr(tvb, 0, length), static_cast<std::size_t>(length))).smc_exid())
+    show_syn_violations(tvb, pinfo, tree);  // the option's form, as the observer judged it
   if (length < static_cast<int>(clc::kTcpOptionLengthSmc)) return used;
   const wire::Bytes option(tvb_get_ptr(tvb, 0, length), static_cast<std::size_t>(length));
-  auto is_smc = clc::parse_smc_option(option);
-  if (!is_smc || !*is_smc) return used;
+  // The SMC ExID in any even length the receiver takes, as analyze's
+  // capture layer reads it; its form is the observer's to judge.
+  if (!clc::read_experimental_option(option).smc_exid()) return used;
   const wire::FieldDecl& exid = clc::SmcTcpOption::field_decl(clc::SmcTcpOptionSpec::Field::ExId);
   proto_item_set_generated(
       proto_tree_add_uint(tree, i.clc_smc_option, tvb, field_offset(exid), field_length(exid), clc::kTcpOptionSmcExId));

@@ -177,9 +177,19 @@ class Connection final : public analysis::ObserverSink {
     const bool option[2] = {smc_from(&initiator_, initiator_port_), smc_from(responder, responder_port)};
     const std::optional<std::uint16_t> announced[2] = {mss_from(&initiator_, initiator_port_),
                                                        mss_from(responder, responder_port)};
+    const SmcOptions::Syn* experimental[2] = {nullptr, nullptr};
+    for (int k = 0; smc && k < smc->syns; ++k) {
+      const SmcOptions::Syn& e = smc->syn[k];
+      if (addresses_equal(&e.from, &initiator_) && e.port == initiator_port_) experimental[0] = &e;
+      else if (addresses_equal(&e.from, responder) && e.port == responder_port) experimental[1] = &e;
+    }
     for (Side s : {Side::kInitiator, Side::kResponder}) {
-      if (syn[idx(s)]) observer_.on_syn(s, option[idx(s)], announced[idx(s)]);
-      else observer_.on_mid_stream(s);
+      if (syn[idx(s)]) {
+        observer_.on_syn(s, option[idx(s)], announced[idx(s)]);
+        if (const SmcOptions::Syn* e = experimental[idx(s)]) observer_.on_syn_options(s, e->frame, e->experimental);
+      } else {
+        observer_.on_mid_stream(s);
+      }
     }
   }
 
@@ -553,6 +563,14 @@ bool looks_like_clc(tvbuff_t* tvb) {
 }
 
 }  // namespace
+
+void show_syn_violations(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree) {
+  const Connection* c = connection_of(pinfo, false);
+  const FrameRecord* fr = c ? c->frame(pinfo->num) : nullptr;
+  if (!fr) return;
+  for (const ViolationRecord& v : fr->violations)
+    report(slot_of_rule(*v.rule), pinfo, tree, tvb, 0, -1, *v.rule, v.text, v.hint, v.mistake);
+}
 
 int dissect_connection(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* data) {
   auto* tcp = static_cast<tcpinfo*>(data);

@@ -18,6 +18,7 @@
 #include "analysis/observer.hpp"
 #include "analysis/observer_roce.hpp"
 #include "analysis/rules.hpp"
+#include "clc/tcp_option.hpp"
 #include "mpa/deframer.hpp"
 #include "ulp_state.hpp"
 
@@ -156,8 +157,22 @@ struct SmcOptions {
   address from[2]{};
   std::uint32_t port[2] = {0, 0};
   int count = 0;
+  // Each endpoint's experimental options (kind 254, the kind Wireshark hands
+  // this hook) of the first frame that carried any, its SYN, and that frame:
+  // the observer judges the SMC option's form and CLC against them.
+  struct Syn {
+    address from{};
+    std::uint32_t port = 0;
+    std::uint32_t frame = 0;
+    clc::SynExperimentalOptions experimental;
+  };
+  Syn syn[2];
+  int syns = 0;
 };
 SmcOptions* smc_options(packet_info* pinfo, bool create);
+// The observer's violations of a SYN's frame (the SMC option's form), shown
+// under its option by clc.cpp's option hook once the connection exists.
+void show_syn_violations(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree);
 
 // ------------------------------------------------ what the first pass kept
 

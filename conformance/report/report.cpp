@@ -228,7 +228,7 @@ void write_catalogue_markdown(std::ostream& out, const Catalogue& cat) {
     out << "\n## Observable requirements without a case yet\n\n"
         << with_cases.size() << " requirements have cases; these " << uncovered.size()
         << " could be observed but no script checks them yet. Mostly: RFC 7609's link layer (below);\n"
-           "rules on the FIN and the SYN's SMC option, which the tester's socket does not see, and\n"
+           "TCP keep-alives on a connection that moved to SMC-R, which the tester's socket does not see, and\n"
            "the MULPDU bound, which the tester cannot know; two-connection and link-group rules (an STag\n"
            "on another stream, first and subsequent contact, out of sync); local failures a peer cannot\n"
            "provoke (catastrophic errors, a full completion queue); RFC 6581's IRD/ORD value rules that\n"

@@ -177,6 +177,12 @@ class Connection {
     // nor the plugin judges how a sender segmented (RFC 5044 §5.1).
     if (open) rec_.open(o, o, false);
   }
+  // A handshake with each SYN's options as given.
+  Connection(capture::CaptureWriter& w, std::uint16_t client_port, const capture::TcpOptions& client,
+             const capture::TcpOptions& server)
+      : rec_(w, endpoint(1, client_port), endpoint(2, 4791), capture::Timestamp{1'700'000'000'000'000'000}, 1460) {
+    rec_.open(client, server, false);
+  }
   ~Connection() { rec_.close(); }
   void lose(Side s, std::size_t octets) { rec_.lose(s, octets); }
 
@@ -774,6 +780,28 @@ void violations(const fs::path& dir, std::vector<Expect>& all) {
       if (k.confirm_first) c.send(Side::kClient, clc::encode(x.confirm));
       c.send(Side::kServer, clc::encode(x.accept));
       if (!k.confirm_first) c.send(Side::kClient, clc::encode(x.confirm));
+    }
+    all.push_back(e);
+  }
+
+  // The SMC option in a wrong form (RFC 7609 App. A.1): the client's SYN
+  // carries the SMC ExID in an 8-octet option, which a Linux receiver still
+  // takes; the plugin shows the verdict under the option, analyze at the SYN.
+  {
+    Expect e{"v_clc_option_length_8", {}, {}, {"rfc7609-a.1-option-kind"}};
+    {
+      Writer w(dir / (e.name + ".pcapng"));
+      capture::TcpOptions client, server;
+      client.experimental.add({clc::kTcpOptionKindExperimental, 8, clc::kTcpOptionSmcExId});
+      server.smc = true;
+      Connection c(w.w, port++, client, server);
+      ClcExchange x = clean_clc_v1();
+      clc::finalize(x.proposal);
+      clc::finalize(x.accept);
+      clc::finalize(x.confirm);
+      c.send(Side::kClient, clc::encode(x.proposal));
+      c.send(Side::kServer, clc::encode(x.accept));
+      c.send(Side::kClient, clc::encode(x.confirm));
     }
     all.push_back(e);
   }

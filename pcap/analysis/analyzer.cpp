@@ -6,8 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/hex.hpp"
 #include "capture/source.hpp"
 #include "capture/writer.hpp"
+#include "check/smc_tcp.hpp"
 #include "rdmap/headers.hpp"
 
 namespace rdmaconf::analysis {
@@ -44,7 +46,9 @@ struct Analyzer::Connection : ObserverSink {
     const capture::StreamKey& k = info.initiator_to_responder;
     const capture::IpAddress a = gid_address(client->gid).value_or(k.source.address);
     const capture::IpAddress b = gid_address(server->gid).value_or(k.destination.address);
-    analyzer.add_clc_link(a < b ? IpPair{a, b} : IpPair{b, a}, {a, *client, *server});
+    link_pair = a < b ? IpPair{a, b} : IpPair{b, a};
+    client_address = a;
+    analyzer.add_clc_link(link_pair, {a, *client, *server});
   }
   static std::optional<capture::IpAddress> gid_address(const std::array<std::uint8_t, 16>& gid) {
     static constexpr std::uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
@@ -64,6 +68,8 @@ struct Analyzer::Connection : ObserverSink {
   bool clc_recorded = false;
   std::optional<ClcRmbe> client, server;
   bool link_noted = false;
+  IpPair link_pair;                  // the link group's RoCE peers (once link_noted)
+  capture::IpAddress client_address;  // the CLC client's among them
 };
 
 // One pair of RoCE peers: its RoCEv2 observer and the sink that forwards what it says.
@@ -125,8 +131,10 @@ Side side_of(const capture::Stream& s) { return s.from_initiator() ? Side::kInit
 void Analyzer::on_stream_start(capture::Stream& s) {
   Connection& c = connection_for(s);
   ++c.streams_open;
-  if (s.syn_seen()) c.observer.on_syn(side_of(s), s.syn_options().smc, s.syn_options().mss);
-  else c.observer.on_mid_stream(side_of(s));
+  if (s.syn_seen()) {
+    c.observer.on_syn(side_of(s), s.syn_options().smc, s.syn_options().mss);
+    c.observer.on_syn_options(side_of(s), s.start_frame().value, s.syn_options().experimental);
+  } else c.observer.on_mid_stream(side_of(s));
 }
 
 void Analyzer::on_data(capture::Stream& s, const capture::StreamData& d) {
@@ -244,14 +252,48 @@ void Analyzer::on_gap(capture::Stream& s, const capture::StreamGap& g) {
   connection_for(s).observer.on_gap(side_of(s), g.length, g.frame.value);
 }
 
-void Analyzer::on_stream_end(capture::Stream& s, capture::StreamEnd) {
+void Analyzer::on_stream_end(capture::Stream& s, capture::StreamEnd why) {
   auto it = connections_.find(s.connection_id());
   if (it == connections_.end()) return;
   Connection& c = *it->second;
+  if (why == capture::StreamEnd::kFin) judge_fin(c, side_of(s), s.end_frame().value, s.next_offset());
   c.observer.on_end(side_of(s));
   if (--c.streams_open <= 0) {
     retire(c);
     connections_.erase(it);
+  }
+}
+
+// RFC 7609 §4.8.1: a side's FIN on a connection that moved to SMC-R comes
+// after it ended its writing on the SMC-R connection (PeerDoneWriting,
+// PeerConnectionClosed or PeerConnAbort). The TCP connection is tied
+// to its SMC-R connection by the alert tokens its Accept and Confirm
+// announced, and to the link group by their GIDs' addresses, as the CDC
+// messages were routed; the frames come in capture order, so the CDC
+// messages sent before the FIN are the ones the link group's observer saw.
+void Analyzer::judge_fin(Connection& c, Side side, FrameNo frame, std::uint64_t offset) {
+  if (!c.link_noted) return;
+  const auto it = roce_links_.find(c.link_pair);
+  if (it == roce_links_.end()) return;  // the capture holds none of the link group's packets
+  const RoceLink& l = *it->second;
+  // The CLC client (the TCP initiator) is the RoCE link's initiator unless
+  // the link's first packets said otherwise.
+  const bool client_initiates = l.initiator == c.client_address;
+  const std::uint32_t initiator_token = client_initiates ? c.client->alert_token : c.server->alert_token;
+  const std::uint32_t responder_token = client_initiates ? c.server->alert_token : c.client->alert_token;
+  const Side roce_side = (side == Side::kInitiator) == client_initiates ? Side::kInitiator : Side::kResponder;
+  const auto done = l.observer.done_writing(initiator_token, responder_token, roce_side);
+  if (!done) return;
+  if (auto v = check::fin_after_smc_close(*done)) {
+    Violation out;
+    out.rule = v->rule;
+    out.side = side;
+    out.frame = frame;
+    out.stream_offset = offset;
+    out.text = "FIN before this side's PeerDoneWriting, PeerConnectionClosed or PeerConnAbort on its SMC-R connection "
+               "(alert tokens " +
+               hex(c.client->alert_token) + " client, " + hex(c.server->alert_token) + " server)";
+    c.on_violation(out);
   }
 }
 

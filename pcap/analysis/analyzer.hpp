@@ -154,6 +154,7 @@ class Analyzer : public capture::StreamConsumer {
   void retire(Connection& c);
   void retire(RoceLink& l);
   void on_roce(RoceLink& l, const capture::IpAddress& initiator, const capture::UdpDatagram& d);
+  void judge_fin(Connection& c, Side side, FrameNo frame, std::uint64_t offset);
 
   AnalysisOptions options_;
   AnalysisListener* listener_;

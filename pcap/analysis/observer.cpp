@@ -79,7 +79,7 @@ void ConnectionObserver::event(EventKind kind, Side side, FrameNo frame, std::ui
 
 void ConnectionObserver::on_syn(Side side, bool smc_option, std::optional<std::uint16_t> mss) {
   syn_seen_[static_cast<int>(side)] = true;
-  syn_smc_[static_cast<int>(side)] = smc_option;
+  syn_smc_[static_cast<int>(side)].option = smc_option;
   syn_mss_[static_cast<int>(side)] = mss;
 }
 

@@ -4,6 +4,7 @@
 //
 //   ConnectionObserver obs(sink);
 //   obs.on_syn(Side::kInitiator, syn_had_smc_option, mss);  // optional
+//   obs.on_syn_options(Side::kInitiator, syn_frame, experimental_options);  // optional
 //   obs.on_data(Side::kInitiator, frame, octets);          // in stream order
 //   obs.on_segment(Side::kInitiator, frame, payload);      // or: one whole TCP segment's
 //   obs.on_gap(Side::kResponder, missing_octets, frame);   // loss: resynchronise
@@ -54,6 +55,7 @@
 
 #include "analysis/rules.hpp"
 #include "analysis/ulp_observer.hpp"
+#include "check/smc_tcp.hpp"
 #include "clc/messages.hpp"
 #include "ddp/headers.hpp"
 #include "mpa/deframer.hpp"
@@ -223,6 +225,10 @@ class ConnectionObserver {
   // and the MSS option's value when it carried one: the most the other side
   // may put in a segment (RFC 9293 §3.7.1), which bounds its EMSS.
   void on_syn(Side side, bool smc_option, std::optional<std::uint16_t> mss = std::nullopt);
+  // The experimental options of that SYN, in frame `frame`: the SMC option's
+  // form is judged at once, whether CLC may flow when CLC does
+  // (check/smc_tcp.hpp). Call after on_syn.
+  void on_syn_options(Side side, FrameNo frame, const clc::SynExperimentalOptions& experimental);
   // The side's stream starts mid-connection (no SYN seen): the first octets
   // are not a stream start, so the observer hunts for framing.
   void on_mid_stream(Side side);
@@ -289,6 +295,7 @@ class ConnectionObserver {
   void check_accept(Direction& d, const clc::AcceptConfirm& a, FrameNo frame, std::uint64_t offset);
   void check_confirm(Direction& d, const clc::AcceptConfirm& c, FrameNo frame, std::uint64_t offset);
   void fce_absent(Direction& d, const clc::AcceptConfirm& m, wire::Bytes octets, FrameNo frame, std::uint64_t offset);
+  void judge_option(Direction& d, FrameNo frame, std::uint64_t offset);
 
   void violate(const Rule& rule, Side side, FrameNo frame, std::uint64_t offset, std::string text,
                std::optional<wire::Hint> hint = std::nullopt);
@@ -301,12 +308,10 @@ class ConnectionObserver {
   Protocol protocol_ = Protocol::kUnknown;
   MpaParameters mpa_;
   bool syn_seen_[2] = {false, false};
-  bool syn_smc_[2] = {false, false};
   // CLC exchange so far
   std::optional<clc::Proposal> proposal_;
   std::optional<clc::AcceptConfirm> accept_;
   bool clc_done_ = false;
-  bool clc_option_checked_ = false;
   // Request/response matching holds while no octet of either direction was
   // lost (a gap or a mid-connection start turns it off for the connection).
   bool reads_synced_ = true;
@@ -314,6 +319,10 @@ class ConnectionObserver {
   // The MSS each SYN announced (on_syn). Last: the members above are read
   // per FPDU, and where they sit moved analyze's time by 3 % (performance.md).
   std::optional<std::uint16_t> syn_mss_[2];
+  // What each SYN said of SMC (on_syn, on_syn_options) and whose CLC was
+  // judged against it: the first CLC message of the connection, of each side.
+  check::SynSmc syn_smc_[2];
+  bool clc_sent_[2] = {false, false};
 };
 
 }  // namespace rdmaconf::analysis

@@ -3,6 +3,7 @@
 // App. A, C; SMC v2 as Linux implements it), Decline rules.
 #include "analysis/observer_internal.hpp"
 #include "check/clc.hpp"
+#include "check/smc_tcp.hpp"
 #include "clc/decline_codes.hpp"
 
 namespace rdmaconf::analysis {
@@ -69,6 +70,60 @@ std::string decline_words(const check::Violation& v, const clc::Decline& dc) {
 }
 }  // namespace
 
+// ------------------------------------------------ the SMC option (§3.1, A.1)
+
+namespace {
+std::string option_words(const clc::ExperimentalOption& o) {
+  return "kind " + to_string(o.kind) + ", length " + to_string(o.length) + ", ExID " +
+         (o.length >= clc::kTcpOptionLengthSmc ? hex(o.exid) : hex(o.exid >> 16));
+}
+std::string syn_words(const check::SynSmc (&syn)[2]) {
+  return std::string("SMC option in SYN: ") + (syn[0].option ? "yes" : "no") + ", in SYN-ACK: " +
+         (syn[1].option ? "yes" : "no");
+}
+}  // namespace
+
+void ConnectionObserver::on_syn_options(Side side, FrameNo frame, const clc::SynExperimentalOptions& experimental) {
+  check::SynSmc& syn = syn_smc_[static_cast<int>(side)];
+  syn.experimental = experimental;
+  // An option with the SMC ExID names SMC whether or not CLC follows.
+  for (const clc::ExperimentalOption& o : experimental.kept())
+    if (auto v = check::option_kind(o))
+      violate(*v->rule, side, frame, 0,
+              "SMC option as " + option_words(o) + " (App. A.1: kind 254, length 6)");
+}
+
+// A side's first CLC message, against the SYNs (both seen: a capture that
+// starts later cannot tell what they carried).
+void ConnectionObserver::judge_option(Direction& d, FrameNo frame, std::uint64_t offset) {
+  const int me = static_cast<int>(d.side);
+  if (clc_sent_[me] || !syn_seen_[0] || !syn_seen_[1]) return;
+  const bool first = !clc_sent_[0] && !clc_sent_[1];
+  clc_sent_[me] = true;
+  const check::SynSmc& syn = syn_smc_[0];
+  const check::SynSmc& synack = syn_smc_[1];
+  const check::SynSmc& mine = syn_smc_[me];
+  auto report = [&](const check::Outcome& v, const std::string& text) {
+    if (v) violate(*v->rule, d.side, frame, offset, text);
+  };
+  if (first) report(check::both_or_tcp(syn, synack), "CLC after a handshake without the option on both sides: " +
+                                                         syn_words(syn_smc_));
+  if (auto v = check::option_exid(mine)) {
+    std::string option;
+    for (const clc::ExperimentalOption& o : mine.experimental.kept())
+      if (option.empty() && o.exid == v->seen) option = option_words(o);
+    report(v, std::string(d.side == Side::kInitiator ? "client" : "server") + " speaks CLC after a " +
+                  (d.side == Side::kInitiator ? "SYN" : "SYN-ACK") + " whose experimental option is " + option +
+                  ", without the SMC ExID " + hex(clc::kTcpOptionSmcExId));
+  }
+  if (d.side == Side::kInitiator) {
+    report(check::option_in_syn(syn), "client speaks CLC after a SYN without the SMC option");
+  } else {
+    report(check::option_in_synack(syn, synack), "server speaks CLC after a SYN-ACK without the SMC option the SYN carried");
+    report(check::no_clc_without_option(synack), "server speaks CLC after a SYN-ACK without the SMC option");
+  }
+}
+
 // --------------------------------------------------------------------- CLC
 
 ConnectionObserver::Consumed ConnectionObserver::clc_stream(Direction& d, FrameNo frame, wire::Bytes rest,
@@ -106,13 +161,7 @@ void ConnectionObserver::on_clc(Direction& d, const clc::Message& m, wire::Bytes
   using clc::MessageType;
   const MessageType type = clc::message_type(m);
   ++d.clc_types[static_cast<std::size_t>(type) % d.clc_types.size()];
-  if (!clc_option_checked_ && syn_seen_[0] && syn_seen_[1]) {
-    clc_option_checked_ = true;
-    if (!(syn_smc_[0] && syn_smc_[1]))
-      violate(rules::kClcWithoutOption, d.side, frame, offset,
-              std::string("SMC option in SYN: ") + (syn_smc_[0] ? "yes" : "no") + ", in SYN-ACK: " +
-                  (syn_smc_[1] ? "yes" : "no"));
-  }
+  judge_option(d, frame, offset);
   Message msg;
   msg.kind = MessageKind::kClc;
   msg.side = d.side;

@@ -130,6 +130,14 @@ smcr::Cursor RoceObserver::advance(const CdcConnection& c, int writer, smcr::Cur
   return at;
 }
 
+std::optional<bool> RoceObserver::done_writing(std::uint32_t initiator_token, std::uint32_t responder_token, Side side) const {
+  const CdcConnection* c = nullptr;
+  for (const CdcConnection& k : connections_)  // the last: a reused pair of tokens is the newest connection
+    if (k.rmbe[0].alert_token == initiator_token && k.rmbe[1].alert_token == responder_token) c = &k;
+  if (!c || !(c->cdc_seen[0] || c->cdc_seen[1]) || stats_.psn_gaps != 0) return std::nullopt;
+  return c->done[static_cast<int>(side)];
+}
+
 void RoceObserver::check_cdc(Side side, FrameNo frame, const smcr::CdcMessage& m) {
   using F = smcr::CdcSpec::Field;
   // The token is the receiver's: the one the other side assigned.

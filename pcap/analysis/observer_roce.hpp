@@ -141,6 +141,14 @@ class RoceObserver {
 
   const RoceStats& stats() const { return stats_; }
 
+  // Whether `side` ended its writing on an SMC-R connection (sent a CDC
+  // message with PeerDoneWriting, PeerConnectionClosed or PeerConnAbort, RFC
+  // 7609 §4.8.1) so far; the
+  // connection named by the alert tokens its initiator and responder
+  // announced in CLC. Nothing when the capture cannot settle it: none of the
+  // connection's CDC messages seen, or request packets missed (a PSN gap).
+  std::optional<bool> done_writing(std::uint32_t initiator_token, std::uint32_t responder_token, Side side) const;
+
   // What the last on_packet learnt after its Message went out (the plugin
   // shows it beside the message): the request an LLC reply answered on its
   // link, and where an RDMA Write's rkey was announced for its link.

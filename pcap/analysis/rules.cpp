@@ -4,6 +4,7 @@
 #include "check/mpa_startup.hpp"
 #include "check/mpa_tcp.hpp"
 #include "check/segment.hpp"
+#include "check/smc_tcp.hpp"
 #include "check/smcr.hpp"
 #include "check/ulp.hpp"
 
@@ -56,7 +57,14 @@ constexpr const Rule* kAll[] = {
     &check::kTerminateFormat,
     &check::kAfterTerminate,
     &rules::kClcFormat,
-    &rules::kClcWithoutOption,
+    // The TCP layer under CLC: the SMC option, the FIN (reference/check/smc_tcp.hpp)
+    &check::kOptionKind,
+    &check::kOptionExid,
+    &check::kOptionInSyn,
+    &check::kOptionInSynAck,
+    &check::kBothOrTcp,
+    &check::kNoClcWithoutOption,
+    &check::kFinAfterSmcClose,
     &rules::kClcOrder,
     &check::kProposalPeerId,
     &check::kProposalGidMac,

@@ -6,7 +6,7 @@
 //
 // Every rule another tool checks too is the rule layer's (reference/check/:
 // segment.hpp for DDP and RDMAP, mpa_startup.hpp for the Request and Reply,
-// clc.hpp for the CLC exchange, smcr.hpp for SMC-R over RoCEv2, ulp.hpp for
+// clc.hpp for the CLC exchange, smc_tcp.hpp for the SMC option and the FIN, smcr.hpp for SMC-R over RoCEv2, ulp.hpp for
 // RPC-over-RDMA and iSER; mpa_tcp.hpp for how FPDUs go into TCP segments),
 // and the observer calls it by its check:: name. The rules below are the
 // ones only a passive observer of both sides sees; they too are registry
@@ -37,7 +37,6 @@ inline constexpr const Rule& kMarkerReserved = check::rule<"rfc5044-4.2-marker-r
 inline constexpr const Rule& kPadZero = check::rule<"rfc5044-4.1-pad-zero">;
 // ---- SMC CLC (RFC 7609): what the codec rejects, and the order of both sides' messages
 inline constexpr const Rule& kClcFormat = check::rule<"rfc7609-a.2-clc-format">;
-inline constexpr const Rule& kClcWithoutOption = check::rule<"rfc7609-3.1-no-clc-without-option">;
 inline constexpr const Rule& kClcOrder = check::rule<"rfc7609-c.6-clc-order">;
 }  // namespace rules
 

@@ -6,7 +6,8 @@
 // RDMA Writes of 4 KiB at MTU 1024 (First, Middle, Middle, Last) into the
 // server's RMBE, each followed by a CDC message with the producer cursor
 // (wrapping every 16 Writes), every packet acknowledged; the server returns
-// a CDC consumer cursor update every 8 Writes. No rule is broken.
+// a CDC consumer cursor update every 8 Writes; each side's CDC message with
+// PeerConnectionClosed before the FINs. No rule is broken.
 //
 //   pcap_gen_smcr_capture OUT.pcap SIZE_MIB
 #include <cstdio>
@@ -91,12 +92,13 @@ Bytes ack(std::uint32_t qp, std::uint32_t psn) {
   return out;
 }
 
-Bytes cdc(std::uint16_t seq, std::uint32_t token, smcr::Cursor prod, smcr::Cursor cons) {
+Bytes cdc(std::uint16_t seq, std::uint32_t token, smcr::Cursor prod, smcr::Cursor cons, bool closed = false) {
   smcr::CdcFields c;
   c.sequence_number = seq;
   c.alert_token = token;
   c.producer = prod;
   c.consumer = cons;
+  c.peer_connection_closed = closed;
   return smcr::encode(c);
 }
 
@@ -210,6 +212,11 @@ int main(int argc, char** argv) {
       written += put(true, ack(kServerQp, spsn++));
     }
   }
+  // RFC 7609 §4.8.1: each side closes the SMC-R connection (C) before its FIN.
+  put(true, roce(smcr::opcode::kSendOnly, kServerQp, cpsn, cdc(++cseq, 2, prod, {0, 0}, true)));
+  put(false, ack(kClientQp, cpsn++));
+  put(false, roce(smcr::opcode::kSendOnly, kClientQp, spsn, cdc(++sseq, 1, {0, 0}, prod, true)));
+  put(true, ack(kServerQp, spsn++));
   tcp.advance_to(now);
   tcp.close();
   return out.good() ? 0 : 1;

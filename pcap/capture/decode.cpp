@@ -388,6 +388,7 @@ wire::Status parse_tcp_options(wire::Bytes options, TcpOptions& out) {
       case tcp_option::kExperimental254: {
         // RFC 6994 §3: a 16- or 32-bit ExID follows kind and length; SMC-R's
         // is 32 bits (Linux accepts it in an even-length option of >= 6).
+        if (length >= 4) out.experimental.add(clc::read_experimental_option(options.subspan(at, length)));
         if (length >= TcpExperimentalOption::kSize) {
           ByteReader whole(options.subspan(at, length));
           auto exp = TcpExperimentalOption::decode(whole);

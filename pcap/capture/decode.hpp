@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "capture/headers.hpp"
+#include "clc/tcp_option.hpp"
 #include "capture/report.hpp"
 #include "capture/types.hpp"
 #include "wire/bytes.hpp"
@@ -52,6 +53,9 @@ struct TcpOptions {
   bool sack_permitted = false;
   bool timestamps = false;
   bool smc = false;  // kind 254, ExID 0xE2D4C3D9: the sender offers SMC (RFC 7609)
+  // Every experimental option (kinds 253, 254) as sent, the first two: the
+  // SMC option's form is judged from them (check/smc_tcp.hpp).
+  clc::SynExperimentalOptions experimental;
 };
 
 struct TcpFlags {

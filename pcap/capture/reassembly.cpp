@@ -184,6 +184,7 @@ void Reassembler::start_stream(Stream& s, const TcpSegment& seg, StreamStart how
   s.next_ = 0;
   s.history_begin_ = 0;
   if (how == StreamStart::kSyn) s.syn_options_ = seg.options;
+  s.start_frame_ = seg.frame;
   const Stream& r = *s.reverse_;
   s.from_initiator_ = r.started_ ? !r.from_initiator_ : !(seg.flags.syn && seg.flags.ack);
   if (how == StreamStart::kMidStream) report_stream(s, ReportKind::kMidStreamStart, seg.frame, 0, 0);
@@ -204,6 +205,7 @@ void Reassembler::end_stream(Stream& s, StreamEnd why, FrameNumber frame) {
     flush_until(s, target, GapCause::kNotCaptured, frame);
   }
   s.ended_ = true;
+  s.end_frame_ = frame;
   if (s.started_) consumer_.on_stream_end(s, why);
   release_memory(s);
 }

@@ -71,6 +71,11 @@ class Stream {
   // Options of this direction's SYN (or SYN-ACK): the SMC-R option shows up here.
   const TcpOptions& syn_options() const { return syn_options_; }
   bool syn_seen() const { return start_ == StreamStart::kSyn; }
+  // The frame the stream started with: its SYN when syn_seen().
+  FrameNumber start_frame() const { return start_frame_; }
+  // The frame that ended it (its FIN's, a reset's, the last one): set
+  // before on_stream_end.
+  FrameNumber end_frame() const { return end_frame_; }
   // Octets delivered or reported missing so far: the next offset.
   StreamOffset next_offset() const { return next_; }
   Stream* reverse() const { return reverse_; }
@@ -96,6 +101,8 @@ class Stream {
   StreamStart start_ = StreamStart::kSyn;
   TcpOptions syn_options_;
   Stream* reverse_ = nullptr;
+  FrameNumber start_frame_;
+  FrameNumber end_frame_;
 
   bool started_ = false;
   bool ended_ = false;

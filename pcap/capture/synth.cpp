@@ -128,6 +128,16 @@ std::vector<std::uint8_t> encode_syn_options(const TcpOptions& o) {
     w.put_be(tcp_option::kNop, 1);
     w.put_be(tcp_option::kNop, 1);
   }
+  // Experimental options as given (a test's malformed SMC option): kind,
+  // length, the ExID in the octets it fits, zeros to the length.
+  for (const clc::ExperimentalOption& e : o.experimental.kept()) {
+    const std::size_t exid_octets = e.length >= clc::kTcpOptionLengthSmc ? 4 : 2;
+    if (e.length < 2 + exid_octets) continue;
+    w.put_be(e.kind, 1);
+    w.put_be(e.length, 1);
+    w.put_be(exid_octets == 4 ? e.exid : e.exid >> 16, exid_octets);
+    w.put_zeros(e.length - 2 - exid_octets);
+  }
   while (out.size() % 4) w.put_be(tcp_option::kEndOfList, 1);
   return out;
 }

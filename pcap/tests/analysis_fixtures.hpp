@@ -264,6 +264,12 @@ class CaptureBuilder {
     emit(1, isn_[1], {}, capture::TcpFlags{.ack = true, .syn = true}, so, false);
     emit(0, isn_[0] + 1, {}, capture::TcpFlags{.ack = true}, {}, true);
   }
+  // The handshake with each SYN's option octets as given (a multiple of 4).
+  void handshake_options(const Bytes& client_options, const Bytes& server_options) {
+    emit(0, isn_[0], {}, capture::TcpFlags{.syn = true}, client_options, false);
+    emit(1, isn_[1], {}, capture::TcpFlags{.ack = true, .syn = true}, server_options, false);
+    emit(0, isn_[0] + 1, {}, capture::TcpFlags{.ack = true}, {}, true);
+  }
   // One segment carrying stream[from, from + n) of `side`; returns its frame number.
   std::uint64_t segment(int side, const Bytes& stream, std::size_t from, std::size_t n) {
     return emit(side, isn_[side] + 1 + static_cast<std::uint32_t>(from),

@@ -80,6 +80,8 @@ const std::vector<Expected>& expected() {
         {"DELETE RKEY v2 reply", 4}, {"TEST LINK v2 request", 3}, {"TEST LINK v2 reply", 3}, {"CDC", 40},
         {"RC RDMA Write First", 34}, {"RC RDMA Write Middle", 68}, {"RC RDMA Write Last", 34},
         {"RC Acknowledge", 103}},
+       // Each client shuts down writing: D, its FIN, then C, which keeps
+       // RFC 7609 §4.8.1 (smc_fin_captures_test.cpp).
        {}},
       {"smc-client-decline-no-pnet.pcap", 30, 0, 1, 0, {{"Decline", 1}}, {{"CLC Decline", 1}}, {}},
       // SMC-Dv2 over loopback-ism (Linux 6.12, smc.ko with CONFIG_SMC_LO): two
@@ -219,6 +221,8 @@ TEST(RealCaptureMessages, SmcrLinkLayerCounts) {
   EXPECT_EQ(s.rkeys_deleted, 4u);
   EXPECT_EQ(s.llc_pairs, 11u);
   EXPECT_EQ(s.test_link_pairs, 3u);
+  // Each client's FIN follows its PeerDoneWriting (frames 140/141,
+  // 298/299; RFC 7609 §4.8.1, smc_fin_captures_test.cpp).
   EXPECT_EQ(s.violations, 0u);
   EXPECT_EQ(s.capture_reports, 0u);  // no UDP frame is left as "not TCP"
 }

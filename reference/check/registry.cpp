@@ -4,6 +4,7 @@
 #include "check/mpa_startup.hpp"
 #include "check/mpa_tcp.hpp"
 #include "check/segment.hpp"
+#include "check/smc_tcp.hpp"
 #include "check/smcr.hpp"
 #include "check/ulp.hpp"
 
@@ -18,6 +19,7 @@ constexpr RuleFile kFiles[] = {
     {"mpa_startup", mpa_startup_implementations, mpa_startup_rules},
     {"mpa_tcp", mpa_tcp_implementations, mpa_tcp_rules},
     {"clc", clc_implementations, clc_rules},
+    {"smc_tcp", smc_tcp_implementations, smc_tcp_rules},
 };
 constexpr RuleFile kLocalFiles[] = {
     {"clc_local", clc_local_implementations, clc_local_rules},

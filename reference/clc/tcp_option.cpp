@@ -26,6 +26,15 @@ std::array<std::uint8_t, 8> build_smc_option_aligned() {
   return o;
 }
 
+ExperimentalOption read_experimental_option(Bytes option) {
+  ExperimentalOption o;
+  o.kind = option[0];
+  o.length = option[1];
+  if (o.length >= kTcpOptionLengthSmc) o.exid = static_cast<std::uint32_t>(wire::load_be(option.subspan(2, 4)));
+  else o.exid = static_cast<std::uint32_t>(wire::load_be(option.subspan(2, 2))) << 16;
+  return o;
+}
+
 wire::Result<bool> parse_smc_option(Bytes option) {
   if (option.size() < 2 || option[0] != kTcpOptionKindExperimental)
     return DecodeError{"Kind", "not an experimental option (kind 254)", cite::kTcpOption, 0};

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 
 #include "clc/cite.hpp"
 #include "wire/bytes.hpp"
@@ -45,6 +46,34 @@ std::array<std::uint8_t, 8> build_smc_option_aligned();
 // option, false when it is another experiment's (different ExID); an error
 // when it is too short to hold an ExID or is the SMC ExID with a wrong length.
 wire::Result<bool> parse_smc_option(wire::Bytes option);
+
+// One experimental option (RFC 6994 §3: kind 253 or 254) as a SYN or
+// SYN-ACK carried it, for the rules of the SMC option (check/smc_tcp.hpp):
+// its kind, its Length octet and the ExID after it (32 bits read when the
+// option holds four octets after Length; a 16-bit ExID in the upper half
+// when it holds two or three).
+struct ExperimentalOption {
+  std::uint8_t kind = 0;
+  std::uint8_t length = 0;
+  std::uint32_t exid = 0;
+  // The SMC ExID in four octets, whatever the kind and length around it.
+  constexpr bool smc_exid() const { return length >= kTcpOptionLengthSmc && exid == kTcpOptionSmcExId; }
+};
+// Reads an option that starts with kind 253 or 254 and whose Length (at
+// least 4, at most option.size()) the caller checked.
+ExperimentalOption read_experimental_option(wire::Bytes option);
+
+// The experimental options of one SYN, the first few: a TCP header holds
+// at most 40 octets of options, and two are all any rule here looks at.
+struct SynExperimentalOptions {
+  static constexpr std::size_t kKept = 2;
+  std::array<ExperimentalOption, kKept> options{};
+  std::uint8_t count = 0;
+  void add(const ExperimentalOption& o) {
+    if (count < kKept) options[count++] = o;
+  }
+  std::span<const ExperimentalOption> kept() const { return {options.data(), count}; }
+};
 
 struct TcpSmcIndication {
   bool syn = false;           // SYN flag of the segment

@@ -28,19 +28,24 @@ inline constexpr Level M = Level::kLowerCaseMust;
 inline constexpr Requirement kRows[] = {
     // §3.1 / App. A.1 TCP option
     row("rfc7609-3.1-option-in-syn", M, W,
-        "A client that wants SMC-R puts the SMC experimental TCP option in its SYN"),
+        "A client that wants SMC-R puts the SMC experimental TCP option in its SYN")
+        .says("a client that speaks CLC sent the SMC option in its SYN"),
     row("rfc7609-3.1-option-in-synack", M, W,
-        "A server that can do SMC-R answers a SYN carrying the option with the option in its SYN-ACK"),
+        "A server that can do SMC-R answers a SYN carrying the option with the option in its SYN-ACK")
+        .says("a server that speaks CLC echoed the SMC option of the SYN in its SYN-ACK"),
     row("rfc7609-3.1-both-or-tcp", M, W,
         "CLC messages are exchanged only when both SYN and SYN-ACK carried the option; otherwise the connection "
-        "stays plain TCP"),
+        "stays plain TCP")
+        .says("CLC flows only after a SYN and a SYN-ACK that both carried the SMC option"),
     row("rfc7609-3.1-no-clc-without-option", M, P,
         "A server that did not send the option in its SYN-ACK treats the first octets as application data, never "
         "as a CLC Proposal")
-        .says("CLC messages follow only a handshake whose SYN and SYN-ACK both carry the SMC option"),
-    row("rfc7609-a.1-option-kind", M, W, "The SMC option is TCP option kind 254 (experimental) with length 6"),
+        .says("a server whose SYN-ACK lacked the SMC option speaks no CLC"),
+    row("rfc7609-a.1-option-kind", M, W, "The SMC option is TCP option kind 254 (experimental) with length 6")
+        .says("an option with the SMC ExID is kind 254, 6 octets long"),
     row("rfc7609-a.1-option-exid", M, W,
-        "The option's 4-octet experiment identifier is 0xE2D4C3D9 (\"SMCR\" in EBCDIC)"),
+        "The option's 4-octet experiment identifier is 0xE2D4C3D9 (\"SMCR\" in EBCDIC)")
+        .says("a side that speaks CLC sent the SMC ExID 0xE2D4C3D9 in its SYN"),
 
     // §3.2 CLC messages
     row("rfc7609-3.2-client-proposal-first", M, W,
@@ -434,8 +439,10 @@ inline constexpr Requirement kRows[] = {
         "A side sends PeerDoneWriting (D) or PeerConnectionClosed (C) once all its data is written: the CDC message "
         "carrying it announces the producer cursor at the end of that data"),
     row("rfc7609-4.8.1-fin-after-smc-close", M, W,
-        "A side ends an SMC-R connection's TCP connection (FIN) only after it closed the SMC-R connection with "
-        "PeerConnectionClosed or PeerConnAbort; a design point said without a keyword, weighed as SHOULD")
+        "A side sends its FIN on an SMC-R connection's TCP connection only after it ended its writing on the SMC-R "
+        "connection (PeerDoneWriting, PeerConnectionClosed or PeerConnAbort): SMC-R's close first, then TCP's; a "
+        "design point said without a keyword, weighed as SHOULD")
+        .says("a side's FIN follows its PeerDoneWriting, PeerConnectionClosed or PeerConnAbort")
         .weighed(Weight::kShould),
     row("rfc7609-4.8.1-passive-close-answers", M, P,
         "A side that received PeerConnectionClosed sends its own once its application closes, and PeerDoneWriting "

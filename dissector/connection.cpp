@@ -25,6 +25,7 @@
 // mid-connection, where the observer hunts for FPDU framing).
 #include <algorithm>
 #include <array>
+#include <type_traits>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -177,7 +178,7 @@ class Connection final : public analysis::ObserverSink {
     const bool option[2] = {smc_from(&initiator_, initiator_port_), smc_from(responder, responder_port)};
     const std::optional<std::uint16_t> announced[2] = {mss_from(&initiator_, initiator_port_),
                                                        mss_from(responder, responder_port)};
-    const SmcOptions::Syn* experimental[2] = {nullptr, nullptr};
+    std::array<const SmcOptions::Syn*, std::extent_v<decltype(syn)>> experimental{};
     for (int k = 0; smc && k < smc->syns; ++k) {
       const SmcOptions::Syn& e = smc->syn[k];
       if (addresses_equal(&e.from, &initiator_) && e.port == initiator_port_) experimental[0] = &e;

@@ -135,7 +135,7 @@ std::vector<std::uint8_t> encode_syn_options(const TcpOptions& o) {
     if (e.length < 2 + exid_octets) continue;
     w.put_be(e.kind, 1);
     w.put_be(e.length, 1);
-    w.put_be(exid_octets == 4 ? e.exid : e.exid >> 16, exid_octets);
+    w.put_be(exid_octets == 4 ? e.exid : e.exid >> clc::ExperimentalOption::kShortExidShift, exid_octets);
     w.put_zeros(e.length - 2 - exid_octets);
   }
   while (out.size() % 4) w.put_be(tcp_option::kEndOfList, 1);

@@ -31,7 +31,7 @@ ExperimentalOption read_experimental_option(Bytes option) {
   o.kind = option[0];
   o.length = option[1];
   if (o.length >= kTcpOptionLengthSmc) o.exid = static_cast<std::uint32_t>(wire::load_be(option.subspan(2, 4)));
-  else o.exid = static_cast<std::uint32_t>(wire::load_be(option.subspan(2, 2))) << 16;
+  else o.exid = static_cast<std::uint32_t>(wire::load_be(option.subspan(2, 2))) << ExperimentalOption::kShortExidShift;
   return o;
 }
 

@@ -53,6 +53,8 @@ wire::Result<bool> parse_smc_option(wire::Bytes option);
 // option holds four octets after Length; a 16-bit ExID in the upper half
 // when it holds two or three).
 struct ExperimentalOption {
+  // Where a 16-bit ExID sits in `exid`: its upper half.
+  static constexpr unsigned kShortExidShift = 16;
   std::uint8_t kind = 0;
   std::uint8_t length = 0;
   std::uint32_t exid = 0;

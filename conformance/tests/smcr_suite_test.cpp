@@ -97,9 +97,10 @@ TEST(SmcrSuite, RunsOverTheVersionTheRunNames) {
   const CaseResult r = run_case(c, o);
   EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
   ASSERT_FALSE(r.frames.empty());
-  // The Proposal's header: version 2 in the high nibble of octet 7 (App. A.1).
+  // The Proposal's header says version 2 (§3.2), although the script offers v1.
   const FrameRecord& proposal = r.frames.front();
   EXPECT_NE(proposal.headline.find("CLC proposal"), std::string::npos) << proposal.headline;
+  EXPECT_NE(proposal.detail.find("Version: 2 (SMCv2)"), std::string::npos) << proposal.detail;
   o.iut_lacks = {"smcr-v2"};
   const CaseResult lacking = run_case(c, o);
   EXPECT_EQ(lacking.verdict, Verdict::kUnimplemented);

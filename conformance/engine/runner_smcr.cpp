@@ -7,6 +7,7 @@
 #include <atomic>
 #include <deque>
 #include <optional>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -604,8 +605,9 @@ bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error) {
     // A device's IUT keeps its link group with the tester until it finds
     // the peer gone; a Peer ID of each case's own (App. A.2.2: a 2-octet
     // instance, then the RoCE MAC) keeps every case a first contact
-    // rather than a connection on the last case's link group.
-    static std::atomic<std::uint16_t> instance{0};
+    // rather than a connection on an earlier case's link group, of this
+    // run or of one before it (the instances start where chance puts them).
+    static std::atomic<std::uint16_t> instance{static_cast<std::uint16_t>(std::random_device{}())};
     link.peer_id = std::uint64_t{++instance} << 48 | (first->address.mac & 0xFFFFFFFFFFFFull);
   }
   link.qp_number = first->qp->qp_number();

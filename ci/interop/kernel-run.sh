@@ -47,7 +47,7 @@ run="$VM_DIR/runs/interop-$(date -u +%Y%m%d-%H%M%S)"
 mkdir -p "$run"
 bins=(ci/interop/guest/siw-up.sh ci/interop/guest/smc-up.sh ci/interop/guest/smcd-pair.sh "$rdmaconf")
 [ -n "$agent" ] && bins+=("$agent")
-[ -n "$smcr_probe" ] && bins+=("$smcr_probe" ci/interop/guest/smcr-up.sh ci/interop/guest/smcr-roce.sh)
+[ -n "$smcr_probe" ] && bins+=("$smcr_probe" ci/interop/guest/smcr-up.sh ci/interop/guest/smcr-roce.sh ci/interop/guest/smcr-suite.sh)
 # The SMC side's two helpers, built here for the guest (same Debian release, same libc).
 clang -target bpf -O2 -g -Wall -I/usr/include/x86_64-linux-gnu -c ci/interop/guest/smc_option.bpf.c \
   -o "$run/smc_option.bpf.o"
@@ -344,6 +344,22 @@ if want smc; then
       fi
     done
     timing "smcr: smcr-probe over RoCEv2, both roles" $((SECONDS - t))
+    # The smcr suite live (smcr-suite.sh): rdmaconf run --roce-device rxe2 against Linux's AF_SMC
+    # echo on rxe1; its reports and capture beside the probe's (6.12/smcr/). RDMACONF_SMCR_CASES="ID
+    # ...": only these cases.
+    t=$SECONDS
+    rm -rf "$out/smcr/html"
+    guest "SMCR_SUITE_CASES='${RDMACONF_SMCR_CASES:-}' bash /opt/rdmaconf/smcr-suite.sh" 3600 2>&1 \
+      | tee "$out/smcr/suite.txt" || true
+    cp -r "$run/share/smcr-suite/." "$out/smcr/" 2> /dev/null || true
+    cp "$run/share/smcr-suite-linux.txt" "$out/smcr/" 2> /dev/null || true
+    if [ -s "$run/share/smcr-suite.pcap" ]; then
+      cp "$run/share/smcr-suite.pcap" "$out/smcr/"
+      "$rdmaconf" analyze "$out/smcr/smcr-suite.pcap" --json "$out/smcr/analyze-suite.json" \
+        > "$out/smcr/analyze-suite.txt" 2>&1 || true
+      tail -1 "$out/smcr/analyze-suite.txt"
+    fi
+    timing "smcr: the smcr suite over RoCEv2 (rdmaconf run --roce-device)" $((SECONDS - t))
   }
 
   if [ -n "$agent" ]; then

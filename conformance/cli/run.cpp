@@ -31,6 +31,10 @@
 #include "engine/responder.hpp"
 #include "report/summary.hpp"
 #include "cli/html_report.hpp"
+#ifdef RDMACONF_ROCE_DEVICE
+#include "agent/rdma_core/roce_side.hpp"
+#include "agent/rdma_core/roce_transport.hpp"
+#endif
 
 namespace rdmaconf::cli {
 namespace {
@@ -70,7 +74,10 @@ std::vector<const cf::Case*> runnable_cases(const std::vector<const cf::Case*>& 
     const bool clc = cf::uses_clc(c->protocol);
     std::string why;
     if (c->protocol == "smcr" && !o.roce) {
-      why = "no RoCE transport for the tester's SMC-R side (the smcr suite runs against --reference)";
+      why = "no RoCE transport for the tester's SMC-R side (give --roce-device, or run against --reference)";
+    } else if (c->protocol == "smcr" && o.roce_one_port && cf::smcr_links_named(*c) > 1) {
+      why = "they need the IUT's second link, and the tester's RoCE device is its only port: it rejects the "
+            "IUT's ADD LINK, which would make a parallel link (RFC 7609 §3.5.1.6.1)";
     } else if (c->role == cf::Role::kInitiator) {
       if (!o.accept_initiator) why = no_initiator_why;
     } else if (clc ? !o.connect_clc : !o.connect_responder) {
@@ -311,6 +318,33 @@ std::optional<int> reach_targets(const RunArgs& a, cf::RunOptions& o, Iut& iut, 
   return std::nullopt;
 }
 
+// --roce-device: the smcr suite's tester side on a RoCEv2 device
+// (agent/rdma_core/roce_side.hpp); the device is opened once here, so that
+// a wrong name stops the run before its first case.
+std::optional<int> open_roce(const RunArgs& a, cf::RunOptions& o, std::ostream& err) {
+  o.smcr_version = static_cast<std::uint8_t>(a.smcr_version);
+  if (a.roce_device.empty()) return std::nullopt;
+#ifdef RDMACONF_ROCE_DEVICE
+  namespace rc = agent::rdma_core;
+  rc::RoceSideConfig c;
+  c.device = a.roce_device;
+  if (a.roce_gid_index >= 0) c.gid_index = static_cast<std::uint8_t>(a.roce_gid_index);
+  rc::RoceDeviceConfig check;
+  check.device = c.device;
+  check.gid_index = c.gid_index;
+  if (std::string error; !rc::RoceHost::open(check, error)) {
+    err << "rdmaconf run: --roce-device: " << error << "\n";
+    return 2;
+  }
+  o.roce = rc::device_roce_factory(c);
+  o.roce_one_port = true;
+  return std::nullopt;
+#else
+  err << "rdmaconf run: --roce-device: this build has no rdma-core (ci/install-deps.sh installs it)\n";
+  return 2;
+#endif
+}
+
 // The run's options from the command line, and its IUT.
 std::optional<int> start_iut(const RunArgs& a, cf::RunOptions& o, Iut& iut, std::ostream& out, std::ostream& err) {
   o.jobs = a.jobs;
@@ -319,6 +353,7 @@ std::optional<int> start_iut(const RunArgs& a, cf::RunOptions& o, Iut& iut, std:
   o.strict = a.strict;
   o.iut_lacks = a.iut_lacks;
   if (!clc_identity_from(a, o.clc_identity, err)) return 2;
+  if (const auto code = open_roce(a, o, err)) return *code;
   if (a.reference) return start_reference(a, o, iut, err);
   if (!a.agent.url.empty()) return open_agent(a, o, iut, err);
   return reach_targets(a, o, iut, out, err);
@@ -607,6 +642,17 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "MAC the tester's CLC peer names: aa:bb:cc:dd:ee:ff; auto: the MAC of the connection's interface; "
                   "fixed: the tester's own")
       ->capture_default_str();
+  sub->add_option("--roce-device", a.roce_device,
+                  "The tester's RoCEv2 device for the smcr suite (rxe0, mlx5_0): past CLC its SMC-R link runs there, "
+                  "against the IUT's SMC-R over real RoCE");
+  sub->add_option("--roce-gid-index", a.roce_gid_index,
+                  "With --roce-device: the GID table entry (a RoCEv2 GID) the tester's links use; default: the "
+                  "RoCEv2 GID of each CLC connection's local IPv4 address")
+      ->check(CLI::Range(0, 255));
+  sub->add_option("--smcr-version", a.smcr_version,
+                  "The SMC-R version the smcr suite runs over: each case's Proposal offers it whatever the script "
+                  "offers (2 for an IUT without SMC-R version 1, such as Linux over soft-RoCE)")
+      ->check(CLI::Range(1, 2));
   sub->add_option("--agent", a.agent.url, "http://HOST:PORT of an rdmaconf-agent on the device's host (docs/agent.md)");
   sub->add_option("--token", a.agent.token, "The agent's bearer token (default: $RDMACONF_AGENT_TOKEN)");
   sub->add_option("--agent-config", a.agent.configs,

@@ -31,6 +31,12 @@ struct RunArgs {
   // The tester's CLC identity (conformance/engine/clc_identity.hpp): "auto", "fixed" or a value.
   std::string clc_eid = "RDMACONF-TEST-EID", clc_prefix = "auto", clc_gid = "fixed", clc_mac = "fixed";
   AgentRunArgs agent;
+  // The smcr suite against a device: the tester's RoCE device and GID
+  // index (-1: the GID of the CLC connection's local address), and the
+  // SMC-R version its cases run over (0: as each script offers).
+  std::string roce_device;
+  int roce_gid_index = -1;
+  unsigned smcr_version = 0;
   // A lab's workflow (docs/conformance.md, "The lab workflow"): the known
   // failures to compare with, free labels, and the IUT as the operator
   // describes it (FIELD=VALUE; wins over what an agent says).

@@ -75,6 +75,13 @@ std::string check_run_options(const RunArgs& a) {
                                         {"--clc-mac", a.clc_mac != defaults.clc_mac}})
       if (given) return std::string(option) + " shapes the CLC messages of the clc and smcr suites, which --suite leaves out";
   }
+  if (!a.roce_device.empty() && a.reference)
+    return "--roce-device puts the smcr suite's tester on a device; --reference runs the IUT's SMC-R in memory";
+  if (a.roce_gid_index >= 0 && a.roce_device.empty()) return "--roce-gid-index needs --roce-device";
+  if (!all_suites && !has(a.suites, "smcr")) {
+    if (!a.roce_device.empty()) return "--roce-device serves the smcr suite, which --suite leaves out";
+    if (a.smcr_version != 0) return "--smcr-version shapes the smcr suite, which --suite leaves out";
+  }
   if (a.reply_settle_ms > 0) {
     if (!iwarp) return "--reply-settle delays the MPA cases, which --suite leaves out";
     if (a.target.empty() && !a.reference && !agent)

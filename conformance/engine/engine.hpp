@@ -193,6 +193,14 @@ struct RunOptions {
   // The smcr suite's RoCE side per connection (smcr_transport.hpp): the
   // reference's in-memory fabric, or a RoCEv2 device; unset, the suite is skipped.
   RoceFactory roce;
+  // The SMC-R version the smcr suite runs over (1 or 2): each case's
+  // Proposal offers that one whatever its script offers, and the case needs
+  // smcr-v1 or smcr-v2 accordingly. 0: as the scripts say. For an IUT with
+  // one version only (Linux over soft-RoCE has no RoCE v1 GID: version 2).
+  std::uint8_t smcr_version = 0;
+  // The tester's RoCE side has one port (a device without a second one):
+  // the smcr cases that name link 2 or higher are not run (smcr_links_named).
+  bool roce_one_port = false;
   // The IUT's own view (a device agent, or the reference IUT in process):
   // `agent.*` expectations read it, reports show it beside the exchange.
   // Without it, cases that need `agent` are unimplemented.

@@ -6,6 +6,8 @@
 // that reads it is fuzzed).
 #pragma once
 
+#include <cstdint>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,7 +52,16 @@ std::string needs_items_text();
 
 // The first item `c` needs that the IUT lacks (`buffer` lacks every
 // buffer:NAME), or null: such a case is reported unimplemented without a
-// connection.
-const std::string* lacked_need(const Case& c, const std::vector<std::string>& iut_lacks);
+// connection. `smcr_version` (RunOptions::smcr_version): an smcr case runs
+// over that SMC-R version, so it needs smcr-v1 or smcr-v2 as that says,
+// not as its script says.
+const std::string* lacked_need(const Case& c, const std::vector<std::string>& iut_lacks,
+                               std::uint8_t smcr_version = 0);
+
+// The highest SMC-R link number an smcr case names (`link=N` on any step
+// or expectation; 1 when it names none): a case naming link 2 needs the
+// IUT's second link, which a tester with one RoCE port cannot accept
+// (RFC 7609 §3.5.1.6.1: it would be a parallel link).
+std::uint64_t smcr_links_named(const Case& c);
 
 }  // namespace rdmaconf::conformance

@@ -258,6 +258,11 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
       cfg.smcd.v2 = v == "v2" || v == "v1v2";
       if (!cfg.smcd.v1 && !cfg.smcd.v2) return std::string("smcd: expected v1, v2 or v1v2");
     }
+    // The run's SMC-R version (RunOptions::smcr_version) in place of the script's.
+    if (s.c.protocol == "smcr" && s.o.smcr_version != 0 && (cfg.offer_v1 || cfg.offer_v2)) {
+      cfg.offer_v1 = s.o.smcr_version == 1;
+      cfg.offer_v2 = s.o.smcr_version == 2;
+    }
     if (!cfg.offer_v1 && !cfg.offer_v2 && !cfg.smcd.v1 && !cfg.smcd.v2)
       return std::string("offer=none: the Proposal offers SMC-D then (smcd=v1, v2 or v1v2)");
     ism_gids = cfg.smcd.v2_devices.size();
@@ -304,6 +309,7 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
     octets = step.send;
     s.clc_outcome = step.outcome;
     if (octets.empty()) return std::string("the reference client would not confirm the IUT's Accept");
+    if (std::string error; !smcr_before_confirm(s, error)) return error;
     // The tester's client found the Accept wrong and would decline it: the
     // case cannot go on to judge what it was written for.
     if (step.outcome && step.outcome->kind == clc::OutcomeKind::kFallback && step.outcome->failed_rule)

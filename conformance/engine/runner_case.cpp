@@ -230,7 +230,7 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
   CaseResult result;
   result.c = &c;
   const auto started = Clock::now();
-  if (const std::string* need = lacked_need(c, o.iut_lacks)) {
+  if (const std::string* need = lacked_need(c, o.iut_lacks, o.smcr_version)) {
     result.verdict = Verdict::kUnimplemented;
     result.reason = "the IUT lacks '" + *need + "' (--iut-lacks or the agent's capabilities)";
     return result;

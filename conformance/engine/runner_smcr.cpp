@@ -4,8 +4,10 @@
 #include "engine/runner_smcr.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <optional>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -81,6 +83,8 @@ struct SmcrPhase {
   RoceFirstLink first;
   TapQueuePair* first_qp = nullptr;
   bool started = false, manual = false;
+  bool connected = false;      // the first link's queue pair is connected
+  std::uint32_t first_psn = 0;  // the initial PSN the tester's CLC message announced
   std::optional<smcr::LinkGroup> group;
   std::optional<smcr::Connection> conn;
   std::uint32_t peer_token = 0;
@@ -94,6 +98,7 @@ struct SmcrPhase {
   };
   std::deque<Logged> llc, cdc;
   std::uint64_t received = 0;  // messages from the IUT, in total
+  std::vector<std::uint8_t> last_received;  // the IUT's latest message: what broke a `< silence`
   std::uint64_t received_mark = 0;  // `received` when the last expectation passed: what `< silence` counts from
   std::multiset<std::uint8_t> raw_requests;  // types of the script's requests awaiting the IUT's reply
   std::deque<smcr::Event> events;            // the tester's link group's, for smcr.* expectations
@@ -104,6 +109,21 @@ struct SmcrPhase {
   bool urgent = false;  // the last octet of what to_send holds is urgent
   std::vector<std::uint8_t> buf;
 
+  // A device's IUT outlives the case: its link group with the tester ends
+  // here, as a peer that goes away ends it (DELETE LINK with A,
+  // program-initiated, §3.5.4; smcr-probe does the same), so that the next
+  // case's Proposal starts a link group of its own (first contact) rather
+  // than finding this one. A second to let the Send leave and be answered.
+  ~SmcrPhase() {
+    if (!group || !side || side->in_process() || group->state() != smcr::LinkGroup::State::kActive) return;
+    group->terminate(smcr::delete_reason::kProgramInitiated, now);
+    const auto until = Clock::now() + std::chrono::seconds(1);
+    while (Clock::now() < until) {
+      pump();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+
   void problem(std::string p) {
     if (problems.size() < 64) problems.push_back(std::move(p));
   }
@@ -112,6 +132,7 @@ struct SmcrPhase {
   // itself never reaches the tester's link group (which did not ask).
   bool on_receive(const smcr::QueuePair& qp, std::vector<std::uint8_t>& m) {
     ++received;
+    last_received = m;
     auto& log = !m.empty() && m[0] == 0xFE ? cdc : llc;
     if (log.size() >= kMaxLogged) log.pop_front();
     log.push_back({m, qp.qp_number()});
@@ -223,14 +244,31 @@ struct SmcrPhase {
 
 namespace {
 
+bool reached_smcr(const Session& s) {
+  return s.clc_outcome && s.clc_outcome->kind == clc::OutcomeKind::kSmc && s.clc_outcome->peer;
+}
+
+// RFC 7609 §3.5.1.5: the first link's queue pair from what CLC agreed.
+bool connect_first_link(Session& s, std::string& error) {
+  SmcrPhase& p = *s.smcr;
+  if (p.connected) return true;
+  const clc::SmcrLink& peer = *s.clc_outcome->peer;
+  smcr::Mac mac = 0;
+  for (std::uint8_t o : peer.mac) mac = (mac << 8) | o;
+  const smcr::PeerPath path{mac, peer.gid, peer.initial_psn, s.clc_outcome->qp_mtu, p.first_psn};
+  if (!p.side->connect_first(*p.first.qp, peer.qp_number, path, error)) return false;
+  p.connected = true;
+  return true;
+}
+
 bool started(Session& s, const Step& st, std::string& error) {
   SmcrPhase& p = *s.smcr;
   if (p.started) return true;
-  if (!s.clc_outcome || s.clc_outcome->kind != clc::OutcomeKind::kSmc || !s.clc_outcome->peer)
+  if (!reached_smcr(s))
     return error = "the SMC-R phase follows a CLC handshake that reached SMC-R: clc.proposal, clc.accept, clc.confirm first",
            false;
   const clc::SmcrLink& peer = *s.clc_outcome->peer;
-  if (!p.side->connect_first(*p.first.qp, peer.qp_number, error)) return false;
+  if (!connect_first_link(s, error)) return false;
   p.started = true;
   p.manual = st.kind == StepKind::kSend && st.unit == "smcr.manual";
   p.peer_token = peer.rmbe_alert_token;
@@ -420,7 +458,7 @@ bool matches(Session& s, const Alternative& alt, SmcrPhase::Logged& logged, std:
       const auto have = numeric_value(*hit);
       ok = have && want.number && compare(*have, a.op, *want.number);
     }
-    if (!ok) return why = alt.unit + " " + a.name + " is " + show(*hit), false;
+    if (!ok) return why = alt.unit + " " + a.name + " is " + show(*hit) + " (" + hex(m, 44) + ")", false;
   }
   return true;
 }
@@ -442,7 +480,12 @@ bool event_matches(Session& s, const Alternative& alt, const smcr::Event& e) {
 // One alternative against what arrived; consumes what it skipped.
 bool take(Session& s, const Alternative& alt, std::string& why) {
   SmcrPhase& p = *s.smcr;
-  if (alt.unit == "silence") return p.received == p.received_mark && p.side->in_process();
+  // Asked only once the step is over: in process a quiet fabric is final;
+  // a device had the step's whole time bound to send something.
+  if (alt.unit == "silence") {
+    if (p.received != p.received_mark) why = "the IUT sent " + hex(p.last_received, 44);
+    return p.received == p.received_mark;
+  }
   if (alt.unit == "data") {
     const Arg* n = find_arg(alt.args, "octets");
     auto v = n ? number_arg(s, *n) : std::variant<std::uint64_t, std::string>(std::uint64_t{0});
@@ -466,8 +509,28 @@ bool take(Session& s, const Alternative& alt, std::string& why) {
   return false;
 }
 
+// Whether an LLC message of `unit` in SMC-R `version` has the field (a
+// script written for version 1 names llc.length, which version 2's header
+// splits in two).
+bool field_in_version(std::string_view unit, std::string_view field, std::uint8_t version) {
+  const auto type = llc_type_of(unit);
+  if (field == "link" || !type) return true;
+  std::vector<std::uint8_t> m(smcr::kLlcMessageSize);
+  m[0] = static_cast<std::uint8_t>((version >= 2 ? 0x20 : 0x00) | *type);
+  return find_field(message_blocks(m), field).has_value();
+}
+
 StepOutcome expect(Session& s, const Step& st) {
   SmcrPhase& p = *s.smcr;
+  // A matcher no message of the link's version can hold is the script's
+  // trouble, not the IUT's (a run's --smcr-version other than the script's).
+  const std::uint8_t version = s.clc_outcome ? s.clc_outcome->version : 1;
+  for (const Alternative& alt : st.alternatives)
+    for (const Arg& a : alt.args)
+      if (!field_in_version(alt.unit, a.name, version))
+        return error("line " + std::to_string(st.line) + ": " + alt.unit + " of SMC-R version " +
+                     std::to_string(version) + " has no field " + a.name +
+                     " (the script is written for another version than the run's --smcr-version)");
   const auto deadline = Clock::now() + s.scaled(st.within.value_or(Duration(2000)));
   std::string why;
   const auto passed = [&p]() -> StepOutcome {
@@ -537,6 +600,16 @@ bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error) {
   p->first_qp = p->tap->adopt(*first->qp);
   SmcrPhase* raw = p.get();
   p->tap->incoming = [raw](smcr::QueuePair& qp, std::vector<std::uint8_t>& m) { return raw->on_receive(qp, m); };
+  p->first_psn = link.initial_psn;
+  if (!p->side->in_process()) {
+    // A device's IUT keeps its link group with the tester until it finds
+    // the peer gone; a Peer ID of each case's own (App. A.2.2: a 2-octet
+    // instance, then the RoCE MAC) keeps every case a first contact
+    // rather than a connection on an earlier case's link group, of this
+    // run or of one before it (the instances start where chance puts them).
+    static std::atomic<std::uint16_t> instance{static_cast<std::uint16_t>(std::random_device{}())};
+    link.peer_id = std::uint64_t{++instance} << 48 | (first->address.mac & 0xFFFFFFFFFFFFull);
+  }
   link.qp_number = first->qp->qp_number();
   link.rmb_rkey = first->rtoken.rkey;
   link.rmb_virtual_address = first->rtoken.virtual_address;
@@ -546,6 +619,12 @@ bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error) {
   for (int i = 0; i < 6; ++i) link.mac[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(first->address.mac >> (40 - 8 * i));
   s.smcr = std::move(p);
   return true;
+}
+
+bool smcr_before_confirm(Session& s, std::string& error) {
+  // In process the IUT's side exists only once it took the Confirm.
+  if (!s.smcr || s.smcr->side->in_process() || !reached_smcr(s)) return true;
+  return connect_first_link(s, error);
 }
 
 StepOutcome run_smcr_step(Session& s, const Step& st) {

@@ -29,6 +29,10 @@ StepOutcome run_smcr_step(Session& s, const Step& st);
 // Case protocol smcr, before the tester's Proposal: its first link's queue
 // pair and RMB, which its CLC messages then name (`cfg.link`).
 bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error);
+// The tester's client took the IUT's Accept and is about to send its
+// Confirm: a device's first link connects now (smcr_transport.hpp,
+// connect_first). False with `error` when it cannot.
+bool smcr_before_confirm(Session& s, std::string& error);
 // The units and fields a script may name in the phase, for check_case.
 bool smcr_unit_known(std::string_view unit, bool sending);
 bool smcr_field_known(std::string_view unit, std::string_view field);

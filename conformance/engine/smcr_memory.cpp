@@ -276,7 +276,7 @@ class MemoryRoceSide final : public RoceSide {
     return l;
   }
 
-  bool connect_first(smcr::QueuePair& qp, std::uint32_t peer_qp, std::string& error) override {
+  bool connect_first(smcr::QueuePair& qp, std::uint32_t peer_qp, const smcr::PeerPath&, std::string& error) override {
     // The IUT's CLC thread hands over once it took the tester's Confirm.
     std::optional<Handoff> h;
     for (int i = 0; i < 400 && !h; ++i) {

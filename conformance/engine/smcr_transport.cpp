@@ -46,6 +46,10 @@ bool TapHost::connect(smcr::QueuePair& qp, std::uint32_t peer_qp_number) {
   return inner_.connect(unwrap(qp), peer_qp_number);
 }
 
+bool TapHost::connect_path(smcr::QueuePair& qp, std::uint32_t peer_qp_number, const smcr::PeerPath& path) {
+  return inner_.connect_path(unwrap(qp), peer_qp_number, path);
+}
+
 void TapHost::destroy_qp(smcr::QueuePair& qp) {
   smcr::QueuePair& inner = unwrap(qp);
   std::erase_if(qps_, [&](const auto& t) { return &t->inner() == &inner; });

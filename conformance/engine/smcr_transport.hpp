@@ -50,9 +50,14 @@ class RoceSide {
   virtual std::optional<RoceFirstLink> first_link(std::uint64_t rmb_size, std::string& error) = 0;
   // A second RoCE port of the tester for added links (§3.5.1.6), if any.
   virtual std::optional<smcr::LinkAddress> alternate() const = 0;
-  // Connects the first link once the CLC handshake is over (the peer's QP
-  // number from its Accept or Confirm). False with `error` when it cannot.
-  virtual bool connect_first(smcr::QueuePair& qp, std::uint32_t peer_qp, std::string& error) = 0;
+  // Connects the first link from what the CLC handshake agreed (RFC 7609
+  // §3.5.1.5: the peer's QP number, MAC, GID and initial PSN from its Accept
+  // or Confirm, the agreed MTU, the PSN the tester's own message announced).
+  // A device connects before the tester's last CLC message leaves, so that
+  // its queue pair already receives the server's CONFIRM LINK; in process,
+  // once the IUT took that message. False with `error` when it cannot.
+  virtual bool connect_first(smcr::QueuePair& qp, std::uint32_t peer_qp, const smcr::PeerPath& path,
+                             std::string& error) = 0;
   // Runs the IUT's side where it lives in this process; false when nothing
   // moved there. A device runs on its own: false.
   virtual bool drive(smcr::Time /*now*/) { return false; }
@@ -101,6 +106,8 @@ class TapHost final : public smcr::Host {
 
   smcr::QueuePair* create_qp() override;
   bool connect(smcr::QueuePair& qp, std::uint32_t peer_qp_number) override;
+  // Added links of a device need the peer's path too (ADD LINK, App. A.3.2).
+  bool connect_path(smcr::QueuePair& qp, std::uint32_t peer_qp_number, const smcr::PeerPath& path) override;
   void destroy_qp(smcr::QueuePair& qp) override;
   std::optional<std::uint32_t> allocate_rmb(std::uint64_t size) override { return inner_.allocate_rmb(size); }
   wire::MutableBytes rmb(std::uint32_t id) override { return inner_.rmb(id); }

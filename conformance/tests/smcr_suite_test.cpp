@@ -8,6 +8,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/mutation.hpp"
+#include "engine/needs.hpp"
 #include "engine/responder.hpp"
 #include "engine/smcr_memory.hpp"
 #include "engine/smcr_transport.hpp"
@@ -83,6 +84,36 @@ TEST(SmcrSuite, WithoutARoceSideACaseIsAnErrorNotAFailure) {
   EXPECT_NE(r.reason.find("RoCE"), std::string::npos) << r.reason;
 }
 
+// RunOptions::smcr_version: the Proposal offers the run's version, not the
+// script's (offer=v1), and the case needs that version instead; an IUT
+// without SMC-R version 1 still runs the suite.
+TEST(SmcrSuite, RunsOverTheVersionTheRunNames) {
+  Reference ref;
+  RunOptions o = ref.options;
+  o.iut_lacks = {"smcr-v1"};
+  const Case& c = one("smcr-close-passive");
+  EXPECT_EQ(run_case(c, o).verdict, Verdict::kUnimplemented);
+  o.smcr_version = 2;
+  const CaseResult r = run_case(c, o);
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+  ASSERT_FALSE(r.frames.empty());
+  // The Proposal's header says version 2 (§3.2), although the script offers v1.
+  const FrameRecord& proposal = r.frames.front();
+  EXPECT_NE(proposal.headline.find("CLC proposal"), std::string::npos) << proposal.headline;
+  EXPECT_NE(proposal.detail.find("Version: 2 (SMCv2)"), std::string::npos) << proposal.detail;
+  o.iut_lacks = {"smcr-v2"};
+  const CaseResult lacking = run_case(c, o);
+  EXPECT_EQ(lacking.verdict, Verdict::kUnimplemented);
+  EXPECT_NE(lacking.reason.find("smcr-v2"), std::string::npos) << lacking.reason;
+}
+
+// A tester with one RoCE port leaves out the cases that need a second link.
+TEST(SmcrSuite, TheLinksACaseNamesAreCounted) {
+  EXPECT_EQ(smcr_links_named(one("smcr-confirm-link-as-announced")), 1u);
+  EXPECT_EQ(smcr_links_named(one("smcr-close-passive")), 2u);  // < smcr.link_up link=2
+  EXPECT_EQ(smcr_links_named(one("smcr-failover")), 2u);
+}
+
 TEST(SmcrSuite, ScriptsNameOnlyUnitsAndFieldsTheDeclarationsHave) {
   for (const char* bad : {"> llc.no_such_message\n", "> llc.test_link test_link.no_such_field=1\n",
                           "< cdc cdc.no_such_flag=1\n", "> data.write bytes=1\n"}) {
@@ -103,6 +134,45 @@ TEST(SmcrSuite, ScriptsNameOnlyUnitsAndFieldsTheDeclarationsHave) {
   Case c = std::get<std::vector<Case>>(parsed).at(0);
   c.protocol = "smcr";
   EXPECT_FALSE(check_case(c).empty());
+}
+
+// A device's queue pairs connect only with the peer's path (ADD LINK's
+// MAC, GID and PSN): the tap hands it on rather than dropping it.
+TEST(TapHost, HandsThePeersPathOn) {
+  // A host that records the path it was asked to connect with.
+  struct PathRecorder final : smcr::Host {
+    explicit PathRecorder(smcr::Host& inner) : inner(inner) {}
+    smcr::Host& inner;
+    std::optional<smcr::PeerPath> seen;
+    smcr::QueuePair* create_qp() override { return inner.create_qp(); }
+    bool connect(smcr::QueuePair& qp, std::uint32_t peer) override { return inner.connect(qp, peer); }
+    bool connect_path(smcr::QueuePair& qp, std::uint32_t peer, const smcr::PeerPath& path) override {
+      seen = path;
+      return inner.connect(qp, peer);
+    }
+    void destroy_qp(smcr::QueuePair& qp) override { inner.destroy_qp(qp); }
+    std::optional<std::uint32_t> allocate_rmb(std::uint64_t size) override { return inner.allocate_rmb(size); }
+    wire::MutableBytes rmb(std::uint32_t id) override { return inner.rmb(id); }
+    std::optional<smcr::RToken> register_rmb(std::uint32_t id, smcr::QueuePair& qp) override {
+      return inner.register_rmb(id, qp);
+    }
+    void deregister_rmb(std::uint32_t id, smcr::QueuePair& qp) override { inner.deregister_rmb(id, qp); }
+  };
+  smcr::MemoryFabric fabric;
+  PathRecorder recorder(fabric.host(0));
+  TapHost tap(recorder);
+  smcr::QueuePair* mine = tap.create_qp();
+  smcr::QueuePair* theirs = fabric.host(1).create_qp();
+  ASSERT_NE(mine, nullptr);
+  ASSERT_NE(theirs, nullptr);
+  const smcr::PeerPath path{0x020000000013, {0xfe, 0x80}, 0x123456, 3, 0x10};
+  (void)tap.connect_path(*mine, theirs->qp_number(), path);
+  ASSERT_TRUE(recorder.seen);
+  EXPECT_EQ(recorder.seen->mac, path.mac);
+  EXPECT_EQ(recorder.seen->gid, path.gid);
+  EXPECT_EQ(recorder.seen->psn, 0x123456u);
+  EXPECT_EQ(recorder.seen->mtu, 3);
+  EXPECT_EQ(recorder.seen->local_psn, 0x10u);
 }
 
 TEST(TapHost, HoldsBackAndChangesSends) {

@@ -4,11 +4,15 @@
  * loopback-ism loaded and a UEID both ends share, SMC-D v2 is chosen within one kernel.
  *
  *   smc_pair server ADDR PORT COUNT       accept COUNT connections, echo what each sends, then exit
+ *   smc_pair serve ADDR PORT              accept until killed, each connection echoed by a child of its
+ *                                         own (the IUT's application for the smcr suite: echo, and close
+ *                                         once the peer closed)
  *   smc_pair client ADDR PORT COUNT SIZE  COUNT connections, each sends SIZE octets, reads them back
  *
  * Exit status 0 when every echo came back intact. Built on the host with gcc (same Debian release).
  */
 #include <arpa/inet.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +59,38 @@ static int serve(const struct sockaddr_in *sa, int count)
 	return 0;
 }
 
+static void echo(int fd)
+{
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) > 0)
+		if (write(fd, buf, (size_t)n) != n) break;
+	close(fd);
+}
+
+static int serve_forever(const struct sockaddr_in *sa)
+{
+	int l = socket(AF_SMC, SOCK_STREAM, SMCPROTO_SMC), one = 1;
+	if (l < 0) { perror("socket(AF_SMC)"); return 1; }
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(l, (const struct sockaddr *)sa, sizeof *sa) || listen(l, 16)) { perror("bind/listen"); return 1; }
+	signal(SIGCHLD, SIG_IGN); /* no zombies: nobody waits for the children */
+	printf("serve: listening\n");
+	fflush(stdout);
+	for (long c = 1;; c++) {
+		int fd = accept(l, NULL, NULL);
+		if (fd < 0) { perror("accept"); continue; }
+		pid_t child = fork();
+		if (child == 0) {
+			close(l);
+			echo(fd);
+			_exit(0);
+		}
+		close(fd);
+		printf("serve: connection %ld\n", c);
+		fflush(stdout);
+	}
+}
+
 static int connect_and_echo(const struct sockaddr_in *sa, int count, long size)
 {
 	for (int c = 0; c < count; c++) {
@@ -86,9 +122,10 @@ static int connect_and_echo(const struct sockaddr_in *sa, int count, long size)
 int main(int argc, char **argv)
 {
 	struct sockaddr_in sa;
+	if (argc >= 4 && !strcmp(argv[1], "serve") && !parse(argv[2], argv[3], &sa)) return serve_forever(&sa);
 	if (argc >= 5 && !strcmp(argv[1], "server") && !parse(argv[2], argv[3], &sa)) return serve(&sa, atoi(argv[4]));
 	if (argc >= 6 && !strcmp(argv[1], "client") && !parse(argv[2], argv[3], &sa))
 		return connect_and_echo(&sa, atoi(argv[4]), atol(argv[5]));
-	fprintf(stderr, "usage: smc_pair server ADDR PORT COUNT | client ADDR PORT COUNT SIZE\n");
+	fprintf(stderr, "usage: smc_pair server ADDR PORT COUNT | serve ADDR PORT | client ADDR PORT COUNT SIZE\n");
 	return 2;
 }

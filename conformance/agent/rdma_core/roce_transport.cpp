@@ -259,7 +259,12 @@ std::unique_ptr<RoceHost> RoceHost::open(const RoceDeviceConfig& config, std::st
   for (int i = 0; i < port.gid_tbl_len && i < 1024 && !found; ++i) {
     ibv_gid_entry e{};
     if (ibv_query_gid_ex(h->ctx_, config.port, static_cast<std::uint32_t>(i), &e, 0) != 0) continue;
-    if (e.gid_type != IBV_GID_TYPE_ROCE_V2 || !ipv4_mapped(e.gid.raw)) continue;
+    if (e.gid_type != IBV_GID_TYPE_ROCE_V2) continue;
+    if (config.gid_index) {
+      if (e.gid_index == *config.gid_index) found = e;
+      continue;
+    }
+    if (!ipv4_mapped(e.gid.raw)) continue;
     if (config.ipv4) {
       const std::uint32_t a = static_cast<std::uint32_t>(e.gid.raw[12]) << 24 | e.gid.raw[13] << 16 |
                               e.gid.raw[14] << 8 | e.gid.raw[15];
@@ -267,6 +272,9 @@ std::unique_ptr<RoceHost> RoceHost::open(const RoceDeviceConfig& config, std::st
     }
     found = e;
   }
+  if (!found && config.gid_index)
+    return error = h->name_ + " port " + std::to_string(config.port) + " has no RoCEv2 GID at index " +
+                   std::to_string(*config.gid_index), nullptr;
   if (!found) return error = h->name_ + " port " + std::to_string(config.port) + " has no RoCEv2 IPv4 GID" +
                               (config.ipv4 ? " for that address" : ""), nullptr;
   h->gid_index_ = static_cast<std::uint8_t>(found->gid_index);
@@ -347,6 +355,13 @@ bool RoceHost::connect_path(smcr::QueuePair& qp, std::uint32_t peer_qp_number, c
     note("QP " + std::to_string(q->number_) + " to RTS: " + errno_text(rc));
     return false;
   }
+  return true;
+}
+
+bool RoceHost::break_qp(smcr::QueuePair& qp) {
+  RoceQueuePair* q = find(qp);
+  if (q == nullptr || q->broken_) return false;
+  q->enter_error(smcr::WorkStatus::kRetryExceeded, "broken by the tester (a path failure)");
   return true;
 }
 

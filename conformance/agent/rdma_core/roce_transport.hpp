@@ -39,6 +39,7 @@ struct RoceDeviceConfig {
   std::string device;              // "rxe0"; empty: the first device
   std::uint8_t port = 1;
   std::optional<std::uint32_t> ipv4;  // use the RoCEv2 GID mapped from this address; none: the first such GID
+  std::optional<std::uint8_t> gid_index;  // use this GID table entry (a RoCEv2 one) whatever its address
 };
 
 class RoceHost;
@@ -113,6 +114,11 @@ class RoceHost final : public smcr::Host {
   wire::MutableBytes rmb(std::uint32_t id) override;
   std::optional<smcr::RToken> register_rmb(std::uint32_t id, smcr::QueuePair& qp) override;
   void deregister_rmb(std::uint32_t id, smcr::QueuePair& qp) override;
+  // A path failure made here (the smcr suite's smcr.break_link): the queue
+  // pair goes into the error state as if verbs had reported one; the peer
+  // sees its work go unanswered (RFC 7609 §4.6). False for a queue pair
+  // not of this host or already broken.
+  bool break_qp(smcr::QueuePair& qp);
 
   // The most memory RMBs take on this host (a local bound).
   static constexpr std::uint64_t kMaxMemory = std::uint64_t{64} << 20;

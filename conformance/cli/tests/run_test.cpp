@@ -124,6 +124,12 @@ TEST(Run, MeaninglessCombinationsAreUsageErrorsNamingBothOptions) {
       {"--reference --suite mpx", "--suite mpx: the catalogue's suites are clc, ddp, mpa, rdmap"},
       {"--reference --case no-such-case", "--case no-such-case matches no case"},
       {"--reference --iut-lacks smcr-v3", "got 'smcr-v3'"},
+      {"--reference --roce-device rxe0", "--roce-device puts the smcr suite's tester on a device; --reference"},
+      {"--clc-target 127.0.0.1:1 --roce-gid-index 1", "--roce-gid-index needs --roce-device"},
+      {"--clc-target 127.0.0.1:1 --suite clc --roce-device rxe0", "--roce-device serves the smcr suite, which --suite"},
+      {"--reference --suite clc --smcr-version 2", "--smcr-version shapes the smcr suite, which --suite"},
+      // A device that is not there stops the run before its first case.
+      {"--clc-target 127.0.0.1:1 --suite smcr --roce-device no-such-device9", "--roce-device: "},
   };
   for (const Bad& b : bads) {
     const Ran r = rdmaconf("run " + b.args);

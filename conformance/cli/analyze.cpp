@@ -287,6 +287,7 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
   sub->add_option("-j,--jobs", o.jobs,
                   "Threads: one file's connections over this many workers (the result is the one-thread one), or "
                   "this many files at a time; 0: the machine's cores")
+      ->check(CLI::Range(0, 256))
       ->capture_default_str();
   sub->add_option("-i,--interface", o.interface, "Capture live on this interface instead (lo, eth0, any)");
   sub->add_option("--duration", o.duration_s, "With -i: stop after this many seconds")->check(CLI::Range(0.0, 1e9));

@@ -1,8 +1,10 @@
-// rdmaconf analyze CAPTURE [--json FILE|-] [--annotate OUT.pcapng]
+// rdmaconf analyze CAPTURE [--json FILE|-] [--annotate OUT.pcapng] [-j N]
+// rdmaconf analyze CAPTURE... | FOLDER [--json FILE|-] [-j N]: several files, one summary
 // rdmaconf analyze -i IFACE [--filter BPF] [--duration S | --count N]:
 // passive conformance analysis of a capture file or a live interface
 // (pcap/analysis/analyzer.hpp). Exit code 0 when no MUST was violated, 1 when
 // one was, 2 when the input could not be read or an output not written.
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <filesystem>
@@ -10,6 +12,7 @@
 #include <iostream>
 
 #include "analysis/analyzer.hpp"
+#include "analysis/parallel.hpp"
 #include "analysis/rules.hpp"
 #include "cli/command.hpp"
 #include "cli/output.hpp"
@@ -18,7 +21,10 @@ namespace rdmaconf::cli {
 namespace {
 
 struct AnalyzeOptions {
-  std::string capture;
+  std::vector<std::string> inputs;    // as given: files and folders
+  std::vector<std::string> captures;  // the files they name
+  std::string capture;                // the one file, when there is one
+  std::size_t jobs = 0;               // 0: the machine's cores
   std::string interface;
   double duration_s = 0;
   std::uint64_t count = 0;
@@ -59,7 +65,7 @@ void on_interrupt(int) { g_stop.store(true, std::memory_order_relaxed); }
 
 // --rules-markdown: the list, and nothing else.
 int list_rules(const AnalyzeOptions& o) {
-  if (!o.capture.empty() || !o.interface.empty()) {
+  if (!o.inputs.empty() || !o.interface.empty()) {
     std::cerr << "rdmaconf analyze: --rules-markdown lists the rules; it reads no capture\n";
     return 2;
   }
@@ -75,16 +81,20 @@ int list_rules(const AnalyzeOptions& o) {
 // Options that make no sense together, and outputs that cannot be written
 // (checked before a long capture or file is read): said on stderr, false.
 bool usable(const AnalyzeOptions& o) {
-  if (o.capture.empty() == o.interface.empty()) {
+  if (o.captures.empty() == o.interface.empty()) {
     std::cerr << "rdmaconf analyze: give a capture file or -i IFACE (one of them)\n";
     return false;
   }
-  if (o.capture.empty() && !o.annotate.empty()) {
+  if (o.captures.size() > 1 && !o.annotate.empty()) {
+    std::cerr << "rdmaconf analyze: --annotate rewrites one capture file; give one\n";
+    return false;
+  }
+  if (o.captures.empty() && !o.annotate.empty()) {
     std::cerr << "rdmaconf analyze: --annotate needs a capture file (it rewrites the file's frames); capture "
                  "with tcpdump -w FILE first, then run analyze FILE --annotate OUT\n";
     return false;
   }
-  if (!o.capture.empty() && (o.duration_s > 0 || o.count > 0 || o.buffer_size_given)) {
+  if (!o.captures.empty() && (o.duration_s > 0 || o.count > 0 || o.buffer_size_given)) {
     std::cerr << "rdmaconf analyze: --duration, --count and --buffer-size apply to -i only, not to a capture file\n";
     return false;
   }
@@ -92,10 +102,11 @@ bool usable(const AnalyzeOptions& o) {
   // being read).
   for (const auto& [option, path] : {std::pair{"--json", &o.json}, {"--annotate", &o.annotate}}) {
     std::error_code ec;
-    if (!o.capture.empty() && !path->empty() && std::filesystem::equivalent(*path, o.capture, ec)) {
-      std::cerr << "rdmaconf analyze: " << option << " " << *path << " is the capture being read; give another file\n";
-      return false;
-    }
+    for (const std::string& capture : o.captures)
+      if (!path->empty() && std::filesystem::equivalent(*path, capture, ec)) {
+        std::cerr << "rdmaconf analyze: " << option << " " << *path << " is a capture being read; give another file\n";
+        return false;
+      }
     std::string error;
     if (!prepare_output(*path, OutputKind::kFile, error)) {
       std::cerr << "rdmaconf analyze: " << option << ": " << error << "\n";
@@ -115,7 +126,9 @@ std::optional<analysis::AnalysisResult> analyze(const AnalyzeOptions& o, std::st
   analysis::AnalysisOptions options;
   options.observer.report_fpdus = false;  // counts and violations only
   options.bpf_filter = o.filter;
+  options.jobs = o.jobs == 0 ? analysis::default_jobs() : o.jobs;
   for (const std::string& u : o.ulps) options.ulps.push_back(*analysis::parse_ulp_choice(u));
+  if (o.captures.size() > 1) return analysis::analyze_files(o.captures, options, error);
   if (!o.capture.empty()) return analysis::analyze_file(o.capture, options, nullptr, error);
   analysis::LiveAnalysis live;
   live.interface = o.interface;
@@ -175,7 +188,7 @@ void print_ulps(std::ostream& text, const analysis::AnalysisSummary& s) {
 void print_report(std::ostream& text, const analysis::AnalysisResult& result) {
   const analysis::AnalysisSummary& s = result.summary;
   for (const analysis::ViolationRecord& v : result.violations)
-    text << "frame " << v.frame << "  " << v.stream << "  " << v.rule->id << " " << analysis::name(v.rule->level)
+    text << (v.capture.empty() ? "" : v.capture + ": ") << "frame " << v.frame << "  " << v.stream << "  " << v.rule->id << " " << analysis::name(v.rule->level)
          << " (" << v.rule->section << "): " << v.text << "\n"
          << (v.hint.empty() ? "" : "    hint: " + v.hint + "\n");
   text << s.frames << " frames, " << s.streams << " TCP connections (" << s.mpa_connections << " MPA, "
@@ -197,9 +210,40 @@ void print_report(std::ostream& text, const analysis::AnalysisResult& result) {
     text << "(" << s.violations - result.violations.size() << " further violations counted, not listed)\n";
 }
 
-int run_analyze(const AnalyzeOptions& o) {
+// A folder stands for the capture files in it and below (.pcap, .pcapng,
+// .cap), in name order; files are taken as given.
+bool expand_inputs(AnalyzeOptions& o) {
+  namespace fs = std::filesystem;
+  for (const std::string& in : o.inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(in, ec)) {
+      o.captures.push_back(in);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (fs::recursive_directory_iterator it(in, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string ext = it->path().extension().string();
+      if (it->is_regular_file(ec) && (ext == ".pcap" || ext == ".pcapng" || ext == ".cap"))
+        found.push_back(it->path().string());
+    }
+    if (ec) {
+      std::cerr << "rdmaconf analyze: " << in << ": " << ec.message() << "\n";
+      return false;
+    }
+    if (found.empty()) {
+      std::cerr << "rdmaconf analyze: " << in << " holds no capture file (.pcap, .pcapng, .cap)\n";
+      return false;
+    }
+    std::sort(found.begin(), found.end());
+    o.captures.insert(o.captures.end(), found.begin(), found.end());
+  }
+  if (o.captures.size() == 1) o.capture = o.captures.front();
+  return true;
+}
+
+int run_analyze(AnalyzeOptions& o) {
   if (!o.rules_markdown.empty()) return list_rules(o);
-  if (!usable(o)) return 2;
+  if (!expand_inputs(o) || !usable(o)) return 2;
   std::string error;
   const std::optional<analysis::AnalysisResult> result = analyze(o, error);
   if (!result) {
@@ -211,7 +255,8 @@ int run_analyze(const AnalyzeOptions& o) {
   if (!o.json.empty()) {
     std::string werror;
     if (!write_output(o.json, [&](std::ostream& out) {
-          analysis::write_json(out, *result, o.capture.empty() ? "live:" + o.interface : o.capture);
+          if (o.captures.empty()) analysis::write_json(out, *result, "live:" + o.interface);
+          else analysis::write_json(out, *result, o.captures);
         }, werror)) {
       std::cerr << "rdmaconf analyze: --json: " << werror << "\n";
       return 2;
@@ -225,7 +270,9 @@ int run_analyze(const AnalyzeOptions& o) {
   // read before the cut, and fails like a file that cannot be read: as
   // tshark does, the exit code says the input was not whole.
   if (!result->clean_end) {
-    std::cerr << "rdmaconf analyze: " << (o.capture.empty() ? "live capture on " + o.interface : o.capture)
+    std::cerr << "rdmaconf analyze: "
+              << (o.captures.empty() ? "live capture on " + o.interface
+                                     : o.captures.size() == 1 ? o.capture : "a capture file")
               << " did not end cleanly (truncated or unreadable); " << result->summary.frames << " frames analyzed\n";
     return 2;
   }
@@ -236,7 +283,12 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
   static AnalyzeOptions o;
   CLI::App* sub = app.add_subcommand(
       "analyze", "Check a capture passively: every MPA/DDP/RDMAP/CLC message of both directions against the RFCs; SMC-R LLC/CDC over RoCEv2 decoded and counted");
-  sub->add_option("capture", o.capture, "pcap or pcapng file");
+  sub->add_option("capture", o.inputs, "pcap or pcapng files, or folders of them (one summary for all)");
+  sub->add_option("-j,--jobs", o.jobs,
+                  "Threads: one file's connections over this many workers (the result is the one-thread one), or "
+                  "this many files at a time; 0: the machine's cores")
+      ->check(CLI::Range(0, 256))
+      ->capture_default_str();
   sub->add_option("-i,--interface", o.interface, "Capture live on this interface instead (lo, eth0, any)");
   sub->add_option("--duration", o.duration_s, "With -i: stop after this many seconds")->check(CLI::Range(0.0, 1e9));
   sub->add_option("--count", o.count, "With -i: stop after this many frames");

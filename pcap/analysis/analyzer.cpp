@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/hex.hpp"
+#include "analysis/parallel.hpp"
 #include "capture/source.hpp"
 #include "capture/writer.hpp"
 #include "check/smc_tcp.hpp"
@@ -97,10 +98,20 @@ void Analyzer::record(const ConnectionInfo& info, const Violation& v) {
   ++s.violations;
   if (v.rule->level == Level::kMust) ++s.must_violations;
   ++s.violations_per_rule[std::string(v.rule->id)];
-  if (result_.violations.size() < options_.max_violations_kept)
+  const std::size_t keep = options_.max_violations_kept;
+  if (result_.violations.size() < keep || (by_sequence_ && keep > 0)) {
     result_.violations.push_back({v.rule, v.frame, info.id, info.stream(v.side), v.side, v.stream_offset, v.text,
-                                  std::string(v.hint_mistake), v.hint});
+                                  std::string(v.hint_mistake), v.hint, {}, sequence_});
+    if (by_sequence_ && result_.violations.size() >= 2 * keep) trim_by_sequence();
+  }
   if (listener_) listener_->on_violation(info, v);
+}
+
+void Analyzer::trim_by_sequence() {
+  auto& v = result_.violations;
+  std::stable_sort(v.begin(), v.end(),
+                   [](const ViolationRecord& a, const ViolationRecord& b) { return a.sequence < b.sequence; });
+  if (v.size() > options_.max_violations_kept) v.resize(options_.max_violations_kept);
 }
 
 Analyzer::Analyzer(const AnalysisOptions& options, AnalysisListener* listener)
@@ -111,7 +122,7 @@ Analyzer::Connection& Analyzer::connection_for(capture::Stream& s) {
   auto it = connections_.find(s.connection_id());
   if (it != connections_.end()) return *it->second;
   ConnectionInfo info;
-  info.id = next_id_++;
+  info.id = new_id();
   info.initiator_to_responder =
       s.from_initiator() ? s.key() : capture::StreamKey{s.key().destination, s.key().source};
   ++result_.summary.streams;
@@ -183,7 +194,7 @@ bool Analyzer::on_udp(const capture::UdpDatagram& d) {
     auto it = roce_links_.find(pair);
     if (it == roce_links_.end()) {
       ConnectionInfo info;
-      info.id = next_id_++;
+      info.id = new_id();
       info.datagram = true;
       // The CLC client is the initiator when its handshake was seen; else the first sender.
       auto client = clc_clients_.find(pair);
@@ -372,9 +383,76 @@ AnalysisResult Analyzer::take_result(std::uint64_t frames) {
   roce_aliases_.clear();
   roce_links_.clear();
   last_roce_ = nullptr;
+  if (by_sequence_) trim_by_sequence();
   result_.summary.frames = frames;
   return std::move(result_);
 }
+
+void add_summary(AnalysisSummary& into, const AnalysisSummary& s) {
+  AnalysisSummary& t = into;
+  t.frames += s.frames, t.streams += s.streams, t.mpa_connections += s.mpa_connections;
+  t.clc_connections += s.clc_connections, t.mpa_frames += s.mpa_frames, t.mpa_fpdus += s.mpa_fpdus;
+  t.clc_messages += s.clc_messages, t.violations += s.violations, t.must_violations += s.must_violations;
+  t.resyncs += s.resyncs, t.octets += s.octets, t.skipped_octets += s.skipped_octets;
+  t.kernel_drops += s.kernel_drops, t.capture_reports += s.capture_reports;
+  for (std::size_t i = 0; i < t.rdmap_messages.size(); ++i) t.rdmap_messages[i] += s.rdmap_messages[i];
+  for (std::size_t i = 0; i < t.clc_types.size(); ++i) t.clc_types[i] += s.clc_types[i];
+  t.roce_links += s.roce_links, t.roce_packets += s.roce_packets, t.roce_retransmissions += s.roce_retransmissions;
+  t.roce_undecoded += s.roce_undecoded, t.roce_psn_gaps += s.roce_psn_gaps, t.cdc_messages += s.cdc_messages;
+  t.rdma_writes += s.rdma_writes;
+  for (std::size_t i = 0; i < t.roce_opcodes.size(); ++i) t.roce_opcodes[i] += s.roce_opcodes[i];
+  for (const auto& [k, n] : s.llc_messages) t.llc_messages[k] += n;
+  t.links_confirmed += s.links_confirmed, t.links_added += s.links_added, t.links_rejected += s.links_rejected;
+  t.links_deleted += s.links_deleted, t.rkeys_announced += s.rkeys_announced, t.rkeys_confirmed += s.rkeys_confirmed;
+  t.rkeys_deleted += s.rkeys_deleted, t.llc_pairs += s.llc_pairs, t.test_link_pairs += s.test_link_pairs;
+  for (const auto& [k, n] : s.report_kinds) t.report_kinds[k] += n;
+  for (const auto& [k, n] : s.violations_per_rule) t.violations_per_rule[k] += n;
+  for (const auto& [ulp, u] : s.ulps) {
+    UlpTotals& x = t.ulps[ulp];
+    x.connections += u.connections;
+    for (const auto& [k, n] : u.by_source) x.by_source[k] += n;
+    for (const auto& [k, n] : u.messages) x.messages[k] += n;
+    x.read_segments += u.read_segments, x.write_chunks += u.write_chunks, x.reply_chunks += u.reply_chunks;
+    x.write_stags += u.write_stags, x.read_stags += u.read_stags, x.undecoded += u.undecoded;
+    for (const auto& [k, n] : u.operations) x.operations[k] += n;
+    UlpTransfers& a = x.transfers;
+    const UlpTransfers& b = u.transfers;
+    a.reads += b.reads, a.read_octets += b.read_octets, a.reads_tied += b.reads_tied;
+    a.writes += b.writes, a.write_octets += b.write_octets, a.writes_tied += b.writes_tied;
+    a.writes_to_write_chunks += b.writes_to_write_chunks, a.writes_to_reply_chunks += b.writes_to_reply_chunks;
+    a.invalidations += b.invalidations, a.invalidations_tied += b.invalidations_tied;
+    a.replies_matched += b.replies_matched;
+  }
+}
+
+namespace {
+// One source through reassembly and the observers: on this thread, or with
+// `jobs` workers (parallel.hpp) when nothing listens.
+template <class Consumer>
+AnalysisResult run_with(Consumer& consumer, capture::PacketSource& source, const AnalysisOptions& options,
+                        const capture::RunLimits& limits) {
+  capture::Reassembler reassembler(consumer, options.limits);
+  const capture::RunSummary run = capture::run_capture(source, reassembler, consumer, limits);
+  AnalysisResult r = consumer.take_result(run.frames);
+  r.clean_end = run.clean_end;
+  return r;
+}
+
+AnalysisResult run(capture::PacketSource& source, const AnalysisOptions& options, AnalysisListener* listener,
+                   const capture::RunLimits& limits) {
+  if (options.jobs > 1 && !listener) {
+    ShardedAnalyzer sharded(options, options.jobs);
+    if (source.live() || !source.window()) return run_with(sharded, source, options, limits);
+    capture::Reassembler reassembler(sharded, options.limits);
+    const capture::RunSummary run = sharded.run_file(source, reassembler);
+    AnalysisResult r = sharded.take_result(run.frames);
+    r.clean_end = run.clean_end;
+    return r;
+  }
+  Analyzer analyzer(options, listener);
+  return run_with(analyzer, source, options, limits);
+}
+}  // namespace
 
 std::optional<AnalysisResult> analyze_file(const std::string& path, const AnalysisOptions& options,
                                            AnalysisListener* listener, std::string& error) {
@@ -385,12 +463,7 @@ std::optional<AnalysisResult> analyze_file(const std::string& path, const Analys
             " is not one rdmaconf reads (Ethernet, Linux cooked, raw IP, BSD loopback)";
     return std::nullopt;
   }
-  Analyzer analyzer(options, listener);
-  capture::Reassembler reassembler(analyzer, options.limits);
-  const capture::RunSummary run = capture::run_capture(*source, reassembler, analyzer);
-  AnalysisResult r = analyzer.take_result(run.frames);
-  r.clean_end = run.clean_end;
-  return r;
+  return run(*source, options, listener, {});
 }
 
 std::optional<AnalysisResult> analyze_live(const LiveAnalysis& live, const AnalysisOptions& options,
@@ -407,13 +480,8 @@ std::optional<AnalysisResult> analyze_live(const LiveAnalysis& live, const Analy
   limits.max_frames = live.max_frames;
   limits.stop = live.stop;
   if (live.duration.count() > 0) limits.deadline = std::chrono::steady_clock::now() + live.duration;
-  Analyzer analyzer(options, listener);
-  capture::Reassembler reassembler(analyzer, options.limits);
   if (live.on_capturing) live.on_capturing();
-  const capture::RunSummary run = capture::run_capture(*source, reassembler, analyzer, limits);
-  AnalysisResult r = analyzer.take_result(run.frames);
-  r.clean_end = run.clean_end;
-  return r;
+  return run(*source, options, listener, limits);
 }
 
 // ------------------------------------------------------------------ JSON
@@ -529,7 +597,8 @@ Json ulps_json(const AnalysisSummary& s) {
 }
 
 Json violation_json(const ViolationRecord& v) {
-  Json o{{"frame", v.frame},
+  Json o = v.capture.empty() ? Json::object() : Json{{"capture", v.capture}};
+  o.update(Json{{"frame", v.frame},
          {"connection", v.connection},
          {"stream", v.stream},
          {"side", name(v.side)},
@@ -537,7 +606,7 @@ Json violation_json(const ViolationRecord& v) {
          {"rule", v.rule->id},
          {"level", name(v.rule->level)},
          {"section", v.rule->section},
-         {"text", v.text}};
+         {"text", v.text}});
   if (!v.hint.empty()) {
     o["mistake"] = v.hint_mistake;
     o["hint"] = v.hint;
@@ -547,9 +616,14 @@ Json violation_json(const ViolationRecord& v) {
 }  // namespace
 
 void write_json(std::ostream& out, const AnalysisResult& result, const std::string& capture_path) {
+  write_json(out, result, std::vector<std::string>{capture_path});
+}
+
+void write_json(std::ostream& out, const AnalysisResult& result, const std::vector<std::string>& capture_paths) {
   const AnalysisSummary& s = result.summary;
   const std::pair<std::string_view, Json> members[] = {
-      {"capture", capture_path},
+      capture_paths.size() == 1 ? std::pair<std::string_view, Json>{"capture", capture_paths.front()}
+                                : std::pair<std::string_view, Json>{"captures", capture_paths},
       {"summary", summary_json(result)},
       {"rdmap_messages", rdmap_json(s)},
       {"clc_messages", clc_json(s)},

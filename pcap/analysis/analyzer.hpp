@@ -58,6 +58,11 @@ struct AnalysisOptions {
   // `--ulp`: a choice with a port applies to connections whose responder
   // listens there, one without to every connection; the last match wins.
   std::vector<UlpChoice> ulps;
+  // Worker threads for the observers (`-j`): 1 runs everything on the
+  // reading thread; more shard the connections (analysis/parallel.hpp) with
+  // the same result. A listener always gets the one-thread run (its calls
+  // come in capture order).
+  std::size_t jobs = 1;
 };
 
 struct ViolationRecord {
@@ -70,6 +75,11 @@ struct ViolationRecord {
   std::string text;
   std::string hint_mistake;  // Violation::hint_mistake, hint
   std::string hint;
+  // The file it was found in, when one run read several (analyze_files).
+  std::string capture;
+  // The reassembler's callback it was found in (Analyzer::set_sequence):
+  // how a sharded run puts its workers' violations back in one-thread order.
+  std::uint64_t sequence = 0;
 };
 
 // What one upper-layer protocol said over all connections that carry it.
@@ -146,6 +156,16 @@ class Analyzer : public capture::StreamConsumer {
   // After the reassembler's finish(): totals of every connection.
   AnalysisResult take_result(std::uint64_t frames);
 
+  // For a sharded run (analysis/parallel.hpp): the number of the callback
+  // about to run, kept with each violation and each new connection, and the
+  // callback number each connection (by its id, 1, 2, ...) was created in.
+  void set_sequence(std::uint64_t sequence) { sequence_ = sequence; }
+  // A worker may see a connection's callbacks after later ones of others
+  // (held until its worker was chosen): it keeps the violations of the
+  // lowest callback numbers, not the first it saw.
+  void keep_by_sequence() { by_sequence_ = true; }
+  const std::vector<std::uint64_t>& creation_sequences() const { return creation_sequences_; }
+
  private:
   struct Connection;
   struct RoceLink;
@@ -183,7 +203,18 @@ class Analyzer : public capture::StreamConsumer {
   std::map<IpPair, std::vector<ClcLink>> clc_links_;
   void add_clc_link(const IpPair& pair, const ClcLink& l);
   std::uint64_t next_id_ = 1;
+  std::uint64_t sequence_ = 0;
+  bool by_sequence_ = false;
+  void trim_by_sequence();
+  std::vector<std::uint64_t> creation_sequences_;  // [id - 1]
+  std::uint64_t new_id() {
+    creation_sequences_.push_back(sequence_);
+    return next_id_++;
+  }
 };
+
+// Adds one summary's counts to another's (files or shards analyzed apart).
+void add_summary(AnalysisSummary& into, const AnalysisSummary& s);
 
 // Reads a capture file through reassembly and the observers.
 // nullopt with `error` set when the file cannot be opened.
@@ -207,6 +238,9 @@ std::optional<AnalysisResult> analyze_live(const LiveAnalysis& live, const Analy
 
 // `rdmaconf analyze`'s JSON: summary, per-type counts, violations.
 void write_json(std::ostream& out, const AnalysisResult& result, const std::string& capture_path);
+// Several files read as one (analyze_files): "captures" lists them, each
+// violation names its own.
+void write_json(std::ostream& out, const AnalysisResult& result, const std::vector<std::string>& capture_paths);
 
 // Writes the capture again as pcapng, each violating frame with a comment
 // listing its violations ("rule-id LEVEL section: text"). false + `error` on failure.

@@ -80,6 +80,21 @@ class Stream {
   StreamOffset next_offset() const { return next_; }
   Stream* reverse() const { return reverse_; }
 
+  // Copies what a consumer sees of `from` (key, connection, direction,
+  // start, SYN options, frames, next offset), none of its octets or links:
+  // a stand-in for a consumer that runs on another thread
+  // (analysis/parallel.hpp hands each worker such copies).
+  void copy_view(const Stream& from) {
+    key_ = from.key_;
+    connection_id_ = from.connection_id_;
+    from_initiator_ = from.from_initiator_;
+    start_ = from.start_;
+    syn_options_ = from.syn_options_;
+    start_frame_ = from.start_frame_;
+    end_frame_ = from.end_frame_;
+    next_ = from.next_;
+  }
+
   std::unique_ptr<StreamUser> user;
 
  private:

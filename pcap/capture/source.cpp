@@ -139,9 +139,13 @@ struct PacketSource::Mapped {
   std::uint64_t size = 0;
   std::uint64_t pos = 0;  // the next record header
   bool big_endian = false;  // the writer's byte order
-  std::vector<std::uint8_t> buffer;  // file octets [buffer_at, buffer_at + filled)
+  using Window = std::vector<std::uint8_t>;
+  std::shared_ptr<Window> window = std::make_shared<Window>();  // file octets [buffer_at, buffer_at + filled)
   std::uint64_t buffer_at = 0;
   std::size_t filled = 0;
+  // Windows a consumer still holds (PacketSource::window()), to read into
+  // again once it lets go.
+  std::vector<std::shared_ptr<Window>> retired;
 
   ~Mapped() {
     if (fd >= 0) ::close(fd);
@@ -173,11 +177,13 @@ struct PacketSource::Mapped {
   }
   // File octets [at, at + n) in memory (at >= buffer_at), or nullptr on a read error.
   const std::uint8_t* view(std::uint64_t at, std::size_t n) {
-    if (at + n <= buffer_at + filled) return buffer.data() + (at - buffer_at);
+    if (at + n <= buffer_at + filled) return window->data() + (at - buffer_at);
     // Keep what is still needed, then read straight into the buffer: one
     // copy by the kernel, a few large reads.
     const std::size_t keep = at < buffer_at + filled ? static_cast<std::size_t>(buffer_at + filled - at) : 0;
-    if (keep) std::memmove(buffer.data(), buffer.data() + (at - buffer_at), keep);
+    if (window.use_count() > 1) move_to_free_window(at - buffer_at, keep);
+    else if (keep) std::memmove(window->data(), window->data() + (at - buffer_at), keep);
+    Window& buffer = *window;
     buffer_at = at;
     filled = keep;
     // Large reads, but never a buffer larger than what is left of the file
@@ -192,6 +198,28 @@ struct PacketSource::Mapped {
       filled += static_cast<std::size_t>(r);
     }
     return buffer.data();
+  }
+  // The window is held elsewhere: read on in one nobody holds (or a new
+  // one), its first `keep` octets those from `from` in the held one.
+  void move_to_free_window(std::size_t from, std::size_t keep) {
+    std::shared_ptr<Window> held = std::move(window);
+    for (auto& w : retired)
+      if (w && w.use_count() == 1) {
+        // Its last holder let go on another thread: what that one read
+        // happens before what is written here.
+        std::atomic_thread_fence(std::memory_order_acquire);
+        window = std::move(w);
+        break;
+      }
+    if (!window) window = std::make_shared<Window>();
+    if (window->size() < keep) window->resize(keep);
+    if (keep) std::memcpy(window->data(), held->data() + from, keep);
+    for (auto& w : retired)
+      if (!w) {
+        w = std::move(held);
+        return;
+      }
+    retired.push_back(std::move(held));
   }
 };
 
@@ -277,6 +305,11 @@ PacketSource::Next PacketSource::next_mapped(RawFrame& out) {
   out.captured = wire::Bytes(data + kRecord, caplen);
   out.original_length = len;
   return Next::kFrame;
+}
+
+std::shared_ptr<const std::vector<std::uint8_t>> PacketSource::window() const {
+  if (!mapped_) return nullptr;
+  return mapped_->window;
 }
 
 bool PacketSource::link_supported() const {

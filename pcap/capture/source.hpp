@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "capture/decode.hpp"
 #include "capture/reassembly.hpp"
@@ -82,6 +83,13 @@ class PacketSource {
   std::optional<std::uint64_t> kernel_drops() const;
   // Live capture: makes a blocked next() return kEnd (safe from a signal handler).
   void break_loop();
+  // The octets the last frame lies in, for a consumer that keeps views into
+  // them past the next call (analyze -j: analysis/parallel.hpp). While the
+  // returned pointer is held, the source reads on into another buffer
+  // instead of overwriting this one. nullptr when frames are libpcap's (a
+  // pcapng file, a filter, a live capture): those views are gone at the
+  // next call.
+  std::shared_ptr<const std::vector<std::uint8_t>> window() const;
 
  private:
   struct Pcap;

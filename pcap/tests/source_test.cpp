@@ -144,6 +144,51 @@ TEST(Source, InPlacePcapReaderAgreesWithLibpcap) {
   EXPECT_FALSE(own->end_report());
 }
 
+// analyze -j keeps views into the windows it holds (PacketSource::window):
+// the reader reads on into other windows and never overwrites a held one.
+TEST(Source, HeldWindowsKeepTheirOctets) {
+  TempDir dir;
+  const std::string path = dir.file("big.pcap");
+  {
+    std::ofstream f(path, std::ios::binary);
+    CaptureWriter w(f, FileFormat::kPcap);
+    TcpRecorder rec(w, kClientEp, kServerEp);
+    rec.open();
+    const std::string chunk = pattern(1 << 20, 5);
+    for (int i = 0; i < 14; ++i) rec.send(TcpRecorder::Side::kClient, bytes_of(chunk));  // 14 MiB: four windows
+    rec.close();
+    ASSERT_TRUE(w.ok());
+  }
+  std::string error;
+  auto source = PacketSource::open_file(path, "", error);
+  ASSERT_TRUE(source) << error;
+  struct Held {
+    std::shared_ptr<const std::vector<std::uint8_t>> window;
+    wire::Bytes frame;
+    std::vector<std::uint8_t> copy;
+  };
+  std::vector<Held> held;
+  RawFrame f;
+  std::size_t frames = 0;
+  while (source->next(f) == PacketSource::Next::kFrame) {
+    auto w = source->window();
+    ASSERT_TRUE(w);
+    ASSERT_GE(f.captured.data(), w->data());
+    ASSERT_LE(f.captured.data() + f.captured.size(), w->data() + w->size());
+    // Every 97th frame held for a while (the last 40 of them), as workers hold batches.
+    if (++frames % 97 == 0) {
+      held.push_back({w, f.captured, std::vector<std::uint8_t>(f.captured.begin(), f.captured.end())});
+      if (held.size() > 40) held.erase(held.begin());
+    }
+    for (const Held& h : held) ASSERT_TRUE(std::equal(h.frame.begin(), h.frame.end(), h.copy.begin(), h.copy.end()));
+  }
+  EXPECT_GT(frames, 9000u);
+  EXPECT_EQ(held.size(), 40u);
+  auto libpcap = PacketSource::open_file(path, "len >= 0", error);
+  ASSERT_TRUE(libpcap);
+  EXPECT_FALSE(libpcap->window());  // libpcap's frames: copy them
+}
+
 TEST(Source, PcapngTimestampsKeepNanoseconds) {
   TempDir dir;
   const std::string path = dir.file("ts.pcapng");

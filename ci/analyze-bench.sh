@@ -1,0 +1,51 @@
+#!/bin/sh
+# analyze's multi-core figures side by side in one run (docs/performance.md,
+# "Several cores"): `analyze -j 1` against `analyze -j N` on a generated
+# capture of several busy MPA connections (CRC on), and the libpcap read
+# floor (pcap_read_floor: the same file through a plain pcap_next_ex loop
+# that touches every octet) beside them, in turn, pair by pair. Prints each
+# run's wall and CPU seconds and peak RSS, then the medians: the -j N speed-up
+# (wall) and -j 1's pace as a share of the floor's.
+#
+#   ci/analyze-bench.sh [BUILD_DIR [SIZE_MIB [CONNECTIONS [PAIRS [JOBS]]]]]
+#   defaults: build/gcc 1024 8 5 2
+#
+# Run it on a quiet machine: with other jobs on the cores a second worker has
+# no core of its own and the wall-clock speed-up cannot show.
+set -eu
+build=${1:-build/gcc} size=${2:-1024} conns=${3:-8} pairs=${4:-5} jobs=${5:-2}
+nice -n 5 cmake --build "$build" --target rdmaconf pcap_gen_capture pcap_read_floor >/dev/null
+rdmaconf=$build/conformance/cli/rdmaconf
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cap=$dir/bench.pcap
+"$build/pcap/pcap_gen_capture" "$cap" "$size" "$conns"
+cat "$cap" >/dev/null  # in the page cache before the first run
+echo "capture: $size MiB, $conns connections, $(stat -c %s "$cap") octets; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+run() {  # label command...: "label wall_s cpu_s rss_kib" (CPU: perf's task-clock, every thread)
+  label=$1; shift
+  start=$(date +%s.%N)
+  perf stat -x, -e task-clock -o "$dir/p" /usr/bin/time -f '%M' -o "$dir/t" "$@" >/dev/null 2>&1 || true
+  end=$(date +%s.%N)
+  cpu=$(grep task-clock "$dir/p" | cut -d, -f1)
+  awk -v l="$label" -v s="$start" -v e="$end" -v c="$cpu" '{ printf "%s %.3f %.3f %d\n", l, e - s, c / 1000, $1 }' "$dir/t"
+}
+i=0
+while [ $i -lt "$pairs" ]; do
+  run j1 "$rdmaconf" analyze -q -j 1 "$cap"
+  run jN "$rdmaconf" analyze -q -j "$jobs" "$cap"
+  run floor "$build/pcap/pcap_read_floor" "$cap"
+  i=$((i + 1))
+done >"$dir/runs"
+echo "run    wall s  CPU s  peak RSS KiB"
+awk '{ printf "%-6s %6.3f %6.3f %8d\n", $1, $2, $3, $4 }' "$dir/runs"
+med() {  # label column
+  awk -v l="$1" -v c="$2" '$1 == l { print $c }' "$dir/runs" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+awk -v w1="$(med j1 2)" -v wn="$(med jN 2)" -v c1="$(med j1 3)" -v cn="$(med jN 3)" \
+    -v wf="$(med floor 2)" -v cf="$(med floor 3)" -v r1="$(med j1 4)" -v rn="$(med jN 4)" -v j="$jobs" 'BEGIN {
+  printf "medians: -j 1 %.3f s wall (%.3f s CPU, %.1f MiB); -j %s %.3f s wall (%.3f s CPU, %.1f MiB); floor %.3f s wall (%.3f s CPU)\n",
+         w1, c1, r1 / 1024, j, wn, cn, rn / 1024, wf, cf
+  printf "-j %s speed-up (wall): %.2fx (target >= 1.7x with 8+ connections on 2 quiet cores)\n", j, w1 / wn
+  printf "-j 1 pace as a share of the libpcap floor: %.0f %% wall, %.0f %% CPU (target >= 70 %%)\n", 100 * wf / w1, 100 * cf / c1
+}'

@@ -1,0 +1,112 @@
+// `rdmaconf analyze -j N`: the observers on N worker threads, with the result
+// of the one-thread run.
+//
+// The reading thread keeps the file, the decoder and TCP reassembly; what the
+// reassembler hands on (stream starts and ends, in-order octets, gaps,
+// conflicting retransmissions, RoCEv2 datagrams) is copied into batches, one
+// queue per worker, and each worker runs an ordinary Analyzer over the
+// connections it was given. Every callback carries its number in capture
+// order; a worker's Analyzer keeps it with each violation and each new
+// connection, so the merged result lists the violations in one-thread order
+// and numbers the connections as one thread would have.
+//
+// Which worker: connections are independent but for SMC-R. A link group's
+// RoCEv2 packets use what its CLC exchanges announced, and a CLC
+// connection's FIN is judged against its link group's CDC messages
+// (RFC 7609 §3.5, §4.8.1), so every RoCEv2 datagram and every connection
+// that may carry CLC goes to worker 0. A connection may carry CLC when
+// either side's first octets start like an eyecatcher (the observer detects
+// CLC there and nowhere else) or a gap came before them; until each side has
+// shown its first octets (or ended), its events are held on the reading
+// thread, bounded, and past the bound it goes to worker 0. The others go
+// round the workers by connection.
+//
+// Memory is bounded per worker: a worker holds at most kMaxQueued batches of
+// at most kBatchOctets octets each; a reader that gets ahead of a slow
+// worker waits for it (back-pressure), so nothing is dropped.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/analyzer.hpp"
+#include "capture/source.hpp"
+
+namespace rdmaconf::analysis {
+
+class ShardedAnalyzer : public capture::StreamConsumer {
+ public:
+  static constexpr std::size_t kBatchOctets = std::size_t{512} << 10;
+  static constexpr std::size_t kBatchEvents = 2048;
+  static constexpr std::size_t kMaxQueued = 4;
+  // Events held for a connection whose worker is not decided yet.
+  static constexpr std::size_t kMaxHeldOctets = std::size_t{64} << 10;
+  static constexpr std::size_t kMaxHeldEvents = 256;
+
+  ShardedAnalyzer(const AnalysisOptions& options, std::size_t workers);
+  ~ShardedAnalyzer() override;
+  ShardedAnalyzer(const ShardedAnalyzer&) = delete;
+  ShardedAnalyzer& operator=(const ShardedAnalyzer&) = delete;
+
+  void on_stream_start(capture::Stream& s) override;
+  void on_data(capture::Stream& s, const capture::StreamData& d) override;
+  void on_gap(capture::Stream& s, const capture::StreamGap& g) override;
+  void on_stream_end(capture::Stream& s, capture::StreamEnd why) override;
+  void on_conflict(capture::Stream& s, const capture::StreamConflict& c) override;
+  void on_report(const capture::Report& r) override;
+  bool wants_udp() const override { return true; }
+  bool on_udp(const capture::UdpDatagram& d) override;
+
+  // A file read in place (PacketSource::window() set): read on this
+  // thread, reassembled on another, and the in-order octets sent to the
+  // workers as views into the file's windows, not copies. As
+  // capture::run_capture otherwise.
+  capture::RunSummary run_file(capture::PacketSource& source, capture::Reassembler& reassembler);
+
+  // After the reassembler's finish(): waits for the workers and merges.
+  AnalysisResult take_result(std::uint64_t frames);
+
+  using Window = std::vector<std::uint8_t>;
+  struct Batch;
+  struct Octets;
+  class Worker;
+
+ private:
+  struct Route;
+  Route& route_for(const capture::Stream& s);
+  // Queues one callback for the stream's connection (held or sent).
+  Batch& target(Route& r);
+  void after_event(Route& r, const capture::Stream& s);
+  void decide(Route& r, std::size_t worker);
+  void flush(std::size_t worker);
+  void stop_workers();
+  Octets keep(Batch& b, wire::Bytes bytes, bool held);
+
+  AnalysisOptions options_;
+  Analyzer reports_;  // the capture layer's reports, counted on this thread
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::unique_ptr<Batch>> open_;  // per worker, being filled
+  std::unordered_map<std::uint64_t, Route> routes_;
+  std::uint64_t sequence_ = 0;
+  bool stopped_ = false;
+  const std::shared_ptr<const Window>* window_ = nullptr;  // the frame being reassembled lies in it (run_file)
+};
+
+// The worker count `-j 0` means: the machine's cores.
+std::size_t default_jobs();
+
+// Several capture files as one result, `options.jobs` files at a time (each
+// file on one thread: files are independent, so this shares the cores with
+// no merging of connections): the counts added, `frames` summed, the
+// violations file after file, each naming its file (ViolationRecord::capture),
+// its connections numbered within its file. nullopt with `error` naming the
+// first file that could not be read.
+std::optional<AnalysisResult> analyze_files(const std::vector<std::string>& paths, const AnalysisOptions& options,
+                                            std::string& error);
+
+}  // namespace rdmaconf::analysis

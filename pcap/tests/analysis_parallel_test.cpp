@@ -1,0 +1,160 @@
+// `analyze -j N` (analysis/parallel.hpp) gives the one-thread result: the
+// same JSON (summary, counts, violations in the same order with the same
+// connection numbers) on every capture the project holds, and on captures
+// that mix several of them frame by frame, so that connections of every
+// kind (MPA, CLC, SMC-R over RoCEv2, ULPs, mid-connection starts) share
+// the workers at once.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analysis/analyzer.hpp"
+#include "analysis/parallel.hpp"
+#include "capture/source.hpp"
+#include "capture/writer.hpp"
+#include "run_command.hpp"
+
+namespace rdmaconf::analysis {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string json_of(const std::string& path, std::size_t jobs, std::size_t max_kept = 100000) {
+  AnalysisOptions options;
+  options.observer.report_fpdus = false;  // as `rdmaconf analyze` runs
+  options.jobs = jobs;
+  options.max_violations_kept = max_kept;
+  std::string error;
+  const auto result = analyze_file(path, options, nullptr, error);
+  if (!result) return "error: " + error;
+  std::ostringstream out;
+  write_json(out, *result, "capture");
+  return out.str();
+}
+
+std::vector<std::string> files_under(const fs::path& dir, bool any_name) {
+  std::vector<std::string> files;
+  if (!fs::exists(dir)) return files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    const std::string ext = e.path().extension().string();
+    if (any_name ? ext != ".md" : (ext == ".pcap" || ext == ".pcapng")) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+const fs::path kSource = fs::path(RDMACONF_TEST_CAPTURES).parent_path().parent_path().parent_path();
+
+TEST(AnalysisParallel, EveryCaptureOfTheProjectAsOneThreadSeesIt) {
+  std::vector<std::string> files = files_under(RDMACONF_TEST_CAPTURES, false);
+  for (const auto& f : files_under(kSource / "ci" / "interop" / "captures", false)) files.push_back(f);
+  for (const auto& f : files_under(kSource / "dissector" / "tests", false)) files.push_back(f);
+  ASSERT_GE(files.size(), 40u);
+  std::size_t with_violations = 0;
+  for (const std::string& f : files) {
+    const std::string one = json_of(f, 1);
+    ASSERT_EQ(one.rfind("error", 0), std::string::npos) << f << ": " << one;
+    if (one.find("\"violations\": []") == std::string::npos) ++with_violations;
+    for (std::size_t jobs : {2u, 3u, 5u}) EXPECT_EQ(json_of(f, jobs), one) << f << " with " << jobs << " workers";
+    // Only the first violations kept: the same first ones.
+    EXPECT_EQ(json_of(f, 3, 2), json_of(f, 1, 2)) << f;
+  }
+  EXPECT_GE(with_violations, 20u);
+}
+
+// The capture_file fuzz corpus: damaged and odd files, read the same.
+TEST(AnalysisParallel, FuzzCorpusOfCaptureFilesAsOneThreadSeesIt) {
+  const std::vector<std::string> files = files_under(kSource / "fuzz" / "corpus" / "capture_file", true);
+  ASSERT_GE(files.size(), 100u);
+  for (const std::string& f : files) {
+    EXPECT_EQ(json_of(f, 2), json_of(f, 1)) << f;
+    // A connection's callbacks held until its worker is chosen run after
+    // later ones: the first two violations are still the first two.
+    EXPECT_EQ(json_of(f, 2, 2), json_of(f, 1, 2)) << f;
+  }
+}
+
+// Every Ethernet capture of captures/real/ in one file, their frames taken
+// in turn: many connections of every kind at once.
+TEST(AnalysisParallel, MixedCapturesAsOneThreadSeesThem) {
+  std::vector<std::vector<std::pair<capture::Timestamp, std::vector<std::uint8_t>>>> inputs;
+  for (const std::string& f : files_under(fs::path(RDMACONF_TEST_CAPTURES) / "real", false)) {
+    std::string error;
+    auto source = capture::PacketSource::open_file(f, "", error);
+    ASSERT_TRUE(source) << error;
+    if (source->link_type() != capture::LinkType::kEthernet) continue;
+    auto& frames = inputs.emplace_back();
+    capture::RawFrame frame;
+    while (source->next(frame) == capture::PacketSource::Next::kFrame)
+      frames.emplace_back(frame.time, std::vector<std::uint8_t>(frame.captured.begin(), frame.captured.end()));
+  }
+  ASSERT_GE(inputs.size(), 8u);
+  // pcapng goes through libpcap (octets copied into the batches); classic
+  // pcap through the in-place reader, the mix four times over (about 8 MB:
+  // several read windows, which the workers hold while the reader goes on).
+  for (const auto& [format, rounds] : {std::pair{capture::FileFormat::kPcapng, 1}, {capture::FileFormat::kPcap, 4}}) {
+    const fs::path mixed = fs::temp_directory_path() / ("rdmaconf-parallel-mixed-" + std::to_string(::getpid()) +
+                                                         (format == capture::FileFormat::kPcap ? ".pcap" : ".pcapng"));
+    {
+      std::ofstream out(mixed, std::ios::binary | std::ios::trunc);
+      capture::CaptureWriter writer(out, format);
+      for (int round = 0; round < rounds; ++round)
+        for (std::size_t i = 0;; ++i) {
+          bool any = false;
+          for (const auto& frames : inputs)
+            if (i < frames.size()) {
+              writer.write(frames[i].first, frames[i].second);
+              any = true;
+            }
+          if (!any) break;
+        }
+      ASSERT_TRUE(writer.ok());
+    }
+    const std::string one = json_of(mixed.string(), 1);
+    EXPECT_EQ(one.find("\"roce_packets\":0,"), std::string::npos) << "the mix holds SMC-R over RoCEv2";
+    for (std::size_t jobs : {2u, 4u}) EXPECT_EQ(json_of(mixed.string(), jobs), one) << jobs << " workers, " << mixed;
+    fs::remove(mixed);
+  }
+}
+
+// The command: -j 1 and -j 2 print the same; a folder is its capture files,
+// read as one run with one summary (the counts of each file added up).
+TEST(AnalysisParallel, CommandOverFilesAndFolders) {
+  const std::string cli = RDMACONF_CLI;
+  const std::string real = std::string(RDMACONF_TEST_CAPTURES) + "/real";
+  const std::string one_file = real + "/ulp-nfsv3-rdma.pcap";
+  EXPECT_EQ(testing::run_command(cli + " analyze -j 2 " + one_file + " 2>&1"),
+            testing::run_command(cli + " analyze -j 1 " + one_file + " 2>&1"));
+  int status = 0;
+  const std::string folder = testing::run_command(cli + " analyze -q -j 2 --json - " + real, &status);
+  EXPECT_EQ(WEXITSTATUS(status), 1);  // real captures break MUSTs
+  const auto files = files_under(real, false);
+  ASSERT_GE(files.size(), 10u);
+  std::uint64_t frames = 0, violations = 0;
+  const auto number = [](const std::string& json, const std::string& key) {
+    const auto at = json.find("\"" + key + "\":");
+    return at == std::string::npos ? ~0ull : std::stoull(json.substr(at + key.size() + 3));
+  };
+  for (const std::string& f : files) {
+    const std::string j = testing::run_command(cli + " analyze -q -j 1 --json - " + f);
+    frames += number(j, "frames");
+    violations += number(j, "violations");
+  }
+  EXPECT_EQ(number(folder, "frames"), frames);
+  EXPECT_EQ(number(folder, "violations"), violations);
+  EXPECT_NE(folder.find("\"captures\": [\"" + files.front() + "\""), std::string::npos);
+  EXPECT_NE(folder.find("{\"capture\":\""), std::string::npos);  // each violation names its file
+  // --annotate rewrites one file.
+  testing::run_command(cli + " analyze -q " + real + " --annotate /dev/null 2>/dev/null", &status);
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+}  // namespace
+}  // namespace rdmaconf::analysis

@@ -38,9 +38,12 @@ std::optional<std::uint8_t> llc_type_of(std::string_view unit) {
   return std::nullopt;
 }
 
-constexpr std::string_view kControlUnits[] = {"smcr.manual", "smcr.close", "smcr.abort", "smcr.shutdown",
-                                              "smcr.stop_reading", "smcr.resume_reading", "smcr.break_link",
-                                              "data.write"};
+constexpr std::string_view kControlUnits[] = {"smcr.manual",         "smcr.close",          "smcr.abort",
+                                              "smcr.shutdown",       "smcr.stop_reading",   "smcr.resume_reading",
+                                              "smcr.break_link",     "smcr.hold",           "data.write",
+                                              "smcr.iut.add_rmb",    "smcr.iut.delete_link", "smcr.iut.close",
+                                              "smcr.iut.add_link",
+                                              "smcr.one_port",       "smcr.delete_link"};
 constexpr std::string_view kEventUnits[] = {"smcr.link_up", "smcr.link_deleted", "smcr.terminated", "data"};
 
 // " (rfc7609-...)": the registry row a broken rule names, if any.
@@ -81,6 +84,7 @@ struct SmcrPhase {
   RoceFirstLink first;
   TapQueuePair* first_qp = nullptr;
   bool started = false, manual = false;
+  int start_line = 0;  // the step the phase began with
   std::optional<smcr::LinkGroup> group;
   std::optional<smcr::Connection> conn;
   std::uint32_t peer_token = 0;
@@ -96,7 +100,9 @@ struct SmcrPhase {
   std::uint64_t received = 0;  // messages from the IUT, in total
   std::uint64_t received_mark = 0;  // `received` when the last expectation passed: what `< silence` counts from
   std::multiset<std::uint8_t> raw_requests;  // types of the script's requests awaiting the IUT's reply
+  std::set<std::uint8_t> held;               // `> smcr.hold`: the IUT's requests of these types are the script's
   std::deque<smcr::Event> events;            // the tester's link group's, for smcr.* expectations
+  std::set<std::uint8_t> links_seen;         // link numbers that came up: a step naming one gone is the IUT's doing
   std::vector<std::string> problems;         // rules the IUT broke, as the tester's machines saw them
   std::size_t problems_reported = 0;
   bool reading = true;
@@ -117,11 +123,13 @@ struct SmcrPhase {
     log.push_back({m, qp.qp_number()});
     if (m.size() < 4 || m[0] == 0xFE) return true;
     const bool reply = (m[3] & smcr::kFlagReply) != 0;
-    if (auto it = raw_requests.find(static_cast<std::uint8_t>(m[0] & 0x0F)); reply && it != raw_requests.end()) {
+    const auto type = static_cast<std::uint8_t>(m[0] & 0x0F);
+    if (auto it = raw_requests.find(type); reply && it != raw_requests.end()) {
       raw_requests.erase(it);
       return false;
     }
-    return true;
+    // A request the script answers itself never reaches the tester's link group.
+    return reply || !held.contains(type);
   }
 
   void emit(const smcr::Output& o) {
@@ -150,6 +158,7 @@ struct SmcrPhase {
                         ": " + std::string(smcr::name(e.drop));
       problem(why + row_of(e.violation));
     }
+    if (e.kind == K::kLinkUp) links_seen.insert(e.link);
     if (e.kind == K::kConnectionMoved && conn)
       group->send_cdc(kTesterAlertToken, conn->failover_validation().header.bytes());
     if (events.size() < kMaxLogged) events.push_back(e);
@@ -226,12 +235,18 @@ namespace {
 bool started(Session& s, const Step& st, std::string& error) {
   SmcrPhase& p = *s.smcr;
   if (p.started) return true;
+  // The tester as SMC server (role initiator): its server takes the IUT's
+  // Confirm, the last CLC message that came.
+  const bool server = s.clc_server && !s.clc_client;
+  if (server && !s.clc_outcome && !s.last_clc_received.empty())
+    s.clc_outcome = s.clc_server->on_message(s.last_clc_received).outcome;
   if (!s.clc_outcome || s.clc_outcome->kind != clc::OutcomeKind::kSmc || !s.clc_outcome->peer)
     return error = "the SMC-R phase follows a CLC handshake that reached SMC-R: clc.proposal, clc.accept, clc.confirm first",
            false;
   const clc::SmcrLink& peer = *s.clc_outcome->peer;
   if (!p.side->connect_first(*p.first.qp, peer.qp_number, error)) return false;
   p.started = true;
+  p.start_line = st.line;
   p.manual = st.kind == StepKind::kSend && st.unit == "smcr.manual";
   p.peer_token = peer.rmbe_alert_token;
   smcr::Mac mac = 0;
@@ -239,9 +254,13 @@ bool started(Session& s, const Step& st, std::string& error) {
   const smcr::RToken peer_rmb{peer.rmb_rkey, peer.rmb_virtual_address};
   if (p.manual) return true;
   smcr::LinkGroupConfig cfg;
-  cfg.role = smcr::Role::kClient;  // the tester is the CLC client (role responder)
+  // The tester's side plays the CLC role it had: client against an IUT in
+  // role responder, server against one in role initiator.
+  cfg.role = server ? smcr::Role::kServer : smcr::Role::kClient;
   cfg.version = s.clc_outcome->version;
-  cfg.alternate = p.side->alternate();
+  // `> smcr.one_port` first: the tester offers no second RoCE port, so a
+  // second link shares its first one (asymmetric, §2.2.1).
+  if (!(st.kind == StepKind::kSend && st.unit == "smcr.one_port")) cfg.alternate = p.side->alternate();
   cfg.test_link_time = Time{0};  // the IUT's TEST LINKs are what cases watch
   p.group.emplace(cfg, *p.tap);
   p.group->start({p.first_qp, p.first.address, {mac, peer.gid, peer.qp_number}, p.first.rmb, peer_rmb}, p.now);
@@ -343,7 +362,17 @@ StepOutcome send(Session& s, const Step& st) {
   SmcrPhase& p = *s.smcr;
   const std::string& u = st.unit;
   std::string err;
-  if (u == "smcr.manual") return {};
+  if (u == "smcr.manual" || u == "smcr.one_port") {
+    // What the tester's side is made of: said before it starts.
+    if (st.line != p.start_line) return error("line " + std::to_string(st.line) + ": " + u + " is the first step of the SMC-R phase");
+    return {};
+  }
+  if (u == "smcr.hold") {
+    for (const Arg& a : st.args)
+      if (const auto type = llc_type_of(a.name)) p.held.insert(*type);
+    s.record(true, u, "");
+    return {};
+  }
   if (u == "smcr.stop_reading" || u == "smcr.resume_reading") {
     p.reading = u == "smcr.resume_reading";
   } else if (u == "smcr.close" || u == "smcr.abort" || u == "smcr.shutdown") {
@@ -356,6 +385,25 @@ StepOutcome send(Session& s, const Step& st) {
     if (auto* e = std::get_if<std::string>(&v)) return error(*e);
     p.to_send += std::get<std::uint64_t>(v);
     p.urgent = find_arg(st.args, "urgent") != nullptr;
+  } else if (u == "smcr.delete_link") {
+    // The tester's link group deletes link N (orderly): as server it runs
+    // the DELETE LINK exchange, as client it asks (§3.5.5.1.3-4).
+    const auto link = link_arg(s, st, err);
+    if (!link) return error(err);
+    if (!p.group || !p.group->slot_of(*link) || !p.group->delete_link(*link, true, p.now))
+      return error("line " + std::to_string(st.line) + ": the tester's link group has no link " + std::to_string(*link) + " to delete");
+  } else if (u.starts_with("smcr.iut.")) {
+    IutAction a;
+    a.kind = u == "smcr.iut.add_rmb"       ? IutAction::Kind::kAddRmb
+             : u == "smcr.iut.add_link"    ? IutAction::Kind::kAddLink
+             : u == "smcr.iut.delete_link" ? IutAction::Kind::kDeleteLink
+                                           : IutAction::Kind::kClose;
+    if (a.kind == IutAction::Kind::kDeleteLink) {
+      const auto link = link_arg(s, st, err);
+      if (!link) return error(err);
+      a.link = *link;
+    }
+    if (!p.side->iut_act(a, err)) return error("line " + std::to_string(st.line) + ": " + err);
   } else if (u == "smcr.break_link") {
     const auto link = link_arg(s, st, err);
     if (!link) return error(err);
@@ -370,6 +418,10 @@ StepOutcome send(Session& s, const Step& st) {
     if (auto* e = std::get_if<std::string>(&built)) return error("line " + std::to_string(st.line) + ": " + *e);
     auto& m = std::get<std::vector<std::uint8_t>>(built);
     TapQueuePair* qp = link_qp(p, *link);
+    // A link that was up and is gone now: the IUT ended it before the step.
+    if (!qp && p.links_seen.contains(*link))
+      return mismatch(Failure::Kind::kNothing, "link " + std::to_string(*link) + " is down before " + u + " could be sent on it",
+                      "link " + std::to_string(*link) + " down");
     if (!qp) return error("no link " + std::to_string(*link) + " to send on");
     if (p.group && m.size() >= 4 && m[0] != 0xFE && !(m[3] & smcr::kFlagReply)) p.raw_requests.insert(m[0] & 0x0F);
     s.record(true, u + (m[0] == 0xFE ? "" : " (link " + std::to_string(*link) + ")"), hex(m, 44));
@@ -400,7 +452,16 @@ bool matches(Session& s, const Alternative& alt, SmcrPhase::Logged& logged, std:
     if (!type || m[0] == 0xFE || (m[0] & 0x0F) != *type) return false;
   }
   std::vector<Block> blocks = message_blocks(m);
+  // `field=@name` binds what the IUT sent the first time, when the whole
+  // alternative matches (as the other suites' expectations do).
+  Captures captures = s.captures;
   for (const Arg& a : alt.args) {
+    if (a.value.kind == Value::Kind::kCapture && !captures.contains(a.value.text) && a.name != "link") {
+      auto hit = find_field(blocks, a.name);
+      if (!hit) return why = "no field " + a.name + " in " + alt.unit, false;
+      captures[a.value.text] = capture(*hit);
+      continue;
+    }
     if (a.name == "link") {
       auto n = number_arg(s, a);
       const std::uint64_t have = link_number_of(*s.smcr, logged.qp);
@@ -410,7 +471,7 @@ bool matches(Session& s, const Alternative& alt, SmcrPhase::Logged& logged, std:
     }
     auto hit = find_field(blocks, a.name);
     if (!hit) return why = "no field " + a.name + " in " + alt.unit, false;
-    auto v = resolve(a.value, hit->field, s.vars, &s.captures);
+    auto v = resolve(a.value, hit->field, s.vars, &captures);
     if (auto* e = std::get_if<std::string>(&v)) return why = *e, false;
     const Resolved& want = std::get<Resolved>(v);
     bool ok;
@@ -422,6 +483,7 @@ bool matches(Session& s, const Alternative& alt, SmcrPhase::Logged& logged, std:
     }
     if (!ok) return why = alt.unit + " " + a.name + " is " + show(*hit), false;
   }
+  s.captures = std::move(captures);
   return true;
 }
 
@@ -506,6 +568,7 @@ bool smcr_unit_known(std::string_view unit, bool sending) {
 bool smcr_field_known(std::string_view unit, std::string_view field) {
   if (unit == "data.write") return field == "octets" || field == "urgent";
   if (unit == "data") return field == "octets";
+  if (unit == "smcr.hold") return llc_type_of(field).has_value();  // the LLC units the script answers itself
   if (unit.starts_with("smcr.")) return field == "link" || field == "reason";
   if (field == "link") return true;
   std::vector<std::uint8_t> m(smcr::kLlcMessageSize);

@@ -43,7 +43,7 @@ constexpr std::string_view kControlUnits[] = {"smcr.manual",         "smcr.close
                                               "smcr.break_link",     "smcr.hold",           "data.write",
                                               "smcr.iut.add_rmb",    "smcr.iut.delete_link", "smcr.iut.close",
                                               "smcr.iut.add_link",
-                                              "smcr.one_port",       "smcr.delete_link"};
+                                              "smcr.one_port",       "smcr.delete_link",    "smcr.tamper"};
 constexpr std::string_view kEventUnits[] = {"smcr.link_up", "smcr.link_deleted", "smcr.terminated", "data"};
 
 // " (rfc7609-...)": the registry row a broken rule names, if any.
@@ -101,6 +101,16 @@ struct SmcrPhase {
   std::uint64_t received_mark = 0;  // `received` when the last expectation passed: what `< silence` counts from
   std::multiset<std::uint8_t> raw_requests;  // types of the script's requests awaiting the IUT's reply
   std::set<std::uint8_t> held;               // `> smcr.hold`: the IUT's requests of these types are the script's
+  // `> smcr.tamper`: the tester's link group's next request of `type` on
+  // link `link` goes out with `args` set (the script's own sends are as written).
+  struct Tamper {
+    std::uint8_t type = 0;
+    std::uint8_t link = 1;
+    std::vector<Arg> args;
+    std::string unit;
+  };
+  std::optional<Tamper> tamper;
+  bool script_sending = false;
   std::deque<smcr::Event> events;            // the tester's link group's, for smcr.* expectations
   std::set<std::uint8_t> links_seen;         // link numbers that came up: a step naming one gone is the IUT's doing
   std::vector<std::string> problems;         // rules the IUT broke, as the tester's machines saw them
@@ -290,6 +300,25 @@ std::optional<std::uint8_t> link_arg(Session& s, const Step& st, std::string& er
   return static_cast<std::uint8_t>(std::get<std::uint64_t>(n));
 }
 
+// Every field `args` names set in `m` (the LLC or CDC message of `unit`),
+// in the order written; the type last, so that the type's own fields were
+// reachable first. An error, or empty.
+std::string apply_fields(Session& s, std::vector<std::uint8_t>& m, const std::vector<Arg>& all, std::string_view unit) {
+  std::vector<const Arg*> args;
+  for (const Arg& a : all)
+    if (a.name != "link") args.push_back(&a);
+  std::stable_partition(args.begin(), args.end(), [](const Arg* a) { return a->name != "llc.type" && a->name != "cdc.type"; });
+  for (const Arg* a : args) {
+    std::vector<Block> blocks = message_blocks(m);
+    auto hit = find_field(blocks, a->name);
+    if (!hit) return "expected a field of " + std::string(unit) + ", got '" + a->name + "'";
+    auto v = resolve(a->value, hit->field, s.vars, &s.captures);
+    if (auto* e = std::get_if<std::string>(&v)) return *e;
+    store(*hit, std::get<Resolved>(v));
+  }
+  return {};
+}
+
 // A message the script sends: the reference encoder's, the tester's own
 // values filled in, then every field the step names (units.hpp).
 std::variant<std::vector<std::uint8_t>, std::string> build_message(Session& s, const Step& st, std::uint8_t link) {
@@ -339,20 +368,7 @@ std::variant<std::vector<std::uint8_t>, std::string> build_message(Session& s, c
     }
     m = smcr::encode(llc, {version, std::nullopt});
   }
-  // Fields in the order written; the type last, so that the type's own
-  // fields were reachable first.
-  std::vector<const Arg*> args;
-  for (const Arg& a : st.args)
-    if (a.name != "link") args.push_back(&a);
-  std::stable_partition(args.begin(), args.end(), [](const Arg* a) { return a->name != "llc.type" && a->name != "cdc.type"; });
-  for (const Arg* a : args) {
-    std::vector<Block> blocks = message_blocks(m);
-    auto hit = find_field(blocks, a->name);
-    if (!hit) return "expected a field of " + st.unit + ", got '" + a->name + "'";
-    auto v = resolve(a->value, hit->field, s.vars, &s.captures);
-    if (auto* e = std::get_if<std::string>(&v)) return *e;
-    store(*hit, std::get<Resolved>(v));
-  }
+  if (std::string e = apply_fields(s, m, st.args, st.unit); !e.empty()) return e;
   return m;
 }
 
@@ -385,6 +401,20 @@ StepOutcome send(Session& s, const Step& st) {
     if (auto* e = std::get_if<std::string>(&v)) return error(*e);
     p.to_send += std::get<std::uint64_t>(v);
     p.urgent = find_arg(st.args, "urgent") != nullptr;
+  } else if (u == "smcr.tamper") {
+    const auto link = link_arg(s, st, err);
+    if (!link) return error(err);
+    SmcrPhase::Tamper t;
+    t.link = *link;
+    for (const Arg& a : st.args)
+      if (const auto type = llc_type_of(a.name)) t.type = *type, t.unit = a.name;
+      else if (a.name != "link") t.args.push_back(a);
+    if (!t.type) return error("line " + std::to_string(st.line) + ": smcr.tamper names the LLC unit to change (llc.confirm_link ...)");
+    // Every field must be one of that unit's: tried on a message of its type.
+    std::vector<std::uint8_t> probe(smcr::kLlcMessageSize);
+    probe[0] = t.type;
+    if (std::string e = apply_fields(s, probe, t.args, t.unit); !e.empty()) return error("line " + std::to_string(st.line) + ": " + e);
+    p.tamper = std::move(t);
   } else if (u == "smcr.delete_link") {
     // The tester's link group deletes link N (orderly): as server it runs
     // the DELETE LINK exchange, as client it asks (§3.5.5.1.3-4).
@@ -425,7 +455,9 @@ StepOutcome send(Session& s, const Step& st) {
     if (!qp) return error("no link " + std::to_string(*link) + " to send on");
     if (p.group && m.size() >= 4 && m[0] != 0xFE && !(m[3] & smcr::kFlagReply)) p.raw_requests.insert(m[0] & 0x0F);
     s.record(true, u + (m[0] == 0xFE ? "" : " (link " + std::to_string(*link) + ")"), hex(m, 44));
+    p.script_sending = true;
     qp->post_send(m);
+    p.script_sending = false;
   }
   s.record(true, u, "");
   p.pump();
@@ -569,6 +601,9 @@ bool smcr_field_known(std::string_view unit, std::string_view field) {
   if (unit == "data.write") return field == "octets" || field == "urgent";
   if (unit == "data") return field == "octets";
   if (unit == "smcr.hold") return llc_type_of(field).has_value();  // the LLC units the script answers itself
+  if (unit == "smcr.tamper")  // the LLC unit to change and fields of some LLC unit (send() checks them against it)
+    return field == "link" || llc_type_of(field) ||
+           std::any_of(std::begin(kLlcUnits), std::end(kLlcUnits), [&](const LlcUnit& u) { return smcr_field_known(u.unit, field); });
   if (unit.starts_with("smcr.")) return field == "link" || field == "reason";
   if (field == "link") return true;
   std::vector<std::uint8_t> m(smcr::kLlcMessageSize);
@@ -600,6 +635,15 @@ bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error) {
   p->first_qp = p->tap->adopt(*first->qp);
   SmcrPhase* raw = p.get();
   p->tap->incoming = [raw](smcr::QueuePair& qp, std::vector<std::uint8_t>& m) { return raw->on_receive(qp, m); };
+  // The session owns the phase: it outlives this tap.
+  p->tap->outgoing = [raw, &s](smcr::QueuePair& qp, std::vector<std::uint8_t>& m) {
+    if (!raw->tamper || raw->script_sending || m.size() < smcr::kLlcMessageSize || m[0] == 0xFE) return true;
+    const SmcrPhase::Tamper& t = *raw->tamper;
+    if ((m[0] & 0x0F) != t.type || (m[3] & smcr::kFlagReply) || link_number_of(*raw, qp.qp_number()) != t.link) return true;
+    (void)apply_fields(s, m, t.args, t.unit);  // send() tried them on a message of this type
+    raw->tamper.reset();
+    return true;
+  };
   link.qp_number = first->qp->qp_number();
   link.rmb_rkey = first->rtoken.rkey;
   link.rmb_virtual_address = first->rtoken.virtual_address;

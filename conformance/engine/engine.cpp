@@ -286,6 +286,8 @@ void check_send(const Case& c, const Step& st, const CheckError& err) {
     if (!runner::smcr_unit_known(u, true)) err(st, "expected an SMC-R unit to send (llc.test_link, cdc, data.write, smcr.close, ...), got '" + u + "'");
     for (const Arg& a : st.args)
       if (!runner::smcr_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
+    if (u.starts_with("smcr.iut.") && !c.needs_item("smcr-actions"))
+      err(st, "expected 'needs: smcr-actions' in a case that asks the IUT to act on its own");
     return;
   }
   check_send_options(c, st, err);
@@ -455,9 +457,7 @@ std::vector<std::string> check_case(const Case& c) {
     for (const Step& st : c.steps)
       if (st.kind == StepKind::kHandshake) err(st, "expected no MPA handshake in a CLC case");
   }
-  // The tester's SMC-R side is the CLC client (runner_smcr.hpp).
-  if (c.protocol == "smcr" && c.role != Role::kResponder && !c.steps.empty())
-    err(c.steps.front(), "expected role responder in an smcr case: the tester is the SMC client");
+
   check_connections(c, err);
   check_captures(c, err, out);
   return out;

@@ -129,7 +129,18 @@ constexpr FaultInfo kFaults[] = {
     {F::kSmcrConfirmRkeyRefused, "smcr-confirm-rkey-refused", "SMC-R", "answers every CONFIRM RKEY negatively (Z)", "RFC 7609 App. A.3.5", std::nullopt},
     {F::kSmcrDeleteRkeyNoMask, "smcr-delete-rkey-no-mask", "SMC-R", "answers a DELETE RKEY positively, Z and the error mask clear, though it could not delete an RKey", "RFC 7609 App. A.3.7", std::nullopt},
     {F::kSmcrNoTcpReset, "smcr-no-tcp-reset", "SMC-R", "keeps the TCP connection open after its SMC-R connection was aborted or its link group ended", "RFC 7609 §4.8.2", std::nullopt},
-    {F::kSmcrGroupDeleteIgnored, "smcr-group-delete-ignored", "SMC-R", "as server, takes no notice of a client's DELETE LINK with A", "RFC 7609 §3.5.4", std::nullopt},
+    {F::kSmcrGroupDeleteIgnored, "smcr-group-delete-ignored", "SMC-R", "takes no notice of the peer's DELETE LINK with A", "RFC 7609 §3.5.4", std::nullopt},
+    {F::kSmcrConfigExchangesOverlap, "smcr-config-exchanges-overlap", "SMC-R", "starts its own LLC exchange that changes the link group while another one runs", "RFC 7609 §3.5.5.3", std::nullopt},
+    {F::kSmcrLinkFreedOnDelete, "smcr-link-freed-on-delete", "SMC-R", "as server, frees a link's QP as soon as it sent DELETE LINK for it, before the client's reply", "RFC 7609 §3.5.5.1.3", std::nullopt},
+    {F::kSmcrRkeyOneLink, "smcr-rkey-one-link", "SMC-R", "announces a new RMB in CONFIRM RKEY with the RToken of the link it is sent on only", "RFC 7609 §3.5.5.2.1", std::nullopt},
+    {F::kSmcrRkeyNoRetry, "smcr-rkey-no-retry", "SMC-R", "gives a new RMB up after a negative CONFIRM RKEY reply that set C (retry)", "RFC 7609 App. A.3.5", std::nullopt},
+    {F::kSmcrRkeyRetryUnasked, "smcr-rkey-retry-unasked", "SMC-R", "runs CONFIRM RKEY anew at once after a negative reply without C", "RFC 7609 App. A.3.5", std::nullopt},
+    {F::kSmcrCloseIgnoresUnread, "smcr-close-ignores-unread", "SMC-R", "its application's close with received data unread sends C, not A", "RFC 7609 §4.8.1", std::nullopt},
+    {F::kSmcrSingleLinkEnds, "smcr-single-link-ends", "SMC-R", "as server, ends the link group when the client rejects its second link, rather than going on with one", "RFC 7609 §2.2.1", std::nullopt},
+    {F::kSmcrAsymmetricRefused, "smcr-asymmetric-link-refused", "SMC-R", "as server, gives up a second link whose client end is the client's first RNIC again (an asymmetric link)", "RFC 7609 §2.2.1", std::nullopt},
+    {F::kSmcrDeleteLinkUnanswered, "smcr-delete-link-unanswered", "SMC-R", "as client, never answers the server's DELETE LINK of one link", "RFC 7609 §3.5.5.1.3", std::nullopt},
+    {F::kSmcrClientAddWaits, "smcr-client-add-waits", "SMC-R", "as client, ends the link group when the server leaves its ADD LINK unanswered", "RFC 7609 §3.5.5.1.2", std::nullopt},
+    {F::kSmcrStaleConsumerCursor, "smcr-stale-consumer-cursor", "SMC-R", "a CDC message that announces data carries the consumer cursor last sent, not the one as it stands", "RFC 7609 §4.5.1", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace
@@ -155,6 +166,22 @@ smcr::Faults FaultSet::smcr_faults() const {
   if (has(FaultId::kSmcrRepeatSequenceNumber)) out.set(smcr::Fault::kRepeatSequenceNumber);
   if (has(FaultId::kSmcrSkipCdcChecks)) out.set(smcr::Fault::kSkipReceiveChecks);
   if (has(FaultId::kSmcrNoConsumerUpdate)) out.set(smcr::Fault::kNoConsumerUpdate);
+  if (has(FaultId::kSmcrCloseIgnoresUnread)) out.set(smcr::Fault::kCloseIgnoresUnread);
+  if (has(FaultId::kSmcrStaleConsumerCursor)) out.set(smcr::Fault::kStaleConsumerCursor);
+  return out;
+}
+
+smcr::GroupFaults FaultSet::smcr_group_faults() const {
+  using G = smcr::GroupFault;
+  smcr::GroupFaults out;
+  if (has(FaultId::kSmcrConfigExchangesOverlap)) out.set(G::kOverlapExchanges);
+  if (has(FaultId::kSmcrLinkFreedOnDelete)) out.set(G::kFreeLinkOnDelete);
+  if (has(FaultId::kSmcrRkeyOneLink)) out.set(G::kRkeyOneLink);
+  if (has(FaultId::kSmcrRkeyNoRetry)) out.set(G::kRkeyNoRetry);
+  if (has(FaultId::kSmcrRkeyRetryUnasked)) out.set(G::kRkeyRetryUnasked);
+  if (has(FaultId::kSmcrSingleLinkEnds)) out.set(G::kSingleLinkEnds);
+  if (has(FaultId::kSmcrAsymmetricRefused)) out.set(G::kAsymmetricRefused);
+  if (has(FaultId::kSmcrClientAddWaits)) out.set(G::kClientAddWaits);
   return out;
 }
 

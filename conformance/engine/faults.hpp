@@ -15,6 +15,7 @@
 
 #include "rdmap/stream.hpp"
 #include "smcr/connection.hpp"
+#include "smcr/link_group.hpp"
 
 namespace rdmaconf::conformance {
 
@@ -68,6 +69,9 @@ enum class FaultId : std::uint8_t {
   kSmcrWriterNotBlocked, kSmcrUrgentFlagsCleared, kSmcrCloseUnanswered, kSmcrAbortUnanswered,
   kSmcrWritePastWindow, kSmcrRepeatSequenceNumber, kSmcrSkipCdcChecks, kSmcrNoConsumerUpdate,
   kSmcrConfirmRkeyRefused, kSmcrDeleteRkeyNoMask, kSmcrGroupDeleteIgnored, kSmcrNoTcpReset,
+  kSmcrConfigExchangesOverlap, kSmcrLinkFreedOnDelete, kSmcrRkeyOneLink, kSmcrRkeyNoRetry, kSmcrRkeyRetryUnasked,
+  kSmcrCloseIgnoresUnread, kSmcrStaleConsumerCursor, kSmcrSingleLinkEnds, kSmcrAsymmetricRefused,
+  kSmcrDeleteLinkUnanswered, kSmcrClientAddWaits,
   kCount
 };
 
@@ -89,6 +93,7 @@ struct FaultSet {
   void set(FaultId f) { bits.set(static_cast<std::size_t>(f)); }
   rdmap::Faults stream_faults() const;
   smcr::Faults smcr_faults() const;  // the ones smcr::Connection takes itself
+  smcr::GroupFaults smcr_group_faults() const;  // the ones smcr::LinkGroup takes itself
   std::string names() const;
 };
 

@@ -291,6 +291,13 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
       cfg.accept_v2 = v == "v2";
       if (!cfg.accept_v1 && !cfg.accept_v2) return std::string("choose: expected v1 or v2");
     }
+    // The smcr suite with the IUT as SMC client: the tester's Accept names
+    // its first link's QP and RMB (runner_smcr.hpp).
+    if (s.c.protocol == "smcr") {
+      std::string error;
+      if (!s.smcr && !smcr_prepare_clc(s, cfg.link, error)) return error;
+      cfg.v2.rocev2_gid = cfg.link.gid;
+    }
     s.clc_server = std::make_unique<clc::ServerHandshake>(cfg);
     (void)s.clc_server->start(true);
     const clc::Step step = s.clc_server->on_message(s.last_clc_received);

@@ -40,9 +40,12 @@ std::optional<std::uint8_t> llc_type_of(std::string_view unit) {
   return std::nullopt;
 }
 
-constexpr std::string_view kControlUnits[] = {"smcr.manual", "smcr.close", "smcr.abort", "smcr.shutdown",
-                                              "smcr.stop_reading", "smcr.resume_reading", "smcr.break_link",
-                                              "data.write"};
+constexpr std::string_view kControlUnits[] = {"smcr.manual",         "smcr.close",          "smcr.abort",
+                                              "smcr.shutdown",       "smcr.stop_reading",   "smcr.resume_reading",
+                                              "smcr.break_link",     "smcr.hold",           "data.write",
+                                              "smcr.iut.add_rmb",    "smcr.iut.delete_link", "smcr.iut.close",
+                                              "smcr.iut.add_link",
+                                              "smcr.one_port",       "smcr.delete_link",    "smcr.tamper"};
 constexpr std::string_view kEventUnits[] = {"smcr.link_up", "smcr.link_deleted", "smcr.terminated", "data"};
 
 // " (rfc7609-...)": the registry row a broken rule names, if any.
@@ -85,6 +88,7 @@ struct SmcrPhase {
   bool started = false, manual = false;
   bool connected = false;      // the first link's queue pair is connected
   std::uint32_t first_psn = 0;  // the initial PSN the tester's CLC message announced
+  int start_line = 0;  // the step the phase began with
   std::optional<smcr::LinkGroup> group;
   std::optional<smcr::Connection> conn;
   std::uint32_t peer_token = 0;
@@ -101,7 +105,19 @@ struct SmcrPhase {
   std::vector<std::uint8_t> last_received;  // the IUT's latest message: what broke a `< silence`
   std::uint64_t received_mark = 0;  // `received` when the last expectation passed: what `< silence` counts from
   std::multiset<std::uint8_t> raw_requests;  // types of the script's requests awaiting the IUT's reply
+  std::set<std::uint8_t> held;               // `> smcr.hold`: the IUT's requests of these types are the script's
+  // `> smcr.tamper`: the tester's link group's next request of `type` on
+  // link `link` goes out with `args` set (the script's own sends are as written).
+  struct Tamper {
+    std::uint8_t type = 0;
+    std::uint8_t link = 1;
+    std::vector<Arg> args;
+    std::string unit;
+  };
+  std::optional<Tamper> tamper;
+  bool script_sending = false;
   std::deque<smcr::Event> events;            // the tester's link group's, for smcr.* expectations
+  std::set<std::uint8_t> links_seen;         // link numbers that came up: a step naming one gone is the IUT's doing
   std::vector<std::string> problems;         // rules the IUT broke, as the tester's machines saw them
   std::size_t problems_reported = 0;
   bool reading = true;
@@ -138,11 +154,13 @@ struct SmcrPhase {
     log.push_back({m, qp.qp_number()});
     if (m.size() < 4 || m[0] == 0xFE) return true;
     const bool reply = (m[3] & smcr::kFlagReply) != 0;
-    if (auto it = raw_requests.find(static_cast<std::uint8_t>(m[0] & 0x0F)); reply && it != raw_requests.end()) {
+    const auto type = static_cast<std::uint8_t>(m[0] & 0x0F);
+    if (auto it = raw_requests.find(type); reply && it != raw_requests.end()) {
       raw_requests.erase(it);
       return false;
     }
-    return true;
+    // A request the script answers itself never reaches the tester's link group.
+    return reply || !held.contains(type);
   }
 
   void emit(const smcr::Output& o) {
@@ -171,6 +189,7 @@ struct SmcrPhase {
                         ": " + std::string(smcr::name(e.drop));
       problem(why + row_of(e.violation));
     }
+    if (e.kind == K::kLinkUp) links_seen.insert(e.link);
     if (e.kind == K::kConnectionMoved && conn)
       group->send_cdc(kTesterAlertToken, conn->failover_validation().header.bytes());
     if (events.size() < kMaxLogged) events.push_back(e);
@@ -264,12 +283,18 @@ bool connect_first_link(Session& s, std::string& error) {
 bool started(Session& s, const Step& st, std::string& error) {
   SmcrPhase& p = *s.smcr;
   if (p.started) return true;
+  // The tester as SMC server (role initiator): its server takes the IUT's
+  // Confirm, the last CLC message that came.
+  const bool server = s.clc_server && !s.clc_client;
+  if (server && !s.clc_outcome && !s.last_clc_received.empty())
+    s.clc_outcome = s.clc_server->on_message(s.last_clc_received).outcome;
   if (!reached_smcr(s))
     return error = "the SMC-R phase follows a CLC handshake that reached SMC-R: clc.proposal, clc.accept, clc.confirm first",
            false;
   const clc::SmcrLink& peer = *s.clc_outcome->peer;
   if (!connect_first_link(s, error)) return false;
   p.started = true;
+  p.start_line = st.line;
   p.manual = st.kind == StepKind::kSend && st.unit == "smcr.manual";
   p.peer_token = peer.rmbe_alert_token;
   smcr::Mac mac = 0;
@@ -277,9 +302,13 @@ bool started(Session& s, const Step& st, std::string& error) {
   const smcr::RToken peer_rmb{peer.rmb_rkey, peer.rmb_virtual_address};
   if (p.manual) return true;
   smcr::LinkGroupConfig cfg;
-  cfg.role = smcr::Role::kClient;  // the tester is the CLC client (role responder)
+  // The tester's side plays the CLC role it had: client against an IUT in
+  // role responder, server against one in role initiator.
+  cfg.role = server ? smcr::Role::kServer : smcr::Role::kClient;
   cfg.version = s.clc_outcome->version;
-  cfg.alternate = p.side->alternate();
+  // `> smcr.one_port` first: the tester offers no second RoCE port, so a
+  // second link shares its first one (asymmetric, §2.2.1).
+  if (!(st.kind == StepKind::kSend && st.unit == "smcr.one_port")) cfg.alternate = p.side->alternate();
   cfg.test_link_time = Time{0};  // the IUT's TEST LINKs are what cases watch
   p.group.emplace(cfg, *p.tap);
   p.group->start({p.first_qp, p.first.address, {mac, peer.gid, peer.qp_number}, p.first.rmb, peer_rmb}, p.now);
@@ -307,6 +336,25 @@ std::optional<std::uint8_t> link_arg(Session& s, const Step& st, std::string& er
   auto n = number_arg(s, *a);
   if (auto* e = std::get_if<std::string>(&n)) return error = *e, std::nullopt;
   return static_cast<std::uint8_t>(std::get<std::uint64_t>(n));
+}
+
+// Every field `args` names set in `m` (the LLC or CDC message of `unit`),
+// in the order written; the type last, so that the type's own fields were
+// reachable first. An error, or empty.
+std::string apply_fields(Session& s, std::vector<std::uint8_t>& m, const std::vector<Arg>& all, std::string_view unit) {
+  std::vector<const Arg*> args;
+  for (const Arg& a : all)
+    if (a.name != "link") args.push_back(&a);
+  std::stable_partition(args.begin(), args.end(), [](const Arg* a) { return a->name != "llc.type" && a->name != "cdc.type"; });
+  for (const Arg* a : args) {
+    std::vector<Block> blocks = message_blocks(m);
+    auto hit = find_field(blocks, a->name);
+    if (!hit) return "expected a field of " + std::string(unit) + ", got '" + a->name + "'";
+    auto v = resolve(a->value, hit->field, s.vars, &s.captures);
+    if (auto* e = std::get_if<std::string>(&v)) return *e;
+    store(*hit, std::get<Resolved>(v));
+  }
+  return {};
 }
 
 // A message the script sends: the reference encoder's, the tester's own
@@ -358,20 +406,7 @@ std::variant<std::vector<std::uint8_t>, std::string> build_message(Session& s, c
     }
     m = smcr::encode(llc, {version, std::nullopt});
   }
-  // Fields in the order written; the type last, so that the type's own
-  // fields were reachable first.
-  std::vector<const Arg*> args;
-  for (const Arg& a : st.args)
-    if (a.name != "link") args.push_back(&a);
-  std::stable_partition(args.begin(), args.end(), [](const Arg* a) { return a->name != "llc.type" && a->name != "cdc.type"; });
-  for (const Arg* a : args) {
-    std::vector<Block> blocks = message_blocks(m);
-    auto hit = find_field(blocks, a->name);
-    if (!hit) return "expected a field of " + st.unit + ", got '" + a->name + "'";
-    auto v = resolve(a->value, hit->field, s.vars, &s.captures);
-    if (auto* e = std::get_if<std::string>(&v)) return *e;
-    store(*hit, std::get<Resolved>(v));
-  }
+  if (std::string e = apply_fields(s, m, st.args, st.unit); !e.empty()) return e;
   return m;
 }
 
@@ -381,7 +416,17 @@ StepOutcome send(Session& s, const Step& st) {
   SmcrPhase& p = *s.smcr;
   const std::string& u = st.unit;
   std::string err;
-  if (u == "smcr.manual") return {};
+  if (u == "smcr.manual" || u == "smcr.one_port") {
+    // What the tester's side is made of: said before it starts.
+    if (st.line != p.start_line) return error("line " + std::to_string(st.line) + ": " + u + " is the first step of the SMC-R phase");
+    return {};
+  }
+  if (u == "smcr.hold") {
+    for (const Arg& a : st.args)
+      if (const auto type = llc_type_of(a.name)) p.held.insert(*type);
+    s.record(true, u, "");
+    return {};
+  }
   if (u == "smcr.stop_reading" || u == "smcr.resume_reading") {
     p.reading = u == "smcr.resume_reading";
   } else if (u == "smcr.close" || u == "smcr.abort" || u == "smcr.shutdown") {
@@ -394,6 +439,39 @@ StepOutcome send(Session& s, const Step& st) {
     if (auto* e = std::get_if<std::string>(&v)) return error(*e);
     p.to_send += std::get<std::uint64_t>(v);
     p.urgent = find_arg(st.args, "urgent") != nullptr;
+  } else if (u == "smcr.tamper") {
+    const auto link = link_arg(s, st, err);
+    if (!link) return error(err);
+    SmcrPhase::Tamper t;
+    t.link = *link;
+    for (const Arg& a : st.args)
+      if (const auto type = llc_type_of(a.name)) t.type = *type, t.unit = a.name;
+      else if (a.name != "link") t.args.push_back(a);
+    if (!t.type) return error("line " + std::to_string(st.line) + ": smcr.tamper names the LLC unit to change (llc.confirm_link ...)");
+    // Every field must be one of that unit's: tried on a message of its type.
+    std::vector<std::uint8_t> probe(smcr::kLlcMessageSize);
+    probe[0] = t.type;
+    if (std::string e = apply_fields(s, probe, t.args, t.unit); !e.empty()) return error("line " + std::to_string(st.line) + ": " + e);
+    p.tamper = std::move(t);
+  } else if (u == "smcr.delete_link") {
+    // The tester's link group deletes link N (orderly): as server it runs
+    // the DELETE LINK exchange, as client it asks (§3.5.5.1.3-4).
+    const auto link = link_arg(s, st, err);
+    if (!link) return error(err);
+    if (!p.group || !p.group->slot_of(*link) || !p.group->delete_link(*link, true, p.now))
+      return error("line " + std::to_string(st.line) + ": the tester's link group has no link " + std::to_string(*link) + " to delete");
+  } else if (u.starts_with("smcr.iut.")) {
+    IutAction a;
+    a.kind = u == "smcr.iut.add_rmb"       ? IutAction::Kind::kAddRmb
+             : u == "smcr.iut.add_link"    ? IutAction::Kind::kAddLink
+             : u == "smcr.iut.delete_link" ? IutAction::Kind::kDeleteLink
+                                           : IutAction::Kind::kClose;
+    if (a.kind == IutAction::Kind::kDeleteLink) {
+      const auto link = link_arg(s, st, err);
+      if (!link) return error(err);
+      a.link = *link;
+    }
+    if (!p.side->iut_act(a, err)) return error("line " + std::to_string(st.line) + ": " + err);
   } else if (u == "smcr.break_link") {
     const auto link = link_arg(s, st, err);
     if (!link) return error(err);
@@ -408,10 +486,16 @@ StepOutcome send(Session& s, const Step& st) {
     if (auto* e = std::get_if<std::string>(&built)) return error("line " + std::to_string(st.line) + ": " + *e);
     auto& m = std::get<std::vector<std::uint8_t>>(built);
     TapQueuePair* qp = link_qp(p, *link);
+    // A link that was up and is gone now: the IUT ended it before the step.
+    if (!qp && p.links_seen.contains(*link))
+      return mismatch(Failure::Kind::kNothing, "link " + std::to_string(*link) + " is down before " + u + " could be sent on it",
+                      "link " + std::to_string(*link) + " down");
     if (!qp) return error("no link " + std::to_string(*link) + " to send on");
     if (p.group && m.size() >= 4 && m[0] != 0xFE && !(m[3] & smcr::kFlagReply)) p.raw_requests.insert(m[0] & 0x0F);
     s.record(true, u + (m[0] == 0xFE ? "" : " (link " + std::to_string(*link) + ")"), hex(m, 44));
+    p.script_sending = true;
     qp->post_send(m);
+    p.script_sending = false;
   }
   s.record(true, u, "");
   p.pump();
@@ -438,7 +522,16 @@ bool matches(Session& s, const Alternative& alt, SmcrPhase::Logged& logged, std:
     if (!type || m[0] == 0xFE || (m[0] & 0x0F) != *type) return false;
   }
   std::vector<Block> blocks = message_blocks(m);
+  // `field=@name` binds what the IUT sent the first time, when the whole
+  // alternative matches (as the other suites' expectations do).
+  Captures captures = s.captures;
   for (const Arg& a : alt.args) {
+    if (a.value.kind == Value::Kind::kCapture && !captures.contains(a.value.text) && a.name != "link") {
+      auto hit = find_field(blocks, a.name);
+      if (!hit) return why = "no field " + a.name + " in " + alt.unit, false;
+      captures[a.value.text] = capture(*hit);
+      continue;
+    }
     if (a.name == "link") {
       auto n = number_arg(s, a);
       const std::uint64_t have = link_number_of(*s.smcr, logged.qp);
@@ -448,7 +541,7 @@ bool matches(Session& s, const Alternative& alt, SmcrPhase::Logged& logged, std:
     }
     auto hit = find_field(blocks, a.name);
     if (!hit) return why = "no field " + a.name + " in " + alt.unit, false;
-    auto v = resolve(a.value, hit->field, s.vars, &s.captures);
+    auto v = resolve(a.value, hit->field, s.vars, &captures);
     if (auto* e = std::get_if<std::string>(&v)) return why = *e, false;
     const Resolved& want = std::get<Resolved>(v);
     bool ok;
@@ -460,6 +553,7 @@ bool matches(Session& s, const Alternative& alt, SmcrPhase::Logged& logged, std:
     }
     if (!ok) return why = alt.unit + " " + a.name + " is " + show(*hit) + " (" + hex(m, 44) + ")", false;
   }
+  s.captures = std::move(captures);
   return true;
 }
 
@@ -569,6 +663,10 @@ bool smcr_unit_known(std::string_view unit, bool sending) {
 bool smcr_field_known(std::string_view unit, std::string_view field) {
   if (unit == "data.write") return field == "octets" || field == "urgent";
   if (unit == "data") return field == "octets";
+  if (unit == "smcr.hold") return llc_type_of(field).has_value();  // the LLC units the script answers itself
+  if (unit == "smcr.tamper")  // the LLC unit to change and fields of some LLC unit (send() checks them against it)
+    return field == "link" || llc_type_of(field) ||
+           std::any_of(std::begin(kLlcUnits), std::end(kLlcUnits), [&](const LlcUnit& u) { return smcr_field_known(u.unit, field); });
   if (unit.starts_with("smcr.")) return field == "link" || field == "reason";
   if (field == "link") return true;
   std::vector<std::uint8_t> m(smcr::kLlcMessageSize);
@@ -610,6 +708,15 @@ bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error) {
     static std::atomic<std::uint16_t> instance{static_cast<std::uint16_t>(std::random_device{}())};
     link.peer_id = std::uint64_t{++instance} << 48 | (first->address.mac & 0xFFFFFFFFFFFFull);
   }
+  // The session owns the phase: it outlives this tap.
+  p->tap->outgoing = [raw, &s](smcr::QueuePair& qp, std::vector<std::uint8_t>& m) {
+    if (!raw->tamper || raw->script_sending || m.size() < smcr::kLlcMessageSize || m[0] == 0xFE) return true;
+    const SmcrPhase::Tamper& t = *raw->tamper;
+    if ((m[0] & 0x0F) != t.type || (m[3] & smcr::kFlagReply) || link_number_of(*raw, qp.qp_number()) != t.link) return true;
+    (void)apply_fields(s, m, t.args, t.unit);  // send() tried them on a message of this type
+    raw->tamper.reset();
+    return true;
+  };
   link.qp_number = first->qp->qp_number();
   link.rmb_rkey = first->rtoken.rkey;
   link.rmb_virtual_address = first->rtoken.virtual_address;

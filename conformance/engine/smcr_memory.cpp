@@ -113,6 +113,7 @@ class IutSide {
   }
 
   bool drive(Time now) {
+    now_ = now;
     bool any = false;
     if (!started_) {
       group_.start(first_, now);
@@ -134,6 +135,35 @@ class IutSide {
     return any;
   }
 
+  // What a script step asks of the IUT (`> smcr.iut.ACTION`); the runner
+  // drives the outcome.
+  bool act(const IutAction& a, std::string& error) {
+    if (!started_) return error = "the IUT's link group has not started", false;
+    switch (a.kind) {
+      case IutAction::Kind::kAddRmb: {
+        // A second RMB, of the first one's element size (§2.1: the owner
+        // sizes its RMBs; the ULP would put its next connections there).
+        const std::optional<std::uint32_t> rmb = host_.allocate_rmb(h_.own.rmbe_size);
+        if (!rmb) return error = "the IUT's host has no room for another RMB", false;
+        if (!group_.add_rmb(*rmb, now_)) return error = "the IUT's link group takes no more requests", false;
+        return true;
+      }
+      case IutAction::Kind::kAddLink:
+        if (!group_.add_link(now_)) return error = "the IUT's link group takes no more requests", false;
+        return true;
+      case IutAction::Kind::kDeleteLink:
+        if (!group_.slot_of(a.link)) return error = "the IUT's link group has no link " + std::to_string(a.link), false;
+        if (!group_.delete_link(a.link, true, now_)) return error = "the IUT's link group takes no more requests", false;
+        return true;
+      case IutAction::Kind::kClose:
+        // The application closes (§4.8.1): C, or A with data still unread.
+        emit(conn_->close());
+        closed_ = true;
+        return true;
+    }
+    return error = "unknown IUT action", false;
+  }
+
  private:
   static smcr::LinkGroupConfig group_config(const Handoff& h) {
     smcr::LinkGroupConfig c;
@@ -142,6 +172,7 @@ class IutSide {
     c.alternate = kIutPort2;
     c.add_second_link = !h.faults.has(FaultId::kSmcrNoSecondLink);
     if (h.faults.has(FaultId::kSmcrNoTestLink)) c.test_link_time = Time{0};
+    c.faults = h.faults.smcr_group_faults();
     return c;
   }
 
@@ -220,6 +251,7 @@ class IutSide {
       m[3] &= static_cast<std::uint8_t>(~kZ);
       body_set<smcr::DeleteRkeySpec>(m, smcr::DeleteRkeySpec::Field::ErrorMask, 0);
     }
+    if (base == 4 && reply && (m[3] & 0x40) == 0 && f.has(FaultId::kSmcrDeleteLinkUnanswered)) return false;
     if (base == 4 && !reply && f.has(FaultId::kSmcrDeleteLinkHeld) && group_.state() != smcr::LinkGroup::State::kTerminated)
       return (m[3] & 0x40) != 0;  // A (the whole group) still goes out
     return true;
@@ -251,6 +283,7 @@ class IutSide {
   std::optional<smcr::Connection> conn_;
   std::vector<std::uint8_t> buf_;
   bool started_ = false, closed_ = false;
+  Time now_{0};
 };
 
 // ------------------------------------------------------------- the tester's side
@@ -297,6 +330,11 @@ class MemoryRoceSide final : public RoceSide {
   }
 
   bool drive(Time now) override { return iut_ && iut_->drive(now); }
+
+  bool iut_act(const IutAction& a, std::string& error) override {
+    if (!iut_) return error = "the reference IUT has not reached SMC-R on this connection", false;
+    return iut_->act(a, error);
+  }
 
   bool break_link(smcr::QueuePair& qp) override {
     smcr::MemoryQueuePair* q = x_->fabric.find_qp(qp.qp_number());

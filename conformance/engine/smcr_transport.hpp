@@ -41,6 +41,20 @@ struct RoceFirstLink {
   std::uint64_t rmb_size = 0;
 };
 
+// What a script asks the IUT's own side to do (`> smcr.iut.ACTION`, the
+// cases that need `smcr-actions`): its application or its link group acts,
+// unprompted by the tester.
+struct IutAction {
+  enum class Kind : std::uint8_t {
+    kAddRmb,      // a new RMB for the link group: its CONFIRM RKEY (§3.5.5.2.1)
+    kAddLink,     // a new link: the server's ADD LINK, or the client's telling of a new RNIC (§3.5.5.1.2)
+    kDeleteLink,  // the link numbered `link` leaves the group: DELETE LINK (§3.5.5.1.3)
+    kClose,       // the application closes its connection (§4.8.1)
+  };
+  Kind kind = Kind::kAddRmb;
+  std::uint8_t link = 0;
+};
+
 class RoceSide {
  public:
   virtual ~RoceSide() = default;
@@ -65,6 +79,12 @@ class RoceSide {
   virtual bool in_process() const { return false; }
   // A path failure on the link whose tester queue pair is `qp` (§4.6).
   virtual bool break_link(smcr::QueuePair& qp) = 0;
+  // Has the IUT's side act on its own; false with `error` when this side
+  // cannot ask it (only an IUT in process can be asked).
+  virtual bool iut_act(const IutAction& /*action*/, std::string& error) {
+    error = "this RoCE side cannot ask the IUT to act on its own (needs: smcr-actions)";
+    return false;
+  }
 };
 
 using RoceFactory = std::function<std::unique_ptr<RoceSide>(const RoceEndpoints&, std::string& error)>;

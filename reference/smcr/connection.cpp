@@ -188,7 +188,14 @@ CdcMessage Connection::make_cdc(bool p, bool u, Flags flags) {
   sequence_ = config_.faults.has(Fault::kRepeatSequenceNumber) ? std::uint16_t{1}
                                                               : static_cast<std::uint16_t>(sequence_ + 1);
   CdcMessage m = build_cdc(sequence_, p, u, flags, false);
-  confirmed_ = consumer_;
+  // rfc7609-4.5.1-cursor-update-piggybacked: build_cdc put the consumer
+  // cursor as it stands; the fault leaves the last one sent in a message
+  // that announces data.
+  if (config_.faults.has(Fault::kStaleConsumerCursor) && written_ > written_announced_)
+    m.header.set(F::ConsumerWrap, confirmed_.wrap).set(F::ConsumerCursor, confirmed_.count);
+  else
+    confirmed_ = consumer_;
+  written_announced_ = written_;
   urgent_consumed_ = false;
   if (p) urgent_announced_ = true;
   if (u) urgent_announced_ = false;
@@ -399,8 +406,9 @@ Output Connection::close() {
   using S = ConnectionState;
   if (state_ == S::kClosed || state_ == S::kPeerAbortWait || state_ == S::kPeerFinCloseWait) return {};
   if (sent_closed_ || sent_abort_ || close_pending_) return {};
-  // §4.8.1 3A: closing with unread data resets the connection.
-  if (unread() > 0) return send_abort();
+  // rfc7609-4.8.1-close-with-unread-data-aborts: closing with unread data
+  // resets the connection.
+  if (unread() > 0 && !config_.faults.has(Fault::kCloseIgnoresUnread)) return send_abort();
   close_pending_ = true;
   return push(false);
 }

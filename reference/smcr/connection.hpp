@@ -107,6 +107,8 @@ enum class Fault : std::uint8_t {
   kNoConsumerUpdate,     // against §4.5.1: never sends a consumer cursor update on its own
   kSkipReceiveChecks,    // takes the peer's CDC messages and Writes unjudged, but for the data area's bounds
   kRepeatSequenceNumber, // against A.4: every CDC message carries sequence number 1
+  kCloseIgnoresUnread,   // against §4.8.1: close() with unread data sends C, not A
+  kStaleConsumerCursor,  // against §4.5.1: a CDC message announcing data carries the consumer cursor last sent
   kCount
 };
 using Faults = wire::FaultSet<Fault>;
@@ -322,6 +324,7 @@ class Connection {
   Cursor consumer_;                       // next octet this side consumes in its own RMBE
   Cursor peer_producer_;                  // the peer's last producer cursor
   Cursor confirmed_;                      // the consumer cursor this side last sent
+  std::uint64_t written_announced_ = 0;   // written_ when the last CDC message went out
   std::optional<std::uint16_t> peer_sequence_;
   std::optional<Cursor> written_to_;      // where the peer's Writes end (on_rdma_write)
   std::uint64_t received_ = 0, consumed_ = 0;

@@ -529,6 +529,12 @@ void LinkGroup::terminate(std::uint32_t reason, Time now) {
 bool LinkGroup::queue(Request r, Time now) {
   if (state_ != State::kActive && state_ != State::kConfirmingFirstLink) return false;
   if (requests_.size() >= kMaxRequests) return false;
+  // rfc7609-3.5.5.3-one-config-exchange: the request waits for the running
+  // exchange (start_next); the fault starts it over the running one.
+  if (cfg_.faults.has(GroupFault::kOverlapExchanges) && state_ == State::kActive && flow_.kind != FlowKind::kNone) {
+    start_flow(r, now);
+    return true;
+  }
   requests_.push_back(r);
   start_next(now);
   return true;

@@ -49,6 +49,7 @@
 #include "check/smcr.hpp"
 #include "smcr/encode.hpp"
 #include "smcr/transport.hpp"
+#include "wire/fault_set.hpp"
 
 namespace rdmaconf::smcr {
 
@@ -74,6 +75,26 @@ struct LinkAddress {
   friend bool operator==(const LinkAddress&, const LinkAddress&) = default;
 };
 
+// Deviations a conformance case may switch on, to prove it can fail
+// (mutation), as Connection's Faults are.
+enum class GroupFault : std::uint8_t {
+  kOverlapExchanges,   // against §3.5.5.3: a request of ours starts while another exchange runs
+  kFreeLinkOnDelete,   // against §3.5.5.1.3: the server frees a link as it sends DELETE LINK for it
+  kRkeyOneLink,        // against §3.5.5.2.1: a new RMB's CONFIRM RKEY names its own link's RToken only
+  kRkeyNoRetry,        // against A.3.5: a negative CONFIRM RKEY reply with C is not retried
+  kRkeyRetryUnasked,   // against A.3.5: a negative reply without C is retried at once
+  kSingleLinkEnds,     // against §2.2.1: the server ends the group when its second link is rejected
+  kAsymmetricRefused,  // against §2.2.1: the server gives up a second link on the peer's first RNIC
+  kClientAddWaits,     // against §3.5.5.1.2: a v1 client ends the group when its ADD LINK gets no answer
+  kCount
+};
+using GroupFaults = wire::FaultSet<GroupFault>;
+
+// A.3.5: how often one RMB's CONFIRM RKEY is run anew after negative
+// replies with C, so that a peer that always says "retry" cannot keep the
+// group busy.
+inline constexpr std::size_t kMaxRkeyRetries = 3;
+
 struct LinkGroupConfig {
   Role role = Role::kServer;
   std::uint8_t version = 1;  // the SMC-R version CLC agreed: 1, or 2 (Linux's v2 LLC)
@@ -87,6 +108,7 @@ struct LinkGroupConfig {
   // always does; a client without an alternate port rejects it).
   bool add_second_link = true;
   Time test_link_time = kTestLinkTime;  // 0: no TEST LINK
+  GroupFaults faults;
 };
 
 // The first link as CLC set it up (App. A.2.3/A.2.4: each side's QP, MAC,
@@ -117,7 +139,7 @@ struct Event {
     kLinkDeleted,       // link `link` is gone (`reason`: the DELETE LINK reason code)
     kLinkAddRejected,   // our ADD LINK was rejected, or failed (`reason`: RsnCode, or 0 for none)
     kRmbConfirmed,      // our RMB `rmb` has RTokens at the peer on every link
-    kRmbRejected,       // refused (`reason` 1: retry later, C), or kNoReply, or the link was lost
+    kRmbRejected,       // refused (`reason` 1: C, and the group runs it anew itself), or kNoReply, or the link was lost
     kRmbDeleted,        // our RMB `rmb` is freed (`reason`: the peer's error mask or count, or kNoReply)
     kPeerRmbAdded,      // the peer added an RMB: `rtoken` on link `link`
     kPeerRmbDeleted,    // the peer deleted the RMB with `rtoken.rkey` on link `link`
@@ -331,6 +353,7 @@ class LinkGroup {
   std::vector<Route> routes_;
   std::deque<Event> events_;
   std::uint32_t test_counter_ = 0;
+  std::size_t rkey_retries_ = 0;  // A.3.5: CONFIRM RKEY runs anew since the last positive reply
 
   static constexpr std::size_t kMaxRequests = 64;
   static constexpr std::size_t kMaxTrackedWork = 4096;  // per connection

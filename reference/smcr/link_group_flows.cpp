@@ -36,12 +36,16 @@ void LinkGroup::start_flow(const Request& r, Time now) {
                      .on = *on};
         return;
       }
-      // §3.5.5.1.2: v1's ADD LINK from the client only tells of the new RNIC;
-      // the client must not wait for an answer.
+      // rfc7609-3.5.5.1.2-client-add-unanswered: v1's ADD LINK from the
+      // client only tells of the new RNIC; the client does not wait for an
+      // answer (the fault does, and takes none as an error).
       AddLink a;
       a.mac = cfg_.alternate->mac;
       a.gid = cfg_.alternate->gid;
-      return send(*on, a);
+      send(*on, a);
+      if (cfg_.faults.has(GroupFault::kClientAddWaits))
+        flow_ = Flow{.kind = FlowKind::kAddLink, .await = Await::kAddLinkRequest, .deadline = now + kLlcWaitTime, .on = *on};
+      return;
     }
     case FlowKind::kDeleteLink: {
       const std::optional<std::size_t> target = slot_of(r.link);
@@ -84,8 +88,10 @@ void LinkGroup::start_flow(const Request& r, Time now) {
       }
       ConfirmRkey c;
       c.this_link = *l.rtokens[*on];
+      // rfc7609-3.5.5.2.1-new-rmb-all-links: every other link's RToken too.
       for (std::size_t s = 0; s < kMaxLinks; ++s)
-        if (s != *on && l.rtokens[s]) c.other_links.push_back({links_[s].number, *l.rtokens[s]});
+        if (s != *on && l.rtokens[s] && !cfg_.faults.has(GroupFault::kRkeyOneLink))
+          c.other_links.push_back({links_[s].number, *l.rtokens[s]});
       local_rmbs_.push_back(l);
       send(*on, c);
       flow_ = Flow{.kind = FlowKind::kConfirmRkey,
@@ -236,8 +242,16 @@ void LinkGroup::server_add_link_reply(const AddLink& a, const LlcMessage& m, Tim
     e.reason = a.reason_code;
     clear_link(t, 0, false);
     emit(std::move(e));
+    // rfc7609-2.2.1-single-asymmetric-supported: the group goes on with
+    // a single link; the fault ends it.
+    if (cfg_.faults.has(GroupFault::kSingleLinkEnds)) return terminate(delete_reason::kLostPath, now);
     return end_flow(now);
   }
+  // rfc7609-2.2.1-single-asymmetric-supported: a reply naming the RNIC the
+  // peer's end of the first link uses makes an asymmetric link, which
+  // serves as well; the fault gives it up.
+  if (cfg_.faults.has(GroupFault::kAsymmetricRefused) && a.mac == links_[on].peer.mac && a.gid == links_[on].peer.gid)
+    return abandon_new_link(delete_reason::kLostPath, now);
   // §3.5.1.6.1: the reply echoes our link number. One that does not set
   // up a link we do not know: it is deleted under the number it gave.
   if (auto v = check::add_link_link_number(m, n.number)) {
@@ -424,6 +438,9 @@ void LinkGroup::server_delete_link(std::size_t on, std::size_t target, const Del
                .on = on,
                .target = target,
                .reason = request.reason_code};
+  // rfc7609-3.5.5.1.3-server-keeps-link-until-reply: the link's QP stays
+  // (and answers) until the reply; the fault frees it at once.
+  if (cfg_.faults.has(GroupFault::kFreeLinkOnDelete) && target != on) clear_link(target, request.reason_code);
 }
 
 void LinkGroup::on_delete_link_request(std::size_t slot, const DeleteLink& d, Time now) {
@@ -531,6 +548,22 @@ void LinkGroup::on_rkey_reply(const LlcMessage& m, Time now) {
     if (!c.negative && l != local_rmbs_.end()) {
       l->confirmed = true;
       release = false;
+      rkey_retries_ = 0;
+    }
+    // rfc7609-a.3.5-retry-after-negative: with C the exchange runs anew,
+    // its RTokens registered again on the links there are then, once no
+    // exchange of ours runs (start_next after end_flow): this side, the
+    // server or the client, knows no other change of its own. Without C the
+    // RMB waits for its owner's next need of it.
+    bool retry = c.negative && c.retry;
+    if (cfg_.faults.has(GroupFault::kRkeyNoRetry)) retry = false;
+    if (cfg_.faults.has(GroupFault::kRkeyRetryUnasked)) retry = c.negative;
+    if (retry && rkey_retries_ < kMaxRkeyRetries && requests_.size() < kMaxRequests) {
+      ++rkey_retries_;
+      Request again;
+      again.kind = FlowKind::kConfirmRkey;
+      again.rmb = flow_.rmb;
+      requests_.push_front(again);
     }
   } else {
     // §3.5.5.2.2: the owner frees the RMB once the reply is in.
@@ -580,7 +613,11 @@ void LinkGroup::on_flow_timeout(Time now) {
       return terminate(delete_reason::kLostPath, now);
     case FlowKind::kAddLink:
       switch (flow_.await) {
-        case Await::kAddLinkRequest: return end_flow(now);  // §3.5.5.1.2: no answer is an answer
+        case Await::kAddLinkRequest:
+          // §3.5.5.1.2: no answer is an answer.
+          if (cfg_.version == 1 && cfg_.faults.has(GroupFault::kClientAddWaits))
+            return terminate(delete_reason::kLostPath, now);
+          return end_flow(now);
         case Await::kConfirmLinkReply:
         case Await::kConfirmLinkRequest: return abandon_new_link(delete_reason::kLostPath, now);
         default: {

@@ -15,6 +15,8 @@ namespace {
 using F = CdcSpec::Field;
 using S = ConnectionState;
 using testing::config_of;
+using testing::cursor_after;
+using testing::mirrored;
 using testing::Pair;
 
 std::vector<std::uint8_t> octets(std::size_t n) { return std::vector<std::uint8_t>(n, 0x5A); }
@@ -141,6 +143,43 @@ TEST(SmcrConnectionClose, CloseWithUnreadDataResets) {
   EXPECT_TRUE(p.a().aborted());
   EXPECT_TRUE(p.b().aborted());
   EXPECT_TRUE(last_to_b(p, F::A));
+}
+
+TEST(SmcrConnectionClose, FaultClosesWithUnreadDataWithoutAbort) {
+  ConnectionConfig c = config_of(16384, 16384);
+  Pair p(c, [&] {
+    ConnectionConfig b = mirrored(c);
+    b.faults.set(Fault::kCloseIgnoresUnread);
+    return b;
+  }());
+  p.from_a(p.a().send(octets(100)).out);
+  p.settle();
+  Output out = p.b().close();
+  ASSERT_TRUE(out.cdc);
+  EXPECT_FALSE(out.cdc->flag(F::A));
+  EXPECT_TRUE(out.cdc->flag(F::C));
+}
+
+TEST(SmcrConnectionClose, DataCarriesTheConsumerCursorAsItStands) {
+  // §4.5.1: B read 100 octets (no update due yet); its own data's CDC
+  // message then carries the consumer cursor past them. The fault leaves the
+  // one last sent there.
+  for (const bool stale : {false, true}) {
+    ConnectionConfig c = config_of(16384, 16384);
+    ConnectionConfig b = mirrored(c);
+    if (stale) b.faults.set(Fault::kStaleConsumerCursor);
+    Pair p(c, b);
+    p.from_a(p.a().send(octets(100)).out);
+    p.settle();
+    std::vector<std::uint8_t> got(100);
+    ReceiveResult r = p.b().receive(got);
+    ASSERT_EQ(r.octets, 100u);
+    EXPECT_TRUE(r.out.empty());
+    SendResult sent = p.b().send(octets(10));
+    ASSERT_TRUE(sent.out.cdc);
+    const Cursor want = stale ? Cursor{0, c.own.data_start()} : cursor_after(100, b.own);
+    EXPECT_EQ(sent.out.cdc->consumer(), want) << (stale ? "stale" : "as it stands");
+  }
 }
 
 TEST(SmcrConnectionClose, PeerClosesWhileDataWaitsResets) {

@@ -251,8 +251,11 @@ struct SctpEndpoint::Impl final : UsrsctpSink {
       const std::size_t room = rx.size() - std::min(rx.size(), message.size());
       message.insert(message.end(), got.begin(), got.begin() + static_cast<std::ptrdiff_t>(std::min(room, got.size())));
       if (!(flags & MSG_EOR)) continue;
-      if (infotype == SCTP_RECVV_RCVINFO)
+      if (infotype == SCTP_RECVV_RCVINFO) {
+        if (config.observer)
+          config.observer(describe_sctp_message(Direction::kReceived, info.rcv_sid, ntohl(info.rcv_ppid), message));
         association.receive(info.rcv_sid, ntohl(info.rcv_ppid), (info.rcv_flags & SCTP_UNORDERED) != 0, message);
+      }
       message.clear();
     }
     if (comm_up && !indication_checked) association_up();
@@ -368,6 +371,8 @@ struct SctpEndpoint::Impl final : UsrsctpSink {
   void send_message(const sctp::OutgoingChunk& chunk) {
     struct socket* s = listening ? conn : socket;
     if (!s) return;
+    if (config.observer)
+      config.observer(describe_sctp_message(Direction::kSent, chunk.stream, chunk.message.ppid, chunk.message.octets));
     sctp_sndinfo info{};
     info.snd_sid = chunk.stream;
     info.snd_flags = SCTP_UNORDERED;  // RFC 5043 §10: every chunk, U set

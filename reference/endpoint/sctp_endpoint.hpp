@@ -23,6 +23,7 @@
 #include <string>
 
 #include "endpoint/asio.hpp"
+#include "endpoint/transcript.hpp"
 #include "endpoint/verbs.hpp"
 #include "rdmap/stream.hpp"
 #include "sctp/session.hpp"
@@ -48,6 +49,8 @@ struct SctpConfig {
   // A passive side that refuses the session: Reject with the private data.
   bool reject = false;
   std::chrono::milliseconds setup_timeout{10000};
+  // Optional: every adaptation-layer message sent or received, decoded.
+  WireObserver observer;
 };
 
 enum class SctpState : std::uint8_t {

@@ -34,12 +34,12 @@ times="$VM_DIR/build-times.txt"
 
 # What the guest runs: the kernel and an init that runs our service; rdma-core's tools (rping for the
 # replay proof, rdma for `rdma link add`); the runtime libraries of rdmaconf and rdmaconf-agent as
-# built on a Debian 12 host (verbs, rdma_cm, providers, ISA-L, libpcap, libstdc++, SQLite: the
+# built on a Debian 12 host (verbs, rdma_cm, providers, ISA-L, libpcap, usrsctp, libstdc++, SQLite: the
 # dashboard's store is linked into rdmaconf and the tester runs in the guest); tcpdump for the
 # capture that `rdmaconf analyze` reads; bpftool to attach the sock_ops program of the SMC run.
 guest_packages=(
   "$kernel_package" initramfs-tools systemd-sysv udev kmod iproute2 procps
-  rdma-core ibverbs-providers ibverbs-utils rdmacm-utils libibverbs1 librdmacm1 libisal2 libpcap0.8
+  rdma-core ibverbs-providers ibverbs-utils rdmacm-utils libibverbs1 librdmacm1 libisal2 libpcap0.8 libusrsctp2
   libstdc++6 libsqlite3-0 tcpdump ethtool bpftool
 )
 

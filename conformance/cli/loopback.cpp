@@ -11,6 +11,9 @@
 
 #include "cli/command.hpp"
 #include "endpoint/iwarp_endpoint.hpp"
+#ifdef RDMACONF_HAVE_USRSCTP
+#include "endpoint/sctp_endpoint.hpp"
+#endif
 #include "rdmap/error_codes.hpp"
 
 namespace rdmaconf::cli {
@@ -24,7 +27,12 @@ namespace {
 void add_loopback_command(CLI::App& app, int& exit_code) {
   static LoopbackOptions o;
   CLI::App* sub = app.add_subcommand(
-      "loopback", "Run two reference endpoints over loopback TCP through every RDMAP operation, printing the wire");
+      "loopback",
+      "Run two reference endpoints over loopback TCP (or SCTP) through every RDMAP operation, printing the wire");
+  sub->add_option("--transport", o.transport,
+                  "What carries DDP: tcp (MPA, RFC 5044) or sctp (the DDP/SCTP adaptation layer of RFC 5043, over "
+                  "usrsctp's UDP encapsulation, RFC 6951)")
+      ->check(CLI::IsMember({"tcp", "sctp"}));
   sub->add_option("--rev", o.revision, "MPA revision the initiator asks for (1: RFC 5044, 2: RFC 6581)")
       ->check(CLI::IsMember({1, 2}));
   sub->add_flag("--markers", o.markers, "Both sides ask for MPA Markers (RFC 5044 §4.3)");
@@ -47,7 +55,7 @@ class Printer {
   void wire(const endpoint::WireEvent& e) {
     std::lock_guard lock(mu_);
     std::cout << "  initiator " << e.headline << "\n";
-    if (verbose_ || e.unit != "FPDU") std::cout << e.detail;
+    if (verbose_ || (e.unit != "FPDU" && e.unit != "DDP Segment Chunk")) std::cout << e.detail;
     else std::cout << e.detail.substr(0, e.detail.find('\n') + 1) << first_rdmap_line(e.detail);
     std::cout.flush();
   }
@@ -110,7 +118,7 @@ struct Verdict {
   }
 };
 
-std::optional<rdmap::Completion> next(IwarpEndpoint& ep, Printer& out, const char* who) {
+std::optional<rdmap::Completion> next(endpoint::Verbs& ep, Printer& out, const char* who) {
   auto c = ep.wait_completion(5s);
   if (c) out.note(std::string(who) + " completion: " + describe(*c));
   else out.note(std::string(who) + ": no completion within 5 s");
@@ -127,8 +135,8 @@ bool is(const std::optional<rdmap::Completion>& c, rdmap::CompletionType t, rdma
 struct Session {
   Printer& out;
   Verdict& verdict;
-  IwarpEndpoint& initiator;
-  IwarpEndpoint& responder;
+  endpoint::Verbs& initiator;
+  endpoint::Verbs& responder;
   std::array<std::vector<std::uint8_t>, 8>& rx;
   // The responder's memory: one region the initiator may write, read and
   // update atomically. The initiator's: the sink for its RDMA Read.
@@ -256,12 +264,92 @@ void exercise_protection_error(Session& s) {
   const ddp::TerminateCode invalid_stag{ddp::Layer::kDdp, 0x1, 0x00};
   s.verdict.expect(term && term->terminate && term->terminate->code == invalid_stag,
                    "Terminate: DDP / Tagged Buffer Error / Invalid STag");
-  s.verdict.expect(s.initiator.wait_closed(5s) && s.responder.wait_closed(5s), "both ends closed the TCP connection");
+  s.verdict.expect(s.initiator.wait_closed(5s) && s.responder.wait_closed(5s),
+                   "both ends closed the TCP connection (over SCTP: ended the DDP Stream Session)");
+}
+
+// Every RDMAP operation between two connected endpoints, whatever carries
+// them; returns the exit code.
+int exercise_all(Printer& out, Verdict& verdict, endpoint::Verbs& initiator, endpoint::Verbs& responder,
+                 std::array<std::vector<std::uint8_t>, 8>& rx) {
+  Session s{out, verdict, initiator, responder, rx};
+  s.region_stag = responder.register_memory(s.region, 0x10000, s.remote_rw);
+  s.sink_stag = initiator.register_memory(s.sink, 0, ddp::Access::kLocalRead | ddp::Access::kLocalWrite);
+  exercise_sends(s);
+  exercise_write_and_read(s);
+  exercise_atomics(s);
+  exercise_immediate(s);
+  exercise_invalidate(s);
+  exercise_protection_error(s);
+
+  std::cout << "\nrdmaconf loopback: " << (verdict.failures == 0 ? "every operation behaved as the RFCs say"
+                                                                   : std::to_string(verdict.failures) + " check(s) failed")
+            << "; initiator sent " << initiator.octets_sent() << " octets, received " << initiator.octets_received()
+            << "\n";
+  return verdict.failures == 0 ? 0 : 1;
+}
+
+// Receives are posted before the connection exists, as a ULP does.
+void post_receives(endpoint::Verbs& responder, endpoint::Verbs& initiator, std::array<std::vector<std::uint8_t>, 8>& rx,
+                   std::vector<std::uint8_t>& initiator_rx) {
+  for (std::size_t i = 0; i < rx.size(); ++i) {
+    rx[i].assign(2048, 0);
+    responder.post_receive(100 + i, rx[i]);
+  }
+  initiator.post_receive(900, initiator_rx);
+}
+
+int run_sctp_loopback(const LoopbackOptions& o) {
+#ifdef RDMACONF_HAVE_USRSCTP
+  Printer out(o.verbose);
+  Verdict verdict{out};
+  endpoint::SctpConfig base;
+  base.rdmap.ird = 4;
+  base.rdmap.ord = 4;
+  base.setup_timeout = 5s;
+  std::unique_ptr<endpoint::SctpEndpoint> responder, initiator;
+  try {
+    base.private_data = {'r', 'e', 's', 'p', 'o', 'n', 'd', 'e', 'r'};
+    responder = std::make_unique<endpoint::SctpEndpoint>(base);
+    endpoint::SctpConfig ic = base;
+    ic.private_data = {'i', 'n', 'i', 't', 'i', 'a', 't', 'o', 'r'};
+    ic.observer = [&out](const endpoint::WireEvent& e) { out.wire(e); };
+    initiator = std::make_unique<endpoint::SctpEndpoint>(ic);
+  } catch (const std::exception& e) {
+    std::cerr << "rdmaconf loopback: cannot open SCTP over UDP on 127.0.0.1: " << e.what() << "\n";
+    return 2;
+  }
+  std::cout << "rdmaconf loopback: responder listening on UDP " << responder->local_udp() << ", SCTP port "
+            << responder->local_sctp_port() << "; DDP over SCTP (RFC 5043), SCTP over UDP (RFC 6951)\n";
+  std::array<std::vector<std::uint8_t>, 8> rx;
+  std::vector<std::uint8_t> initiator_rx(256, 0);
+  post_receives(*responder, *initiator, rx, initiator_rx);
+
+  out.step("SCTP association with the Adaptation Layer Indication for DDP, then the DDP Stream Session: "
+           "Initiate, Accept (RFC 5043 §5.1, §6.2, §11.1)");
+  std::future<bool> accepted = std::async(std::launch::async, [&] { return responder->accept(); });
+  const bool connected = initiator->connect(responder->local_udp(), responder->local_sctp_port());
+  const bool answered = accepted.get();
+  if (!connected || !answered) {
+    std::cerr << "rdmaconf loopback: the DDP Stream Session did not start: initiator: " << initiator->failure()
+              << "; responder: " << responder->failure() << "\n";
+    return 1;
+  }
+  const auto pd = initiator->peer_private_data();
+  out.note("session established on SCTP stream 0; the responder's private data: \"" +
+           std::string(pd.begin(), pd.end()) + "\"; every DATA chunk unordered, DDP-SSN from 0 (RFC 5043 §6.1, §10)");
+  return exercise_all(out, verdict, *initiator, *responder, rx);
+#else
+  (void)o;
+  std::cerr << "rdmaconf loopback: this build has no SCTP (usrsctp was not found when it was configured)\n";
+  return 2;
+#endif
 }
 
 }  // namespace
 
 int run_loopback(const LoopbackOptions& o) {
+  if (o.transport == "sctp") return run_sctp_loopback(o);
   Printer out(o.verbose);
   Verdict verdict{out};
 
@@ -295,14 +383,9 @@ int run_loopback(const LoopbackOptions& o) {
   IwarpConfig initiator_config = base;
   initiator_config.observer = [&out](const endpoint::WireEvent& e) { out.wire(e); };
   auto initiator = std::make_unique<IwarpEndpoint>(initiator_config);
-  // Receives are posted before the connection exists, as a ULP does.
   std::array<std::vector<std::uint8_t>, 8> rx;
-  for (std::size_t i = 0; i < rx.size(); ++i) {
-    rx[i].assign(2048, 0);
-    responder->post_receive(100 + i, rx[i]);
-  }
   std::vector<std::uint8_t> initiator_rx(256, 0);
-  initiator->post_receive(900, initiator_rx);
+  post_receives(*responder, *initiator, rx, initiator_rx);
 
   out.step("MPA connection setup (RFC 5044 §7.1, RFC 6581)");
   std::future<bool> accepted = std::async(std::launch::async, [&] { return responder->accept(acceptor); });
@@ -320,21 +403,7 @@ int run_loopback(const LoopbackOptions& o) {
            (neg.markers_receive ? "on" : "off") +
            (neg.enhanced ? ", IRD/ORD " + std::to_string(neg.ird) + "/" + std::to_string(neg.ord) : ""));
 
-  Session s{out, verdict, *initiator, *responder, rx};
-  s.region_stag = responder->register_memory(s.region, 0x10000, s.remote_rw);
-  s.sink_stag = initiator->register_memory(s.sink, 0, ddp::Access::kLocalRead | ddp::Access::kLocalWrite);
-  exercise_sends(s);
-  exercise_write_and_read(s);
-  exercise_atomics(s);
-  exercise_immediate(s);
-  exercise_invalidate(s);
-  exercise_protection_error(s);
-
-  std::cout << "\nrdmaconf loopback: " << (verdict.failures == 0 ? "every operation behaved as the RFCs say"
-                                                                   : std::to_string(verdict.failures) + " check(s) failed")
-            << "; initiator sent " << initiator->octets_sent() << " octets, received " << initiator->octets_received()
-            << "\n";
-  return verdict.failures == 0 ? 0 : 1;
+  return exercise_all(out, verdict, *initiator, *responder, rx);
 }
 
 }  // namespace rdmaconf::cli

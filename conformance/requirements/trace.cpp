@@ -23,6 +23,7 @@ constexpr std::array kTables = {
     TraceTable{{"RFC 5040", 5040, false}, detail::rfc5040_trace},
     TraceTable{{"RFC 7306", 7306, false}, detail::rfc7306_trace},
     TraceTable{{"RFC 5042", 5042, false}, detail::rfc5042_trace},
+    TraceTable{{"RFC 5043", 5043, false}, detail::rfc5043_trace},
     TraceTable{{"RFC 7609", 7609, true}, detail::rfc7609_trace},
 };
 

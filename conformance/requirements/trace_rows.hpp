@@ -32,6 +32,7 @@ std::span<const SentenceTrace> rfc5041_trace();
 std::span<const SentenceTrace> rfc5040_trace();
 std::span<const SentenceTrace> rfc7306_trace();
 std::span<const SentenceTrace> rfc5042_trace();
+std::span<const SentenceTrace> rfc5043_trace();
 std::span<const SentenceTrace> rfc7609_trace();
 
 }  // namespace rdmaconf::requirements::detail

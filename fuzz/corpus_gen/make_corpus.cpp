@@ -782,6 +782,7 @@ int main(int argc, char** argv) {
   smcr_link();
   corpus_gen::smcr_link_group();
   corpus_gen::smcr_connection();
+  corpus_gen::sctp_all();
   std::printf("wrote %zu seeds under %s\n", g_written, g_root.c_str());
   return 0;
 }

@@ -32,5 +32,7 @@ void ulp_message_smbd();
 void smcr_link_group();
 // smcr_connection's seeds (smcr_seeds.cpp).
 void smcr_connection();
+// sctp_message's and sctp_session's seeds (sctp_seeds.cpp).
+void sctp_all();
 
 }  // namespace rdmaconf::corpus_gen

@@ -30,6 +30,7 @@
 
 #include "endpoint/asio.hpp"
 #include "endpoint/transcript.hpp"
+#include "endpoint/verbs.hpp"
 #include "mpa/negotiation.hpp"
 #include "rdmap/rtr.hpp"
 #include "rdmap/stream.hpp"
@@ -63,14 +64,14 @@ enum class ConnectionState : std::uint8_t {
 };
 std::string_view to_string(ConnectionState s);
 
-class IwarpEndpoint {
+class IwarpEndpoint : public Verbs {
  public:
   // Creates the endpoint and its RDMAP stream, not yet connected: like a
   // verbs QP, memory can be registered and receives posted before the
   // connection exists (RFC 6581's zero-length Send RTR needs a posted
   // receive at the responder before it arrives).
   explicit IwarpEndpoint(IwarpConfig config);
-  ~IwarpEndpoint();
+  ~IwarpEndpoint() override;
   IwarpEndpoint(const IwarpEndpoint&) = delete;
   IwarpEndpoint& operator=(const IwarpEndpoint&) = delete;
 
@@ -87,26 +88,26 @@ class IwarpEndpoint {
   std::string failure() const;
 
   // ---- the verbs the ULP uses (RFC 5040 §5; RFC 7306) ----
-  ddp::Stag register_memory(std::span<std::uint8_t> buffer, std::uint64_t base_to, ddp::Access access);
-  void post_receive(rdmap::WorkRequestId id, std::span<std::uint8_t> buffer);
-  wire::Status post_send(rdmap::WorkRequestId id, wire::Bytes payload, rdmap::SendOptions options = {});
+  ddp::Stag register_memory(std::span<std::uint8_t> buffer, std::uint64_t base_to, ddp::Access access) override;
+  void post_receive(rdmap::WorkRequestId id, std::span<std::uint8_t> buffer) override;
+  wire::Status post_send(rdmap::WorkRequestId id, wire::Bytes payload, rdmap::SendOptions options = {}) override;
   wire::Status post_write(rdmap::WorkRequestId id, wire::Bytes payload, ddp::Stag sink_stag,
-                          std::uint64_t sink_to);
-  wire::Status post_read(rdmap::WorkRequestId id, const rdmap::ReadRequest& read);
-  wire::Status post_atomic(rdmap::WorkRequestId id, const rdmap::AtomicRequest& atomic);
-  wire::Status post_immediate(rdmap::WorkRequestId id, std::uint64_t data, bool solicited_event = false);
+                          std::uint64_t sink_to) override;
+  wire::Status post_read(rdmap::WorkRequestId id, const rdmap::ReadRequest& read) override;
+  wire::Status post_atomic(rdmap::WorkRequestId id, const rdmap::AtomicRequest& atomic) override;
+  wire::Status post_immediate(rdmap::WorkRequestId id, std::uint64_t data, bool solicited_event = false) override;
 
   // Waits for the next completion, or nullopt after `timeout`.
-  std::optional<rdmap::Completion> wait_completion(std::chrono::milliseconds timeout);
+  std::optional<rdmap::Completion> wait_completion(std::chrono::milliseconds timeout) override;
   // Waits until the connection is closed, or `timeout`; true if closed.
-  bool wait_closed(std::chrono::milliseconds timeout);
+  bool wait_closed(std::chrono::milliseconds timeout) override;
 
   // Orderly close: FIN after everything queued has been sent.
   void close();
 
   // Octets moved, for benchmarks.
-  std::uint64_t octets_sent() const;
-  std::uint64_t octets_received() const;
+  std::uint64_t octets_sent() const override;
+  std::uint64_t octets_received() const override;
 
  private:
   struct Impl;

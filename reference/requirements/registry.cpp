@@ -14,10 +14,11 @@ namespace rdmaconf::requirements {
 namespace {
 
 // Registry order: MPA and its update, DDP, RDMAP and its extension,
-// security, then SMC-R, then the upper-layer protocols over RDMAP.
-constexpr std::array<std::string_view, 10> kDocuments = {
-    "RFC 5044", "RFC 6581", "RFC 5041", "RFC 5040", "RFC 7306",
-    "RFC 5042", "RFC 7609", "SMCv2",    "RFC 8166", "RFC 7145",
+// security, DDP's other lower layer (SCTP), then SMC-R, then the
+// upper-layer protocols over RDMAP.
+constexpr std::array<std::string_view, 11> kDocuments = {
+    "RFC 5044", "RFC 6581", "RFC 5041", "RFC 5040", "RFC 7306", "RFC 5042",
+    "RFC 5043", "RFC 7609", "SMCv2",    "RFC 8166", "RFC 7145",
 };
 
 struct Index {

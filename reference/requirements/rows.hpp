@@ -21,6 +21,7 @@ constexpr std::string_view document_name(std::string_view prefix) {
   if (prefix == "rfc5040") return "RFC 5040";
   if (prefix == "rfc5041") return "RFC 5041";
   if (prefix == "rfc5042") return "RFC 5042";
+  if (prefix == "rfc5043") return "RFC 5043";
   if (prefix == "rfc5044") return "RFC 5044";
   if (prefix == "rfc6581") return "RFC 6581";
   if (prefix == "rfc7306") return "RFC 7306";

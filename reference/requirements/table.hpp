@@ -13,6 +13,7 @@
 #include "requirements/rfc5040.hpp"
 #include "requirements/rfc5041.hpp"
 #include "requirements/rfc5042.hpp"
+#include "requirements/rfc5043.hpp"
 #include "requirements/rfc5044.hpp"
 #include "requirements/rfc6581.hpp"
 #include "requirements/rfc7145.hpp"
@@ -33,6 +34,7 @@ constexpr std::span<const Requirement> rows_of(std::string_view document) {
   if (document == "RFC 5040") return detail::rfc5040::kRows;
   if (document == "RFC 7306") return detail::rfc7306::kRows;
   if (document == "RFC 5042") return detail::rfc5042::kRows;
+  if (document == "RFC 5043") return detail::rfc5043::kRows;
   if (document == "RFC 7609") return detail::rfc7609::kRows;
   if (document == "SMCv2") return detail::smc_v2::kRows;
   if (document == "RFC 8166") return detail::rfc8166::kRows;

@@ -30,7 +30,6 @@ fuzz_watch() {
   while [ ! -e "$fz/.done" ]; do
     sleep 5
     [ -e "$fz/.done" ] && break
-    [ -e "$fz/.rebooting" ] && continue  # the loop below reboots it (an IUT that did not come back)
     alive=1
     if kill -0 "$(cat "$run/qemu.pid" 2> /dev/null)" 2> /dev/null && dmesg="$(guest 'dmesg' 30 2> /dev/null)"; then
       first="$(grep -m1 -E "$bug_re" <<< "$dmesg")" || continue
@@ -38,6 +37,15 @@ fuzz_watch() {
       alive=0
       dmesg="$(cat "$run/console.log" 2> /dev/null)"
       first="$(grep -m1 -E "$bug_re" <<< "$dmesg")" || first="the guest is gone (no BUG line on the console)"
+    fi
+    # The loop below may be rebooting the guest itself (an IUT that did not come back): the lock
+    # orders the two; once it is ours, a guest that is up with a clean log was rebooted by the loop.
+    exec 9> "$fz/.lock"
+    flock 9
+    if kill -0 "$(cat "$run/qemu.pid" 2> /dev/null)" 2> /dev/null && [ -e "$run/share/ready" ] \
+       && ! guest 'dmesg' 30 2> /dev/null | grep -q -E "$bug_re"; then
+      flock -u 9
+      continue
     fi
     n=$((n + 1))
     printf '%s\n' "$dmesg" > "$fz/dmesg-crash$n.txt"
@@ -48,6 +56,7 @@ fuzz_watch() {
     STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
     { boot_guest > /dev/null 2>&1 && siw_up nocapture > /dev/null 2>&1; } || echo "  reboot failed" | tee -a "$fz/kernel.txt" >&2
     rm -f "$fz/.watching"
+    flock -u 9
     echo "  rebooted in $((SECONDS - t)) s" | tee -a "$fz/kernel.txt" >&2
   done
 }
@@ -67,10 +76,11 @@ while [ $((deadline - SECONDS)) -ge 60 ]; do
     if [ -e "$fz/.watching" ]; then  # the watcher is rebooting it already
       while [ -e "$fz/.watching" ]; do sleep 2; done
     else
-      touch "$fz/.rebooting"
-      STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
-      { boot_guest > /dev/null 2>&1 && siw_up nocapture > /dev/null 2>&1; } || echo "run $round: the guest did not come up" >&2
-      rm -f "$fz/.rebooting"
+      (
+        flock 9
+        STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
+        { boot_guest > /dev/null 2>&1 && siw_up nocapture > /dev/null 2>&1; } || echo "run $round: the guest did not come up" >&2
+      ) 9> "$fz/.lock"
     fi
   fi
   rc=0
@@ -84,7 +94,7 @@ done
 set +f
 touch "$fz/.done"
 wait "$watcher" || true
-rm -f "$fz/.done" "$fz/.watching" "$fz/.rebooting"
+rm -f "$fz/.done" "$fz/.watching" "$fz/.lock"
 timing "fuzz: $fuzz_minutes minutes of rdmaconf fuzz ($round runs)" $((SECONDS - t_fuzz))
 
 # Each finding's script alone, on a fresh boot: does the kernel crash again? (The findings of a rule

@@ -339,7 +339,12 @@ bool Fuzzer::delayed(const Input& previous, const Ran& previous_run, std::uint64
   f.iteration = n - 1;
   f.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
   for (const Mutation& m : previous.mutations) f.mutations.push_back(m.what);
-  f.what = "the IUT answered this case's liveness check, then not the next case's first handshake: " + why;
+  // A case the engine could not run as written stopped at its first step
+  // after opening its connection: it never reached its liveness check.
+  f.what = previous_run.outcome == Ran::Outcome::kSkipped
+               ? "the engine could not run this case past its first steps (it opened its connection and closed it), "
+                 "and the next case's first handshake got no answer: " + why
+               : "the IUT answered this case's liveness check, then not the next case's first handshake: " + why;
   f.found_script = f.script = previous_run.c ? case_text(*previous_run.c) : case_text(previous.c);
   f.signature = "stops answering some time after " + last_exchange_step(previous_run.c ? *previous_run.c : previous.c);
   auto same_sig = std::find_if(summary_.findings.begin(), summary_.findings.end(),

@@ -23,6 +23,8 @@ bug_re='BUG:|kernel BUG at|Oops:|general protection fault|Kernel panic'
 t_fuzz=$SECONDS
 siw_up nocapture > /dev/null
 
+# The lock (fd 9, below) orders the watcher's reboots and the loop's; the guest's qemu must not
+# inherit it (it would hold the lock for as long as it runs), hence "9>&-" on every boot.
 # The watcher: every 5 s the guest's kernel log; a crash there (or a guest gone) -> its log kept, a
 # reboot with siw and the agent up again (the same token and ports: the fuzzer reconnects).
 fuzz_watch() {
@@ -54,7 +56,7 @@ fuzz_watch() {
     local t=$SECONDS
     touch "$fz/.watching"
     STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
-    { boot_guest > /dev/null 2>&1 && siw_up nocapture > /dev/null 2>&1; } || echo "  reboot failed" | tee -a "$fz/kernel.txt" >&2
+    { boot_guest > /dev/null 2>&1 9>&- && siw_up nocapture > /dev/null 2>&1 9>&-; } || echo "  reboot failed" | tee -a "$fz/kernel.txt" >&2
     rm -f "$fz/.watching"
     flock -u 9
     echo "  rebooted in $((SECONDS - t)) s" | tee -a "$fz/kernel.txt" >&2
@@ -79,7 +81,7 @@ while [ $((deadline - SECONDS)) -ge 60 ]; do
       (
         flock 9
         STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
-        { boot_guest > /dev/null 2>&1 && siw_up nocapture > /dev/null 2>&1; } || echo "run $round: the guest did not come up" >&2
+        { boot_guest > /dev/null 2>&1 9>&- && siw_up nocapture > /dev/null 2>&1 9>&-; } || echo "run $round: the guest did not come up" >&2
       ) 9> "$fz/.lock"
     fi
   fi

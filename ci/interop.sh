@@ -4,6 +4,8 @@
 # (ci/interop/README.md): Linux 6.1 (Debian 12's default) and Linux 6.12 (Debian 12's newer kernel).
 #
 #   bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc] [--keep-guest] [--plan]
+#   bash ci/interop.sh --fuzz MINUTES [--kernel 6.1|6.12]   `rdmaconf fuzz` against siw instead
+#                                                          (<kernel>/fuzz/: ci/interop/fuzz.sh)
 #
 # Builds what is missing (host packages, rdmaconf and rdmaconf-agent, each kernel's guest image),
 # runs each kernel's guest in turn (ci/interop/kernel-run.sh), and leaves in reports/interop/:
@@ -46,11 +48,12 @@ root="$PWD"
 # installed rdmaconf finds its own beside itself: docs/install.md).
 export RDMACONF_CASES="$root/conformance/cases"
 
-usage() { echo "usage: bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc] [--keep-guest] [--plan]" >&2; exit 2; }
+usage() { echo "usage: bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc] [--keep-guest] [--plan] [--fuzz MINUTES]" >&2; exit 2; }
 kernels=(6.1 6.12)
 only=""
 keep=0
 plan=0
+fuzz=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --kernel)
@@ -61,11 +64,20 @@ while [ $# -gt 0 ]; do
       shift 2 ;;
     --keep-guest) keep=1; shift ;;
     --plan) plan=1; shift ;;
+    --fuzz)
+      [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage
+      fuzz="$2"
+      shift 2 ;;
     *) usage ;;
   esac
 done
 t_start=$SECONDS
 out="${RDMACONF_INTEROP_OUT:-$root/reports/interop}"
+[ -n "$fuzz" ] && [ -n "$only" ] && usage
+if [ "$plan" = 1 ] && [ -n "$fuzz" ]; then
+  for k in "${kernels[@]}"; do echo "kernel $k: fuzz siw for $fuzz minutes -> $out/$k/fuzz"; done
+  exit 0
+fi
 if [ "$plan" = 1 ]; then
   for k in "${kernels[@]}"; do
     parts="${only:-siw smc}"
@@ -78,12 +90,14 @@ if [ "$plan" = 1 ]; then
 fi
 # A kernel's reports are replaced by its run (only PART's with --only); the other kernel's stay, and
 # timings.txt says which run is which.
+# A fuzz run replaces only the fuzz folder (ci/interop/fuzz.sh).
 for k in "${kernels[@]}"; do
+  if [ -n "$fuzz" ]; then continue; fi
   if [ -n "$only" ]; then rm -rf "${out:?}/$k/$only"; else rm -rf "${out:?}/$k"; fi
 done
-rm -rf "${out:?}/diff"
+[ -n "$fuzz" ] || rm -rf "${out:?}/diff"
 mkdir -p "$out"
-echo "--- bash ci/interop.sh --kernel ${kernels[*]}${only:+ --only $only}, $(date -u '+%Y-%m-%d %H:%M UTC')" >> "$out/timings.txt"
+echo "--- bash ci/interop.sh --kernel ${kernels[*]}${only:+ --only $only}${fuzz:+ --fuzz $fuzz}, $(date -u '+%Y-%m-%d %H:%M UTC')" >> "$out/timings.txt"
 timing() { printf '%-6s %-40s %6s s\n' all "$1" "$2" | tee -a "$out/timings.txt" >&2; }
 
 # --- host side: packages, binaries, guest image -------------------------------------------------
@@ -118,6 +132,7 @@ for k in "${kernels[@]}"; do
   args=()
   [ -n "$only" ] && args+=(--only "$only")
   [ "$keep" = 1 ] && args+=(--keep-guest)
+  [ -n "$fuzz" ] && args+=(--fuzz "$fuzz")
   RDMACONF_KERNEL="$k" RDMACONF_INTEROP_OUT="$out/$k" RDMACONF_INTEROP_TIMINGS="$out/timings.txt" \
     RDMACONF_BIN="$rdmaconf" RDMACONF_AGENT_BIN="$agent" RDMACONF_SMCR_PROBE_BIN="$smcr_probe" bash ci/interop/kernel-run.sh "${args[@]}" || rc=1
 done
@@ -126,6 +141,7 @@ done
 # `rdmaconf diff` of each part's two reports: findings new in 6.12 (regressed) and gone (fixed), and
 # by case new failures, fixed cases, cases that run now and did not before, other changed verdicts.
 for part in siw smc; do
+  [ -z "$fuzz" ] || break
   a="$out/6.1/$part/results.json" b="$out/6.12/$part/results.json"
   [ -e "$a" ] && [ -e "$b" ] || continue
   mkdir -p "$out/diff"

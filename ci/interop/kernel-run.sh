@@ -4,7 +4,8 @@
 # Linux SMC, and leaves the reports in $RDMACONF_INTEROP_OUT (reports/interop/<kernel>/; the list is
 # in ci/interop.sh). Not meant to be called by hand: ci/interop.sh builds the binaries and passes
 #   RDMACONF_KERNEL (6.1 or 6.12), RDMACONF_INTEROP_OUT, RDMACONF_INTEROP_TIMINGS (the shared
-#   timings.txt), RDMACONF_BIN, RDMACONF_AGENT_BIN, and the options --only PART, --keep-guest.
+#   timings.txt), RDMACONF_BIN, RDMACONF_AGENT_BIN, and the options --only PART, --keep-guest, --fuzz MINUTES
+#   (instead of the conformance run: `rdmaconf fuzz` against siw for that long, ci/interop/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$PWD"
@@ -13,11 +14,13 @@ export RDMACONF_CASES="$root/conformance/cases"
 
 only=""
 keep=0
+fuzz_minutes=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --only) only="$2"; shift 2 ;;
     --keep-guest) keep=1; shift ;;
-    *) echo "usage: RDMACONF_KERNEL=6.1|6.12 ... bash ci/interop/kernel-run.sh [--only siw|smc] [--keep-guest]" >&2; exit 2 ;;
+    --fuzz) fuzz_minutes="$2"; shift 2 ;;
+    *) echo "usage: RDMACONF_KERNEL=6.1|6.12 ... bash ci/interop/kernel-run.sh [--only siw|smc] [--keep-guest] [--fuzz MINUTES]" >&2; exit 2 ;;
   esac
 done
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
@@ -133,6 +136,13 @@ interop_findings() {
 t0=$SECONDS
 boot_guest
 timing "boot (qemu start -> guest ready)" $((SECONDS - t0))
+
+# --- fuzz (--fuzz MINUTES): instead of the conformance run ---------------------------------------
+if [ -n "$fuzz_minutes" ]; then
+  . ci/interop/fuzz.sh
+  timing "total (this kernel)" $((SECONDS - t_start))
+  exit 0
+fi
 
 # --- siw ----------------------------------------------------------------------------------------
 # The catalogue through the agent in passes (responder-role cases per suite, the replays, the

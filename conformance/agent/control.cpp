@@ -236,6 +236,20 @@ HttpResponse Control::handle(const HttpRequest& r) {
       }
       return ok({{"events", list}, {"next", next}, {"dropped", dropped}});
     }
+    if (path == "/v1/kernel-log") {
+      if (!method_is("GET")) return error_response(405, "use GET for /v1/kernel-log");
+      std::uint64_t after = 0, max = limits_.max_events_per_poll;
+      if (!query_number(query, "after", after, error) || !query_number(query, "max", max, error))
+        return error_response(400, error);
+      if (!kernel_log_) return ok({{"available", false}, {"reason", "this agent was started without a kernel log"}});
+      max = std::min<std::uint64_t>(std::max<std::uint64_t>(max, 1), limits_.max_events_per_poll);
+      const KernelLogPage page = kernel_log_(after, static_cast<std::size_t>(max));
+      if (!page.available) return ok({{"available", false}, {"reason", page.reason}, {"boot_id", page.boot_id}});
+      json lines = json::array();
+      for (const auto& [seq, text] : page.lines) lines.push_back({{"seq", seq}, {"text", text}});
+      return ok({{"available", true}, {"boot_id", page.boot_id}, {"lines", lines}, {"next", page.next},
+                 {"dropped", page.dropped}});
+    }
     const bool listen = path == "/v1/listen", connect = path == "/v1/connect";
     const bool clc_listen = path == "/v1/clc/listen", clc_connect = path == "/v1/clc/connect";
     if (listen || connect || clc_listen || clc_connect || path == "/v1/close") {

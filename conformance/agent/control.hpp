@@ -69,6 +69,18 @@ class EventLog {
   bool closed_ = false;
 };
 
+// A page of the host's kernel log (GET /v1/kernel-log; kernel_log.hpp
+// reads it): lines numbered from 1 since the agent started.
+struct KernelLogPage {
+  bool available = false;
+  std::string reason;   // why not, when not available
+  std::string boot_id;  // changes when the host booted again
+  std::vector<std::pair<std::uint64_t, std::string>> lines;
+  std::uint64_t next = 0;     // the number to ask after next
+  std::uint64_t dropped = 0;  // lines lost before `after` could be read
+};
+using KernelLogSource = std::function<KernelLogPage(std::uint64_t after, std::size_t max)>;
+
 // Compares without an early exit, so response time says nothing about how
 // much of a guessed token was right.
 bool constant_time_equal(std::string_view a, std::string_view b);
@@ -84,6 +96,9 @@ class Control {
   // or an error response (404, 400) when the target is not that stream.
   bool stream_target(std::string_view target, std::uint64_t& after, HttpResponse& error) const;
   EventLog& events() { return events_; }
+  // The host's kernel log for GET /v1/kernel-log; without one the request
+  // answers that the agent offers none. Set before the server starts.
+  void set_kernel_log(KernelLogSource source) { kernel_log_ = std::move(source); }
   const ControlLimits& limits() const { return limits_; }
 
  private:
@@ -91,6 +106,7 @@ class Control {
   std::string token_;
   ControlLimits limits_;
   EventLog events_;
+  KernelLogSource kernel_log_;
 };
 
 // A JSON error body: {"error": {"status": N, "message": "..."}}.

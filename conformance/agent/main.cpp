@@ -9,6 +9,7 @@
 
 #include "agent/backend.hpp"
 #include "agent/control.hpp"
+#include "agent/kernel_log.hpp"
 #include "program/program.hpp"
 #include "agent/server.hpp"
 #include "server_options_cli.hpp"
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
   CLI::App app{"rdmaconf-agent: plays the test ULP on the device under test for `rdmaconf run --agent`"};
   app.footer(kBackends);
   rdmaconf::program::add_program_flags(app, "rdmaconf-agent");
-  std::string backend_name, device, control = "127.0.0.1:7500", token;
+  std::string backend_name, device, control = "127.0.0.1:7500", token, kernel_log;
   std::vector<std::string> faults;
   bool bind_any = false;
   rdmaconf::http::LimitArgs limits;
@@ -59,6 +60,9 @@ int main(int argc, char** argv) {
   app.add_option("--token", token,
                  "Bearer token the tester must send (default: $RDMACONF_AGENT_TOKEN, else a random one, printed once)");
   app.add_flag("--bind", bind_any, "Allow a control address other than loopback (anyone who reaches it and has the token drives the device)");
+  app.add_option("--kernel-log", kernel_log,
+                 "The host's kernel log for GET /v1/kernel-log (rdmaconf fuzz --agent reads crashes there): /dev/kmsg, "
+                 "a text file that grows, or none (default: /dev/kmsg with --backend rdma-core, none with reference)");
   app.add_option("--fault", faults, "reference backend: a named fault (rdmaconf faults)");
   rdmaconf::http::add_limit_options(app, limits);
   // Exit codes as rdmaconf's (docs/agent.md): help 0, a usage error 2, not
@@ -129,6 +133,15 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
 
   Control ctl(*backend, token);
+  if (kernel_log.empty()) kernel_log = backend_name == "rdma-core" ? "/dev/kmsg" : "none";
+  std::unique_ptr<KernelLog> klog;
+  if (kernel_log != "none") {
+    klog = std::make_unique<KernelLog>(kernel_log);
+    // A log it cannot read is said once here and in every answer; the
+    // agent serves the rest all the same.
+    if (!klog->unavailable().empty()) std::cerr << "rdmaconf-agent: kernel log: " << klog->unavailable() << "\n";
+    ctl.set_kernel_log([&klog](std::uint64_t after, std::size_t max) { return klog->since(after, max); });
+  }
   Server server(ctl, so);
   if (!server.start(error)) {
     std::cerr << "rdmaconf-agent: " << error << "\n";

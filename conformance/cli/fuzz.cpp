@@ -8,7 +8,9 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/agent_run.hpp"
 #include "cli/command.hpp"
+#include "cli/fuzz_agent.hpp"
 #include "engine/engine.hpp"
 #include "engine/needs.hpp"
 #include "engine/pcap_hook.hpp"
@@ -22,6 +24,7 @@ namespace wf = conformance::wirefuzz;
 
 struct FuzzArgs {
   std::string target, out, json, cases_dir;
+  std::string agent, token, agent_listen, agent_config;
   bool reference = false;
   std::vector<std::string> faults, globs, excludes, case_files, iut_lacks;
   double seconds = 0;
@@ -40,8 +43,12 @@ bool matches_any(const std::string& id, const std::vector<std::string>& globs) {
 }
 
 int run_fuzz_command(const FuzzArgs& a) {
-  if (a.target.empty() == !a.reference) {
-    std::cerr << "rdmaconf fuzz: give --target HOST:PORT, or --reference\n";
+  if ((a.target.empty() && a.agent.empty()) == !a.reference) {
+    std::cerr << "rdmaconf fuzz: give --target HOST:PORT, --agent URL --token T, or --reference\n";
+    return 2;
+  }
+  if (a.agent.empty() && (!a.token.empty() || !a.agent_listen.empty() || !a.agent_config.empty())) {
+    std::cerr << "rdmaconf fuzz: --token, --agent-listen and --agent-config go with --agent\n";
     return 2;
   }
   cf::Catalogue cat = cf::load_catalogue(a.cases_dir);
@@ -56,12 +63,48 @@ int run_fuzz_command(const FuzzArgs& a) {
       return 2;
     }
   }
+  // Through the agent: it makes the device listen (as `run --agent` does),
+  // says what the device lacks, and watches the device's host.
+  std::unique_ptr<AgentRun> agent_run;
+  std::unique_ptr<AgentHealth> health;
+  cf::RunOptions agent_ro;
+  std::vector<std::string> lacks = a.iut_lacks;
+  if (!a.agent.empty()) {
+    AgentRunArgs args;
+    args.url = a.agent;
+    args.token = a.token;
+    args.target = a.target;
+    args.agent_listen = a.agent_listen;
+    if (!a.agent_config.empty()) args.configs = {a.agent_config};
+    agent_run = std::make_unique<AgentRun>(args);
+    std::string error, note;
+    std::vector<agent::MpaConfig> configs;
+    if (!agent_run->open(error) || !agent_run->configurations(configs, error)) {
+      std::cerr << "rdmaconf fuzz: " << error << "\n";
+      return 2;
+    }
+    // One configuration: the one asked for, else the device's default.
+    const agent::MpaConfig cfg = a.agent_config.empty() ? agent::MpaConfig{} : configs.front();
+    if (!agent_run->begin_pass(cfg, false, agent_ro, error)) {
+      std::cerr << "rdmaconf fuzz: " << error << "\n";
+      return 2;
+    }
+    lacks.insert(lacks.end(), agent_run->lacks().begin(), agent_run->lacks().end());
+    agent::AgentUrl url;
+    agent::parse_agent_url(a.agent, url);
+    health = std::make_unique<AgentHealth>(url, a.token);
+    if (!health->open(note, error)) {
+      std::cerr << "rdmaconf fuzz: " << error << "\n";
+      return 2;
+    }
+    std::cout << "rdmaconf fuzz: " << agent_run->describe() << ", " << cfg.label() << "; " << note << std::endl;
+  }
   std::vector<const cf::Case*> seeds;
   for (const cf::Case& c : cat.cases) {
     const bool chosen = std::find(saved.begin(), saved.end(), c.id) != saved.end() ||
                         ((a.globs.empty() || matches_any(c.id, a.globs)) && !matches_any(c.id, a.excludes));
     // What the IUT lacks leaves its cases out: they would only be skipped.
-    if (chosen && !cf::lacked_need(c, a.iut_lacks)) seeds.push_back(&c);
+    if (chosen && !cf::lacked_need(c, lacks)) seeds.push_back(&c);
   }
 
   std::unique_ptr<cf::ReferenceIut> iut;
@@ -85,20 +128,23 @@ int run_fuzz_command(const FuzzArgs& a) {
     }
     host = "127.0.0.1";
     port = iut->port();
+  } else if (agent_run) {
+    host = a.agent;
   } else if (!cf::split_host_port(a.target, host, port)) {
     std::cerr << "rdmaconf fuzz: --target expects HOST:PORT\n";
     return 2;
   }
 
   wf::FuzzOptions o;
-  o.connect = cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
+  o.connect = agent_run ? agent_ro.connect_responder : cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
+  if (health) o.host_health = [&health] { return health->check(); };
   o.seeds = seeds;
   o.seed = a.seed;
   o.iterations = a.iterations;
   o.seconds = a.seconds > 0 ? a.seconds : (a.iterations > 0 ? 0 : 60);
   o.time_scale = a.time_scale;
   o.shape.settle = cf::Duration(a.settle_ms);
-  o.iut_lacks = a.iut_lacks;
+  o.iut_lacks = lacks;
   o.revive = std::chrono::seconds(a.revive_s);
   o.minimize_budget = a.minimize_runs;
   o.out_dir = a.out;
@@ -108,7 +154,7 @@ int run_fuzz_command(const FuzzArgs& a) {
     std::cerr << "fuzz: " << p.iterations << " iterations in " << std::fixed << std::setprecision(0) << p.seconds
               << " s (" << std::setprecision(1) << (p.seconds > 0 ? static_cast<double>(p.iterations) / p.seconds : 0)
               << "/s), " << p.skipped << " skipped, " << p.findings << " findings (" << p.unresponsive
-              << " the IUT stopped answering)" << std::endl;
+              << " the IUT stopped answering, " << p.host << " its host unhealthy)" << std::endl;
   };
   o.on_finding = [](const wf::Finding& f) {
     std::cout << "finding: " << f.signature << " (from " << f.seed << ", iteration " << f.iteration << ", "
@@ -118,10 +164,11 @@ int run_fuzz_command(const FuzzArgs& a) {
   };
   std::signal(SIGINT, [](int) { g_cancel = true; });
   std::signal(SIGTERM, [](int) { g_cancel = true; });
-  std::cout << "rdmaconf fuzz: " << host << ":" << port << ", seed " << a.seed << ", " << seeds.size()
+  std::cout << "rdmaconf fuzz: " << (agent_run ? host : host + ":" + std::to_string(port)) << ", seed " << a.seed << ", " << seeds.size()
             << " cases selected" << std::endl;
   const wf::FuzzSummary s = wf::run_fuzz(o);
   if (iut) iut->stop();
+  if (agent_run) agent_run->end_pass();
   std::cout << "rdmaconf fuzz: " << s.progress.iterations << " iterations from " << s.seeds << " seeds in " << std::fixed
             << std::setprecision(1) << s.progress.seconds << " s (" << s.exchanges_per_second << " exchanges/s), "
             << s.progress.skipped << " skipped, " << s.findings.size() << " findings; stopped: " << s.stopped << "\n";
@@ -141,7 +188,15 @@ void add_fuzz_command(CLI::App& app, int& exit_code) {
   static FuzzArgs a;
   a.cases_dir = cf::default_cases_dir();
   CLI::App* sub = app.add_subcommand("fuzz", "Fuzz an implementation under test on the wire, from the catalogue's exchanges");
-  sub->add_option("--target", a.target, "HOST:PORT of an IUT that accepts MPA connections");
+  sub->add_option("--target", a.target,
+                  "HOST:PORT of an IUT that accepts MPA connections (with --agent: where to reach the agent's listener)");
+  sub->add_option("--agent", a.agent,
+                  "URL of the device's agent (http://HOST:PORT): it sets up the IUT, and the device's events, the host's "
+                  "kernel log and the agent itself become oracles");
+  sub->add_option("--token", a.token, "With --agent: the agent's bearer token");
+  sub->add_option("--agent-listen", a.agent_listen, "With --agent: [HOST:]PORT the agent binds (default: --target's port, else any)");
+  sub->add_option("--agent-config", a.agent_config,
+                  "With --agent: the device's MPA settings for the run, e.g. crc=on (default: the device's own)");
   sub->add_flag("--reference", a.reference, "Fuzz the built-in reference IUT (with --fault to break it)");
   sub->add_option("--fault", a.faults, "With --reference: a named fault (rdmaconf faults)");
   sub->add_option("--seconds", a.seconds, "How long to fuzz (default 60 without --iterations)");

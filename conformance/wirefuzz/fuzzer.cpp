@@ -17,7 +17,12 @@
 namespace rdmaconf::conformance::wirefuzz {
 
 std::string_view to_string(Finding::Kind k) {
-  return k == Finding::Kind::kUnresponsive ? "unresponsive" : "rule-broken";
+  switch (k) {
+    case Finding::Kind::kUnresponsive: return "unresponsive";
+    case Finding::Kind::kRuleBroken: return "rule-broken";
+    case Finding::Kind::kHostUnhealthy: return "host-unhealthy";
+  }
+  return "unresponsive";
 }
 
 std::optional<Input> make_input(const std::vector<Case>& fuzz_seeds, std::uint64_t seed, std::uint64_t n) {
@@ -48,6 +53,7 @@ struct Ran {
   Outcome outcome = Outcome::kNothing;
   Finding::Kind kind = Finding::Kind::kUnresponsive;
   std::string what, rule;
+  std::vector<std::string> host_log;
   std::shared_ptr<Case> c;  // the case as parsed from its text (the result points into it)
   CaseResult result;
 };
@@ -97,6 +103,17 @@ Ran Fuzzer::run_case_text(const Case& c) {
     return r;
   }
   r.result = run_case(*r.c, ro_);
+  // The host first: a crashed kernel explains an IUT that stopped answering.
+  if (o_.host_health) {
+    if (std::optional<HostProblem> p = o_.host_health()) {
+      r.outcome = Ran::Outcome::kFinding;
+      r.kind = Finding::Kind::kHostUnhealthy;
+      r.what = std::move(p->what);
+      r.rule = std::move(p->signature);
+      r.host_log = std::move(p->log);
+      return r;
+    }
+  }
   const CaseResult& res = r.result;
   const std::size_t tail = liveness_step(*r.c);
   const int tail_line = tail < r.c->steps.size() ? r.c->steps[tail].line : INT_MAX;
@@ -124,11 +141,14 @@ Ran Fuzzer::run_case_text(const Case& c) {
 }
 
 // After the IUT stopped answering: probe it until it answers again (a
-// supervisor restarted it) or FuzzOptions::revive passes.
+// supervisor restarted it) or FuzzOptions::revive passes. With a view of
+// its host, the host must be healthy again too (a crashed kernel: booted
+// again), or what follows would be judged on a broken host.
 bool Fuzzer::wait_for_iut() {
   const auto deadline = Clock::now() + o_.revive;
   for (;;) {
-    if (probe_target(ProbeProtocol::kMpa, o_.connect, ro_).outcome == ProbeResult::Outcome::kSpeaks) return true;
+    const bool healthy = !o_.host_health || !o_.host_health();
+    if (healthy && probe_target(ProbeProtocol::kMpa, o_.connect, ro_).outcome == ProbeResult::Outcome::kSpeaks) return true;
     if (Clock::now() >= deadline || (o_.cancel && o_.cancel->load())) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
@@ -140,7 +160,7 @@ bool Fuzzer::same(const Case& cand, const Ran& want, Ran& out, int& runs, bool& 
   ++runs;
   out = run_case_text(cand);
   const bool silenced = out.outcome == Ran::Outcome::kDeadAtStart ||
-                        (out.outcome == Ran::Outcome::kFinding && out.kind == Finding::Kind::kUnresponsive);
+                        (out.outcome == Ran::Outcome::kFinding && out.kind != Finding::Kind::kRuleBroken);
   if (silenced && !wait_for_iut()) dead = true;
   return out.outcome == Ran::Outcome::kFinding && out.kind == want.kind && out.rule == want.rule;
 }
@@ -230,6 +250,11 @@ void Fuzzer::write(Finding& f, const Ran& last) {
   for (const std::string& m : f.mutations) out << "\n#   " << m;
   out << "\n# Reproduce: rdmaconf run --case-file " << id << ".case --target HOST:PORT\n" << f.script;
   f.folder = folder.string();
+  // The kernel's own words about it, as the host logged them.
+  if (!f.host_log.empty()) {
+    std::ofstream log(folder / "kernel.txt");
+    for (const std::string& line : f.host_log) log << line << "\n";
+  }
   if (o_.pcap && last.c) (void)o_.pcap(folder.string(), last.result);
 }
 
@@ -240,9 +265,11 @@ bool Fuzzer::handle(const Input& in, Ran found) {
   f.kind = found.kind;
   f.seed = in.seed_id;
   f.iteration = summary_.progress.iterations - 1;
+  f.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
   for (const Mutation& m : in.mutations) f.mutations.push_back(m.what);
   f.what = found.what;
   f.rule = found.rule;
+  f.host_log = found.host_log;
   f.found_script = case_text(*found.c);
   auto merge = [&](const std::string& signature) {
     auto same_sig = std::find_if(summary_.findings.begin(), summary_.findings.end(),
@@ -251,35 +278,49 @@ bool Fuzzer::handle(const Input& in, Ran found) {
     ++same_sig->count;
     return true;
   };
-  const bool silenced = found.kind == Finding::Kind::kUnresponsive;
+  const bool host = found.kind == Finding::Kind::kHostUnhealthy;
+  const bool silenced = found.kind != Finding::Kind::kRuleBroken;
+  auto count_kind = [&] {
+    if (host) ++summary_.progress.host;
+    else if (silenced) ++summary_.progress.unresponsive;
+  };
   if (silenced && !wait_for_iut()) {
-    f.signature = "stops answering after " + last_exchange_step(*found.c);
+    f.signature = host ? f.rule : "stops answering after " + last_exchange_step(*found.c);
     f.script = f.found_script;
     write(f, found);
     summary_.findings.push_back(f);
-    ++summary_.progress.unresponsive;
+    count_kind();
     summary_.progress.findings = summary_.findings.size();
     if (o_.on_finding) o_.on_finding(f);
-    summary_.stopped = "the IUT did not answer again within " + std::to_string(o_.revive.count()) + " ms";
+    summary_.stopped = (host ? "the IUT's host did not recover within " : "the IUT did not answer again within ") +
+                       std::to_string(o_.revive.count()) + " ms";
     return false;
   }
-  // A rule broken merges by the rule alone, before any minimizing.
+  // A rule broken merges by the rule alone, a host problem by its signature
+  // (the kernel's stack), before any minimizing.
   if (!silenced && merge("breaks " + f.rule)) return true;
+  if (host && merge(f.rule)) return true;
   bool dead = false;
   Ran last = found;
   const Case minimal = minimize(found, last, f.minimize_runs, dead);
-  f.signature = silenced ? "stops answering after " + last_exchange_step(minimal) : "breaks " + f.rule;
+  f.signature = host       ? f.rule
+                : silenced ? "stops answering after " + last_exchange_step(minimal)
+                           : "breaks " + f.rule;
   f.script = case_text(minimal);
   if (!dead && merge(f.signature)) return true;
   if (!dead) {
     Ran again;
     int runs = 0;
     f.reproduced = same(minimal, found, again, runs, dead);
-    if (f.reproduced) last = std::move(again);
+    if (f.reproduced) {
+      last = std::move(again);
+      // What the kernel said when the minimized script ran is its log.
+      if (host && !last.host_log.empty()) f.host_log = last.host_log;
+    }
   }
   write(f, last);
   summary_.findings.push_back(f);
-  if (silenced) ++summary_.progress.unresponsive;
+  count_kind();
   summary_.progress.findings = summary_.findings.size();
   if (o_.on_finding) o_.on_finding(f);
   if (dead) summary_.stopped = "the IUT did not answer again within " + std::to_string(o_.revive.count()) + " ms";
@@ -296,8 +337,14 @@ bool Fuzzer::delayed(const Input& previous, const Ran& previous_run, std::uint64
   f.kind = Finding::Kind::kUnresponsive;
   f.seed = previous.seed_id;
   f.iteration = n - 1;
+  f.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
   for (const Mutation& m : previous.mutations) f.mutations.push_back(m.what);
-  f.what = "the IUT answered this case's liveness check, then not the next case's first handshake: " + why;
+  // A case the engine could not run as written stopped at its first step
+  // after opening its connection: it never reached its liveness check.
+  f.what = previous_run.outcome == Ran::Outcome::kSkipped
+               ? "the engine could not run this case past its first steps (it opened its connection and closed it), "
+                 "and the next case's first handshake got no answer: " + why
+               : "the IUT answered this case's liveness check, then not the next case's first handshake: " + why;
   f.found_script = f.script = previous_run.c ? case_text(*previous_run.c) : case_text(previous.c);
   f.signature = "stops answering some time after " + last_exchange_step(previous_run.c ? *previous_run.c : previous.c);
   auto same_sig = std::find_if(summary_.findings.begin(), summary_.findings.end(),
@@ -378,6 +425,10 @@ FuzzSummary run_fuzz(const FuzzOptions& o) { return Fuzzer(o).run(); }
 
 std::string summary_json(const FuzzSummary& s) {
   nlohmann::ordered_json j;
+  // docs/schema/fuzz.schema.json
+  j["tool"] = "rdmaconf";
+  j["kind"] = "fuzz";
+  j["format"] = 1;
   j["seed"] = s.seed;
   j["seeds"] = s.seeds;
   j["iterations"] = s.progress.iterations;
@@ -388,6 +439,8 @@ std::string summary_json(const FuzzSummary& s) {
   j["findings_count"] = s.findings.size();
   j["unresponsive"] = std::count_if(s.findings.begin(), s.findings.end(),
                                     [](const Finding& f) { return f.kind == Finding::Kind::kUnresponsive; });
+  j["host_unhealthy"] = std::count_if(s.findings.begin(), s.findings.end(),
+                                      [](const Finding& f) { return f.kind == Finding::Kind::kHostUnhealthy; });
   auto& list = j["findings"] = nlohmann::ordered_json::array();
   for (const Finding& f : s.findings) {
     nlohmann::ordered_json e;
@@ -397,12 +450,14 @@ std::string summary_json(const FuzzSummary& s) {
     e["what"] = f.what;
     e["seed_case"] = f.seed;
     e["iteration"] = f.iteration;
+    e["seconds"] = f.seconds;
     e["mutations"] = f.mutations;
     e["count"] = f.count;
     e["minimize_runs"] = f.minimize_runs;
     e["reproduced"] = f.reproduced;
     e["folder"] = f.folder;
     e["script"] = f.script;
+    if (!f.host_log.empty()) e["host_log"] = f.host_log;
     list.push_back(std::move(e));
   }
   return j.dump(2) + "\n";

@@ -11,7 +11,10 @@
 //   - the IUT breaks a rule of the reference on the wire: the capture
 //     observer's rules, run over every exchange in passing (in_passing.hpp),
 //     find something wrong in what the IUT sent (a malformed Terminate,
-//     a bad CRC or Marker, a wrong MSN).
+//     a bad CRC or Marker, a wrong MSN);
+//   - with a view of the IUT's host (FuzzOptions::host_health, the device
+//     agent): its kernel logged a crash, the device reported itself broken,
+//     or the agent is gone (host_health.hpp).
 //
 // A finding is minimized (fewest messages, then fewest and smallest field
 // changes that still make the same finding), merged with earlier ones of
@@ -28,12 +31,13 @@
 
 #include "engine/engine.hpp"
 #include "engine/pcap_hook.hpp"
+#include "wirefuzz/host_health.hpp"
 #include "wirefuzz/mutator.hpp"
 
 namespace rdmaconf::conformance::wirefuzz {
 
 struct Finding {
-  enum class Kind : std::uint8_t { kUnresponsive, kRuleBroken };
+  enum class Kind : std::uint8_t { kUnresponsive, kRuleBroken, kHostUnhealthy };
   Kind kind = Kind::kUnresponsive;
   // What merges findings: the oracle, the rule for a rule broken, and the
   // last step the tester sent in the minimized case (its unit and the
@@ -41,9 +45,11 @@ struct Finding {
   std::string signature;
   std::string seed;          // the catalogue case it started from
   std::uint64_t iteration = 0;
+  double seconds = 0;        // into the run when its iteration ran
   std::vector<std::string> mutations;
   std::string what;          // why the oracle fired, as the engine said it
-  std::string rule;          // kRuleBroken: the registry id
+  std::string rule;          // kRuleBroken: the registry id; kHostUnhealthy: the host problem's signature
+  std::vector<std::string> host_log;  // kHostUnhealthy: the kernel's lines about it
   std::string script;        // the minimized case script
   std::string found_script;  // the case as the iteration ran it
   int minimize_runs = 0;
@@ -58,6 +64,7 @@ struct FuzzProgress {
   std::uint64_t skipped = 0;  // inputs the IUT or the connection could not take (unimplemented, unbuildable)
   std::size_t findings = 0;
   std::size_t unresponsive = 0;
+  std::size_t host = 0;  // findings of the host oracle (a kernel crash, a broken device, the agent gone)
   double seconds = 0;
 };
 
@@ -76,6 +83,11 @@ struct FuzzOptions {
   int minimize_budget = 60;  // runs per finding
   std::string out_dir;       // one folder per finding; empty: none written
   PcapWriter pcap;           // a finding's capture, into its folder
+  // The host's health after each run of a case (nullopt: healthy). A
+  // problem that lasts (a crashed kernel until the host boots again) is
+  // reported again at every call; after one, the fuzzer waits, as for an IUT
+  // that stopped answering, until the host is healthy and the IUT answers.
+  std::function<std::optional<HostProblem>()> host_health;
   std::function<void(const FuzzProgress&)> on_progress;  // about once a second
   std::function<void(const Finding&)> on_finding;
   const std::atomic<bool>* cancel = nullptr;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ci/interop.sh's options, without a VM: `--plan` prints what they select (kernels, each kernel's
-# parts, the reports folder, the diff) and stops; bad values are usage errors (exit 2).
+# parts, the reports folder, the diff; with --fuzz the fuzz folder) and stops; bad values are usage errors (exit 2).
 set -u
 cd "$(dirname "$0")/../../.." || exit 2
 export RDMACONF_INTEROP_OUT=/nonexistent/interop
@@ -15,7 +15,7 @@ expect() {  # expect WHAT WANT-STATUS WANT-OUTPUT -- ARGS...
     fails=$((fails + 1))
   fi
 }
-usage='usage: bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc] [--keep-guest] [--plan]'
+usage='usage: bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc] [--keep-guest] [--plan] [--fuzz MINUTES]'
 expect "both kernels by default" 0 "kernel 6.1: siw smc -> /nonexistent/interop/6.1
 kernel 6.12: siw smc smcd -> /nonexistent/interop/6.12
 diff 6.1 -> 6.12: siw smc -> /nonexistent/interop/diff" -- --plan
@@ -29,5 +29,9 @@ expect "unknown kernel" 2 "$usage" -- --kernel 6.6 --plan
 expect "kernel without a value" 2 "$usage" -- --plan --kernel
 expect "unknown part" 2 "$usage" -- --only smcd --plan
 expect "unknown option" 2 "$usage" -- --plan --fast
+expect "fuzz one kernel" 0 "kernel 6.1: fuzz siw for 30 minutes -> /nonexistent/interop/6.1/fuzz" -- --fuzz 30 --kernel 6.1 --plan
+expect "fuzz without minutes" 2 "$usage" -- --plan --fuzz
+expect "fuzz zero minutes" 2 "$usage" -- --plan --fuzz 0
+expect "fuzz with a part" 2 "$usage" -- --plan --fuzz 5 --only smc
 [ "$fails" = 0 ] && echo "ci/interop.sh --plan: all cases as expected"
 exit $((fails > 0))

@@ -59,6 +59,13 @@ TEST(Fuzz, UsageErrors) {
   EXPECT_EQ(rdmaconf("fuzz").code, 2);
   EXPECT_EQ(rdmaconf("fuzz --reference --target 127.0.0.1:1").code, 2);
   EXPECT_EQ(rdmaconf("fuzz --reference --fault no-such-fault --iterations 1").code, 2);
+  // --agent: one target only, its options only with it, a token, an agent that answers.
+  EXPECT_EQ(rdmaconf("fuzz --reference --agent http://127.0.0.1:1 --token t").code, 2);
+  EXPECT_EQ(rdmaconf("fuzz --target 127.0.0.1:1 --token t").code, 2);
+  EXPECT_EQ(rdmaconf("fuzz --agent http://127.0.0.1:1 --iterations 1").code, 2);
+  const Ran gone = rdmaconf("fuzz --agent http://127.0.0.1:1 --token t --iterations 1");
+  EXPECT_EQ(gone.code, 2);
+  EXPECT_NE(gone.err.find("cannot reach the agent"), std::string::npos) << gone.err;
   const Ran none = rdmaconf("fuzz --reference --case 'clc-*' --iterations 1");
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.out.find("no seed"), std::string::npos) << none.out;

@@ -1,7 +1,8 @@
 // The wire fuzzer (conformance/wirefuzz/): scripts printed back parse to the
 // same case, a seed reproduces its inputs, the clean reference yields no
 // finding, and faults planted in the reference are found, minimized and
-// reproduced by the script written for them.
+// reproduced by the script written for them; a kernel crash on the IUT's host
+// (the host oracle) likewise.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -13,6 +14,8 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -382,6 +385,98 @@ TEST(Fuzz, AnIutThatDiesAfterTheLivenessCheckIsCharged) {
     EXPECT_NE(f.script.find(" msn="), std::string::npos) << f.script;  // the iteration that made it die
     EXPECT_EQ(f.script, f.found_script);
   }
+}
+
+// The reference IUT on a host whose kernel crashes (test only): when the
+// IUT has to send a Terminate for an MSN out of range, the host's "kernel"
+// logs a NULL pointer dereference; the IUT itself keeps answering, as siw
+// can after a crash in another kernel thread. The host stays broken until it
+// "boots again" 300 ms later, as the interop harness reboots its guest.
+class CrashingHost {
+ public:
+  CrashingHost() {
+    iut_.set_observer([this](const IutEvent& e) {
+      if (e.kind == IutEvent::Kind::kAsync && e.name == "terminate_sent" && e.detail.find("MSN") != std::string::npos) {
+        std::lock_guard lock(mu_);
+        if (!broken_) ++crashes_;
+        broken_ = true;
+        since_ = std::chrono::steady_clock::now();
+      }
+    });
+    std::string error;
+    EXPECT_TRUE(iut_.listen("127.0.0.1", 0, error)) << error;
+  }
+  ~CrashingHost() { iut_.stop(); }
+  std::uint16_t port() const { return iut_.port(); }
+  int crashes() const {
+    std::lock_guard lock(mu_);
+    return crashes_;
+  }
+  // What the agent's kernel log and events come to (FuzzOptions::host_health).
+  std::optional<HostProblem> health() {
+    std::lock_guard lock(mu_);
+    if (broken_ && std::chrono::steady_clock::now() - since_ > std::chrono::milliseconds(300)) broken_ = false;
+    if (!broken_) return std::nullopt;
+    return kernel_crash({"[  10.0] BUG: kernel NULL pointer dereference, address: 00000000000003e0",
+                         "[  10.1] RIP: 0010:siw_rtr_data_ready+0x3a/0xb0 [siw]", "[  10.2] Call Trace:",
+                         "[  10.3]  <IRQ>", "[  10.4]  tcp_data_queue+0x6b4/0xd90",
+                         "[  10.5]  tcp_rcv_established+0x1fc/0x690", "[  10.6]  ? ip_local_deliver+0x70/0x70"});
+  }
+
+ private:
+  ReferenceIut iut_;
+  mutable std::mutex mu_;
+  bool broken_ = false;
+  int crashes_ = 0;
+  std::chrono::steady_clock::time_point since_;
+};
+
+TEST(Fuzz, AKernelCrashOnTheHostIsFoundByItsStackMinimizedAndReproduced) {
+  CrashingHost host;
+  FuzzOptions o = options_for(host.port(), seeds({"ddp-echo-msn-increment"}));
+  o.iterations = 250;
+  o.host_health = [&host] { return host.health(); };
+  const FuzzSummary s = run_fuzz(o);
+  ASSERT_EQ(s.findings.size(), 1u) << s.stopped << ", skipped " << s.progress.skipped;
+  const Finding& f = s.findings.front();
+  EXPECT_EQ(f.kind, Finding::Kind::kHostUnhealthy);
+  EXPECT_EQ(f.signature,
+            "kernel: BUG: kernel NULL pointer dereference in siw_rtr_data_ready <- tcp_data_queue <- tcp_rcv_established");
+  EXPECT_TRUE(f.reproduced) << s.stopped << "; " << f.minimize_runs << " runs";
+  EXPECT_EQ(s.progress.host, 1u);
+  EXPECT_EQ(s.progress.unresponsive, 0u);
+  EXPECT_FALSE(f.host_log.empty());
+  // Minimized to the one message and field that crash it.
+  const Case min = parse_one(f.script, "ddp");
+  const auto sends = send_steps(min);
+  ASSERT_EQ(sends.size(), 1u) << f.script;
+  ASSERT_EQ(min.steps[sends.front()].args.size(), 1u) << f.script;
+  EXPECT_EQ(min.steps[sends.front()].args.front().name, "msn") << f.script;
+  // Later crashes of the same stack were counted, not written again.
+  EXPECT_GE(f.count, 1u);
+  const std::string json = summary_json(s);
+  EXPECT_NE(json.find("\"host_unhealthy\": 1"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"kind\": \"host-unhealthy\""), std::string::npos) << json;
+}
+
+TEST(Fuzz, AHostThatDoesNotRecoverEndsTheRun) {
+  // A kernel log that keeps its crash (nobody reboots the host).
+  int calls = 0;
+  CrashingHost host;
+  FuzzOptions o = options_for(host.port(), seeds({"ddp-echo-msn-increment"}));
+  o.iterations = 50;
+  o.revive = std::chrono::milliseconds(800);
+  o.host_health = [&]() -> std::optional<HostProblem> {
+    ++calls;
+    if (calls < 2) return std::nullopt;
+    return HostProblem{"the agent does not answer", "agent gone", {}};
+  };
+  const FuzzSummary s = run_fuzz(o);
+  ASSERT_EQ(s.findings.size(), 1u);
+  EXPECT_EQ(s.findings.front().signature, "agent gone");
+  EXPECT_EQ(s.findings.front().iteration, 1u);
+  EXPECT_EQ(s.progress.iterations, 2u);
+  EXPECT_NE(s.stopped.find("host did not recover"), std::string::npos) << s.stopped;
 }
 
 }  // namespace

@@ -5,7 +5,11 @@
 # floor (pcap_read_floor: the same file through a plain pcap_next_ex loop
 # that touches every octet) beside them, in turn, pair by pair. Prints each
 # run's wall and CPU seconds and peak RSS, then the medians: the -j N speed-up
-# (wall) and -j 1's pace as a share of the floor's.
+# (wall) and -j 1's pace as a share of the floor's. Last, one `perf record`
+# of -j N gives each thread's CPU (the threads are named: rdmaconf reads
+# the file, rdmaconf-tcp reassembles, rdmaconf-wK are the workers) as a
+# share of -j 1's median CPU: the busiest one bounds the speed-up on quiet
+# cores whatever the load now (the critical path; target <= 55 %).
 #
 #   ci/analyze-bench.sh [BUILD_DIR [SIZE_MIB [CONNECTIONS [PAIRS [JOBS]]]]]
 #   defaults: build/gcc 1024 8 5 2
@@ -49,3 +53,14 @@ awk -v w1="$(med j1 2)" -v wn="$(med jN 2)" -v c1="$(med j1 3)" -v cn="$(med jN 
   printf "-j %s speed-up (wall): %.2fx (target >= 1.7x with 8+ connections on 2 quiet cores)\n", j, w1 / wn
   printf "-j 1 pace as a share of the libpcap floor: %.0f %% wall, %.0f %% CPU (target >= 70 %%)\n", 100 * wf / w1, 100 * cf / c1
 }'
+# Each thread's CPU under -j N, from one profile (task-clock samples by thread name).
+perf record -q -e task-clock -o "$dir/perf.data" "$rdmaconf" analyze -q -j "$jobs" "$cap" >/dev/null 2>&1 || true
+perf stat -x, -e task-clock -o "$dir/p" "$rdmaconf" analyze -q -j "$jobs" "$cap" >/dev/null 2>&1 || true
+cpu=$(grep task-clock "$dir/p" | cut -d, -f1)
+perf report -i "$dir/perf.data" --sort comm --stdio 2>/dev/null | grep -v '^#' | grep '%' |
+  awk -v c="$cpu" -v c1="$(med j1 3)" -v j="$jobs" -v cores="$(nproc)" '{ s = $1; sub("%", "", s); t = s / 100 * c / 1000
+    printf "-j %s thread %-14s %5.1f %% of its CPU, %.3f s = %3.0f %% of -j 1 CPU\n", j, $2, s, t, 100 * t / c1
+    if (t > m) m = t }
+  END { n = j < cores ? j : cores; b = c / 1000 / n; if (m > b) b = m
+    printf "critical path (busiest thread): %.0f %% of -j 1 CPU (target <= 55 %%)\n", 100 * m / c1
+    printf "-j %s bound on %s quiet cores: -j 1 CPU / max(busiest thread, -j %s CPU / %s) = %.2fx\n", j, n, j, n, c1 / b }'

@@ -443,6 +443,9 @@ AnalysisResult run(capture::PacketSource& source, const AnalysisOptions& options
   if (options.jobs > 1 && !listener) {
     ShardedAnalyzer sharded(options, options.jobs);
     if (source.live() || !source.window()) return run_with(sharded, source, options, limits);
+    // Mapped, not read: the kernel copies nothing on the reading thread,
+    // which then only walks the record headers (parallel.hpp).
+    source.map_file();
     capture::Reassembler reassembler(sharded, options.limits);
     const capture::RunSummary run = sharded.run_file(source, reassembler);
     AnalysisResult r = sharded.take_result(run.frames);

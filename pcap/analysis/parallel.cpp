@@ -9,6 +9,8 @@
 #include <thread>
 #include <variant>
 
+#include <pthread.h>
+
 #include "analysis/observer_internal.hpp"
 #include "smcr/transport.hpp"
 
@@ -24,6 +26,10 @@ struct ShardedAnalyzer::Octets {
 namespace {
 
 using Octets = ShardedAnalyzer::Octets;
+
+// The calling thread's name in `perf report --sort comm` and top's thread
+// view (ci/analyze-bench.sh reads each thread's share of the CPU by it).
+void name_thread(const std::string& name) { ::pthread_setname_np(::pthread_self(), name.substr(0, 15).c_str()); }
 
 struct DataEvent {
   capture::StreamOffset offset = 0;
@@ -63,7 +69,7 @@ struct ShardedAnalyzer::Batch {
   std::vector<std::uint8_t> octets;
   std::vector<std::unique_ptr<capture::Stream>> views;
   // The file windows (PacketSource::window) its shared octets lie in.
-  std::vector<std::shared_ptr<const std::vector<std::uint8_t>>> windows;
+  std::vector<std::shared_ptr<const ShardedAnalyzer::Window>> windows;
   std::size_t shared_octets = 0;
   bool last = false;  // the worker's final batch
 
@@ -85,7 +91,7 @@ struct ShardedAnalyzer::Batch {
     return o;
   }
   // Octets of the file window `w` (which holds them): a view, not a copy.
-  Octets share(wire::Bytes b, const std::shared_ptr<const std::vector<std::uint8_t>>& w) {
+  Octets share(wire::Bytes b, const std::shared_ptr<const ShardedAnalyzer::Window>& w) {
     if (windows.empty() || windows.back() != w) windows.push_back(w);
     shared_octets += b.size();
     return Octets{b.data(), 0, b.size()};
@@ -99,7 +105,11 @@ struct ShardedAnalyzer::Batch {
 // batches in capture order through a bounded queue.
 class ShardedAnalyzer::Worker {
  public:
-  explicit Worker(const AnalysisOptions& options) : analyzer(options), thread_([this] { run(); }) {
+  Worker(const AnalysisOptions& options, std::size_t index)
+      : analyzer(options), thread_([this, index] {
+          name_thread("rdmaconf-w" + std::to_string(index));
+          run();
+        }) {
     analyzer.keep_by_sequence();
   }
   ~Worker() {
@@ -224,7 +234,7 @@ ShardedAnalyzer::ShardedAnalyzer(const AnalysisOptions& options, std::size_t wor
     : options_(options), reports_(options) {
   workers = std::max<std::size_t>(workers, 1);
   for (std::size_t i = 0; i < workers; ++i) {
-    workers_.push_back(std::make_unique<Worker>(options_));
+    workers_.push_back(std::make_unique<Worker>(options_, i));
     open_.push_back(workers_.back()->spare());
   }
 }
@@ -304,6 +314,7 @@ capture::RunSummary ShardedAnalyzer::run_file(capture::PacketSource& source, cap
   // (the kernel's copy of the file, the record headers) and reassembly each
   // take a good share of one thread's time.
   std::thread reassembly([&] {
+    name_thread("rdmaconf-tcp");
     for (;;) {
       const std::unique_ptr<FrameBatch> b = queue.pop();
       for (std::size_t i = 0; i < b->frames.size(); ++i) {

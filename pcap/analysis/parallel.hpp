@@ -71,7 +71,7 @@ class ShardedAnalyzer : public capture::StreamConsumer {
   // After the reassembler's finish(): waits for the workers and merges.
   AnalysisResult take_result(std::uint64_t frames);
 
-  using Window = std::vector<std::uint8_t>;
+  using Window = capture::FileWindow;
   struct Batch;
   struct Octets;
   class Worker;

@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <pcap/pcap.h>
@@ -139,7 +140,8 @@ struct PacketSource::Mapped {
   std::uint64_t size = 0;
   std::uint64_t pos = 0;  // the next record header
   bool big_endian = false;  // the writer's byte order
-  using Window = std::vector<std::uint8_t>;
+  bool map = false;  // map_file(): windows mapped from fd, not read
+  using Window = FileWindow;
   std::shared_ptr<Window> window = std::make_shared<Window>();  // file octets [buffer_at, buffer_at + filled)
   std::uint64_t buffer_at = 0;
   std::size_t filled = 0;
@@ -178,12 +180,13 @@ struct PacketSource::Mapped {
   // File octets [at, at + n) in memory (at >= buffer_at), or nullptr on a read error.
   const std::uint8_t* view(std::uint64_t at, std::size_t n) {
     if (at + n <= buffer_at + filled) return window->data() + (at - buffer_at);
+    if (map) return map_window(at, n);
     // Keep what is still needed, then read straight into the buffer: one
     // copy by the kernel, a few large reads.
     const std::size_t keep = at < buffer_at + filled ? static_cast<std::size_t>(buffer_at + filled - at) : 0;
     if (window.use_count() > 1) move_to_free_window(at - buffer_at, keep);
-    else if (keep) std::memmove(window->data(), window->data() + (at - buffer_at), keep);
-    Window& buffer = *window;
+    else if (keep) std::memmove(window->buffer.data(), window->buffer.data() + (at - buffer_at), keep);
+    std::vector<std::uint8_t>& buffer = window->buffer;
     buffer_at = at;
     filled = keep;
     // Large reads, but never a buffer larger than what is left of the file
@@ -199,6 +202,27 @@ struct PacketSource::Mapped {
     }
     return buffer.data();
   }
+  // map_file(): file octets [at, at + n) in a new mapping of at least
+  // kBuffer octets from the page `at` lies in (windows may overlap: a frame
+  // that crosses one window's end is whole in the next, nothing copied).
+  // The caller checked [at, at + n) lies in the file's `size`; the file's
+  // size now is asked again, so a file shortened since ends as truncated
+  // instead of with a read past its end. nullptr on failure.
+  const std::uint8_t* map_window(std::uint64_t at, std::size_t n) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return nullptr;
+    const auto now = static_cast<std::uint64_t>(st.st_size);
+    if (now < at + n) return nullptr;
+    static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t start = at - at % page;
+    const std::uint64_t length = std::min<std::uint64_t>(std::max<std::uint64_t>(kBuffer, at + n - start), now - start);
+    void* p = ::mmap(nullptr, static_cast<std::size_t>(length), PROT_READ, MAP_PRIVATE, fd, static_cast<off_t>(start));
+    if (p == MAP_FAILED) return nullptr;
+    window = std::make_shared<Window>(static_cast<const std::uint8_t*>(p), static_cast<std::size_t>(length));
+    buffer_at = start;
+    filled = static_cast<std::size_t>(length);
+    return window->data() + (at - start);
+  }
   // The window is held elsewhere: read on in one nobody holds (or a new
   // one), its first `keep` octets those from `from` in the held one.
   void move_to_free_window(std::size_t from, std::size_t keep) {
@@ -212,8 +236,8 @@ struct PacketSource::Mapped {
         break;
       }
     if (!window) window = std::make_shared<Window>();
-    if (window->size() < keep) window->resize(keep);
-    if (keep) std::memcpy(window->data(), held->data() + from, keep);
+    if (window->buffer.size() < keep) window->buffer.resize(keep);
+    if (keep) std::memcpy(window->buffer.data(), held->data() + from, keep);
     for (auto& w : retired)
       if (!w) {
         w = std::move(held);
@@ -307,9 +331,19 @@ PacketSource::Next PacketSource::next_mapped(RawFrame& out) {
   return Next::kFrame;
 }
 
-std::shared_ptr<const std::vector<std::uint8_t>> PacketSource::window() const {
+std::shared_ptr<const FileWindow> PacketSource::window() const {
   if (!mapped_) return nullptr;
   return mapped_->window;
+}
+
+bool PacketSource::map_file() {
+  if (!mapped_ || mapped_->fd < 0) return false;
+  mapped_->map = true;
+  return true;
+}
+
+FileWindow::~FileWindow() {
+  if (mapped_) ::munmap(const_cast<std::uint8_t*>(mapped_), mapped_size_);
 }
 
 bool PacketSource::link_supported() const {

@@ -35,6 +35,28 @@ struct LiveOptions {
   std::uint32_t buffer_mib = 64;
 };
 
+// Octets of a capture file in memory, shared by whoever keeps views into
+// them (PacketSource::window()): read into `buffer`, or mapped from the file
+// (PacketSource::map_file), unmapped when the last holder lets go.
+class FileWindow {
+ public:
+  FileWindow() = default;
+  FileWindow(const std::uint8_t* mapped, std::size_t size) : mapped_(mapped), mapped_size_(size) {}
+  ~FileWindow();
+  FileWindow(const FileWindow&) = delete;
+  FileWindow& operator=(const FileWindow&) = delete;
+
+  const std::uint8_t* data() const { return mapped_ ? mapped_ : buffer.data(); }
+  std::size_t size() const { return mapped_ ? mapped_size_ : buffer.size(); }
+  bool mapped() const { return mapped_ != nullptr; }
+
+  std::vector<std::uint8_t> buffer;  // when read, not mapped
+
+ private:
+  const std::uint8_t* mapped_ = nullptr;
+  std::size_t mapped_size_ = 0;
+};
+
 class PacketSource {
  public:
   enum class Next : std::uint8_t {
@@ -89,7 +111,16 @@ class PacketSource {
   // instead of overwriting this one. nullptr when frames are libpcap's (a
   // pcapng file, a filter, a live capture): those views are gone at the
   // next call.
-  std::shared_ptr<const std::vector<std::uint8_t>> window() const;
+  std::shared_ptr<const FileWindow> window() const;
+  // From the next window on, a classic pcap file read in place is mapped
+  // (read-only mmap, 4 MiB at a time) instead of read: no copy by the
+  // kernel, so the thread that walks the record headers pays only for the
+  // pages' mapping, and each octet is first touched by the thread that uses
+  // it (analyze -j). False, and nothing changes, for any other source.
+  // A file shortened by another program while it is mapped makes the
+  // kernel end the process (SIGBUS) when a vanished page is read: use it
+  // for files nobody is writing.
+  bool map_file();
 
  private:
   struct Pcap;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <sys/wait.h>
@@ -83,18 +84,43 @@ TEST(AnalysisParallel, FuzzCorpusOfCaptureFilesAsOneThreadSeesIt) {
 
 // Every Ethernet capture of captures/real/ in one file, their frames taken
 // in turn: many connections of every kind at once.
-TEST(AnalysisParallel, MixedCapturesAsOneThreadSeesThem) {
-  std::vector<std::vector<std::pair<capture::Timestamp, std::vector<std::uint8_t>>>> inputs;
+using Frames = std::vector<std::pair<capture::Timestamp, std::vector<std::uint8_t>>>;
+
+// The frames of `inputs` taken in turn, `rounds` times over.
+void write_mixed(const fs::path& path, capture::FileFormat format, int rounds, const std::vector<Frames>& inputs) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  capture::CaptureWriter writer(out, format);
+  for (int round = 0; round < rounds; ++round)
+    for (std::size_t i = 0;; ++i) {
+      bool any = false;
+      for (const auto& frames : inputs)
+        if (i < frames.size()) {
+          writer.write(frames[i].first, frames[i].second);
+          any = true;
+        }
+      if (!any) break;
+    }
+  ASSERT_TRUE(writer.ok());
+}
+
+std::vector<Frames> real_ethernet_captures() {
+  std::vector<Frames> inputs;
   for (const std::string& f : files_under(fs::path(RDMACONF_TEST_CAPTURES) / "real", false)) {
     std::string error;
     auto source = capture::PacketSource::open_file(f, "", error);
-    ASSERT_TRUE(source) << error;
+    EXPECT_TRUE(source) << error;
+    if (!source) continue;
     if (source->link_type() != capture::LinkType::kEthernet) continue;
     auto& frames = inputs.emplace_back();
     capture::RawFrame frame;
     while (source->next(frame) == capture::PacketSource::Next::kFrame)
       frames.emplace_back(frame.time, std::vector<std::uint8_t>(frame.captured.begin(), frame.captured.end()));
   }
+  return inputs;
+}
+
+TEST(AnalysisParallel, MixedCapturesAsOneThreadSeesThem) {
+  const std::vector<Frames> inputs = real_ethernet_captures();
   ASSERT_GE(inputs.size(), 8u);
   // pcapng goes through libpcap (octets copied into the batches); classic
   // pcap through the in-place reader, the mix four times over (about 8 MB:
@@ -102,26 +128,61 @@ TEST(AnalysisParallel, MixedCapturesAsOneThreadSeesThem) {
   for (const auto& [format, rounds] : {std::pair{capture::FileFormat::kPcapng, 1}, {capture::FileFormat::kPcap, 4}}) {
     const fs::path mixed = fs::temp_directory_path() / ("rdmaconf-parallel-mixed-" + std::to_string(::getpid()) +
                                                          (format == capture::FileFormat::kPcap ? ".pcap" : ".pcapng"));
-    {
-      std::ofstream out(mixed, std::ios::binary | std::ios::trunc);
-      capture::CaptureWriter writer(out, format);
-      for (int round = 0; round < rounds; ++round)
-        for (std::size_t i = 0;; ++i) {
-          bool any = false;
-          for (const auto& frames : inputs)
-            if (i < frames.size()) {
-              writer.write(frames[i].first, frames[i].second);
-              any = true;
-            }
-          if (!any) break;
-        }
-      ASSERT_TRUE(writer.ok());
-    }
+    write_mixed(mixed, format, rounds, inputs);
     const std::string one = json_of(mixed.string(), 1);
     EXPECT_EQ(one.find("\"roce_packets\":0,"), std::string::npos) << "the mix holds SMC-R over RoCEv2";
     for (std::size_t jobs : {2u, 4u}) EXPECT_EQ(json_of(mixed.string(), jobs), one) << jobs << " workers, " << mixed;
     fs::remove(mixed);
   }
+}
+
+// The mapped reading of -j N (PacketSource::map_file) over a damaged
+// classic pcap file of several windows ends where the one-thread read ends,
+// with the same report: a record whose captured length runs past the end of
+// the file, one whose length is absurd, a last record cut short.
+TEST(AnalysisParallel, DamagedFileReadInPlaceAsOneThreadSeesIt) {
+  const std::vector<Frames> inputs = real_ethernet_captures();
+  ASSERT_GE(inputs.size(), 8u);
+  const fs::path intact = fs::temp_directory_path() / ("rdmaconf-parallel-damaged-" + std::to_string(::getpid()) + ".pcap");
+  write_mixed(intact, capture::FileFormat::kPcap, 4, inputs);
+  std::vector<std::uint8_t> file;
+  {
+    std::ifstream in(intact, std::ios::binary);
+    file.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_GT(file.size(), std::size_t{6} << 20);
+  // The record header at or after the middle of the file (pcap §4: 24
+  // octets of file header, then 16 octets of record header before each
+  // frame, its captured length at octet 8; CaptureWriter writes big-endian).
+  const auto get32 = [&](std::size_t at) {
+    return std::uint32_t{file[at]} << 24 | std::uint32_t{file[at + 1]} << 16 | std::uint32_t{file[at + 2]} << 8 |
+           file[at + 3];
+  };
+  const auto set32 = [](std::vector<std::uint8_t>& f, std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) f[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (24 - 8 * i));
+  };
+  std::size_t middle = 24;
+  while (middle < file.size() / 2) middle += 16 + get32(middle + 8);
+  const std::string whole = json_of(intact.string(), 1);
+  const auto damaged = [&](const char* name, std::vector<std::uint8_t> octets) {
+    const fs::path p = fs::path(intact).replace_extension(std::string(name) + ".pcap");
+    std::ofstream(p, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(octets.data()),
+                                                             static_cast<std::streamsize>(octets.size()));
+    const std::string one = json_of(p.string(), 1);
+    EXPECT_NE(one, whole) << name;
+    for (std::size_t jobs : {2u, 3u}) EXPECT_EQ(json_of(p.string(), jobs), one) << name << ", " << jobs << " workers";
+    fs::remove(p);
+  };
+  auto past_end = file;
+  set32(past_end, middle + 8, static_cast<std::uint32_t>(file.size() - middle));  // 16 octets past the end
+  damaged("past-end", past_end);
+  auto absurd = file;
+  set32(absurd, middle + 8, 0x7fffffff);
+  damaged("absurd", absurd);
+  auto cut = file;
+  cut.resize(cut.size() - 5);
+  damaged("cut", cut);
+  fs::remove(intact);
 }
 
 // The command: -j 1 and -j 2 print the same; a folder is its capture files,

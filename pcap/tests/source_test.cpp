@@ -163,7 +163,7 @@ TEST(Source, HeldWindowsKeepTheirOctets) {
   auto source = PacketSource::open_file(path, "", error);
   ASSERT_TRUE(source) << error;
   struct Held {
-    std::shared_ptr<const std::vector<std::uint8_t>> window;
+    std::shared_ptr<const FileWindow> window;
     wire::Bytes frame;
     std::vector<std::uint8_t> copy;
   };
@@ -187,6 +187,96 @@ TEST(Source, HeldWindowsKeepTheirOctets) {
   auto libpcap = PacketSource::open_file(path, "len >= 0", error);
   ASSERT_TRUE(libpcap);
   EXPECT_FALSE(libpcap->window());  // libpcap's frames: copy them
+}
+
+// map_file (analyze -j): the file's windows mapped, not read, give the
+// frames the read windows give, and a held mapping keeps its octets while
+// the source maps on.
+TEST(Source, MappedWindowsAgreeWithReadOnesAndKeepTheirOctets) {
+  TempDir dir;
+  const std::string path = dir.file("big.pcap");
+  {
+    std::ofstream f(path, std::ios::binary);
+    CaptureWriter w(f, FileFormat::kPcap);
+    TcpRecorder rec(w, kClientEp, kServerEp);
+    rec.open();
+    const std::string chunk = pattern(1 << 20, 7);
+    for (int i = 0; i < 14; ++i) rec.send(TcpRecorder::Side::kServer, bytes_of(chunk));  // 14 MiB: four windows
+    rec.close();
+    ASSERT_TRUE(w.ok());
+  }
+  std::string error;
+  auto mapped = PacketSource::open_file(path, "", error);
+  auto read = PacketSource::open_file(path, "", error);
+  ASSERT_TRUE(mapped && read) << error;
+  ASSERT_TRUE(mapped->map_file());
+  struct Held {
+    std::shared_ptr<const FileWindow> window;
+    wire::Bytes frame;
+    std::vector<std::uint8_t> copy;
+  };
+  std::vector<Held> held;
+  RawFrame a, b;
+  std::size_t frames = 0;
+  std::size_t windows = 0;  // how often the window changed (a freed one's address may come again)
+  const FileWindow* last = nullptr;
+  while (mapped->next(a) == PacketSource::Next::kFrame) {
+    ASSERT_EQ(read->next(b), PacketSource::Next::kFrame);
+    ASSERT_EQ(a.number, b.number);
+    ASSERT_EQ(a.time, b.time);
+    ASSERT_EQ(a.original_length, b.original_length);
+    ASSERT_TRUE(std::equal(a.captured.begin(), a.captured.end(), b.captured.begin(), b.captured.end()));
+    auto w = mapped->window();
+    ASSERT_TRUE(w && w->mapped());
+    if (w.get() != last) ++windows;
+    last = w.get();
+    ASSERT_GE(a.captured.data(), w->data());
+    ASSERT_LE(a.captured.data() + a.captured.size(), w->data() + w->size());
+    if (++frames % 89 == 0) {
+      held.push_back({w, a.captured, std::vector<std::uint8_t>(a.captured.begin(), a.captured.end())});
+      if (held.size() > 40) held.erase(held.begin());
+    }
+    for (const Held& h : held) ASSERT_TRUE(std::equal(h.frame.begin(), h.frame.end(), h.copy.begin(), h.copy.end()));
+  }
+  EXPECT_EQ(read->next(b), PacketSource::Next::kEnd);
+  EXPECT_GT(frames, 9000u);
+  EXPECT_GE(windows, 4u);
+  EXPECT_FALSE(mapped->end_report());
+  // Only the in-place reader maps.
+  auto libpcap = PacketSource::open_file(path, "len >= 0", error);
+  ASSERT_TRUE(libpcap);
+  EXPECT_FALSE(libpcap->map_file());
+}
+
+// A mapped file shortened while it is read: the windows not mapped yet are
+// not mapped past its new end; the source ends with a report, no crash.
+TEST(Source, MappedFileShortenedWhileReadEndsWithAReport) {
+  TempDir dir;
+  const std::string path = dir.file("shrinks.pcap");
+  {
+    std::ofstream f(path, std::ios::binary);
+    CaptureWriter w(f, FileFormat::kPcap);
+    TcpRecorder rec(w, kClientEp, kServerEp);
+    rec.open();
+    const std::string chunk = pattern(1 << 20, 3);
+    for (int i = 0; i < 14; ++i) rec.send(TcpRecorder::Side::kClient, bytes_of(chunk));
+    rec.close();
+    ASSERT_TRUE(w.ok());
+  }
+  std::string error;
+  auto src = PacketSource::open_file(path, "", error);
+  ASSERT_TRUE(src) << error;
+  ASSERT_TRUE(src->map_file());
+  RawFrame f;
+  ASSERT_EQ(src->next(f), PacketSource::Next::kFrame);  // the first window mapped: 4 MiB
+  std::filesystem::resize_file(path, 10u << 20);
+  std::size_t frames = 1;
+  PacketSource::Next n;
+  while ((n = src->next(f)) == PacketSource::Next::kFrame) ++frames;
+  EXPECT_NE(n, PacketSource::Next::kFrame);
+  ASSERT_TRUE(src->end_report());
+  EXPECT_GT(frames, 5000u);
+  EXPECT_LT(frames, 8000u);
 }
 
 TEST(Source, PcapngTimestampsKeepNanoseconds) {

@@ -18,6 +18,7 @@
 #include "engine/in_passing.hpp"
 #include "engine/needs.hpp"
 #include "engine/runner_session.hpp"
+#include "engine/runner_smcr.hpp"
 
 namespace rdmaconf::conformance {
 namespace runner {
@@ -235,6 +236,13 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
     result.reason = "the IUT lacks '" + *need + "' (--iut-lacks or the agent's capabilities)";
     return result;
   }
+  if (c.protocol == "smcr" && o.smcr_version != 0)
+    if (const std::string field = smcr_field_missing_in(c, o.smcr_version); !field.empty()) {
+      result.verdict = Verdict::kUnimplemented;
+      result.reason = "the script names " + field + ", which SMC-R version " + std::to_string(o.smcr_version) +
+                      " (the run's --smcr-version) has not";
+      return result;
+    }
   Session s(c, o, result);
   std::string error;
   if (!open_connection(s, result, error)) {

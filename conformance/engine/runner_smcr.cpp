@@ -614,6 +614,25 @@ bool field_in_version(std::string_view unit, std::string_view field, std::uint8_
   return find_field(message_blocks(m), field).has_value();
 }
 
+}  // namespace
+
+std::string smcr_field_missing_in(const Case& c, std::uint8_t version) {
+  auto missing = [version](const std::string& unit, const std::vector<Arg>& args) -> std::string {
+    for (const Arg& a : args)
+      if (!field_in_version(unit, a.name, version)) return unit + " " + a.name;
+    return {};
+  };
+  for (const Step& st : c.steps) {
+    if (st.kind == StepKind::kSend)
+      if (auto m = missing(st.unit, st.args); !m.empty()) return m;
+    for (const Alternative& alt : st.alternatives)
+      if (auto m = missing(alt.unit, alt.args); !m.empty()) return m;
+  }
+  return {};
+}
+
+namespace {
+
 StepOutcome expect(Session& s, const Step& st) {
   SmcrPhase& p = *s.smcr;
   // A matcher no message of the link's version can hold is the script's

@@ -33,6 +33,11 @@ bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error);
 // Confirm: a device's first link connects now (smcr_transport.hpp,
 // connect_first). False with `error` when it cannot.
 bool smcr_before_confirm(Session& s, std::string& error);
+// With a run's --smcr-version, the first LLC field the case's steps name
+// that no message of that version holds (a script written for version 1
+// names llc.length, which version 2 splits in two): such a case cannot run
+// over that version, which says nothing of the IUT. Empty when none.
+std::string smcr_field_missing_in(const Case& c, std::uint8_t version);
 // The units and fields a script may name in the phase, for check_case.
 bool smcr_unit_known(std::string_view unit, bool sending);
 bool smcr_field_known(std::string_view unit, std::string_view field);

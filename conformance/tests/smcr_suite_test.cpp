@@ -10,6 +10,7 @@
 #include "engine/mutation.hpp"
 #include "engine/needs.hpp"
 #include "engine/responder.hpp"
+#include "engine/runner_smcr.hpp"
 #include "engine/smcr_memory.hpp"
 #include "engine/smcr_transport.hpp"
 
@@ -105,6 +106,26 @@ TEST(SmcrSuite, RunsOverTheVersionTheRunNames) {
   const CaseResult lacking = run_case(c, o);
   EXPECT_EQ(lacking.verdict, Verdict::kUnimplemented);
   EXPECT_NE(lacking.reason.find("smcr-v2"), std::string::npos) << lacking.reason;
+}
+
+// A script that names a field of version 1's LLC header (llc.length) cannot
+// run over version 2: the case is left out before it starts, with the field
+// named, rather than counted as an error or charged to the IUT.
+TEST(SmcrSuite, AScriptOfTheOtherVersionIsNotRun) {
+  Reference ref;
+  RunOptions o = ref.options;
+  const Case& c = one("smcr-confirm-link-as-announced");  // < llc.confirm_link llc.length=44
+  EXPECT_EQ(runner::smcr_field_missing_in(c, 1), "");
+  EXPECT_EQ(runner::smcr_field_missing_in(c, 2), "llc.confirm_link llc.length");
+  o.smcr_version = 2;
+  const CaseResult r = run_case(c, o);
+  EXPECT_EQ(r.verdict, Verdict::kUnimplemented);
+  EXPECT_NE(r.reason.find("llc.length"), std::string::npos) << r.reason;
+  EXPECT_TRUE(r.frames.empty());
+  o.smcr_version = 1;
+  EXPECT_EQ(run_case(c, o).verdict, Verdict::kPass);
+  // A send step's field counts too (llc.add_link.rsn_code is version 1's).
+  EXPECT_NE(runner::smcr_field_missing_in(one("smcr-single-link-goes-on"), 2), "");
 }
 
 // A tester with one RoCE port leaves out the cases that need a second link.

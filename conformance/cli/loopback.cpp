@@ -327,6 +327,10 @@ int run_sctp_loopback(const LoopbackOptions& o) {
 
   out.step("SCTP association with the Adaptation Layer Indication for DDP, then the DDP Stream Session: "
            "Initiate, Accept (RFC 5043 §5.1, §6.2, §11.1)");
+  if (!responder->listen()) {
+    std::cerr << "rdmaconf loopback: the responder cannot listen: " << responder->failure() << "\n";
+    return 1;
+  }
   std::future<bool> accepted = std::async(std::launch::async, [&] { return responder->accept(); });
   const bool connected = initiator->connect(responder->local_udp(), responder->local_sctp_port());
   const bool answered = accepted.get();

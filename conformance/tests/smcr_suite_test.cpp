@@ -147,14 +147,24 @@ TEST(SmcrSuite, ScriptsNameOnlyUnitsAndFieldsTheDeclarationsHave) {
     c.protocol = "smcr";
     EXPECT_FALSE(check_case(c).empty()) << bad;
   }
-  // The tester's SMC-R side is the SMC client: the IUT is the server.
-  auto parsed = parse_script("id: smcr-x\ntitle: t\nrequirement: rfc7609-a.3.8-test-link-echo\nrfc: RFC 7609\n"
-                             "level: MUST\nrole: initiator\n\n< clc.proposal\n",
-                             "x.case");
-  ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(parsed));
-  Case c = std::get<std::vector<Case>>(parsed).at(0);
-  c.protocol = "smcr";
-  EXPECT_FALSE(check_case(c).empty());
+  auto checked = [](const std::string& header, const std::string& steps) {
+    auto parsed = parse_script("id: smcr-x\ntitle: t\nrequirement: rfc7609-a.3.8-test-link-echo\nrfc: RFC 7609\n"
+                               "level: MUST\nrole: " + header + "\n\n" + steps,
+                               "x.case");
+    EXPECT_TRUE(std::holds_alternative<std::vector<Case>>(parsed)) << steps;
+    if (!std::holds_alternative<std::vector<Case>>(parsed)) return std::vector<std::string>{"unparsed"};
+    Case c = std::get<std::vector<Case>>(parsed).at(0);
+    c.protocol = "smcr";
+    return check_case(c);
+  };
+  // In role initiator the IUT is the SMC client and the tester's side the
+  // server: its Proposal comes first.
+  EXPECT_EQ(checked("initiator", "< clc.proposal\n"), std::vector<std::string>{});
+  // Asking the IUT to act on its own is a need the case declares.
+  const auto errors = checked("responder", "> smcr.iut.close\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("smcr-actions"), std::string::npos) << errors[0];
+  EXPECT_EQ(checked("responder\nneeds: smcr-actions", "> smcr.iut.close\n"), std::vector<std::string>{});
 }
 
 // A device's queue pairs connect only with the peer's path (ADD LINK's

@@ -237,12 +237,16 @@ struct SctpEndpoint::Impl final : UsrsctpSink {
         if (errno != EWOULDBLOCK && errno != EAGAIN) association_gone("SCTP receive failed");
         break;
       }
+      // What came before the end (a Reject, a Terminate) is the session's
+      // own word on it: deliver it before the association's end is taken.
       if (n == 0) {
+        pump();
         association_gone("the peer shut the SCTP association down");
         break;
       }
       const wire::Bytes got(rx.data(), static_cast<std::size_t>(n));
       if (flags & MSG_NOTIFICATION) {
+        pump();
         if (flags & MSG_EOR) notification(got);
         continue;
       }
@@ -317,11 +321,13 @@ struct SctpEndpoint::Impl final : UsrsctpSink {
       if (stream->state() == rdmap::StreamState::kTerminateSent ||
           stream->state() == rdmap::StreamState::kTerminateReceived) {
         session->terminate();
-        set_state(SctpState::kClosed, stream->state() == rdmap::StreamState::kTerminateSent ? "Terminate sent"
-                                                                                              : "Terminate received");
+        closed_because = stream->state() == rdmap::StreamState::kTerminateSent ? "Terminate sent" : "Terminate received";
       }
     }
     while (auto chunk = association.take_outgoing()) send_message(*chunk);
+    // Closed once the Session Terminate has been handed to SCTP, so that
+    // whoever waits for the close has seen every message go.
+    if (!closed_because.empty()) set_state(SctpState::kClosed, closed_because);
     std::deque<rdmap::Completion> fresh;
     while (auto c = stream->poll_completion()) fresh.push_back(std::move(*c));
     std::lock_guard lock(mu);
@@ -423,6 +429,7 @@ struct SctpEndpoint::Impl final : UsrsctpSink {
   std::thread thread;
 
   std::recursive_mutex protocol_mu;
+  std::string closed_because;  // the session ended: why, once its last message is out
   struct socket* socket = nullptr;  // active: the association; passive: the listener
   struct socket* conn = nullptr;    // passive: the accepted association
   bool listening = false;
@@ -495,10 +502,12 @@ bool SctpEndpoint::connect(const udp::endpoint& peer, std::uint16_t peer_sctp_po
   return p->wait_setup();
 }
 
-bool SctpEndpoint::accept() {
+bool SctpEndpoint::listen() {
   Impl* p = impl_.get();
-  asio::post(p->io, [p] {
+  std::promise<bool> listening;
+  asio::post(p->io, [p, &listening] {
     std::lock_guard<std::recursive_mutex> lock(p->protocol_mu);
+    if (p->listening) return listening.set_value(true);
     p->association = sctp::Association({.role = sctp::Role::kPassive,
                                         .streams = static_cast<std::uint16_t>(p->config.stream + 1),
                                         .pending_limit = 4,
@@ -506,9 +515,18 @@ bool SctpEndpoint::accept() {
                                                     .max_segment_size = p->config.max_segment_size,
                                                     .reorder_limit = 64}});
     p->listening = true;
-    if (usrsctp_listen(p->socket, 1) != 0) p->fail("SCTP listen failed (errno " + std::to_string(errno) + ")");
+    if (usrsctp_listen(p->socket, 1) != 0) {
+      p->fail("SCTP listen failed (errno " + std::to_string(errno) + ")");
+      return listening.set_value(false);
+    }
+    listening.set_value(true);
   });
-  return p->wait_setup();
+  return listening.get_future().get();
+}
+
+bool SctpEndpoint::accept() {
+  if (!listen()) return false;
+  return impl_->wait_setup();
 }
 
 SctpState SctpEndpoint::state() const {

@@ -76,6 +76,11 @@ class SctpEndpoint : public Verbs {
   // once the session is established (true) or failed (false, failure()).
   bool connect(const udp::endpoint& peer, std::uint16_t peer_sctp_port);
   bool accept();
+  // Passive side: listens for the association now and returns once it does
+  // (false, failure(), when it cannot), so that a peer's INIT sent after it
+  // finds a listener rather than an ABORT; accept() listens if this was not
+  // called.
+  bool listen();
 
   SctpState state() const;
   std::string failure() const;

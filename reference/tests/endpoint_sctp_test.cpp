@@ -32,6 +32,7 @@ TEST(SctpEndpoint, SessionCarriesRdmapOperations) {
                       ddp::Access::kRemoteWrite;
   const ddp::Stag stag = passive.register_memory(region, 0x1000, access);
 
+  ASSERT_TRUE(passive.listen()) << passive.failure();
   auto accepted = std::async(std::launch::async, [&] { return passive.accept(); });
   ASSERT_TRUE(active.connect(passive.local_udp(), passive.local_sctp_port())) << active.failure();
   ASSERT_TRUE(accepted.get()) << passive.failure();
@@ -78,6 +79,7 @@ TEST(SctpEndpoint, RejectedSession) {
   SctpConfig refusing = config("not today");
   refusing.reject = true;
   SctpEndpoint passive(refusing), active(config("please"));
+  ASSERT_TRUE(passive.listen()) << passive.failure();
   auto accepted = std::async(std::launch::async, [&] { return passive.accept(); });
   EXPECT_FALSE(active.connect(passive.local_udp(), passive.local_sctp_port()));
   EXPECT_FALSE(accepted.get());

@@ -315,6 +315,16 @@ void Analyzer::on_report(const capture::Report& r) {
   if (listener_) listener_->on_report(r);
 }
 
+// The ULP transfers of one connection (or one capture's totals) added to a
+// total: one place for both sums.
+static void add_transfers(UlpTransfers& to, const UlpTransfers& y) {
+  to.reads += y.reads, to.read_octets += y.read_octets, to.reads_tied += y.reads_tied;
+  to.writes += y.writes, to.write_octets += y.write_octets, to.writes_tied += y.writes_tied;
+  to.writes_to_write_chunks += y.writes_to_write_chunks, to.writes_to_reply_chunks += y.writes_to_reply_chunks;
+  to.invalidations += y.invalidations, to.invalidations_tied += y.invalidations_tied;
+  to.replies_matched += y.replies_matched;
+}
+
 // Adds a finished connection's counts to the totals.
 void Analyzer::retire(Connection& c) {
   AnalysisSummary& s = result_.summary;
@@ -343,13 +353,7 @@ void Analyzer::retire(Connection& c) {
     t.read_stags += u.read_stags;
     t.undecoded += u.undecoded;
     for (const auto& [k, n] : u.operations) t.operations[k] += n;
-    UlpTransfers& x = t.transfers;
-    const UlpTransfers& y = u.transfers;
-    x.reads += y.reads, x.read_octets += y.read_octets, x.reads_tied += y.reads_tied;
-    x.writes += y.writes, x.write_octets += y.write_octets, x.writes_tied += y.writes_tied;
-    x.writes_to_write_chunks += y.writes_to_write_chunks, x.writes_to_reply_chunks += y.writes_to_reply_chunks;
-    x.invalidations += y.invalidations, x.invalidations_tied += y.invalidations_tied;
-    x.replies_matched += y.replies_matched;
+    add_transfers(t.transfers, u.transfers);
   }
 }
 
@@ -415,13 +419,7 @@ void add_summary(AnalysisSummary& into, const AnalysisSummary& s) {
     x.read_segments += u.read_segments, x.write_chunks += u.write_chunks, x.reply_chunks += u.reply_chunks;
     x.write_stags += u.write_stags, x.read_stags += u.read_stags, x.undecoded += u.undecoded;
     for (const auto& [k, n] : u.operations) x.operations[k] += n;
-    UlpTransfers& a = x.transfers;
-    const UlpTransfers& b = u.transfers;
-    a.reads += b.reads, a.read_octets += b.read_octets, a.reads_tied += b.reads_tied;
-    a.writes += b.writes, a.write_octets += b.write_octets, a.writes_tied += b.writes_tied;
-    a.writes_to_write_chunks += b.writes_to_write_chunks, a.writes_to_reply_chunks += b.writes_to_reply_chunks;
-    a.invalidations += b.invalidations, a.invalidations_tied += b.invalidations_tied;
-    a.replies_matched += b.replies_matched;
+    add_transfers(x.transfers, u.transfers);
   }
 }
 

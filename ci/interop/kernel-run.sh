@@ -363,6 +363,7 @@ if want smc; then
       | tee "$out/smcr/suite.txt" || true
     cp -r "$run/share/smcr-suite/." "$out/smcr/" 2> /dev/null || true
     cp "$run/share/smcr-suite-linux.txt" "$out/smcr/" 2> /dev/null || true
+    cp "$run/share/smcr-suite-link2.pcap" "$out/smcr/" 2> /dev/null || true
     if [ -s "$run/share/smcr-suite.pcap" ]; then
       cp "$run/share/smcr-suite.pcap" "$out/smcr/"
       "$rdmaconf" analyze "$out/smcr/smcr-suite.pcap" --json "$out/smcr/analyze-suite.json" \

@@ -329,15 +329,29 @@ std::optional<int> open_roce(const RunArgs& a, cf::RunOptions& o, std::ostream& 
   rc::RoceSideConfig c;
   c.device = a.roce_device;
   if (a.roce_gid_index >= 0) c.gid_index = static_cast<std::uint8_t>(a.roce_gid_index);
+  c.alternate_device = a.roce_alternate_device;
+  if (a.roce_alternate_gid_index >= 0) c.alternate_gid_index = static_cast<std::uint8_t>(a.roce_alternate_gid_index);
   rc::RoceDeviceConfig check;
   check.device = c.device;
   check.gid_index = c.gid_index;
-  if (std::string error; !rc::RoceHost::open(check, error)) {
+  std::string error;
+  std::unique_ptr<rc::RoceHost> host = rc::RoceHost::open(check, error);
+  if (!host) {
     err << "rdmaconf run: --roce-device: " << error << "\n";
     return 2;
   }
+  if (!c.alternate_device.empty()) {
+    rc::RoceDeviceConfig alt;
+    alt.device = c.alternate_device;
+    alt.gid_index = c.alternate_gid_index;
+    if (!host->add_alternate(alt, error)) {
+      err << "rdmaconf run: --roce-alternate-device: " << error << "\n";
+      return 2;
+    }
+  }
   o.roce = rc::device_roce_factory(c);
-  o.roce_one_port = true;
+  // One port: the IUT's second link would be parallel to its first.
+  o.roce_one_port = c.alternate_device.empty();
   // The device side carries the tester's SMC-R only: it cannot ask the IUT's
   // link group or application to act on its own, so the cases that need that
   // are skipped, with the need named, rather than charged to the IUT.
@@ -653,6 +667,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--roce-gid-index", a.roce_gid_index,
                   "With --roce-device: the GID table entry (a RoCEv2 GID) the tester's links use; default: the "
                   "RoCEv2 GID of each CLC connection's local IPv4 address")
+      ->check(CLI::Range(0, 255));
+  sub->add_option("--roce-alternate-device", a.roce_alternate_device,
+                  "With --roce-device: a second RoCEv2 device (port) of the tester, on another address pair, for the "
+                  "links added after the first (RFC 7609 §3.5.1.6): the cases of a second link and of failover run");
+  sub->add_option("--roce-alternate-gid-index", a.roce_alternate_gid_index,
+                  "With --roce-alternate-device: its GID table entry (a RoCEv2 GID); default: its first RoCEv2 IPv4 GID")
       ->check(CLI::Range(0, 255));
   sub->add_option("--smcr-version", a.smcr_version,
                   "The SMC-R version the smcr suite runs over: each case's Proposal offers it whatever the script "

@@ -36,6 +36,8 @@ struct RunArgs {
   // SMC-R version its cases run over (0: as each script offers).
   std::string roce_device;
   int roce_gid_index = -1;
+  std::string roce_alternate_device;  // a second RoCE port for added links
+  int roce_alternate_gid_index = -1;
   unsigned smcr_version = 0;
   // A lab's workflow (docs/conformance.md, "The lab workflow"): the known
   // failures to compare with, free labels, and the IUT as the operator

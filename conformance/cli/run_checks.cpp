@@ -78,6 +78,11 @@ std::string check_run_options(const RunArgs& a) {
   if (!a.roce_device.empty() && a.reference)
     return "--roce-device puts the smcr suite's tester on a device; --reference runs the IUT's SMC-R in memory";
   if (a.roce_gid_index >= 0 && a.roce_device.empty()) return "--roce-gid-index needs --roce-device";
+  if (!a.roce_alternate_device.empty() && a.roce_device.empty()) return "--roce-alternate-device needs --roce-device";
+  if (!a.roce_alternate_device.empty() && a.roce_alternate_device == a.roce_device)
+    return "--roce-alternate-device names --roce-device's device: a second link needs a second port";
+  if (a.roce_alternate_gid_index >= 0 && a.roce_alternate_device.empty())
+    return "--roce-alternate-gid-index needs --roce-alternate-device";
   if (!all_suites && !has(a.suites, "smcr")) {
     if (!a.roce_device.empty()) return "--roce-device serves the smcr suite, which --suite leaves out";
     if (a.smcr_version != 0) return "--smcr-version shapes the smcr suite, which --suite leaves out";

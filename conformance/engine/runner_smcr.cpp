@@ -633,6 +633,19 @@ std::string smcr_field_missing_in(const Case& c, std::uint8_t version) {
 
 namespace {
 
+// What the tester's own transport noticed on the way (a device's refused
+// work or failed completions): a case that waited in vain says whether the
+// tester's side was in the way, not only that nothing came.
+std::string transport_notes(SmcrPhase& p) {
+  const std::vector<std::string> notes = p.side->take_notes();
+  if (notes.empty()) return {};
+  std::string out = "; the tester's RoCE side noted: ";
+  constexpr std::size_t kShown = 8;
+  for (std::size_t i = 0; i < notes.size() && i < kShown; ++i) out += (i ? "; " : "") + notes[i];
+  if (notes.size() > kShown) out += " (and " + std::to_string(notes.size() - kShown) + " more)";
+  return out;
+}
+
 StepOutcome expect(Session& s, const Step& st) {
   SmcrPhase& p = *s.smcr;
   // A matcher no message of the link's version can hold is the script's
@@ -664,7 +677,8 @@ StepOutcome expect(Session& s, const Step& st) {
       for (const Alternative& alt : st.alternatives)
         if (alt.unit == "silence" && take(s, alt, why)) return passed();
       return mismatch(why.empty() ? Failure::Kind::kNothing : Failure::Kind::kField,
-                      "expected " + expected_text(st) + (why.empty() ? "; nothing such came" : "; " + why),
+                      "expected " + expected_text(st) + (why.empty() ? "; nothing such came" : "; " + why) +
+                          transport_notes(p),
                       why.empty() ? "nothing" : why);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));

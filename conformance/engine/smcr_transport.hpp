@@ -79,6 +79,10 @@ class RoceSide {
   virtual bool in_process() const { return false; }
   // A path failure on the link whose tester queue pair is `qp` (§4.6).
   virtual bool break_link(smcr::QueuePair& qp) = 0;
+  // What the transport noticed that no link event carries (a device's
+  // verbs: work refused, a failed completion in words, async events);
+  // taken once, for the report of a case that did not pass.
+  virtual std::vector<std::string> take_notes() { return {}; }
   // Has the IUT's side act on its own; false with `error` when this side
   // cannot ask it (only an IUT in process can be asked).
   virtual bool iut_act(const IutAction& /*action*/, std::string& error) {

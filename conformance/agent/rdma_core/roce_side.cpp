@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 #include <utility>
 
 #include "agent/rdma_core/roce_transport.hpp"
@@ -21,11 +23,12 @@ class DeviceRoceSide final : public conformance::RoceSide {
   explicit DeviceRoceSide(std::unique_ptr<RoceHost> host) : host_(std::move(host)) {}
 
   smcr::Host& host() override { return *host_; }
-  std::optional<smcr::LinkAddress> alternate() const override { return std::nullopt; }
+  std::optional<smcr::LinkAddress> alternate() const override { return host_->alternate_address(); }
+  std::vector<std::string> take_notes() override { return host_->take_notes(); }
 
   std::optional<conformance::RoceFirstLink> first_link(std::uint64_t rmb_size, std::string& error) override {
     conformance::RoceFirstLink l;
-    l.qp = host_->create_qp();
+    l.qp = host_->create_primary_qp();
     if (l.qp == nullptr) return error = with_notes("no queue pair on " + host_->device_name(), *host_), std::nullopt;
     const std::optional<std::uint32_t> rmb = host_->allocate_rmb(rmb_size);
     if (!rmb) return error = "no memory for an RMB of " + std::to_string(rmb_size) + " octets", std::nullopt;
@@ -81,6 +84,13 @@ conformance::RoceFactory device_roce_factory(const RoceSideConfig& config) {
     }
     std::unique_ptr<RoceHost> host = RoceHost::open(dc, error);
     if (!host) return nullptr;
+    if (!config.alternate_device.empty()) {
+      RoceDeviceConfig ac;
+      ac.device = config.alternate_device;
+      ac.port = config.port;
+      ac.gid_index = config.alternate_gid_index;
+      if (!host->add_alternate(ac, error)) return error = "--roce-alternate-device: " + error, nullptr;
+    }
     return std::make_unique<DeviceRoceSide>(std::move(host));
   };
 }

@@ -6,10 +6,12 @@
 // (RFC 7609 §3.5.1.5), the way smcr-probe connects its link.
 //
 // The IUT runs on its own host: the side drives nothing, and a quiet link
-// is never a final answer (the runner waits out each expectation). The
-// device has one port the tester uses: no alternate address for a second
-// link (§3.5.1.6), so the IUT's ADD LINK is answered the way a peer with
-// one RoCE port answers it.
+// is never a final answer (the runner waits out each expectation). With
+// one device the tester has no alternate address for a second link
+// (§3.5.1.6), so the IUT's ADD LINK is answered the way a peer with one
+// RoCE port answers it; with an alternate device (a second RoCE port on
+// another address pair) the added links' queue pairs live there, and the
+// link group is symmetric (§2.2).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +28,9 @@ struct RoceSideConfig {
   // The GID table entry the tester's link uses; none: the RoCEv2 GID of
   // the case's CLC connection's local IPv4 address (::ffff:a.b.c.d).
   std::optional<std::uint8_t> gid_index;
+  // A second device for added links (`--roce-alternate-device`); empty: none.
+  std::string alternate_device;
+  std::optional<std::uint8_t> alternate_gid_index;  // none: its first RoCEv2 IPv4 GID
 };
 
 conformance::RoceFactory device_roce_factory(const RoceSideConfig& config);

@@ -47,7 +47,7 @@ bool ipv4_mapped(const std::uint8_t* g) {
 RoceQueuePair::~RoceQueuePair() { close(); }
 
 bool RoceQueuePair::open(std::string& error) {
-  ibv_context* ctx = host_.ctx_;
+  ibv_context* ctx = port_.ctx;
   pd_ = ibv_alloc_pd(ctx);
   if (pd_ == nullptr) return error = "ibv_alloc_pd: " + errno_text(errno), false;
   const int depth = static_cast<int>(kSendDepth + kReceives);
@@ -65,7 +65,7 @@ bool RoceQueuePair::open(std::string& error) {
   qp_ = ibv_create_qp(pd_, &init);
   if (qp_ == nullptr) return error = "ibv_create_qp: " + errno_text(errno), false;
   number_ = qp_->qp_num;
-  QpTransition t = plan_init(host_.port_);
+  QpTransition t = plan_init(port_.port);
   if (const int rc = ibv_modify_qp(qp_, &t.attr, t.mask); rc != 0)
     return error = "ibv_modify_qp(INIT): " + errno_text(rc), false;
   receive_buffers_.assign(kReceives * kReceiveSize, 0);
@@ -229,36 +229,59 @@ std::optional<smcr::QpEvent> RoceQueuePair::poll() {
 // ------------------------------------------------------------------ RoceHost
 
 std::unique_ptr<RoceHost> RoceHost::open(const RoceDeviceConfig& config, std::string& error) {
+  std::unique_ptr<RoceHost> h(new RoceHost());
+  if (!open_port(config, h->primary_, error)) return nullptr;
+  return h;
+}
+
+bool RoceHost::add_alternate(const RoceDeviceConfig& config, std::string& error) {
+  auto p = std::make_unique<RocePort>();
+  if (!open_port(config, *p, error)) {
+    if (p->ctx != nullptr) ibv_close_device(p->ctx);
+    return false;
+  }
+  if (p->address.gid == primary_.address.gid) {
+    ibv_close_device(p->ctx);
+    return error = p->name + " has the primary port's GID: not a second path", false;
+  }
+  alternate_ = std::move(p);
+  return true;
+}
+
+std::optional<smcr::LinkAddress> RoceHost::alternate_address() const {
+  if (!alternate_) return std::nullopt;
+  return alternate_->address;
+}
+
+bool RoceHost::open_port(const RoceDeviceConfig& config, RocePort& out, std::string& error) {
   int count = 0;
   ibv_device** list = ibv_get_device_list(&count);
   if (list == nullptr || count == 0) {
     if (list != nullptr) ibv_free_device_list(list);
-    error = "no RDMA device";
-    return nullptr;
+    return error = "no RDMA device", false;
   }
   ibv_device* chosen = nullptr;
   for (int i = 0; i < count && chosen == nullptr; ++i)
     if (config.device.empty() || config.device == ibv_get_device_name(list[i])) chosen = list[i];
-  std::unique_ptr<RoceHost> h(new RoceHost());
   if (chosen != nullptr) {
-    h->name_ = ibv_get_device_name(chosen);
-    h->ctx_ = ibv_open_device(chosen);
+    out.name = ibv_get_device_name(chosen);
+    out.ctx = ibv_open_device(chosen);
   }
   ibv_free_device_list(list);
-  if (chosen == nullptr) return error = "no RDMA device " + config.device, nullptr;
-  if (h->ctx_ == nullptr) return error = "ibv_open_device(" + h->name_ + "): " + errno_text(errno), nullptr;
-  h->port_ = config.port;
+  if (chosen == nullptr) return error = "no RDMA device " + config.device, false;
+  if (out.ctx == nullptr) return error = "ibv_open_device(" + out.name + "): " + errno_text(errno), false;
+  out.port = config.port;
   ibv_port_attr port{};
-  if (ibv_query_port(h->ctx_, config.port, &port) != 0)
-    return error = "ibv_query_port(" + std::to_string(config.port) + ") failed", nullptr;
-  if (port.link_layer != IBV_LINK_LAYER_ETHERNET) return error = h->name_ + " is not a RoCE device", nullptr;
-  h->active_mtu_ = port.active_mtu;
+  if (ibv_query_port(out.ctx, config.port, &port) != 0)
+    return error = "ibv_query_port(" + std::to_string(config.port) + ") failed", false;
+  if (port.link_layer != IBV_LINK_LAYER_ETHERNET) return error = out.name + " is not a RoCE device", false;
+  out.active_mtu = port.active_mtu;
   // The RoCEv2 GID of the port (of the given IPv4 address): RFC 7609's
   // GID is the one CLC announces; SMC-Rv2 runs over RoCEv2 (UDP/IP).
   std::optional<ibv_gid_entry> found;
   for (int i = 0; i < port.gid_tbl_len && i < 1024 && !found; ++i) {
     ibv_gid_entry e{};
-    if (ibv_query_gid_ex(h->ctx_, config.port, static_cast<std::uint32_t>(i), &e, 0) != 0) continue;
+    if (ibv_query_gid_ex(out.ctx, config.port, static_cast<std::uint32_t>(i), &e, 0) != 0) continue;
     if (e.gid_type != IBV_GID_TYPE_ROCE_V2) continue;
     if (config.gid_index) {
       if (e.gid_index == *config.gid_index) found = e;
@@ -273,27 +296,28 @@ std::unique_ptr<RoceHost> RoceHost::open(const RoceDeviceConfig& config, std::st
     found = e;
   }
   if (!found && config.gid_index)
-    return error = h->name_ + " port " + std::to_string(config.port) + " has no RoCEv2 GID at index " +
-                   std::to_string(*config.gid_index), nullptr;
-  if (!found) return error = h->name_ + " port " + std::to_string(config.port) + " has no RoCEv2 IPv4 GID" +
-                              (config.ipv4 ? " for that address" : ""), nullptr;
-  h->gid_index_ = static_cast<std::uint8_t>(found->gid_index);
-  std::copy(found->gid.raw, found->gid.raw + 16, h->address_.gid.begin());
+    return error = out.name + " port " + std::to_string(config.port) + " has no RoCEv2 GID at index " +
+                   std::to_string(*config.gid_index), false;
+  if (!found) return error = out.name + " port " + std::to_string(config.port) + " has no RoCEv2 IPv4 GID" +
+                              (config.ipv4 ? " for that address" : ""), false;
+  out.gid_index = static_cast<std::uint8_t>(found->gid_index);
+  std::copy(found->gid.raw, found->gid.raw + 16, out.address.gid.begin());
   const std::optional<smcr::Mac> mac = mac_of_interface(found->ndev_ifindex);
-  if (!mac) return error = "the MAC of the GID's interface is unknown", nullptr;
-  h->address_.mac = *mac;
+  if (!mac) return error = "the MAC of the GID's interface is unknown", false;
+  out.address.mac = *mac;
   // Async events are read without blocking, from poll().
-  const int flags = ::fcntl(h->ctx_->async_fd, F_GETFL);
-  if (flags < 0 || ::fcntl(h->ctx_->async_fd, F_SETFL, flags | O_NONBLOCK) != 0)
-    return error = "the async event channel cannot be made non-blocking", nullptr;
-  return h;
+  const int flags = ::fcntl(out.ctx->async_fd, F_GETFL);
+  if (flags < 0 || ::fcntl(out.ctx->async_fd, F_SETFL, flags | O_NONBLOCK) != 0)
+    return error = "the async event channel cannot be made non-blocking", false;
+  return true;
 }
 
 RoceHost::~RoceHost() {
   qps_.clear();  // each deregisters what it holds
   for (Registration& r : registrations_)
     if (r.mr != nullptr) ibv_dereg_mr(r.mr);
-  if (ctx_ != nullptr) ibv_close_device(ctx_);
+  if (alternate_ && alternate_->ctx != nullptr) ibv_close_device(alternate_->ctx);
+  if (primary_.ctx != nullptr) ibv_close_device(primary_.ctx);
 }
 
 void RoceHost::note(std::string text) {
@@ -309,27 +333,33 @@ RoceQueuePair* RoceHost::find(const smcr::QueuePair& qp) const {
 }
 
 void RoceHost::read_async_events() {
-  if (ctx_ == nullptr) return;
-  ibv_async_event ev{};
-  while (ibv_get_async_event(ctx_, &ev) == 0) {
-    const std::optional<smcr::WorkStatus> error = async_qp_error(ev.event_type);
-    note(std::string("async event ") + async_event_id(ev.event_type));
-    if (error) {
-      for (auto& q : qps_) {
+  for (RocePort* p : {&primary_, alternate_.get()}) {
+    if (p == nullptr || p->ctx == nullptr) continue;
+    ibv_async_event ev{};
+    while (ibv_get_async_event(p->ctx, &ev) == 0) {
+      const std::optional<smcr::WorkStatus> error = async_qp_error(ev.event_type);
+      note(p->name + ": async event " + async_event_id(ev.event_type));
+      if (error) {
+        // A device-wide event ends the queue pairs of that device only.
         const bool device_wide = async_event_scope(ev.event_type) == AsyncScope::kDevice;
-        if (q->qp_ != nullptr && (device_wide || ev.element.qp == q->qp_))
-          q->enter_error(*error, async_event_id(ev.event_type));
+        for (auto& q : qps_)
+          if (q->qp_ != nullptr && ((device_wide && &q->port_ == p) || ev.element.qp == q->qp_))
+            q->enter_error(*error, async_event_id(ev.event_type));
       }
+      ibv_ack_async_event(&ev);
     }
-    ibv_ack_async_event(&ev);
   }
 }
 
-smcr::QueuePair* RoceHost::create_qp() {
-  std::unique_ptr<RoceQueuePair> q(new RoceQueuePair(*this));
+smcr::QueuePair* RoceHost::create_qp() { return create_qp_on(alternate_ ? *alternate_ : primary_); }
+
+smcr::QueuePair* RoceHost::create_primary_qp() { return create_qp_on(primary_); }
+
+smcr::QueuePair* RoceHost::create_qp_on(RocePort& port) {
+  std::unique_ptr<RoceQueuePair> q(new RoceQueuePair(*this, port));
   std::string error;
   if (!q->open(error)) {
-    note("queue pair not created: " + error);
+    note("queue pair not created on " + port.name + ": " + error);
     return nullptr;
   }
   qps_.push_back(std::move(q));
@@ -345,7 +375,7 @@ bool RoceHost::connect(smcr::QueuePair& qp, std::uint32_t peer_qp_number) {
 bool RoceHost::connect_path(smcr::QueuePair& qp, std::uint32_t peer_qp_number, const smcr::PeerPath& path) {
   RoceQueuePair* q = find(qp);
   if (q == nullptr || q->qp_ == nullptr || q->broken_) return false;
-  QpTransition rtr = plan_rtr(path, peer_qp_number, port_, gid_index_, active_mtu_);
+  QpTransition rtr = plan_rtr(path, peer_qp_number, q->port_.port, q->port_.gid_index, q->port_.active_mtu);
   if (const int rc = ibv_modify_qp(q->qp_, &rtr.attr, rtr.mask); rc != 0) {
     note("QP " + std::to_string(q->number_) + " to RTR: " + errno_text(rc));
     return false;

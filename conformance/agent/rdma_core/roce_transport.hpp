@@ -12,6 +12,12 @@
 // until its completion. 64 receives of 8192 octets each stay posted (an LLC
 // v2 message is at most 8192 octets, smc_llc.h; Linux posts 48).
 //
+// A host may span two devices (two RoCE ports, RFC 7609 §2.2: the links of
+// a symmetric link group run over different RNICs): the first link's queue
+// pair on the primary, every later one (added links, §3.5.1.6) on the
+// alternate when there is one. RMBs are the host's, registered per queue
+// pair, so one RMB serves links on both devices.
+//
 // Nothing blocks: poll() drains the completion queue and the device's async
 // events. A failed completion (other than a flush) or an async queue pair
 // error puts the queue pair into the error state, flushes what it still
@@ -44,6 +50,16 @@ struct RoceDeviceConfig {
 
 class RoceHost;
 
+// One device port the host uses: its context and the GID it picked.
+struct RocePort {
+  ibv_context* ctx = nullptr;
+  std::string name;
+  std::uint8_t port = 1;
+  std::uint8_t gid_index = 0;
+  ibv_mtu active_mtu = IBV_MTU_1024;
+  smcr::LinkAddress address;
+};
+
 class RoceQueuePair final : public smcr::QueuePair {
  public:
   ~RoceQueuePair() override;
@@ -65,7 +81,7 @@ class RoceQueuePair final : public smcr::QueuePair {
     smcr::WorkOp op = smcr::WorkOp::kSend;
     std::size_t end = 0;  // where its octets end in the staging ring
   };
-  explicit RoceQueuePair(RoceHost& host) : host_(host) {}
+  RoceQueuePair(RoceHost& host, RocePort& port) : host_(host), port_(port) {}
   bool open(std::string& error);
   void close();
   smcr::WorkId post(smcr::WorkOp op, smcr::RToken target, wire::Bytes octets);
@@ -73,6 +89,7 @@ class RoceQueuePair final : public smcr::QueuePair {
   void take_completions();
 
   RoceHost& host_;
+  RocePort& port_;
   ibv_pd* pd_ = nullptr;
   ibv_cq* cq_ = nullptr;
   ibv_qp* qp_ = nullptr;
@@ -95,16 +112,24 @@ class RoceHost final : public smcr::Host {
   RoceHost(const RoceHost&) = delete;
   RoceHost& operator=(const RoceHost&) = delete;
 
-  // This port's MAC and GID: what CLC and CONFIRM LINK announce.
-  smcr::LinkAddress address() const { return address_; }
-  // The port's active MTU as A.2.3 enumerates it (the IBTA code).
-  std::uint8_t active_mtu() const { return static_cast<std::uint8_t>(active_mtu_); }
-  std::uint8_t gid_index() const { return gid_index_; }
-  std::string device_name() const { return name_; }
+  // The primary port's MAC and GID: what CLC and CONFIRM LINK announce.
+  smcr::LinkAddress address() const { return primary_.address; }
+  // The primary port's active MTU as A.2.3 enumerates it (the IBTA code).
+  std::uint8_t active_mtu() const { return static_cast<std::uint8_t>(primary_.active_mtu); }
+  std::uint8_t gid_index() const { return primary_.gid_index; }
+  std::string device_name() const { return primary_.name; }
+  // Opens a second device for the links added after the first (§3.5.1.6);
+  // false with `error` when it cannot (then the host stays one-port).
+  bool add_alternate(const RoceDeviceConfig& config, std::string& error);
+  // The alternate port's MAC and GID (ADD LINK's), if the host has one.
+  std::optional<smcr::LinkAddress> alternate_address() const;
+  // The first link's queue pair: always on the primary port.
+  smcr::QueuePair* create_primary_qp();
   // What verbs said that the link layer's events cannot carry (failed
   // statuses in words, async events, resources refused); taken once.
   std::vector<std::string> take_notes();
 
+  // A queue pair for an added link: on the alternate port if there is one.
   smcr::QueuePair* create_qp() override;
   // Without the peer's path there is nothing to connect to: false.
   bool connect(smcr::QueuePair& qp, std::uint32_t peer_qp_number) override;
@@ -135,17 +160,16 @@ class RoceHost final : public smcr::Host {
     ibv_mr* mr = nullptr;
   };
   RoceHost() = default;
+  // Opens `config`'s device into `port` and picks its RoCEv2 GID.
+  static bool open_port(const RoceDeviceConfig& config, RocePort& port, std::string& error);
+  smcr::QueuePair* create_qp_on(RocePort& port);
   RoceQueuePair* find(const smcr::QueuePair& qp) const;
   void read_async_events();
   void note(std::string text);
   void deregister_all(const RoceQueuePair& qp);
 
-  ibv_context* ctx_ = nullptr;
-  std::string name_;
-  std::uint8_t port_ = 1;
-  std::uint8_t gid_index_ = 0;
-  ibv_mtu active_mtu_ = IBV_MTU_1024;
-  smcr::LinkAddress address_;
+  RocePort primary_;
+  std::unique_ptr<RocePort> alternate_;  // stable: queue pairs keep a reference
   std::vector<std::unique_ptr<RoceQueuePair>> qps_;
   std::vector<Rmb> rmbs_;
   std::vector<Registration> registrations_;

@@ -126,6 +126,10 @@ TEST(Run, MeaninglessCombinationsAreUsageErrorsNamingBothOptions) {
       {"--reference --iut-lacks smcr-v3", "got 'smcr-v3'"},
       {"--reference --roce-device rxe0", "--roce-device puts the smcr suite's tester on a device; --reference"},
       {"--clc-target 127.0.0.1:1 --roce-gid-index 1", "--roce-gid-index needs --roce-device"},
+      {"--clc-target 127.0.0.1:1 --roce-alternate-device rxe1", "--roce-alternate-device needs --roce-device"},
+      {"--clc-target 127.0.0.1:1 --roce-device rxe0 --roce-alternate-device rxe0", "a second link needs a second port"},
+      {"--clc-target 127.0.0.1:1 --roce-device rxe0 --roce-alternate-gid-index 1",
+       "--roce-alternate-gid-index needs --roce-alternate-device"},
       {"--clc-target 127.0.0.1:1 --suite clc --roce-device rxe0", "--roce-device serves the smcr suite, which --suite"},
       {"--reference --suite clc --smcr-version 2", "--smcr-version shapes the smcr suite, which --suite"},
       // A device that is not there stops the run before its first case.

@@ -33,6 +33,8 @@ packages=(
   # the lab dashboard (conformance/dashboard/): its history database; its browser test runs Debian's
   # chromium headless, driven by puppeteer-core from npm (installed below)
   libsqlite3-dev chromium nodejs
+  # profiles: ci/fuzz-profile.sh and ci/analyze-bench.sh sample with perf
+  linux-perf
 )
 
 missing=()

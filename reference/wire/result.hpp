@@ -21,13 +21,9 @@ struct DecodeError {
   std::string_view rfc_section;  // e.g. "RFC 5044 §7.1"
   std::size_t offset = 0;        // octet offset of the offending field in the decoded unit
 
-  std::string to_string() const {
-    std::string s;
-    s.reserve(field.size() + rule.size() + rfc_section.size() + 24);
-    s.append(field).append(": ").append(rule).append(" (").append(rfc_section);
-    s.append(", octet ").append(std::to_string(offset)).append(")");
-    return s;
-  }
+  // "field: rule (section, octet N)"; in result.cpp, one copy that the fuzz
+  // build compiles without comparison tracing (fuzz/CMakeLists.txt).
+  std::string to_string() const;
   friend bool operator==(const DecodeError&, const DecodeError&) = default;
 };
 

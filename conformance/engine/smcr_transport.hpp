@@ -79,6 +79,10 @@ class RoceSide {
   virtual bool in_process() const { return false; }
   // A path failure on the link whose tester queue pair is `qp` (§4.6).
   virtual bool break_link(smcr::QueuePair& qp) = 0;
+  // The link whose tester queue pair is `qp` stops delivering the IUT's
+  // work to the tester (nothing completes) until break_link: only a fabric
+  // the tester controls can (needs: smcr-fabric). False: it cannot.
+  virtual bool stall_link(smcr::QueuePair& /*qp*/) { return false; }
   // Has the IUT's side act on its own; false with `error` when this side
   // cannot ask it (only an IUT in process can be asked).
   virtual bool iut_act(const IutAction& /*action*/, std::string& error) {

@@ -355,8 +355,8 @@ std::optional<int> open_roce(const RunArgs& a, cf::RunOptions& o, std::ostream& 
   // The device side carries the tester's SMC-R only: it cannot ask the IUT's
   // link group or application to act on its own, so the cases that need that
   // are skipped, with the need named, rather than charged to the IUT.
-  if (std::find(o.iut_lacks.begin(), o.iut_lacks.end(), "smcr-actions") == o.iut_lacks.end())
-    o.iut_lacks.push_back("smcr-actions");
+  for (const char* lacked : {"smcr-actions", "smcr-fabric"})
+    if (std::find(o.iut_lacks.begin(), o.iut_lacks.end(), lacked) == o.iut_lacks.end()) o.iut_lacks.push_back(lacked);
   return std::nullopt;
 #else
   err << "rdmaconf run: --roce-device: this build has no rdma-core (ci/install-deps.sh installs it)\n";

@@ -288,6 +288,8 @@ void check_send(const Case& c, const Step& st, const CheckError& err) {
       if (!runner::smcr_field_known(u, a.name)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
     if (u.starts_with("smcr.iut.") && !c.needs_item("smcr-actions"))
       err(st, "expected 'needs: smcr-actions' in a case that asks the IUT to act on its own");
+    if (u == "smcr.stall_link" && !c.needs_item("smcr-fabric"))
+      err(st, "expected 'needs: smcr-fabric' in a case that stalls a link");
     return;
   }
   check_send_options(c, st, err);

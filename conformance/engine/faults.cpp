@@ -141,6 +141,12 @@ constexpr FaultInfo kFaults[] = {
     {F::kSmcrDeleteLinkUnanswered, "smcr-delete-link-unanswered", "SMC-R", "as client, never answers the server's DELETE LINK of one link", "RFC 7609 §3.5.5.1.3", std::nullopt},
     {F::kSmcrClientAddWaits, "smcr-client-add-waits", "SMC-R", "as client, ends the link group when the server leaves its ADD LINK unanswered", "RFC 7609 §3.5.5.1.2", std::nullopt},
     {F::kSmcrStaleConsumerCursor, "smcr-stale-consumer-cursor", "SMC-R", "a CDC message that announces data carries the consumer cursor last sent, not the one as it stands", "RFC 7609 §4.5.1", std::nullopt},
+    {F::kSmcrEyecatcherIgnored, "smcr-eyecatcher-ignored", "SMC-R", "leaves its RMBEs without eyecatcher (cursors from 0) though the peer's CONFIRM LINK kept them", "RFC 7609 App. A.4", std::nullopt},
+    {F::kSmcrEyecatcherUnchecked, "smcr-eyecatcher-unchecked", "SMC-R", "takes data from an RMBE whose eyecatcher a Write overlaid, rather than resetting the connection", "RFC 7609 §4.4.1", std::nullopt},
+    {F::kSmcrUpdateRequestIgnored, "smcr-update-request-ignored", "SMC-R", "sends no consumer cursor update when the peer's CDC message sets R (update requested), only when its thresholds say so", "RFC 7609 §4.5.1", std::nullopt},
+    {F::kSmcrClientLateOpen, "smcr-client-late-open", "SMC-R", "as client, takes the server's connection data only once its second link is up, not as soon as its Confirm left", "RFC 7609 §3.5.2.4", std::nullopt},
+    {F::kSmcrDataBeforeDeleteAnswered, "smcr-data-before-delete-answered", "SMC-R", "as server, sends CDC messages and Writes while the DELETE LINK of a new link whose CONFIRM LINK failed awaits its reply", "RFC 7609 §3.5.1.6.2", std::nullopt},
+    {F::kSmcrNoReplay, "smcr-no-replay", "SMC-R", "after a failover, does not send again the Writes and CDC messages the failed link flushed (it resets the connection instead)", "RFC 7609 §4.6.2", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace
@@ -168,6 +174,8 @@ smcr::Faults FaultSet::smcr_faults() const {
   if (has(FaultId::kSmcrNoConsumerUpdate)) out.set(smcr::Fault::kNoConsumerUpdate);
   if (has(FaultId::kSmcrCloseIgnoresUnread)) out.set(smcr::Fault::kCloseIgnoresUnread);
   if (has(FaultId::kSmcrStaleConsumerCursor)) out.set(smcr::Fault::kStaleConsumerCursor);
+  if (has(FaultId::kSmcrEyecatcherUnchecked)) out.set(smcr::Fault::kEyecatcherUnchecked);
+  if (has(FaultId::kSmcrUpdateRequestIgnored)) out.set(smcr::Fault::kUpdateRequestIgnored);
   return out;
 }
 
@@ -182,6 +190,8 @@ smcr::GroupFaults FaultSet::smcr_group_faults() const {
   if (has(FaultId::kSmcrSingleLinkEnds)) out.set(G::kSingleLinkEnds);
   if (has(FaultId::kSmcrAsymmetricRefused)) out.set(G::kAsymmetricRefused);
   if (has(FaultId::kSmcrClientAddWaits)) out.set(G::kClientAddWaits);
+  if (has(FaultId::kSmcrEyecatcherIgnored)) out.set(G::kEyecatcherIgnored);
+  if (has(FaultId::kSmcrNoReplay)) out.set(G::kNoReplay);
   return out;
 }
 

@@ -71,7 +71,8 @@ enum class FaultId : std::uint8_t {
   kSmcrConfirmRkeyRefused, kSmcrDeleteRkeyNoMask, kSmcrGroupDeleteIgnored, kSmcrNoTcpReset,
   kSmcrConfigExchangesOverlap, kSmcrLinkFreedOnDelete, kSmcrRkeyOneLink, kSmcrRkeyNoRetry, kSmcrRkeyRetryUnasked,
   kSmcrCloseIgnoresUnread, kSmcrStaleConsumerCursor, kSmcrSingleLinkEnds, kSmcrAsymmetricRefused,
-  kSmcrDeleteLinkUnanswered, kSmcrClientAddWaits,
+  kSmcrDeleteLinkUnanswered, kSmcrClientAddWaits, kSmcrEyecatcherIgnored, kSmcrEyecatcherUnchecked,
+  kSmcrUpdateRequestIgnored, kSmcrClientLateOpen, kSmcrDataBeforeDeleteAnswered, kSmcrNoReplay,
   kCount
 };
 

@@ -38,6 +38,7 @@ inline constexpr NeedsItem kNeedsItems[] = {
     {"smcv2.1", "release 1 of SMC v2"},
     {"roce", "the tester reaches the IUT over RoCE as its SMC-R peer (the smcr suite)"},
     {"smcr-actions", "the IUT's SMC-R side adds an RMB or a link, deletes a link or closes when the tester asks"},
+    {"smcr-fabric", "the tester controls the RoCE fabric to the IUT: a link can stop delivering before it breaks"},
 };
 
 // The buffers of the test ULP profile (docs/conformance.md, "Test ULP"): a

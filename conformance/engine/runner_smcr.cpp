@@ -4,6 +4,7 @@
 #include "engine/runner_smcr.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <deque>
 #include <optional>
@@ -45,7 +46,8 @@ constexpr std::string_view kControlUnits[] = {"smcr.manual",         "smcr.close
                                               "smcr.break_link",     "smcr.hold",           "data.write",
                                               "smcr.iut.add_rmb",    "smcr.iut.delete_link", "smcr.iut.close",
                                               "smcr.iut.add_link",
-                                              "smcr.one_port",       "smcr.delete_link",    "smcr.tamper"};
+                                              "smcr.one_port",       "smcr.delete_link",    "smcr.tamper",
+                                              "smcr.eyecatcher",     "smcr.overlay_eyecatcher", "smcr.stall_link"};
 constexpr std::string_view kEventUnits[] = {"smcr.link_up", "smcr.link_deleted", "smcr.terminated", "data"};
 
 // " (rfc7609-...)": the registry row a broken rule names, if any.
@@ -107,10 +109,12 @@ struct SmcrPhase {
   std::multiset<std::uint8_t> raw_requests;  // types of the script's requests awaiting the IUT's reply
   std::set<std::uint8_t> held;               // `> smcr.hold`: the IUT's requests of these types are the script's
   // `> smcr.tamper`: the tester's link group's next request of `type` on
-  // link `link` goes out with `args` set (the script's own sends are as written).
+  // link `link` goes out with `args` set (the script's own sends are as
+  // written); its next reply when the args set llc.flags.reply=1.
   struct Tamper {
     std::uint8_t type = 0;
     std::uint8_t link = 1;
+    bool reply = false;
     std::vector<Arg> args;
     std::string unit;
   };
@@ -190,15 +194,20 @@ struct SmcrPhase {
       problem(why + row_of(e.violation));
     }
     if (e.kind == K::kLinkUp) links_seen.insert(e.link);
-    if (e.kind == K::kConnectionMoved && conn)
-      group->send_cdc(kTesterAlertToken, conn->failover_validation().header.bytes());
+    if (e.kind == K::kConnectionMoved && conn) {
+      group->send_cdc(kTesterAlertToken, conn->failover_validation(group->sequence_sent(kTesterAlertToken)).header.bytes());
+      group->replay(kTesterAlertToken);
+    }
     if (events.size() < kMaxLogged) events.push_back(e);
   }
 
   bool data() {
     if (!conn) return false;
     bool any = false;
-    while (to_send > 0) {
+    // The tester writes once its first link is confirmed (§3.5.1.5): the
+    // data a script writes at once goes as early as the IUT must take it.
+    const bool may_write = group && group->state() == smcr::LinkGroup::State::kActive;
+    while (to_send > 0 && may_write) {
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(to_send, 16384));
       buf.resize(n);
       for (std::size_t i = 0; i < n; ++i) buf[i] = stream_octet(offered + i);
@@ -309,12 +318,17 @@ bool started(Session& s, const Step& st, std::string& error) {
   // `> smcr.one_port` first: the tester offers no second RoCE port, so a
   // second link shares its first one (asymmetric, §2.2.1).
   if (!(st.kind == StepKind::kSend && st.unit == "smcr.one_port")) cfg.alternate = p.side->alternate();
+  // `> smcr.eyecatcher` first: the tester's CONFIRM LINK keeps A.3.1's
+  // reserved flag bits 0, as RFC 7609 has it, and its RMBEs begin with the
+  // eyecatcher (§4.4.1, A.4): the IUT's cursors must skip it.
+  const bool eyecatcher = st.kind == StepKind::kSend && st.unit == "smcr.eyecatcher";
+  cfg.rmbe_eyecatcher = eyecatcher;
   cfg.test_link_time = Time{0};  // the IUT's TEST LINKs are what cases watch
   p.group.emplace(cfg, *p.tap);
   p.group->start({p.first_qp, p.first.address, {mac, peer.gid, peer.qp_number}, p.first.rmb, peer_rmb}, p.now);
   smcr::ConnectionConfig c;
-  c.own = {static_cast<std::uint32_t>(p.first.rmb_size), false};
-  c.peer = {static_cast<std::uint32_t>(peer.rmbe_size), false};
+  c.own = {static_cast<std::uint32_t>(p.first.rmb_size), eyecatcher};
+  c.peer = {static_cast<std::uint32_t>(peer.rmbe_size), eyecatcher};
   c.own_alert_token = kTesterAlertToken;
   c.peer_alert_token = peer.rmbe_alert_token;
   p.conn.emplace(c, p.tap->rmb(p.first.rmb).first(static_cast<std::size_t>(p.first.rmb_size)));
@@ -416,7 +430,7 @@ StepOutcome send(Session& s, const Step& st) {
   SmcrPhase& p = *s.smcr;
   const std::string& u = st.unit;
   std::string err;
-  if (u == "smcr.manual" || u == "smcr.one_port") {
+  if (u == "smcr.manual" || u == "smcr.one_port" || u == "smcr.eyecatcher") {
     // What the tester's side is made of: said before it starts.
     if (st.line != p.start_line) return error("line " + std::to_string(st.line) + ": " + u + " is the first step of the SMC-R phase");
     return {};
@@ -447,12 +461,25 @@ StepOutcome send(Session& s, const Step& st) {
     for (const Arg& a : st.args)
       if (const auto type = llc_type_of(a.name)) t.type = *type, t.unit = a.name;
       else if (a.name != "link") t.args.push_back(a);
+    for (const Arg& a : t.args)
+      if (a.name == "llc.flags.reply") {
+        auto v = number_arg(s, a);
+        t.reply = std::holds_alternative<std::uint64_t>(v) && std::get<std::uint64_t>(v) != 0;
+      }
     if (!t.type) return error("line " + std::to_string(st.line) + ": smcr.tamper names the LLC unit to change (llc.confirm_link ...)");
     // Every field must be one of that unit's: tried on a message of its type.
     std::vector<std::uint8_t> probe(smcr::kLlcMessageSize);
     probe[0] = t.type;
     if (std::string e = apply_fields(s, probe, t.args, t.unit); !e.empty()) return error("line " + std::to_string(st.line) + ": " + e);
     p.tamper = std::move(t);
+  } else if (u == "smcr.overlay_eyecatcher") {
+    // §4.4.1: a Write of the tester's lands on the first 4 octets of the
+    // IUT's RMBE, its eyecatcher, which no Write may touch (A.4).
+    if (!p.group || !p.group->rmbe_eyecatcher())
+      return error("line " + std::to_string(st.line) + ": smcr.overlay_eyecatcher needs RMBEs with an eyecatcher (> smcr.eyecatcher first)");
+    const std::array<std::uint8_t, smcr::RmbeGeometry::kEyecatcherSize> zeros{};
+    if (!p.group->write(kTesterAlertToken, 0, zeros))
+      return error("line " + std::to_string(st.line) + ": the tester's link group has no link to write on");
   } else if (u == "smcr.delete_link") {
     // The tester's link group deletes link N (orderly): as server it runs
     // the DELETE LINK exchange, as client it asks (§3.5.5.1.3-4).
@@ -472,11 +499,14 @@ StepOutcome send(Session& s, const Step& st) {
       a.link = *link;
     }
     if (!p.side->iut_act(a, err)) return error("line " + std::to_string(st.line) + ": " + err);
-  } else if (u == "smcr.break_link") {
+  } else if (u == "smcr.break_link" || u == "smcr.stall_link") {
     const auto link = link_arg(s, st, err);
     if (!link) return error(err);
     TapQueuePair* qp = link_qp(p, *link);
-    if (!qp || !p.side->break_link(qp->inner())) return error("no link " + std::to_string(*link) + " to break");
+    if (!qp) return error("no link " + std::to_string(*link) + " to " + (u == "smcr.stall_link" ? "stall" : "break"));
+    if (u == "smcr.stall_link" && !p.side->stall_link(qp->inner()))
+      return error("line " + std::to_string(st.line) + ": this RoCE side cannot stall a link (needs: smcr-fabric)");
+    if (u == "smcr.break_link" && !p.side->break_link(qp->inner())) return error("no link " + std::to_string(*link) + " to break");
   } else {
     auto link = link_arg(s, st, err);
     if (!link) return error(err);
@@ -745,7 +775,8 @@ bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error) {
   p->tap->outgoing = [raw, &s](smcr::QueuePair& qp, std::vector<std::uint8_t>& m) {
     if (!raw->tamper || raw->script_sending || m.size() < smcr::kLlcMessageSize || m[0] == 0xFE) return true;
     const SmcrPhase::Tamper& t = *raw->tamper;
-    if ((m[0] & 0x0F) != t.type || (m[3] & smcr::kFlagReply) || link_number_of(*raw, qp.qp_number()) != t.link) return true;
+    const bool reply = (m[3] & smcr::kFlagReply) != 0;
+    if ((m[0] & 0x0F) != t.type || reply != t.reply || link_number_of(*raw, qp.qp_number()) != t.link) return true;
     (void)apply_fields(s, m, t.args, t.unit);  // send() tried them on a message of this type
     raw->tamper.reset();
     return true;

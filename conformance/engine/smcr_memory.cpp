@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -103,13 +104,6 @@ class IutSide {
     first_.peer = {mac48(h.peer.mac), h.peer.gid, h.peer.qp_number};
     first_.rmb = x.iut_rmb;
     first_.peer_rmb = {h.peer.rmb_rkey, h.peer.rmb_virtual_address};
-    smcr::ConnectionConfig c;
-    c.own = {static_cast<std::uint32_t>(h.own.rmbe_size), false};
-    c.peer = {static_cast<std::uint32_t>(h.peer.rmbe_size), false};
-    c.own_alert_token = h.own.rmbe_alert_token;
-    c.peer_alert_token = h.peer.rmbe_alert_token;
-    c.faults = h.faults.smcr_faults();
-    conn_.emplace(c, host_.rmb(x.iut_rmb).first(static_cast<std::size_t>(h.own.rmbe_size)));
   }
 
   bool drive(Time now) {
@@ -117,8 +111,6 @@ class IutSide {
     bool any = false;
     if (!started_) {
       group_.start(first_, now);
-      // The connection's route: the peer's RMB as the first link knows it.
-      group_.add_connection({h_.own.rmbe_alert_token, first_.peer_rmb, 0});
       started_ = any = true;
     }
     any |= group_.poll(now);
@@ -130,8 +122,14 @@ class IutSide {
       any = true;
       on_event(*e);
     }
+    // The CDC messages that came while data was held, in order.
+    while (!held_cdc_.empty() && !holding()) {
+      any = true;
+      take_cdc(held_cdc_.front());
+      held_cdc_.pop_front();
+    }
     any |= application();
-    if (conn_->aborted() || group_.state() == smcr::LinkGroup::State::kTerminated) x_.reset = true;
+    if ((conn_ && conn_->aborted()) || group_.state() == smcr::LinkGroup::State::kTerminated) x_.reset = true;
     return any;
   }
 
@@ -156,6 +154,7 @@ class IutSide {
         if (!group_.delete_link(a.link, true, now_)) return error = "the IUT's link group takes no more requests", false;
         return true;
       case IutAction::Kind::kClose:
+        if (!conn_) return error = "the IUT's first link is not up yet", false;
         // The application closes (§4.8.1): C, or A with data still unread.
         emit(conn_->close());
         closed_ = true;
@@ -176,14 +175,54 @@ class IutSide {
     return c;
   }
 
+  // The connection's RMBEs take the eyecatcher choice the first link's
+  // CONFIRM LINK exchange settled (§4.4.1, A.4): it exists from then on,
+  // and its CDC messages reach it (§3.5.2.4: a client is ready for the
+  // server's data once its Confirm left; the fault, only once its second
+  // link is up).
+  void open_connection() {
+    if (!h_.server && h_.faults.has(FaultId::kSmcrClientLateOpen) && group_.active_links() < 2) return;
+    group_.add_connection({h_.own.rmbe_alert_token, first_.peer_rmb, 0});
+    smcr::ConnectionConfig c;
+    const bool eyecatcher = group_.rmbe_eyecatcher();
+    c.own = {static_cast<std::uint32_t>(h_.own.rmbe_size), eyecatcher};
+    c.peer = {static_cast<std::uint32_t>(h_.peer.rmbe_size), eyecatcher};
+    c.own_alert_token = h_.own.rmbe_alert_token;
+    c.peer_alert_token = h_.peer.rmbe_alert_token;
+    c.faults = h_.faults.smcr_faults();
+    conn_.emplace(c, host_.rmb(x_.iut_rmb).first(static_cast<std::size_t>(h_.own.rmbe_size)));
+  }
+
+  // §3.5.1.6.2: no CDC message or Write while the link group says data is
+  // held; the connection's own messages wait with the peer's that would
+  // cause them.
+  bool holding() const {
+    return group_.data_held() && !h_.faults.has(FaultId::kSmcrDataBeforeDeleteAnswered);
+  }
+
+  void take_cdc(const std::vector<std::uint8_t>& octets) {
+    auto m = smcr::decode_cdc(octets);
+    if (m) emit(conn_->on_cdc(*m).out);
+  }
+
   void on_event(const smcr::Event& e) {
+    if (e.kind == smcr::Event::Kind::kLinkUp && !conn_) open_connection();
+    if (!conn_) return;
     if (e.kind == smcr::Event::Kind::kCdc) {
-      auto m = smcr::decode_cdc(e.octets);
-      if (m) emit(conn_->on_cdc(*m).out);
+      if (holding() || !held_cdc_.empty()) {
+        // Bounded: past it the oldest is taken, the order kept, nothing lost.
+        if (held_cdc_.size() >= kMaxHeldCdc) take_cdc(held_cdc_.front()), held_cdc_.pop_front();
+        return held_cdc_.push_back(e.octets);
+      }
+      take_cdc(e.octets);
     } else if (e.kind == smcr::Event::Kind::kConnectionMoved) {
-      // §4.6.1: the first message on the new link validates the failover.
-      const smcr::CdcMessage v = conn_->failover_validation();
+      // §4.6.1: the first message on the new link validates the failover,
+      // naming the last CDC message the old link delivered (SS); §4.6.2:
+      // then what the old link flushed, before anything new.
+      const smcr::CdcMessage v = conn_->failover_validation(group_.sequence_sent(h_.own.rmbe_alert_token));
       group_.send_cdc(h_.own.rmbe_alert_token, v.header.bytes());
+      // A gap in the stream that cannot be closed resets the connection.
+      if (!group_.replay(h_.own.rmbe_alert_token)) emit(conn_->abort());
     }
   }
 
@@ -196,7 +235,7 @@ class IutSide {
   // urgent data goes back as urgent data (§4.7); close once the peer closed
   // and everything went back.
   bool application() {
-    if (closed_ || conn_->aborted() || conn_->state() == smcr::ConnectionState::kClosed) return false;
+    if (!conn_ || holding() || closed_ || conn_->aborted() || conn_->state() == smcr::ConnectionState::kClosed) return false;
     bool any = false;
     for (;;) {
       const std::size_t room = conn_->config().send_buffer - conn_->queued();
@@ -281,6 +320,8 @@ class IutSide {
   smcr::LinkGroup group_;
   smcr::FirstLink first_;
   std::optional<smcr::Connection> conn_;
+  static constexpr std::size_t kMaxHeldCdc = 1024;  // a peer that sends more is no longer waited for
+  std::deque<std::vector<std::uint8_t>> held_cdc_;
   std::vector<std::uint8_t> buf_;
   bool started_ = false, closed_ = false;
   Time now_{0};
@@ -334,6 +375,13 @@ class MemoryRoceSide final : public RoceSide {
   bool iut_act(const IutAction& a, std::string& error) override {
     if (!iut_) return error = "the reference IUT has not reached SMC-R on this connection", false;
     return iut_->act(a, error);
+  }
+
+  bool stall_link(smcr::QueuePair& qp) override {
+    smcr::MemoryQueuePair* q = x_->fabric.find_qp(qp.qp_number());
+    if (!q) return false;
+    q->stall();
+    return true;
   }
 
   bool break_link(smcr::QueuePair& qp) override {

@@ -83,6 +83,10 @@ class RoceSide {
   // verbs: work refused, a failed completion in words, async events);
   // taken once, for the report of a case that did not pass.
   virtual std::vector<std::string> take_notes() { return {}; }
+  // The link whose tester queue pair is `qp` stops delivering the IUT's
+  // work to the tester (nothing completes) until break_link: only a fabric
+  // the tester controls can (needs: smcr-fabric). False: it cannot.
+  virtual bool stall_link(smcr::QueuePair& /*qp*/) { return false; }
   // Has the IUT's side act on its own; false with `error` when this side
   // cannot ask it (only an IUT in process can be asked).
   virtual bool iut_act(const IutAction& /*action*/, std::string& error) {

@@ -165,6 +165,11 @@ TEST(SmcrSuite, ScriptsNameOnlyUnitsAndFieldsTheDeclarationsHave) {
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("smcr-actions"), std::string::npos) << errors[0];
   EXPECT_EQ(checked("responder\nneeds: smcr-actions", "> smcr.iut.close\n"), std::vector<std::string>{});
+  // So is stalling a link, which only a fabric the tester controls can.
+  const auto stall = checked("responder", "> smcr.stall_link link=1\n");
+  ASSERT_EQ(stall.size(), 1u);
+  EXPECT_NE(stall[0].find("smcr-fabric"), std::string::npos) << stall[0];
+  EXPECT_EQ(checked("responder\nneeds: smcr-fabric", "> smcr.stall_link link=1\n"), std::vector<std::string>{});
 }
 
 // A device's queue pairs connect only with the peer's path (ADD LINK's

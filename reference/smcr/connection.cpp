@@ -164,6 +164,7 @@ std::uint64_t Connection::window() const {
 
 bool Connection::eyecatcher_intact() const {
   if (!config_.own.eyecatcher || own_rmbe_.size() < kEyecatcher.size()) return true;
+  if (config_.faults.has(Fault::kEyecatcherUnchecked)) return true;
   return std::equal(kEyecatcher.begin(), kEyecatcher.end(), own_rmbe_.begin());
 }
 
@@ -331,7 +332,10 @@ bool Connection::consumer_update_due(bool consumed) const {
   if (to_confirm == 0) return false;
   // §4.7.5 step 3: after the urgent data, regardless of the window. §4.5.1:
   // B and R ask for it; §4.7.6 step 2: so does urgent data pending.
-  if (urgent_consumed_ || peer_blocked_ || peer_update_requested_ || urgent_pending_) return true;
+  // rfc7609-4.5.1-update-on-request: R asks for the update at once, below
+  // the thresholds, whether or not the application just consumed.
+  const bool requested = peer_update_requested_ && !config_.faults.has(Fault::kUpdateRequestIgnored);
+  if (urgent_consumed_ || peer_blocked_ || requested || urgent_pending_) return true;
   // The thresholds are looked at when the application consumed (Linux
   // smc_rx_update_consumer); a message from the peer alone does not move them.
   if (!consumed) return false;
@@ -348,7 +352,9 @@ ReceiveResult Connection::receive(std::span<std::uint8_t> out) {
   ReceiveResult r;
   // §4.8.2: an aborted connection's data is purged.
   if (aborted_ || state_ == ConnectionState::kClosed || state_ == ConnectionState::kPeerAbortWait) return r;
-  // §4.4.1: an overlaid eyecatcher resets the connection.
+  // rfc7609-4.4.1-eyecatcher-overlay-reset: a Write landed on the RMBE's
+  // eyecatcher; the connection is aborted (A), which resets its TCP
+  // connection (§4.8.2).
   if (!eyecatcher_intact()) {
     r.out = send_abort();
     return r;

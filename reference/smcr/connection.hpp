@@ -109,6 +109,8 @@ enum class Fault : std::uint8_t {
   kRepeatSequenceNumber, // against A.4: every CDC message carries sequence number 1
   kCloseIgnoresUnread,   // against §4.8.1: close() with unread data sends C, not A
   kStaleConsumerCursor,  // against §4.5.1: a CDC message announcing data carries the consumer cursor last sent
+  kEyecatcherUnchecked,  // against §4.4.1: an overlaid eyecatcher goes unnoticed
+  kUpdateRequestIgnored, // against §4.5.1: the peer's R (consumer cursor update requested) changes nothing
   kCount
 };
 using Faults = wire::FaultSet<Fault>;

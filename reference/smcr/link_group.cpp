@@ -100,7 +100,7 @@ void LinkGroup::start(const FirstLink& first, Time now) {
     // §3.5.1.5: the server numbers the link and sends CONFIRM LINK; Linux
     // waits SMC_LLC_WAIT_TIME for the reply (smcr_serv_conf_first_link).
     l.number = next_link_number();
-    ConfirmLink c{false, kNoRmbeEyecatcher, l.local.mac, l.local.gid, l.qp->qp_number(), l.number,
+    ConfirmLink c{false, no_rmbe_eyecatcher(), l.local.mac, l.local.gid, l.qp->qp_number(), l.number,
                   cfg_.link_user_id + l.number, cfg_.max_links};
     send(0, c);
     flow_.await = Await::kConfirmLinkReply;
@@ -349,9 +349,17 @@ void LinkGroup::on_cdc(std::size_t slot, const CdcMessage& m, wire::Bytes octets
 
 void LinkGroup::on_completion(std::size_t slot, const QpEvent& e) {
   for (Route& r : routes_) {
-    const auto it = std::find(r.work.begin(), r.work.end(), std::make_pair(slot, e.work));
+    const auto it =
+        std::find_if(r.work.begin(), r.work.end(), [&](const Posted& w) { return w.slot == slot && w.id == e.work; });
     if (it == r.work.end()) continue;
-    r.work.erase(it);
+    if (e.status != WorkStatus::kSuccess) {
+      it->failed = true;  // §4.6.2: replayed once the connection moved
+    } else {
+      // §4.6.1: SS, the last CDC message the peer's RNIC took.
+      if (!it->write && it->octets.size() >= 4) r.sequence_sent = static_cast<std::uint16_t>((it->octets[2] << 8) | it->octets[3]);
+      r.kept_octets -= it->octets.size();
+      r.work.erase(it);
+    }
     Event out;
     out.kind = Event::Kind::kWorkCompleted;
     out.token = r.route.token;
@@ -663,7 +671,7 @@ std::optional<WorkId> LinkGroup::send_cdc(std::uint32_t token, wire::Bytes messa
     Link& l = links_[r.slot];
     if (l.qp == nullptr || state_ == State::kTerminated) return std::nullopt;
     const WorkId id = l.qp->post_send(message);
-    if (r.work.size() < kMaxTrackedWork) r.work.emplace_back(r.slot, id);
+    track(r, id, false, 0, message);
     return id;
   }
   return std::nullopt;
@@ -677,10 +685,63 @@ std::optional<WorkId> LinkGroup::write(std::uint32_t token, std::uint64_t offset
     const std::optional<RToken>& t = peer_rmbs_[r.peer_rmb].rtokens[r.slot];
     if (!t) return std::nullopt;
     const WorkId id = l.qp->post_write({t->rkey, t->virtual_address + r.route.rmbe_offset + offset}, octets);
-    if (r.work.size() < kMaxTrackedWork) r.work.emplace_back(r.slot, id);
+    track(r, id, true, offset, octets);
     return id;
   }
   return std::nullopt;
+}
+
+void LinkGroup::track(Route& r, WorkId id, bool write, std::uint64_t offset, wire::Bytes octets) {
+  if (r.work.size() >= kMaxTrackedWork) return;
+  Posted w{r.slot, id, write, offset, {}, false, false};
+  if (r.kept_octets + octets.size() <= kMaxKeptOctets) {
+    w.octets.assign(octets.begin(), octets.end());
+    w.kept = true;
+    r.kept_octets += octets.size();
+  }
+  r.work.push_back(std::move(w));
+}
+
+std::uint16_t LinkGroup::sequence_sent(std::uint32_t token) const {
+  for (const Route& r : routes_)
+    if (r.route.token == token) return r.sequence_sent;
+  return 0;
+}
+
+bool LinkGroup::replay(std::uint32_t token) {
+  for (Route& r : routes_) {
+    if (r.route.token != token) continue;
+    Link& l = links_[r.slot];
+    if (l.qp == nullptr || state_ == State::kTerminated) return false;
+    bool whole = true;
+    // rfc7609-4.6.2-replay-before-new-data: the failed work again, as it
+    // was (its sequence numbers kept), in order, on the connection's link.
+    for (Posted& w : r.work) {
+      if (!w.failed) continue;
+      if (cfg_.faults.has(GroupFault::kNoReplay) || !w.kept) {
+        whole = false;
+        continue;
+      }
+      const std::optional<RToken>& t =
+          r.peer_rmb < peer_rmbs_.size() ? peer_rmbs_[r.peer_rmb].rtokens[r.slot] : std::optional<RToken>{};
+      if (w.write && !t) {
+        whole = false;
+        continue;
+      }
+      w.id = w.write ? l.qp->post_write({t->rkey, t->virtual_address + r.route.rmbe_offset + w.offset}, w.octets)
+                     : l.qp->post_send(w.octets);
+      w.slot = r.slot;
+      w.failed = false;
+    }
+    // What cannot be replayed is forgotten: its place in the stream is lost.
+    std::erase_if(r.work, [&](const Posted& w) {
+      const bool gone = w.failed;
+      if (gone) r.kept_octets -= w.octets.size();
+      return gone;
+    });
+    return whole;
+  }
+  return false;
 }
 
 std::optional<RToken> LinkGroup::peer_rtoken(RToken any, std::uint8_t number) const {

@@ -86,6 +86,8 @@ enum class GroupFault : std::uint8_t {
   kSingleLinkEnds,     // against §2.2.1: the server ends the group when its second link is rejected
   kAsymmetricRefused,  // against §2.2.1: the server gives up a second link on the peer's first RNIC
   kClientAddWaits,     // against §3.5.5.1.2: a v1 client ends the group when its ADD LINK gets no answer
+  kEyecatcherIgnored,  // against §4.4.1/A.4: RMBEs without eyecatcher though the peer's CONFIRM LINK kept them
+  kNoReplay,           // against §4.6.2: the Writes and CDC messages a failed link flushed are not sent again
   kCount
 };
 using GroupFaults = wire::FaultSet<GroupFault>;
@@ -108,6 +110,11 @@ struct LinkGroupConfig {
   // always does; a client without an alternate port rejects it).
   bool add_second_link = true;
   Time test_link_time = kTestLinkTime;  // 0: no TEST LINK
+  // §4.4.1, A.4: every RMBE begins with an eyecatcher, and A.3.1 keeps
+  // CONFIRM LINK's flag bits reserved (0); Linux sets two of them
+  // (SMC_LLC_FLAG_NO_RMBE_EYEC) to announce RMBEs without one. True: this
+  // side's CONFIRM LINK leaves them 0, as RFC 7609 has it.
+  bool rmbe_eyecatcher = false;
   GroupFaults faults;
 };
 
@@ -234,6 +241,15 @@ class LinkGroup {
   std::optional<WorkId> write(std::uint32_t token, std::uint64_t offset, wire::Bytes octets);
   // The link a connection uses now, by number.
   std::optional<std::uint8_t> link_of(std::uint32_t token) const;
+  // §4.6.1: the sequence number of the connection's last CDC message whose
+  // Send completed (SS; 0 when none did), for its failover validation.
+  std::uint16_t sequence_sent(std::uint32_t token) const;
+  // §4.6.2: after its failover validation, the connection's Writes and CDC
+  // messages that failed or were flushed on the old link are posted again
+  // on its new one, as they were and in their order, before anything new.
+  // False when some could not be (too much was in flight to keep, or the
+  // new link has no RToken for the peer's RMB): the stream has a gap.
+  bool replay(std::uint32_t token);
 
   std::optional<Event> next_event();
 
@@ -247,6 +263,14 @@ class LinkGroup {
   // Our RMB's RToken on link `number`, once registered there.
   std::optional<RToken> local_rtoken(std::uint32_t rmb, std::uint8_t number) const;
   bool flow_running() const { return flow_.kind != FlowKind::kNone; }
+  // Whether the group's RMBEs begin with the eyecatcher (§4.4.1, A.4): they
+  // do unless both sides' first CONFIRM LINK said otherwise. Known once the
+  // first link is up; a connection's RmbeGeometry follows it.
+  bool rmbe_eyecatcher() const { return rmbe_eyecatcher_; }
+  // §3.5.1.6.2: while the DELETE LINK of a new link whose CONFIRM LINK
+  // exchange failed awaits its reply, no CDC message or Write may go out;
+  // whoever posts them (the connections' owner) waits while this is true.
+  bool data_held() const { return flow_.kind == FlowKind::kDeleteLink && flow_.new_link_failed; }
 
  private:
   enum class FlowKind : std::uint8_t { kNone, kFirstLink, kAddLink, kDeleteLink, kConfirmRkey, kDeleteRkey };
@@ -271,6 +295,7 @@ class LinkGroup {
     std::uint32_t reason = 0;     // DELETE LINK: the reason code sent
     std::size_t pairs_sent = 0;   // v1 ADD LINK CONTINUATION: our RTokens sent so far
     bool peer_pairs_done = false; // and the peer's all received
+    bool new_link_failed = false; // DELETE LINK: for a new link whose CONFIRM LINK exchange failed
   };
   struct Request {  // a local request waiting for its turn
     FlowKind kind = FlowKind::kNone;
@@ -287,12 +312,26 @@ class LinkGroup {
   struct PeerRmb {
     std::array<std::optional<RToken>, kMaxLinks> rtokens;
   };
+  // A connection's work posted and not completed yet, kept to be replayed
+  // after a failover (§4.6.2).
+  struct Posted {
+    std::size_t slot = 0;
+    WorkId id = 0;
+    bool write = false;
+    std::uint64_t offset = 0;          // a Write's place in the peer's RMBE
+    std::vector<std::uint8_t> octets;  // empty when past kMaxKeptOctets: not replayable
+    bool kept = true;
+    bool failed = false;               // flushed or failed: to post again on the new link
+  };
   struct Route {
     ConnectionRoute route;
     std::size_t peer_rmb = 0;
     std::size_t slot = 0;
-    std::deque<std::pair<std::size_t, WorkId>> work;  // (slot, work) posted, not completed yet
+    std::deque<Posted> work;
+    std::uint64_t kept_octets = 0;
+    std::uint16_t sequence_sent = 0;  // SS (§4.6.1)
   };
+  void track(Route& r, WorkId id, bool write, std::uint64_t offset, wire::Bytes octets);
 
   // link_group.cpp: dispatch, links, routing, termination
   void emit(Event e);
@@ -303,6 +342,7 @@ class LinkGroup {
   void on_cdc(std::size_t slot, const CdcMessage& m, wire::Bytes octets);
   void on_completion(std::size_t slot, const QpEvent& e);
   void send(std::size_t slot, const Llc& m);
+  std::uint8_t no_rmbe_eyecatcher() const { return cfg_.rmbe_eyecatcher ? 0 : kNoRmbeEyecatcher; }
   std::optional<std::size_t> usable_slot(std::optional<std::size_t> except = {}) const;
   std::optional<std::size_t> free_slot() const;
   std::uint8_t next_link_number();
@@ -353,10 +393,14 @@ class LinkGroup {
   std::vector<Route> routes_;
   std::deque<Event> events_;
   std::uint32_t test_counter_ = 0;
+  bool rmbe_eyecatcher_ = false;
   std::size_t rkey_retries_ = 0;  // A.3.5: CONFIRM RKEY runs anew since the last positive reply
 
   static constexpr std::size_t kMaxRequests = 64;
   static constexpr std::size_t kMaxTrackedWork = 4096;  // per connection
+  // Octets of unfinished work kept per connection for a replay: the peer's
+  // window (its RMBE size) must not decide how much this side holds.
+  static constexpr std::uint64_t kMaxKeptOctets = std::uint64_t{16} << 20;
   static constexpr std::size_t kMaxEvents = 4096;
   static constexpr std::size_t kMaxConnections = 255;  // Linux SMC_RMBS_PER_LGR_MAX
 };

@@ -133,10 +133,15 @@ void LinkGroup::first_link_confirmed(std::size_t slot, const LlcMessage& m, Time
   const ConfirmLink c = std::get<ConfirmLink>(fields_of(m));
   Link& l = links_[slot];
   l.peer_user_id = c.link_user_id;
+  // rfc7609-a.4-cursor-skips-eyecatcher: RMBEs keep the eyecatcher unless
+  // both sides announced Linux's flag; a peer that left A.3.1's reserved
+  // bits 0 is an RFC 7609 peer, so this side's RMBEs and cursors follow it.
+  rmbe_eyecatcher_ = cfg_.rmbe_eyecatcher ||
+                     (c.no_rmbe_eyecatcher != kNoRmbeEyecatcher && !cfg_.faults.has(GroupFault::kEyecatcherIgnored));
   if (cfg_.role == Role::kClient) {
     // The server numbers the link; the reply confirms the number (§3.5.1.5).
     l.number = c.link_number;
-    send(slot, ConfirmLink{true, kNoRmbeEyecatcher, l.local.mac, l.local.gid, l.qp->qp_number(), l.number,
+    send(slot, ConfirmLink{true, no_rmbe_eyecatcher(), l.local.mac, l.local.gid, l.qp->qp_number(), l.number,
                            cfg_.link_user_id + l.number, cfg_.max_links});
   }
   link_active(slot, now);
@@ -155,7 +160,7 @@ void LinkGroup::confirm_new_link(Time now) {
   // §3.5.1.6.2: CONFIRM LINK on the new link, as on the first; Linux waits
   // SMC_LLC_WAIT_FIRST_TIME for the reply (smc_llc_srv_conf_link).
   const Link& n = links_[flow_.target];
-  send(flow_.target, ConfirmLink{false, kNoRmbeEyecatcher, n.local.mac, n.local.gid, n.qp->qp_number(), n.number,
+  send(flow_.target, ConfirmLink{false, no_rmbe_eyecatcher(), n.local.mac, n.local.gid, n.qp->qp_number(), n.number,
                                  cfg_.link_user_id + n.number, cfg_.max_links});
   flow_.await = Await::kConfirmLinkReply;
   flow_.deadline = now + kLlcWaitFirstTime;
@@ -173,7 +178,7 @@ void LinkGroup::new_link_confirmed(std::size_t slot, const LlcMessage& m, Time n
   Link& n = links_[t];
   n.peer_user_id = c.link_user_id;
   if (cfg_.role == Role::kClient)
-    send(t, ConfirmLink{true, kNoRmbeEyecatcher, n.local.mac, n.local.gid, n.qp->qp_number(), n.number,
+    send(t, ConfirmLink{true, no_rmbe_eyecatcher(), n.local.mac, n.local.gid, n.qp->qp_number(), n.number,
                         cfg_.link_user_id + n.number, cfg_.max_links});
   link_active(t, now);
   end_flow(now);
@@ -415,6 +420,9 @@ void LinkGroup::abandon_new_link(std::uint32_t reason, Time now) {
       flow_.await = Await::kDeleteLinkReply;
       flow_.reason = reason;
       flow_.deadline = now + kLlcWaitTime;
+      // rfc7609-3.5.1.6.2-no-data-until-delete-answered: data_held() until
+      // the reply ends this flow.
+      flow_.new_link_failed = true;
       return;
     }
   }

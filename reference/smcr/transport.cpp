@@ -29,7 +29,7 @@ WorkId MemoryQueuePair::post_write(RToken target, wire::Bytes octets) {
 }
 
 void MemoryQueuePair::deliver() {
-  if (!peer_) return;
+  if (!peer_ || stalled_) return;
   MemoryQueuePair& from = *peer_;
   // RC: the peer's work in posting order; a refused Write stops the rest.
   while (!from.outbound_.empty() && !broken_) {

@@ -133,6 +133,10 @@ class MemoryQueuePair final : public QueuePair {
 
   // Work posted here that the peer has not taken yet.
   std::size_t in_flight() const { return outbound_.size(); }
+  // This end takes no more of the peer's work (a path that stopped
+  // delivering, before RC's retries give up): what the peer posts stays in
+  // flight, uncompleted, until the link breaks and flushes it (§4.6.2).
+  void stall() { stalled_ = true; }
 
  private:
   friend class MemoryFabric;
@@ -152,6 +156,7 @@ class MemoryQueuePair final : public QueuePair {
   std::uint32_t number_;
   MemoryQueuePair* peer_ = nullptr;
   bool broken_ = false;
+  bool stalled_ = false;
   WorkId next_work_ = 1;
   std::deque<Work> outbound_;   // posted here, not yet taken by the peer
   std::deque<QpEvent> events_;  // for poll()

@@ -4,7 +4,8 @@
 // C and only then (App. A.3.5), one exchange at a time (§3.5.5.3), a link
 // kept until the client answered its DELETE LINK (§3.5.5.1.3), a client's
 // ADD LINK that needs no answer (§3.5.5.1.2), and a group that goes on with
-// a single or an asymmetric link (§2.2.1).
+// a single or an asymmetric link (§2.2.1), and RMBEs that keep the
+// eyecatcher unless both sides' CONFIRM LINK said otherwise (§4.4.1, A.4).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,8 +19,9 @@ Gid gid_v4(std::uint8_t d) { return {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 1
 const LinkAddress kServerPort{0x020000000001, gid_v4(1)}, kServerPort2{0x020000000011, gid_v4(11)};
 const LinkAddress kClientPort{0x020000000002, gid_v4(2)}, kClientPort2{0x020000000012, gid_v4(12)};
 
-LinkGroupConfig config(Role role, GroupFaults faults = {}, bool alternate = true) {
+LinkGroupConfig config(Role role, GroupFaults faults = {}, bool alternate = true, bool eyecatcher = false) {
   LinkGroupConfig c;
+  c.rmbe_eyecatcher = eyecatcher;
   c.role = role;
   if (alternate) c.alternate = role == Role::kServer ? kServerPort2 : kClientPort2;
   c.test_link_time = Time{0};
@@ -31,9 +33,9 @@ LinkGroupConfig config(Role role, GroupFaults faults = {}, bool alternate = true
 // fabric; the client can be made deaf, so that the test answers for it.
 struct Pair {
   explicit Pair(GroupFaults server_faults = {}, bool client_alternate = true, bool server_alternate = true,
-                GroupFaults client_faults = {})
+                GroupFaults client_faults = {}, bool client_eyecatcher = false)
       : server(config(Role::kServer, server_faults, server_alternate), fabric.host(0)),
-        client(config(Role::kClient, client_faults, client_alternate), fabric.host(1)),
+        client(config(Role::kClient, client_faults, client_alternate, client_eyecatcher), fabric.host(1)),
         sq(fabric.create_qp(0)),
         cq(fabric.create_qp(1)) {
     fabric.record_sends = true;
@@ -229,6 +231,25 @@ TEST(SmcrLinkGroupChanges, AClientsAddLinkNeedsNoAnswer) {
     p.settle();
     EXPECT_EQ(p.client.state(), waits ? LinkGroup::State::kTerminated : LinkGroup::State::kActive);
   }
+}
+
+TEST(SmcrLinkGroupChanges, RmbesKeepTheEyecatcherUnlessBothSidesSayOtherwise) {
+  Pair linux_pair;  // both announce Linux's flag
+  linux_pair.settle();
+  EXPECT_FALSE(linux_pair.server.rmbe_eyecatcher());
+  EXPECT_FALSE(linux_pair.client.rmbe_eyecatcher());
+  // The client's CONFIRM LINK reply keeps the reserved bits 0 (an RFC 7609
+  // peer): the server's RMBEs take the eyecatcher too.
+  Pair rfc_client({}, true, true, {}, true);
+  rfc_client.settle();
+  EXPECT_TRUE(rfc_client.server.rmbe_eyecatcher());
+  EXPECT_TRUE(rfc_client.client.rmbe_eyecatcher());
+  const auto replies = rfc_client.from_server(1);
+  ASSERT_FALSE(replies.empty());
+  EXPECT_EQ(std::get<ConfirmLink>(replies.front()).no_rmbe_eyecatcher, kNoRmbeEyecatcher);
+  Pair ignored(GroupFaults{}.set(GroupFault::kEyecatcherIgnored), true, true, {}, true);
+  ignored.settle();
+  EXPECT_FALSE(ignored.server.rmbe_eyecatcher());
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 // Every octet read is compared with the stream, every CDC message's cursors
 // with cursors computed here from octet counts, every CDC message received
 // is accepted with no finding; halfway the link the connection uses is
-// deleted (§3.5.5.1.3) and the rest flows on the other link.
+// deleted (§3.5.5.1.3) and the rest flows on the other link. A link that
+// fails with work in flight: that work comes again on the other link,
+// after the failover validation and before anything new (§4.6.1-§4.6.2).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -40,8 +42,11 @@ class TransferTest : public ::testing::TestWithParam<std::uint8_t> {
  protected:
   TransferTest() : sq_(fabric_.create_qp(0)), cq_(fabric_.create_qp(1)) {}
 
-  void SetUp() override {
+  void SetUp() override { start({}); }
+
+  void start(GroupFaults server_faults) {
     LinkGroupConfig sc, cc;
+    sc.faults = server_faults;
     sc.role = Role::kServer;
     cc.role = Role::kClient;
     sc.version = cc.version = GetParam();
@@ -92,7 +97,15 @@ class TransferTest : public ::testing::TestWithParam<std::uint8_t> {
   }
 
   bool take(int s, const Event& e) {
-    if (e.kind == Event::Kind::kDropped) ADD_FAILURE() << "side " << s << " dropped: " << name(e.drop);
+    // A failed link: both sides delete it and one DELETE LINK meets the other.
+    if (e.kind == Event::Kind::kDropped && !failover_) ADD_FAILURE() << "side " << s << " dropped: " << name(e.drop);
+    if (e.kind == Event::Kind::kConnectionMoved && failover_) {
+      // §4.6.1: the validation names SS; §4.6.2: then the flushed work.
+      Side& me = sides_[s];
+      EXPECT_TRUE(me.group->send_cdc(me.token, me.conn->failover_validation(me.group->sequence_sent(me.token)).header.bytes()));
+      replayed_[s] = me.group->replay(me.token);
+      return true;
+    }
     if (e.kind != Event::Kind::kCdc) return false;
     EXPECT_EQ(e.token, sides_[s].token);
     auto m = decode_cdc(e.octets);
@@ -129,6 +142,11 @@ class TransferTest : public ::testing::TestWithParam<std::uint8_t> {
   MemoryQueuePair& cq_;
   std::optional<LinkGroup> server_, client_;
   Side sides_[2];
+  bool failover_ = false;
+  bool replayed_[2] = {false, false};
+  std::vector<std::uint8_t> taken_ = std::vector<std::uint8_t>(4096);
+
+  void fail_with_work_in_flight();
   Time now_{0};
 };
 INSTANTIATE_TEST_SUITE_P(SmcrLinkGroup, TransferTest, ::testing::Values(1, 2));
@@ -188,6 +206,53 @@ TEST_P(TransferTest, SixtyFourMebibytesEachWayThroughSixteenKibibyteRmbs) {
   // Every octet went through the transport's registered RMBs.
   EXPECT_EQ(fabric_.host(0).octets_written(), kTotal);
   EXPECT_EQ(fabric_.host(1).octets_written(), kTotal);
+}
+
+// The server's 1000 octets reach the client; link 1 then stops delivering
+// to the client, so the server's next 1000 (a Write and its CDC message)
+// stay in flight until the link breaks and flushes them.
+void TransferTest::fail_with_work_in_flight() {
+  failover_ = true;
+  for (int round = 0; round < 2; ++round) {
+    if (round == 1) cq_.stall();
+    Side& me = sides_[0];
+    std::vector<std::uint8_t> buf(1000);
+    for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = stream_octet(0, me.offered + i);
+    SendResult r = me.conn->send(buf);
+    me.offered += r.accepted;
+    emit(0, std::move(r.out));
+    settle();
+    if (round == 0) {
+      ASSERT_EQ(sides_[1].conn->receive(taken_).octets, 1000u);
+    }
+  }
+  EXPECT_EQ(sides_[1].conn->receive(taken_).octets, 0u);
+  MemoryFabric::break_link(sq_);
+  settle();
+  ASSERT_EQ(server_->link_of(0xA), 2);
+}
+
+TEST_P(TransferTest, WorkInFlightWhenTheLinkFailsIsReplayedFirst) {
+  fail_with_work_in_flight();
+  EXPECT_TRUE(replayed_[0]);
+  // The client found SS (the first CDC message) processed and took the
+  // replayed one: its stream is whole and in order.
+  const ReceiveResult r = sides_[1].conn->receive(taken_);
+  ASSERT_EQ(r.octets, 1000u);
+  for (std::size_t i = 0; i < r.octets; ++i) ASSERT_EQ(taken_[i], stream_octet(0, 1000 + i)) << i;
+  EXPECT_FALSE(sides_[1].conn->aborted());
+}
+
+class NoReplayTest : public TransferTest {
+ protected:
+  void SetUp() override { start(GroupFaults{}.set(GroupFault::kNoReplay)); }
+};
+INSTANTIATE_TEST_SUITE_P(SmcrLinkGroup, NoReplayTest, ::testing::Values(1, 2));
+
+TEST_P(NoReplayTest, FaultReplaysNothingAndSaysSo) {
+  fail_with_work_in_flight();
+  EXPECT_FALSE(replayed_[0]);
+  EXPECT_EQ(sides_[1].conn->receive(taken_).octets, 0u);
 }
 
 }  // namespace

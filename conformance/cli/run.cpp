@@ -73,7 +73,9 @@ std::vector<const cf::Case*> runnable_cases(const std::vector<const cf::Case*>& 
   for (const cf::Case* c : selected) {
     const bool clc = cf::uses_clc(c->protocol);
     std::string why;
-    if (c->protocol == "smcr" && !o.roce) {
+    if (c->protocol == "sctp") {
+      if (!o.sctp) why = "no SCTP side for the tester (run the sctp suite against --reference)";
+    } else if (c->protocol == "smcr" && !o.roce) {
       why = "no RoCE transport for the tester's SMC-R side (give --roce-device, or run against --reference)";
     } else if (c->protocol == "smcr" && o.roce_one_port && cf::smcr_links_named(*c) > 1) {
       why = "they need the IUT's second link, and the tester's RoCE device is its only port: it rejects the "

@@ -148,7 +148,8 @@ int probe_targets(const std::vector<const cf::Case*>& runnable, const cf::RunOpt
   for (const cf::Case* c : runnable) {
     // The tester connects in the responder role only; a case the IUT lacks
     // a need of makes no connection at all.
-    if (c->role != cf::Role::kResponder || cf::lacked_need(*c, o.iut_lacks)) continue;
+    // The sctp suite runs on its own SCTP side, no TCP target to probe.
+    if (c->role != cf::Role::kResponder || c->protocol == "sctp" || cf::lacked_need(*c, o.iut_lacks)) continue;
     (cf::uses_clc(c->protocol) ? clc : mpa) = true;
   }
   struct Target {

@@ -28,6 +28,7 @@
 
 #include "clc/headers.hpp"
 #include "mpa/headers.hpp"
+#include "engine/runner_sctp.hpp"
 #include "engine/runner_smcr.hpp"
 #include "engine/units.hpp"
 
@@ -281,6 +282,15 @@ void check_handshake(const Case& c, const Step& st, const CheckError& err) {
 // framing fields where it is an FPDU).
 void check_send(const Case& c, const Step& st, const CheckError& err) {
   const std::string& u = st.unit;
+  if (c.protocol == "sctp") {
+    if (!runner::sctp_unit_known(u, true))
+      err(st, "expected an SCTP unit to send (sctp.init, sctp.control, sctp.segment, sctp.ack), got '" + u + "'");
+    for (const Arg& a : st.args)
+      if (!runner::sctp_field_known(u, a.name, true)) err(st, "expected a field of " + u + ", got '" + a.name + "'");
+    if (u == "sctp.ack" && !c.needs_item("sctp-acks"))
+      err(st, "expected 'needs: sctp-acks' in a case that acknowledges by hand");
+    return;
+  }
   if (u == "fin" || u == "reset") return;
   if (c.protocol == "smcr" && !u.starts_with("clc.")) {
     if (!runner::smcr_unit_known(u, true)) err(st, "expected an SMC-R unit to send (llc.test_link, cdc, data.write, smcr.close, ...), got '" + u + "'");
@@ -358,6 +368,16 @@ void check_agent(const Case& c, const Step& st, const Alternative& alt, const Ch
 // unit's fields.
 void check_expected_unit(const Case& c, const Step& st, const Alternative& alt, const CheckError& err) {
   const std::string& u = alt.unit;
+  if (c.protocol == "sctp") {
+    if (!runner::sctp_unit_known(u, false))
+      err(st, "expected an SCTP unit the IUT sends (sctp.association, sctp.control, sctp.segment), got '" + u + "'");
+    if (u == "sctp.association" && st.alternatives.size() != 1)
+      err(st, "expected 'sctp.association' as the only alternative of its step");
+    for (const Arg& a : alt.args)
+      if (!runner::sctp_field_known(u, a.name, false) || !a.has_value || a.mask)
+        err(st, "expected field=value of " + u + ", got '" + a.name + "'");
+    return;
+  }
   if (c.protocol == "smcr" && !u.starts_with("clc")) {
     if (!runner::smcr_unit_known(u, false)) err(st, "expected an SMC-R unit the IUT sends (llc.test_link, cdc, data, smcr.link_up, ...), got '" + u + "'");
     for (const Arg& a : alt.args)
@@ -459,6 +479,14 @@ std::vector<std::string> check_case(const Case& c) {
     for (const Step& st : c.steps)
       if (st.kind == StepKind::kHandshake) err(st, "expected no MPA handshake in a CLC case");
   }
+  if (c.protocol == "sctp") {
+    for (const Step& st : c.steps) {
+      if (st.kind == StepKind::kHandshake || st.kind == StepKind::kConnection)
+        err(st, "expected no MPA handshake and no second connection in an sctp case (one association)");
+      if (st.kind == StepKind::kSend && st.unit == "sctp.init" && &st != &c.steps.front())
+        err(st, "expected 'sctp.init' as the case's first step (it sets the association up)");
+    }
+  }
 
   check_connections(c, err);
   check_captures(c, err, out);
@@ -505,8 +533,8 @@ bool add_case_file(Catalogue& cat, const std::string& path, std::vector<std::str
   if (auto* e = std::get_if<SyntaxError>(&parsed)) return error = e->to_string(), false;
   for (Case& c : std::get<std::vector<Case>>(parsed)) {
     const std::string suite = c.id.substr(0, c.id.find('-'));
-    if (suite != "mpa" && suite != "ddp" && suite != "rdmap" && suite != "clc" && suite != "smcr")
-      return error = path + ": case id '" + c.id + "' must start with its suite (mpa-, ddp-, rdmap-, clc-, smcr-)", false;
+    if (suite != "mpa" && suite != "ddp" && suite != "rdmap" && suite != "clc" && suite != "smcr" && suite != "sctp")
+      return error = path + ": case id '" + c.id + "' must start with its suite (mpa-, ddp-, rdmap-, clc-, smcr-, sctp-)", false;
     c.protocol = suite;
     for (const std::string& problem : check_case(c)) return error = path + ": " + problem, false;
     ids.push_back(c.id);

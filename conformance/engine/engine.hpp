@@ -17,6 +17,7 @@
 #include "engine/capture_case.hpp"
 #include "engine/clc_identity.hpp"
 #include "engine/script.hpp"
+#include "engine/sctp_transport.hpp"
 #include "engine/smcr_transport.hpp"
 
 namespace rdmaconf::conformance {
@@ -201,6 +202,9 @@ struct RunOptions {
   // The tester's RoCE side has one port (a device without a second one):
   // the smcr cases that name link 2 or higher are not run (smcr_links_named).
   bool roce_one_port = false;
+  // The sctp suite's SCTP side per case (sctp_transport.hpp): the
+  // reference's association in memory; unset, the suite is skipped.
+  SctpFactory sctp;
   // The IUT's own view (a device agent, or the reference IUT in process):
   // `agent.*` expectations read it, reports show it beside the exchange.
   // Without it, cases that need `agent` are unimplemented.

@@ -147,6 +147,21 @@ constexpr FaultInfo kFaults[] = {
     {F::kSmcrClientLateOpen, "smcr-client-late-open", "SMC-R", "as client, takes the server's connection data only once its second link is up, not as soon as its Confirm left", "RFC 7609 §3.5.2.4", std::nullopt},
     {F::kSmcrDataBeforeDeleteAnswered, "smcr-data-before-delete-answered", "SMC-R", "as server, sends CDC messages and Writes while the DELETE LINK of a new link whose CONFIRM LINK failed awaits its reply", "RFC 7609 §3.5.1.6.2", std::nullopt},
     {F::kSmcrNoReplay, "smcr-no-replay", "SMC-R", "after a failover, does not send again the Writes and CDC messages the failed link flushed (it resets the connection instead)", "RFC 7609 §4.6.2", std::nullopt},
+    {F::kSctpNoIndication, "sctp-no-indication", "SCTP", "announces no Adaptation Layer Indication in its INIT-ACK", "RFC 5043 §5.1", std::nullopt},
+    {F::kSctpSkipIndicationCheck, "sctp-skip-indication-check", "SCTP", "runs DDP on an association whose peer announced no DDP indication", "RFC 5043 §11.1", std::nullopt},
+    {F::kSctpUnequalStreams, "sctp-unequal-streams", "SCTP", "asks for one inbound stream more than outbound ones", "RFC 5043 §8", std::nullopt},
+    {F::kSctpAcceptNoPrivateData, "sctp-accept-no-private-data", "SCTP", "sends its Accept without the private data its ULP gave", "RFC 5043 §5.2.3", std::nullopt},
+    {F::kSctpPrivateDataOver512, "sctp-private-data-over-512", "SCTP", "sends 513 octets of private data where its ULP gave 512", "RFC 5043 §5.2.3", std::nullopt},
+    {F::kSctpTerminatePrivateData, "sctp-terminate-private-data", "SCTP", "sends its Session Terminate with 4 octets of private data", "RFC 5043 §5.2.3", std::nullopt},
+    {F::kSctpSsnGap, "sctp-ssn-gap", "SCTP", "numbers its second message of a session DDP-SSN 2, leaving a gap", "RFC 5043 §6", std::nullopt},
+    {F::kSctpIllegalIgnored, "sctp-illegal-ignored", "SCTP", "ends a session whose peer broke the legal sequences without a Session Terminate", "RFC 5043 §6.1", std::nullopt},
+    {F::kSctpAnswerTwice, "sctp-answer-twice", "SCTP", "sends its Accept or Reject twice, the second with the next DDP-SSN", "RFC 5043 §6.1", std::nullopt},
+    {F::kSctpNeverRejects, "sctp-never-rejects", "SCTP", "accepts an Initiate its ULP meant to reject", "RFC 5043 §6.3", std::nullopt},
+    {F::kSctpNoPendingLimit, "sctp-no-pending-limit", "SCTP", "keeps every Initiate waiting for its ULP, with no limit", "RFC 5043 §6.4", std::nullopt},
+    {F::kSctpOversizedAccepted, "sctp-oversized-accepted", "SCTP", "takes DDP segments larger than its maximum segment size", "RFC 5043 §9", std::nullopt},
+    {F::kSctpSkipSsnValidityCheck, "sctp-skip-ssn-validity-check", "SCTP", "holds a chunk whatever its DDP-SSN, however far ahead", "RFC 5043 §10", std::nullopt},
+    {F::kSctpOrderedChunks, "sctp-ordered-chunks", "SCTP", "sends its DATA chunks without the U (unordered) flag", "RFC 5043 §10", std::nullopt},
+    {F::kSctpTerminateOvertakes, "sctp-terminate-overtakes", "SCTP", "sends its Terminate while its Initiate may still be overtaken (any chunk of the peer taken as its acknowledgement)", "RFC 5043 §6.6", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace

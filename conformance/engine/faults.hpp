@@ -2,7 +2,8 @@
 // Receive checks of rdmap::Stream are switched off through its own Faults;
 // the MPA, Terminate and CLC faults act at the seams in responder_mpa.cpp,
 // responder_rdmap.cpp and responder_clc.cpp; the SMC-R ones through
-// smcr::Connection's Faults or at the SMC-R side's seams (smcr_memory.cpp).
+// smcr::Connection's Faults or at the SMC-R side's seams (smcr_memory.cpp);
+// the SCTP ones at the seams of the in-memory association (sctp_memory.cpp).
 #pragma once
 
 #include <bitset>
@@ -73,6 +74,11 @@ enum class FaultId : std::uint8_t {
   kSmcrCloseIgnoresUnread, kSmcrStaleConsumerCursor, kSmcrSingleLinkEnds, kSmcrAsymmetricRefused,
   kSmcrDeleteLinkUnanswered, kSmcrClientAddWaits, kSmcrEyecatcherIgnored, kSmcrEyecatcherUnchecked,
   kSmcrUpdateRequestIgnored, kSmcrClientLateOpen, kSmcrDataBeforeDeleteAnswered, kSmcrNoReplay,
+  // DDP over SCTP: the reference IUT's association in memory (sctp_memory.cpp)
+  kSctpNoIndication, kSctpSkipIndicationCheck, kSctpUnequalStreams, kSctpAcceptNoPrivateData,
+  kSctpPrivateDataOver512, kSctpTerminatePrivateData, kSctpSsnGap, kSctpIllegalIgnored, kSctpAnswerTwice,
+  kSctpNeverRejects, kSctpNoPendingLimit, kSctpOversizedAccepted, kSctpSkipSsnValidityCheck, kSctpOrderedChunks,
+  kSctpTerminateOvertakes,
   kCount
 };
 

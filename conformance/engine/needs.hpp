@@ -37,6 +37,7 @@ inline constexpr NeedsItem kNeedsItems[] = {
     {"smcr-v2", "SMC-R version 2"},
     {"smcv2.1", "release 1 of SMC v2"},
     {"roce", "the tester reaches the IUT over RoCE as its SMC-R peer (the smcr suite)"},
+    {"sctp-acks", "the tester's SCTP acknowledges the IUT's chunks only when a case says so (the reference in memory)"},
     {"smcr-actions", "the IUT's SMC-R side adds an RMB or a link, deletes a link or closes when the tester asks"},
     {"smcr-fabric", "the tester controls the RoCE fabric to the IUT: a link can stop delivering before it breaks"},
 };

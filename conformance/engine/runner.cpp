@@ -20,6 +20,7 @@
 #include "analysis/rules.hpp"
 #include "engine/engine.hpp"
 #include "engine/needs.hpp"
+#include "engine/runner_sctp.hpp"
 #include "engine/runner_smcr.hpp"
 #include "engine/in_passing.hpp"
 #include "mpa/req_rep.hpp"
@@ -845,6 +846,7 @@ StepOutcome send_step(Session& s, const Step& st) {
 }
 
 StepOutcome run_step_as_written(Session& s, const Step& st) {
+  if (s.sctp) return run_sctp_step(s, st);
   if (is_smcr_step(s, st)) return run_smcr_step(s, st);
   if (st.kind != StepKind::kSend && !flush_held(s))
     return mismatch(Failure::Kind::kClosed, "the IUT closed the connection before the tester could send", closed_as(s));

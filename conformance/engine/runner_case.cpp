@@ -18,6 +18,7 @@
 #include "engine/in_passing.hpp"
 #include "engine/needs.hpp"
 #include "engine/runner_session.hpp"
+#include "engine/runner_sctp.hpp"
 #include "engine/runner_smcr.hpp"
 
 namespace rdmaconf::conformance {
@@ -245,7 +246,8 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
     }
   Session s(c, o, result);
   std::string error;
-  if (!open_connection(s, result, error)) {
+  // The sctp suite runs on an SCTP association, not a TCP connection.
+  if (c.protocol == "sctp" ? !sctp_open(s, error) : !open_connection(s, result, error)) {
     result.verdict = Verdict::kError;
     result.reason = error;
     return result;
@@ -259,7 +261,8 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
   if (s.fd >= 0) ::close(s.fd);
   for (auto& other : conns.others)
     if (other->session->fd >= 0) ::close(other->session->fd);
-  if (o.agent) {
+  // The IUT's own view is tied to TCP connections; an sctp case has none.
+  if (o.agent && !s.sctp) {
     collect_agent_view(*o.agent, result, agent_t0, s.scaled(o.agent_settle));
     for (auto& other : conns.others) collect_agent_view(*o.agent, other->result, agent_t0, s.scaled(o.agent_settle));
   }

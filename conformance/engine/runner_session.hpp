@@ -32,6 +32,7 @@
 namespace rdmaconf::conformance::runner {
 
 struct SmcrPhase;  // runner_smcr.cpp
+struct SctpPhase;  // runner_sctp.cpp
 
 using Clock = std::chrono::steady_clock;
 
@@ -105,6 +106,8 @@ struct Session {
   std::optional<clc::Outcome> clc_outcome;  // the tester's CLC machine's, once the exchange is over
   // The smcr suite: the tester's SMC-R side, from its Proposal on (runner_smcr.hpp).
   std::shared_ptr<SmcrPhase> smcr;
+  // The sctp suite: the tester's SCTP association instead of the TCP connection (runner_sctp.hpp).
+  std::shared_ptr<SctpPhase> sctp;
 
   // The tester's last unit, with the fields the script set on it: what
   // provoked what the IUT does next (a Failure's stimulus, engine.hpp).

@@ -107,7 +107,13 @@ struct Analyzer::Association : ObserverSink {
   ConnectionInfo info;
   SctpObserver observer;
   bool over_udp = false;
+  FrameNo last_frame = 0;
 };
+
+namespace {
+// SCTP associations followed at once (Analyzer::on_sctp_packet).
+constexpr std::size_t kMaxSctpAssociations = 1024;
+}  // namespace
 
 // Every observer's violations, TCP or RoCE, are counted and kept the same way.
 void Analyzer::record(const ConnectionInfo& info, const Violation& v) {
@@ -216,6 +222,21 @@ void Analyzer::on_sctp_packet(const capture::IpAddress& src, const capture::IpAd
   const EndpointPair pair = from < to ? EndpointPair{from, to} : EndpointPair{to, from};
   auto it = associations_.find(pair);
   if (it == associations_.end()) {
+    // Bounded like the reassembler's connections: past the limit, the
+    // association seen least recently is retired (its counts kept) and said.
+    if (associations_.size() >= kMaxSctpAssociations) {
+      auto oldest = std::min_element(associations_.begin(), associations_.end(), [](const auto& x, const auto& y) {
+        return x.second->last_frame < y.second->last_frame;
+      });
+      capture::Report r;
+      r.kind = capture::ReportKind::kConnectionLimit;
+      r.frame = capture::FrameNumber{frame};
+      r.has_stream = true;
+      r.stream = oldest->second->info.initiator_to_responder;
+      on_report(r);
+      retire(*oldest->second);
+      associations_.erase(oldest);
+    }
     ConnectionInfo info;
     info.id = new_id();
     // The side whose packet comes first is the initiator: an INIT's sender
@@ -227,6 +248,7 @@ void Analyzer::on_sctp_packet(const capture::IpAddress& src, const capture::IpAd
     it = associations_.emplace(pair, std::move(a)).first;
   }
   Association& a = *it->second;
+  a.last_frame = frame;
   const Side side = a.info.initiator_to_responder.source == from ? Side::kInitiator : Side::kResponder;
   a.observer.on_packet(side, frame, packet);
 }

@@ -139,16 +139,18 @@ class SctpCapture {
     b_ = v6 ? capture::ipv6({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}) : capture::ipv4(192, 0, 2, 2);
   }
   // One packet from the initiator (0) or the responder (1).
-  void packet(int from, const Octets& chunks, std::optional<std::uint32_t> checksum = std::nullopt) {
-    const Octets p = sctp::encode_packet({.source_port = from == 0 ? kPortA : kPortB,
-                                          .destination_port = from == 0 ? kPortB : kPortA,
+  // `client_port`: the initiator's SCTP port, when not the usual one.
+  void packet(int from, const Octets& chunks, std::optional<std::uint32_t> checksum = std::nullopt,
+              std::uint16_t client_port = kPortA) {
+    const Octets p = sctp::encode_packet({.source_port = from == 0 ? client_port : kPortB,
+                                          .destination_port = from == 0 ? kPortB : client_port,
                                           .verification_tag = 7,
                                           .chunks = chunks,
                                           .checksum = checksum});
     const capture::IpAddress& src = from == 0 ? a_ : b_;
     const capture::IpAddress& dst = from == 0 ? b_ : a_;
-    const Octets frame = over_udp_ ? capture::build_ip_udp({{src, from == 0 ? kPortA : kPortB},
-                                                            {dst, from == 0 ? kPortB : kPortA}},
+    const Octets frame = over_udp_ ? capture::build_ip_udp({{src, from == 0 ? client_port : kPortB},
+                                                            {dst, from == 0 ? kPortB : client_port}},
                                                            p)
                                    : capture::build_ip(src, dst, capture::ip_protocol::kSctp, p);
     writer_.write(capture::Timestamp{now_ += 1000}, frame);
@@ -275,6 +277,18 @@ TEST(SctpCaptures, BadChecksumIsReported) {
   const AnalysisResult r = analyze(c.finish());
   EXPECT_EQ(r.summary.sctp_bad_checksums, 1u);
   EXPECT_EQ(r.summary.ddp_sctp_segments, 4u);
+}
+
+// Associations are bounded like TCP connections: past 1024 at once the one
+// seen least recently is retired (its counts kept) and a capture report says so.
+TEST(SctpCaptures, AssociationsAreBounded) {
+  SctpCapture c("sctp-many.pcapng");
+  for (std::uint16_t port = 1000; port < 1000 + 1030; ++port) c.packet(0, init(false), std::nullopt, port);
+  const AnalysisResult r = analyze(c.finish());
+  EXPECT_EQ(r.summary.sctp_associations, 1030u);
+  EXPECT_EQ(r.summary.sctp_packets, 1030u);
+  EXPECT_EQ(r.summary.report_kinds.count("connection limit hit"), 1u) << r.summary.capture_reports;
+  EXPECT_EQ(r.summary.capture_reports, 6u);
 }
 
 // RFC 5043 §6.6 (judged by the reference's session machine): the active

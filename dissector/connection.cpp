@@ -300,6 +300,8 @@ class Connection final : public analysis::ObserverSink {
         if (m.clc) note_rmbe(*m.clc);
         break;
       case analysis::MessageKind::kRoce:  // RoCEv2 packets do not come through a TCP connection
+      case analysis::MessageKind::kDdpSegment:  // nor DDP over SCTP
+      case analysis::MessageKind::kSctpControl:
         break;
     }
     fr.messages.push_back(std::move(r));
@@ -517,7 +519,9 @@ int show_frame(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Connec
       case analysis::MessageKind::kMpaReply: t = show_req_rep(mt, pinfo, tree, m); break;
       case analysis::MessageKind::kFpdu: t = show_fpdu(mt, pinfo, tree, m); break;
       case analysis::MessageKind::kClc: t = show_clc(mt, pinfo, tree, m); break;
-      case analysis::MessageKind::kRoce: break;  // not a TCP message
+      case analysis::MessageKind::kRoce:  // not a TCP message
+      case analysis::MessageKind::kDdpSegment:
+      case analysis::MessageKind::kSctpControl: break;
     }
     if (t && m.first_frame != pinfo->num)
       proto_item_set_generated(proto_tree_add_uint(t, i.mpa_first_frame, mt, 0, 0, m.first_frame));

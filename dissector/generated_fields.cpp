@@ -12,6 +12,7 @@
 #include "ddp/headers.hpp"
 #include "mpa/headers.hpp"
 #include "rdmap/headers.hpp"
+#include "sctp/headers.hpp"
 #include "smcr/headers.hpp"
 #include "ulp/iser.hpp"
 #include "ulp/rpcrdma.hpp"
@@ -122,6 +123,12 @@ const Binding kBindings[] = {
     // and v2 share Type and Flags), each flag overlay under its LLC type
     // (rdmaconf.smcr.llc.delete_link.flags.orderly; the reply-only one at the
     // LLC level), and the CDC message (rdmaconf.smcr.cdc.prod_cursor).
+    // DDP over SCTP (RFC 5043): the DDP-SSN both payloads start with is one
+    // field (rdmaconf.ddp_sctp.ddp_ssn), the Function Code and the
+    // Adaptation Layer Indication beside it.
+    {&sctp::SegmentChunkSpec::decl, Protocol::kDdpSctp, "rdmaconf.ddp_sctp"},
+    {&sctp::SessionControlSpec::decl, Protocol::kDdpSctp, "rdmaconf.ddp_sctp"},
+    {&sctp::AdaptationLayerIndicationSpec::decl, Protocol::kDdpSctp, "rdmaconf.ddp_sctp.ali"},
     {&smcr::BthSpec::decl, Protocol::kRoce, "rdmaconf.roce"},
     {&smcr::RethSpec::decl, Protocol::kRoce, "rdmaconf.roce"},
     {&smcr::AethSpec::decl, Protocol::kRoce, "rdmaconf.roce"},

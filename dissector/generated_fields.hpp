@@ -33,9 +33,9 @@ extern "C" {
 
 namespace rdmaconf::dissector {
 
-// The protocol a header belongs to (the plugin registers nine).
-enum class Protocol : std::uint8_t { kMpa, kDdp, kRdmap, kClc, kRpcRdma, kIser, kRoce, kSmcrLlc, kSmcrCdc };
-constexpr int kProtocols = 9;
+// The protocol a header belongs to (the plugin registers ten).
+enum class Protocol : std::uint8_t { kMpa, kDdp, kRdmap, kClc, kRpcRdma, kIser, kRoce, kSmcrLlc, kSmcrCdc, kDdpSctp };
+constexpr int kProtocols = 10;
 
 // Registers the fields of every bound header with its protocol. Called once
 // from the plugin's proto_register routine, after the protocols exist;

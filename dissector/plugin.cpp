@@ -52,8 +52,11 @@ void proto_register_rdmaconf(void) {
   i.proto_smcr_cdc = proto_register_protocol("rdmaconf SMC-R CDC (RFC 7609 App. A.4)", "rdmaconf SMC-R CDC",
                                              "rdmaconf.smcr.cdc");
 
+  i.proto_ddp_sctp = proto_register_protocol("rdmaconf DDP/SCTP adaptation layer (RFC 5043)", "rdmaconf DDP/SCTP",
+                                             "rdmaconf.ddp_sctp");
+
   const int protos[kProtocols] = {i.proto_mpa,  i.proto_ddp,     i.proto_rdmap,    i.proto_clc,    i.proto_rpcrdma,
-                                  i.proto_iser, i.proto_roce,    i.proto_smcr_llc, i.proto_smcr_cdc};
+                                  i.proto_iser, i.proto_roce,    i.proto_smcr_llc, i.proto_smcr_cdc, i.proto_ddp_sctp};
   register_generated_fields(protos);
   register_violations();
   register_mpa();
@@ -62,10 +65,11 @@ void proto_register_rdmaconf(void) {
   register_connection();
   register_ulp();
   register_smcr();
+  register_ddp_sctp();
 
   static gint* ett[] = {&i.ett_mpa,       &i.ett_ddp,        &i.ett_rdmap,  &i.ett_clc,     &i.ett_violation,
                         &i.ett_negotiated, &i.ett_marker,    &i.ett_payload, &i.ett_rpcrdma, &i.ett_iser,
-                        &i.ett_chunk,      &i.ett_region,    &i.ett_roce,    &i.ett_smcr_llc, &i.ett_smcr_cdc};
+                        &i.ett_chunk,      &i.ett_region,    &i.ett_roce,    &i.ett_smcr_llc, &i.ett_smcr_cdc, &i.ett_ddp_sctp};
   proto_register_subtree_array(ett, static_cast<int>(G_N_ELEMENTS(ett)));
 }
 
@@ -74,6 +78,7 @@ void proto_reg_handoff_rdmaconf(void) {
   handoff_clc();
   handoff_ulp();
   handoff_smcr();
+  handoff_ddp_sctp();
 }
 
 void plugin_register(void) {

@@ -42,6 +42,7 @@ struct Ids {
   int proto_roce = -1;      // the RoCEv2 transport headers of the packets smcr.cpp claims
   int proto_smcr_llc = -1;
   int proto_smcr_cdc = -1;
+  int proto_ddp_sctp = -1;  // the DDP/SCTP adaptation layer (RFC 5043), on SCTP's PPIDs 16 and 17
 
   // MPA
   int mpa_fpdu_length = -1;       // stream octets of the FPDU, Markers included
@@ -70,6 +71,8 @@ struct Ids {
   int ddp_msn_expected = -1;
   // RDMAP
   int rdmap_data = -1;
+  // DDP/SCTP: a Session Control message's private data (RFC 5043 §5.2.3)
+  int ddp_sctp_private_data = -1;
   int rdmap_read_response_in = -1;
   int rdmap_read_request_in = -1;
   int rdmap_read_response_offset = -1;
@@ -117,7 +120,7 @@ struct Ids {
 
   int ett_mpa = -1, ett_ddp = -1, ett_rdmap = -1, ett_clc = -1, ett_violation = -1, ett_negotiated = -1,
       ett_marker = -1, ett_payload = -1, ett_rpcrdma = -1, ett_iser = -1, ett_chunk = -1, ett_region = -1,
-      ett_roce = -1, ett_smcr_llc = -1, ett_smcr_cdc = -1;
+      ett_roce = -1, ett_smcr_llc = -1, ett_smcr_cdc = -1, ett_ddp_sctp = -1;
 
   dissector_handle_t mpa_handle = nullptr;
   dissector_handle_t clc_handle = nullptr;
@@ -140,6 +143,8 @@ void register_ulp(void);
 void handoff_ulp(void);
 void register_smcr(void);
 void handoff_smcr(void);
+void register_ddp_sctp(void);
+void handoff_ddp_sctp(void);
 
 // What one side announced of an SMC-R connection in its CLC Accept or
 // Confirm (connection.cpp, from the observer's CLC messages), for the RoCEv2

@@ -162,6 +162,19 @@ void print_roce(std::ostream& text, const analysis::AnalysisSummary& s) {
   for (const auto& [name, n] : s.llc_messages) text << "  " << name << " " << n << "\n";
 }
 
+// DDP over SCTP (RFC 5043): the associations, SCTP's own findings, the
+// adaptation layer's messages.
+void print_sctp(std::ostream& text, const analysis::AnalysisSummary& s) {
+  text << s.sctp_associations << " SCTP associations (" << s.sctp_ddp_associations << " with DDP, "
+       << s.sctp_over_udp << " of them over UDP): " << s.sctp_packets << " packets, " << s.sctp_data_chunks
+       << " DATA chunks (" << s.sctp_retransmissions << " retransmitted, " << s.sctp_fragmented_messages
+       << " messages reassembled from fragments), " << s.ddp_sctp_segments << " DDP segments, "
+       << s.ddp_sctp_session_control << " Session Control messages\n";
+  if (s.sctp_bad_checksums + s.sctp_malformed + s.sctp_fragment_findings > 0)
+    text << "  " << s.sctp_bad_checksums << " bad SCTP checksums, " << s.sctp_malformed << " malformed, "
+         << s.sctp_fragment_findings << " fragment sequences broken or over the limit\n";
+}
+
 // Per upper-layer protocol: its messages, its operations, and how many of
 // the RDMA transfers were tied to what its messages advertised.
 void print_ulps(std::ostream& text, const analysis::AnalysisSummary& s) {
@@ -195,6 +208,7 @@ void print_report(std::ostream& text, const analysis::AnalysisResult& result) {
        << s.clc_connections << " CLC), " << s.mpa_fpdus << " FPDUs, " << s.clc_messages << " CLC messages, "
        << s.violations << " violations (" << s.must_violations << " MUST)\n";
   if (s.roce_packets > 0) print_roce(text, s);
+  if (s.sctp_associations > 0) print_sctp(text, s);
   // Whatever the capture layer could not use is said, never dropped silently.
   if (s.capture_reports > 0) {
     text << s.capture_reports << " capture reports:";

@@ -3,7 +3,10 @@
 //  - each direction's data and gaps arrive in stream order, back to back:
 //    every callback starts where the previous one ended, from offset 0;
 //  - every started stream ends exactly once, and nothing arrives after it;
-//  - every report prints.
+//  - every report prints;
+//  - SCTP over IP (protocol 132) is taken, and its packet decoder
+//    (sctp/packet.hpp) keeps every chunk, DATA user data and INIT parameter
+//    inside the packet's octets.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +14,7 @@
 
 #include "capture/reassembly.hpp"
 #include "common/input.hpp"
+#include "sctp/packet.hpp"
 
 namespace rdmaconf::fuzz {
 
@@ -45,6 +49,31 @@ class CheckingConsumer : public capture::StreamConsumer {
     ++ended_;
   }
   void on_report(const capture::Report& r) override { FUZZ_CHECK(!r.to_string().empty()); }
+  bool wants_sctp() const override { return true; }
+  bool on_sctp(const capture::SctpPacket& p) override {
+    const wire::Bytes packet = p.packet;
+    auto h = sctp::decode_packet_header(packet);
+    if (!h) return true;
+    FUZZ_CHECK(h->chunks.size() + sctp::CommonHeader::kSize == packet.size());
+    sctp::ChunkWalker walker(h->chunks);
+    for (;;) {
+      auto c = walker.next();
+      if (!c || !*c) break;
+      const sctp::ChunkView& v = **c;
+      FUZZ_CHECK(v.offset + v.octets.size() <= packet.size());
+      FUZZ_CHECK(v.octets.data() == packet.data() + v.offset);
+      if (v.type == sctp::chunk_type::kData) {
+        if (auto d = sctp::decode_data_chunk(v)) {
+          FUZZ_CHECK(!d->user_data.empty());
+          FUZZ_CHECK(d->user_data.data() + d->user_data.size() <= v.octets.data() + v.octets.size());
+          for (std::uint8_t b : d->user_data) checksum_ += b;
+        }
+      } else if (v.type == sctp::chunk_type::kInit || v.type == sctp::chunk_type::kInitAck) {
+        if (auto i = sctp::decode_init_chunk(v); i && i->adaptation_indication) checksum_ += *i->adaptation_indication;
+      }
+    }
+    return true;
+  }
 
   // After Reassembler::finish(): every stream ended.
   void check_all_ended() const {

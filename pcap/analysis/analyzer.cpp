@@ -92,6 +92,29 @@ struct Analyzer::RoceLink : ObserverSink {
   const ConnectionInfo* current = &info;        // the packet being observed
 };
 
+// One SCTP association: its observer and the sink that forwards what it says.
+struct Analyzer::Association : ObserverSink {
+  Association(Analyzer& a, ConnectionInfo i, const ObserverConfig& config)
+      : analyzer(a), info(std::move(i)), observer(*this, config) {}
+  void on_message(const Message& m) override {
+    if (analyzer.listener_) analyzer.listener_->on_message(info, m);
+  }
+  void on_violation(const Violation& v) override { analyzer.record(info, v); }
+  void on_event(const Event& e) override {
+    if (analyzer.listener_) analyzer.listener_->on_event(info, e);
+  }
+  Analyzer& analyzer;
+  ConnectionInfo info;
+  SctpObserver observer;
+  bool over_udp = false;
+  FrameNo last_frame = 0;
+};
+
+namespace {
+// SCTP associations followed at once (Analyzer::on_sctp_packet).
+constexpr std::size_t kMaxSctpAssociations = 1024;
+}  // namespace
+
 // Every observer's violations, TCP or RoCE, are counted and kept the same way.
 void Analyzer::record(const ConnectionInfo& info, const Violation& v) {
   AnalysisSummary& s = result_.summary;
@@ -177,8 +200,65 @@ void Analyzer::add_clc_link(const IpPair& pair, const ClcLink& l) {
   }
 }
 
+bool sctp_over_udp(const capture::UdpDatagram& d) {
+  if (d.key.source.port == sctp::kUdpEncapsulationPort || d.key.destination.port == sctp::kUdpEncapsulationPort)
+    return true;
+  auto h = sctp::decode_packet_header(d.payload);
+  return h && h->checksum_ok() && !h->chunks.empty();
+}
+
+bool Analyzer::on_sctp(const capture::SctpPacket& p) {
+  on_sctp_packet(p.key.source.address, p.key.destination.address, std::nullopt, p.frame.value, p.packet);
+  return true;
+}
+
+void Analyzer::on_sctp_packet(const capture::IpAddress& src, const capture::IpAddress& dst,
+                              std::optional<std::uint16_t> udp_port, FrameNo frame, wire::Bytes packet) {
+  // The association's ends are the addresses and SCTP ports (RFC 9260 §3.1);
+  // a packet too short for them still counts against its addresses.
+  auto h = sctp::decode_packet_header(packet);
+  const capture::Endpoint from{src, h ? h->source_port : std::uint16_t{0}};
+  const capture::Endpoint to{dst, h ? h->destination_port : std::uint16_t{0}};
+  const EndpointPair pair = from < to ? EndpointPair{from, to} : EndpointPair{to, from};
+  auto it = associations_.find(pair);
+  if (it == associations_.end()) {
+    // Bounded like the reassembler's connections: past the limit, the
+    // association seen least recently is retired (its counts kept) and said.
+    if (associations_.size() >= kMaxSctpAssociations) {
+      auto oldest = std::min_element(associations_.begin(), associations_.end(), [](const auto& x, const auto& y) {
+        return x.second->last_frame < y.second->last_frame;
+      });
+      capture::Report r;
+      r.kind = capture::ReportKind::kConnectionLimit;
+      r.frame = capture::FrameNumber{frame};
+      r.has_stream = true;
+      r.stream = oldest->second->info.initiator_to_responder;
+      on_report(r);
+      retire(*oldest->second);
+      associations_.erase(oldest);
+    }
+    ConnectionInfo info;
+    info.id = new_id();
+    // The side whose packet comes first is the initiator: an INIT's sender
+    // when the capture holds the association's start (RFC 9260 §5.1).
+    info.initiator_to_responder = capture::StreamKey{from, to};
+    ++result_.summary.sctp_associations;
+    auto a = std::make_unique<Association>(*this, std::move(info), options_.observer);
+    a->over_udp = udp_port.has_value();
+    it = associations_.emplace(pair, std::move(a)).first;
+  }
+  Association& a = *it->second;
+  a.last_frame = frame;
+  const Side side = a.info.initiator_to_responder.source == from ? Side::kInitiator : Side::kResponder;
+  a.observer.on_packet(side, frame, packet);
+}
+
 bool Analyzer::on_udp(const capture::UdpDatagram& d) {
-  if (d.key.destination.port != smcr::kRoceV2UdpPort) return false;
+  if (d.key.destination.port != smcr::kRoceV2UdpPort) {
+    if (!sctp_over_udp(d)) return false;
+    on_sctp_packet(d.key.source.address, d.key.destination.address, d.key.source.port, d.frame.value, d.payload);
+    return true;
+  }
   const capture::IpAddress& src = d.key.source.address;
   const capture::IpAddress& dst = d.key.destination.address;
   if (last_roce_ && ((src == last_roce_src_ && dst == last_roce_dst_) || (src == last_roce_dst_ && dst == last_roce_src_))) {
@@ -357,6 +437,24 @@ void Analyzer::retire(Connection& c) {
   }
 }
 
+void Analyzer::retire(Association& a) {
+  AnalysisSummary& s = result_.summary;
+  const SctpStats& t = a.observer.stats();
+  if (t.ddp_segments + t.session_control > 0) {
+    ++s.sctp_ddp_associations;
+    if (a.over_udp) ++s.sctp_over_udp;
+  }
+  s.sctp_packets += t.packets, s.sctp_chunks += t.chunks, s.sctp_data_chunks += t.data_chunks;
+  s.sctp_bad_checksums += t.bad_checksums, s.sctp_malformed += t.malformed;
+  s.sctp_retransmissions += t.retransmissions, s.sctp_fragmented_messages += t.fragmented_messages;
+  s.sctp_fragment_findings += t.fragment_findings;
+  s.ddp_sctp_segments += t.ddp_segments, s.ddp_sctp_session_control += t.session_control;
+  for (Side side : {Side::kInitiator, Side::kResponder}) {
+    const auto counts = a.observer.rdmap_messages(side);
+    for (std::size_t i = 0; i < counts.size(); ++i) s.rdmap_messages[i] += counts[i];
+  }
+}
+
 void Analyzer::retire(RoceLink& l) {
   AnalysisSummary& s = result_.summary;
   const RoceStats& r = l.observer.stats();
@@ -384,6 +482,8 @@ AnalysisResult Analyzer::take_result(std::uint64_t frames) {
   for (auto& [id, c] : connections_) retire(*c);
   connections_.clear();
   for (auto& [pair, l] : roce_links_) retire(*l);
+  for (auto& [pair, a] : associations_) retire(*a);
+  associations_.clear();
   roce_aliases_.clear();
   roce_links_.clear();
   last_roce_ = nullptr;
@@ -411,6 +511,12 @@ void add_summary(AnalysisSummary& into, const AnalysisSummary& s) {
   t.rkeys_deleted += s.rkeys_deleted, t.llc_pairs += s.llc_pairs, t.test_link_pairs += s.test_link_pairs;
   for (const auto& [k, n] : s.report_kinds) t.report_kinds[k] += n;
   for (const auto& [k, n] : s.violations_per_rule) t.violations_per_rule[k] += n;
+  t.sctp_associations += s.sctp_associations, t.sctp_ddp_associations += s.sctp_ddp_associations;
+  t.sctp_over_udp += s.sctp_over_udp, t.sctp_packets += s.sctp_packets, t.sctp_chunks += s.sctp_chunks;
+  t.sctp_data_chunks += s.sctp_data_chunks, t.sctp_bad_checksums += s.sctp_bad_checksums;
+  t.sctp_malformed += s.sctp_malformed, t.sctp_retransmissions += s.sctp_retransmissions;
+  t.sctp_fragmented_messages += s.sctp_fragmented_messages, t.sctp_fragment_findings += s.sctp_fragment_findings;
+  t.ddp_sctp_segments += s.ddp_sctp_segments, t.ddp_sctp_session_control += s.ddp_sctp_session_control;
   for (const auto& [ulp, u] : s.ulps) {
     UlpTotals& x = t.ulps[ulp];
     x.connections += u.connections;
@@ -568,6 +674,24 @@ Json smcr_json(const AnalysisSummary& s) {
                 {"test_link_pairs", s.test_link_pairs}}}};
 }
 
+// DDP over SCTP (RFC 5043): associations, SCTP's packets and chunks, the
+// adaptation layer's messages.
+Json sctp_json(const AnalysisSummary& s) {
+  return Json{{"associations", s.sctp_associations},
+              {"ddp_associations", s.sctp_ddp_associations},
+              {"over_udp", s.sctp_over_udp},
+              {"packets", s.sctp_packets},
+              {"chunks", s.sctp_chunks},
+              {"data_chunks", s.sctp_data_chunks},
+              {"bad_checksums", s.sctp_bad_checksums},
+              {"malformed", s.sctp_malformed},
+              {"retransmissions", s.sctp_retransmissions},
+              {"fragmented_messages", s.sctp_fragmented_messages},
+              {"fragment_findings", s.sctp_fragment_findings},
+              {"ddp_segments", s.ddp_sctp_segments},
+              {"session_control", s.ddp_sctp_session_control}};
+}
+
 Json ulps_json(const AnalysisSummary& s) {
   Json o = Json::object();
   for (const auto& [ulp, t] : s.ulps) {
@@ -629,6 +753,7 @@ void write_json(std::ostream& out, const AnalysisResult& result, const std::vect
       {"rdmap_messages", rdmap_json(s)},
       {"clc_messages", clc_json(s)},
       {"smcr", smcr_json(s)},
+      {"sctp", sctp_json(s)},
       {"ulps", ulps_json(s)},
       {"capture_report_kinds", counts(s.report_kinds)},
       {"violations_per_rule", counts(s.violations_per_rule)},

@@ -24,6 +24,7 @@
 #include "analysis/link_groups.hpp"
 #include "analysis/observer.hpp"
 #include "analysis/observer_roce.hpp"
+#include "analysis/observer_sctp.hpp"
 #include "capture/reassembly.hpp"
 #include "capture/source.hpp"
 
@@ -129,6 +130,14 @@ struct AnalysisSummary {
   std::map<std::string, std::uint64_t> report_kinds;  // capture reports per kind
   std::map<std::string, std::uint64_t> violations_per_rule;
   std::map<std::string, UlpTotals> ulps;  // by ULP name ("rpc-over-rdma", "iser"): recognised ones only
+  // DDP over SCTP (RFC 5043), per association (SctpObserver)
+  std::uint64_t sctp_associations = 0;
+  std::uint64_t sctp_ddp_associations = 0;  // those that carried DDP's PPIDs
+  std::uint64_t sctp_over_udp = 0;          // of them, encapsulated in UDP (RFC 6951)
+  std::uint64_t sctp_packets = 0, sctp_chunks = 0, sctp_data_chunks = 0;
+  std::uint64_t sctp_bad_checksums = 0, sctp_malformed = 0, sctp_retransmissions = 0;
+  std::uint64_t sctp_fragmented_messages = 0, sctp_fragment_findings = 0;
+  std::uint64_t ddp_sctp_segments = 0, ddp_sctp_session_control = 0;
 };
 
 struct AnalysisResult {
@@ -152,6 +161,10 @@ class Analyzer : public capture::StreamConsumer {
   // RoCEv2 is UDP: the analyzer takes datagrams to port 4791 (IBTA Annex A17).
   bool wants_udp() const override { return true; }
   bool on_udp(const capture::UdpDatagram& d) override;
+  // SCTP (RFC 9260) over IP, and over UDP (RFC 6951): analysis of DDP over
+  // SCTP (RFC 5043), one SctpObserver per association.
+  bool wants_sctp() const override { return true; }
+  bool on_sctp(const capture::SctpPacket& p) override;
 
   // After the reassembler's finish(): totals of every connection.
   AnalysisResult take_result(std::uint64_t frames);
@@ -169,6 +182,13 @@ class Analyzer : public capture::StreamConsumer {
  private:
   struct Connection;
   struct RoceLink;
+  struct Association;
+  void on_sctp_packet(const capture::IpAddress& src, const capture::IpAddress& dst, std::optional<std::uint16_t> udp_port,
+                      FrameNo frame, wire::Bytes packet);
+  void retire(Association& a);
+  // SCTP associations by their two ends (address and SCTP port, lower first).
+  using EndpointPair = std::pair<capture::Endpoint, capture::Endpoint>;
+  std::map<EndpointPair, std::unique_ptr<Association>> associations_;
   void record(const ConnectionInfo& info, const Violation& v);
   Connection& connection_for(capture::Stream& s);
   void retire(Connection& c);
@@ -212,6 +232,12 @@ class Analyzer : public capture::StreamConsumer {
     return next_id_++;
   }
 };
+
+// RFC 6951: a UDP datagram carries an SCTP packet when either port is
+// SCTP's registered encapsulation port, or when its first octets read as an
+// SCTP common header whose CRC32c checks (the encapsulation may use any
+// port: usrsctp lets each side pick one). Both analyzers ask this.
+bool sctp_over_udp(const capture::UdpDatagram& d);
 
 // Adds one summary's counts to another's (files or shards analyzed apart).
 void add_summary(AnalysisSummary& into, const AnalysisSummary& s);

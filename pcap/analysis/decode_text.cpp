@@ -1,4 +1,5 @@
 #include "analysis/decode_text.hpp"
+#include "analysis/observer_sctp.hpp"
 
 #include <cstdio>
 #include <optional>
@@ -112,11 +113,24 @@ Fields fields_of(const Message& m) {
       f.num("ord", r.enhanced_data->ord);
       f.num("p2p", r.enhanced_data->peer_to_peer);
     }
-  } else if (m.fpdu) {
-    const mpa::Fpdu& p = *m.fpdu;
-    f.num("ulpdu_length", p.ulpdu_length);
-    f.text("crc", std::string(crc_name(p.crc_status)));
-    f.num("markers", p.markers.size());
+  } else if (m.fpdu || m.kind == MessageKind::kDdpSegment || m.kind == MessageKind::kSctpControl) {
+    if (m.fpdu) {
+      const mpa::Fpdu& p = *m.fpdu;
+      f.num("ulpdu_length", p.ulpdu_length);
+      f.text("crc", std::string(crc_name(p.crc_status)));
+      f.num("markers", p.markers.size());
+    }
+    // The SCTP chunk a DDP segment or control message came in (RFC 5043 §5.2).
+    if (m.sctp) {
+      const SctpInfo& c = *m.sctp;
+      f.num("sctp_stream", c.stream);
+      f.num("ppid", c.ppid);
+      f.num("tsn", c.tsn);
+      f.num("u", c.unordered);
+      if (c.fragments > 1) f.num("fragments", c.fragments);
+      if (c.ddp_ssn) f.num("ddp_ssn", *c.ddp_ssn);
+      if (c.function) f.num("pd_length", c.private_data.size());
+    }
     if (m.segment && m.segment->has_header) {
       const SegmentInfo& s = *m.segment;
       f.num("t", s.ddp.tagged);
@@ -182,8 +196,12 @@ std::string message_type_name(const Message& m) {
       if (m.roce && m.roce->smcr) return smcr::message_name(*m.roce->smcr);
       if (m.roce && m.roce->packet) return smcr::opcode_name(m.roce->packet->opcode());
       return "RoCEv2 (undecodable)";
+    case MessageKind::kSctpControl:
+      if (m.sctp && m.sctp->function) return "DDP Stream Session " + std::string(sctp::name(*m.sctp->function));
+      return "DDP Stream Session Control";
+    case MessageKind::kDdpSegment:
     case MessageKind::kFpdu:
-      if (!m.segment || !m.segment->has_header) return "FPDU (short ULPDU)";
+      if (!m.segment || !m.segment->has_header) return m.fpdu ? "FPDU (short ULPDU)" : "DDP segment (short)";
       if (const rdmap::OpcodeInfo* i = rdmap::find_opcode(m.segment->rdmap.opcode)) return std::string(i->name);
       return "reserved opcode " + std::to_string(m.segment->rdmap.opcode);
   }

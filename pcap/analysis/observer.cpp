@@ -16,6 +16,7 @@ std::string_view name(Protocol p) {
     case Protocol::kMpa: return "MPA";
     case Protocol::kClc: return "SMC CLC";
     case Protocol::kOther: return "other";
+    case Protocol::kDdpSctp: return "DDP/SCTP";
     default: return "unknown";
   }
 }
@@ -25,6 +26,8 @@ std::string_view name(MessageKind k) {
     case MessageKind::kMpaReply: return "MPA Reply";
     case MessageKind::kFpdu: return "FPDU";
     case MessageKind::kRoce: return "RoCEv2";
+    case MessageKind::kDdpSegment: return "DDP segment";
+    case MessageKind::kSctpControl: return "DDP Stream Session Control";
     default: return "CLC";
   }
 }

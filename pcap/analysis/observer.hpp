@@ -76,13 +76,18 @@ enum class Side : std::uint8_t { kInitiator = 0, kResponder = 1 };
 constexpr Side other(Side s) { return s == Side::kInitiator ? Side::kResponder : Side::kInitiator; }
 std::string_view name(Side s);
 
-enum class Protocol : std::uint8_t { kUnknown, kMpa, kClc, kOther };
+// kDdpSctp: DDP segments told one by one by a lower layer that frames them
+// itself (on_ddp_segment: RFC 5043's adaptation layer, observer_sctp.hpp).
+enum class Protocol : std::uint8_t { kUnknown, kMpa, kClc, kOther, kDdpSctp };
 std::string_view name(Protocol p);
 
 // kRoce: one RoCEv2 packet (RoceObserver, observer_roce.hpp), not a TCP message.
-enum class MessageKind : std::uint8_t { kMpaRequest, kMpaReply, kFpdu, kClc, kRoce };
+// kDdpSegment: one DDP segment over SCTP, kSctpControl one DDP Stream Session
+// Control message (SctpObserver, observer_sctp.hpp).
+enum class MessageKind : std::uint8_t { kMpaRequest, kMpaReply, kFpdu, kClc, kRoce, kDdpSegment, kSctpControl };
 
 struct RoceInfo;
+struct SctpInfo;
 std::string_view name(MessageKind k);
 
 // The Read Request a Read Response segment answers (RFC 5040 §5.2.2: the
@@ -142,7 +147,9 @@ struct Message {
   std::size_t octets = 0;   // on the wire (FPDU: Markers, PAD and CRC included)
   const mpa::ReqRepFrame* req_rep = nullptr;  // kMpaRequest, kMpaReply
   const mpa::Fpdu* fpdu = nullptr;            // kFpdu
-  const SegmentInfo* segment = nullptr;       // kFpdu
+  const SegmentInfo* segment = nullptr;       // kFpdu, kDdpSegment
+  wire::Bytes ddp_segment;                    // kDdpSegment: the DDP segment, header and payload
+  const SctpInfo* sctp = nullptr;             // kDdpSegment, kSctpControl
   const clc::Message* clc = nullptr;          // kClc
   wire::Bytes clc_octets;                     // kClc
   const RoceInfo* roce = nullptr;             // kRoce
@@ -162,7 +169,9 @@ struct Violation {
 
 // Things worth knowing that are not violations: protocol detection, gaps,
 // resynchronisation, octets skipped while hunting, limits.
-enum class EventKind : std::uint8_t { kDetected, kGap, kResynchronised, kSkipped, kLimit };
+// kFinding: a malformation of the carrying layer that no registry row names
+// (an SCTP checksum, a broken fragment sequence): the typed error's words.
+enum class EventKind : std::uint8_t { kDetected, kGap, kResynchronised, kSkipped, kLimit, kFinding };
 struct Event {
   EventKind kind = EventKind::kDetected;
   Side side = Side::kInitiator;
@@ -247,6 +256,13 @@ class ConnectionObserver {
     FrameNo first_frame = 0;  // the first copy (0: not known)
   };
   void on_conflicting_retransmission(Side side, FrameNo frame, const Retransmission& r);
+  // The seam for a lower layer that frames DDP segments itself (RFC 5043's
+  // DDP/SCTP adaptation layer, observer_sctp.hpp): one whole DDP segment the
+  // side sent, in the order its sender numbered them, carried from frame
+  // `first_frame` to `frame`. The same DDP and RDMAP rules judge it as an
+  // FPDU's ULPDU; `sctp` is handed on with its message.
+  void on_ddp_segment(Side side, FrameNo first_frame, FrameNo frame, wire::Bytes segment,
+                      const SctpInfo* sctp = nullptr);
   // `length` octets of the side's stream are missing (not captured).
   void on_gap(Side side, std::uint64_t length, FrameNo frame);
   // The side's stream ended (FIN, RST, end of capture).
@@ -287,7 +303,17 @@ class ConnectionObserver {
   void apply_buffer_limit(Direction& d, FrameNo frame);
   bool plausible_segment(wire::Bytes ulpdu_start) const;
   void on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first_frame, FrameNo frame);
-  void check_segment(Direction& d, const mpa::Fpdu& f, SegmentInfo& seg, FrameNo frame, std::uint64_t offset);
+  // What follows MPA (or another lower layer): one DDP segment through the
+  // DDP/RDMAP rules and the ULP, and its message. `f`: its FPDU, if any.
+  struct Ulpdu {
+    const wire::Chunks& octets;
+    const mpa::Fpdu* fpdu;
+    std::size_t wire_octets;
+    wire::Bytes whole;  // the segment in one view, when it is one (SCTP)
+    const SctpInfo* sctp;
+  };
+  void on_ulpdu(Direction& d, const Ulpdu& u, FrameNo first_frame, FrameNo frame);
+  void check_segment(Direction& d, const wire::Chunks& u, SegmentInfo& seg, FrameNo frame, std::uint64_t offset);
   void check_first_fpdu(Direction& d, const rdmap::OpcodeInfo& info, const SegmentInfo& seg, wire::Bytes rdmap_octets,
                         std::size_t have, FrameNo frame, std::uint64_t offset);
   void on_clc(Direction& d, const clc::Message& m, wire::Bytes octets, FrameNo first_frame, FrameNo frame,

@@ -102,15 +102,32 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
       violate(rules::kMarkerReserved, d.side, frame, d.consumed_to + (m.stream_position - f.stream_position),
               "Marker Reserved " + hex(m.reserved));
   }
+  on_ulpdu(d, Ulpdu{f.ulpdu(), &f, f.consumed, {}, nullptr}, first_frame, frame);
+}
+
+void ConnectionObserver::on_ddp_segment(Side side, FrameNo first_frame, FrameNo frame, wire::Bytes segment,
+                                        const SctpInfo* sctp) {
+  Direction& d = dir(side);
+  if (protocol_ == Protocol::kUnknown) protocol_ = Protocol::kDdpSctp;
+  // No MPA here: the lower layer found the segment's edges; the stream
+  // offset counts the DDP octets this side sent.
+  d.mode = Direction::Mode::kOpaque;
+  const wire::Chunks octets(segment);
+  on_ulpdu(d, Ulpdu{octets, nullptr, segment.size(), segment, sctp}, first_frame, frame);
+  d.consumed_to += segment.size();
+}
+
+void ConnectionObserver::on_ulpdu(Direction& d, const Ulpdu& u, FrameNo first_frame, FrameNo frame) {
+  const std::uint64_t offset = d.consumed_to;
   SegmentInfo seg;
-  check_segment(d, f, seg, frame, offset);
+  check_segment(d, u.octets, seg, frame, offset);
   // The first segment of a Send-type message carries the ULP's header
   // (RPC-over-RDMA, iSER): only those octets are copied, at most what a
   // header needs.
   const rdmap::OpcodeInfo* op = seg.has_header ? rdmap::find_opcode(seg.rdmap.opcode) : nullptr;
   if (op && !op->tagged && op->queue == rdmap::Queue::kSend && op->rdmap_header_size == 0 && seg.mo == 0 &&
       seg.qn == static_cast<std::uint32_t>(rdmap::Queue::kSend) && ulp_.wants_sends()) {
-    const wire::Chunks payload = f.ulpdu().subrange(ddp::kUntaggedHeaderSize);
+    const wire::Chunks payload = u.octets.subrange(ddp::kUntaggedHeaderSize);
     std::array<std::uint8_t, UlpObserver::kSendHead> head;
     const std::size_t n = std::min(payload.size(), head.size());
     payload.copy_prefix(wire::MutableBytes(head).first(n));
@@ -142,14 +159,16 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
   ulp_.findings().clear();
   if (config_.report_fpdus) {
     Message m;
-    m.kind = MessageKind::kFpdu;
+    m.kind = u.fpdu ? MessageKind::kFpdu : MessageKind::kDdpSegment;
     m.side = d.side;
     m.first_frame = first_frame;
     m.frame = frame;
     m.stream_offset = offset;
-    m.octets = f.consumed;
-    m.fpdu = &f;
+    m.octets = u.wire_octets;
+    m.fpdu = u.fpdu;
     m.segment = &seg;
+    m.ddp_segment = u.whole;
+    m.sctp = u.sctp;
     sink_.on_message(m);
   }
 }
@@ -199,9 +218,8 @@ void ConnectionObserver::on_fpdu(Direction& d, const mpa::Fpdu& f, FrameNo first
                 " octets, not the RTR of a kind the Reply set");
 }
 
-void ConnectionObserver::check_segment(Direction& d, const mpa::Fpdu& f, SegmentInfo& seg, FrameNo frame,
+void ConnectionObserver::check_segment(Direction& d, const wire::Chunks& u, SegmentInfo& seg, FrameNo frame,
                                        std::uint64_t offset) {
-  const wire::Chunks& u = f.ulpdu();
   std::array<std::uint8_t, kHeadCopy> head{};
   const std::size_t have = std::min(u.size(), head.size());
   u.copy_prefix(wire::MutableBytes(head).first(have));

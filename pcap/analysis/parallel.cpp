@@ -41,6 +41,7 @@ struct DataEvent {
 struct UdpEvent {
   capture::UdpDatagram datagram;  // payload empty: see octets
   Octets octets;
+  bool sctp = false;  // an SCTP packet over IP (ports 0), for Analyzer::on_sctp
 };
 struct View {
   std::size_t index = 0;  // into Batch::views
@@ -205,7 +206,18 @@ class ShardedAnalyzer::Worker {
             } else {
               capture::UdpDatagram d = p.datagram;
               d.payload = b.bytes(p.octets);
-              analyzer.on_udp(d);
+              if (p.sctp) {
+                capture::SctpPacket s;
+                s.frame = d.frame;
+                s.time = d.time;
+                s.key = d.key;
+                s.vlan_ids = d.vlan_ids;
+                s.vlan_count = d.vlan_count;
+                s.packet = d.payload;
+                analyzer.on_sctp(s);
+              } else {
+                analyzer.on_udp(d);
+              }
             }
           },
           e.payload);
@@ -483,11 +495,27 @@ void ShardedAnalyzer::on_stream_end(capture::Stream& s, capture::StreamEnd why) 
 void ShardedAnalyzer::on_report(const capture::Report& r) { reports_.on_report(r); }
 
 bool ShardedAnalyzer::on_udp(const capture::UdpDatagram& d) {
-  // As Analyzer::on_udp: RoCEv2 (IBTA Annex A17), every link group on worker 0.
-  if (d.key.destination.port != smcr::kRoceV2UdpPort) return false;
+  // As Analyzer::on_udp: RoCEv2 (IBTA Annex A17), every link group on
+  // worker 0, and SCTP over UDP (RFC 6951) there too.
+  if (d.key.destination.port != smcr::kRoceV2UdpPort && !sctp_over_udp(d)) return false;
   Batch& b = *open_[0];
   UdpEvent u{d, keep(b, d.payload, false)};
   u.datagram.payload = {};
+  b.events.push_back(Callback{++sequence_, 0, false, std::move(u)});
+  if (b.full()) flush(0);
+  return true;
+}
+
+bool ShardedAnalyzer::on_sctp(const capture::SctpPacket& p) {
+  // SCTP associations, like RoCEv2, are followed on worker 0.
+  Batch& b = *open_[0];
+  capture::UdpDatagram d;
+  d.frame = p.frame;
+  d.time = p.time;
+  d.key = p.key;
+  d.vlan_ids = p.vlan_ids;
+  d.vlan_count = p.vlan_count;
+  UdpEvent u{d, keep(b, p.packet, false), true};
   b.events.push_back(Callback{++sequence_, 0, false, std::move(u)});
   if (b.full()) flush(0);
   return true;

@@ -61,6 +61,8 @@ class ShardedAnalyzer : public capture::StreamConsumer {
   void on_report(const capture::Report& r) override;
   bool wants_udp() const override { return true; }
   bool on_udp(const capture::UdpDatagram& d) override;
+  bool wants_sctp() const override { return true; }
+  bool on_sctp(const capture::SctpPacket& p) override;
 
   // A file read in place (PacketSource::window() set): read on this
   // thread, reassembled on another, and the in-order octets sent to the

@@ -92,6 +92,14 @@ constexpr const Rule* kAll[] = {
     &check::kDeclineOutOfSync,
     &check::kDeclineCodeOnWire,
     &check::kFceAbsent,
+    // DDP over SCTP (RFC 5043): the rows SctpObserver reports (observer_sctp.cpp)
+    &check::rule<"rfc5043-5.1-indication-in-init">,
+    &check::rule<"rfc5043-5.2.3-private-data-max">,
+    &check::rule<"rfc5043-5.2.3-terminate-no-private-data">,
+    &check::rule<"rfc5043-6-no-ssn-gaps">,
+    &check::rule<"rfc5043-6.1-legal-pattern">,
+    &check::rule<"rfc5043-6.6-no-segment-before-initiate">,
+    &check::rule<"rfc5043-10-unordered">,
     // SMC-R over RoCEv2 (reference/check/smcr.hpp)
     &check::kLlcReplyAnswersRequest,
     &check::kCdcConsumerNotAhead,

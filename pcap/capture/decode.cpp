@@ -43,6 +43,7 @@ class FrameDecoder {
   std::optional<TcpSegment> ipv6(ByteReader& r);
   std::optional<TcpSegment> tcp(ByteReader& r, std::size_t declared_length);
   std::optional<TcpSegment> udp(ByteReader& r, std::size_t declared_length, std::size_t ip_start);
+  std::optional<TcpSegment> sctp(ByteReader& r, std::size_t declared_length, std::size_t ip_start);
   // Octets of the frame on the wire from `captured_offset` on.
   std::size_t wire_length_from(std::size_t captured_offset) const {
     return f_.original_length > captured_offset ? f_.original_length - captured_offset : 0;
@@ -165,7 +166,8 @@ std::optional<TcpSegment> FrameDecoder::ipv4(ByteReader& r) {
                                     "IP fragment: fragments are not reassembled, skipped", start));
   const auto protocol = static_cast<std::uint8_t>(h->get(F::Protocol));
   const bool udp_wanted = protocol == ip_protocol::kUdp && sink_.wants_udp();
-  if (protocol != ip_protocol::kTcp && !udp_wanted)
+  const bool sctp_wanted = protocol == ip_protocol::kSctp && sink_.wants_sctp();
+  if (protocol != ip_protocol::kTcp && !udp_wanted && !sctp_wanted)
     return report(ReportKind::kNotTcp,
                   wire::field_error(Ipv4Header::field_decl(F::Protocol), "not TCP: skipped", start),
                   protocol);
@@ -179,6 +181,7 @@ std::optional<TcpSegment> FrameDecoder::ipv4(ByteReader& r) {
   seg_.key.source.address = address(F::Source);
   seg_.key.destination.address = address(F::Destination);
   if (udp_wanted) return udp(r, total_length - header_length, start);
+  if (sctp_wanted) return sctp(r, total_length - header_length, start);
   return tcp(r, total_length - header_length);
 }
 
@@ -213,6 +216,7 @@ std::optional<TcpSegment> FrameDecoder::ipv6(ByteReader& r) {
   for (int i = 0;; ++i) {
     if (next == ip_protocol::kTcp) break;
     if (next == ip_protocol::kUdp && sink_.wants_udp()) return udp(r, payload_length - walked, start);
+    if (next == ip_protocol::kSctp && sink_.wants_sctp()) return sctp(r, payload_length - walked, start);
     if (i == kMaxExtensionHeaders)
       return malformed(DecodeError{"Next Header", "more extension headers than we walk (8)",
                                    "RFC 8200 §4.1", r.offset()});
@@ -339,6 +343,25 @@ std::optional<TcpSegment> FrameDecoder::udp(ByteReader& r, std::size_t declared_
   if (sink_.on_udp(d)) return std::nullopt;
   return report(ReportKind::kNotTcp, DecodeError{"Protocol", "not TCP: skipped", "RFC 791 §3.1", ip_start},
                 ip_protocol::kUdp);
+}
+
+// The SCTP packet of `declared_length` octets (from the IP header) starts
+// at r: handed to the sink whole, or reported. Its own headers are read by
+// the sink (sctp/packet.hpp).
+std::optional<TcpSegment> FrameDecoder::sctp(ByteReader& r, std::size_t declared_length, std::size_t ip_start) {
+  if (r.remaining() < declared_length)
+    return report(ReportKind::kSnaplenCut,
+                  DecodeError{"SCTP packet", "packet cut by the snaplen: skipped", "RFC 9260 §3", r.offset()});
+  SctpPacket p;
+  p.frame = f_.number;
+  p.time = f_.time;
+  p.key = seg_.key;
+  p.vlan_ids = seg_.vlan_ids;
+  p.vlan_count = seg_.vlan_count;
+  p.packet = r.rest().first(declared_length);
+  if (sink_.on_sctp(p)) return std::nullopt;
+  return report(ReportKind::kNotTcp, DecodeError{"Protocol", "not TCP: skipped", "RFC 791 §3.1", ip_start},
+                ip_protocol::kSctp);
 }
 
 }  // namespace

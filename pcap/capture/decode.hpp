@@ -33,6 +33,7 @@ struct RawFrame {
 };
 
 struct UdpDatagram;
+struct SctpPacket;
 
 class ReportSink {
  public:
@@ -44,6 +45,10 @@ class ReportSink {
   // before: reported and skipped.
   virtual bool wants_udp() const { return false; }
   virtual bool on_udp(const UdpDatagram&) { return false; }
+  // The same for SCTP over IP (protocol 132: iWARP's DDP/SCTP adaptation
+  // layer, RFC 5043): a sink that wants it takes each packet in on_sctp.
+  virtual bool wants_sctp() const { return false; }
+  virtual bool on_sctp(const SctpPacket&) { return false; }
 };
 
 // The TCP options the reassembler and the protocol detectors care about.
@@ -93,6 +98,18 @@ struct UdpDatagram {
   std::array<std::uint16_t, kMaxVlanTags> vlan_ids{};
   std::uint8_t vlan_count = 0;
   wire::Bytes payload;
+};
+
+// One SCTP packet over IP, common header on (RFC 9260 §3), that the capture
+// holds completely. `key` holds the IP addresses (ports 0: SCTP's are in
+// the packet); `packet` is a view into the frame.
+struct SctpPacket {
+  FrameNumber frame;
+  Timestamp time;
+  StreamKey key;
+  std::array<std::uint16_t, kMaxVlanTags> vlan_ids{};
+  std::uint8_t vlan_count = 0;
+  wire::Bytes packet;
 };
 
 // Decodes one frame. Returns the TCP segment it carries, or nullopt when it

@@ -161,6 +161,7 @@ inline constexpr std::uint8_t kAh = 51;
 inline constexpr std::uint8_t kIcmpv6 = 58;
 inline constexpr std::uint8_t kNoNextHeader = 59;
 inline constexpr std::uint8_t kDestinationOptions = 60;
+inline constexpr std::uint8_t kSctp = 132;
 inline constexpr std::uint8_t kMobility = 135;
 inline constexpr std::uint8_t kHip = 139;
 inline constexpr std::uint8_t kShim6 = 140;
@@ -178,6 +179,7 @@ inline constexpr ValueName kIpProtocolNames[] = {
     {ip_protocol::kIcmpv6, "ICMPv6"},
     {ip_protocol::kNoNextHeader, "IPv6 No Next Header"},
     {ip_protocol::kDestinationOptions, "IPv6 Destination Options"},
+    {ip_protocol::kSctp, "SCTP"},
     {ip_protocol::kMobility, "Mobility"},
     {ip_protocol::kHip, "HIP"},
     {ip_protocol::kShim6, "Shim6"},

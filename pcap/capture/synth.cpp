@@ -63,25 +63,49 @@ std::vector<std::uint8_t> build_ip_tcp(const TcpSegmentSpec& spec) {
   const std::uint16_t checksum = internet_checksum(tcp, pseudo);
   TcpHeader::write(tcp, TcpSpec::Field::Checksum, checksum);
 
+  return build_ip(spec.key.source.address, spec.key.destination.address, ip_protocol::kTcp, tcp, spec.ttl);
+}
+
+std::vector<std::uint8_t> build_ip(const IpAddress& source, const IpAddress& destination, std::uint8_t protocol,
+                                   Bytes payload, std::uint8_t ttl) {
+  const Bytes src = address_octets(source), dst = address_octets(destination);
   std::vector<std::uint8_t> out;
   ByteWriter w(out);
-  if (spec.key.source.address.version == IpVersion::kV4) {
+  if (source.version == IpVersion::kV4) {
     using F = Ipv4Spec::Field;
     Ipv4Header h;
-    h.set(F::Version, 4).set(F::Ihl, 5).set(F::TotalLength, Ipv4Header::kSize + tcp.size());
-    h.set(F::DontFragment, 1).set(F::Ttl, spec.ttl).set(F::Protocol, ip_protocol::kTcp);
+    h.set(F::Version, 4).set(F::Ihl, 5).set(F::TotalLength, Ipv4Header::kSize + payload.size());
+    h.set(F::DontFragment, 1).set(F::Ttl, ttl).set(F::Protocol, protocol);
     h.set(F::Source, wire::load_be(src)).set(F::Destination, wire::load_be(dst));
     h.set(F::HeaderChecksum, internet_checksum(h.bytes()));
     h.encode(w);
   } else {
     using F = Ipv6Spec::Field;
     Ipv6Header h;
-    h.set(F::Version, 6).set(F::PayloadLength, tcp.size()).set(F::NextHeader, ip_protocol::kTcp);
-    h.set(F::HopLimit, spec.ttl).set_octets(F::Source, src).set_octets(F::Destination, dst);
+    h.set(F::Version, 6).set(F::PayloadLength, payload.size()).set(F::NextHeader, protocol);
+    h.set(F::HopLimit, ttl).set_octets(F::Source, src).set_octets(F::Destination, dst);
     h.encode(w);
   }
-  w.put(tcp);
+  w.put(payload);
   return out;
+}
+
+std::vector<std::uint8_t> build_ip_udp(const StreamKey& key, Bytes payload) {
+  using U = UdpSpec::Field;
+  std::vector<std::uint8_t> udp;
+  ByteWriter uw(udp);
+  UdpHeader h;
+  h.set(U::SourcePort, key.source.port).set(U::DestinationPort, key.destination.port);
+  h.set(U::Length, UdpHeader::kSize + payload.size());
+  h.encode(uw);
+  uw.put(payload);
+  // RFC 768 / RFC 8200 §8.1: the checksum over the same pseudo-header as TCP's.
+  std::uint32_t pseudo = sum_words(address_octets(key.source.address), 0);
+  pseudo = sum_words(address_octets(key.destination.address), pseudo);
+  pseudo += ip_protocol::kUdp;
+  pseudo += static_cast<std::uint32_t>(udp.size() & kWordMask) + static_cast<std::uint32_t>(udp.size() >> kWordBits);
+  UdpHeader::write(udp, U::Checksum, internet_checksum(udp, pseudo));
+  return build_ip(key.source.address, key.destination.address, ip_protocol::kUdp, udp);
 }
 
 std::vector<std::uint8_t> build_ethernet(const MacAddress& dst, const MacAddress& src, std::uint16_t ethertype,

@@ -38,6 +38,13 @@ struct TcpSegmentSpec {
 // segment, IP header checksum (RFC 791 §3.1) and TCP checksum over the
 // pseudo-header (RFC 9293 §3.1, RFC 8200 §8.1) filled in.
 std::vector<std::uint8_t> build_ip_tcp(const TcpSegmentSpec& spec);
+// An IPv4 or IPv6 packet (by the source's version) around `payload` of IP
+// protocol `protocol` (an SCTP packet: 132), IPv4 header checksum filled in.
+std::vector<std::uint8_t> build_ip(const IpAddress& source, const IpAddress& destination, std::uint8_t protocol,
+                                   wire::Bytes payload, std::uint8_t ttl = 64);
+// A UDP datagram in IP (RFC 768), its checksum filled in: SCTP's UDP
+// encapsulation (RFC 6951) in the tests.
+std::vector<std::uint8_t> build_ip_udp(const StreamKey& key, wire::Bytes payload);
 
 // An Ethernet II frame around `payload`, with 802.1Q tags (outermost first)
 // when vlan_ids is not empty.

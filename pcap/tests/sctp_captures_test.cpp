@@ -1,0 +1,331 @@
+// DDP over SCTP in captures (RFC 5043; SCTP RFC 9260, its UDP encapsulation
+// RFC 6951): the real capture of `rdmaconf loopback --transport sctp`
+// (captures/real/usrsctp-loopback.pcapng) with its counts pinned, and
+// crafted captures for what that traffic does not show: raw IPv4 and IPv6,
+// bundled chunks, fragmented DATA, a bad checksum, a DDP segment before the
+// Initiate, lying and never-ending fragment sequences.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "analysis/analyzer.hpp"
+#include "analysis_fixtures.hpp"
+#include "capture/synth.hpp"
+#include "capture/writer.hpp"
+#include "rdmap/headers.hpp"
+#include "sctp/messages.hpp"
+#include "sctp/packet.hpp"
+
+namespace rdmaconf::analysis::testing {
+namespace {
+
+AnalysisResult analyze(const std::string& path, std::size_t jobs = 1) {
+  std::string error;
+  AnalysisOptions o;
+  o.jobs = jobs;
+  auto r = analyze_file(path, o, nullptr, error);
+  EXPECT_TRUE(r.has_value()) << error;
+  return r ? std::move(*r) : AnalysisResult{};
+}
+
+std::string dump(const AnalysisResult& r) {
+  std::string s;
+  for (const ViolationRecord& v : r.violations)
+    s += "frame " + std::to_string(v.frame) + " " + std::string(v.rule->id) + ": " + v.text + "\n";
+  return s;
+}
+
+std::uint64_t opcode(const AnalysisSummary& s, rdmap::Opcode op) { return s.rdmap_messages[static_cast<int>(op)]; }
+
+// The loopback run, captured with dumpcap on lo (UDP, usrsctp's
+// encapsulation on ephemeral ports 33861 and 43784, not 9899). Counted by
+// hand from the octets, tshark agreeing (`tshark -d udp.port==43784,sctp
+// -o sctp.checksum:CRC-32c`, checksum status good on all 33):
+//   33 frames, 33 SCTP packets in 1 association, 41 chunks: INIT, INIT ACK,
+//   COOKIE ECHO, COOKIE ACK, 15 SACK and 22 DATA (none retransmitted, none
+//   fragmented: B and E set on each, U set on each); both INIT and INIT ACK
+//   carry the Adaptation Layer Indication 0x00000001 (DDP).
+//   PPID 17 (Session Control): frame 5 Initiate, 7 Accept, 32 and 33
+//   Terminate; PPID 16: 18 DDP segments, 14 from the initiator, 4 back.
+//   RDMAP messages (segments with L set, per opcode, from each segment's
+//   DDP and RDMAP control octets): RDMA Write 2 (one of three segments, one
+//   of one), Read Request 1, Read Response 1, Send 2, Send with Invalidate 1,
+//   Send with Solicited Event 1, Send with SE and Invalidate 1, Terminate 1,
+//   Atomic Request 2, Atomic Response 2, Immediate Data 1, Immediate Data
+//   with SE 1: 16.
+TEST(SctpCaptures, RealLoopbackOverUdpCountsPinned) {
+  for (std::size_t jobs : {std::size_t{1}, std::size_t{2}}) {
+    const AnalysisResult r = analyze(std::string(RDMACONF_REAL_CAPTURES) + "/usrsctp-loopback.pcapng", jobs);
+    const AnalysisSummary& s = r.summary;
+    EXPECT_EQ(s.frames, 33u);
+    EXPECT_EQ(s.streams, 0u);
+    EXPECT_EQ(s.capture_reports, 0u);  // every UDP datagram was taken as SCTP
+    EXPECT_EQ(s.sctp_associations, 1u);
+    EXPECT_EQ(s.sctp_ddp_associations, 1u);
+    EXPECT_EQ(s.sctp_over_udp, 1u);
+    EXPECT_EQ(s.sctp_packets, 33u);
+    EXPECT_EQ(s.sctp_chunks, 41u);
+    EXPECT_EQ(s.sctp_data_chunks, 22u);
+    EXPECT_EQ(s.sctp_bad_checksums, 0u);
+    EXPECT_EQ(s.sctp_malformed, 0u);
+    EXPECT_EQ(s.sctp_retransmissions, 0u);
+    EXPECT_EQ(s.sctp_fragmented_messages, 0u);
+    EXPECT_EQ(s.ddp_sctp_session_control, 4u);
+    EXPECT_EQ(s.ddp_sctp_segments, 18u);
+    using rdmap::Opcode;
+    EXPECT_EQ(opcode(s, Opcode::kRdmaWrite), 2u);
+    EXPECT_EQ(opcode(s, Opcode::kRdmaReadRequest), 1u);
+    EXPECT_EQ(opcode(s, Opcode::kRdmaReadResponse), 1u);
+    EXPECT_EQ(opcode(s, Opcode::kSend), 2u);
+    EXPECT_EQ(opcode(s, Opcode::kSendWithInvalidate), 1u);
+    EXPECT_EQ(opcode(s, Opcode::kSendWithSe), 1u);
+    EXPECT_EQ(opcode(s, Opcode::kSendWithSeAndInvalidate), 1u);
+    EXPECT_EQ(opcode(s, Opcode::kTerminate), 1u);
+    EXPECT_EQ(opcode(s, Opcode::kAtomicRequest), 2u);
+    EXPECT_EQ(opcode(s, Opcode::kAtomicResponse), 2u);
+    EXPECT_EQ(opcode(s, Opcode::kImmediateData), 1u);
+    EXPECT_EQ(opcode(s, Opcode::kImmediateDataWithSe), 1u);
+    std::uint64_t all = 0;
+    for (std::uint64_t n : s.rdmap_messages) all += n;
+    EXPECT_EQ(all, 16u);
+    EXPECT_EQ(s.violations, 0u) << dump(r);
+  }
+}
+
+// ---- crafted captures ----
+
+using Octets = std::vector<std::uint8_t>;
+
+Octets segment_chunk(std::uint16_t ssn, const Octets& ddp) {
+  Octets out;
+  sctp::encode_segment_chunk({.ddp_ssn = ssn, .ddp_segment = wire::Chunks(ddp)}, out);
+  return out;
+}
+Octets control(std::uint16_t ssn, sctp::FunctionCode f) {
+  return sctp::encode_session_control({.ddp_ssn = ssn, .function = f, .private_data = {}, .raw_function_code = {}});
+}
+Octets data(std::uint32_t tsn, std::uint32_t ppid, const Octets& user, bool b = true, bool e = true, bool u = true) {
+  Octets out;
+  sctp::encode_data_chunk(
+      {.tsn = tsn, .stream = 0, .ssn = 0, .ppid = ppid, .unordered = u, .beginning = b, .ending = e,
+       .user_data = user, .length = {}},
+      out);
+  return out;
+}
+Octets init(bool ack, std::optional<std::uint32_t> indication = sctp::kAdaptationIndicationDdp) {
+  Octets out;
+  sctp::encode_init_chunk({.ack = ack, .initiate_tag = 7, .a_rwnd = 65536, .outbound_streams = 1,
+                           .inbound_streams = 1, .initial_tsn = 0, .indication = indication},
+                          out);
+  return out;
+}
+Octets cat(std::initializer_list<Octets> parts) {
+  Octets out;
+  for (const Octets& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+// A raw-IP capture (LINKTYPE_RAW) of SCTP packets between two hosts, over
+// IP protocol 132 or over UDP (RFC 6951).
+class SctpCapture {
+ public:
+  SctpCapture(std::string name, bool v6 = false, bool over_udp = false)
+      : path_(::testing::TempDir() + name), out_(path_, std::ios::binary),
+        writer_(out_, capture::FileFormat::kPcapng, capture::LinkType::kRaw), over_udp_(over_udp) {
+    a_ = v6 ? capture::ipv6({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}) : capture::ipv4(192, 0, 2, 1);
+    b_ = v6 ? capture::ipv6({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}) : capture::ipv4(192, 0, 2, 2);
+  }
+  // One packet from the initiator (0) or the responder (1).
+  // `client_port`: the initiator's SCTP port, when not the usual one.
+  void packet(int from, const Octets& chunks, std::optional<std::uint32_t> checksum = std::nullopt,
+              std::uint16_t client_port = kPortA) {
+    const Octets p = sctp::encode_packet({.source_port = from == 0 ? client_port : kPortB,
+                                          .destination_port = from == 0 ? kPortB : client_port,
+                                          .verification_tag = 7,
+                                          .chunks = chunks,
+                                          .checksum = checksum});
+    const capture::IpAddress& src = from == 0 ? a_ : b_;
+    const capture::IpAddress& dst = from == 0 ? b_ : a_;
+    const Octets frame = over_udp_ ? capture::build_ip_udp({{src, from == 0 ? client_port : kPortB},
+                                                            {dst, from == 0 ? kPortB : client_port}},
+                                                           p)
+                                   : capture::build_ip(src, dst, capture::ip_protocol::kSctp, p);
+    writer_.write(capture::Timestamp{now_ += 1000}, frame);
+  }
+  // The association's start: INIT and INIT ACK, each with the DDP indication.
+  void start() {
+    packet(0, init(false));
+    packet(1, init(true));
+  }
+  std::string finish() {
+    out_.close();
+    return path_;
+  }
+
+ private:
+  static constexpr std::uint16_t kPortA = 40000, kPortB = 40001;
+  std::string path_;
+  std::ofstream out_;
+  capture::CaptureWriter writer_;
+  bool over_udp_;
+  capture::IpAddress a_, b_;
+  std::int64_t now_ = 1'700'000'000'000'000'000;
+};
+
+constexpr std::uint32_t kDdp = sctp::kPpidDdpSegment, kControl = sctp::kPpidSessionControl;
+
+// The session of the real capture, shortened: Initiate, Accept, two Sends
+// one way, one back.
+void accepted_session(SctpCapture& c) {
+  c.start();
+  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
+  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
+  c.packet(0, data(1, kDdp, segment_chunk(1, send_msg(1, filler(20)))));
+  c.packet(0, data(2, kDdp, segment_chunk(2, send_msg(2, filler(30)))));
+  c.packet(1, data(1, kDdp, segment_chunk(1, send_msg(1, filler(10)))));
+}
+
+TEST(SctpCaptures, RawIpv4AndIpv6AndUdpOnAnyPortAreTheSameAnalysis) {
+  for (auto [v6, udp] : {std::pair{false, false}, std::pair{true, false}, std::pair{false, true}, std::pair{true, true}}) {
+    SctpCapture c("sctp-plain.pcapng", v6, udp);
+    accepted_session(c);
+    const AnalysisResult r = analyze(c.finish());
+    const AnalysisSummary& s = r.summary;
+    SCOPED_TRACE(std::string(v6 ? "IPv6" : "IPv4") + (udp ? " over UDP" : ""));
+    EXPECT_EQ(s.sctp_associations, 1u);
+    EXPECT_EQ(s.sctp_over_udp, udp ? 1u : 0u);
+    EXPECT_EQ(s.sctp_packets, 7u);
+    EXPECT_EQ(s.ddp_sctp_segments, 3u);
+    EXPECT_EQ(s.ddp_sctp_session_control, 2u);
+    EXPECT_EQ(opcode(s, rdmap::Opcode::kSend), 3u);
+    EXPECT_EQ(s.capture_reports, 0u);
+    EXPECT_EQ(s.violations, 0u) << dump(r);
+  }
+}
+
+// Several chunks in one packet (RFC 9260 §6.10): the Initiate bundled with
+// the first segment would break §6.6 only if the segment could overtake it;
+// here it follows in DDP-SSN order, and both are read from one packet.
+TEST(SctpCaptures, BundledChunksAreEachRead) {
+  SctpCapture c("sctp-bundled.pcapng");
+  c.start();
+  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
+  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
+  c.packet(0, cat({data(1, kDdp, segment_chunk(1, send_msg(1, filler(20)))),
+                   data(2, kDdp, segment_chunk(2, send_msg(2, filler(20)))),
+                   data(3, kDdp, segment_chunk(3, send_msg(3, filler(20))))}));
+  const AnalysisResult r = analyze(c.finish());
+  EXPECT_EQ(r.summary.sctp_chunks, 7u);
+  EXPECT_EQ(r.summary.ddp_sctp_segments, 3u);
+  EXPECT_EQ(opcode(r.summary, rdmap::Opcode::kSend), 3u);
+  EXPECT_EQ(r.summary.violations, 0u) << dump(r);
+}
+
+// A DDP segment SCTP fragmented into three DATA chunks (B, none, E) put back
+// together; the DDP rules see the whole segment (its MSN follows).
+TEST(SctpCaptures, FragmentedDataIsReassembled) {
+  SctpCapture c("sctp-fragments.pcapng");
+  c.start();
+  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
+  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
+  const Octets whole = segment_chunk(1, send_msg(1, filler(3000)));
+  const Octets p1(whole.begin(), whole.begin() + 1000), p2(whole.begin() + 1000, whole.begin() + 2000),
+      p3(whole.begin() + 2000, whole.end());
+  c.packet(0, data(1, kDdp, p1, true, false));
+  c.packet(0, data(2, kDdp, p2, false, false));
+  c.packet(0, data(3, kDdp, p3, false, true));
+  c.packet(0, data(4, kDdp, segment_chunk(2, send_msg(2, filler(8)))));
+  const AnalysisResult r = analyze(c.finish());
+  EXPECT_EQ(r.summary.sctp_fragmented_messages, 1u);
+  EXPECT_EQ(r.summary.sctp_fragment_findings, 0u);
+  EXPECT_EQ(r.summary.ddp_sctp_segments, 2u);
+  EXPECT_EQ(opcode(r.summary, rdmap::Opcode::kSend), 2u);
+  EXPECT_EQ(r.summary.violations, 0u) << dump(r);
+}
+
+// A fragment sequence that lies (a middle fragment with no beginning, a TSN
+// out of sequence) or never ends (more than the reassembly limit) is a
+// finding; nothing of it reaches DDP and memory stays bounded.
+TEST(SctpCaptures, LyingAndEndlessFragmentsAreFindings) {
+  SctpCapture c("sctp-bad-fragments.pcapng");
+  c.start();
+  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
+  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
+  c.packet(0, data(1, kDdp, filler(100), false, false));  // no B before it
+  c.packet(0, data(2, kDdp, filler(100), true, false));
+  c.packet(0, data(4, kDdp, filler(100), false, true));  // TSN 3 skipped
+  // Never ends: B, then 1000-octet middles past the 64 KiB limit.
+  c.packet(0, data(5, kDdp, filler(1000), true, false));
+  for (std::uint32_t tsn = 6; tsn < 6 + 80; ++tsn) c.packet(0, data(tsn, kDdp, filler(1000), false, false));
+  const AnalysisResult r = analyze(c.finish());
+  // 1 without B, 1 out of sequence, 1 over the limit, then every further
+  // middle fragment has no beginning any more: 80 - 65 of them.
+  EXPECT_GE(r.summary.sctp_fragment_findings, 3u);
+  EXPECT_EQ(r.summary.sctp_fragmented_messages, 0u);
+  EXPECT_EQ(r.summary.ddp_sctp_segments, 0u);
+}
+
+// RFC 9260 §6.8: a checksum that does not check is reported, as analyze
+// reports MPA's CRC, and the chunks are still read (checksum offload).
+TEST(SctpCaptures, BadChecksumIsReported) {
+  SctpCapture c("sctp-bad-checksum.pcapng");
+  accepted_session(c);
+  c.packet(0, data(3, kDdp, segment_chunk(3, send_msg(3, filler(5)))), 0x12345678);
+  const AnalysisResult r = analyze(c.finish());
+  EXPECT_EQ(r.summary.sctp_bad_checksums, 1u);
+  EXPECT_EQ(r.summary.ddp_sctp_segments, 4u);
+}
+
+// Associations are bounded like TCP connections: past 1024 at once the one
+// seen least recently is retired (its counts kept) and a capture report says so.
+TEST(SctpCaptures, AssociationsAreBounded) {
+  SctpCapture c("sctp-many.pcapng");
+  for (std::uint16_t port = 1000; port < 1000 + 1030; ++port) c.packet(0, init(false), std::nullopt, port);
+  const AnalysisResult r = analyze(c.finish());
+  EXPECT_EQ(r.summary.sctp_associations, 1030u);
+  EXPECT_EQ(r.summary.sctp_packets, 1030u);
+  EXPECT_EQ(r.summary.report_kinds.count("connection limit hit"), 1u) << r.summary.capture_reports;
+  EXPECT_EQ(r.summary.capture_reports, 6u);
+}
+
+// RFC 5043 §6.6 (judged by the reference's session machine): the active
+// side's first chunk is a DDP segment, not its Initiate.
+TEST(SctpCaptures, SegmentBeforeInitiateIsAViolation) {
+  SctpCapture c("sctp-segment-first.pcapng");
+  c.start();
+  c.packet(0, data(0, kDdp, segment_chunk(0, send_msg(1, filler(20)))));
+  c.packet(0, data(1, kControl, control(1, sctp::FunctionCode::kInitiate)));
+  const AnalysisResult r = analyze(c.finish());
+  ASSERT_EQ(r.violations.size(), 1u) << dump(r);
+  EXPECT_EQ(r.violations[0].rule->id, "rfc5043-6.6-no-segment-before-initiate");
+  EXPECT_EQ(r.violations[0].frame, 3u);
+  EXPECT_EQ(r.summary.ddp_sctp_segments, 1u);
+  EXPECT_EQ(opcode(r.summary, rdmap::Opcode::kSend), 0u);  // nothing of a broken session reaches DDP
+}
+
+// RFC 5043 §6, §10, §5.1: a DDP-SSN gap, a chunk without U, and DDP on an
+// association whose INIT announced no DDP.
+TEST(SctpCaptures, AdaptationLayerRules) {
+  SctpCapture c("sctp-rules.pcapng");
+  c.packet(0, init(false, std::nullopt));
+  c.packet(1, init(true));
+  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
+  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept), true, true, false));
+  c.packet(0, data(1, kDdp, segment_chunk(1, send_msg(1, filler(20)))));
+  c.packet(0, data(2, kDdp, segment_chunk(1, send_msg(2, filler(20)))));  // DDP-SSN 1 again
+  const AnalysisResult r = analyze(c.finish());
+  std::vector<std::pair<std::string, std::uint64_t>> seen;
+  for (const ViolationRecord& v : r.violations) seen.emplace_back(std::string(v.rule->id), v.frame);
+  const std::vector<std::pair<std::string, std::uint64_t>> want = {
+      {"rfc5043-5.1-indication-in-init", 3},
+      {"rfc5043-10-unordered", 4},
+      {"rfc5043-6-no-ssn-gaps", 6},
+  };
+  EXPECT_EQ(seen, want) << dump(r);
+}
+
+}  // namespace
+}  // namespace rdmaconf::analysis::testing

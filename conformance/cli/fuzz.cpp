@@ -66,8 +66,10 @@ std::optional<wf::FuzzTarget> fuzz_target(const FuzzArgs& a, const cf::Catalogue
 int execute_fuzz(const FuzzArgs& a, const FuzzHooks& h) {
   std::ostream& out = *h.out;
   std::ostream& err = *h.err;
-  if ((a.target.empty() && a.agent.empty() && a.listen.empty()) == !a.reference ||
-      (a.reference && !a.target.empty())) {
+  // One IUT: the reference (as initiator with --listen), a device through
+  // its agent, or addresses.
+  const bool none = a.target.empty() && a.agent.empty() && a.listen.empty() && !a.reference;
+  if (none || (a.reference && (!a.target.empty() || !a.agent.empty()))) {
     err << "rdmaconf fuzz: give --target HOST:PORT, --listen ADDR:PORT, --agent URL --token T, or --reference\n";
     return 2;
   }

@@ -1,7 +1,7 @@
 // `rdmaconf serve`: the lab dashboard (docs/dashboard.md). The service and
 // the store are conformance/dashboard/; this file gives them the command
-// line, the catalogue and the runner (a queued run is execute_run(), the
-// same code as `rdmaconf run`).
+// line, the catalogue and the runners (a queued run is execute_run(), the
+// same code as `rdmaconf run`; a fuzz run is execute_fuzz(), `rdmaconf fuzz`'s).
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -17,6 +17,7 @@
 #include "dashboard/dashboard.hpp"
 #include "http_server.hpp"
 #include "report/report_json.hpp"
+#include "cli/fuzz.hpp"
 #include "cli/run.hpp"
 #include "server_options_cli.hpp"
 
@@ -123,6 +124,59 @@ dashboard::RunEnd run_queued(dashboard::RunContext& ctx, const std::string& case
   return end;
 }
 
+// A fuzz run started from the page (dashboard/fuzz_runs.hpp): the checked
+// request as `rdmaconf fuzz`'s options, its findings' folders under the
+// dashboard's fuzz directory.
+dashboard::FuzzEnd run_fuzz_started(dashboard::FuzzContext& ctx, const std::string& cases_dir) {
+  namespace wf = cf::wirefuzz;
+  const json& q = ctx.request;
+  FuzzArgs a;
+  a.cases_dir = cases_dir;
+  a.out = ctx.out_dir;
+  a.target = q.value("target", "");
+  a.listen = q.value("listen", "");
+  if (q.contains("reference")) {
+    a.reference = true;
+    a.faults = strings(q["reference"], "faults");
+  }
+  if (q.contains("agent")) {
+    a.agent = q["agent"].value("url", "");
+    a.token = q["agent"].value("token", "");
+  }
+  a.suites = strings(q, "suites");
+  a.globs = strings(q, "cases");
+  a.excludes = strings(q, "exclude");
+  a.seconds = q.value("seconds", 0.0);
+  a.iterations = q.value("iterations", std::uint64_t{0});
+  a.seed = q.value("seed", std::uint64_t{1});
+  a.time_scale = q.value("time_scale", 1.0);
+  a.minimize_runs = q.value("minimize_runs", 60);
+  std::ostringstream out, err;
+  FuzzHooks h;
+  h.out = &out;
+  h.err = &err;
+  h.cancel = ctx.cancel;
+  h.on_progress = [&ctx](const wf::FuzzProgress& p) {
+    ctx.progress({{"iterations", p.iterations}, {"skipped", p.skipped}, {"findings", p.findings},
+                  {"unresponsive", p.unresponsive}, {"host", p.host}, {"seconds", p.seconds}});
+  };
+  h.on_finding = [&ctx](const wf::Finding& f) { ctx.finding(json::parse(wf::finding_json(f))); };
+  wf::FuzzSummary s;
+  h.summary = &s;
+  const int code = execute_fuzz(a, h);
+  std::string message = err.str();
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  dashboard::FuzzEnd end;
+  if (code == 2 && (s.seeds == 0 || !message.empty())) {
+    end.status = "failed";
+    end.message = !message.empty() ? message : s.stopped;
+  } else {
+    end.status = ctx.cancel && ctx.cancel->load() ? "cancelled" : "done";
+    end.message = "stopped: " + s.stopped;
+  }
+  return end;
+}
+
 int serve(const ServeArgs& a) {
   std::string host;
   std::uint16_t port = 0;
@@ -177,6 +231,10 @@ int serve(const ServeArgs& a) {
   dashboard::Dashboard service(*store, token, [cases_dir](dashboard::RunContext& ctx) { return run_queued(ctx, cases_dir); },
                                std::move(catalogue));
   service.allow_hosts(a.allow_hosts);
+  // Fuzz runs' findings beside the database.
+  const std::filesystem::path db_dir = std::filesystem::path(db).parent_path();
+  service.enable_fuzz([cases_dir](dashboard::FuzzContext& ctx) { return run_fuzz_started(ctx, cases_dir); },
+                      ((db_dir.empty() ? std::filesystem::path(".") : db_dir) / "fuzz").string());
   http::ServerOptions so;
   so.address = host;
   so.port = port;

@@ -134,6 +134,7 @@ void Dashboard::stop() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (fuzz_) fuzz_->stop();
 }
 
 void Dashboard::close_streams() { events_.close(); }
@@ -224,6 +225,8 @@ http::Response Dashboard::api(const http::Request& r, std::string_view path, std
   }
   // seg[0] == "api"
   if (seg.size() >= 2 && seg[1] == "captures") return captures_api(r, seg, query);
+  if (seg.size() >= 2 && seg[1] == "fuzz")
+    return fuzz_ ? fuzz_->api(r.method, seg, body) : error(404, "this dashboard runs no fuzz runs (rdmaconf serve does)");
   if (seg.size() >= 2 && seg[1] == "runs") {
     if (auto res = runs_api(r, seg, query, body)) return std::move(*res);
   } else if (auto res = read_api(seg, query, get)) {

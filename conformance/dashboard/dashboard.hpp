@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "dashboard/events.hpp"
+#include "dashboard/fuzz_runs.hpp"
 #include "http_service.hpp"
 #include "dashboard/run_request.hpp"
 #include "dashboard/store.hpp"
@@ -82,7 +83,13 @@ class Dashboard : public http::Service {
   // before the server starts.
   void allow_hosts(std::vector<std::string> names) { allowed_hosts_ = std::move(names); }
 
-  // Ends the worker: the run under way is cancelled and waited for.
+  // Fuzz runs from the page (/api/fuzz, fuzz_runs.hpp), their findings'
+  // folders under `dir`. Set before the server starts; without it
+  // /api/fuzz answers 404.
+  void enable_fuzz(FuzzRunner runner, std::string dir) { fuzz_ = std::make_unique<FuzzRuns>(std::move(runner), std::move(dir)); }
+
+  // Ends the worker: the run under way is cancelled and waited for, and
+  // so is a fuzz run.
   void stop();
   MessageLog& events() { return events_; }
 
@@ -129,6 +136,7 @@ class Dashboard : public http::Service {
   std::atomic<bool> cancel_current_{false};
   bool stopping_ = false;
   std::mutex publish_mu_;  // publish batches of one run arrive in order
+  std::unique_ptr<FuzzRuns> fuzz_;
   std::thread thread_;
 };
 

@@ -61,7 +61,8 @@ struct Ran {
 class Fuzzer {
  public:
   explicit Fuzzer(const FuzzOptions& o) : o_(o) {
-    ro_.connect_responder = o.connect;
+    // One connector, whichever role the run's seeds have.
+    ro_.connect_responder = ro_.connect_clc = ro_.accept_initiator = o.connect;
     ro_.jobs = 1;
     ro_.time_scale = o.time_scale;
     ro_.iut_lacks = o.iut_lacks;
@@ -72,6 +73,7 @@ class Fuzzer {
 
  private:
   Ran run_case_text(const Case& c);
+  bool answers();
   bool wait_for_iut();
   bool same(const Case& cand, const Ran& want, Ran& out, int& runs, bool& dead);
   Case minimize(const Ran& found, Ran& last, int& runs, bool& dead);
@@ -119,11 +121,23 @@ Ran Fuzzer::run_case_text(const Case& c) {
   const int tail_line = tail < r.c->steps.size() ? r.c->steps[tail].line : INT_MAX;
   const bool failed = res.script_verdict == Verdict::kFail || res.script_verdict == Verdict::kError;
   const int first_line = r.c->steps.empty() ? 0 : r.c->steps.front().line;
-  if (failed && res.failed_line >= tail_line) {
+  // The case's first step shows the IUT there at all: the responder's
+  // handshake, the initiator's Request (fuzz_case reads it as one).
+  auto shows_iut = [](const Step& st) {
+    return st.kind == StepKind::kHandshake ||
+           (st.kind == StepKind::kExpect && !st.alternatives.empty() && st.alternatives.front().unit == "mpa.request");
+  };
+  const bool first_shows_iut = !r.c->steps.empty() && shows_iut(r.c->steps.front());
+  if (res.verdict == Verdict::kError && res.exchange.tester_address.empty()) {
+    // No connection at all (refused, nobody connected in time): gone
+    // before the case began.
+    r.outcome = Ran::Outcome::kDeadAtStart;
+    r.what = res.reason;
+  } else if (failed && res.failed_line >= tail_line) {
     r.outcome = Ran::Outcome::kFinding;
     r.kind = Finding::Kind::kUnresponsive;
     r.what = "the IUT stopped answering: " + res.reason;
-  } else if (failed && res.failed_line == first_line && r.c->steps.front().kind == StepKind::kHandshake &&
+  } else if (failed && res.failed_line == first_line && first_shows_iut &&
              (res.script_verdict == Verdict::kError ||
               (res.failure && res.failure->kind != Failure::Kind::kField && res.failure->kind != Failure::Kind::kUnit))) {
     r.outcome = Ran::Outcome::kDeadAtStart;
@@ -144,11 +158,36 @@ Ran Fuzzer::run_case_text(const Case& c) {
 // supervisor restarted it) or FuzzOptions::revive passes. With a view of
 // its host, the host must be healthy again too (a crashed kernel: booted
 // again), or what follows would be judged on a broken host.
+// Does the IUT answer, as the run's liveness checks ask it (FuzzTarget)?
+// The responder and the CLC server by the run's probe (probe.hpp); the
+// initiator by connecting once more and sending its Request.
+bool Fuzzer::answers() {
+  switch (o_.shape.target) {
+    case FuzzTarget::kMpaResponder:
+      return probe_target(ProbeProtocol::kMpa, o_.connect, ro_).outcome == ProbeResult::Outcome::kSpeaks;
+    case FuzzTarget::kClcServer:
+      return probe_target(ProbeProtocol::kClc, o_.connect, ro_).outcome == ProbeResult::Outcome::kSpeaks;
+    case FuzzTarget::kMpaInitiator: {
+      Case probe;
+      probe.id = "mpa-fuzz-initiator-probe";
+      probe.protocol = "mpa";
+      probe.role = Role::kInitiator;
+      Step request;
+      request.kind = StepKind::kExpect;
+      request.alternatives.push_back({"mpa.request", {}});
+      probe.steps.push_back(request);
+      const CaseResult r = run_case(probe, ro_);
+      return r.script_verdict == Verdict::kPass && !r.exchange.tester_address.empty();
+    }
+  }
+  return false;
+}
+
 bool Fuzzer::wait_for_iut() {
   const auto deadline = Clock::now() + o_.revive;
   for (;;) {
     const bool healthy = !o_.host_health || !o_.host_health();
-    if (healthy && probe_target(ProbeProtocol::kMpa, o_.connect, ro_).outcome == ProbeResult::Outcome::kSpeaks) return true;
+    if (healthy && answers()) return true;
     if (Clock::now() >= deadline || (o_.cancel && o_.cancel->load())) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
@@ -373,12 +412,14 @@ void Fuzzer::progress(bool force) {
 
 FuzzSummary Fuzzer::run() {
   summary_.seed = o_.seed;
+  summary_.target = o_.shape.target;
   std::vector<Case> seeds;
   for (const Case* c : o_.seeds)
     if (auto f = fuzz_case(*c, o_.shape)) seeds.push_back(std::move(*f));
   summary_.seeds = seeds.size();
   if (seeds.empty()) {
-    summary_.stopped = "no seed: no responder-role iWARP case was selected";
+    summary_.stopped = std::string("no seed: no case of the ") + std::string(to_string(o_.shape.target)) +
+                       " target was selected";
     return summary_;
   }
   start_ = last_progress_ = Clock::now();
@@ -401,7 +442,7 @@ FuzzSummary Fuzzer::run() {
       case Ran::Outcome::kDeadAtStart:
         ++summary_.progress.skipped;
         // An IUT that answers at once only refused this handshake's settings.
-        if (probe_target(ProbeProtocol::kMpa, o_.connect, ro_).outcome == ProbeResult::Outcome::kSpeaks) break;
+        if (answers()) break;
         go_on = previous ? delayed(*previous, previous_run, n, r.what)
                          : (summary_.stopped = "the IUT did not answer the first handshake: " + r.what, false);
         break;
@@ -423,12 +464,38 @@ FuzzSummary Fuzzer::run() {
 
 FuzzSummary run_fuzz(const FuzzOptions& o) { return Fuzzer(o).run(); }
 
+namespace {
+
+nlohmann::ordered_json finding_object(const Finding& f) {
+  nlohmann::ordered_json e;
+  e["kind"] = std::string(to_string(f.kind));
+  e["signature"] = f.signature;
+  e["rule"] = f.rule;
+  e["what"] = f.what;
+  e["seed_case"] = f.seed;
+  e["iteration"] = f.iteration;
+  e["seconds"] = f.seconds;
+  e["mutations"] = f.mutations;
+  e["count"] = f.count;
+  e["minimize_runs"] = f.minimize_runs;
+  e["reproduced"] = f.reproduced;
+  e["folder"] = f.folder;
+  e["script"] = f.script;
+  if (!f.host_log.empty()) e["host_log"] = f.host_log;
+  return e;
+}
+
+}  // namespace
+
+std::string finding_json(const Finding& f) { return finding_object(f).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace); }
+
 std::string summary_json(const FuzzSummary& s) {
   nlohmann::ordered_json j;
   // docs/schema/fuzz.schema.json
   j["tool"] = "rdmaconf";
   j["kind"] = "fuzz";
   j["format"] = 1;
+  j["target"] = std::string(to_string(s.target));
   j["seed"] = s.seed;
   j["seeds"] = s.seeds;
   j["iterations"] = s.progress.iterations;
@@ -442,24 +509,7 @@ std::string summary_json(const FuzzSummary& s) {
   j["host_unhealthy"] = std::count_if(s.findings.begin(), s.findings.end(),
                                       [](const Finding& f) { return f.kind == Finding::Kind::kHostUnhealthy; });
   auto& list = j["findings"] = nlohmann::ordered_json::array();
-  for (const Finding& f : s.findings) {
-    nlohmann::ordered_json e;
-    e["kind"] = std::string(to_string(f.kind));
-    e["signature"] = f.signature;
-    e["rule"] = f.rule;
-    e["what"] = f.what;
-    e["seed_case"] = f.seed;
-    e["iteration"] = f.iteration;
-    e["seconds"] = f.seconds;
-    e["mutations"] = f.mutations;
-    e["count"] = f.count;
-    e["minimize_runs"] = f.minimize_runs;
-    e["reproduced"] = f.reproduced;
-    e["folder"] = f.folder;
-    e["script"] = f.script;
-    if (!f.host_log.empty()) e["host_log"] = f.host_log;
-    list.push_back(std::move(e));
-  }
+  for (const Finding& f : s.findings) list.push_back(finding_object(f));
   return j.dump(2) + "\n";
 }
 

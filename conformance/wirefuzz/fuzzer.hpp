@@ -6,8 +6,9 @@
 // through the conformance engine against the IUT. Two oracles judge it:
 //
 //   - the IUT stops answering: the fuzz case's last connection (a fresh TCP
-//     connection and a valid MPA handshake) is refused or gets no Reply, or
-//     the next case's first handshake finds it gone (charged to this case);
+//     connection and a valid MPA handshake; as initiator, a connection from
+//     the IUT and its Request; a CLC Proposal answered) fails, or the next
+//     case's first step finds it gone (charged to this case);
 //   - the IUT breaks a rule of the reference on the wire: the capture
 //     observer's rules, run over every exchange in passing (in_passing.hpp),
 //     find something wrong in what the IUT sent (a malformed Terminate,
@@ -69,7 +70,9 @@ struct FuzzProgress {
 };
 
 struct FuzzOptions {
-  Connector connect;  // a TCP connection to the IUT (MPA responder)
+  // A connection to the IUT for shape.target: to it (the MPA responder, the
+  // CLC server), or from it (the MPA initiator: accepted from it).
+  Connector connect;
   std::vector<const Case*> seeds;
   std::uint64_t seed = 1;
   std::uint64_t iterations = 0;  // 0: run for `seconds`
@@ -94,6 +97,7 @@ struct FuzzOptions {
 };
 
 struct FuzzSummary {
+  FuzzTarget target = FuzzTarget::kMpaResponder;
   FuzzProgress progress;
   std::size_t seeds = 0;
   std::uint64_t seed = 0;
@@ -114,5 +118,7 @@ std::optional<Input> make_input(const std::vector<Case>& fuzz_seeds, std::uint64
 FuzzSummary run_fuzz(const FuzzOptions& o);
 
 std::string summary_json(const FuzzSummary& s);
+// One finding as an entry of the summary's findings (docs/schema/fuzz.schema.json).
+std::string finding_json(const Finding& f);
 
 }  // namespace rdmaconf::conformance::wirefuzz

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "clc/headers.hpp"
 #include "engine/units.hpp"
 #include "mpa/headers.hpp"
 #include "wirefuzz/case_text.hpp"
@@ -19,6 +20,15 @@ std::uint64_t Rng::next() {
 Rng iteration_rng(std::uint64_t seed, std::uint64_t n) {
   Rng mix(seed ^ (n * 0xd1b54a32d192ed03ULL));
   return Rng(mix.next());
+}
+
+std::string_view to_string(FuzzTarget t) {
+  switch (t) {
+    case FuzzTarget::kMpaResponder: return "mpa-responder";
+    case FuzzTarget::kMpaInitiator: return "mpa-initiator";
+    case FuzzTarget::kClcServer: return "clc-server";
+  }
+  return "mpa-responder";
 }
 
 namespace {
@@ -68,8 +78,33 @@ struct FieldChoice {
   std::uint32_t bits = 0;
 };
 
+// The fields of the CLC messages the tester sends to a CLC server (RFC 7609
+// §3.5.1, App. A): the header with its type-specific bits, the message's
+// body, the trailer. Their names are unique across one message's blocks.
+std::vector<FieldChoice> clc_fields_of(const std::string& unit) {
+  namespace clc = rdmaconf::clc;
+  std::vector<std::span<const wire::FieldDecl>> parts{clc::ClcHeaderSpec::decl.fields};
+  if (unit == "clc.proposal") {
+    parts.insert(parts.end(), {clc::kProposalTypeBits, clc::ProposalBodySpec::decl.fields, clc::IpPrefixSpec::decl.fields});
+  } else if (unit == "clc.accept" || unit == "clc.confirm") {
+    parts.insert(parts.end(), {clc::kAcceptConfirmTypeBits, clc::SmcrAcceptConfirmSpec::decl.fields});
+  } else if (unit == "clc.decline") {
+    parts.insert(parts.end(), {clc::kDeclineTypeBits, clc::DeclineSpec::decl.fields});
+  } else {
+    return {};
+  }
+  parts.push_back(clc::TrailerSpec::decl.fields);
+  std::vector<FieldChoice> out;
+  for (const auto& fields : parts)
+    for (const wire::FieldDecl& f : fields)
+      // The header's type_bits are set through their per-message overlay.
+      if (!f.is_octet_string() && f.abbrev != "type_bits") out.push_back({std::string(f.abbrev), f.bit_width});
+  return out;
+}
+
 std::vector<FieldChoice> fields_of(const std::string& unit) {
   std::vector<FieldChoice> out;
+  if (unit.starts_with("clc.")) return clc_fields_of(unit);
   if (unit == "mpa.request" || unit == "mpa.reply") {
     for (const wire::FieldDecl& f : mpa::ReqRepSpec::decl.fields)
       if (!f.is_octet_string()) out.push_back({std::string(f.abbrev), f.bit_width});
@@ -120,14 +155,22 @@ struct Mutator {
 
   std::string where(std::size_t i) const { return "step " + std::to_string(i + 1) + " (" + step_text(c.steps[i]) + ")"; }
 
-  // The first handshake of the case asks for CRCs (c=1), so that a CRC made
-  // wrong on purpose means something to the receiver (RFC 5044 §7.1.2).
-  void ask_crc() {
+  // The step that sets up MPA on the case's first connection: its
+  // handshake, or in the initiator role the tester's first Reply; nullptr
+  // when neither is there.
+  Step* mpa_setup() {
     for (Step& st : c.steps)
-      if (st.kind == StepKind::kHandshake) {
-        if (std::none_of(st.args.begin(), st.args.end(), [](const Arg& a) { return a.name == "c"; })) st.args.push_back(number_arg("c", 1));
-        return;
-      }
+      if (st.kind == StepKind::kHandshake || (st.kind == StepKind::kSend && st.unit == "mpa.reply")) return &st;
+    return nullptr;
+  }
+
+  // The case's MPA setup asks for CRCs (c=1), so that a CRC made wrong on
+  // purpose means something to the receiver (RFC 5044 §7.1.2: CRCs are used
+  // when either side asks, so the Reply's C does it as well as the Request's).
+  void ask_crc() {
+    Step* st = mpa_setup();
+    if (st && std::none_of(st->args.begin(), st->args.end(), [](const Arg& a) { return a.name == "c"; }))
+      st->args.push_back(number_arg("c", 1));
   }
 
   Mutation field(std::size_t i) {
@@ -157,13 +200,12 @@ struct Mutator {
 
   // Markers both ways (RFC 5044 §7.1.2: towards each side that asked): the
   // tester's Request sets M, and hints the test ULP to ask for them too.
+  // In the initiator role the Reply's M asks the IUT to send them.
   void ask_markers() {
-    for (Step& st : c.steps)
-      if (st.kind == StepKind::kHandshake) {
-        set_arg(st, number_arg("m", 1));
-        set_arg(st, word_arg("hint", "markers"));
-        return;
-      }
+    Step* st = mpa_setup();
+    if (!st) return;
+    set_arg(*st, number_arg("m", 1));
+    if (st->kind == StepKind::kHandshake) set_arg(*st, word_arg("hint", "markers"));
   }
 
   Mutation framing(std::size_t i) {
@@ -247,8 +289,64 @@ std::size_t liveness_step(const Case& c) {
   return c.steps.size();
 }
 
+namespace {
+
+bool seed_of(const Case& seed, FuzzTarget t) {
+  switch (t) {
+    case FuzzTarget::kMpaResponder: return seed.role == Role::kResponder && is_iwarp_suite(seed.protocol);
+    case FuzzTarget::kMpaInitiator: return seed.role == Role::kInitiator && is_iwarp_suite(seed.protocol);
+    case FuzzTarget::kClcServer: return seed.role == Role::kResponder && seed.protocol == "clc";
+  }
+  return false;
+}
+
+Step expect_step(std::vector<Alternative> alternatives) {
+  Step st;
+  st.kind = StepKind::kExpect;
+  st.alternatives = std::move(alternatives);
+  return st;
+}
+
+// The last connection of a fuzz case: does the IUT still answer?
+void add_liveness(Case& c, const std::vector<Step>& seed_steps, int connection, FuzzTarget t) {
+  Step next;
+  next.kind = StepKind::kConnection;
+  next.connection = connection;
+  c.steps.push_back(next);
+  switch (t) {
+    case FuzzTarget::kMpaResponder: {
+      Step hs;
+      hs.kind = StepKind::kHandshake;
+      c.steps.push_back(hs);
+      break;
+    }
+    case FuzzTarget::kMpaInitiator:
+      // It connects again and opens with an MPA Request (RFC 5044 §7.1.2).
+      c.steps.push_back(expect_step({{"mpa.request", {}}}));
+      break;
+    case FuzzTarget::kClcServer: {
+      // A Proposal offering what the seed's first one offered (its
+      // unmutated `offer=` and `smcd=`), answered at all: an Accept or a Decline
+      // (RFC 7609 §3.5.1: the server answers every Proposal).
+      Step p;
+      p.kind = StepKind::kSend;
+      p.unit = "clc.proposal";
+      auto first = std::find_if(seed_steps.begin(), seed_steps.end(),
+                                [](const Step& st) { return st.kind == StepKind::kSend && st.unit == "clc.proposal"; });
+      if (first != seed_steps.end())
+        for (const Arg& a : first->args)
+          if (a.name == "offer" || a.name == "smcd") p.args.push_back(a);
+      c.steps.push_back(p);
+      c.steps.push_back(expect_step({{"clc.accept", {}}, {"clc.decline", {}}}));
+      break;
+    }
+  }
+}
+
+}  // namespace
+
 std::optional<Case> fuzz_case(const Case& seed, const FuzzShape& shape) {
-  if (seed.role != Role::kResponder || !is_iwarp_suite(seed.protocol) || seed.needs_item("agent")) return std::nullopt;
+  if (!seed_of(seed, shape.target) || seed.needs_item("agent")) return std::nullopt;
   Case c;
   c.file = seed.file;
   c.protocol = seed.protocol;
@@ -270,19 +368,21 @@ std::optional<Case> fuzz_case(const Case& seed, const FuzzShape& shape) {
       c.steps.push_back(st);
       continue;
     }
+    // The IUT as initiator opens each connection with its Request: read as
+    // one (whatever the seed checks in it), so that the tester's Reply
+    // answers a Request and an IUT that never connected shows at once.
+    if (shape.target == FuzzTarget::kMpaInitiator && std::any_of(st.alternatives.begin(), st.alternatives.end(),
+                                                                 [](const Alternative& a) { return a.unit == "mpa.request"; })) {
+      c.steps.push_back(expect_step({{"mpa.request", {}}}));
+      continue;
+    }
     // Expectations read what comes; one read after each run of sends.
     if (c.steps.empty() || c.steps.back().kind != StepKind::kExpect) c.steps.push_back(anything_step(shape.settle));
   }
   if (connections >= kMaxConnections) return std::nullopt;
   if (c.steps.empty() || c.steps.back().kind != StepKind::kExpect) c.steps.push_back(anything_step(shape.settle));
-  // Does the IUT still answer? A fresh connection and a valid handshake.
-  Step next;
-  next.kind = StepKind::kConnection;
-  next.connection = connections + 1;
-  c.steps.push_back(next);
-  Step hs;
-  hs.kind = StepKind::kHandshake;
-  c.steps.push_back(hs);
+  // Does the IUT still answer? A fresh connection and a valid setup.
+  add_liveness(c, steps, connections + 1, shape.target);
   // Without a message to mutate there is nothing to fuzz; a value the IUT
   // sent earlier (`@name`) is captured by an expectation, which a fuzz case
   // no longer has.

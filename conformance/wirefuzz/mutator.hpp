@@ -41,14 +41,28 @@ class Rng {
 // The generator of iteration `n` of a run seeded with `seed`.
 Rng iteration_rng(std::uint64_t seed, std::uint64_t n);
 
+// What a run fuzzes, and so which catalogue cases are its seeds and how a
+// fuzz case asks whether the IUT still answers (docs/fuzzing.md).
+enum class FuzzTarget : std::uint8_t {
+  kMpaResponder,  // the IUT listens for MPA (responder-role iWARP cases); liveness: a handshake
+  kMpaInitiator,  // the IUT connects to the tester (initiator-role iWARP cases); liveness: it connects
+                  // again and its first octets are an MPA Request (RFC 5044 §7.1.2)
+  kClcServer,     // the IUT's SMC CLC server (responder-role clc cases); liveness: a Proposal is
+                  // answered with an Accept or a Decline (RFC 7609 §3.5.1)
+};
+std::string_view to_string(FuzzTarget t);
+
 // How a fuzz case reads the IUT: each `< anything` waits this long.
 struct FuzzShape {
   Duration settle{40};
+  FuzzTarget target = FuzzTarget::kMpaResponder;
 };
 
-// The fuzz case of a seed (responder-role iWARP cases: mpa, ddp, rdmap), or
-// nullopt when the seed cannot be one (another role or suite, four
-// connections already, or what the IUT reports locally being its point).
+// The fuzz case of a seed (the cases of shape.target: responder-role or
+// initiator-role iWARP cases of mpa, ddp, rdmap, or responder-role clc
+// cases), or nullopt when the seed cannot be one (another role or suite,
+// four connections already, nothing to send, or what the IUT reports
+// locally being its point).
 std::optional<Case> fuzz_case(const Case& seed, const FuzzShape& shape);
 
 // One mutation, as the step it changed says it (for the summary).

@@ -66,9 +66,28 @@ TEST(Fuzz, UsageErrors) {
   const Ran gone = rdmaconf("fuzz --agent http://127.0.0.1:1 --token t --iterations 1");
   EXPECT_EQ(gone.code, 2);
   EXPECT_NE(gone.err.find("cannot reach the agent"), std::string::npos) << gone.err;
-  const Ran none = rdmaconf("fuzz --reference --case 'clc-*' --iterations 1");
+  // An initiator-role case that sends nothing is no seed of either MPA target.
+  const Ran none = rdmaconf("fuzz --reference --case mpa-initiator-request-first --iterations 1");
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.out.find("no seed"), std::string::npos) << none.out;
+  // One side per run; the wire fuzzer's suites only, clc alone.
+  EXPECT_EQ(rdmaconf("fuzz --target 127.0.0.1:1 --listen 127.0.0.1:0 --iterations 1").code, 2);
+  EXPECT_EQ(rdmaconf("fuzz --reference --suite clc --suite mpa --iterations 1").code, 2);
+  EXPECT_EQ(rdmaconf("fuzz --reference --suite smcr --iterations 1").code, 2);
+  EXPECT_EQ(rdmaconf("fuzz --reference --listen 127.0.0.1:0 --suite clc --iterations 1").code, 2);
+}
+
+TEST(Fuzz, TheInitiatorAndTheClcServerOfTheReference) {
+  // clc cases alone fuzz the CLC server; --listen the initiator, which
+  // connects to the tester.
+  const Ran clc = rdmaconf("fuzz --reference --case 'clc-*' --iterations 3 --time-scale 0.25");
+  EXPECT_EQ(clc.code, 0) << clc.out << clc.err;
+  EXPECT_NE(clc.out.find("(clc-server)"), std::string::npos) << clc.out;
+  EXPECT_NE(clc.out.find("3 iterations"), std::string::npos) << clc.out;
+  const Ran initiator = rdmaconf("fuzz --reference --listen 127.0.0.1:0 --iterations 3 --time-scale 0.25");
+  EXPECT_EQ(initiator.code, 0) << initiator.out << initiator.err;
+  EXPECT_NE(initiator.out.find("the reference initiator connecting to 127.0.0.1:"), std::string::npos) << initiator.out;
+  EXPECT_NE(initiator.out.find("3 iterations"), std::string::npos) << initiator.out;
 }
 
 }  // namespace

@@ -217,6 +217,8 @@ function parseView() {
   if (h === '/captures') return {name: 'captures'};
   if (h === '/coverage') return {name: 'coverage'};
   if (h === '/agents') return {name: 'agents'};
+  if (h === '/fuzz') return {name: 'fuzz'};
+  if ((m = h.match(/^\/fuzz\/(\d+)$/))) return {name: 'fuzzrun', id: +m[1]};
   if ((m = h.match(/^\/capture\/(\d+)$/))) return {name: 'capture', id: +m[1]};
   return {name: 'runs'};
 }
@@ -250,6 +252,10 @@ async function route() {
       await drawNew(current);
     } else if (v.name === 'agents') {
       await drawAgents(current);
+    } else if (v.name === 'fuzz') {
+      await drawFuzz(current);  // fuzz.js
+    } else if (v.name === 'fuzzrun') {
+      await drawFuzzRun(v.id, current);
     } else if (v.name === 'coverage') {
       const cov = await api('/api/coverage');
       if (!current()) return;

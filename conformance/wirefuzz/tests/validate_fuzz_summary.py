@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`rdmaconf fuzz --json` checked against its published JSON Schema
 (docs/schema/fuzz.schema.json): a run without findings and a run that finds a
-fault of the reference. Also checks that the schema refuses a summary that
+fault of the reference, and clean runs of the two other targets (the
+reference initiator, the reference CLC server). Also checks that the schema refuses a summary that
 breaks it (so this test can fail).
 
 python3 validate_fuzz_summary.py --rdmaconf BIN --schema FILE --work DIR
@@ -34,6 +35,8 @@ def main():
         ("clean", ["--reference", "--case", "rdmap-echo-*", "--iterations", "10"], 0),
         ("found", ["--reference", "--fault", "terminate-le-bitfield", "--case", "rdmap-echo-*", "--iterations", "20",
                    "--out", os.path.join(a.work, "out")], 1),
+        ("initiator", ["--reference", "--listen", "127.0.0.1:0", "--iterations", "10"], 0),
+        ("clc", ["--reference", "--suite", "clc", "--iterations", "10"], 0),
     ):
         path = os.path.join(a.work, name + ".json")
         p = subprocess.run([a.rdmaconf, "fuzz", *args, "--time-scale", "0.25", "--json", path],
@@ -45,6 +48,9 @@ def main():
             docs[name] = json.load(fh)
         for e in list(v.iter_errors(docs[name]))[:5]:
             failures.append("%s: %s at %s" % (name, e.message, list(e.absolute_path)))
+    for name, target in (("clean", "mpa-responder"), ("initiator", "mpa-initiator"), ("clc", "clc-server")):
+        if name in docs and docs[name]["target"] != target:
+            failures.append("%s: target %r, expected %r" % (name, docs[name]["target"], target))
     if "found" in docs and not docs["found"]["findings"]:
         failures.append("found: no finding to check the finding schema with")
     if "found" in docs:

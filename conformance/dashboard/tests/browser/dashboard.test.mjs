@@ -5,7 +5,8 @@
 // baseline and sees a later run's failures known, diffs two runs by findings
 // and by cases, uploads captures, lists the agents known from runs, and
 // checks that markup in case text, targets, labels, capture names and
-// capabilities stays text. Then
+// capabilities stays text; starts a fuzz run and sees its finding (and a
+// fuzz target that is markup stays text). Then
 // opens a static report (`rdmaconf run --html`) from file://: the same page
 // over embedded data, loading nothing.
 // Usage: node dashboard.test.mjs RDMACONF_EXE [SCREENSHOT_DIR]
@@ -295,6 +296,33 @@ try {
   assert.match(await page.$eval('#agents table.caps', (e) => e.textContent), /mpa_revisions1, 2/, 'every capability listed');
   assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no script from capabilities ran');
   await shot('agents');
+
+  // 8b. A fuzz run from the page: the reference with a Terminate fault,
+  // its finding shown as it comes (signature, script as text, a capture
+  // link); then one whose target is markup, shown as text.
+  await page.goto(base + '#/fuzz');
+  await page.waitForSelector('#fuzz-start');
+  await page.select('#fuzz-side', 'reference');
+  await page.type('#fuzz-faults', 'terminate-le-bitfield');
+  await page.type('#fuzz-cases', 'rdmap-echo-*');
+  await page.$eval('#fuzz-seconds', (e) => { e.value = '6'; });
+  await page.click('#fuzz-start');
+  await page.waitForFunction(() => /^#\/fuzz\/\d+$/.test(location.hash));
+  await page.waitForSelector('.fuzz-finding .signature', {timeout: 60000});
+  assert.equal(await page.$eval('.fuzz-finding .signature', (e) => e.textContent), 'breaks rfc5040-4.8-terminate-format');
+  assert.match(await page.$eval('.fuzz-finding pre.script', (e) => e.textContent), /connection 2\nhandshake/, 'the case script as text');
+  assert.match(await page.$eval('.fuzz-finding a.capture', (e) => e.getAttribute('href')), /^\/api\/fuzz\/\d+\/findings\/1\/captures\/.+\.pcapng$/);
+  await page.waitForFunction(() => document.querySelector('#fuzz-status').textContent === 'done', {timeout: 60000});
+  await shot('fuzz');
+  const evilFuzz = await api('POST', '/api/fuzz', {target: '<img src=x onerror="window.__pwned=6">:1', iterations: 1});
+  assert.equal(evilFuzz.status, 201);
+  await page.goto(base + '#/fuzz/' + evilFuzz.json.id);
+  await page.waitForFunction(() => document.querySelector('#fuzz-status').textContent !== 'running', {timeout: 60000});
+  assert.ok((await page.$eval('main', (e) => e.textContent)).includes('target <img src=x'), 'the markup target shown as text');
+  await page.goto(base + '#/fuzz');
+  await page.waitForSelector('#fuzz-runs tr td');
+  assert.equal(await page.$$eval('main img, main script', (l) => l.length), 0, 'no element from a fuzz run');
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no script from a fuzz run ran');
 
   assert.deepEqual(errors, [], 'no page errors');
 

@@ -17,15 +17,21 @@ TEST(RoceSide, TheGidFollowsTheConnectionsLocalAddress) {
   EXPECT_FALSE(endpoint_ipv4("fe80::1:7700"));  // IPv6
 }
 
+RoceSideConfig on(const char* device) {
+  RoceSideConfig c;
+  c.device = device;
+  return c;
+}
+
 TEST(RoceSide, AConnectionWithoutIpv4NeedsAGidIndex) {
-  const conformance::RoceFactory f = device_roce_factory({"rxe0", 1, std::nullopt});
+  const conformance::RoceFactory f = device_roce_factory(on("rxe0"));
   std::string error;
   EXPECT_EQ(f({"?", "10.79.0.1:7710"}, error), nullptr);
   EXPECT_NE(error.find("--roce-gid-index"), std::string::npos) << error;
 }
 
 TEST(RoceSide, ADeviceThatIsNotThereIsAnError) {
-  const conformance::RoceFactory f = device_roce_factory({"no-such-device9", 1, std::nullopt});
+  const conformance::RoceFactory f = device_roce_factory(on("no-such-device9"));
   std::string error;
   EXPECT_EQ(f({"10.79.0.2:1", "10.79.0.1:7710"}, error), nullptr);
   EXPECT_FALSE(error.empty());

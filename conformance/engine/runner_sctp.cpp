@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "engine/sctp_transport.hpp"
+#include "engine/units.hpp"
 #include "sctp/messages.hpp"
 
 namespace rdmaconf::conformance::runner {
@@ -220,19 +221,6 @@ Seen read_association(const SctpPeerInit& peer) {
   return out;
 }
 
-bool compare(Op op, std::uint64_t have, std::uint64_t want) {
-  switch (op) {
-    case Op::kNone:
-    case Op::kEq: return have == want;
-    case Op::kNe: return have != want;
-    case Op::kLt: return have < want;
-    case Op::kLe: return have <= want;
-    case Op::kGt: return have > want;
-    case Op::kGe: return have >= want;
-  }
-  return false;
-}
-
 // Empty when `seen` matches `alt`, else the field that differs: name, want, have.
 std::optional<std::array<std::string, 3>> differs(const Alternative& alt, const Seen& seen) {
   for (const Arg& a : alt.args) {
@@ -257,7 +245,7 @@ std::optional<std::array<std::string, 3>> differs(const Alternative& alt, const 
                                                               : a.value.text;
     if (it == seen.numbers.end())
       return std::array{a.name, want_text, std::string(a.name == "indication" ? "none" : "absent")};
-    if (want && compare(a.op, it->second, *want)) continue;
+    if (want && conformance::compare(it->second, a.op, *want)) continue;
     return std::array{a.name, std::string(to_string(a.op == Op::kNone ? Op::kEq : a.op)) + want_text,
                       a.name == "function" ? function_word(it->second) : std::to_string(it->second)};
   }

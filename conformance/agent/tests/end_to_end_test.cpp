@@ -5,9 +5,6 @@
 // that restarts mid-run costs the affected cases an `error` and the run goes
 // on; a run against a target that speaks only MPA leaves the clc suite out
 // and says why.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -18,95 +15,26 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 
-extern char** environ;
+#include "child_process.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-constexpr const char* kToken = "e2e-token";
-
-// A child process whose stdout is read until a line names "127.0.0.1:PORT"
-// after `marker`; stopped with SIGTERM.
-class Process {
- public:
-  Process(std::vector<std::string> args, const std::string& marker) {
-    int out[2];
-    EXPECT_EQ(::pipe(out), 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_addclose(&fa, out[0]);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    EXPECT_EQ(posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    ::close(out[1]);
-    out_ = ::fdopen(out[0], "r");
-    char line[512];
-    while (out_ && std::fgets(line, sizeof line, out_)) {
-      const std::string l(line);
-      const auto m = l.find(marker);
-      if (m == std::string::npos) continue;
-      const auto at = l.find("127.0.0.1:", m);
-      if (at == std::string::npos) continue;
-      address_ = l.substr(at, l.find_first_not_of("0123456789.:", at) - at);
-      break;
-    }
-    EXPECT_FALSE(address_.empty()) << "the process printed no address after '" << marker << "'";
-  }
-  ~Process() { stop(); }
-  void stop() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-      pid_ = -1;
-    }
-    if (out_) std::fclose(out_);
-    out_ = nullptr;
-  }
-  const std::string& address() const { return address_; }
-
- private:
-  pid_t pid_ = -1;
-  FILE* out_ = nullptr;
-  std::string address_;
-};
-
-struct AgentProcess : Process {
-  explicit AgentProcess(const std::string& control = "127.0.0.1:0")
-      : Process({RDMACONF_AGENT_EXE, "--backend", "reference", "--control", control, "--token", kToken}, "control http://") {}
-  std::string url() const { return "http://" + address(); }
-  std::string port() const { return address().substr(address().rfind(':') + 1); }
-};
+using rdmaconf::agent::testing::AgentProcess;
+using rdmaconf::agent::testing::ChildProcess;
+using rdmaconf::agent::testing::kToken;
+using rdmaconf::agent::testing::load;
+using rdmaconf::agent::testing::slurp;
 
 std::string temp(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("rdmaconf-agent-test-" + std::to_string(::getpid()) + "-" + name)).string();
 }
 
-int run(const std::string& args, const std::string& log) {
-  const std::string cmd = std::string(RDMACONF_EXE) + " run " + args + " > " + log + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-json load(const std::string& path) {
-  std::ifstream f(path);
-  return json::parse(f, nullptr, false);
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+int run(const std::string& args, const std::string& log) { return rdmaconf::agent::testing::rdmaconf_command("run", args, log); }
 
 TEST(EndToEnd, TheCatalogueThroughTheAgentGivesTheReferenceVerdicts) {
   AgentProcess agent;
@@ -247,7 +175,7 @@ TEST(EndToEnd, AnAgentRestartMidRunIsAnErrorForTheCasesItHitAndTheRunGoesOn) {
 }
 
 TEST(EndToEnd, ATargetThatSpeaksOnlyMpaDoesNotGetTheClcSuite) {
-  Process responder({RDMACONF_EXE, "responder", "--listen", "127.0.0.1:0", "--clc-listen", "127.0.0.1:0"},
+  ChildProcess responder({RDMACONF_EXE, "responder", "--listen", "127.0.0.1:0", "--clc-listen", "127.0.0.1:0"},
                     "iWARP (MPA responder) on");
   const std::string log = temp("target.log"), out = temp("target.json");
   run("--target " + responder.address() + " --time-scale 0.25 -q --json " + out, log);

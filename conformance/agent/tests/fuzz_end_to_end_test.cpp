@@ -5,9 +5,6 @@
 // the kernel's stack as its signature and its splat beside the script; an
 // agent that goes away is a finding too, and both end the run when the host
 // does not come back.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -19,7 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-extern char** environ;
+#include "child_process.hpp"
 
 namespace {
 
@@ -27,56 +24,10 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-constexpr const char* kToken = "fuzz-e2e-token";
-
-// rdmaconf-agent with the reference backend, stopped by SIGTERM to its PID.
-class Agent {
- public:
-  explicit Agent(const std::string& kernel_log) {
-    std::vector<std::string> args{RDMACONF_AGENT_EXE, "--backend", "reference", "--control", "127.0.0.1:0",
-                                  "--token",          kToken};
-    if (!kernel_log.empty()) args.insert(args.end(), {"--kernel-log", kernel_log});
-    int out[2];
-    EXPECT_EQ(::pipe(out), 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_addclose(&fa, out[0]);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    EXPECT_EQ(posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    ::close(out[1]);
-    out_ = ::fdopen(out[0], "r");
-    char line[512];
-    while (out_ && std::fgets(line, sizeof line, out_)) {
-      const std::string l(line);
-      const auto at = l.find("control http://");
-      if (at == std::string::npos) continue;
-      url_ = l.substr(at + 8, l.find_first_of(" \n", at + 8) - at - 8);
-      break;
-    }
-    EXPECT_FALSE(url_.empty());
-  }
-  ~Agent() { stop(); }
-  void stop() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-      pid_ = -1;
-    }
-    if (out_) std::fclose(out_);
-    out_ = nullptr;
-  }
-  const std::string& url() const { return url_; }
-
- private:
-  pid_t pid_ = -1;
-  FILE* out_ = nullptr;
-  std::string url_;
-};
+using rdmaconf::agent::testing::AgentProcess;
+using rdmaconf::agent::testing::kToken;
+using rdmaconf::agent::testing::load;
+using rdmaconf::agent::testing::slurp;
 
 struct Scratch {
   fs::path dir = fs::temp_directory_path() / ("rdmaconf-fuzz-agent-test-" + std::to_string(::getpid()) + "-" +
@@ -89,25 +40,11 @@ struct Scratch {
   std::string operator/(const std::string& name) const { return (dir / name).string(); }
 };
 
-int fuzz(const std::string& args, const std::string& log) {
-  const std::string cmd = std::string(RDMACONF_EXE) + " fuzz " + args + " > " + log + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-json load(const std::string& path) {
-  std::ifstream f(path);
-  return json::parse(f, nullptr, false);
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
+int fuzz(const std::string& args, const std::string& log) { return rdmaconf::agent::testing::rdmaconf_command("fuzz", args, log); }
 
 TEST(FuzzThroughTheAgent, TheCleanReferenceFindsNothing) {
   Scratch s;
-  Agent agent("");
+  AgentProcess agent;
   const int code = fuzz("--agent " + agent.url() + " --token " + kToken +
                             " --case 'ddp-echo-*' --iterations 30 --time-scale 0.25 --json " + s / "fuzz.json",
                         s / "log");
@@ -124,7 +61,7 @@ TEST(FuzzThroughTheAgent, ACrashInTheKernelLogIsAFindingWithItsSplat) {
   Scratch s;
   const std::string kmsg = s / "kmsg";
   std::ofstream(kmsg) << "[   0.1] booted\n";
-  Agent agent(kmsg);
+  AgentProcess agent("127.0.0.1:0", {"--kernel-log", kmsg});
   int code = -1;
   std::thread run([&] {
     code = fuzz("--agent " + agent.url() + " --token " + kToken +
@@ -157,7 +94,7 @@ TEST(FuzzThroughTheAgent, ACrashInTheKernelLogIsAFindingWithItsSplat) {
 
 TEST(FuzzThroughTheAgent, AnAgentThatGoesAwayIsAFinding) {
   Scratch s;
-  auto agent = std::make_unique<Agent>("");
+  auto agent = std::make_unique<AgentProcess>();
   int code = -1;
   std::thread run([&] {
     code = fuzz("--agent " + agent->url() + " --token " + kToken +

@@ -4,8 +4,6 @@
 // command line's run tests share it.
 #pragma once
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -15,6 +13,8 @@
 #include <cstdint>
 #include <string>
 #include <thread>
+
+#include "loopback_listener.hpp"
 
 namespace rdmaconf::test_support {
 
@@ -31,15 +31,9 @@ class LoopbackPeer {
   };
 
   explicit LoopbackPeer(Play play) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    EXPECT_EQ(::listen(fd_, 16), 0);
-    socklen_t len = sizeof a;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
+    const LoopbackListener l = listen_loopback();
+    fd_ = l.fd;
+    port_ = l.port;
     thread_ = std::thread([this, play = std::move(play)] {
       do {
         const int c = ::accept(fd_, nullptr, nullptr);

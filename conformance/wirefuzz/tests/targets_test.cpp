@@ -3,8 +3,6 @@
 // IUT's SMC CLC server (responder-role clc cases). Their fuzz cases, the
 // clean reference yielding no finding as either, and a crash planted in
 // each found, minimized and reproduced.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,6 +19,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/responder.hpp"
+#include "fuzz_test_support.hpp"
 #include "wirefuzz/case_text.hpp"
 #include "wirefuzz/fuzzer.hpp"
 #include "wirefuzz/mutator.hpp"
@@ -30,27 +29,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const Catalogue& catalogue() {
-  static const Catalogue cat = load_catalogue(std::string(RDMACONF_SOURCE_DIR) + "/conformance/cases");
-  return cat;
-}
-
 std::vector<const Case*> seeds_of(FuzzTarget t) {
   std::vector<const Case*> out;
   for (const Case& c : catalogue().cases)
     if (fuzz_case(c, {Duration(40), t})) out.push_back(&c);
   return out;
-}
-
-Case parse_one(const std::string& text, const std::string& protocol) {
-  auto parsed = parse_script(text, "printed.case");
-  if (auto* e = std::get_if<SyntaxError>(&parsed)) {
-    ADD_FAILURE() << e->to_string() << "\n" << text;
-    return {};
-  }
-  Case c = std::get<std::vector<Case>>(parsed).front();
-  c.protocol = protocol;
-  return c;
 }
 
 const Case& by_id(std::string_view id) {
@@ -234,18 +217,9 @@ class CrashingClcServer {
     std::vector<std::uint8_t> from_client;
   };
   void listen(std::uint16_t port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(port);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    EXPECT_EQ(::listen(fd_, 16), 0);
-    socklen_t len = sizeof a;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
+    const test_support::LoopbackListener l = test_support::listen_loopback(port);
+    fd_ = l.fd;
+    port_ = l.port;
   }
   void drop_all() {
     for (Pair& p : pairs_) {

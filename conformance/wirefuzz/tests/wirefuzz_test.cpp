@@ -3,8 +3,6 @@
 // finding, and faults planted in the reference are found, minimized and
 // reproduced by the script written for them; a kernel crash on the IUT's host
 // (the host oracle) likewise.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,17 +19,13 @@
 
 #include "engine/engine.hpp"
 #include "engine/responder.hpp"
+#include "fuzz_test_support.hpp"
 #include "wirefuzz/case_text.hpp"
 #include "wirefuzz/fuzzer.hpp"
 #include "wirefuzz/mutator.hpp"
 
 namespace rdmaconf::conformance::wirefuzz {
 namespace {
-
-const Catalogue& catalogue() {
-  static const Catalogue cat = load_catalogue(std::string(RDMACONF_SOURCE_DIR) + "/conformance/cases");
-  return cat;
-}
 
 std::vector<const Case*> seeds(std::initializer_list<std::string_view> ids) {
   std::vector<const Case*> out;
@@ -41,17 +35,6 @@ std::vector<const Case*> seeds(std::initializer_list<std::string_view> ids) {
   for (std::string_view id : ids)
     EXPECT_TRUE(std::any_of(out.begin(), out.end(), [&](const Case* c) { return c->id == id; })) << id;
   return out;
-}
-
-Case parse_one(const std::string& text, const std::string& protocol) {
-  auto parsed = parse_script(text, "printed.case");
-  if (auto* e = std::get_if<SyntaxError>(&parsed)) {
-    ADD_FAILURE() << e->to_string() << "\n" << text;
-    return {};
-  }
-  Case c = std::get<std::vector<Case>>(parsed).front();
-  c.protocol = protocol;
-  return c;
 }
 
 TEST(CaseText, EveryCatalogueCaseReadsBackTheSame) {
@@ -308,18 +291,9 @@ class DyingRelay {
 
  private:
   void listen(std::uint16_t port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(port);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    EXPECT_EQ(::listen(fd_, 16), 0);
-    socklen_t len = sizeof a;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
+    const test_support::LoopbackListener l = test_support::listen_loopback(port);
+    fd_ = l.fd;
+    port_ = l.port;
   }
   void run() {
     while (!stop_) {

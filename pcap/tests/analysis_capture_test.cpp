@@ -25,20 +25,6 @@ namespace {
 using rdmaconf::testing::run_command;
 namespace rq = rdmaconf::requirements;
 
-AnalysisResult analyze(const std::string& path, AnalysisListener* listener = nullptr) {
-  std::string error;
-  auto r = analyze_file(path, AnalysisOptions{}, listener, error);
-  EXPECT_TRUE(r.has_value()) << error;
-  return r ? std::move(*r) : AnalysisResult{};
-}
-
-std::string dump(const AnalysisResult& r) {
-  std::string s;
-  for (const ViolationRecord& v : r.violations)
-    s += "frame " + std::to_string(v.frame) + " " + std::string(v.rule->id) + ": " + v.text + "\n";
-  return s;
-}
-
 // Sends, Writes and a Read in both directions; `n` Sends of `size` octets.
 Session busy_session(SessionConfig c, int n = 20, std::size_t size = 100) {
   Session s(c);

@@ -1,8 +1,8 @@
 // Builders for the analysis tests: DDP/RDMAP segments through the reference's
 // header declarations, an MPA session (Request, Reply, then FPDUs through mpa::Framer with
-// its overrides), an observer sink that records everything, and a capture
+// its overrides), an observer sink that records everything, a capture
 // builder that lays a session's octets into TCP segments exactly as a test
-// wants them cut, reordered or lost.
+// wants them cut, reordered or lost, and a capture file analyzed whole.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analyzer.hpp"
 #include "analysis/observer.hpp"
 #include "capture/synth.hpp"
 #include "capture/writer.hpp"
@@ -342,5 +343,24 @@ class CaptureBuilder {
   Framing framing_;
   Ip ip_;
 };
+
+// A capture file analyzed as `rdmaconf analyze` analyzes it; a file it
+// cannot read fails the test (and gives an empty result).
+inline AnalysisResult analyze(const std::string& path, const AnalysisOptions& options = {},
+                              AnalysisListener* listener = nullptr) {
+  std::string error;
+  auto r = analyze_file(path, options, listener, error);
+  EXPECT_TRUE(r.has_value()) << error;
+  return r ? std::move(*r) : AnalysisResult{};
+}
+inline AnalysisResult analyze(const std::string& path, AnalysisListener* listener) { return analyze(path, {}, listener); }
+
+// A result's violations, one a line, for a failing assertion's message.
+inline std::string dump(const AnalysisResult& r) {
+  std::string s;
+  for (const ViolationRecord& v : r.violations)
+    s += "frame " + std::to_string(v.frame) + " " + std::string(v.rule->id) + ": " + v.text + "\n";
+  return s;
+}
 
 }  // namespace rdmaconf::analysis::testing

@@ -120,13 +120,6 @@ std::string tcp_exchange(const TcpFlaws& f, const std::string& name) {
   return x.save(name);
 }
 
-AnalysisResult analyze(const std::string& path) {
-  std::string error;
-  auto r = analyze_file(path, AnalysisOptions{}, nullptr, error);
-  EXPECT_TRUE(r.has_value()) << error;
-  return r ? std::move(*r) : AnalysisResult{};
-}
-
 TEST(MpaTcpCaptures, TheExchangeKeepsEveryRule) {
   const AnalysisResult r = analyze(tcp_exchange({}, "mpa-tcp-good.pcapng"));
   EXPECT_EQ(r.summary.mpa_connections, 1u);

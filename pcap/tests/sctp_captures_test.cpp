@@ -22,22 +22,6 @@
 namespace rdmaconf::analysis::testing {
 namespace {
 
-AnalysisResult analyze(const std::string& path, std::size_t jobs = 1) {
-  std::string error;
-  AnalysisOptions o;
-  o.jobs = jobs;
-  auto r = analyze_file(path, o, nullptr, error);
-  EXPECT_TRUE(r.has_value()) << error;
-  return r ? std::move(*r) : AnalysisResult{};
-}
-
-std::string dump(const AnalysisResult& r) {
-  std::string s;
-  for (const ViolationRecord& v : r.violations)
-    s += "frame " + std::to_string(v.frame) + " " + std::string(v.rule->id) + ": " + v.text + "\n";
-  return s;
-}
-
 std::uint64_t opcode(const AnalysisSummary& s, rdmap::Opcode op) { return s.rdmap_messages[static_cast<int>(op)]; }
 
 // The loopback run, captured with dumpcap on lo (UDP, usrsctp's
@@ -58,7 +42,9 @@ std::uint64_t opcode(const AnalysisSummary& s, rdmap::Opcode op) { return s.rdma
 //   with SE 1: 16.
 TEST(SctpCaptures, RealLoopbackOverUdpCountsPinned) {
   for (std::size_t jobs : {std::size_t{1}, std::size_t{2}}) {
-    const AnalysisResult r = analyze(std::string(RDMACONF_REAL_CAPTURES) + "/usrsctp-loopback.pcapng", jobs);
+    AnalysisOptions o;
+    o.jobs = jobs;
+    const AnalysisResult r = analyze(std::string(RDMACONF_REAL_CAPTURES) + "/usrsctp-loopback.pcapng", o);
     const AnalysisSummary& s = r.summary;
     EXPECT_EQ(s.frames, 33u);
     EXPECT_EQ(s.streams, 0u);

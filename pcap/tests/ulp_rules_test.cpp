@@ -74,13 +74,6 @@ struct Conversation {
   }
 };
 
-AnalysisResult analyze(const std::string& path) {
-  std::string error;
-  auto r = analyze_file(path, AnalysisOptions{}, nullptr, error);
-  EXPECT_TRUE(r.has_value()) << error;
-  return r ? std::move(*r) : AnalysisResult{};
-}
-
 std::map<std::string, std::uint64_t> violations(const AnalysisResult& r) { return r.summary.violations_per_rule; }
 
 // ---- RPC-over-RDMA (RFC 8166 §4.1.2), written by rpcrdma::encode

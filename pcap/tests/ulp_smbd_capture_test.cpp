@@ -142,13 +142,6 @@ std::string build(const std::string& name, bool negotiate = true) {
   return c.save(name);
 }
 
-AnalysisResult analyze(const std::string& path, const AnalysisOptions& options = {}) {
-  std::string error;
-  auto r = analyze_file(path, options, nullptr, error);
-  EXPECT_TRUE(r.has_value()) << error;
-  return r ? std::move(*r) : AnalysisResult{};
-}
-
 TEST(UlpSmbdCapture, RecognisedFromTheNegotiateRequestAndCountedPerKind) {
   const AnalysisResult r = analyze(build("smbd-session.pcapng"));
   EXPECT_EQ(r.summary.violations, 0u);

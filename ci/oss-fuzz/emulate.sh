@@ -92,13 +92,17 @@ rm -f "$OUT"/*_fuzzer "$OUT"/*_fuzzer.*
 # ---- check_build
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:silence_unsigned_overflow=1:suppressions=$root/fuzz/known-issues.ubsan.supp"
-problems=0
-bad() { log "check_build: $*"; problems=$((problems + 1)); }
 targets=()
 for exe in "$OUT"/*_fuzzer; do [ -f "$exe" ] && targets+=("$(basename "$exe")"); done
 [ ${#targets[@]} -gt 0 ] || die "build.sh left no *_fuzzer in $OUT"
-for t in "${targets[@]}"; do
-  exe=$OUT/$t
+# One target's checks; each problem is a line of $WORK/check/<t>.problems,
+# and <t>.done says the checks ran to their end.
+check_target() {
+  local t=$1 exe=$OUT/$1 syms mixed corpus n max_len
+  local problems=$WORK/check/$t.problems
+  : >"$problems"
+  rm -f "$WORK/check/$t.done"
+  bad() { log "check_build: $*"; echo "$*" >>"$problems"; }
   syms=$(nm -C "$exe" 2>/dev/null || true)
   grep -q "LLVMFuzzerTestOneInput" <<<"$syms" || bad "$t: no LLVMFuzzerTestOneInput"
   grep -q "fuzzer::Fuzzer" <<<"$syms" || bad "$t: not linked with libFuzzer"
@@ -118,7 +122,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus"
   [ -f "$exe"_seed_corpus.zip ] && unzip -q -o "$exe"_seed_corpus.zip -d "$corpus"
   n=$(find "$corpus" -type f | wc -l)
-  dict=()
+  local dict=()
   [ -f "$exe.dict" ] && dict=(-dict="$exe.dict")
   max_len=$(sed -n 's/^max_len = //p' "$exe.options" 2>/dev/null)
   if ! "$exe" -runs=0 "${dict[@]}" ${max_len:+-max_len="$max_len"} -rss_limit_mb=2560 -timeout=25 \
@@ -127,6 +131,23 @@ for t in "${targets[@]}"; do
     bad "$t: failed on its seed corpus or dictionary (log $WORK/check/$t.log)"
   else
     log "check_build: $t ok ($n seed inputs${dict:+, dictionary})"
+  fi
+  touch "$WORK/check/$t.done"
+}
+# The targets' checks side by side, a core each (each fuzzer runs on one):
+# the seed corpora take most of this step's time.
+# shellcheck source=../fuzz-lib.sh
+source "$root/ci/fuzz-lib.sh"  # run_all
+mkdir -p "$WORK/check"
+rm -f "$WORK"/check/*.problems "$WORK"/check/*.done
+run_all "$(nproc)" check_target "${targets[@]}"
+problems=0
+for t in "${targets[@]}"; do
+  if [ -f "$WORK/check/$t.done" ]; then
+    problems=$((problems + $(wc -l <"$WORK/check/$t.problems")))
+  else
+    log "check_build: $t: its check did not finish"
+    problems=$((problems + 1))
   fi
 done
 [ "$problems" -eq 0 ] || die "check_build: $problems problem(s)"

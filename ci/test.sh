@@ -5,11 +5,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each stage's line says when it began (seconds since the start); the last
+# line gives every stage's seconds, the figures of docs/performance.md "CI".
+stages=()
+stage_mark() { stages+=("$1=$SECONDS"); echo "== [${SECONDS}s] $2"; }
+stage_times() {
+  local prev="" from=0 out="" name at
+  for s in "${stages[@]}" "end=$SECONDS"; do
+    name=${s%=*} at=${s##*=}
+    [ -n "$prev" ] && out+=" $prev $((at - from))s;"
+    prev=$name from=$at
+  done
+  echo "== stage seconds:${out%;} (total ${SECONDS}s)"
+}
+
+stage_mark deps "packages (ci/install-deps.sh)"
 bash ci/install-deps.sh
 
 jobs=$(nproc)
 
-echo "== build (g++, -Werror)"
+stage_mark g++ "build (g++, -Werror)"
 cmake -S . -B build/gcc -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDMACONF_WERROR=ON \
   -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++
 cmake --build build/gcc -j "$jobs"
@@ -18,19 +33,19 @@ cmake --build build/gcc -j "$jobs"
 # end whatever the optimisation level: -O0 without debug info compiles in
 # 54-62 % of the time of -O2 -g (docs/performance.md, "CI"), with the same
 # diagnostics and asserts left in.
-echo "== build (clang, -Werror, -O0)"
+stage_mark clang "build (clang, -Werror, -O0)"
 cmake -S . -B build/clang -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRDMACONF_WERROR=ON \
   -DCMAKE_C_FLAGS_DEBUG=-O0 -DCMAKE_CXX_FLAGS_DEBUG=-O0 \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
 cmake --build build/clang -j "$jobs"
 
-echo "== tests"
+stage_mark ctest "tests"
 ctest --test-dir build/gcc --output-on-failure -j "$jobs" --timeout 300
 
 # The g++ build as a user installs it: its Debian packages unpacked into a
 # scratch root and run from there with the checkout hidden (docs/install.md,
 # "The check in CI"); 16-25 s here beside other builds, 10 s of it CPU.
-echo "== installed packages (ci/install-check.sh)"
+stage_mark install-check "installed packages (ci/install-check.sh)"
 bash ci/install-check.sh build/gcc
 
 # The registry traced to the RFC texts: every normative sentence of the
@@ -39,7 +54,7 @@ bash ci/install-check.sh build/gcc
 # The RFCs whose trace is complete (all the registry covers).
 traced_rfcs="5044 6581 5041 5040 7306 5042 5043 7609"
 rfc_dir=../shared/rfc
-echo "== requirements traced to the RFC texts (RFC ${traced_rfcs// /, })"
+stage_mark requirements "requirements traced to the RFC texts (RFC ${traced_rfcs// /, })"
 if [ -d "$rfc_dir" ]; then
   rfc_args=()
   for n in $traced_rfcs; do rfc_args+=(--rfc "$n"); done
@@ -52,11 +67,13 @@ fi
 # and libpcap from source, build.sh unchanged) and checked as its
 # check_build does; both sanitizers of project.yaml in one build. The smoke
 # run then fuzzes those binaries.
-echo "== OSS-Fuzz build emulated (ci/oss-fuzz/emulate.sh; docs/fuzzing.md)"
+stage_mark oss-fuzz "OSS-Fuzz build emulated (ci/oss-fuzz/emulate.sh; docs/fuzzing.md)"
 SANITIZER="address undefined" OSSFUZZ_DIR=build/oss-fuzz bash ci/oss-fuzz/emulate.sh >build/oss-fuzz.log 2>&1 ||
   { tail -40 build/oss-fuzz.log; exit 1; }
 grep -E "check_build|emulated" build/oss-fuzz.log
 
-echo "== fuzz smoke (libFuzzer, ASan+UBSan, libc++; every target ${FUZZ_SECONDS:-3}s; docs/fuzzing.md)"
-FUZZ_PREBUILT=build/oss-fuzz/out FUZZ_SEEDS=build/oss-fuzz/work/seeds FUZZ_SECONDS=${FUZZ_SECONDS:-3} \
+# A fuzzer runs on one core: one target per core, each for its full time.
+stage_mark smoke "fuzz smoke (libFuzzer, ASan+UBSan, libc++; every target ${FUZZ_SECONDS:-3}s, $jobs at a time; docs/fuzzing.md)"
+FUZZ_PREBUILT=build/oss-fuzz/out FUZZ_SEEDS=build/oss-fuzz/work/seeds FUZZ_SECONDS=${FUZZ_SECONDS:-3} FUZZ_JOBS=$jobs \
   bash ci/fuzz-smoke.sh
+stage_times

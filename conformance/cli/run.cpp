@@ -73,8 +73,9 @@ std::vector<const cf::Case*> runnable_cases(const std::vector<const cf::Case*>& 
   for (const cf::Case* c : selected) {
     const bool clc = cf::uses_clc(c->protocol);
     std::string why;
-    if (c->protocol == "sctp") {
-      if (!o.sctp) why = "no SCTP side for the tester (run the sctp suite against --reference)";
+    const bool over_sctp = o.llp == cf::RunOptions::Llp::kSctp && (c->protocol == "ddp" || c->protocol == "rdmap");
+    if (c->protocol == "sctp" || over_sctp) {
+      if (!o.sctp) why = "no SCTP side for the tester (run the sctp suite and --transport sctp against --reference)";
     } else if (c->protocol == "smcr" && !o.roce) {
       why = "no RoCE transport for the tester's SMC-R side (give --roce-device, or run against --reference)";
     } else if (c->protocol == "smcr" && o.roce_one_port && cf::smcr_links_named(*c) > 1) {
@@ -373,6 +374,7 @@ std::optional<int> start_iut(const RunArgs& a, cf::RunOptions& o, Iut& iut, std:
   o.reply_settle = std::chrono::milliseconds(a.reply_settle_ms);
   o.strict = a.strict;
   o.iut_lacks = a.iut_lacks;
+  o.llp = a.transport == "sctp" ? cf::RunOptions::Llp::kSctp : cf::RunOptions::Llp::kMpa;
   if (!clc_identity_from(a, o.clc_identity, err)) return 2;
   if (const auto code = open_roce(a, o, err)) return *code;
   if (a.reference) return start_reference(a, o, iut, err);
@@ -626,7 +628,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--listen", a.listen, "ADDR:PORT where the tester waits for an IUT that connects (initiator role)");
   sub->add_flag("--reference", a.reference, "Test the built-in reference IUT (with --fault to break it)");
   sub->add_option("--fault", a.faults, "With --reference: a named fault (rdmaconf faults)");
-  sub->add_option("--suite", a.suites, "Protocol suites to run: mpa, ddp, rdmap, clc, smcr");
+  sub->add_option("--suite", a.suites, "Protocol suites to run: mpa, ddp, rdmap, clc, smcr, sctp");
+  sub->add_option("--transport", a.transport,
+                  "What carries the ddp and rdmap suites: mpa (MPA over TCP) or sctp (RFC 5043 over an SCTP "
+                  "association, against --reference; cases whose meaning rests on MPA or TCP are unimplemented, with why)")
+      ->check(CLI::IsMember({"mpa", "sctp"}));
   sub->add_option("--case", a.ids, "Case ids (a trailing * selects a prefix)");
   sub->add_option("--case-file", a.case_files,
                   "A case script outside the catalogue (a bug report's, your own): it runs, and replaces a catalogue "

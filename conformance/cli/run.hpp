@@ -39,6 +39,9 @@ struct RunArgs {
   std::string roce_alternate_device;  // a second RoCE port for added links
   int roce_alternate_gid_index = -1;
   unsigned smcr_version = 0;
+  // --transport: what carries the ddp and rdmap suites, "mpa" (MPA over
+  // TCP) or "sctp" (RFC 5043, the tester's SCTP side: --reference).
+  std::string transport = "mpa";
   // A lab's workflow (docs/conformance.md, "The lab workflow"): the known
   // failures to compare with, free labels, and the IUT as the operator
   // describes it (FIELD=VALUE; wins over what an agent says).

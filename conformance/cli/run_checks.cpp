@@ -149,7 +149,10 @@ int probe_targets(const std::vector<const cf::Case*>& runnable, const cf::RunOpt
     // The tester connects in the responder role only; a case the IUT lacks
     // a need of makes no connection at all.
     // The sctp suite runs on its own SCTP side, no TCP target to probe.
-    if (c->role != cf::Role::kResponder || c->protocol == "sctp" || cf::lacked_need(*c, o.iut_lacks)) continue;
+    // So do the ddp and rdmap suites over SCTP (--transport sctp).
+    const bool over_sctp = o.llp == cf::RunOptions::Llp::kSctp && (c->protocol == "ddp" || c->protocol == "rdmap");
+    if (c->role != cf::Role::kResponder || c->protocol == "sctp" || over_sctp || cf::lacked_need(*c, o.iut_lacks))
+      continue;
     (cf::uses_clc(c->protocol) ? clc : mpa) = true;
   }
   struct Target {

@@ -205,6 +205,12 @@ struct RunOptions {
   // The sctp suite's SCTP side per case (sctp_transport.hpp): the
   // reference's association in memory; unset, the suite is skipped.
   SctpFactory sctp;
+  // The lower layer the ddp and rdmap suites run over: MPA over TCP, or
+  // RFC 5043's adaptation layer on an association from `sctp` (one DDP
+  // Stream Session per connection, the handshake its Initiate and Accept;
+  // docs/sctp-ddp.md). Over SCTP a case whose meaning rests on MPA or TCP
+  // (mpa_bound, needs.hpp) is unimplemented with the reason.
+  enum class Llp : std::uint8_t { kMpa, kSctp } llp = Llp::kMpa;
   // The IUT's own view (a device agent, or the reference IUT in process):
   // `agent.*` expectations read it, reports show it beside the exchange.
   // Without it, cases that need `agent` are unimplemented.

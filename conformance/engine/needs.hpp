@@ -40,6 +40,7 @@ inline constexpr NeedsItem kNeedsItems[] = {
     {"sctp-acks", "the tester's SCTP acknowledges the IUT's chunks only when a case says so (the reference in memory)"},
     {"smcr-actions", "the IUT's SMC-R side adds an RMB or a link, deletes a link or closes when the tester asks"},
     {"smcr-fabric", "the tester controls the RoCE fabric to the IUT: a link can stop delivering before it breaks"},
+    {"mpa", "DDP runs over MPA on TCP: the case's meaning rests on MPA or TCP in a way its steps do not show"},
 };
 
 // The buffers of the test ULP profile (docs/conformance.md, "Test ULP"): a
@@ -60,6 +61,16 @@ std::string needs_items_text();
 // not as its script says.
 const std::string* lacked_need(const Case& c, const std::vector<std::string>& iut_lacks,
                                std::uint8_t smcr_version = 0);
+
+// Why a ddp or rdmap case cannot run over SCTP (RFC 5043, `rdmaconf run
+// --transport sctp`), or empty when it can: its meaning rests on MPA or TCP.
+// Read from the script itself, so no list of cases is kept: the case needs
+// `mpa` (or rev2, markers, no-crc, which only MPA negotiates), or a step
+// names an MPA unit (mpa.*), raw octets, an MPA Request field of its
+// handshake, a framing field of an FPDU (ULPDU_Length, PAD, CRC, Markers),
+// how the FPDU's octets go into TCP sends (split, more, truncate, append),
+// or a TCP reset; or it needs `agent`, whose view names TCP connections.
+std::string mpa_bound(const Case& c);
 
 // The highest SMC-R link number an smcr case names (`link=N` on any step
 // or expectation; 1 when it names none): a case naming link 2 needs the

@@ -17,6 +17,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -143,6 +145,37 @@ std::vector<AdvertisedBuffer> register_all(rdmap::Stream& st, Memory& m);
 // Outgoing seams: a segment about to be framed, rewritten as the faults
 // ask; false when it must not be sent at all.
 bool rewrite_outgoing(const FaultSet& f, ddp::Segment& seg);
+class Requester;  // the test ULP as requester (responder_rdmap.cpp)
+
+// The test ULP above one rdmap::Stream, whatever lower layer carries its
+// segments (MPA over TCP in run_full_operation, RFC 5043's adaptation layer
+// in sctp_memory.cpp): after the stream took segments it reports the
+// completions, obeys commands and echoes Sends and Immediate Data; what it
+// posts goes out through take_segments(), the outgoing faults applied.
+class TestUlp {
+ public:
+  // `flush` sends what take_segments() gives (called whenever the test ULP
+  // posted work); `report` sees every completion, and may be empty.
+  TestUlp(const FaultSet& f, rdmap::Stream& st, Memory& mem, std::function<void()> flush,
+          std::function<void(const rdmap::Completion&)> report);
+  ~TestUlp();
+  TestUlp(const TestUlp&) = delete;
+  TestUlp& operator=(const TestUlp&) = delete;
+  // Takes every completion the stream has and acts on it.
+  void on_completions();
+  // The stream's outgoing segments in the order they go out, each through
+  // rewrite_outgoing (dropped when that says so).
+  std::vector<ddp::Segment> take_segments();
+
+ private:
+  const FaultSet& f_;
+  rdmap::Stream& st_;
+  Memory& mem_;
+  std::function<void()> flush_;
+  std::function<void(const rdmap::Completion&)> report_;
+  std::unique_ptr<Requester> requester_;
+};
+
 // Full operation after a negotiation that ended in `o`: deframes what the
 // peer sends into `st`, obeys and echoes as the test ULP, frames the output.
 void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationOutcome& o, rdmap::Stream& st,

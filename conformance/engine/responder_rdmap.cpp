@@ -1,7 +1,8 @@
 // The reference IUT in full operation (RFC 5041, RFC 5040, RFC 7306 over
 // RFC 5044 framing): rdmap::Stream behind the deframer and framer, the test
-// ULP's memory, its echo and its requester, and the named faults that act on
-// segments on their way out (responder_internal.hpp).
+// ULP's memory, its echo and its requester (TestUlp, which the IUT over SCTP
+// in sctp_memory.cpp shares), and the named faults that act on segments on
+// their way out (responder_internal.hpp).
 #include <algorithm>
 #include <deque>
 #include <functional>
@@ -154,8 +155,6 @@ bool rewrite_outgoing(const FaultSet& f, ddp::Segment& seg) {
   return true;
 }
 
-namespace {
-
 // The test ULP as requester (test_ulp.hpp, UlpCommandSpec): the operations a
 // command asks for, posted in order. A post the ORD refuses (RFC 5040
 // §5.2.1: no more outstanding Read and Atomic Requests than ORD) waits until
@@ -236,6 +235,8 @@ class Requester {
   rdmap::WorkRequestId next_id_ = 5000;
 };
 
+namespace {
+
 std::string describe(const ddp::TerminateCode& code) {
   std::string out = "layer=" + std::string(rdmap::layer_name(code.layer)) + " etype=" + std::to_string(code.etype) +
                     " code=" + std::to_string(code.code);
@@ -264,6 +265,57 @@ void report_completion(const Socket& sock, const rdmap::Completion& c) {
 
 }  // namespace
 
+TestUlp::TestUlp(const FaultSet& f, rdmap::Stream& st, Memory& mem, std::function<void()> flush,
+                 std::function<void(const rdmap::Completion&)> report)
+    : f_(f),
+      st_(st),
+      mem_(mem),
+      flush_(std::move(flush)),
+      report_(std::move(report)),
+      requester_(std::make_unique<Requester>(st, mem)) {}
+
+TestUlp::~TestUlp() = default;
+
+std::vector<ddp::Segment> TestUlp::take_segments() {
+  std::vector<ddp::Segment> segs;
+  while (auto seg = st_.take_outgoing()) segs.push_back(std::move(*seg));
+  if (f_.has(FaultId::kDdpInterleaveMessages)) segs = interleave_messages(std::move(segs));
+  std::erase_if(segs, [&](ddp::Segment& seg) { return !rewrite_outgoing(f_, seg); });
+  return segs;
+}
+
+void TestUlp::on_completions() {
+  while (auto c = st_.poll_completion()) {
+    if (report_) report_(*c);
+    if (c->status != rdmap::CompletionStatus::kSuccess || f_.has(FaultId::kEchoDropped)) continue;
+    if (c->type == rdmap::CompletionType::kRdmaRead || c->type == rdmap::CompletionType::kAtomic) {
+      requester_->run();  // the ORD has room again
+      flush_();
+      continue;
+    }
+    if (c->type == rdmap::CompletionType::kReceive && c->wr_id < mem_.recv.size()) {
+      auto& buffer = mem_.recv[c->wr_id];
+      const wire::Bytes got = wire::Bytes(buffer).first(std::min<std::size_t>(c->byte_len, buffer.size()));
+      if (auto command = parse_command(got)) {
+        // A test ULP command is obeyed, not echoed.
+        requester_->obey(*command);
+        flush_();
+        st_.post_receive(c->wr_id, buffer);
+        continue;
+      }
+      // The test ULP echoes every Send, then gives the buffer back.
+      std::vector<std::uint8_t> copy(buffer.begin(), buffer.begin() + std::min<std::size_t>(c->byte_len, 256));
+      (void)st_.post_send(1000 + c->wr_id, wire::Chunks(wire::Bytes(copy)));
+      flush_();
+      st_.post_receive(c->wr_id, buffer);
+    } else if (c->type == rdmap::CompletionType::kReceiveImmediate && c->immediate_data) {
+      (void)st_.post_immediate(2000 + c->wr_id, *c->immediate_data);
+      flush_();
+      if (c->wr_id < mem_.recv.size()) st_.post_receive(c->wr_id, mem_.recv[c->wr_id]);
+    }
+  }
+}
+
 void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationOutcome& o, rdmap::Stream& st,
                         Memory& mem, std::vector<std::uint8_t> rx) {
   mpa::FramerConfig fc;
@@ -284,23 +336,21 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
   if (f.has(FaultId::kMpaNoPad)) fo.pad_length = 0;
   if (f.has(FaultId::kMpaMarkerReservedSet)) fo.marker_reserved = 0x0001;
 
-  auto flush = [&] {
-    std::vector<ddp::Segment> segs;
-    while (auto seg = st.take_outgoing()) segs.push_back(std::move(*seg));
-    if (f.has(FaultId::kDdpInterleaveMessages)) segs = interleave_messages(std::move(segs));
+  std::function<void()> flush;
+  TestUlp ulp(
+      f, st, mem, [&] { flush(); }, [&](const rdmap::Completion& c) { report_completion(sock, c); });
+  flush = [&] {
+    std::vector<ddp::Segment> segs = ulp.take_segments();
     std::vector<std::uint8_t> out;
     for (std::size_t i = 0; i < segs.size(); ++i) {
       ddp::Segment& seg = segs[i];
-      if (!rewrite_outgoing(f, seg)) continue;
       wire::Chunks ulpdu;
       ulpdu.append(seg.header());
       seg.payload.for_each([&](wire::Bytes b) { ulpdu.append(b); });
       // Fault (RFC 5044 §3): the second segment rides in the first one's FPDU.
       if (f.has(FaultId::kMpaUlpdusShareFpdu) && i == 0 && segs.size() > 1) {
-        if (rewrite_outgoing(f, segs[1])) {
-          ulpdu.append(segs[1].header());
-          segs[1].payload.for_each([&](wire::Bytes b) { ulpdu.append(b); });
-        }
+        ulpdu.append(segs[1].header());
+        segs[1].payload.for_each([&](wire::Bytes b) { ulpdu.append(b); });
         ++i;
       }
       mpa::FramerOverrides this_fo = fo;
@@ -314,37 +364,7 @@ void run_full_operation(Socket& sock, const FaultSet& f, const mpa::NegotiationO
     }
     if (!out.empty()) sock.send(out);
   };
-  Requester requester(st, mem);
-  auto completions = [&] {
-    while (auto c = st.poll_completion()) {
-      report_completion(sock, *c);
-      if (c->status != rdmap::CompletionStatus::kSuccess || f.has(FaultId::kEchoDropped)) continue;
-      if (c->type == rdmap::CompletionType::kRdmaRead || c->type == rdmap::CompletionType::kAtomic) {
-        requester.run();  // the ORD has room again
-        flush();
-        continue;
-      }
-      if (c->type == rdmap::CompletionType::kReceive && c->wr_id < mem.recv.size()) {
-        const wire::Bytes got = wire::Bytes(mem.recv[c->wr_id]).first(std::min<std::size_t>(c->byte_len, mem.recv[c->wr_id].size()));
-        if (auto command = parse_command(got)) {
-          // A test ULP command is obeyed, not echoed.
-          requester.obey(*command);
-          flush();
-          st.post_receive(c->wr_id, mem.recv[c->wr_id]);
-          continue;
-        }
-        // The test ULP echoes every Send, then gives the buffer back.
-        std::vector<std::uint8_t> copy(mem.recv[c->wr_id].begin(), mem.recv[c->wr_id].begin() + std::min<std::size_t>(c->byte_len, 256));
-        (void)st.post_send(1000 + c->wr_id, wire::Chunks(wire::Bytes(copy)));
-        flush();
-        st.post_receive(c->wr_id, mem.recv[c->wr_id]);
-      } else if (c->type == rdmap::CompletionType::kReceiveImmediate && c->immediate_data) {
-        (void)st.post_immediate(2000 + c->wr_id, *c->immediate_data);
-        flush();
-        if (c->wr_id < mem.recv.size()) st.post_receive(c->wr_id, mem.recv[c->wr_id]);
-      }
-    }
-  };
+  auto completions = [&] { ulp.on_completions(); };
 
   std::optional<mpa::RtrKinds> awaiting_rtr;
   if (!o.rtr_to_expect.empty()) awaiting_rtr = o.rtr_to_expect;

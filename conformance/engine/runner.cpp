@@ -654,6 +654,7 @@ StepOutcome expect(Session& s, const Step& st) {
 }
 
 StepOutcome handshake(Session& s, const Step& st) {
+  if (s.ddp_over_sctp) return sctp_ddp_handshake(s, st);
   if (s.c.role != Role::kResponder) return {StepOutcome::Kind::kError, "handshake is for role responder (the tester initiates)"};
   Step req = st;
   req.unit = "mpa.request";
@@ -794,6 +795,7 @@ StepOutcome send_step(Session& s, const Step& st) {
     std::this_thread::sleep_until(*s.settle_until);
     s.settle_until.reset();
   }
+  if (s.ddp_over_sctp && st.unit == "fin") return sctp_ddp_fin(s, st);
   if (st.unit == "fin" || st.unit == "reset") {
     s.sent(st, {});
     if (!flush_held(s))
@@ -820,6 +822,8 @@ StepOutcome send_step(Session& s, const Step& st) {
   if (st.unit == "mpa.reply" && s.c.role == Role::kInitiator)
     if (std::string lacks = unoffered_choice(s, built.octets); !lacks.empty())
       return {StepOutcome::Kind::kUnimplemented, lacks};
+  // Over SCTP the unit is one DDP segment, carried in one chunk (RFC 5043 §5.2.2).
+  if (s.ddp_over_sctp) return sctp_ddp_send(s, st, built.octets, std::move(built.headline), std::move(built.detail));
   s.record(true, built.headline, built.detail);
   s.sent(st, built.octets);
   if (st.unit == "mpa.request" || st.unit == "mpa.reply") s.sent_frame = built.octets;
@@ -846,7 +850,7 @@ StepOutcome send_step(Session& s, const Step& st) {
 }
 
 StepOutcome run_step_as_written(Session& s, const Step& st) {
-  if (s.sctp) return run_sctp_step(s, st);
+  if (s.sctp && !s.ddp_over_sctp) return run_sctp_step(s, st);
   if (is_smcr_step(s, st)) return run_smcr_step(s, st);
   if (st.kind != StepKind::kSend && !flush_held(s))
     return mismatch(Failure::Kind::kClosed, "the IUT closed the connection before the tester could send", closed_as(s));

@@ -122,6 +122,15 @@ std::variant<Built, std::string> build_mpa(Session& s, bool request, const std::
 // framing field.
 std::variant<Built, std::string> frame_ulpdu(Session& s, const std::vector<std::uint8_t>& ulpdu,
                                              const std::vector<Arg>& args) {
+  // Over SCTP a DDP segment needs no framing: one chunk carries it whole
+  // (RFC 5043 §5.2.2); a case that shapes MPA's framing does not run there
+  // (mpa_bound, needs.hpp).
+  if (s.ddp_over_sctp) {
+    Built out;
+    out.octets = ulpdu;
+    out.headline = "DDP Segment Chunk";
+    return out;
+  }
   mpa::FramerOverrides fo;
   bool bad_crc = false;
   for (const Arg& a : args) {
@@ -157,7 +166,8 @@ std::variant<Built, std::string> frame_ulpdu(Session& s, const std::vector<std::
 
 // An RDMAP message in one FPDU.
 std::variant<Built, std::string> build_fpdu(Session& s, const std::string& unit, const std::vector<Arg>& args) {
-  if (!s.framer) return std::string("'" + unit + "' needs full operation: run 'handshake' first");
+  if (!s.framer && !(s.ddp_over_sctp && s.phase == Phase::kFull))
+    return std::string("'" + unit + "' needs full operation: run 'handshake' first");
   if (unit == "fpdu") {
     // `fpdu ulpdu=...`: the ULPDU is given whole, DDP header and all.
     const Arg* u = find_arg(args, "ulpdu");

@@ -25,6 +25,11 @@ namespace rdmaconf::conformance {
 namespace runner {
 namespace {
 
+// RunOptions::llp: the ddp and rdmap suites' cases over SCTP.
+bool carried_by_sctp(const Case& c, const RunOptions& o) {
+  return o.llp == RunOptions::Llp::kSctp && (c.protocol == "ddp" || c.protocol == "rdmap");
+}
+
 // "192.0.2.1:4000" for an IPv4 socket address, "?" otherwise.
 std::string address_text(const sockaddr_storage& sa) {
   if (sa.ss_family != AF_INET) return "?";
@@ -51,6 +56,8 @@ void note_connection(Session& s, CaseResult& result) {
 bool open_connection(Session& s, CaseResult& result, std::string& error) {
   const Case& c = s.c;
   const RunOptions& o = s.o;
+  // The ddp and rdmap suites over SCTP: an association instead of a TCP connection.
+  if (carried_by_sctp(c, o)) return sctp_ddp_open(s, error);
   if (uses_clc(c.protocol)) s.phase = Phase::kClc;
   const Connector& conn = c.role == Role::kInitiator ? o.accept_initiator
                           : (uses_clc(c.protocol) && o.connect_clc) ? o.connect_clc
@@ -244,6 +251,14 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
                       " (the run's --smcr-version) has not";
       return result;
     }
+  if (carried_by_sctp(c, o)) {
+    // What only MPA over TCP can show, said from the script (needs.hpp).
+    if (const std::string why = mpa_bound(c); !why.empty()) {
+      result.verdict = Verdict::kUnimplemented;
+      result.reason = "not over SCTP (RFC 5043): " + why;
+      return result;
+    }
+  }
   Session s(c, o, result);
   std::string error;
   // The sctp suite runs on an SCTP association, not a TCP connection.

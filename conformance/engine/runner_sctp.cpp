@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "engine/sctp_transport.hpp"
+#include "engine/test_ulp.hpp"
 #include "engine/units.hpp"
 #include "sctp/messages.hpp"
 
@@ -23,6 +24,12 @@ struct SctpPhase {
   std::unique_ptr<SctpSide> side;
   bool associated = false;
   std::map<std::uint16_t, std::uint16_t> next_ssn;  // the tester's next DDP-SSN per stream
+  // DDP over SCTP (Session::ddp_over_sctp): the IUT's next DDP-SSN on the
+  // session's stream, the chunks that came ahead of it, and whether the
+  // session has ended (either side's Session Terminate).
+  std::uint16_t expected_ssn = 0;
+  std::map<std::uint16_t, SctpChunk> early;
+  bool ended = false;
 };
 
 namespace {
@@ -321,7 +328,7 @@ StepOutcome expect(Session& s, const Step& st) {
 
 bool sctp_open(Session& s, std::string& error) {
   if (!s.o.sctp) return error = "no SCTP side for the sctp suite (run it against --reference)", false;
-  auto side = s.o.sctp(s.c.role == Role::kInitiator, error);
+  auto side = s.o.sctp(SctpCaseSetup{.iut_active = s.c.role == Role::kInitiator, .ddp = false}, error);
   if (!side) return false;
   s.sctp = std::make_shared<SctpPhase>();
   s.sctp->side = std::move(side);
@@ -355,6 +362,199 @@ StepOutcome run_sctp_step(Session& s, const Step& st) {
     case StepKind::kConnection: break;
   }
   return error(st, "no such step in an sctp case");
+}
+
+// ---- the ddp and rdmap suites over SCTP
+
+namespace {
+
+// The DDP stream a ddp or rdmap case runs on (RFC 5043 §8: any stream pair
+// carries one; the tester takes the first).
+constexpr std::uint16_t kDdpStream = 0;
+// Chunks of the IUT held while an earlier DDP-SSN is missing, at most: an
+// in-order IUT needs none (RFC 5043 §10 lets the receiver bound the gap).
+constexpr std::size_t kEarlyLimit = 64;
+
+std::string chunk_note(const SctpChunk& c) {
+  return ", stream " + std::to_string(c.stream) + ", PPID " + std::to_string(c.ppid) + (c.unordered ? ", U" : ", ordered");
+}
+
+bool send_control(Session& s, sctp::FunctionCode function, wire::Bytes pd, std::string& why) {
+  SctpPhase& p = *s.sctp;
+  SctpChunk chunk;
+  chunk.stream = kDdpStream;
+  chunk.ppid = sctp::kPpidSessionControl;
+  std::uint16_t& next = p.next_ssn[kDdpStream];
+  sctp::SessionControlFields fields;
+  fields.ddp_ssn = next;
+  fields.function = function;
+  fields.private_data = pd;
+  sctp::encode_session_control(fields, chunk.octets);
+  next = static_cast<std::uint16_t>(next + 1);
+  s.record(true,
+           "--> Session " + function_word(static_cast<std::uint64_t>(function)) + ", DDP-SSN " +
+               std::to_string(fields.ddp_ssn) + ", " + std::to_string(pd.size()) + " octets of private data" +
+               chunk_note(chunk),
+           hex(chunk.octets, 64));
+  return p.side->send(chunk, why);
+}
+
+// The IUT's next chunk on the session's stream in DDP-SSN order; nullopt
+// when none came before `deadline` (or none is left, in process).
+std::optional<SctpChunk> next_in_order(SctpPhase& p, Clock::time_point deadline) {
+  for (;;) {
+    if (auto it = p.early.find(p.expected_ssn); it != p.early.end()) {
+      SctpChunk c = std::move(it->second);
+      p.early.erase(it);
+      ++p.expected_ssn;
+      return c;
+    }
+    auto c = p.side->receive(deadline);
+    if (!c) return std::nullopt;
+    auto m = sctp::decode_message(c->ppid, c->octets);
+    // What does not decode, or comes on another stream, is taken as it comes.
+    if (!m || c->stream != kDdpStream || m->ddp_ssn == p.expected_ssn) {
+      if (m && c->stream == kDdpStream) ++p.expected_ssn;
+      return c;
+    }
+    // RFC 5043 §10: unordered delivery; the DDP-SSN restores the order.
+    const auto ahead = static_cast<std::uint16_t>(m->ddp_ssn - p.expected_ssn);
+    if (ahead < 0x8000 && p.early.size() < kEarlyLimit) p.early.emplace(m->ddp_ssn, std::move(*c));
+    else return c;  // behind, or too far ahead: the matchers see it as it is
+  }
+}
+
+}  // namespace
+
+bool sctp_ddp_open(Session& s, std::string& error) {
+  if (!s.o.sctp) return error = "no SCTP side for the tester (--transport sctp runs against --reference)", false;
+  auto side = s.o.sctp(SctpCaseSetup{.iut_active = s.c.role == Role::kInitiator, .ddp = true}, error);
+  if (!side) return false;
+  s.sctp = std::make_shared<SctpPhase>();
+  s.sctp->side = std::move(side);
+  s.ddp_over_sctp = true;
+  s.start = Clock::now();
+  return true;
+}
+
+StepOutcome sctp_ddp_handshake(Session& s, const Step& st) {
+  SctpPhase& p = *s.sctp;
+  if (s.c.role != Role::kResponder) return {StepOutcome::Kind::kError, "handshake is for role responder (the tester initiates)"};
+  std::string why;
+  if (!p.associated && !associate(s, SctpInit{}, why)) return error(st, "the association could not be set up: " + why);
+  // RFC 5043 §6.2: the active side's Initiate opens the session.
+  if (!send_control(s, sctp::FunctionCode::kInitiate, {}, why))
+    return mismatch(Failure::Kind::kClosed, "the tester could not send its Initiate: " + why, "close");
+  s.sent(st, {});
+  const auto c = next_in_order(p, Clock::now() + s.scaled(Duration(3000)));
+  if (!c) {
+    const bool closed = p.side->closed();
+    return mismatch(Failure::Kind::kHandshake,
+                    closed ? "handshake: the IUT ended the association instead of answering the Initiate"
+                           : "handshake: no Session Accept to a valid Initiate",
+                    closed ? "close" : "nothing");
+  }
+  const Seen seen = read_chunk(*c);
+  s.record(false,
+           "<-- " + (seen.unit == "sctp.control" ? "Session " + function_word(seen.numbers.at("function"))
+                                                 : seen.unit) +
+               chunk_note(*c),
+           hex(c->octets, 64));
+  const bool accepted = seen.unit == "sctp.control" &&
+                        seen.numbers.at("function") == static_cast<std::uint64_t>(sctp::FunctionCode::kAccept);
+  if (!accepted) {
+    StepOutcome o = mismatch(Failure::Kind::kHandshake,
+                             "handshake: expected a Session Accept to a valid Initiate, got " +
+                                 (seen.unit == "sctp.control" ? "Session " + function_word(seen.numbers.at("function"))
+                                  : seen.unit == "malformed"  ? "a malformed chunk: " + seen.problem
+                                                              : seen.unit),
+                             seen.unit);
+    o.failure.received.assign(c->octets.begin(), c->octets.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(c->octets.size(), 256)));
+    o.failure.received_length = c->octets.size();
+    return o;
+  }
+  // The IUT's advertisement (the test ULP profile) in the Accept's private data (§5.2.3).
+  for (const auto& [name, v] : parse_advertisement(seen.private_data)) s.vars[name] = v;
+  s.phase = Phase::kFull;
+  return {};
+}
+
+StepOutcome sctp_ddp_send(Session& s, const Step& st, const std::vector<std::uint8_t>& segment, std::string headline,
+                          std::string detail) {
+  SctpPhase& p = *s.sctp;
+  SctpChunk chunk;
+  chunk.stream = kDdpStream;
+  chunk.ppid = sctp::kPpidDdpSegment;
+  std::uint16_t& next = p.next_ssn[kDdpStream];
+  sctp::SegmentChunkFields fields;
+  fields.ddp_ssn = next;
+  fields.ddp_segment = wire::Chunks(wire::Bytes(segment));
+  sctp::encode_segment_chunk(fields, chunk.octets);
+  next = static_cast<std::uint16_t>(next + 1);
+  s.record(true, std::move(headline) + ", DDP-SSN " + std::to_string(fields.ddp_ssn) + chunk_note(chunk), std::move(detail));
+  s.sent(st, segment);
+  std::string why;
+  if (p.ended || !p.side->send(chunk, why))
+    return mismatch(Failure::Kind::kClosed,
+                    "the IUT ended the session before the tester could send " + st.unit + (why.empty() ? "" : ": " + why),
+                    "close");
+  return {};
+}
+
+StepOutcome sctp_ddp_fin(Session& s, const Step& st) {
+  SctpPhase& p = *s.sctp;
+  s.sent(st, {});
+  std::string why;
+  // The DDP stream's orderly end over SCTP (RFC 5043 §6.2): the tester's
+  // Session Terminate, which needs none back.
+  if (!p.ended && !send_control(s, sctp::FunctionCode::kTerminate, {}, why))
+    return mismatch(Failure::Kind::kClosed, "the tester could not send its Session Terminate: " + why, "close");
+  p.ended = true;
+  return {};
+}
+
+Session::Event sctp_next_event(Session& s, Clock::time_point deadline) {
+  SctpPhase& p = *s.sctp;
+  using Event = Session::Event;
+  using EventKind = Session::EventKind;
+  if (s.eof) return Event{EventKind::kClosed, {}};
+  const auto c = next_in_order(p, deadline);
+  if (!c) {
+    // The session ended, and nothing of it is left to read: the stream is closed.
+    if (p.side->closed() || p.ended) {
+      s.eof = true;
+      return Event{EventKind::kClosed, {}};
+    }
+    return Event{EventKind::kTimeout, {}};
+  }
+  auto m = sctp::decode_message(c->ppid, c->octets);
+  if (m && m->kind == sctp::MessageKind::kSegment && c->stream == kDdpStream) {
+    Received u = ddp_unit(std::vector<std::uint8_t>(m->ddp_segment.begin(), m->ddp_segment.end()));
+    s.record(false,
+             "<-- " + u.name + ", DDP Segment Chunk, DDP-SSN " + std::to_string(m->ddp_ssn) + ", " +
+                 std::to_string(m->ddp_segment.size()) + " octets" + chunk_note(*c),
+             describe_blocks(u.segment.blocks, u.segment.octets, u.payload_at));
+    return Event{EventKind::kUnit, std::move(u)};
+  }
+  if (m && m->kind == sctp::MessageKind::kControl && m->function == sctp::FunctionCode::kTerminate &&
+      c->stream == kDdpStream) {
+    // RFC 5043 §6.2, §11.3: the IUT ended the DDP Stream Session.
+    s.record(false, "<-- Session Terminate, DDP-SSN " + std::to_string(m->ddp_ssn) + chunk_note(*c), hex(c->octets, 64));
+    p.ended = true;
+    s.eof = true;
+    return Event{EventKind::kClosed, {}};
+  }
+  Received u;
+  u.kind = Received::Kind::kMalformed;
+  u.name = "malformed";
+  u.octets = c->octets;
+  u.problem = !m ? "a malformed chunk: " + m.error().to_string()
+              : c->stream != kDdpStream
+                  ? "a chunk on stream " + std::to_string(c->stream) + ", not the session's stream " + std::to_string(kDdpStream)
+                  : "Session " + function_word(static_cast<std::uint64_t>(m->function)) +
+                        " on an established session (RFC 5043 §6.2)";
+  s.record(false, "<-- " + u.problem + chunk_note(*c), hex(c->octets, 64));
+  return Event{EventKind::kUnit, std::move(u)};
 }
 
 bool sctp_unit_known(std::string_view unit, bool sending) {

@@ -5,6 +5,7 @@
 // App. A) — each decoded through the declarations of reference/ and recorded
 // for the report (runner_session.hpp).
 #include "engine/runner_session.hpp"
+#include "engine/runner_sctp.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -313,6 +314,18 @@ void Session::enter_full_operation(wire::Bytes request, wire::Bytes reply) {
 
 // ---- full operation: one FPDU (RFC 5044 §4-§6) and its DDP segment
 
+Received ddp_unit(std::vector<std::uint8_t> segment) {
+  Received u;
+  u.kind = Received::Kind::kFpdu;
+  u.segment = decode_segment(std::move(segment));
+  u.segment.rebuild_blocks();
+  u.payload_at = u.segment.header_size;
+  const auto& o = u.segment.octets;
+  u.name = o.size() >= ddp::kControlSize ? std::string(message_name(segment_opcode(o))) : "fpdu";
+  u.pseudo["payload_len"] = o.size() - std::min(o.size(), u.payload_at);
+  return u;
+}
+
 std::optional<Received> Session::take_fpdu() {
   mpa::DeframeResult r = deframer->next(rx);
   if (std::holds_alternative<mpa::NeedMore>(r)) {
@@ -324,11 +337,7 @@ std::optional<Received> Session::take_fpdu() {
     return give_up("IUT sent a malformed FPDU: " + e->detail.to_string(), "<-- malformed FPDU",
                    "    " + e->detail.to_string() + "\n    " + hex(rx) + "\n");
   const auto& f = std::get<mpa::Fpdu>(r);
-  Received u;
-  u.kind = Received::Kind::kFpdu;
-  u.segment = decode_segment(f.ulpdu().to_vector());
-  u.segment.rebuild_blocks();
-  u.payload_at = u.segment.header_size;
+  Received u = ddp_unit(f.ulpdu().to_vector());
   u.crc_ok = f.crc_status != mpa::CrcStatus::kMismatch;
   for (std::size_t i = 0; i < f.markers.size(); ++i)
     if (!f.markers[i].valid) u.markers_ok = false;
@@ -336,8 +345,6 @@ std::optional<Received> Session::take_fpdu() {
   if (!u.markers_ok) u.problem = "the IUT's FPDU carries a Marker with a wrong FPDUPTR (RFC 5044 §4.3)";
   const std::size_t consumed = f.consumed;
   const auto& o = u.segment.octets;
-  u.name = o.size() >= ddp::kControlSize ? std::string(message_name(segment_opcode(o))) : "fpdu";
-  u.pseudo["payload_len"] = o.size() - std::min(o.size(), u.payload_at);
   u.pseudo["ulpdu_length"] = f.ulpdu_length;
   u.pseudo["crc_ok"] = u.crc_ok;
   u.pseudo["markers"] = f.markers.size();
@@ -403,6 +410,7 @@ std::optional<Received> Session::take_clc_message() {
 }
 
 Session::Event Session::next_event(Clock::time_point deadline) {
+  if (ddp_over_sctp) return sctp_next_event(*this, deadline);
   for (;;) {
     if (auto u = take_unit()) return Event{EventKind::kUnit, std::move(*u)};
     if (eof || reset) {

@@ -74,6 +74,11 @@ struct Received {
 
 enum class Phase : std::uint8_t { kMpaSetup, kFull, kClc, kDead };
 
+// One DDP segment the IUT sent (RFC 5041, its RDMAP header inside), decoded
+// and recorded the same whichever lower layer carried it: an FPDU's ULPDU,
+// or a DDP Segment Chunk's segment (RFC 5043 §5.2.2).
+Received ddp_unit(std::vector<std::uint8_t> segment);
+
 struct Session {
   const Case& c;
   const RunOptions& o;
@@ -108,6 +113,9 @@ struct Session {
   std::shared_ptr<SmcrPhase> smcr;
   // The sctp suite: the tester's SCTP association instead of the TCP connection (runner_sctp.hpp).
   std::shared_ptr<SctpPhase> sctp;
+  // The ddp and rdmap suites over SCTP (RunOptions::llp): `sctp` carries
+  // one DDP Stream Session instead of MPA over TCP (runner_sctp.hpp).
+  bool ddp_over_sctp = false;
 
   // The tester's last unit, with the fields the script set on it: what
   // provoked what the IUT does next (a Failure's stimulus, engine.hpp).

@@ -10,10 +10,20 @@
 // Reject echoing it too) and leaves one beginning RDMACONF-HOLD waiting for
 // a decision; as active side it opens a session on stream 0 once the
 // association is up, with private data RDMACONF.
+//
+// For the ddp and rdmap suites over SCTP (SctpCaseSetup::ddp) the test ULP
+// is the one of the TCP path (responder_internal.hpp, TestUlp): each session
+// it accepts gets an rdmap::Stream with the test ULP's memory, the Accept
+// carries the advertisement instead of the echo, the stream's segments go
+// out one per DDP Segment Chunk with the DDP and RDMAP faults applied as
+// over MPA, and once the stream has sent or received a Terminate the
+// session ends with a Session Terminate (RFC 5043 §6.2, §11.3).
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <map>
 
+#include "engine/responder_internal.hpp"
 #include "engine/sctp_transport.hpp"
 #include "sctp/session.hpp"
 
@@ -36,9 +46,21 @@ void put_ssn(std::vector<std::uint8_t>& octets, int ssn) {
   octets[1] = static_cast<std::uint8_t>(ssn & 0xff);
 }
 
+// Each session's stream takes its own STag keys, as each TCP connection of
+// the reference does (RFC 5042 §6.1.1: no STag of one stream is one of another).
+std::atomic<std::uint8_t> g_next_stag_key{0};
+
+// DDP and RDMAP with the test ULP above one accepted session.
+struct DdpAbove {
+  iut::Memory mem;
+  std::unique_ptr<rdmap::Stream> st;
+  std::unique_ptr<iut::TestUlp> ulp;
+  bool ended = false;  // the session was ended because the stream was
+};
+
 class MemorySide final : public SctpSide {
  public:
-  MemorySide(FaultSet faults, bool iut_active) : f_(faults), iut_active_(iut_active) {}
+  MemorySide(FaultSet faults, SctpCaseSetup setup) : f_(faults), iut_active_(setup.iut_active), ddp_(setup.ddp) {}
 
   bool associate(const SctpInit& init, std::string& error) override {
     if (iut_) return error = "the association is already up", false;
@@ -104,13 +126,68 @@ class MemorySide final : public SctpSide {
       sctp::Session* s = iut_->session(stream);
       if (!s) continue;
       while (auto e = s->take_event()) {
+        // The session is over: so is the DDP stream above it.
+        const bool ended = e->kind == sctp::EventKind::kTerminateReceived || e->kind == sctp::EventKind::kViolation;
+        if (auto it = above_.find(stream); ended && it != above_.end()) it->second->st->close();
         if (e->kind != sctp::EventKind::kInitiateReceived || s->state() != sctp::SessionState::kInitiateReceived)
           continue;
         if (begins_with(e->private_data, kSctpUlpHold)) continue;
         if (begins_with(e->private_data, kSctpUlpReject) && !f_.has(FaultId::kSctpNeverRejects))
           (void)s->reject(e->private_data);
+        else if (ddp_)
+          (void)s->accept(start_ddp(stream));
         else
           (void)s->accept(e->private_data);
+      }
+    }
+  }
+
+  // A session accepted for DDP: its stream, the test ULP's memory
+  // registered, and the advertisement the Accept carries.
+  std::vector<std::uint8_t> start_ddp(std::uint16_t stream) {
+    auto d = std::make_unique<DdpAbove>();
+    rdmap::StreamConfig sc;
+    // RFC 5043 §9: DDP learns the largest segment the adaptation layer takes.
+    sc.mulpdu = kIutMaxSegmentSize;
+    sc.faults = f_.stream_faults();
+    sc.first_stag_key = g_next_stag_key.fetch_add(iut::kStagKeysPerConnection);
+    d->st = std::make_unique<rdmap::Stream>(sc);
+    std::vector<std::uint8_t> ad = make_advertisement(iut::register_all(*d->st, d->mem));
+    d->ulp = std::make_unique<iut::TestUlp>(f_, *d->st, d->mem, [this, stream] { send_ddp(stream); },
+                                            std::function<void(const rdmap::Completion&)>{});
+    above_[stream] = std::move(d);
+    return ad;
+  }
+
+  // What the test ULP's stream sends, one DDP segment per chunk (RFC 5043 §5.2.2).
+  void send_ddp(std::uint16_t stream) {
+    DdpAbove& d = *above_.at(stream);
+    sctp::Session* s = iut_->session(stream);
+    for (ddp::Segment& seg : d.ulp->take_segments()) {
+      wire::Chunks segment;
+      segment.append(seg.header());
+      seg.payload.for_each([&](wire::Bytes b) { segment.append(b); });
+      if (s) (void)s->send_segment(segment);
+    }
+  }
+
+  // The peer's DDP segments into each stream, in DDP-SSN order; a stream
+  // that sent or received a Terminate ends its session (RFC 5043 §6.2).
+  void run_ddp() {
+    for (auto& [stream, d] : above_) {
+      sctp::Session* s = iut_->session(stream);
+      if (!s) continue;
+      while (auto seg = s->take_segment()) {
+        if (d->st->state() != rdmap::StreamState::kOperational) continue;
+        d->st->on_segment(wire::Chunks(wire::Bytes(*seg)));
+        d->ulp->on_completions();
+        send_ddp(stream);
+      }
+      send_ddp(stream);
+      if (d->st->state() != rdmap::StreamState::kOperational && !d->ended) {
+        d->ended = true;
+        // Fault (RFC 5040 §6.2): the stream is over, yet its session goes on.
+        if (!f_.has(FaultId::kNoCloseAfterTerminate)) s->terminate();
       }
     }
   }
@@ -122,6 +199,7 @@ class MemorySide final : public SctpSide {
     for (bool moved = true; moved;) {
       moved = false;
       run_ulp();
+      run_ddp();
       while (auto out = iut_->take_outgoing()) {
         moved = true;
         emit(std::move(*out));
@@ -169,6 +247,8 @@ class MemorySide final : public SctpSide {
 
   FaultSet f_;
   bool iut_active_;
+  bool ddp_;
+  std::map<std::uint16_t, std::unique_ptr<DdpAbove>> above_;  // by stream, with ddp_
   SctpInit init_;
   SctpPeerInit peer_;
   std::optional<sctp::Association> iut_;
@@ -179,8 +259,8 @@ class MemorySide final : public SctpSide {
 }  // namespace
 
 SctpFactory memory_sctp_factory(FaultSet faults) {
-  return [faults](bool iut_active, std::string&) -> std::unique_ptr<SctpSide> {
-    return std::make_unique<MemorySide>(faults, iut_active);
+  return [faults](const SctpCaseSetup& setup, std::string&) -> std::unique_ptr<SctpSide> {
+    return std::make_unique<MemorySide>(faults, setup);
   };
 }
 

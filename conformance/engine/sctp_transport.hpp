@@ -69,11 +69,22 @@ class SctpSide {
   virtual bool closed() const = 0;
 };
 
-// The IUT's role in the case: the passive side (the tester initiates
-// sessions) or the active side.
-using SctpFactory = std::function<std::unique_ptr<SctpSide>(bool iut_active, std::string& error)>;
+// What a case asks of the IUT's end of its association.
+struct SctpCaseSetup {
+  // The IUT's role: the passive side (the tester initiates sessions) or
+  // the active side.
+  bool iut_active = false;
+  // The ddp and rdmap suites over SCTP (RunOptions::llp): the IUT runs DDP
+  // and RDMAP with the test ULP above each session it accepts, and its
+  // Accept carries the test ULP's advertisement. Otherwise (the sctp suite)
+  // DDP segments stay with the adaptation layer, which the suite judges alone.
+  bool ddp = false;
+};
+using SctpFactory = std::function<std::unique_ptr<SctpSide>(const SctpCaseSetup& setup, std::string& error)>;
 
-// The tester's SctpSide against the reference IUT, broken by `faults`.
+// The tester's SctpSide against the reference IUT, broken by `faults`: the
+// SCTP faults act at the association's seams, and with `ddp` the DDP and
+// RDMAP faults act in the stream above each session as over MPA.
 SctpFactory memory_sctp_factory(FaultSet faults);
 
 // The reference IUT's test ULP over SCTP (docs/conformance.md): an Initiate

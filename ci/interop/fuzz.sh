@@ -14,7 +14,8 @@
 # guest's kernel log through the agent (GET /v1/kernel-log) and waits (--revive) for the host to come
 # back; a watcher here reboots the guest after each crash (the kernel log shows one, or the guest is
 # gone after a panic), so the fuzzer minimizes across reboots and carries on. An IUT that stops
-# answering without a crash ends a fuzzer's run after --revive (240 s); the guest then reboots and the
+# answering without a crash ends a fuzzer's run after --revive (600 s: a reboot under TCG on a loaded
+# host took 217 s, and the host must be back and the IUT up within it); the guest then reboots and the
 # next seed fuzzes for the time left.
 #   siw: the MPA responder (siw_up: siw on eth0, the agent on siw0); RDMACONF_FUZZ_EXCLUDE (globs,
 #        default the cases known to crash siw: docs/interop.md, "Kernel crashes").
@@ -87,16 +88,18 @@ fuzz_watch() {
 # What each part's fuzzer and its reproducers are given. The CLC server's peer is the one the live
 # clc suite's tester is (docs/interop.md, "Linux SMC: the clc suite"), named here since the tester's
 # own connection (host loopback) shows none of it: the namespace's prefix, the RoCEv2 GID of its
-# address, its interface's MAC, the guest's UEID. 6.1 lacks SMC v2.1; 6.12's server holds the lock
-# every Proposal's answer waits for up to 5 s after each Confirm (as for its server-role cases: 4).
+# address, its interface's MAC, the guest's UEID. 6.1 lacks SMC v2.1. --time-scale 4 on both kernels:
+# Linux's SMC-R server holds the lock every Proposal's answer waits for from its Accept until the
+# Confirm comes or its CLC wait (6 s) ends, and a fuzz case that sends no Confirm keeps the next
+# connection's Proposal waiting that long (at 2 the liveness check's 4 s made that a finding); 6.12's
+# server holds it up to 5 s more after each Confirm, waiting for the first link's LLC answer.
 part_args() {
   if [ "$part" = siw ]; then
     part_fuzz=(--target "127.0.0.1:$p_iut" --time-scale 2)
     part_run=(--target "127.0.0.1:$p_iut" --time-scale 2)
     part_exclude="${RDMACONF_FUZZ_EXCLUDE:-mpa-p2p-* mpa-crc-error-*}"
   else
-    local scale=2 ident=(--clc-eid RDMACONF-INTEROP --clc-prefix 10.78.0.0/24 --clc-gid ::ffff:10.78.0.2 --clc-mac "$clc_peer_mac")
-    [ "$KERNEL" = 6.12 ] && scale=4
+    local scale=4 ident=(--clc-eid RDMACONF-INTEROP --clc-prefix 10.78.0.0/24 --clc-gid ::ffff:10.78.0.2 --clc-mac "$clc_peer_mac")
     [ "$KERNEL" = 6.1 ] && ident+=(--iut-lacks smcv2.1)
     part_fuzz=(--suite clc --target "127.0.0.1:$p_iut" "${ident[@]}" --time-scale "$scale")
     part_run=(--suite clc --clc-target "127.0.0.1:$p_iut" "${ident[@]}" --time-scale "$scale")
@@ -138,7 +141,7 @@ fuzz_part() {
     rc=0
     "$rdmaconf" fuzz --agent "http://127.0.0.1:$p_control" --token "$token" "${part_fuzz[@]}" \
       --seconds $((deadline - SECONDS)) --seed $((${RDMACONF_FUZZ_SEED:-1} + round - 1)) "${excludes[@]}" \
-      --revive 240 --minimize-runs "${RDMACONF_FUZZ_MINIMIZE_RUNS:-12}" \
+      --revive 600 --minimize-runs "${RDMACONF_FUZZ_MINIMIZE_RUNS:-12}" \
       --out "$d/findings" --json "$d/fuzz.json" 2>&1 | tee "$d/fuzz.txt" || rc=$?
     echo "rdmaconf fuzz exit status $rc" | tee -a "$d/fuzz.txt"
     [ "$rc" -le 1 ] || break  # a usage error or an agent it could not reach: no use going on

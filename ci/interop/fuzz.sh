@@ -175,7 +175,9 @@ fuzz_part() {
       printf '%s\n' "$dmesg" > "${c%.case}.alone-dmesg.txt"
       echo "${c#"$fz"/}: crashes the guest again when run alone: $first" | tee -a "$fz/reproduce.txt"
     else
-      echo "${c#"$fz"/}: no kernel crash when run alone ($(tail -1 "${c%.case}.alone.txt"))" | tee -a "$fz/reproduce.txt"
+      # The run's summary line (its verdict), not the last line (findings' reproduce hints).
+      echo "${c#"$fz"/}: no kernel crash when run alone ($(grep -m1 -E '^rdmaconf run: [0-9]+ cases' \
+        "${c%.case}.alone.txt" || tail -1 "${c%.case}.alone.txt"))" | tee -a "$fz/reproduce.txt"
     fi
   done
   timing "fuzz $part: each finding's script alone on a fresh boot" $((SECONDS - t0))

@@ -4,8 +4,9 @@
 # (ci/interop/README.md): Linux 6.1 (Debian 12's default) and Linux 6.12 (Debian 12's newer kernel).
 #
 #   bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc] [--keep-guest] [--plan]
-#   bash ci/interop.sh --fuzz MINUTES [--kernel 6.1|6.12]   `rdmaconf fuzz` against siw instead
-#                                                          (<kernel>/fuzz/: ci/interop/fuzz.sh)
+#   bash ci/interop.sh --fuzz MINUTES [--kernel 6.1|6.12] [--only siw|smc]   `rdmaconf fuzz` instead:
+#                                     siw, then Linux's SMC CLC server, MINUTES each (<kernel>/fuzz/PART/:
+#                                     ci/interop/fuzz.sh)
 #
 # Builds what is missing (host packages, rdmaconf and rdmaconf-agent, each kernel's guest image),
 # runs each kernel's guest in turn (ci/interop/kernel-run.sh), and leaves in reports/interop/:
@@ -73,9 +74,11 @@ while [ $# -gt 0 ]; do
 done
 t_start=$SECONDS
 out="${RDMACONF_INTEROP_OUT:-$root/reports/interop}"
-[ -n "$fuzz" ] && [ -n "$only" ] && usage
 if [ "$plan" = 1 ] && [ -n "$fuzz" ]; then
-  for k in "${kernels[@]}"; do echo "kernel $k: fuzz siw for $fuzz minutes -> $out/$k/fuzz"; done
+  for k in "${kernels[@]}"; do
+    [ "$only" = smc ] || echo "kernel $k: fuzz siw for $fuzz minutes -> $out/$k/fuzz/siw"
+    [ "$only" = siw ] || echo "kernel $k: fuzz Linux's SMC CLC server for $fuzz minutes -> $out/$k/fuzz/smc"
+  done
   exit 0
 fi
 if [ "$plan" = 1 ]; then

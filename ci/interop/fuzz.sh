@@ -1,6 +1,7 @@
-# `ci/interop.sh --fuzz MINUTES`: `rdmaconf fuzz` against siw in the guest through the agent (sourced by
-# kernel-run.sh after the first boot; its helpers and variables are this file's). Leaves in
-# $out/fuzz/ (reports/interop/<kernel>/fuzz/):
+# `ci/interop.sh --fuzz MINUTES`: `rdmaconf fuzz` through the agent against siw and against Linux's SMC
+# CLC server in the guest, MINUTES each (`--only siw|smc`: one of them). Sourced by kernel-run.sh after
+# the first boot; its helpers and variables are this file's. Leaves in $out/fuzz/PART/
+# (reports/interop/<kernel>/fuzz/{siw,smc}/):
 #   runN/fuzz.txt, fuzz.json  the fuzzer's console and JSON summary (every finding, its signature, when
 #                           it was found, its minimized script); run2 ... when a run ended early (an IUT
 #                           that did not come back without a kernel crash): the next seed, a fresh boot
@@ -8,25 +9,46 @@
 #   kernel.txt              every kernel crash the watcher saw, when, and the reboot after it
 #   dmesg-crashN.txt        the guest's kernel log (or serial console, after a panic) at crash N
 #   reproduce.txt           each finding of the IUT or its host (not of a rule broken) run alone on a
-#                           fresh boot: did the kernel crash again
-# The fuzzer reads crashes in the guest's kernel log through the agent (GET /v1/kernel-log) and waits
-# (--revive) for the host to come back; a watcher here reboots the guest after each crash (the kernel
-# log shows one, or the guest is gone after a panic), so the fuzzer minimizes across reboots and
-# carries on. An IUT that stops answering without a crash ends a fuzzer's run after --revive (240 s);
-# the guest then reboots and the next seed fuzzes for the time left. RDMACONF_FUZZ_EXCLUDE (globs, default the cases known to crash siw: docs/interop.md,
-# "Kernel crashes"), RDMACONF_FUZZ_SEED (1), RDMACONF_FUZZ_MINIMIZE_RUNS (12: each run that crashes
-# the kernel costs a reboot).
-fz="$out/fuzz"
-rm -rf "$fz"
-mkdir -p "$fz"
+#                           fresh boot: its verdict, and did the kernel crash again
+# The fuzzer runs on the host, so that it outlives the guest's kernel crashes: it reads them in the
+# guest's kernel log through the agent (GET /v1/kernel-log) and waits (--revive) for the host to come
+# back; a watcher here reboots the guest after each crash (the kernel log shows one, or the guest is
+# gone after a panic), so the fuzzer minimizes across reboots and carries on. An IUT that stops
+# answering without a crash ends a fuzzer's run after --revive (600 s: a reboot under TCG on a loaded
+# host took 217 s, and the host must be back and the IUT up within it); the guest then reboots and the
+# next seed fuzzes for the time left.
+#   siw: the MPA responder (siw_up: siw on eth0, the agent on siw0); RDMACONF_FUZZ_EXCLUDE (globs,
+#        default the cases known to crash siw: docs/interop.md, "Kernel crashes").
+#   smc: the CLC server (`--suite clc`): smc-up.sh's setup, the agent on rxe0 (its AF_SMC listener is
+#        the IUT), and clc_relay, which carries the host's connections into the tester's namespace
+#        and cgroup so that they reach Linux with the SMC TCP option, from the peer the tester's
+#        --clc-* options describe (ci/interop/README.md, "Fuzzing Linux's CLC server");
+#        RDMACONF_FUZZ_SMC_EXCLUDE (globs, default none).
+# Both: RDMACONF_FUZZ_SEED (1), RDMACONF_FUZZ_MINIMIZE_RUNS (12: each run that crashes the kernel
+# costs a reboot).
 bug_re='BUG:|kernel BUG at|Oops:|general protection fault|Kernel panic'
-t_fuzz=$SECONDS
-siw_up nocapture > /dev/null
+
+# The CLC server's setup for fuzzing: what the live clc suite has (smc-up.sh), eth0's address and the
+# agent's control channel on it, where the host's forwards reach them, a fixed MAC on the tester's interface (the peer
+# --clc-mac names, the same after every reboot), and the relay from the forwarded port.
+clc_peer_mac=02:78:00:00:00:02
+smc_fuzz_up() {
+  guest 'bash /opt/rdmaconf/smc-up.sh' >> "$out/guest/smc-up.txt" 2>&1
+  guest "ip link set lo up; ip link set eth0 up; ip addr replace 10.0.2.15/24 dev eth0  # as siw-up.sh: the forwards' address
+         ip -n tester link set smc1 address $clc_peer_mac
+         setsid rdmaconf-agent --backend rdma-core --device rxe0 --control 10.0.2.15:7500 --bind --token $token \
+           > agent-smc-boot$boots.log 2>&1 < /dev/null &
+         for i in \$(seq 60); do ss -Htln 'sport = :7500' | grep -q . && break; sleep 0.5; done; cat agent-smc-boot$boots.log"
+  guest "echo \$\$ > /sys/fs/cgroup/rdmaconf-tester/cgroup.procs
+         setsid clc_relay 10.0.2.15 $p_iut tester 10.78.0.1 $p_iut > clc-relay-boot$boots.log 2>&1 < /dev/null &
+         sleep 1; cat clc-relay-boot$boots.log"
+}
+part_up() { if [ "$part" = siw ]; then siw_up nocapture; else smc_fuzz_up; fi; }
 
 # The lock (fd 9, below) orders the watcher's reboots and the loop's; the guest's qemu must not
 # inherit it (it would hold the lock for as long as it runs), hence "9>&-" on every boot.
 # The watcher: every 5 s the guest's kernel log; a crash there (or a guest gone) -> its log kept, a
-# reboot with siw and the agent up again (the same token and ports: the fuzzer reconnects).
+# reboot with the part's IUT and the agent up again (the same token and ports: the fuzzer reconnects).
 fuzz_watch() {
   local n=0 dmesg first alive
   while [ ! -e "$fz/.done" ]; do
@@ -56,71 +78,118 @@ fuzz_watch() {
     local t=$SECONDS
     touch "$fz/.watching"
     STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
-    { boot_guest > /dev/null 2>&1 9>&- && siw_up nocapture > /dev/null 2>&1 9>&-; } || echo "  reboot failed" | tee -a "$fz/kernel.txt" >&2
+    { boot_guest > /dev/null 2>&1 9>&- && part_up > /dev/null 2>&1 9>&-; } || echo "  reboot failed" | tee -a "$fz/kernel.txt" >&2
     rm -f "$fz/.watching"
     flock -u 9
     echo "  rebooted in $((SECONDS - t)) s" | tee -a "$fz/kernel.txt" >&2
   done
 }
-fuzz_watch &
-watcher=$!
 
-set -f  # the globs go to rdmaconf as they are
-excludes=()
-for g in ${RDMACONF_FUZZ_EXCLUDE:-mpa-p2p-* mpa-crc-error-*}; do excludes+=(--exclude "$g"); done
-deadline=$((SECONDS + fuzz_minutes * 60))
-round=0
-while [ $((deadline - SECONDS)) -ge 60 ]; do
-  round=$((round + 1))
-  d="$fz/run$round"
-  mkdir -p "$d"
-  if [ "$round" -gt 1 ]; then  # the last run ended on an IUT that did not come back: a fresh boot
-    if [ -e "$fz/.watching" ]; then  # the watcher is rebooting it already
-      while [ -e "$fz/.watching" ]; do sleep 2; done
-    else
-      (
-        flock 9
-        STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
-        { boot_guest > /dev/null 2>&1 9>&- && siw_up nocapture > /dev/null 2>&1 9>&-; } || echo "run $round: the guest did not come up" >&2
-      ) 9> "$fz/.lock"
-    fi
-  fi
-  rc=0
-  "$rdmaconf" fuzz --agent "http://127.0.0.1:$p_control" --token "$token" --target "127.0.0.1:$p_iut" \
-    --seconds $((deadline - SECONDS)) --seed $((${RDMACONF_FUZZ_SEED:-1} + round - 1)) "${excludes[@]}" \
-    --time-scale 2 --revive 240 --minimize-runs "${RDMACONF_FUZZ_MINIMIZE_RUNS:-12}" \
-    --out "$d/findings" --json "$d/fuzz.json" 2>&1 | tee "$d/fuzz.txt" || rc=$?
-  echo "rdmaconf fuzz exit status $rc" | tee -a "$d/fuzz.txt"
-  [ "$rc" -le 1 ] || break  # a usage error or an agent it could not reach: no use going on
-done
-set +f
-touch "$fz/.done"
-wait "$watcher" || true
-rm -f "$fz/.done" "$fz/.watching" "$fz/.lock"
-timing "fuzz: $fuzz_minutes minutes of rdmaconf fuzz ($round runs)" $((SECONDS - t_fuzz))
-
-# Each finding's script alone, on a fresh boot: does the kernel crash again? (The findings of a rule
-# broken on the wire were reproduced by the fuzzer itself; they crash nothing.)
-t0=$SECONDS
-mapfile -t silent < <(jq -r '.findings[] | select(.kind != "rule-broken") | .folder' "$fz"/run*/fuzz.json 2> /dev/null)
-for f in "${silent[@]}"; do
-  c="$(ls "$f"/*.case 2> /dev/null | head -1)"
-  [ -n "$c" ] || continue
-  STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
-  boot_guest > /dev/null 2>&1 && siw_up nocapture > /dev/null 2>&1 \
-    || { echo "${c#"$fz"/}: the guest did not come up to run it" | tee -a "$fz/reproduce.txt"; continue; }
-  "$rdmaconf" run --agent "http://127.0.0.1:$p_control" --token "$token" --target "127.0.0.1:$p_iut" --agent-nat \
-    --time-scale 2 --case-file "$c" > "${c%.case}.alone.txt" 2>&1 || true
-  sleep 5
-  # (Whether siw still listens cannot be read here: `run --agent` closes the agent's listener at its end.)
-  if kill -0 "$(cat "$run/qemu.pid" 2> /dev/null)" 2> /dev/null && dmesg="$(guest 'dmesg' 30 2> /dev/null)"; then :; else
-    dmesg="$(cat "$run/console.log" 2> /dev/null)"
-  fi
-  if first="$(grep -m1 -E "$bug_re" <<< "$dmesg")"; then
-    printf '%s\n' "$dmesg" > "${c%.case}.alone-dmesg.txt"
-    echo "${c#"$fz"/}: crashes the guest again when run alone: $first" | tee -a "$fz/reproduce.txt"
+# What each part's fuzzer and its reproducers are given. The CLC server's peer is the one the live
+# clc suite's tester is (docs/interop.md, "Linux SMC: the clc suite"), named here since the tester's
+# own connection (host loopback) shows none of it: the namespace's prefix, the RoCEv2 GID of its
+# address, its interface's MAC, the guest's UEID. 6.1 lacks SMC v2.1. --time-scale 4 on both kernels:
+# Linux's SMC-R server holds the lock every Proposal's answer waits for from its Accept until the
+# Confirm comes or its CLC wait (6 s) ends, and a fuzz case that sends no Confirm keeps the next
+# connection's Proposal waiting that long (at 2 the liveness check's 4 s made that a finding); 6.12's
+# server holds it up to 5 s more after each Confirm, waiting for the first link's LLC answer.
+part_args() {
+  if [ "$part" = siw ]; then
+    part_fuzz=(--target "127.0.0.1:$p_iut" --time-scale 2)
+    part_run=(--target "127.0.0.1:$p_iut" --time-scale 2)
+    part_exclude="${RDMACONF_FUZZ_EXCLUDE:-mpa-p2p-* mpa-crc-error-*}"
   else
-    echo "${c#"$fz"/}: no kernel crash when run alone ($(tail -1 "${c%.case}.alone.txt"))" | tee -a "$fz/reproduce.txt"
+    local scale=4 ident=(--clc-eid RDMACONF-INTEROP --clc-prefix 10.78.0.0/24 --clc-gid ::ffff:10.78.0.2 --clc-mac "$clc_peer_mac")
+    [ "$KERNEL" = 6.1 ] && ident+=(--iut-lacks smcv2.1)
+    part_fuzz=(--suite clc --target "127.0.0.1:$p_iut" "${ident[@]}" --time-scale "$scale")
+    part_run=(--suite clc --clc-target "127.0.0.1:$p_iut" "${ident[@]}" --time-scale "$scale")
+    part_exclude="${RDMACONF_FUZZ_SMC_EXCLUDE:-}"
   fi
+}
+
+# fuzz_part PART: MINUTES of fuzzing PART on the guest as it is (PART's IUT not set up yet), then each
+# finding's script alone on a fresh boot.
+fuzz_part() {
+  part=$1
+  fz="$out/fuzz/$part"
+  rm -rf "$fz"  # a part's fuzz run replaces its own folder only
+  mkdir -p "$fz"
+  t_fuzz=$SECONDS
+  part_args
+  part_up > "$fz/up.txt" 2>&1
+  fuzz_watch &
+  local watcher=$! excludes=() g deadline round=0 d rc
+  set -f  # the globs go to rdmaconf as they are
+  for g in $part_exclude; do excludes+=(--exclude "$g"); done
+  set +f
+  deadline=$((SECONDS + fuzz_minutes * 60))
+  while [ $((deadline - SECONDS)) -ge 60 ]; do
+    round=$((round + 1))
+    d="$fz/run$round"
+    mkdir -p "$d"
+    if [ "$round" -gt 1 ]; then  # the last run ended on an IUT that did not come back: a fresh boot
+      if [ -e "$fz/.watching" ]; then  # the watcher is rebooting it already
+        while [ -e "$fz/.watching" ]; do sleep 2; done
+      else
+        (
+          flock 9
+          STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
+          { boot_guest > /dev/null 2>&1 9>&- && part_up > /dev/null 2>&1 9>&-; } || echo "run $round: the guest did not come up" >&2
+        ) 9> "$fz/.lock"
+      fi
+      # The reboot took its time (minutes under TCG): what is left may be too little for a run.
+      [ $((deadline - SECONDS)) -ge 60 ] || { rmdir "$d" 2> /dev/null; round=$((round - 1)); break; }
+    fi
+    rc=0
+    "$rdmaconf" fuzz --agent "http://127.0.0.1:$p_control" --token "$token" "${part_fuzz[@]}" \
+      --seconds $((deadline - SECONDS)) --seed $((${RDMACONF_FUZZ_SEED:-1} + round - 1)) "${excludes[@]}" \
+      --revive 600 --minimize-runs "${RDMACONF_FUZZ_MINIMIZE_RUNS:-12}" \
+      --out "$d/findings" --json "$d/fuzz.json" 2>&1 | tee "$d/fuzz.txt" || rc=$?
+    echo "rdmaconf fuzz exit status $rc" | tee -a "$d/fuzz.txt"
+    [ "$rc" -le 1 ] || break  # a usage error or an agent it could not reach: no use going on
+  done
+  touch "$fz/.done"
+  wait "$watcher" || true
+  rm -f "$fz/.done" "$fz/.watching" "$fz/.lock"
+  timing "fuzz $part: $fuzz_minutes minutes of rdmaconf fuzz ($round runs)" $((SECONDS - t_fuzz))
+
+  # Each finding's script alone, on a fresh boot: its verdict, and does the kernel crash again? (The
+  # findings of a rule broken on the wire were reproduced by the fuzzer itself; they crash nothing.)
+  local t0=$SECONDS f c dmesg first
+  local silent=()
+  mapfile -t silent < <(jq -r '.findings[] | select(.kind != "rule-broken") | .folder' "$fz"/run*/fuzz.json 2> /dev/null)
+  for f in "${silent[@]}"; do
+    c="$(ls "$f"/*.case 2> /dev/null | head -1)"
+    [ -n "$c" ] || continue
+    STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
+    boot_guest > /dev/null 2>&1 && part_up > /dev/null 2>&1 \
+      || { echo "${c#"$fz"/}: the guest did not come up to run it" | tee -a "$fz/reproduce.txt"; continue; }
+    "$rdmaconf" run --agent "http://127.0.0.1:$p_control" --token "$token" "${part_run[@]}" --agent-nat \
+      --case-file "$c" > "${c%.case}.alone.txt" 2>&1 || true
+    sleep 5
+    # (Whether siw still listens cannot be read here: `run --agent` closes the agent's listener at its end.)
+    if kill -0 "$(cat "$run/qemu.pid" 2> /dev/null)" 2> /dev/null && dmesg="$(guest 'dmesg' 30 2> /dev/null)"; then :; else
+      dmesg="$(cat "$run/console.log" 2> /dev/null)"
+    fi
+    if first="$(grep -m1 -E "$bug_re" <<< "$dmesg")"; then
+      printf '%s\n' "$dmesg" > "${c%.case}.alone-dmesg.txt"
+      echo "${c#"$fz"/}: crashes the guest again when run alone: $first" | tee -a "$fz/reproduce.txt"
+    else
+      # The run's summary line (its verdict), not the last line (findings' reproduce hints).
+      echo "${c#"$fz"/}: no kernel crash when run alone ($(grep -m1 -E '^rdmaconf run: [0-9]+ cases' \
+        "${c%.case}.alone.txt" || tail -1 "${c%.case}.alone.txt"))" | tee -a "$fz/reproduce.txt"
+    fi
+  done
+  timing "fuzz $part: each finding's script alone on a fresh boot" $((SECONDS - t0))
+}
+
+first_part=1
+for p in siw smc; do
+  want "$p" || continue
+  if [ "$first_part" = 0 ]; then  # the part before left its IUT (and maybe its findings) in this boot
+    STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
+    boot_guest
+  fi
+  first_part=0
+  fuzz_part "$p"
 done
-timing "fuzz: each finding's script alone on a fresh boot" $((SECONDS - t0))

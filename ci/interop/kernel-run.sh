@@ -56,7 +56,8 @@ clang -target bpf -O2 -g -Wall -I/usr/include/x86_64-linux-gnu -c ci/interop/gue
   -o "$run/smc_option.bpf.o"
 gcc -O2 -Wall -Wextra -o "$run/smc_config" ci/interop/guest/smc_config.c
 gcc -O2 -Wall -Wextra -o "$run/smc_pair" ci/interop/guest/smc_pair.c
-bins+=("$run/smc_option.bpf.o" "$run/smc_config" "$run/smc_pair")
+gcc -O2 -Wall -Wextra -o "$run/clc_relay" ci/interop/guest/clc_relay.c  # --fuzz: the host's tester to Linux's CLC server
+bins+=("$run/smc_option.bpf.o" "$run/smc_config" "$run/smc_pair" "$run/clc_relay")
 
 # The tester runs in the guest for the clc suite: it reads the catalogue from the bin share.
 mkdir -p "$run/bin"

@@ -95,6 +95,14 @@ int execute_fuzz(const FuzzArgs& a, const FuzzHooks& h) {
   }
   const std::optional<wf::FuzzTarget> target = fuzz_target(a, cat, err);
   if (!target) return 2;
+  const bool clc = *target == wf::FuzzTarget::kClcServer;
+  if (const std::string given = a.clc.given(); !given.empty() && !clc) {
+    err << "rdmaconf fuzz: " << given << (given.find(',') == std::string::npos ? " shapes" : " shape")
+        << " the CLC messages of the CLC server target (--suite clc), which this run does not fuzz\n";
+    return 2;
+  }
+  const std::optional<cf::ClcIdentity> identity = clc_identity_from(a.clc, "fuzz", err);
+  if (!identity) return 2;
   // Through the agent: it makes the device listen (as `run --agent` does),
   // or connect to --listen, says what the device lacks, and watches the
   // device's host.
@@ -106,7 +114,10 @@ int execute_fuzz(const FuzzArgs& a, const FuzzHooks& h) {
     AgentRunArgs args;
     args.url = a.agent;
     args.token = a.token;
-    args.target = a.target;
+    // The CLC server's listener is where --target points (its port the
+    // one the agent binds); the MPA listener the agent opens as well then
+    // takes any port.
+    (clc ? args.clc_target : args.target) = a.target;
     args.agent_listen = a.agent_listen;
     args.listen = a.listen;
     if (!a.agent_config.empty()) args.configs = {a.agent_config};
@@ -218,6 +229,8 @@ int execute_fuzz(const FuzzArgs& a, const FuzzHooks& h) {
   o.time_scale = a.time_scale;
   o.shape.settle = cf::Duration(a.settle_ms);
   o.iut_lacks = lacks;
+  o.clc_identity = *identity;
+  if (clc) o.run_options = a.clc.options();
   o.revive = std::chrono::seconds(a.revive_s);
   o.minimize_budget = a.minimize_runs;
   o.out_dir = a.out;
@@ -226,7 +239,8 @@ int execute_fuzz(const FuzzArgs& a, const FuzzHooks& h) {
   o.on_progress = h.on_progress;
   o.on_finding = h.on_finding;
   out << "rdmaconf fuzz: " << where << " (" << wf::to_string(*target) << "), seed " << a.seed << ", "
-            << seeds.size() << " cases selected" << std::endl;
+            << seeds.size() << " cases selected" << (clc ? "; the tester's CLC peer: " + a.clc.describe() : "")
+            << std::endl;
   const wf::FuzzSummary s = wf::run_fuzz(o);
   if (h.summary) *h.summary = s;
   if (iut) iut->stop();
@@ -275,7 +289,8 @@ void add_fuzz_command(CLI::App& app, int& exit_code) {
   a.cases_dir = cf::default_cases_dir();
   CLI::App* sub = app.add_subcommand("fuzz", "Fuzz an implementation under test on the wire, from the catalogue's exchanges");
   sub->add_option("--target", a.target,
-                  "HOST:PORT of an IUT that accepts MPA connections (with --agent: where to reach the agent's listener)");
+                  "HOST:PORT of an IUT that accepts MPA connections, or its CLC server with --suite clc (with --agent: "
+                  "where to reach the agent's listener)");
   sub->add_option("--listen", a.listen,
                   "ADDR:PORT where the tester waits for an IUT that connects: fuzz the MPA initiator (initiator-role "
                   "cases; with --agent the device is asked to connect, with --reference the reference does)");
@@ -309,6 +324,7 @@ void add_fuzz_command(CLI::App& app, int& exit_code) {
                   "Seconds to wait for an IUT that stopped answering to answer again (restarted by a supervisor) "
                   "before the run ends (default 10)");
   sub->add_option("--minimize-runs", a.minimize_runs, "Runs at most per finding to minimize it (default 60)");
+  add_clc_identity_options(*sub, a.clc);
   sub->callback([&exit_code] { exit_code = run_fuzz_command(a); });
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/clc_options.hpp"
 #include "wirefuzz/fuzzer.hpp"
 
 namespace rdmaconf::cli {
@@ -25,6 +26,7 @@ struct FuzzArgs {
   double time_scale = 1.0;
   unsigned settle_ms = 40, revive_s = 10;
   int minimize_runs = 60;
+  ClcIdentityArgs clc;  // the CLC server target: who the tester's peer says it is (clc_options.hpp)
 };
 
 struct FuzzHooks {

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "cli/agent_run.hpp"
+#include "cli/clc_options.hpp"
 #include "cli/command.hpp"
 #include "agent/json.hpp"
 #include "cli/output.hpp"
@@ -41,28 +42,6 @@ namespace {
 
 namespace cf = conformance;
 
-
-// --clc-prefix, --clc-gid, --clc-mac: "auto" learns the value from each
-// connection (clc_identity.hpp), "fixed" keeps the tester's own, anything
-// else is the value. False with a message on malformed text.
-bool clc_identity_from(const RunArgs& a, cf::ClcIdentity& id, std::ostream& err) {
-  id.eid = a.clc_eid;
-  if (a.clc_prefix != "auto" && !(id.ipv4 = cf::parse_ipv4_prefix(a.clc_prefix))) {
-    err << "rdmaconf run: --clc-prefix expects auto or A.B.C.D/N, got '" << a.clc_prefix << "'\n";
-    return false;
-  }
-  id.gid_from_connection = a.clc_gid == "auto";
-  if (a.clc_gid != "auto" && a.clc_gid != "fixed" && !(id.gid = cf::parse_gid(a.clc_gid))) {
-    err << "rdmaconf run: --clc-gid expects auto, fixed, an IPv6 address or 32 hex digits, got '" << a.clc_gid << "'\n";
-    return false;
-  }
-  id.mac_from_connection = a.clc_mac == "auto";
-  if (a.clc_mac != "auto" && a.clc_mac != "fixed" && !(id.mac = cf::parse_mac(a.clc_mac))) {
-    err << "rdmaconf run: --clc-mac expects auto, fixed or aa:bb:cc:dd:ee:ff, got '" << a.clc_mac << "'\n";
-    return false;
-  }
-  return true;
-}
 
 // A suite runs only against a target that speaks it (the iWARP suites need
 // an MPA peer, clc an SMC-R CLC peer); what is left out is said, with why.
@@ -375,7 +354,8 @@ std::optional<int> start_iut(const RunArgs& a, cf::RunOptions& o, Iut& iut, std:
   o.strict = a.strict;
   o.iut_lacks = a.iut_lacks;
   o.llp = a.transport == "sctp" ? cf::RunOptions::Llp::kSctp : cf::RunOptions::Llp::kMpa;
-  if (!clc_identity_from(a, o.clc_identity, err)) return 2;
+  if (const auto id = clc_identity_from(a.clc, "run", err)) o.clc_identity = *id;
+  else return 2;
   if (const auto code = open_roce(a, o, err)) return *code;
   if (a.reference) return start_reference(a, o, iut, err);
   if (!a.agent.url.empty()) return open_agent(a, o, iut, err);
@@ -655,20 +635,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
         for (std::string_view b : cf::kTestUlpBuffers) set += "buffer:" + std::string(b) + ",";
         return set + "buffer}";
       }());
-  sub->add_option("--clc-eid", a.clc_eid, "The User Defined EID the tester's CLC peer offers and accepts (SMC v2); the IUT must share it")
-      ->capture_default_str();
-  sub->add_option("--clc-prefix", a.clc_prefix,
-                  "IPv4 prefix of the tester's CLC Proposal and Accept, A.B.C.D/N; auto: the subnet of the interface "
-                  "holding the connection's local address, as Linux computes its own")
-      ->capture_default_str();
-  sub->add_option("--clc-gid", a.clc_gid,
-                  "RoCE GID the tester's CLC peer names (also its SMC-Rv2 GID): an IPv6 address or 32 hex digits; auto: "
-                  "the RoCEv2 GID of the connection's local IPv4 address (::ffff:A.B.C.D); fixed: the tester's own")
-      ->capture_default_str();
-  sub->add_option("--clc-mac", a.clc_mac,
-                  "MAC the tester's CLC peer names: aa:bb:cc:dd:ee:ff; auto: the MAC of the connection's interface; "
-                  "fixed: the tester's own")
-      ->capture_default_str();
+  add_clc_identity_options(*sub, a.clc);
   sub->add_option("--roce-device", a.roce_device,
                   "The tester's RoCEv2 device for the smcr suite (rxe0, mlx5_0): past CLC its SMC-R link runs there, "
                   "against the IUT's SMC-R over real RoCE");

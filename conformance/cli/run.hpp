@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/agent_run.hpp"
+#include "cli/clc_options.hpp"
 #include "engine/engine.hpp"
 #include "report/report.hpp"
 
@@ -28,8 +29,7 @@ struct RunArgs {
   unsigned reply_settle_ms = 0;  // --reply-settle: wait after an accepting Reply before the first FPDU
   std::string junit, json, html, pcap;
   std::string publish, publish_token;  // a dashboard to send the run to (publish.hpp)
-  // The tester's CLC identity (conformance/engine/clc_identity.hpp): "auto", "fixed" or a value.
-  std::string clc_eid = "RDMACONF-TEST-EID", clc_prefix = "auto", clc_gid = "fixed", clc_mac = "fixed";
+  ClcIdentityArgs clc;  // --clc-eid, --clc-prefix, --clc-gid, --clc-mac (clc_options.hpp)
   AgentRunArgs agent;
   // The smcr suite against a device: the tester's RoCE device and GID
   // index (-1: the GID of the CLC connection's local address), and the

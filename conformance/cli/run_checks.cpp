@@ -66,14 +66,11 @@ std::string check_run_options(const RunArgs& a) {
   const bool all_suites = a.suites.empty();
   const bool clc = all_suites || has(a.suites, "clc") || has(a.suites, "smcr");
   const bool iwarp = all_suites || has(a.suites, "mpa") || has(a.suites, "ddp") || has(a.suites, "rdmap");
-  const RunArgs defaults;
   if (!clc) {
     if (!a.clc_target.empty()) return "--clc-target serves the clc and smcr suites, which --suite leaves out";
-    for (const auto& [option, given] : {std::pair{"--clc-eid", a.clc_eid != defaults.clc_eid},
-                                        {"--clc-prefix", a.clc_prefix != defaults.clc_prefix},
-                                        {"--clc-gid", a.clc_gid != defaults.clc_gid},
-                                        {"--clc-mac", a.clc_mac != defaults.clc_mac}})
-      if (given) return std::string(option) + " shapes the CLC messages of the clc and smcr suites, which --suite leaves out";
+    if (const std::string given = a.clc.given(); !given.empty())
+      return given + (given.find(',') == std::string::npos ? " shapes" : " shape") +
+             " the CLC messages of the clc and smcr suites, which --suite leaves out";
   }
   if (!a.roce_device.empty() && a.reference)
     return "--roce-device puts the smcr suite's tester on a device; --reference runs the IUT's SMC-R in memory";

@@ -66,6 +66,7 @@ class Fuzzer {
     ro_.jobs = 1;
     ro_.time_scale = o.time_scale;
     ro_.iut_lacks = o.iut_lacks;
+    ro_.clc_identity = o.clc_identity;
     ro_.judge_in_passing = true;
   }
 
@@ -287,7 +288,12 @@ void Fuzzer::write(Finding& f, const Ran& last) {
   out << "# Found by rdmaconf fuzz (seed " << summary_.seed << ", iteration " << f.iteration << ", from " << f.seed
       << "): " << f.what << "\n# Signature: " << f.signature << "\n# Mutations:";
   for (const std::string& m : f.mutations) out << "\n#   " << m;
-  out << "\n# Reproduce: rdmaconf run --case-file " << id << ".case --target HOST:PORT\n" << f.script;
+  // Where `rdmaconf run` meets the IUT in this target's role, and the
+  // options this run ran with that the script needs as well.
+  const char* where = o_.shape.target == FuzzTarget::kClcServer     ? " --clc-target HOST:PORT"
+                      : o_.shape.target == FuzzTarget::kMpaInitiator ? " --listen ADDR:PORT"
+                                                                     : " --target HOST:PORT";
+  out << "\n# Reproduce: rdmaconf run --case-file " << id << ".case" << where << o_.run_options << "\n" << f.script;
   f.folder = folder.string();
   // The kernel's own words about it, as the host logged them.
   if (!f.host_log.empty()) {

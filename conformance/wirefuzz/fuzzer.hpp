@@ -80,6 +80,13 @@ struct FuzzOptions {
   double time_scale = 1.0;
   FuzzShape shape{};
   std::vector<std::string> iut_lacks;
+  // Who the tester's CLC peer says it is (engine/clc_identity.hpp): a real
+  // SMC server declines a Proposal whose prefix, GID or EID does not fit its
+  // network, and the fuzz case would end before what it mutates.
+  ClcIdentity clc_identity;
+  // Options of `rdmaconf run` a finding's script needs to run as it ran
+  // here (" --clc-eid X ..."): its reproduce line names them.
+  std::string run_options;
   // After the IUT stopped answering: how long to wait for it to answer a
   // probe again before the run ends.
   std::chrono::milliseconds revive{10000};

@@ -29,9 +29,11 @@ expect "unknown kernel" 2 "$usage" -- --kernel 6.6 --plan
 expect "kernel without a value" 2 "$usage" -- --plan --kernel
 expect "unknown part" 2 "$usage" -- --only smcd --plan
 expect "unknown option" 2 "$usage" -- --plan --fast
-expect "fuzz one kernel" 0 "kernel 6.1: fuzz siw for 30 minutes -> /nonexistent/interop/6.1/fuzz" -- --fuzz 30 --kernel 6.1 --plan
+expect "fuzz one kernel" 0 "kernel 6.1: fuzz siw for 30 minutes -> /nonexistent/interop/6.1/fuzz/siw
+kernel 6.1: fuzz Linux's SMC CLC server for 30 minutes -> /nonexistent/interop/6.1/fuzz/smc" -- --fuzz 30 --kernel 6.1 --plan
+expect "fuzz one part" 0 "kernel 6.12: fuzz Linux's SMC CLC server for 5 minutes -> /nonexistent/interop/6.12/fuzz/smc" \
+  -- --plan --fuzz 5 --only smc --kernel 6.12
 expect "fuzz without minutes" 2 "$usage" -- --plan --fuzz
 expect "fuzz zero minutes" 2 "$usage" -- --plan --fuzz 0
-expect "fuzz with a part" 2 "$usage" -- --plan --fuzz 5 --only smc
 [ "$fails" = 0 ] && echo "ci/interop.sh --plan: all cases as expected"
 exit $((fails > 0))

@@ -90,5 +90,54 @@ TEST(Fuzz, TheInitiatorAndTheClcServerOfTheReference) {
   EXPECT_NE(initiator.out.find("3 iterations"), std::string::npos) << initiator.out;
 }
 
+// The CLC identity options are run's (clc_options.hpp): the same parsing,
+// the same messages with the command's name, for the CLC server target only.
+TEST(Fuzz, TheClcIdentityOptions) {
+  const Ran bad = rdmaconf("fuzz --reference --suite clc --clc-gid not-a-gid --iterations 1");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("rdmaconf fuzz: --clc-gid expects auto, fixed, an IPv6 address or 32 hex digits, got 'not-a-gid'"),
+            std::string::npos)
+      << bad.err;
+  const Ran prefix = rdmaconf("fuzz --reference --suite clc --clc-prefix 10.0.0.0 --iterations 1");
+  EXPECT_EQ(prefix.code, 2);
+  EXPECT_NE(prefix.err.find("rdmaconf fuzz: --clc-prefix expects auto or A.B.C.D/N"), std::string::npos) << prefix.err;
+  const Ran mpa = rdmaconf("fuzz --reference --suite mpa --clc-eid SOME-EID --clc-mac auto --iterations 1");
+  EXPECT_EQ(mpa.code, 2);
+  EXPECT_NE(mpa.err.find("--clc-eid, --clc-mac shape the CLC messages of the CLC server target"), std::string::npos)
+      << mpa.err;
+  // Given, they are the run's and its reproducers' (the EID is the
+  // reference's own, so Proposals that offer v2 are accepted).
+  const Ran ok = rdmaconf("fuzz --reference --suite clc --clc-eid RDMACONF-TEST-EID --clc-prefix 127.0.0.0/8 --clc-gid auto "
+                          "--clc-mac 02:00:00:00:00:01 --iterations 3 --time-scale 0.25");
+  EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("the tester's CLC peer: EID RDMACONF-TEST-EID, prefix 127.0.0.0/8, GID auto, MAC 02:00:00:00:00:01"),
+            std::string::npos)
+      << ok.out;
+  const test_support::ScratchFolder dir("fuzz");
+  // A reference server that answers with an Accept of a version the Proposal did not offer: the
+  // liveness check cannot read it.
+  const Ran found = rdmaconf("fuzz --reference --fault clc-inconsistent-accept --suite clc --clc-prefix 127.0.0.0/8 "
+                             "--iterations 1 --time-scale 0.25 --out " + dir / "out" + " --json " + dir / "fuzz.json");
+  ASSERT_EQ(found.code, 1) << found.out << found.err;
+  const auto summary = nlohmann::json::parse(slurp(dir / "fuzz.json"));
+  ASSERT_FALSE(summary["findings"].empty());
+  std::string script;
+  for (const auto& e : fs::directory_iterator(summary["findings"][0]["folder"].get<std::string>()))
+    if (e.path().extension() == ".case") script = e.path().string();
+  ASSERT_FALSE(script.empty());
+  const std::string text = slurp(script);
+  EXPECT_NE(text.find(".case --clc-target HOST:PORT --clc-prefix 127.0.0.0/8\n"), std::string::npos) << text;
+  // The script alone, with the options its reproduce line names.
+  const Ran alone = rdmaconf("run --reference --fault clc-inconsistent-accept --clc-prefix 127.0.0.0/8 --case-file " + script);
+  EXPECT_EQ(alone.code, 1) << alone.out << alone.err;
+  const Ran clean = rdmaconf("run --reference --clc-prefix 127.0.0.0/8 --case-file " + script);
+  EXPECT_EQ(clean.code, 0) << clean.out << clean.err;
+  // `run` keeps its own name in the same message.
+  const Ran run = rdmaconf("run --reference --suite clc --clc-mac 1:2:3 --case clc-accept-v1");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_NE(run.err.find("rdmaconf run: --clc-mac expects auto, fixed or aa:bb:cc:dd:ee:ff, got '1:2:3'"), std::string::npos)
+      << run.err;
+}
+
 }  // namespace
 }  // namespace rdmaconf::cli::testing

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -210,6 +211,11 @@ class CrashingClcServer {
   }
   std::uint16_t port() const { return port_; }
   int crashes() const { return crashes_; }
+  // Every octet the tester sent, on every connection.
+  std::vector<std::uint8_t> sent() const {
+    std::lock_guard lock(mu_);
+    return sent_;
+  }
 
  private:
   struct Pair {
@@ -243,6 +249,10 @@ class CrashingClcServer {
     if (n <= 0) return false;
     if (from_client) {
       p.from_client.insert(p.from_client.end(), buf, buf + n);
+      {
+        std::lock_guard lock(mu_);
+        sent_.insert(sent_.end(), buf, buf + n);
+      }
       if (deadly(p.from_client)) {
         crashed_ = true;
         return false;
@@ -300,6 +310,8 @@ class CrashingClcServer {
   std::atomic<bool> crashed_{false}, stop_{false};
   std::atomic<int> crashes_{0};
   std::string error_;
+  mutable std::mutex mu_;
+  std::vector<std::uint8_t> sent_;
   std::thread thread_;
 };
 
@@ -357,6 +369,34 @@ TEST(FuzzTargets, AClcServerThatDiesOfAProposalIsFoundMinimizedAndReproduced) {
   EXPECT_GE(r.failed_line, min.steps[liveness_step(min)].line) << r.reason;
   std::this_thread::sleep_for(100ms);
   EXPECT_EQ(server.crashes(), before + 1);
+}
+
+// A real SMC server judges the identity a Proposal carries (RFC 7609
+// §3.5.1.2: the prefix; SMC v2: the EID, the GID it must route to), so the
+// identity given to the fuzzer is the one every Proposal carries: the fuzz
+// cases' and the liveness checks'.
+TEST(FuzzTargets, TheClcIdentityGivenIsTheOneOnTheWire) {
+  CrashingClcServer server;  // a relay here: what it forwards is kept
+  // A Proposal offering v1 and v2: the v1 prefix, GID and MAC, the v2 EID.
+  FuzzOptions o = clc_options(server.port(), {&by_id("clc-accept-v2-header")});
+  o.iterations = 4;
+  o.minimize_budget = 2;
+  o.clc_identity.eid = "RDMACONF-FUZZ-EID";
+  o.clc_identity.ipv4 = clc::Ipv4Prefix{0xc6336400, 24};  // 198.51.100.0/24
+  o.clc_identity.gid = clc::Gid{0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0};
+  o.clc_identity.mac = clc::Mac{0x02, 0x11, 0x22, 0x33, 0x44, 0x55};
+  const FuzzSummary s = run_fuzz(o);
+  EXPECT_EQ(s.progress.iterations, 4u) << s.stopped;
+  const std::vector<std::uint8_t> sent = server.sent();
+  auto carries = [&sent](std::vector<std::uint8_t> octets) {
+    return std::search(sent.begin(), sent.end(), octets.begin(), octets.end()) != sent.end();
+  };
+  auto text = [](std::string_view t) { return std::vector<std::uint8_t>(t.begin(), t.end()); };
+  EXPECT_TRUE(carries(text("RDMACONF-FUZZ-EID")));
+  EXPECT_FALSE(carries(text("RDMACONF-TEST-EID")));  // the default is gone
+  EXPECT_TRUE(carries({0xc6, 0x33, 0x64, 0x00, 24}));  // App. A.2.2: the prefix and its length
+  EXPECT_TRUE(carries({0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0}));
+  EXPECT_TRUE(carries({0x02, 0x11, 0x22, 0x33, 0x44, 0x55}));
 }
 
 }  // namespace

@@ -194,6 +194,10 @@ struct RunOptions {
   // The smcr suite's RoCE side per connection (smcr_transport.hpp): the
   // reference's in-memory fabric, or a RoCEv2 device; unset, the suite is skipped.
   RoceFactory roce;
+  // The tester reset the TCP connection of an smcr case (`> reset`): an IUT
+  // in this process is given the time to see it before the next step (the
+  // reference: memory_tcp_reset_sent); a device sees it on its own. Unset: nothing.
+  std::function<void(const RoceEndpoints&)> tcp_reset_sent;
   // The SMC-R version the smcr suite runs over (1 or 2): each case's
   // Proposal offers that one whatever its script offers, and the case needs
   // smcr-v1 or smcr-v2 accordingly. 0: as the scripts say. For an IUT with

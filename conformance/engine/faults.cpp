@@ -147,6 +147,11 @@ constexpr FaultInfo kFaults[] = {
     {F::kSmcrClientLateOpen, "smcr-client-late-open", "SMC-R", "as client, takes the server's connection data only once its second link is up, not as soon as its Confirm left", "RFC 7609 §3.5.2.4", std::nullopt},
     {F::kSmcrDataBeforeDeleteAnswered, "smcr-data-before-delete-answered", "SMC-R", "as server, sends CDC messages and Writes while the DELETE LINK of a new link whose CONFIRM LINK failed awaits its reply", "RFC 7609 §3.5.1.6.2", std::nullopt},
     {F::kSmcrNoReplay, "smcr-no-replay", "SMC-R", "after a failover, does not send again the Writes and CDC messages the failed link flushed (it resets the connection instead)", "RFC 7609 §4.6.2", std::nullopt},
+    {F::kSmcrMtuUnchecked, "smcr-mtu-unchecked", "SMC-R", "as client, takes an ADD LINK whatever MTU value it names, where an undefined one gets a rejecting reply with reason 2", "RFC 7609 App. A.3.2", std::nullopt},
+    {F::kSmcrUnknownLinkIgnored, "smcr-unknown-link-ignored", "SMC-R", "as client, leaves a DELETE LINK naming a link it does not have unanswered, where it replies with reason unknown link", "RFC 7609 App. A.3.4", std::nullopt},
+    {F::kSmcrWritePastUrgent, "smcr-write-past-urgent", "SMC-R", "writes the data that follows urgent data at once, before the peer consumed the urgent data", "RFC 7609 §4.7.5", std::nullopt},
+    {F::kSmcrTcpResetIgnored, "smcr-tcp-reset-ignored", "SMC-R", "takes a TCP reset of an SMC-R connection whose peer sent no A as the end of the TCP connection only: no A of its own", "RFC 7609 §4.8.2", std::nullopt},
+    {F::kSmcrNoCloseTimer, "smcr-no-close-timer", "SMC-R", "after its own close waits for the peer's PeerConnectionClosed for ever: no close timer, no TCP reset", "RFC 7609 §4.8.1", std::nullopt},
     {F::kSctpNoIndication, "sctp-no-indication", "SCTP", "announces no Adaptation Layer Indication in its INIT-ACK", "RFC 5043 §5.1", std::nullopt},
     {F::kSctpSkipIndicationCheck, "sctp-skip-indication-check", "SCTP", "runs DDP on an association whose peer announced no DDP indication", "RFC 5043 §11.1", std::nullopt},
     {F::kSctpUnequalStreams, "sctp-unequal-streams", "SCTP", "asks for one inbound stream more than outbound ones", "RFC 5043 §8", std::nullopt},
@@ -191,6 +196,7 @@ smcr::Faults FaultSet::smcr_faults() const {
   if (has(FaultId::kSmcrStaleConsumerCursor)) out.set(smcr::Fault::kStaleConsumerCursor);
   if (has(FaultId::kSmcrEyecatcherUnchecked)) out.set(smcr::Fault::kEyecatcherUnchecked);
   if (has(FaultId::kSmcrUpdateRequestIgnored)) out.set(smcr::Fault::kUpdateRequestIgnored);
+  if (has(FaultId::kSmcrWritePastUrgent)) out.set(smcr::Fault::kWritePastUrgent);
   return out;
 }
 
@@ -207,6 +213,8 @@ smcr::GroupFaults FaultSet::smcr_group_faults() const {
   if (has(FaultId::kSmcrClientAddWaits)) out.set(G::kClientAddWaits);
   if (has(FaultId::kSmcrEyecatcherIgnored)) out.set(G::kEyecatcherIgnored);
   if (has(FaultId::kSmcrNoReplay)) out.set(G::kNoReplay);
+  if (has(FaultId::kSmcrMtuUnchecked)) out.set(G::kMtuUnchecked);
+  if (has(FaultId::kSmcrUnknownLinkIgnored)) out.set(G::kUnknownLinkIgnored);
   return out;
 }
 

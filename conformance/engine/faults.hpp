@@ -74,6 +74,7 @@ enum class FaultId : std::uint8_t {
   kSmcrCloseIgnoresUnread, kSmcrStaleConsumerCursor, kSmcrSingleLinkEnds, kSmcrAsymmetricRefused,
   kSmcrDeleteLinkUnanswered, kSmcrClientAddWaits, kSmcrEyecatcherIgnored, kSmcrEyecatcherUnchecked,
   kSmcrUpdateRequestIgnored, kSmcrClientLateOpen, kSmcrDataBeforeDeleteAnswered, kSmcrNoReplay,
+  kSmcrMtuUnchecked, kSmcrUnknownLinkIgnored, kSmcrWritePastUrgent, kSmcrNoCloseTimer, kSmcrTcpResetIgnored,
   // DDP over SCTP: the reference IUT's association in memory (sctp_memory.cpp)
   kSctpNoIndication, kSctpSkipIndicationCheck, kSctpUnequalStreams, kSctpAcceptNoPrivateData,
   kSctpPrivateDataOver512, kSctpTerminatePrivateData, kSctpSsnGap, kSctpIllegalIgnored, kSctpAnswerTwice,

@@ -39,6 +39,7 @@ RunOptions reference_options(ReferenceIut& iut, RunOptions o) {
   };
   o.initiator_parallel = true;
   o.roce = memory_roce_factory();
+  o.tcp_reset_sent = memory_tcp_reset_sent();
   o.sctp = memory_sctp_factory(iut.faults());
   return o;
 }

@@ -303,6 +303,9 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
           return;
         }
       }
+      // RFC 7609 §4.8.2: the peer's RST on an SMC-R connection that saw no
+      // A starts the abort on this side (smcr_memory.hpp).
+      if (sock.reset_by_peer) iut_tcp_reset_received(fabric.key);
       return;
     }
     // One complete message (the header's Length says where it ends).

@@ -56,6 +56,7 @@ struct Socket {
   const std::atomic<bool>& stopping;
   Clock::time_point born = Clock::now();
   bool eof = false;
+  bool reset_by_peer = false;  // the read that saw the end met the peer's RST
   // A guard against leaked connections. It acts as a timer too, so the
   // faults that drop a handshake timer lift it: the IUT then waits until
   // stop().
@@ -89,6 +90,7 @@ struct Socket {
         const ssize_t n = ::recv(fd, buf.data(), buf.size(), 0);
         if (n <= 0) {
           eof = true;
+          reset_by_peer = n < 0 && errno == ECONNRESET;
           return false;
         }
         rx.insert(rx.end(), buf.begin(), buf.begin() + n);

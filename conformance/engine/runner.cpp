@@ -812,6 +812,7 @@ StepOutcome send_step(Session& s, const Step& st) {
     ::setsockopt(s.fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
     ::close(s.fd);
     s.fd = -1;
+    if (s.smcr && s.o.tcp_reset_sent) s.o.tcp_reset_sent({s.result.exchange.tester_address, s.result.exchange.iut_address});
     return {};
   }
   if (std::string why = unexpressible(s, st); !why.empty()) return {StepOutcome::Kind::kUnimplemented, why};

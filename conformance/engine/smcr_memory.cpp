@@ -64,6 +64,9 @@ struct Exchange {
   // connection is reset (§4.8.2; Linux resets the connections of a group
   // that ends). Set by the runner's thread, read by the IUT's CLC thread.
   std::atomic<bool> reset{false};
+  // The tester reset the TCP connection (§4.8.2): set by the IUT's CLC
+  // thread, read by the runner's.
+  std::atomic<bool> tcp_reset_received{false};
 };
 
 std::mutex registry_mu;
@@ -129,6 +132,8 @@ class IutSide {
       held_cdc_.pop_front();
     }
     any |= application();
+    any |= close_timer();
+    any |= tcp_reset();
     if ((conn_ && conn_->aborted()) || group_.state() == smcr::LinkGroup::State::kTerminated) x_.reset = true;
     return any;
   }
@@ -261,6 +266,27 @@ class IutSide {
     return any;
   }
 
+  // §4.8.1: once the application closed, the wait for the peer to finish
+  // the close is bounded (smcr::kCloseWaitTime); when it runs out the
+  // connection ends without another Write and its TCP connection is reset.
+  bool close_timer() {
+    using S = smcr::ConnectionState;
+    if (!conn_ || !closed_ || conn_->state() == S::kClosed || h_.faults.has(FaultId::kSmcrNoCloseTimer)) return false;
+    if (!close_deadline_) close_deadline_ = now_ + smcr::kCloseWaitTime;
+    if (now_ < *close_deadline_) return false;
+    emit(conn_->close_timeout());
+    return true;
+  }
+
+  // §4.8.2: a TCP reset from the peer, which sent no A, starts the abort:
+  // this side's A, then the wait for the peer's.
+  bool tcp_reset() {
+    if (!conn_ || reset_taken_ || !x_.tcp_reset_received || h_.faults.has(FaultId::kSmcrTcpResetIgnored)) return false;
+    reset_taken_ = true;
+    emit(conn_->abort());
+    return true;
+  }
+
   // Faults on what the IUT sends.
   bool outgoing(std::vector<std::uint8_t>& m) {
     const FaultSet& f = h_.faults;
@@ -324,6 +350,8 @@ class IutSide {
   std::deque<std::vector<std::uint8_t>> held_cdc_;
   std::vector<std::uint8_t> buf_;
   bool started_ = false, closed_ = false;
+  bool reset_taken_ = false;  // the peer's TCP reset was acted on
+  std::optional<Time> close_deadline_;  // the close timer, from the application's close (§4.8.1)
   Time now_{0};
 };
 
@@ -428,6 +456,28 @@ bool iut_smcr_reset(const std::string& key) {
   std::lock_guard lock(registry_mu);
   const auto it = registry().find(key);
   return it != registry().end() && it->second->reset;
+}
+
+void iut_tcp_reset_received(const std::string& key) {
+  std::lock_guard lock(registry_mu);
+  if (const auto it = registry().find(key); it != registry().end()) it->second->tcp_reset_received = true;
+}
+
+std::function<void(const RoceEndpoints&)> memory_tcp_reset_sent() {
+  return [](const RoceEndpoints& e) {
+    // The IUT's CLC thread takes the RST within its poll; its connection
+    // ends then too (iut_connection_ended), which says it was seen as well.
+    const std::string key = key_of(e.tester_address, e.iut_address);
+    const auto until = std::chrono::steady_clock::now() + 2s;
+    while (std::chrono::steady_clock::now() < until) {
+      {
+        std::lock_guard lock(registry_mu);
+        const auto it = registry().find(key);
+        if (it == registry().end() || it->second->tcp_reset_received) return;
+      }
+      std::this_thread::sleep_for(1ms);
+    }
+  };
 }
 
 void iut_connection_ended(const std::string& key) {

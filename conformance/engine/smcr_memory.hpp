@@ -10,13 +10,17 @@
 //
 // The IUT's application is the SMC-R test ULP: it echoes what it reads
 // (urgent data as urgent data), reads only what its send buffer can take,
-// and closes when the peer closed. The named faults of the SMC-R layer
+// and closes when the peer closed; once it closed, its close timer
+// (smcr::kCloseWaitTime, §4.8.1) ends a connection whose peer never
+// finishes the close, and the TCP connection is reset; the tester's TCP
+// reset without A before it aborts the SMC-R connection. The named faults of the SMC-R layer
 // (faults.hpp) act on its link group's and connection's configuration, on
 // the connection's Faults, or on the LLC and CDC messages its queue pairs
 // send and receive.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -50,6 +54,14 @@ void iut_reached_smcr(const std::string& key, bool server, const clc::SmcrLink& 
 // The IUT's SMC-R connection was aborted or its link group ended: the CLC
 // thread resets the TCP connection (RFC 7609 §4.8.2).
 bool iut_smcr_reset(const std::string& key);
+// The IUT's TCP connection was reset by the tester (its CLC thread saw the
+// RST): its SMC-R connection aborts (RFC 7609 §4.8.2) when the runner next
+// drives its side.
+void iut_tcp_reset_received(const std::string& key);
+// RunOptions::tcp_reset_sent for the reference: waits (a bounded time) until
+// the IUT's CLC thread saw the tester's RST on that connection, so that the
+// next step finds the IUT's answer rather than racing that thread.
+std::function<void(const RoceEndpoints&)> memory_tcp_reset_sent();
 // The CLC connection ended: the fabric is forgotten once the tester lets go too.
 void iut_connection_ended(const std::string& key);
 

@@ -240,7 +240,7 @@ Output Connection::push(bool force) {
   const RmbeGeometry& g = config_.peer;
   std::uint64_t len = 0;
   // §4.7.5: after urgent data nothing more is written until the peer consumed it.
-  if (send_queued_ > 0 && !urgent_wait_) {
+  if (send_queued_ > 0 && (!urgent_wait_ || config_.faults.has(Fault::kWritePastUrgent))) {
     // §4.3, A.4: never past the peer's consumer cursor (the fault writes a
     // whole data area regardless, still inside the peer's RMBE).
     const std::uint64_t room = config_.faults.has(Fault::kWritePastWindow) ? g.capacity() : window();

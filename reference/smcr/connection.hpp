@@ -39,6 +39,7 @@
 // (A), a message after the peer's own C or A is ignored.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -111,6 +112,7 @@ enum class Fault : std::uint8_t {
   kStaleConsumerCursor,  // against §4.5.1: a CDC message announcing data carries the consumer cursor last sent
   kEyecatcherUnchecked,  // against §4.4.1: an overlaid eyecatcher goes unnoticed
   kUpdateRequestIgnored, // against §4.5.1: the peer's R (consumer cursor update requested) changes nothing
+  kWritePastUrgent,      // against §4.7.5: writes on after urgent data before the peer consumed it
   kCount
 };
 using Faults = wire::FaultSet<Fault>;
@@ -124,6 +126,14 @@ struct ConnectionConfig {
   ConsumerUpdatePolicy update;
   Faults faults;
 };
+
+// §4.8.1: how long a side that closed waits for the peer to finish the
+// close (its PeerConnectionClosed, or A) before its timer resets the
+// connection (close_timeout()). RFC 7609 leaves the value to the
+// implementation and likens the wait to TCP's FIN-WAIT-2; the reference
+// takes 60 s, the FIN-WAIT-2 time Linux's TCP uses by default
+// (tcp_fin_timeout). The owner keeps the time: the machine has no clock.
+inline constexpr std::chrono::milliseconds kCloseWaitTime{60000};
 
 // ---------------------------------------------------------------- what to do
 

@@ -78,6 +78,10 @@ struct AddLink {
   friend bool operator==(const AddLink&, const AddLink&) = default;
 };
 
+// A.3.2's RsnCode of a rejecting ADD LINK reply.
+inline constexpr std::uint8_t kAddLinkNoAlternatePath = 1;
+inline constexpr std::uint8_t kAddLinkInvalidMtu = 2;
+
 // A.3.3: up to two pairs a message.
 struct AddLinkContinuation {
   bool reply = false;

@@ -88,6 +88,8 @@ enum class GroupFault : std::uint8_t {
   kClientAddWaits,     // against §3.5.5.1.2: a v1 client ends the group when its ADD LINK gets no answer
   kEyecatcherIgnored,  // against §4.4.1/A.4: RMBEs without eyecatcher though the peer's CONFIRM LINK kept them
   kNoReplay,           // against §4.6.2: the Writes and CDC messages a failed link flushed are not sent again
+  kMtuUnchecked,       // against A.3.2, C.7.1: the client takes an ADD LINK whatever MTU value it names
+  kUnknownLinkIgnored, // against A.3.4, C.7.1: the client leaves a DELETE LINK of a link it lacks unanswered
   kCount
 };
 using GroupFaults = wire::FaultSet<GroupFault>;

@@ -5,6 +5,7 @@
 // (smc_llc.c) decides, and the function it follows is named.
 #include <algorithm>
 
+#include "clc/messages.hpp"
 #include "smcr/link_group.hpp"
 
 namespace rdmaconf::smcr {
@@ -295,7 +296,10 @@ void LinkGroup::client_add_link(std::size_t on, const LlcMessage& m, Time now) {
   // second RNIC here, or the link would be parallel (Linux compares the
   // GID, and in v1 the MAC too: smc_llc_cli_add_link).
   const bool same_server_port = a.gid == cur.peer.gid && (cfg_.version == 2 || a.mac == cur.peer.mac);
-  const bool acceptable = a.mtu != 0 && a.link_number != 0 && !slot_of(a.link_number) && cfg_.max_links > 1 &&
+  // A.3.2, C.7.1: an MTU value App. A.2.3 does not enumerate is refused
+  // with reason 2 (invalid MTU); that comes before the path's reason 1.
+  const bool mtu_defined = clc::qp_mtu_octets(a.mtu) != 0 || cfg_.faults.has(GroupFault::kMtuUnchecked);
+  const bool acceptable = mtu_defined && a.link_number != 0 && !slot_of(a.link_number) && cfg_.max_links > 1 &&
                           active_links() < cfg_.max_links && free_slot() && !(same_server_port && !cfg_.alternate);
   QueuePair* qp = acceptable ? host_.create_qp() : nullptr;
   if (qp != nullptr &&
@@ -304,17 +308,18 @@ void LinkGroup::client_add_link(std::size_t on, const LlcMessage& m, Time now) {
     qp = nullptr;
   }
   if (qp == nullptr) {
-    // A.3.2: the reply with Z and the reason (no alternate path), as Linux
-    // sends it: the request's 44 octets back (smc_llc_cli_add_link_reject).
+    // A.3.2: the reply with Z and the reason (invalid MTU, or no alternate
+    // path), as Linux sends it: the request's 44 octets back
+    // (smc_llc_cli_add_link_reject).
     AddLink r = a;
     r.reply = r.reject = true;
-    r.reason_code = 1;
+    r.reason_code = mtu_defined ? kAddLinkNoAlternatePath : kAddLinkInvalidMtu;
     r.v2_extension.reset();
     send(on, r);
     Event e;
     e.kind = Event::Kind::kLinkAddRejected;
     e.link = a.link_number;
-    e.reason = 1;
+    e.reason = r.reason_code;
     return emit(std::move(e));
   }
   const std::size_t slot = *free_slot();
@@ -466,7 +471,7 @@ void LinkGroup::on_delete_link_request(std::size_t slot, const DeleteLink& d, Ti
   r.reply = true;
   if (!target) {
     r.reason_code = delete_reason::kUnknownLink;
-    send(slot, r);
+    if (!cfg_.faults.has(GroupFault::kUnknownLinkIgnored)) send(slot, r);
     return drop(Event::Drop::kUnknownLink, slot, nullptr);
   }
   r.reason_code = 0;

@@ -564,6 +564,19 @@ TEST(SmcrConnection, FaultWritePastWindowIsCaughtByThePeer) {
   EXPECT_EQ(p.b().state(), ConnectionState::kClosed);  // A answered A
 }
 
+TEST(SmcrConnection, FaultWritePastUrgentWritesBeforeThePeerConsumedIt) {
+  ConnectionConfig faulty = config_of(16384, 16384);
+  faulty.faults.set(Fault::kWritePastUrgent);
+  Pair p(faulty, testing::mirrored(config_of(16384, 16384)));
+  p.from_a(p.a().send_urgent(octets(500, 3)).out);
+  // §4.7.5 holds normal data back until the peer consumed the urgent data
+  // (Scenario5UrgentDataWindowOpen); the fault writes it at once.
+  SendResult n = p.a().send(octets(1000, 5));
+  ASSERT_TRUE(n.out.cdc);
+  EXPECT_EQ(n.out.cdc->producer(), (Cursor{0, 1504}));
+  EXPECT_EQ(p.b().octets_consumed(), 0u);
+}
+
 TEST(SmcrConnection, FaultNoConsumerUpdateLeavesTheSenderBlocked) {
   ConnectionConfig mute = testing::mirrored(config_of(16384, 16384));
   mute.faults.set(Fault::kNoConsumerUpdate);

@@ -4,7 +4,9 @@
 // C and only then (App. A.3.5), one exchange at a time (§3.5.5.3), a link
 // kept until the client answered its DELETE LINK (§3.5.5.1.3), a client's
 // ADD LINK that needs no answer (§3.5.5.1.2), and a group that goes on with
-// a single or an asymmetric link (§2.2.1), and RMBEs that keep the
+// a single or an asymmetric link (§2.2.1), an ADD LINK with an undefined
+// MTU rejected with reason 2 (A.3.2), a DELETE LINK of an unknown link
+// answered (A.3.4), and RMBEs that keep the
 // eyecatcher unless both sides' CONFIRM LINK said otherwise (§4.4.1, A.4).
 #include <gtest/gtest.h>
 
@@ -19,8 +21,10 @@ Gid gid_v4(std::uint8_t d) { return {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 1
 const LinkAddress kServerPort{0x020000000001, gid_v4(1)}, kServerPort2{0x020000000011, gid_v4(11)};
 const LinkAddress kClientPort{0x020000000002, gid_v4(2)}, kClientPort2{0x020000000012, gid_v4(12)};
 
-LinkGroupConfig config(Role role, GroupFaults faults = {}, bool alternate = true, bool eyecatcher = false) {
+LinkGroupConfig config(Role role, GroupFaults faults = {}, bool alternate = true, bool eyecatcher = false,
+                       std::uint8_t mtu = 3) {
   LinkGroupConfig c;
+  c.mtu = mtu;
   c.rmbe_eyecatcher = eyecatcher;
   c.role = role;
   if (alternate) c.alternate = role == Role::kServer ? kServerPort2 : kClientPort2;
@@ -33,8 +37,8 @@ LinkGroupConfig config(Role role, GroupFaults faults = {}, bool alternate = true
 // fabric; the client can be made deaf, so that the test answers for it.
 struct Pair {
   explicit Pair(GroupFaults server_faults = {}, bool client_alternate = true, bool server_alternate = true,
-                GroupFaults client_faults = {}, bool client_eyecatcher = false)
-      : server(config(Role::kServer, server_faults, server_alternate), fabric.host(0)),
+                GroupFaults client_faults = {}, bool client_eyecatcher = false, std::uint8_t server_mtu = 3)
+      : server(config(Role::kServer, server_faults, server_alternate, false, server_mtu), fabric.host(0)),
         client(config(Role::kClient, client_faults, client_alternate, client_eyecatcher), fabric.host(1)),
         sq(fabric.create_qp(0)),
         cq(fabric.create_qp(1)) {
@@ -215,6 +219,44 @@ TEST(SmcrLinkGroupChanges, AnAsymmetricLinkServesAndTheFaultGivesItUp) {
     // The client's second link end is its first RNIC again.
     EXPECT_EQ(p.server.active_links(), refused ? 1u : 2u);
     EXPECT_EQ(p.server.state(), LinkGroup::State::kActive);
+  }
+}
+
+TEST(SmcrLinkGroupChanges, AnAddLinkWithAnUndefinedMtuIsRejectedWithReasonTwo) {
+  for (const std::uint8_t mtu : {0, 6, 15}) {
+    for (const bool unchecked : {false, true}) {
+      // The server's ADD LINK names an MTU App. A.2.3 does not enumerate.
+      Pair p({}, true, true, unchecked ? GroupFaults{}.set(GroupFault::kMtuUnchecked) : GroupFaults{}, false, mtu);
+      p.settle();
+      EXPECT_EQ(p.client.active_links(), unchecked ? 2u : 1u) << int{mtu};
+      if (unchecked) continue;
+      const auto rejected = std::find_if(p.server_events.begin(), p.server_events.end(),
+                                         [](const Event& e) { return e.kind == Event::Kind::kLinkAddRejected; });
+      ASSERT_NE(rejected, p.server_events.end()) << int{mtu};
+      EXPECT_EQ(rejected->reason, kAddLinkInvalidMtu);
+      EXPECT_EQ(p.server.state(), LinkGroup::State::kActive);
+    }
+  }
+  // A defined MTU and no second RNIC: the reason is the path's.
+  Pair p({}, false, false);
+  p.settle();
+  const auto rejected = std::find_if(p.server_events.begin(), p.server_events.end(),
+                                     [](const Event& e) { return e.kind == Event::Kind::kLinkAddRejected; });
+  ASSERT_NE(rejected, p.server_events.end());
+  EXPECT_EQ(rejected->reason, kAddLinkNoAlternatePath);
+}
+
+TEST(SmcrLinkGroupChanges, FaultLeavesADeleteLinkOfAnUnknownLinkUnanswered) {
+  for (const bool ignored : {false, true}) {
+    Pair p({}, true, true, ignored ? GroupFaults{}.set(GroupFault::kUnknownLinkIgnored) : GroupFaults{});
+    p.settle();
+    p.sq.post_send(encode(Llc{DeleteLink{false, false, true, 9, delete_reason::kOperatorInitiated}}));
+    p.settle();
+    std::size_t answers = 0;
+    for (const auto& d : p.fabric.sends)
+      if (d.from_qp == p.cq.qp_number() && !d.octets.empty() && d.octets[0] == 0x04) ++answers;
+    EXPECT_EQ(answers, ignored ? 0u : 1u);
+    EXPECT_EQ(p.client.active_links(), 2u);
   }
 }
 

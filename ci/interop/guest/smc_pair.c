@@ -5,8 +5,8 @@
  *
  *   smc_pair server ADDR PORT COUNT       accept COUNT connections, echo what each sends, then exit
  *   smc_pair serve ADDR PORT              accept until killed, each connection echoed by a child of its
- *                                         own (the IUT's application for the smcr suite: echo, and close
- *                                         once the peer closed)
+ *                                         own (the IUT's application for the smcr suite: echo, urgent
+ *                                         data as urgent data, and close once the peer closed)
  *   smc_pair client ADDR PORT COUNT SIZE  COUNT connections, each sends SIZE octets, reads them back
  *
  * Exit status 0 when every echo came back intact. Built on the host with gcc (same Debian release).
@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <signal.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,11 +60,22 @@ static int serve(const struct sockaddr_in *sa, int count)
 	return 0;
 }
 
+/* Echoes what the peer sends until it closes; urgent data comes back as urgent data, as the
+ * smcr suite's test ULP does (RFC 7609 §4.7.5: the urgent octet is out of band for read(), which
+ * stops before it; at the mark it is taken with MSG_OOB and sent back with MSG_OOB). */
 static void echo(int fd)
 {
-	ssize_t n;
-	while ((n = read(fd, buf, sizeof buf)) > 0)
-		if (write(fd, buf, (size_t)n) != n) break;
+	for (;;) {
+		struct pollfd p = {fd, POLLIN | POLLPRI, 0};
+		if (poll(&p, 1, -1) < 0) break;
+		char urgent;
+		if ((p.revents & POLLPRI) && sockatmark(fd) == 1 && recv(fd, &urgent, 1, MSG_OOB) == 1) {
+			if (send(fd, &urgent, 1, MSG_OOB) != 1) break;
+			continue;
+		}
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n <= 0 || write(fd, buf, (size_t)n) != n) break;
+	}
 	close(fd);
 }
 

@@ -58,15 +58,10 @@ run_cases() {
 }
 # stuck: Linux's tasks whose kernel stack waits for CDC sends that never complete
 # (smc_cdc_wait_pend_tx_wr: a link group's termination) or for a socket lock under smc_rx_wait
-stuck() {
-  local t s
-  for t in /proc/[0-9]*/task/[0-9]*; do
-    s=$(cat "$t/stack" 2> /dev/null) || continue
-    case "$s" in
-      *smc_cdc_wait_pend_tx_wr*) echo "${t#/proc/} $(cat "$t/comm"): smc_cdc_wait_pend_tx_wr" ;;
-      *lock_sock*smc_rx_wait* | *smc_rx_wait*lock_sock*) echo "${t#/proc/} $(cat "$t/comm"): lock_sock in smc_rx_wait" ;;
-    esac
-  done
+stuck() {  # a few processes in all: forks are dear under TCG
+  grep -l smc_cdc_wait_pend_tx_wr /proc/[0-9]*/task/[0-9]*/stack 2> /dev/null | sed 's|^/proc/||; s|/stack$|: smc_cdc_wait_pend_tx_wr|'
+  grep -l smc_rx_wait /proc/[0-9]*/task/[0-9]*/stack 2> /dev/null | xargs -r grep -l lock_sock |
+    sed 's|^/proc/||; s|/stack$|: lock_sock in smc_rx_wait|'
 }
 # tester ROLE ARGS...: that role's cases, in one run, or with SMCR_SUITE_EACH=1 one run per case
 # followed by a look (after 5 s) for tasks newly stuck (smcr-suite-stuck.txt names the case)

@@ -111,6 +111,22 @@ TEST(SmcrSuite, RunsOverTheVersionTheRunNames) {
   EXPECT_NE(lacking.reason.find("smcr-v2"), std::string::npos) << lacking.reason;
 }
 
+// The same with the IUT as SMC client: the tester's server accepts the
+// run's version (its Accept says version 2 although the script chooses v1),
+// and the IUT's Proposal need not offer version 1.
+TEST(SmcrSuite, TheServerSideAcceptsTheVersionTheRunNames) {
+  Reference ref;
+  RunOptions o = ref.options;
+  o.smcr_version = 2;
+  const CaseResult r = run_case(one("smcr-client-ready-after-confirm"), o);  // > clc.accept choose=v1
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+  const auto accept = std::find_if(r.frames.begin(), r.frames.end(), [](const FrameRecord& f) {
+    return f.headline.find("CLC accept") != std::string::npos;
+  });
+  ASSERT_NE(accept, r.frames.end());
+  EXPECT_NE(accept->detail.find("Version: 2 (SMCv2)"), std::string::npos) << accept->detail;
+}
+
 // A script that names a field of version 1's LLC header (llc.length) cannot
 // run over version 2: the case is left out before it starts, with the field
 // named, rather than counted as an error or charged to the IUT.

@@ -9,8 +9,9 @@
 #     tester: rdmaconf run --suite smcr --clc-target 10.79.0.1:7710 --roce-device rxe2 ...
 #   initiator role (Linux the SMC client, the tester its server):
 #     tester: rdmaconf run --suite smcr --listen 10.79.0.2:7711 --roce-device rxe2 ...
-#     Linux:  smc_pair client 10.79.0.2 7711 1 1000, again and again (each connection writes 1000
-#             octets and reads 1000 back; a new one starts when the last ended or after 60 s)
+#     Linux:  smc_pair echo-client 10.79.0.2 7711, again and again (each connection echoes what the
+#             tester writes, as smc_pair serve's children do; a new one starts when the last ended,
+#             or after 8 s: a case's accept waits 10 s, and a client stuck in the kernel stays behind)
 #
 # The roles run apart so that each case's link group is Linux's only one with the tester (the
 # engine runs a --listen run's initiator-role cases beside its responder-role ones). Linux over rxe
@@ -100,16 +101,16 @@ if [[ "$roles" == *" responder "* ]]; then
 fi
 
 if [[ "$roles" == *" initiator "* ]] && [ -n "$(ids initiator)" ]; then
-  # Linux's SMC client: one connection at a time to the tester's listener, each in a process of its
-  # own; one that has not ended after 60 s is left behind (a task stuck in the kernel ignores
-  # signals) and the next starts, so every case finds a connection waiting.
+  # Linux's SMC client: a connection to the tester's listener, each in a process of its own; one
+  # that has not ended after 8 s is left behind (killed after 60 s; a task stuck in the kernel
+  # ignores signals) and the next starts, so every case finds a connection within its 10 s.
   rm -f smcr-suite-clients.stop
   setsid bash -c 'n=0
     until [ -e smcr-suite-clients.stop ]; do
       n=$((n + 1))
-      timeout -k 5 60 "$1/smc_pair" client 10.79.0.2 "$2" 1 1000 > smcr-suite-client.txt 2>&1 &
+      timeout -k 5 60 "$1/smc_pair" echo-client 10.79.0.2 "$2" > smcr-suite-client.txt 2>&1 &
       c=$!
-      for _ in $(seq 60); do kill -0 $c 2> /dev/null || break; [ -e smcr-suite-clients.stop ] && break; sleep 1; done
+      for _ in $(seq 8); do kill -0 $c 2> /dev/null || break; [ -e smcr-suite-clients.stop ] && break; sleep 1; done
       if kill -0 $c 2> /dev/null; then st="still running"; else wait $c; st="exit $?"; fi
       echo "client $n ($(date -u +%T)): $(tr "\n" " " < smcr-suite-client.txt)$st"
       sleep 1

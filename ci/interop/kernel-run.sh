@@ -355,15 +355,19 @@ if want smc; then
       fi
     done
     timing "smcr: smcr-probe over RoCEv2, both roles" $((SECONDS - t))
-    # The smcr suite live (smcr-suite.sh): rdmaconf run --roce-device rxe2 against Linux's AF_SMC
-    # echo on rxe1; its reports and capture beside the probe's (6.12/smcr/). RDMACONF_SMCR_CASES="ID
-    # ...": only these cases.
+    # The smcr suite live (smcr-suite.sh), both roles: rdmaconf run --roce-device rxe2 against
+    # Linux's AF_SMC echo on rxe1, then with --listen against Linux's AF_SMC client; its reports and
+    # capture beside the probe's (6.12/smcr/). RDMACONF_SMCR_CASES="ID ...": only these cases;
+    # RDMACONF_SMCR_ROLES="responder|initiator": only that role; RDMACONF_SMCR_EACH=1: a run per case,
+    # with the tasks Linux leaves stuck after each (smcr-suite-stuck.txt).
     t=$SECONDS
-    rm -rf "$out/smcr/html"
-    guest "SMCR_SUITE_CASES='${RDMACONF_SMCR_CASES:-}' bash /opt/rdmaconf/smcr-suite.sh" 3600 2>&1 \
-      | tee "$out/smcr/suite.txt" || true
+    rm -rf "$out/smcr/html" "$out/smcr/parts"
+    guest "SMCR_SUITE_CASES='${RDMACONF_SMCR_CASES:-}' SMCR_SUITE_ROLES='${RDMACONF_SMCR_ROLES:-}' \
+           SMCR_SUITE_EACH='${RDMACONF_SMCR_EACH:-0}' \
+           bash /opt/rdmaconf/smcr-suite.sh" 5400 2>&1 | tee "$out/smcr/suite.txt" || true
     cp -r "$run/share/smcr-suite/." "$out/smcr/" 2> /dev/null || true
-    cp "$run/share/smcr-suite-linux.txt" "$out/smcr/" 2> /dev/null || true
+    cp "$run/share/smcr-suite-linux.txt" "$run"/share/smcr-suite-dmesg-*.txt "$run/share/smcr-suite-stuck.txt" \
+      "$out/smcr/" 2> /dev/null || true
     cp "$run/share/smcr-suite-link2.pcap" "$out/smcr/" 2> /dev/null || true
     if [ -s "$run/share/smcr-suite.pcap" ]; then
       cp "$run/share/smcr-suite.pcap" "$out/smcr/"

@@ -490,6 +490,14 @@ std::vector<std::string> check_case(const Case& c) {
 
   check_connections(c, err);
   check_captures(c, err, out);
+  // The case's timeout runs from its first step: waits that fill it leave a
+  // case that cannot finish against a device, whatever the IUT does (both
+  // scale alike with --time-scale; in process a wait takes no time at all).
+  Duration waited{0};
+  for (const Step& st : c.steps)
+    if (st.kind == StepKind::kWait && (waited += st.duration) >= c.timeout)
+      err(st, "expected the case's waits (" + std::to_string(waited.count()) + " ms by here) to fit in its timeout (" +
+                  std::to_string(c.timeout.count()) + " ms): give it a longer 'timeout:'");
   return out;
 }
 

@@ -404,7 +404,12 @@ std::string clc_offer_lacks(const Session& s, const Received& u) {
   if (s.c.role != Role::kInitiator || u.name != "clc.proposal") return {};
   const auto* p = u.clc ? std::get_if<clc::Proposal>(&*u.clc) : nullptr;
   if (!p) return {};
-  if (s.c.needs_item("smcr-v1") && !p->v1_smcr_identity())
+  // A run over SMC-R version 2 (RunOptions::smcr_version) runs the smcr
+  // suite's version-1 scripts over version 2: that is what the Proposal must offer.
+  const bool run_v2 = s.c.protocol == "smcr" && s.o.smcr_version == 2;
+  if (run_v2 && s.c.needs_item("smcr-v1") && (p->version() < clc::kVersion2 || !clc::offers_r(p->smcv2_type())))
+    return "the IUT's Proposal offers no SMC-R version 2, which this run (--smcr-version 2) needs";
+  if (!run_v2 && s.c.needs_item("smcr-v1") && !p->v1_smcr_identity())
     return "the IUT's Proposal offers no SMC-R version 1 (SMCv1 Type " +
            std::to_string(static_cast<int>(p->smcv1_type())) + "), which this case needs";
   if (s.c.needs_item("smcr-v2") && (p->version() < clc::kVersion2 || !clc::offers_r(p->smcv2_type())))

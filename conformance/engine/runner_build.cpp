@@ -301,6 +301,12 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
       cfg.accept_v2 = v == "v2";
       if (!cfg.accept_v1 && !cfg.accept_v2) return std::string("choose: expected v1 or v2");
     }
+    // The run's SMC-R version (RunOptions::smcr_version) in place of the
+    // script's, as for the tester's Proposal above.
+    if (s.c.protocol == "smcr" && s.o.smcr_version != 0) {
+      cfg.accept_v1 = s.o.smcr_version == 1;
+      cfg.accept_v2 = s.o.smcr_version == 2;
+    }
     // The smcr suite with the IUT as SMC client: the tester's Accept names
     // its first link's QP and RMB (runner_smcr.hpp).
     if (s.c.protocol == "smcr") {

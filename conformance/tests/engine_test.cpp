@@ -123,6 +123,16 @@ TEST(Catalogue, LoadsWithoutErrorsAndEveryCaseResolves) {
     for (const std::string& e : check_case(c)) ADD_FAILURE() << e;
 }
 
+// A case whose waits fill its timeout can never finish against a device
+// (the waits take real time there): the script check says so.
+TEST(Catalogue, WaitsFitInTheCasesTimeout) {
+  const auto errors = check_case(parse_one(header() + "handshake\nwait 4s\nwait 6s\n"));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("10000 ms by here"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("inline.case:10:"), std::string::npos) << errors[0];
+  EXPECT_TRUE(check_case(parse_one(header() + "timeout: 11s\nhandshake\nwait 4s\nwait 6s\n")).empty());
+}
+
 TEST(Catalogue, EveryRequirementIdIsRegistered) {
   for (const Case& c : catalogue().cases)
     for (const std::string& r : c.requirements) EXPECT_NE(requirements::find(r), nullptr) << c.id << ": " << r;

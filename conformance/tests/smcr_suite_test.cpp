@@ -6,6 +6,9 @@
 // Sends as the faults and the tester's log need.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "engine/engine.hpp"
 #include "engine/mutation.hpp"
 #include "engine/needs.hpp"
@@ -108,6 +111,22 @@ TEST(SmcrSuite, RunsOverTheVersionTheRunNames) {
   EXPECT_NE(lacking.reason.find("smcr-v2"), std::string::npos) << lacking.reason;
 }
 
+// The same with the IUT as SMC client: the tester's server accepts the
+// run's version (its Accept says version 2 although the script chooses v1),
+// and the IUT's Proposal need not offer version 1.
+TEST(SmcrSuite, TheServerSideAcceptsTheVersionTheRunNames) {
+  Reference ref;
+  RunOptions o = ref.options;
+  o.smcr_version = 2;
+  const CaseResult r = run_case(one("smcr-client-ready-after-confirm"), o);  // > clc.accept choose=v1
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+  const auto accept = std::find_if(r.frames.begin(), r.frames.end(), [](const FrameRecord& f) {
+    return f.headline.find("CLC accept") != std::string::npos;
+  });
+  ASSERT_NE(accept, r.frames.end());
+  EXPECT_NE(accept->detail.find("Version: 2 (SMCv2)"), std::string::npos) << accept->detail;
+}
+
 // A script that names a field of version 1's LLC header (llc.length) cannot
 // run over version 2: the case is left out before it starts, with the field
 // named, rather than counted as an error or charged to the IUT.
@@ -170,6 +189,69 @@ TEST(SmcrSuite, ScriptsNameOnlyUnitsAndFieldsTheDeclarationsHave) {
   ASSERT_EQ(stall.size(), 1u);
   EXPECT_NE(stall[0].find("smcr-fabric"), std::string::npos) << stall[0];
   EXPECT_EQ(checked("responder\nneeds: smcr-fabric", "> smcr.stall_link link=1\n"), std::vector<std::string>{});
+}
+
+// The reference IUT's side as a device is to the tester once its first link
+// is connected (in_process false; before, the in-memory IUT's side exists
+// only once it took the Confirm): it runs only when the tester's phase
+// drives it, and each drive is timed.
+class AsDevice final : public RoceSide {
+ public:
+  AsDevice(std::unique_ptr<RoceSide> inner, std::vector<std::chrono::steady_clock::time_point>& drives)
+      : inner_(std::move(inner)), drives_(drives) {}
+  smcr::Host& host() override { return inner_->host(); }
+  std::optional<RoceFirstLink> first_link(std::uint64_t size, std::string& error) override {
+    return inner_->first_link(size, error);
+  }
+  std::optional<smcr::LinkAddress> alternate() const override { return inner_->alternate(); }
+  bool connect_first(smcr::QueuePair& qp, std::uint32_t peer, const smcr::PeerPath& path, std::string& error) override {
+    connected_ = inner_->connect_first(qp, peer, path, error);
+    return connected_;
+  }
+  bool drive(smcr::Time now) override {
+    drives_.push_back(std::chrono::steady_clock::now());
+    return inner_->drive(now);
+  }
+  bool in_process() const override { return !connected_; }
+  bool break_link(smcr::QueuePair& qp) override { return inner_->break_link(qp); }
+
+ private:
+  std::unique_ptr<RoceSide> inner_;
+  bool connected_ = false;
+  std::vector<std::chrono::steady_clock::time_point>& drives_;
+};
+
+// A device's IUT goes on while the tester waits (its TEST LINKs, §4.5.3,
+// want an answer within seconds): the tester's side keeps answering through
+// a `wait` rather than sleeping through it.
+TEST(SmcrSuite, TheTestersSideAnswersThroughAWaitOnADevice) {
+  Reference ref;
+  std::vector<std::chrono::steady_clock::time_point> drives;
+  RoceFactory memory = ref.options.roce;
+  RunOptions o = ref.options;
+  o.roce = [&](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
+    auto inner = memory(e, error);
+    if (!inner) return nullptr;
+    return std::make_unique<AsDevice>(std::move(inner), drives);
+  };
+  o.time_scale = 1;
+  auto parsed = parse_script("id: smcr-x\ntitle: t\nrequirement: rfc7609-a.3.8-test-link-echo\nrfc: RFC 7609\n"
+                             "level: MUST\nrole: responder\nneeds: clc, roce\n\n"
+                             "> clc.proposal offer=v1\n< clc.accept\n> clc.confirm\n"
+                             "< smcr.link_up link=2\nwait 600ms\n",
+                             "x.case");
+  ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(parsed));
+  Case c = std::get<std::vector<Case>>(parsed).at(0);
+  c.protocol = "smcr";
+  const CaseResult r = run_case(c, o);
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+  // From the first link on, through the wait and the link group's end, the
+  // drives come at most 200 ms apart (a loaded machine's scheduler allowed
+  // for), where a tester asleep for the whole wait drives once after it.
+  ASSERT_GE(drives.size(), 2u);
+  std::chrono::nanoseconds widest{0};
+  for (std::size_t i = 1; i < drives.size(); ++i) widest = std::max(widest, drives[i] - drives[i - 1]);
+  EXPECT_LT(widest, std::chrono::milliseconds(200));
 }
 
 // A device's queue pairs connect only with the peer's path (ADD LINK's

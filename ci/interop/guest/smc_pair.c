@@ -5,15 +5,18 @@
  *
  *   smc_pair server ADDR PORT COUNT       accept COUNT connections, echo what each sends, then exit
  *   smc_pair serve ADDR PORT              accept until killed, each connection echoed by a child of its
- *                                         own (the IUT's application for the smcr suite: echo, and close
- *                                         once the peer closed)
+ *                                         own (the IUT's application for the smcr suite: echo, urgent
+ *                                         data as urgent data, and close once the peer closed)
  *   smc_pair client ADDR PORT COUNT SIZE  COUNT connections, each sends SIZE octets, reads them back
+ *   smc_pair echo-client ADDR PORT        one connection, echoed as serve's children do (the IUT's
+ *                                         application when it is the SMC client of the smcr suite)
  *
  * Exit status 0 when every echo came back intact. Built on the host with gcc (same Debian release).
  */
 #include <arpa/inet.h>
 #include <signal.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,11 +62,22 @@ static int serve(const struct sockaddr_in *sa, int count)
 	return 0;
 }
 
+/* Echoes what the peer sends until it closes; urgent data comes back as urgent data, as the
+ * smcr suite's test ULP does (RFC 7609 §4.7.5: the urgent octet is out of band for read(), which
+ * stops before it; at the mark it is taken with MSG_OOB and sent back with MSG_OOB). */
 static void echo(int fd)
 {
-	ssize_t n;
-	while ((n = read(fd, buf, sizeof buf)) > 0)
-		if (write(fd, buf, (size_t)n) != n) break;
+	for (;;) {
+		struct pollfd p = {fd, POLLIN | POLLPRI, 0};
+		if (poll(&p, 1, -1) < 0) break;
+		char urgent;
+		if ((p.revents & POLLPRI) && sockatmark(fd) == 1 && recv(fd, &urgent, 1, MSG_OOB) == 1) {
+			if (send(fd, &urgent, 1, MSG_OOB) != 1) break;
+			continue;
+		}
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n <= 0 || write(fd, buf, (size_t)n) != n) break;
+	}
 	close(fd);
 }
 
@@ -119,13 +133,27 @@ static int connect_and_echo(const struct sockaddr_in *sa, int count, long size)
 	return 0;
 }
 
+/* One connection to ADDR:PORT whose application echoes, as serve's children do: the IUT's
+ * application for the smcr suite's initiator-role cases (the tester is the SMC server). */
+static int connect_and_serve(const struct sockaddr_in *sa)
+{
+	int fd = socket(AF_SMC, SOCK_STREAM, SMCPROTO_SMC);
+	if (fd < 0) { perror("socket(AF_SMC)"); return 1; }
+	if (connect(fd, (const struct sockaddr *)sa, sizeof *sa)) { perror("connect"); close(fd); return 1; }
+	echo(fd);
+	printf("echo-client: the peer closed\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in sa;
+	if (argc >= 4 && !strcmp(argv[1], "echo-client") && !parse(argv[2], argv[3], &sa)) return connect_and_serve(&sa);
 	if (argc >= 4 && !strcmp(argv[1], "serve") && !parse(argv[2], argv[3], &sa)) return serve_forever(&sa);
 	if (argc >= 5 && !strcmp(argv[1], "server") && !parse(argv[2], argv[3], &sa)) return serve(&sa, atoi(argv[4]));
 	if (argc >= 6 && !strcmp(argv[1], "client") && !parse(argv[2], argv[3], &sa))
 		return connect_and_echo(&sa, atoi(argv[4]), atol(argv[5]));
-	fprintf(stderr, "usage: smc_pair server ADDR PORT COUNT | serve ADDR PORT | client ADDR PORT COUNT SIZE\n");
+	fprintf(stderr, "usage: smc_pair server ADDR PORT COUNT | serve ADDR PORT | client ADDR PORT COUNT SIZE"
+			" | echo-client ADDR PORT\n");
 	return 2;
 }

@@ -545,6 +545,12 @@ AnalysisResult run_with(Consumer& consumer, capture::PacketSource& source, const
 AnalysisResult run(capture::PacketSource& source, const AnalysisOptions& options, AnalysisListener* listener,
                    const capture::RunLimits& limits) {
   if (options.jobs > 1 && !listener) {
+    // A classic pcap file: the reading and reassembly split over the
+    // workers too, unless the capture holds what they cannot split
+    // (parallel.hpp, analyze_shared_file); then as below, from the start.
+    if (!source.live())
+      if (const auto file = source.share_file())
+        if (auto r = analyze_shared_file(*file, options)) return std::move(*r);
     ShardedAnalyzer sharded(options, options.jobs);
     if (source.live() || !source.window()) return run_with(sharded, source, options, limits);
     // Mapped, not read: the kernel copies nothing on the reading thread,

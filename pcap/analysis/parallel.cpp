@@ -242,6 +242,40 @@ struct ShardedAnalyzer::Route {
   std::unique_ptr<Batch> held;  // while undecided
 };
 
+AnalysisResult merge_shards(const std::vector<Analyzer*>& analyzers, AnalysisResult out, std::uint64_t frames,
+                            std::size_t max_kept) {
+  struct Created {
+    std::uint64_t sequence;
+    std::size_t worker;
+    std::uint64_t local;
+  };
+  std::vector<Created> created;
+  for (std::size_t w = 0; w < analyzers.size(); ++w) {
+    const auto& seqs = analyzers[w]->creation_sequences();
+    for (std::size_t i = 0; i < seqs.size(); ++i) created.push_back({seqs[i], w, i + 1});
+  }
+  std::stable_sort(created.begin(), created.end(),
+                   [](const Created& a, const Created& b) { return a.sequence < b.sequence; });
+  std::vector<std::vector<std::uint64_t>> ids(analyzers.size());
+  for (std::size_t w = 0; w < analyzers.size(); ++w) ids[w].resize(analyzers[w]->creation_sequences().size());
+  for (std::size_t i = 0; i < created.size(); ++i) ids[created[i].worker][created[i].local - 1] = i + 1;
+
+  for (std::size_t w = 0; w < analyzers.size(); ++w) {
+    AnalysisResult r = analyzers[w]->take_result(0);
+    add_summary(out.summary, r.summary);
+    for (ViolationRecord& v : r.violations) {
+      if (v.connection >= 1 && v.connection <= ids[w].size()) v.connection = ids[w][v.connection - 1];
+      out.violations.push_back(std::move(v));
+    }
+  }
+  // One callback's violations come from one worker, in their order there.
+  std::stable_sort(out.violations.begin(), out.violations.end(),
+                   [](const ViolationRecord& a, const ViolationRecord& b) { return a.sequence < b.sequence; });
+  if (out.violations.size() > max_kept) out.violations.resize(max_kept);
+  out.summary.frames = frames;
+  return out;
+}
+
 ShardedAnalyzer::ShardedAnalyzer(const AnalysisOptions& options, std::size_t workers)
     : options_(options), reports_(options) {
   workers = std::max<std::size_t>(workers, 1);
@@ -527,40 +561,9 @@ AnalysisResult ShardedAnalyzer::take_result(std::uint64_t frames) {
   routes_.clear();
   stop_workers();
 
-  // Connections numbered as one thread would: in the order of the callbacks
-  // that created them.
-  struct Created {
-    std::uint64_t sequence;
-    std::size_t worker;
-    std::uint64_t local;
-  };
-  std::vector<Created> created;
-  for (std::size_t w = 0; w < workers_.size(); ++w) {
-    const auto& seqs = workers_[w]->analyzer.creation_sequences();
-    for (std::size_t i = 0; i < seqs.size(); ++i) created.push_back({seqs[i], w, i + 1});
-  }
-  std::stable_sort(created.begin(), created.end(),
-                   [](const Created& a, const Created& b) { return a.sequence < b.sequence; });
-  std::vector<std::vector<std::uint64_t>> ids(workers_.size());
-  for (std::size_t w = 0; w < workers_.size(); ++w)
-    ids[w].resize(workers_[w]->analyzer.creation_sequences().size());
-  for (std::size_t i = 0; i < created.size(); ++i) ids[created[i].worker][created[i].local - 1] = i + 1;
-
-  AnalysisResult out = reports_.take_result(0);
-  for (std::size_t w = 0; w < workers_.size(); ++w) {
-    AnalysisResult r = workers_[w]->analyzer.take_result(0);
-    add_summary(out.summary, r.summary);
-    for (ViolationRecord& v : r.violations) {
-      if (v.connection >= 1 && v.connection <= ids[w].size()) v.connection = ids[w][v.connection - 1];
-      out.violations.push_back(std::move(v));
-    }
-  }
-  // One callback's violations come from one worker, in their order there.
-  std::stable_sort(out.violations.begin(), out.violations.end(),
-                   [](const ViolationRecord& a, const ViolationRecord& b) { return a.sequence < b.sequence; });
-  if (out.violations.size() > options_.max_violations_kept) out.violations.resize(options_.max_violations_kept);
-  out.summary.frames = frames;
-  return out;
+  std::vector<Analyzer*> analyzers;
+  for (auto& w : workers_) analyzers.push_back(&w->analyzer);
+  return merge_shards(analyzers, reports_.take_result(0), frames, options_.max_violations_kept);
 }
 
 std::size_t default_jobs() { return std::max(1u, std::thread::hardware_concurrency()); }

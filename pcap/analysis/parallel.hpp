@@ -1,6 +1,11 @@
 // `rdmaconf analyze -j N`: the observers on N worker threads, with the result
 // of the one-thread run.
 //
+// A classic pcap file goes to analyze_shared_file (below) first, which
+// splits the reading and reassembly over the workers too; what it gives up
+// on, and every other source (pcapng, a filter, a live capture), goes
+// through ShardedAnalyzer:
+//
 // The reading thread keeps the file, the decoder and TCP reassembly; what the
 // reassembler hands on (stream starts and ends, in-order octets, gaps,
 // conflicting retransmissions, RoCEv2 datagrams) is copied into batches, one
@@ -98,6 +103,41 @@ class ShardedAnalyzer : public capture::StreamConsumer {
   bool stopped_ = false;
   const std::shared_ptr<const Window>* window_ = nullptr;  // the frame being reassembled lies in it (run_file)
 };
+
+// `analyze -j N` over a classic pcap file mapped whole (parallel_file.cpp):
+// the reading and the TCP reassembly split over the workers too. Every
+// worker walks all of the file's records and reads each frame's headers
+// (capture::tcp_key_of) to find its connection; the connections go round
+// the workers in the order the file first shows them, one table that every
+// worker builds alike, and a worker decodes, reassembles and analyzes only
+// its own connections' frames, each with its own Reassembler and Analyzer.
+// Frames that carry no TCP segment are worker 0's (it reports them). Each
+// callback is numbered by its frame (the frames of one connection are one
+// worker's, so one worker's callbacks keep their order within a frame), the
+// stream ends at the capture's end after every frame, in the order the
+// connections were created (Reassembler::number_connections_by_frame), and
+// merge_shards puts the result in one-thread order.
+//
+// What one thread's state ties across connections cannot be split this way:
+// SMC-R (a CLC exchange and its link group's RoCEv2 packets, RFC 7609 §3.5,
+// §4.8.1: a connection whose first octets may be CLC, any RoCEv2 datagram),
+// SCTP, and the reassembler's budgets shared by all connections (the
+// connection limit, the history and held-octet totals: each worker gets an
+// equal share, and while no share binds the whole would not have either).
+// When a capture holds any of these the workers stop and the result is
+// nullopt: ShardedAnalyzer then reads the file as before.
+//
+// Memory: the file's pages are mapped by whoever reads them first and
+// given back once every worker is past them; a worker more than kMaxAhead
+// octets ahead of the slowest waits for it.
+std::optional<AnalysisResult> analyze_shared_file(const capture::SharedPcapFile& file, const AnalysisOptions& options);
+
+// The workers' results as the one-thread run's: counts added to `out`'s,
+// connections numbered in the order of the callbacks that created them,
+// violations in callback order (ViolationRecord::sequence), the first
+// `max_kept` kept.
+AnalysisResult merge_shards(const std::vector<Analyzer*>& analyzers, AnalysisResult out, std::uint64_t frames,
+                            std::size_t max_kept);
 
 // The worker count `-j 0` means: the machine's cores.
 std::size_t default_jobs();

@@ -366,6 +366,80 @@ std::optional<TcpSegment> FrameDecoder::sctp(ByteReader& r, std::size_t declared
 
 }  // namespace
 
+std::optional<StreamKey> tcp_key_of(const RawFrame& frame) {
+  const Bytes f = frame.captured;
+  std::size_t at = 0;
+  IpVersion version{};
+  if (frame.link == LinkType::kEthernet || frame.link == LinkType::kLinuxSll || frame.link == LinkType::kLinuxSll2) {
+    std::uint16_t type = 0;
+    if (frame.link == LinkType::kEthernet) {
+      if (f.size() < EthernetHeader::kSize) return std::nullopt;
+      type = static_cast<std::uint16_t>(EthernetHeader::read(f, EthernetSpec::Field::EtherType));
+      at = EthernetHeader::kSize;
+    } else if (frame.link == LinkType::kLinuxSll) {
+      if (f.size() < SllHeader::kSize) return std::nullopt;
+      type = static_cast<std::uint16_t>(SllHeader::read(f, SllSpec::Field::Protocol));
+      at = SllHeader::kSize;
+    } else {
+      if (f.size() < Sll2Header::kSize) return std::nullopt;
+      type = static_cast<std::uint16_t>(Sll2Header::read(f, Sll2Spec::Field::Protocol));
+      at = Sll2Header::kSize;
+    }
+    for (std::size_t tags = 0; ethertype::is_vlan_tpid(type); ++tags) {
+      if (tags == kMaxVlanTags || f.size() < at + VlanTag::kSize) return std::nullopt;
+      type = static_cast<std::uint16_t>(VlanTag::read(f.subspan(at), VlanTagSpec::Field::EtherType));
+      at += VlanTag::kSize;
+    }
+    if (type == ethertype::kIpv4) version = IpVersion::kV4;
+    else if (type == ethertype::kIpv6) version = IpVersion::kV6;
+    else return std::nullopt;
+  } else if (frame.link == LinkType::kRaw || frame.link == LinkType::kIpv4 || frame.link == LinkType::kIpv6) {
+    if (f.empty()) return std::nullopt;
+    version = static_cast<IpVersion>(wire::read_field(f, Ipv4Header::field_decl(Ipv4Spec::Field::Version)));
+    if (frame.link == LinkType::kIpv4 && version != IpVersion::kV4) return std::nullopt;
+    if (frame.link == LinkType::kIpv6 && version != IpVersion::kV6) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  StreamKey key;
+  const Bytes ip = f.subspan(at);
+  std::size_t tcp_at = 0;
+  if (version == IpVersion::kV4) {
+    using F = Ipv4Spec::Field;
+    if (ip.size() < Ipv4Header::kSize || Ipv4Header::read(ip, F::Version) != 4) return std::nullopt;
+    // Fragments and other protocols are decode_frame's to report.
+    if (Ipv4Header::read(ip, F::MoreFragments) != 0 || Ipv4Header::read(ip, F::FragmentOffset) != 0 ||
+        Ipv4Header::read(ip, F::Protocol) != ip_protocol::kTcp)
+      return std::nullopt;
+    tcp_at = Ipv4Header::read(ip, F::Ihl) * 4;
+    if (tcp_at < Ipv4Header::kSize) return std::nullopt;
+    key.source.address.version = key.destination.address.version = IpVersion::kV4;
+    std::copy_n(ip.begin() + Ipv4Header::field_decl(F::Source).octet_offset(), kIpv4Octets,
+                key.source.address.octets.begin());
+    std::copy_n(ip.begin() + Ipv4Header::field_decl(F::Destination).octet_offset(), kIpv4Octets,
+                key.destination.address.octets.begin());
+  } else if (version == IpVersion::kV6) {
+    using F = Ipv6Spec::Field;
+    if (ip.size() < Ipv6Header::kSize || Ipv6Header::read(ip, F::Version) != 6 ||
+        Ipv6Header::read(ip, F::NextHeader) != ip_protocol::kTcp)
+      return std::nullopt;
+    tcp_at = Ipv6Header::kSize;
+    key.source.address.version = key.destination.address.version = IpVersion::kV6;
+    std::copy_n(ip.begin() + Ipv6Header::field_decl(F::Source).octet_offset(), kIpv6Octets,
+                key.source.address.octets.begin());
+    std::copy_n(ip.begin() + Ipv6Header::field_decl(F::Destination).octet_offset(), kIpv6Octets,
+                key.destination.address.octets.begin());
+  } else {
+    return std::nullopt;
+  }
+  if (ip.size() < tcp_at + 4) return std::nullopt;
+  const Bytes tcp = ip.subspan(tcp_at);
+  key.source.port = static_cast<std::uint16_t>(wire::read_field(tcp, TcpHeader::field_decl(TcpSpec::Field::SourcePort)));
+  key.destination.port =
+      static_cast<std::uint16_t>(wire::read_field(tcp, TcpHeader::field_decl(TcpSpec::Field::DestinationPort)));
+  return key;
+}
+
 std::optional<TcpSegment> decode_frame(const RawFrame& frame, ReportSink& sink) {
   return FrameDecoder(frame, sink).run();
 }

@@ -116,6 +116,18 @@ struct SctpPacket {
 // carries none (reported to `sink` with the reason, except for nothing).
 std::optional<TcpSegment> decode_frame(const RawFrame& frame, ReportSink& sink);
 
+// The connection a frame's TCP segment belongs to, read from the headers
+// alone, without decoding the frame (analyze -j: each worker reads every
+// frame's headers to find its own, analysis/parallel.hpp): the segment's
+// key as decode_frame would return it, for the common frames only
+// (Ethernet or Linux cooked v1/v2, with up to four VLAN tags, or raw IP;
+// IPv4 not fragmented, or IPv6 without extension headers; TCP). nullopt for
+// any other frame, which
+// decode_frame then decides. A frame this keys may still be one that
+// decode_frame rejects (a bad length, a short TCP header): the key is that
+// of the segment only when there is one.
+std::optional<StreamKey> tcp_key_of(const RawFrame& frame);
+
 // The TCP options walk on its own (RFC 9293 §3.1, RFC 6994 §3), for tests and
 // for the printer: fills `out`, returns the first malformation if any.
 wire::Status parse_tcp_options(wire::Bytes options, TcpOptions& out);

@@ -91,7 +91,7 @@ Reassembler::Connection& Reassembler::connection_for(const TcpSegment& seg, bool
   c.b_to_a.key_ = StreamKey{key.b, key.a};
   c.a_to_b.reverse_ = &c.b_to_a;
   c.b_to_a.reverse_ = &c.a_to_b;
-  c.a_to_b.connection_id_ = c.b_to_a.connection_id_ = next_connection_id_++;
+  c.a_to_b.connection_id_ = c.b_to_a.connection_id_ = ids_from_frames_ ? seg.frame.value : next_connection_id_++;
   lru_.push_front(&c);
   c.lru_position = lru_.begin();
   connections_.emplace(key, std::move(owned));
@@ -277,10 +277,13 @@ void Reassembler::deliver(Stream& s, wire::Bytes data, FrameNumber frame, Timest
   consumer_.on_data(s, StreamData{s.next_, data, frame, time, whole_segment});
 
   // Keep the last octets for checking retransmissions, within the budget.
-  if (s.history_.empty() && limits_.history_per_stream > 0 &&
-      stats_.history_octets + limits_.history_per_stream <= limits_.max_history_total) {
-    s.history_.resize(limits_.history_per_stream);
-    stats_.history_octets += s.history_.size();
+  if (s.history_.empty() && limits_.history_per_stream > 0) {
+    if (stats_.history_octets + limits_.history_per_stream <= limits_.max_history_total) {
+      s.history_.resize(limits_.history_per_stream);
+      stats_.history_octets += s.history_.size();
+    } else {
+      ++stats_.history_denied;
+    }
   }
   if (!s.history_.empty()) {
     const std::size_t n = s.history_.size();
@@ -493,6 +496,9 @@ void Reassembler::enforce_limits(Stream& s, FrameNumber frame) {
     return s.held_octets_ > limits_.max_held_per_stream || stats_.held_octets > limits_.max_held_total;
   };
   if (s.held_.empty() || !over()) return;
+  // Held octets only grow before this check, so a total within its bound
+  // here stays within it while the loop below delivers.
+  if (stats_.held_octets > limits_.max_held_total) ++stats_.held_total_hits;
   ++stats_.limit_hits;
   report_stream(s, ReportKind::kBufferLimit, frame, s.next_, s.held_octets_);
   // Give up waiting for the oldest hole: it becomes a gap and what is held

@@ -196,6 +196,12 @@ struct ReassemblyStats {
   std::size_t held_octets = 0;        // now
   std::size_t peak_held_octets = 0;
   std::size_t history_octets = 0;     // now
+  // Times a shared budget bound (max_history_total: a stream went without
+  // history; max_held_total: the held octets of all streams over it).
+  // analyze -j gives each worker's reassembler a share of each budget: as
+  // long as no share binds, the whole would not have either.
+  std::uint64_t history_denied = 0;
+  std::uint64_t held_total_hits = 0;
 };
 
 class Reassembler {
@@ -213,6 +219,12 @@ class Reassembler {
   void finish();
 
   const ReassemblyStats& stats() const { return stats_; }
+  // Numbers each new connection (Stream::connection_id) with the frame of
+  // the segment that created it, instead of 1, 2, ...: the same order (one
+  // frame creates at most one connection), but numbers that several
+  // reassemblers, each given some of a capture's connections, share
+  // (analysis/parallel.hpp). Before the first frame.
+  void number_connections_by_frame() { ids_from_frames_ = true; }
   const ReassemblyLimits& limits() const { return limits_; }
 
  private:
@@ -254,6 +266,7 @@ class Reassembler {
   std::unordered_map<ConnectionKey, std::unique_ptr<Connection>, KeyHash> connections_;
   std::list<Connection*> lru_;  // most recently active first
   std::uint64_t next_connection_id_ = 1;
+  bool ids_from_frames_ = false;
 };
 
 }  // namespace rdmaconf::capture

@@ -113,6 +113,8 @@ LinkType link_type_of(int dlt) {
   }
 }
 
+constexpr const char* kUnreadable = "the file could not be read";
+
 }  // namespace
 
 struct PacketSource::Pcap {
@@ -167,6 +169,25 @@ struct PacketSource::Mapped {
     if (big_endian == (std::endian::native == std::endian::big)) return v;
     if constexpr (kBitWidth == 16) return __builtin_bswap16(v);
     else return __builtin_bswap32(v);
+  }
+  // One record header (pcap §4) at `h`, and what keeps its record at `pos`
+  // from being read (nullptr: nothing): the walk of PacketSource::next and
+  // of SharedPcapFile::next alike.
+  struct Record {
+    std::uint32_t sec = 0, frac = 0, caplen = 0, len = 0;
+  };
+  Record record(const std::uint8_t* h) const {
+    using F = PcapRecordHeaderSpec::Field;
+    return Record{field<PcapRecordHeader, F::TimestampSeconds>(h), field<PcapRecordHeader, F::TimestampMicroseconds>(h),
+                  field<PcapRecordHeader, F::CapturedPacketLength>(h), field<PcapRecordHeader, F::OriginalPacketLength>(h)};
+  }
+  static constexpr const char* kEndsInRecord = "the file ends inside a packet record";
+  const char* record_problem(std::uint64_t at, std::uint32_t caplen, ReportKind& kind) const {
+    kind = ReportKind::kReadError;
+    if (caplen > kMaxCaplen) return "a record's captured length is absurd";
+    kind = ReportKind::kTruncatedFile;
+    if (size - at - PcapRecordHeader::kSize < caplen) return kEndsInRecord;
+    return nullptr;
   }
   // pread() of the file, or its copy from memory for open_memory: the
   // window below works the same over both.
@@ -308,27 +329,98 @@ PacketSource::Next PacketSource::next_mapped(RawFrame& out) {
     return kind == ReportKind::kTruncatedFile ? Next::kEnd : Next::kError;
   };
   if (m.pos == m.size) return Next::kEnd;
-  using F = PcapRecordHeaderSpec::Field;
   constexpr std::size_t kRecord = PcapRecordHeader::kSize;
-  if (m.size - m.pos < kRecord) return ended(ReportKind::kTruncatedFile, "the file ends inside a packet record");
+  if (m.size - m.pos < kRecord) return ended(ReportKind::kTruncatedFile, Mapped::kEndsInRecord);
   const std::uint8_t* h = m.view(m.pos, kRecord);
-  if (!h) return ended(ReportKind::kReadError, "the file could not be read");
-  const std::uint32_t sec = m.field<PcapRecordHeader, F::TimestampSeconds>(h);
-  const std::uint32_t frac = m.field<PcapRecordHeader, F::TimestampMicroseconds>(h);
-  const std::uint32_t caplen = m.field<PcapRecordHeader, F::CapturedPacketLength>(h);
-  const std::uint32_t len = m.field<PcapRecordHeader, F::OriginalPacketLength>(h);
-  if (caplen > Mapped::kMaxCaplen) return ended(ReportKind::kReadError, "a record's captured length is absurd");
-  if (m.size - m.pos - kRecord < caplen) return ended(ReportKind::kTruncatedFile, "the file ends inside a packet record");
-  const std::uint8_t* data = m.view(m.pos, kRecord + std::size_t{caplen});
-  if (!data) return ended(ReportKind::kReadError, "the file could not be read");
-  m.pos += kRecord + std::uint64_t{caplen};
+  if (!h) return ended(ReportKind::kReadError, kUnreadable);
+  const Mapped::Record rec = m.record(h);
+  ReportKind kind{};
+  if (const char* problem = m.record_problem(m.pos, rec.caplen, kind)) return ended(kind, problem);
+  const std::uint8_t* data = m.view(m.pos, kRecord + std::size_t{rec.caplen});
+  if (!data) return ended(ReportKind::kReadError, kUnreadable);
+  m.pos += kRecord + std::uint64_t{rec.caplen};
   ++frames_;
   out.number = FrameNumber{frames_};
-  out.time = timestamp_of(sec, nanoseconds_ ? std::int64_t{frac} : std::int64_t{frac} * 1000);
+  out.time = timestamp_of(rec.sec, nanoseconds_ ? std::int64_t{rec.frac} : std::int64_t{rec.frac} * 1000);
   out.link = link_;
-  out.captured = wire::Bytes(data + kRecord, caplen);
-  out.original_length = len;
+  out.captured = wire::Bytes(data + kRecord, rec.caplen);
+  out.original_length = rec.len;
   return Next::kFrame;
+}
+
+std::unique_ptr<SharedPcapFile> PacketSource::share_file() const {
+  if (!mapped_ || mapped_->fd < 0) return nullptr;
+  std::unique_ptr<SharedPcapFile> f(new SharedPcapFile());
+  f->format_ = std::make_unique<Mapped>();
+  f->format_->fd = ::fcntl(mapped_->fd, F_DUPFD_CLOEXEC, 0);
+  if (f->format_->fd < 0) return nullptr;
+  struct stat st {};
+  if (::fstat(f->format_->fd, &st) != 0) return nullptr;
+  f->format_->big_endian = mapped_->big_endian;
+  f->format_->pos = PcapFileHeader::kSize;
+  f->format_->size = f->size_ = static_cast<std::uint64_t>(st.st_size);
+  f->nanoseconds_ = nanoseconds_;
+  f->link_ = link_;
+  if (f->size_ == 0) return nullptr;
+  void* p = ::mmap(nullptr, static_cast<std::size_t>(f->size_), PROT_READ, MAP_PRIVATE, f->format_->fd, 0);
+  if (p == MAP_FAILED) return nullptr;
+  f->data_ = static_cast<const std::uint8_t*>(p);
+  return f;
+}
+
+SharedPcapFile::~SharedPcapFile() {
+  if (data_) ::munmap(const_cast<std::uint8_t*>(data_), static_cast<std::size_t>(size_));
+}
+
+SharedPcapFile::Cursor SharedPcapFile::start() const {
+  Cursor c;
+  c.pos = format_->pos;
+  return c;
+}
+
+// As PacketSource::next_mapped, over the one mapping.
+PacketSource::Next SharedPcapFile::next(Cursor& c, RawFrame& out) const {
+  const PacketSource::Mapped& m = *format_;
+  auto ended = [&](ReportKind kind, const char* what) {
+    Report r;
+    r.kind = kind;
+    r.frame = FrameNumber{c.frames + 1};
+    r.offset = c.pos;
+    r.detail = wire::DecodeError{"capture file", what, "pcap", 0};
+    c.end_report = r;
+    return kind == ReportKind::kTruncatedFile ? PacketSource::Next::kEnd : PacketSource::Next::kError;
+  };
+  if (c.pos == size_) return PacketSource::Next::kEnd;
+  constexpr std::size_t kRecord = PcapRecordHeader::kSize;
+  if (size_ - c.pos < kRecord) return ended(ReportKind::kTruncatedFile, PacketSource::Mapped::kEndsInRecord);
+  // The file's size asked again now and then (PacketSource::Mapped::map_window does it per window).
+  auto holds = [&](std::uint64_t end) {
+    if (end <= c.checked) return true;
+    struct stat st {};
+    if (::fstat(m.fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < end) return false;
+    c.checked = std::min<std::uint64_t>(size_, std::max(end, c.pos + kSizeCheck));
+    return true;
+  };
+  if (!holds(c.pos + kRecord)) return ended(ReportKind::kReadError, kUnreadable);
+  const PacketSource::Mapped::Record rec = m.record(data_ + c.pos);
+  ReportKind kind{};
+  if (const char* problem = m.record_problem(c.pos, rec.caplen, kind)) return ended(kind, problem);
+  if (!holds(c.pos + kRecord + rec.caplen)) return ended(ReportKind::kReadError, kUnreadable);
+  out.number = FrameNumber{++c.frames};
+  out.time = timestamp_of(rec.sec, nanoseconds_ ? std::int64_t{rec.frac} : std::int64_t{rec.frac} * 1000);
+  out.link = link_;
+  out.captured = wire::Bytes(data_ + c.pos + kRecord, rec.caplen);
+  out.original_length = rec.len;
+  c.pos += kRecord + std::uint64_t{rec.caplen};
+  return PacketSource::Next::kFrame;
+}
+
+void SharedPcapFile::release(std::uint64_t from, std::uint64_t to) const {
+  static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  from = from / page * page;
+  to = std::min(to, size_) / page * page;
+  if (to > from)
+    ::madvise(const_cast<std::uint8_t*>(data_ + from), static_cast<std::size_t>(to - from), MADV_DONTNEED);
 }
 
 std::shared_ptr<const FileWindow> PacketSource::window() const {

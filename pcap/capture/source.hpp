@@ -57,6 +57,8 @@ class FileWindow {
   std::size_t mapped_size_ = 0;
 };
 
+class SharedPcapFile;
+
 class PacketSource {
  public:
   enum class Next : std::uint8_t {
@@ -121,8 +123,14 @@ class PacketSource {
   // kernel end the process (SIGBUS) when a vanished page is read: use it
   // for files nobody is writing.
   bool map_file();
+  // A classic pcap file read in place (open_file without a filter) mapped
+  // whole, for several threads that each walk all of its records
+  // (analyze -j: analysis/parallel.hpp); nullptr for any other source, and
+  // when the file cannot be mapped. This source is left as it was.
+  std::unique_ptr<SharedPcapFile> share_file() const;
 
  private:
+  friend class SharedPcapFile;
   struct Pcap;
   PacketSource();
 
@@ -143,6 +151,48 @@ class PacketSource {
   std::uint64_t frames_ = 0;
   std::optional<Report> end_report_;
   std::string error_;
+};
+
+// A classic pcap file mapped whole, read-only, walked by several threads
+// at once, each with its own Cursor: the frames, frame numbers, times and
+// end (clean, truncated, unreadable) PacketSource::next gives, as views into
+// the one mapping, so a page is mapped once by whichever thread reads it
+// first. Pages every walker is past are given back (release), so the
+// memory held is the stretch between the slowest and the fastest walker,
+// not the file. As for PacketSource::map_file, a file shortened by another
+// program while it is read makes the kernel end the process (SIGBUS): the
+// file's size is checked again every kSizeCheck octets, which ends the walk
+// as unreadable if it shrank, but cannot close the window between a check
+// and the read.
+class SharedPcapFile {
+ public:
+  static constexpr std::uint64_t kSizeCheck = std::uint64_t{4} << 20;
+  struct Cursor {
+    std::uint64_t pos = 0;      // the next record header
+    std::uint64_t checked = 0;  // the file is known to hold [0, checked)
+    std::uint64_t frames = 0;
+    std::optional<Report> end_report;  // after kEnd or kError, when not clean
+  };
+  ~SharedPcapFile();
+  SharedPcapFile(const SharedPcapFile&) = delete;
+  SharedPcapFile& operator=(const SharedPcapFile&) = delete;
+
+  Cursor start() const;
+  PacketSource::Next next(Cursor& c, RawFrame& out) const;
+  // Every walker is at `to` or beyond: the pages of [from, to) (whole
+  // pages only) are unmapped from this process; the page cache keeps them,
+  // and a later read maps them again.
+  void release(std::uint64_t from, std::uint64_t to) const;
+  std::uint64_t size() const { return size_; }
+
+ private:
+  friend class PacketSource;
+  SharedPcapFile() = default;
+  std::unique_ptr<PacketSource::Mapped> format_;  // byte order, link type, first record; its fd
+  const std::uint8_t* data_ = nullptr;
+  std::uint64_t size_ = 0;
+  bool nanoseconds_ = false;
+  LinkType link_ = LinkType::kEthernet;
 };
 
 // When reading stops before the source ends (live captures, mostly).

@@ -136,13 +136,112 @@ TEST(AnalysisParallel, MixedCapturesAsOneThreadSeesThem) {
   }
 }
 
-// The mapped reading of -j N (PacketSource::map_file) over a damaged
-// classic pcap file of several windows ends where the one-thread read ends,
-// with the same report: a record whose captured length runs past the end of
-// the file, one whose length is absurd, a last record cut short.
-TEST(AnalysisParallel, DamagedFileReadInPlaceAsOneThreadSeesIt) {
-  const std::vector<Frames> inputs = real_ethernet_captures();
+// analyze_shared_file: the file walked by every worker, each reassembling
+// and analyzing its own connections (the path `analyze -j N` takes for a
+// classic pcap file), on the real captures without SMC or SCTP mixed frame
+// by frame, four times over (each round opens the same connections again:
+// new ISNs on known ports). It must split the capture (not give up) and
+// give the one-thread JSON, with every violation kept and with two.
+std::vector<Frames> real_tcp_captures_without_smc() {
+  std::vector<Frames> inputs;
+  for (const std::string& f : files_under(fs::path(RDMACONF_TEST_CAPTURES) / "real", false)) {
+    const std::string name = fs::path(f).filename().string();
+    if (name.rfind("smc", 0) == 0 || name.find("sctp") != std::string::npos) continue;
+    std::string error;
+    auto source = capture::PacketSource::open_file(f, "", error);
+    EXPECT_TRUE(source) << error;
+    if (!source || source->link_type() != capture::LinkType::kEthernet) continue;
+    auto& frames = inputs.emplace_back();
+    capture::RawFrame frame;
+    while (source->next(frame) == capture::PacketSource::Next::kFrame)
+      frames.emplace_back(frame.time, std::vector<std::uint8_t>(frame.captured.begin(), frame.captured.end()));
+  }
+  return inputs;
+}
+
+std::string json_of_split(const std::string& path, const AnalysisOptions& options) {
+  std::string error;
+  auto source = capture::PacketSource::open_file(path, "", error);
+  if (!source) return "error: " + error;
+  const auto file = source->share_file();
+  if (!file) return "not shared";
+  const auto result = analyze_shared_file(*file, options);
+  if (!result) return "gave up";
+  std::ostringstream out;
+  write_json(out, *result, "capture");
+  return out.str();
+}
+
+TEST(AnalysisParallel, FileSplitOverWorkersAsOneThreadSeesIt) {
+  const std::vector<Frames> inputs = real_tcp_captures_without_smc();
   ASSERT_GE(inputs.size(), 8u);
+  const fs::path mixed = fs::temp_directory_path() / ("rdmaconf-parallel-split-" + std::to_string(::getpid()) + ".pcap");
+  write_mixed(mixed, capture::FileFormat::kPcap, 4, inputs);
+  for (std::size_t kept : {std::size_t{100000}, std::size_t{2}}) {
+    const std::string one = json_of(mixed.string(), 1, kept);
+    EXPECT_EQ(one.find("\"violations\": []"), std::string::npos) << "the mix breaks rules";
+    for (std::size_t jobs : {2u, 3u, 7u}) {
+      AnalysisOptions options;
+      options.observer.report_fpdus = false;
+      options.jobs = jobs;
+      options.max_violations_kept = kept;
+      EXPECT_EQ(json_of_split(mixed.string(), options), one) << jobs << " workers, " << kept << " kept";
+    }
+  }
+  fs::remove(mixed);
+}
+
+// What the split cannot follow makes it give up (analyze_file then reads
+// the file as before, with the same result): SMC-R and SCTP captures, and a
+// shared reassembly budget that one worker's share of it cannot hold (the
+// held-octet total, which these captures never fill, is the reassembler's
+// held_total_hits: reassembly_test).
+TEST(AnalysisParallel, FileSplitGivesUpWhereStateIsShared) {
+  AnalysisOptions options;
+  options.observer.report_fpdus = false;
+  options.jobs = 2;
+  const std::string real = std::string(RDMACONF_TEST_CAPTURES) + "/real/";
+  for (const char* f : {"smc-r-v2.pcap", "smcd-loopback-ism.pcap", "smc-fallback-tcp-server.pcap"})
+    EXPECT_EQ(json_of_split(real + f, options), "gave up") << f;
+
+  const std::vector<Frames> inputs = real_tcp_captures_without_smc();
+  const fs::path mixed = fs::temp_directory_path() / ("rdmaconf-parallel-budget-" + std::to_string(::getpid()) + ".pcap");
+  write_mixed(mixed, capture::FileFormat::kPcap, 1, inputs);
+  ASSERT_NE(json_of_split(mixed.string(), options).rfind("{", 0), std::string::npos);
+  const auto one_thread = [&](const AnalysisOptions& o) {
+    AnalysisOptions one = o;
+    one.jobs = 1;
+    std::string error;
+    const auto r = analyze_file(mixed.string(), one, nullptr, error);
+    std::ostringstream out;
+    if (r) write_json(out, *r, "capture");
+    return out.str();
+  };
+  const auto through_analyze_file = [&](const AnalysisOptions& o) {
+    std::string error;
+    const auto r = analyze_file(mixed.string(), o, nullptr, error);
+    std::ostringstream out;
+    if (r) write_json(out, *r, "capture");
+    return out.str();
+  };
+  AnalysisOptions few_connections = options;
+  few_connections.limits.max_connections = 4;  // the mix opens more at once
+  AnalysisOptions little_history = options;
+  little_history.limits.max_history_total = 3 * little_history.limits.history_per_stream;
+  for (const auto& [name, o] : {std::pair{"connections", &few_connections}, {"history", &little_history}}) {
+    EXPECT_EQ(json_of_split(mixed.string(), *o), "gave up") << name;
+    EXPECT_EQ(through_analyze_file(*o), one_thread(*o)) << name;
+  }
+  fs::remove(mixed);
+}
+
+// The mapped reading of -j N over a damaged classic pcap file of several
+// windows ends where the one-thread read ends, with the same report: a
+// record whose captured length runs past the end of the file, one whose
+// length is absurd, a last record cut short. Both ways of reading: with
+// SMC-R in the mix (ShardedAnalyzer over PacketSource::map_file) and
+// without (analyze_shared_file over SharedPcapFile).
+void expect_damaged_files_as_one_thread(const std::vector<Frames>& inputs, bool split) {
   const fs::path intact = fs::temp_directory_path() / ("rdmaconf-parallel-damaged-" + std::to_string(::getpid()) + ".pcap");
   write_mixed(intact, capture::FileFormat::kPcap, 4, inputs);
   std::vector<std::uint8_t> file;
@@ -170,7 +269,13 @@ TEST(AnalysisParallel, DamagedFileReadInPlaceAsOneThreadSeesIt) {
                                                              static_cast<std::streamsize>(octets.size()));
     const std::string one = json_of(p.string(), 1);
     EXPECT_NE(one, whole) << name;
-    for (std::size_t jobs : {2u, 3u}) EXPECT_EQ(json_of(p.string(), jobs), one) << name << ", " << jobs << " workers";
+    for (std::size_t jobs : {2u, 3u}) {
+      EXPECT_EQ(json_of(p.string(), jobs), one) << name << ", " << jobs << " workers";
+      AnalysisOptions options;
+      options.observer.report_fpdus = false;
+      options.jobs = jobs;
+      EXPECT_EQ(json_of_split(p.string(), options), split ? one : "gave up") << name << ", " << jobs << " workers";
+    }
     fs::remove(p);
   };
   auto past_end = file;
@@ -183,6 +288,15 @@ TEST(AnalysisParallel, DamagedFileReadInPlaceAsOneThreadSeesIt) {
   cut.resize(cut.size() - 5);
   damaged("cut", cut);
   fs::remove(intact);
+}
+
+TEST(AnalysisParallel, DamagedFileReadInPlaceAsOneThreadSeesIt) {
+  const std::vector<Frames> with_smc = real_ethernet_captures();
+  ASSERT_GE(with_smc.size(), 8u);
+  expect_damaged_files_as_one_thread(with_smc, false);
+  const std::vector<Frames> without = real_tcp_captures_without_smc();
+  ASSERT_GE(without.size(), 8u);
+  expect_damaged_files_as_one_thread(without, true);
 }
 
 // The command: -j 1 and -j 2 print the same; a folder is its capture files,

@@ -488,5 +488,66 @@ TEST(Decode, BrokenOrCutUdpIsReported) {
   EXPECT_TRUE(sink.datagrams.empty());
 }
 
+// ---- tcp_key_of: the connection from the headers alone (analyze -j)
+
+// Wherever both give an answer, the key is the decoded segment's; on the
+// frames analyze -j meets most (Ethernet, VLANs, raw IP, IPv6) it answers.
+TEST(Decode, TcpKeyOfIsTheDecodedSegmentsKey) {
+  const std::uint16_t vids[] = {100, 200};
+  const std::pair<LinkType, std::vector<std::uint8_t>> frames[] = {
+      {LinkType::kEthernet, build_ethernet(kMacB, kMacA, ethertype::kIpv4, ip_tcp("v4"))},
+      {LinkType::kEthernet, build_ethernet(kMacB, kMacA, ethertype::kIpv6, ip_tcp("v6", true))},
+      {LinkType::kEthernet, build_ethernet(kMacB, kMacA, ethertype::kIpv4, ip_tcp("vlan"), vids)},
+      {LinkType::kRaw, ip_tcp("raw")},
+      {LinkType::kLinuxSll, concat({0, 4, 0, 1, 0, 6, 2, 0, 0, 0, 0, 0x0a, 0, 0, 0x08, 0x00}, ip_tcp("sll"))},
+      {LinkType::kIpv6, ip_tcp("raw6", true)},
+  };
+  for (const auto& [link, octets] : frames) {
+    RawFrame f;
+    f.link = link;
+    f.captured = octets;
+    f.original_length = static_cast<std::uint32_t>(octets.size());
+    Sink sink;
+    const auto seg = decode_frame(f, sink);
+    const auto key = tcp_key_of(f);
+    ASSERT_TRUE(seg);
+    ASSERT_TRUE(key);
+    EXPECT_EQ(*key, seg->key);
+  }
+  // A fragment, UDP, another link type: decode_frame's to decide.
+  auto fragment = ip_tcp("frag");
+  fragment[6] = 0x20;  // MF (RFC 791 §3.1)
+  RawFrame f;
+  f.link = LinkType::kRaw;
+  f.captured = fragment;
+  EXPECT_FALSE(tcp_key_of(f));
+  const auto udp = ip_udp("x", 4791);
+  f.captured = udp;
+  EXPECT_FALSE(tcp_key_of(f));
+  const auto ok = concat({2, 0, 0, 0}, ip_tcp("bsd"));  // BSD loopback, AF_INET
+  f.captured = ok;
+  f.link = LinkType::kNull;
+  EXPECT_FALSE(tcp_key_of(f));
+  // Mutated and cut frames: never a key other than the segment's.
+  std::mt19937 rng(5044);
+  const auto good = build_ethernet(kMacB, kMacA, ethertype::kIpv4, ip_tcp("payload"), vids);
+  for (int i = 0; i < 20000; ++i) {
+    auto frame = good;
+    for (int k = 0; k < 1 + static_cast<int>(rng() % 3); ++k)
+      frame[rng() % 60] = static_cast<std::uint8_t>(rng());
+    frame.resize(rng() % (frame.size() + 1));
+    RawFrame g;
+    g.link = i % 3 ? LinkType::kEthernet : LinkType::kRaw;
+    g.captured = frame;
+    g.original_length = static_cast<std::uint32_t>(frame.size());
+    Sink sink;
+    const auto seg = decode_frame(g, sink);
+    const auto key = tcp_key_of(g);
+    if (seg && key) {
+      EXPECT_EQ(*key, seg->key) << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rdmaconf::capture

@@ -413,6 +413,7 @@ TEST(Reassembly, PerStreamBoundFlushesOldestAsGap) {
   ASSERT_FALSE(rec.streams[kC2S].gaps.empty());
   EXPECT_EQ(rec.streams[kC2S].gaps[0].cause, GapCause::kBufferLimit);
   EXPECT_LE(ra.stats().peak_held_octets, limits.max_held_per_stream + 100 + 64);
+  EXPECT_EQ(ra.stats().held_total_hits, 0u) << "the stream's own bound, not the total";
 }
 
 TEST(Reassembly, TotalBoundAcrossStreams) {
@@ -439,6 +440,52 @@ TEST(Reassembly, TotalBoundAcrossStreams) {
     EXPECT_LE(ra.stats().held_octets, limits.max_held_total);
   }
   EXPECT_GE(rec.count(ReportKind::kBufferLimit), 1u);
+  EXPECT_GE(ra.stats().held_total_hits, 1u);
+}
+
+// The history budget shared by all streams: a stream past it goes without
+// (and says so in the stats: analyze -j gives each worker a share of it).
+TEST(Reassembly, HistoryBudgetAcrossStreamsIsCounted) {
+  for (std::uint16_t streams : {2, 3}) {
+    Recorder rec;
+    ReassemblyLimits limits;
+    limits.max_history_total = 2 * limits.history_per_stream;
+    Reassembler ra(rec, limits);
+    static std::string data = "abc";
+    for (std::uint16_t port = 1; port <= streams; ++port) {
+      TcpSegment s;
+      s.key = StreamKey{Endpoint{ipv4(10, 0, 0, 1), port}, testing::kServer};
+      s.flags.ack = true;
+      s.seq = SeqNum{100};
+      s.frame = FrameNumber{port};
+      s.payload = testing::bytes_of(data);
+      s.payload_length = 3;
+      ra.add_segment(s);
+    }
+    EXPECT_EQ(ra.stats().history_denied, streams == 3 ? 1u : 0u);
+    EXPECT_EQ(ra.stats().history_octets, limits.max_history_total);
+  }
+}
+
+// Connections numbered by the frame that created them: the order of 1, 2,
+// ..., numbers that reassemblers given different connections share.
+TEST(Reassembly, ConnectionsNumberedByFrame) {
+  Recorder rec;
+  Reassembler ra(rec);
+  ra.number_connections_by_frame();
+  Conn a;
+  auto syn = a.syn(0);
+  syn.frame = FrameNumber{5};
+  ra.add_segment(syn);
+  syn.key.source.port = 40001;  // another connection
+  syn.frame = FrameNumber{9};
+  ra.add_segment(syn);
+  auto more = a.seg(0, 0, "x");
+  more.frame = FrameNumber{12};
+  ra.add_segment(more);
+  ASSERT_EQ(rec.streams.size(), 2u);
+  EXPECT_EQ(rec.streams[kC2S].connection, 5u);
+  EXPECT_EQ(rec.streams["192.0.2.1:40001 -> 192.0.2.2:5000"].connection, 9u);
 }
 
 TEST(Reassembly, ConnectionBoundEvictsLeastRecentlyActive) {

@@ -279,6 +279,62 @@ TEST(Source, MappedFileShortenedWhileReadEndsWithAReport) {
   EXPECT_LT(frames, 8000u);
 }
 
+// SharedPcapFile: two cursors over the one mapping walk the frames and the
+// end PacketSource::next gives, whole and cut in the last record; released
+// pages read the same when touched again; only the in-place reader shares.
+TEST(Source, SharedFileWalksAsTheSourceReads) {
+  TempDir dir;
+  const std::string path = dir.file("shared.pcap");
+  {
+    std::ofstream f(path, std::ios::binary);
+    CaptureWriter w(f, FileFormat::kPcap);
+    TcpRecorder rec(w, kClientEp, kServerEp);
+    rec.open();
+    const std::string chunk = pattern(1 << 20, 5);
+    for (int i = 0; i < 9; ++i) rec.send(TcpRecorder::Side::kClient, bytes_of(chunk));
+    rec.close();
+    ASSERT_TRUE(w.ok());
+  }
+  const auto whole = fs::file_size(path);
+  for (const std::uintmax_t size : {whole, whole - 7}) {
+    fs::resize_file(path, size);
+    std::string error;
+    auto src = PacketSource::open_file(path, "", error);
+    ASSERT_TRUE(src) << error;
+    const auto shared = src->share_file();
+    ASSERT_TRUE(shared);
+    SharedPcapFile::Cursor c1 = shared->start(), c2 = shared->start();
+    RawFrame a, b, c;
+    PacketSource::Next n;
+    std::size_t frames = 0;
+    while ((n = src->next(a)) == PacketSource::Next::kFrame) {
+      ASSERT_EQ(shared->next(c1, b), PacketSource::Next::kFrame);
+      ASSERT_EQ(a.number, b.number);
+      ASSERT_EQ(a.time, b.time);
+      ASSERT_EQ(a.original_length, b.original_length);
+      ASSERT_TRUE(std::equal(a.captured.begin(), a.captured.end(), b.captured.begin(), b.captured.end()));
+      if (++frames % 2 == 0) {
+        // The second cursor follows, and gives back what both are past.
+        ASSERT_EQ(shared->next(c2, c), PacketSource::Next::kFrame);
+        ASSERT_EQ(shared->next(c2, c), PacketSource::Next::kFrame);
+        shared->release(0, std::min(c1.pos, c2.pos));
+        ASSERT_TRUE(std::equal(c.captured.begin(), c.captured.end(), b.captured.begin(), b.captured.end()));
+      }
+    }
+    EXPECT_EQ(shared->next(c1, b), n) << size;
+    EXPECT_EQ(c1.end_report.has_value(), src->end_report().has_value()) << size;
+    if (c1.end_report) {
+      EXPECT_EQ(c1.end_report->to_string(), src->end_report()->to_string());
+    }
+    EXPECT_EQ(c1.frames, frames);
+    EXPECT_GT(frames, 6000u);
+  }
+  std::string error;
+  auto libpcap = PacketSource::open_file(path, "len >= 0", error);
+  ASSERT_TRUE(libpcap);
+  EXPECT_FALSE(libpcap->share_file());
+}
+
 TEST(Source, PcapngTimestampsKeepNanoseconds) {
   TempDir dir;
   const std::string path = dir.file("ts.pcapng");

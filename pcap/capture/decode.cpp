@@ -432,11 +432,12 @@ std::optional<StreamKey> tcp_key_of(const RawFrame& frame) {
   } else {
     return std::nullopt;
   }
-  if (ip.size() < tcp_at + 4) return std::nullopt;
+  // The key needs the two ports only, not the whole TCP header.
+  const wire::FieldDecl& destination_port = TcpHeader::field_decl(TcpSpec::Field::DestinationPort);
+  if (ip.size() < tcp_at + (destination_port.bit_offset + destination_port.bit_width) / 8) return std::nullopt;
   const Bytes tcp = ip.subspan(tcp_at);
   key.source.port = static_cast<std::uint16_t>(wire::read_field(tcp, TcpHeader::field_decl(TcpSpec::Field::SourcePort)));
-  key.destination.port =
-      static_cast<std::uint16_t>(wire::read_field(tcp, TcpHeader::field_decl(TcpSpec::Field::DestinationPort)));
+  key.destination.port = static_cast<std::uint16_t>(wire::read_field(tcp, destination_port));
   return key;
 }
 

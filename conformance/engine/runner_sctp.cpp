@@ -324,16 +324,23 @@ StepOutcome expect(Session& s, const Step& st) {
   return o;
 }
 
-}  // namespace
-
-bool sctp_open(Session& s, std::string& error) {
-  if (!s.o.sctp) return error = "no SCTP side for the sctp suite (run it against --reference)", false;
-  auto side = s.o.sctp(SctpCaseSetup{.iut_active = s.c.role == Role::kInitiator, .ddp = false}, error);
+// The case's association from the run's SCTP side: `ddp` when DDP runs
+// above its sessions (--transport sctp), not for the sctp suite's own cases.
+bool open_association(Session& s, bool ddp, std::string_view no_side, std::string& error) {
+  if (!s.o.sctp) return error = no_side, false;
+  auto side = s.o.sctp(SctpCaseSetup{.iut_active = s.c.role == Role::kInitiator, .ddp = ddp}, error);
   if (!side) return false;
   s.sctp = std::make_shared<SctpPhase>();
   s.sctp->side = std::move(side);
+  s.ddp_over_sctp = ddp;
   s.start = Clock::now();
   return true;
+}
+
+}  // namespace
+
+bool sctp_open(Session& s, std::string& error) {
+  return open_association(s, false, "no SCTP side for the sctp suite (run it against --reference)", error);
 }
 
 StepOutcome run_sctp_step(Session& s, const Step& st) {
@@ -427,14 +434,7 @@ std::optional<SctpChunk> next_in_order(SctpPhase& p, Clock::time_point deadline)
 }  // namespace
 
 bool sctp_ddp_open(Session& s, std::string& error) {
-  if (!s.o.sctp) return error = "no SCTP side for the tester (--transport sctp runs against --reference)", false;
-  auto side = s.o.sctp(SctpCaseSetup{.iut_active = s.c.role == Role::kInitiator, .ddp = true}, error);
-  if (!side) return false;
-  s.sctp = std::make_shared<SctpPhase>();
-  s.sctp->side = std::move(side);
-  s.ddp_over_sctp = true;
-  s.start = Clock::now();
-  return true;
+  return open_association(s, true, "no SCTP side for the tester (--transport sctp runs against --reference)", error);
 }
 
 StepOutcome sctp_ddp_handshake(Session& s, const Step& st) {

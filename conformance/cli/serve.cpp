@@ -151,6 +151,12 @@ dashboard::FuzzEnd run_fuzz_started(dashboard::FuzzContext& ctx, const std::stri
   a.seed = q.value("seed", std::uint64_t{1});
   a.time_scale = q.value("time_scale", 1.0);
   a.minimize_runs = q.value("minimize_runs", 60);
+  if (const auto c = q.find("clc"); c != q.end()) {
+    a.clc.eid = c->value("eid", a.clc.eid);
+    a.clc.prefix = c->value("prefix", a.clc.prefix);
+    a.clc.gid = c->value("gid", a.clc.gid);
+    a.clc.mac = c->value("mac", a.clc.mac);
+  }
   std::ostringstream out, err;
   FuzzHooks h;
   h.out = &out;

@@ -50,7 +50,7 @@ bool whole_number(std::string_view s, std::int64_t& out) {
 
 json checked_fuzz_request(const json& j, std::string& error) {
   static const char* const kKeys[] = {"reference", "target", "listen", "agent", "suites", "cases", "exclude",
-                                      "seconds", "iterations", "seed", "time_scale", "minimize_runs"};
+                                      "seconds", "iterations", "seed", "time_scale", "minimize_runs", "clc"};
   for (const auto& item : j.items()) {
     const std::string& k = item.key();
     if (std::none_of(std::begin(kKeys), std::end(kKeys), [&](const char* n) { return k == n; })) {
@@ -83,6 +83,19 @@ json checked_fuzz_request(const json& j, std::string& error) {
   if (out.contains("reference") && out.contains("target")) return error = "reference takes no target", nullptr;
   if (!out.contains("agent") && out.contains("target") && out.contains("listen"))
     return error = "a run fuzzes one side: target (the IUT listens) or listen (it connects)", nullptr;
+  // The tester's SMC identity when it fuzzes a CLC server (`rdmaconf fuzz
+  // --clc-eid/--clc-prefix/--clc-gid/--clc-mac`): a real server declines a
+  // Proposal whose identity does not fit. The values are checked where the
+  // command line's are (cli/clc_options.hpp), so a bad one fails the run.
+  if (j.contains("clc")) {
+    const json& c = j["clc"];
+    const bool shaped = c.is_object() && std::all_of(c.items().begin(), c.items().end(), [](const auto& item) {
+      const std::string& k = item.key();
+      return (k == "eid" || k == "prefix" || k == "gid" || k == "mac") && short_string(item.value());
+    });
+    if (!shaped) return error = "clc must be {\"eid\", \"prefix\", \"gid\", \"mac\": short strings}", nullptr;
+    out["clc"] = c;
+  }
   for (const char* k : {"suites", "cases", "exclude"}) {
     if (!j.contains(k)) continue;
     if (!string_list(j[k])) return error = std::string(k) + " must be a list of at most 64 short strings", nullptr;

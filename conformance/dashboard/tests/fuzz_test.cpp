@@ -42,6 +42,9 @@ TEST(FuzzRequest, BoundsAndShapes) {
   EXPECT_EQ(ok["reference"]["faults"], json::array());
   EXPECT_FALSE(ok.contains("seconds"));
   EXPECT_EQ(checked_fuzz_request({{"target", "192.0.2.7:7000"}}, why)["seconds"], 60);
+  const json clc = {{"eid", "RDMACONF-INTEROP"}, {"prefix", "10.78.0.0/24"}, {"mac", "auto"}};
+  EXPECT_EQ(checked_fuzz_request({{"target", "192.0.2.7:7000"}, {"suites", {"clc"}}, {"clc", clc}}, why)["clc"], clc)
+      << why;
   const json bad[] = {
       json::object(),                                                  // nothing to fuzz
       {{"target", "a:1"}, {"reference", json::object()}},              // two sides
@@ -54,6 +57,9 @@ TEST(FuzzRequest, BoundsAndShapes) {
       {{"target", std::string(300, 'a')}},
       {{"target", "a:1"}, {"out", "/etc"}},                            // no field names a path
       {{"agent", {{"token", "t"}}}},                                   // an agent without its URL
+      {{"target", "a:1"}, {"clc", {{"eid", "X"}, {"qp", "1"}}}},       // no such identity option
+      {{"target", "a:1"}, {"clc", {{"eid", std::string(300, 'E')}}}},  // longer than any EID
+      {{"target", "a:1"}, {"clc", "X"}},
   };
   for (const json& b : bad) EXPECT_TRUE(checked_fuzz_request(b, why).is_null()) << b.dump();
 }
@@ -78,6 +84,20 @@ TEST(FuzzApi, TheTokenIsNeededAndOneRunAtATime) {
   EXPECT_EQ(end["status"], "cancelled") << end.dump();
   EXPECT_EQ(get(serve.port(), "/api/fuzz/99").status, 404);
   EXPECT_EQ(get(serve.port(), "/api/fuzz/x").status, 404);
+}
+
+// The CLC identity reaches `rdmaconf fuzz`'s own check: a prefix that is no
+// prefix fails the run with the command line's words for it.
+TEST(FuzzApi, TheClcIdentityIsTheFuzzersOwn) {
+  ServeProcess serve(temp_db("clc.sqlite"));
+  const json body = {{"reference", json::object()}, {"iterations", 2}, {"suites", {"clc"}},
+                     {"clc", {{"prefix", "not-a-prefix"}}}};
+  const Reply started = post(serve.port(), "/api/fuzz", body);
+  ASSERT_EQ(started.status, 201) << started.body;
+  const json r = wait_for_end(serve.port(), started.j()["id"], 60);
+  EXPECT_EQ(r["status"], "failed") << r.dump();
+  EXPECT_NE(r.value("message", "").find("--clc-prefix"), std::string::npos) << r.dump();
+  EXPECT_EQ(r["request"]["clc"]["prefix"], "not-a-prefix");
 }
 
 TEST(FuzzApi, AFindingShowsItsSignatureScriptAndCapture) {

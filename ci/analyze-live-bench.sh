@@ -23,7 +23,7 @@ set -eu
 rt=
 [ "${LIVE_BENCH_RT:-0}" = 1 ] && rt="chrt -f 1"
 build=${1:-build/gcc} seconds=${2:-4} jobs=${3:-1}
-[ $# -gt 3 ] && shift 3 || set -- 250 500 1000 2000 4000 8000 0
+if [ $# -gt 3 ]; then shift 3; else set -- 250 500 1000 2000 4000 8000 0; fi
 nice -n 5 cmake --build "$build" --target rdmaconf pcap_gen_capture pcap_send_rate >/dev/null
 rdmaconf=$(realpath "$build/conformance/cli/rdmaconf")
 send=$(realpath "$build/pcap/pcap_send_rate")
@@ -39,7 +39,7 @@ trap 'exit 1' INT TERM
 # first beyond that: the sender says how long it sent).
 max=0
 for r in "$@"; do [ "$r" -gt "$max" ] && max=$r; done
-size=$(( (max * seconds / 8 + 64) ))
+size=$((max * seconds / 8 + 64))
 [ "$size" -lt 256 ] && size=256
 [ "$size" -gt 4096 ] && size=4096
 cap=$dir/live.pcap
@@ -57,6 +57,8 @@ echo "target Mbit/s | sent Mbit/s  frames/s  frames | analyzed  kernel drops | a
 best=none best_mbit=0
 for rate in "$@"; do
   rm -f "$dir/err" "$dir/json" "$dir/time"
+  # $rt is empty or a command and its words: unquoted on purpose.
+  # shellcheck disable=SC2086
   ip netns exec "$ns" /usr/bin/time -f '%U %S' -o "$dir/time" $rt \
     "$rdmaconf" analyze -i listen0 -j "$jobs" --duration $((seconds + 60)) --json "$dir/json" 2>"$dir/err" >/dev/null &
   pid=$!
@@ -66,6 +68,7 @@ for rate in "$@"; do
     if [ $i -gt 100 ]; then echo "analyze did not start: $(cat "$dir/err")"; exit 1; fi
     sleep 0.1
   done
+  # shellcheck disable=SC2086
   said=$(ip netns exec "$ns" $rt "$send" send0 "$cap" "$rate" "$seconds")
   sleep 1
   # `ip netns exec` became /usr/bin/time, whose child is analyze: SIGINT to

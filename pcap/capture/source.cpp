@@ -135,7 +135,13 @@ struct PacketSource::Pcap {
 // time; a frame never straddles the window's end (the window moves to the
 // record first), so a frame is one contiguous view.
 struct PacketSource::Mapped {
-  static constexpr std::size_t kBuffer = 4u << 20;         // read 4 MiB at a time
+  // Read 256 KiB at a time: the kernel's copy leaves them in the core's
+  // cache (L2 is 1-2 MiB on today's servers), where the deframer and the CRC
+  // find them moments later; 4 MiB windows were out of it by then and cost
+  // analyze -j 1 a sixth more CPU (docs/performance.md, "Several cores").
+  static constexpr std::size_t kReadWindow = 256u << 10;
+  // A mapped window costs a mmap and a munmap, and copies nothing: 4 MiB.
+  static constexpr std::size_t kMapWindow = 4u << 20;
   static constexpr std::uint32_t kMaxCaplen = 256u << 20;  // larger is a broken record, as for libpcap
   int fd = -1;
   const std::uint8_t* memory = nullptr;  // open_memory: the file's octets, read instead of fd
@@ -211,9 +217,10 @@ struct PacketSource::Mapped {
     buffer_at = at;
     filled = keep;
     // Large reads, but never a buffer larger than what is left of the file
-    // (a small capture does not cost 4 MiB of zeroed memory).
+    // (a small capture does not cost a window of zeroed memory).
     const std::uint64_t left = size > buffer_at ? size - buffer_at : 0;
-    const std::size_t want = std::max<std::size_t>(n, static_cast<std::size_t>(std::min<std::uint64_t>(kBuffer, left)));
+    const std::size_t want =
+        std::max<std::size_t>(n, static_cast<std::size_t>(std::min<std::uint64_t>(kReadWindow, left)));
     if (buffer.size() < want) buffer.resize(want);
     while (filled < n) {
       const ssize_t r = read_at(buffer.data() + filled, buffer.size() - filled, buffer_at + filled);
@@ -224,7 +231,7 @@ struct PacketSource::Mapped {
     return buffer.data();
   }
   // map_file(): file octets [at, at + n) in a new mapping of at least
-  // kBuffer octets from the page `at` lies in (windows may overlap: a frame
+  // kMapWindow octets from the page `at` lies in (windows may overlap: a frame
   // that crosses one window's end is whole in the next, nothing copied).
   // The caller checked [at, at + n) lies in the file's `size`; the file's
   // size now is asked again, so a file shortened since ends as truncated
@@ -236,7 +243,7 @@ struct PacketSource::Mapped {
     if (now < at + n) return nullptr;
     static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
     const std::uint64_t start = at - at % page;
-    const std::uint64_t length = std::min<std::uint64_t>(std::max<std::uint64_t>(kBuffer, at + n - start), now - start);
+    const std::uint64_t length = std::min<std::uint64_t>(std::max<std::uint64_t>(kMapWindow, at + n - start), now - start);
     void* p = ::mmap(nullptr, static_cast<std::size_t>(length), PROT_READ, MAP_PRIVATE, fd, static_cast<off_t>(start));
     if (p == MAP_FAILED) return nullptr;
     window = std::make_shared<Window>(static_cast<const std::uint8_t*>(p), static_cast<std::size_t>(length));

@@ -155,7 +155,7 @@ TEST(Source, HeldWindowsKeepTheirOctets) {
     TcpRecorder rec(w, kClientEp, kServerEp);
     rec.open();
     const std::string chunk = pattern(1 << 20, 5);
-    for (int i = 0; i < 14; ++i) rec.send(TcpRecorder::Side::kClient, bytes_of(chunk));  // 14 MiB: four windows
+    for (int i = 0; i < 14; ++i) rec.send(TcpRecorder::Side::kClient, bytes_of(chunk));  // 14 MiB: many read windows
     rec.close();
     ASSERT_TRUE(w.ok());
   }
@@ -201,7 +201,7 @@ TEST(Source, MappedWindowsAgreeWithReadOnesAndKeepTheirOctets) {
     TcpRecorder rec(w, kClientEp, kServerEp);
     rec.open();
     const std::string chunk = pattern(1 << 20, 7);
-    for (int i = 0; i < 14; ++i) rec.send(TcpRecorder::Side::kServer, bytes_of(chunk));  // 14 MiB: four windows
+    for (int i = 0; i < 14; ++i) rec.send(TcpRecorder::Side::kServer, bytes_of(chunk));  // 14 MiB: many read windows
     rec.close();
     ASSERT_TRUE(w.ok());
   }

@@ -4,9 +4,14 @@
 
 #include <array>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 namespace rdmaconf::wire {
 namespace {
@@ -67,6 +72,34 @@ TEST(Crc32c, WireOctetsRoundTrip) {
   const auto octets = crc32c_wire_octets(0x8a9136aau);
   EXPECT_EQ(crc32c_from_wire(octets), 0x8a9136aau);
 }
+
+#if defined(__x86_64__)
+// XINUSE (XGETBV with ECX = 1, Intel SDM vol. 1 §13.6): which register state
+// components are not in their initial state. Bit 2 is the upper halves of
+// YMM0-15, bit 6 the upper 256 bits of ZMM0-15: the state legacy-SSE code waits on.
+// nullopt where the CPU cannot say.
+std::optional<std::uint64_t> upper_vector_state_in_use() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX)) return std::nullopt;
+  if (!__get_cpuid_count(0xd, 1, &a, &b, &c, &d) || !(a & (1u << 2))) return std::nullopt;  // XGETBV ECX=1
+  unsigned lo = 0, hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
+  return (static_cast<std::uint64_t>(hi) << 32 | lo) & ((1u << 2) | (1u << 6));
+}
+
+// ISA-L's widest CRC routine leaves the upper vector halves set; update()
+// clears them, or every SSE instruction after it is slowed (crc32c.cpp). An
+// FPDU-sized input takes that routine where the CPU has it.
+TEST(Crc32c, LeavesTheUpperVectorRegisterHalvesClear) {
+  if (!upper_vector_state_in_use()) GTEST_SKIP() << "this CPU does not report XINUSE";
+  std::vector<std::uint8_t> fpdu(4096, 0x5a);
+  Crc32c c;
+  c.update(fpdu);
+  const std::uint64_t in_use = *upper_vector_state_in_use();
+  EXPECT_EQ(in_use, 0u);
+  EXPECT_NE(c.value(), 0u);
+}
+#endif
 
 }  // namespace
 }  // namespace rdmaconf::wire

@@ -32,6 +32,10 @@
 #include "engine/responder.hpp"
 #include "report/summary.hpp"
 #include "cli/html_report.hpp"
+#ifdef RDMACONF_SCTP_LIVE
+#include "endpoint/asio.hpp"
+#include "engine/sctp_live.hpp"
+#endif
 #ifdef RDMACONF_ROCE_DEVICE
 #include "agent/rdma_core/roce_side.hpp"
 #include "agent/rdma_core/roce_transport.hpp"
@@ -54,7 +58,9 @@ std::vector<const cf::Case*> runnable_cases(const std::vector<const cf::Case*>& 
     std::string why;
     const bool over_sctp = o.llp == cf::RunOptions::Llp::kSctp && (c->protocol == "ddp" || c->protocol == "rdmap");
     if (c->protocol == "sctp" || over_sctp) {
-      if (!o.sctp) why = "no SCTP side for the tester (run the sctp suite and --transport sctp against --reference)";
+      if (!o.sctp)
+        why = "no SCTP side for the tester (give --transport sctp with --reference or --target HOST:PORT, an IUT "
+              "reached over SCTP in UDP)";
     } else if (c->protocol == "smcr" && !o.roce) {
       why = "no RoCE transport for the tester's SMC-R side (give --roce-device, or run against --reference)";
     } else if (c->protocol == "smcr" && o.roce_one_port && cf::smcr_links_named(*c) > 1) {
@@ -256,6 +262,32 @@ std::optional<int> open_agent(const RunArgs& a, cf::RunOptions& o, Iut& iut, std
   return std::nullopt;
 }
 
+// --transport sctp --target: the ddp and rdmap suites (and the sctp suite)
+// over usrsctp to the IUT (engine/sctp_live.hpp).
+std::optional<int> reach_sctp_target(const RunArgs& a, const std::string& host, std::uint16_t port,
+                                     cf::RunOptions& o, Iut& iut, std::ostream& err) {
+#ifdef RDMACONF_SCTP_LIVE
+  boost::system::error_code ec;
+  endpoint::asio::ip::make_address(host, ec);
+  if (ec) {
+    err << "rdmaconf run: --transport sctp --target expects an IP address and a UDP port, got '" << a.target << "'\n";
+    return 2;
+  }
+  o.sctp = cf::live_sctp_factory({.host = host, .udp_port = port, .sctp_port = a.sctp_port});
+  // A real SCTP acknowledges by itself: the cases that hold its SACKs back
+  // are the in-process reference's only.
+  o.iut_lacks.push_back("sctp-acks");
+  iut.what = "SCTP over UDP at " + a.target +
+             (a.sctp_port ? ", SCTP port " + std::to_string(a.sctp_port) : std::string());
+  return std::nullopt;
+#else
+  (void)host, (void)port, (void)o, (void)iut;
+  err << "rdmaconf run: --transport sctp --target " << a.target
+      << ": this build has no SCTP (usrsctp was not found when it was configured)\n";
+  return 2;
+#endif
+}
+
 std::optional<int> reach_targets(const RunArgs& a, cf::RunOptions& o, Iut& iut, std::ostream& out,
                                  std::ostream& err) {
   if (a.target.empty() && a.listen.empty() && a.clc_target.empty()) {
@@ -274,6 +306,9 @@ std::optional<int> reach_targets(const RunArgs& a, cf::RunOptions& o, Iut& iut, 
       err << "rdmaconf run: --target expects HOST:PORT, got '" << a.target << "'\n";
       return 2;
     }
+    // Over SCTP the target is the UDP address its SCTP packets arrive at
+    // (RFC 6951), its SCTP port the same number unless --sctp-port says.
+    if (a.transport == "sctp") return reach_sctp_target(a, host, port, o, iut, err);
     o.connect_responder = cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
     // --target serves the clc and smcr suites only when asked for by name.
     if (clc_explicit && a.clc_target.empty()) o.connect_clc = o.connect_responder;
@@ -611,8 +646,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--suite", a.suites, "Protocol suites to run: mpa, ddp, rdmap, clc, smcr, sctp");
   sub->add_option("--transport", a.transport,
                   "What carries the ddp and rdmap suites: mpa (MPA over TCP) or sctp (RFC 5043 over an SCTP "
-                  "association, against --reference; cases whose meaning rests on MPA or TCP are unimplemented, with why)")
+                  "association: against --reference, or with --target HOST:PORT over usrsctp in UDP datagrams to "
+                  "that UDP port, RFC 6951; cases whose meaning rests on MPA or TCP are unimplemented, with why)")
       ->check(CLI::IsMember({"mpa", "sctp"}));
+  sub->add_option("--sctp-port", a.sctp_port,
+                  "With --transport sctp --target: the IUT's SCTP port, when it is not the target's UDP port");
   sub->add_option("--case", a.ids, "Case ids (a trailing * selects a prefix)");
   sub->add_option("--case-file", a.case_files,
                   "A case script outside the catalogue (a bug report's, your own): it runs, and replaces a catalogue "

@@ -40,8 +40,10 @@ struct RunArgs {
   int roce_alternate_gid_index = -1;
   unsigned smcr_version = 0;
   // --transport: what carries the ddp and rdmap suites, "mpa" (MPA over
-  // TCP) or "sctp" (RFC 5043, the tester's SCTP side: --reference).
+  // TCP) or "sctp" (RFC 5043: against --reference, or --target over usrsctp
+  // in UDP, RFC 6951); --sctp-port: the target's SCTP port (0: its UDP port).
   std::string transport = "mpa";
+  std::uint16_t sctp_port = 0;
   // A lab's workflow (docs/conformance.md, "The lab workflow"): the known
   // failures to compare with, free labels, and the IUT as the operator
   // describes it (FIELD=VALUE; wins over what an agent says).

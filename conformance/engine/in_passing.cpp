@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/observer.hpp"
+#include "analysis/observer_sctp.hpp"
 
 namespace rdmaconf::conformance {
 namespace {
@@ -80,6 +81,19 @@ std::vector<InPassing> judge_in_passing(const ExchangeRecord& exchange, Role rol
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>({end, iut_stream.size(), start + kMaxOctets}) - start);
     p.octets.assign(iut_stream.begin() + static_cast<std::ptrdiff_t>(start),
                     iut_stream.begin() + static_cast<std::ptrdiff_t>(start + n));
+  }
+  return std::move(sink.broken);
+}
+
+std::vector<InPassing> judge_in_passing(const SctpExchange& association, Role role) {
+  const Side tester = role == Role::kResponder ? Side::kInitiator : Side::kResponder;
+  const Side iut = analysis::other(tester);
+  Sink sink(iut);
+  {
+    analysis::SctpObserver observer(sink);
+    analysis::FrameNo frame = 0;
+    for (const SctpPacket& p : sctp_packets(association))
+      observer.on_packet(p.from_tester ? tester : iut, ++frame, p.octets);
   }
   return std::move(sink.broken);
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
+#include "engine/sctp_packets.hpp"
 
 namespace rdmaconf::conformance {
 
@@ -21,6 +22,11 @@ namespace rdmaconf::conformance {
 // mistake (counted), in the order they were first broken. `role` is the
 // IUT's (responder: the tester opened the connection).
 std::vector<InPassing> judge_in_passing(const ExchangeRecord& exchange, Role role);
+// The same over SCTP: the association's packets, put back together from the
+// runner's record (sctp_packets.hpp), through the observer's SCTP rules and,
+// above each DDP stream, its DDP and RDMAP rules. The offending octets are
+// not cut out (DDP streams over SCTP have no one stream offset for them).
+std::vector<InPassing> judge_in_passing(const SctpExchange& association, Role role);
 
 // The verdict rules broken in passing give a case on their own: fail for a
 // MUST, non-strict for a SHOULD (fail with `strict`), informational for a

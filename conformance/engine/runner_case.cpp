@@ -208,17 +208,23 @@ void record_failure(CaseResult& result, StepsRun& run, const Session& s) {
 // Rules the IUT broke on the wire whatever the case was written for
 // (in_passing.hpp): the worst of them makes the verdict when it is worse
 // than the script's.
-void add_in_passing(CaseResult& result, const Case& c, bool strict) {
-  result.in_passing = judge_in_passing(result.exchange, c.role);
+// Over SCTP (the sctp suite, --transport sctp) `sctp` holds each
+// connection's association as recorded, the first first.
+void add_in_passing(CaseResult& result, const Case& c, bool strict, const std::vector<const SctpExchange*>& sctp) {
+  result.in_passing = sctp.empty() ? judge_in_passing(result.exchange, c.role) : judge_in_passing(*sctp[0], c.role);
   // The other connections' rules, each rule once (its first connection's
   // example and offsets, every connection's count).
-  for (const ExchangeRecord& ex : result.other_connections)
-    for (InPassing& p : judge_in_passing(ex, c.role)) {
+  const auto merge = [&](std::vector<InPassing> broken) {
+    for (InPassing& p : broken) {
       auto same = std::find_if(result.in_passing.begin(), result.in_passing.end(),
                                [&](const InPassing& q) { return q.rule == p.rule; });
       if (same == result.in_passing.end()) result.in_passing.push_back(std::move(p));
       else same->count += p.count;
     }
+  };
+  if (sctp.empty())
+    for (const ExchangeRecord& ex : result.other_connections) merge(judge_in_passing(ex, c.role));
+  for (std::size_t k = 1; k < sctp.size(); ++k) merge(judge_in_passing(*sctp[k], c.role));
   const Verdict v = in_passing_verdict(result.in_passing, strict);
   if (severity(v) <= severity(result.verdict)) return;
   const InPassing& worst = *std::find_if(result.in_passing.begin(), result.in_passing.end(), [&](const InPassing& p) {
@@ -291,7 +297,15 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
   join_connections(result, conns);
   result.script_verdict = result.verdict;
   // A case the tester could not run says nothing of rules broken in passing.
-  if (o.judge_in_passing && result.verdict != Verdict::kError) add_in_passing(result, c, o.strict);
+  if (o.judge_in_passing && result.verdict != Verdict::kError) {
+    std::vector<const SctpExchange*> associations;
+    if (const SctpExchange* first = sctp_record(s)) {
+      associations.push_back(first);
+      for (auto& other : conns.others)
+        if (const SctpExchange* a = sctp_record(*other->session)) associations.push_back(a);
+    }
+    add_in_passing(result, c, o.strict, associations);
+  }
   // The agent went away during the case: the IUT's side was torn down
   // under it, so no verdict about the IUT stands.
   if (o.agent && o.agent->epoch() != agent_epoch && result.verdict != Verdict::kUnimplemented) {

@@ -12,6 +12,7 @@
 #include <span>
 #include <thread>
 
+#include "engine/sctp_packets.hpp"
 #include "engine/sctp_transport.hpp"
 #include "engine/test_ulp.hpp"
 #include "engine/units.hpp"
@@ -30,6 +31,8 @@ struct SctpPhase {
   std::uint16_t expected_ssn = 0;
   std::map<std::uint16_t, SctpChunk> early;
   bool ended = false;
+  // Everything the association carried, for the rules checked in passing.
+  SctpExchange record;
 };
 
 namespace {
@@ -88,6 +91,20 @@ std::variant<std::uint64_t, std::string> number_or(const Step& st, std::string_v
   return a->value.number;
 }
 
+// ---- the association's record (SctpPhase::record): every chunk both ways
+// passes here, for the rules checked in passing.
+
+bool send_chunk_recorded(Session& s, const SctpChunk& chunk, std::string& why) {
+  s.sctp->record.messages.push_back({true, s.now_ms(), chunk});
+  return s.sctp->side->send(chunk, why);
+}
+
+std::optional<SctpChunk> receive_recorded(Session& s, Clock::time_point deadline) {
+  auto c = s.sctp->side->receive(deadline);
+  if (c) s.sctp->record.messages.push_back({false, s.now_ms(), *c});
+  return c;
+}
+
 // ---- sending
 
 bool associate(Session& s, const SctpInit& init, std::string& why) {
@@ -95,6 +112,8 @@ bool associate(Session& s, const SctpInit& init, std::string& why) {
   if (!p.side->associate(init, why)) return false;
   p.associated = true;
   const SctpPeerInit& peer = p.side->peer_init();
+  p.record.tester_init = init;
+  p.record.iut_init = peer;
   s.record(true, "--> SCTP INIT, " + std::to_string(init.streams) + " streams, Adaptation Indication " +
                      (init.indication ? std::to_string(*init.indication) : std::string("none")),
            init.hold_acks ? "acknowledgements held until sctp.ack" : "");
@@ -179,7 +198,8 @@ StepOutcome send_chunk(Session& s, const Step& st) {
   headline += ", stream " + std::to_string(chunk.stream) + ", PPID " + std::to_string(chunk.ppid) +
               (chunk.unordered ? ", U" : ", ordered");
   std::string why;
-  if (!p.side->send(chunk, why)) return mismatch(Failure::Kind::kClosed, "the tester could not send: " + why, "close");
+  if (!send_chunk_recorded(s, chunk, why))
+    return mismatch(Failure::Kind::kClosed, "the tester could not send: " + why, "close");
   s.record(true, std::move(headline), hex(chunk.octets, 64));
   s.sent(st, chunk.octets);
   return {};
@@ -277,7 +297,7 @@ StepOutcome expect(Session& s, const Step& st) {
     return o;
   }
   const auto deadline = Clock::now() + s.scaled(st.within.value_or(Duration(2000)));
-  const auto chunk = p.side->receive(deadline);
+  const auto chunk = receive_recorded(s, deadline);
   if (!chunk) {
     if (p.side->closed()) {
       if (has("close")) return {};
@@ -338,6 +358,8 @@ bool open_association(Session& s, bool ddp, std::string_view no_side, std::strin
 }
 
 }  // namespace
+
+const SctpExchange* sctp_record(const Session& s) { return s.sctp ? &s.sctp->record : nullptr; }
 
 bool sctp_open(Session& s, std::string& error) {
   return open_association(s, false, "no SCTP side for the sctp suite (run it against --reference)", error);
@@ -403,12 +425,13 @@ bool send_control(Session& s, sctp::FunctionCode function, wire::Bytes pd, std::
                std::to_string(fields.ddp_ssn) + ", " + std::to_string(pd.size()) + " octets of private data" +
                chunk_note(chunk),
            hex(chunk.octets, 64));
-  return p.side->send(chunk, why);
+  return send_chunk_recorded(s, chunk, why);
 }
 
 // The IUT's next chunk on the session's stream in DDP-SSN order; nullopt
 // when none came before `deadline` (or none is left, in process).
-std::optional<SctpChunk> next_in_order(SctpPhase& p, Clock::time_point deadline) {
+std::optional<SctpChunk> next_in_order(Session& s, Clock::time_point deadline) {
+  SctpPhase& p = *s.sctp;
   for (;;) {
     if (auto it = p.early.find(p.expected_ssn); it != p.early.end()) {
       SctpChunk c = std::move(it->second);
@@ -416,7 +439,7 @@ std::optional<SctpChunk> next_in_order(SctpPhase& p, Clock::time_point deadline)
       ++p.expected_ssn;
       return c;
     }
-    auto c = p.side->receive(deadline);
+    auto c = receive_recorded(s, deadline);
     if (!c) return std::nullopt;
     auto m = sctp::decode_message(c->ppid, c->octets);
     // What does not decode, or comes on another stream, is taken as it comes.
@@ -446,7 +469,7 @@ StepOutcome sctp_ddp_handshake(Session& s, const Step& st) {
   if (!send_control(s, sctp::FunctionCode::kInitiate, {}, why))
     return mismatch(Failure::Kind::kClosed, "the tester could not send its Initiate: " + why, "close");
   s.sent(st, {});
-  const auto c = next_in_order(p, Clock::now() + s.scaled(Duration(3000)));
+  const auto c = next_in_order(s, Clock::now() + s.scaled(Duration(3000)));
   if (!c) {
     const bool closed = p.side->closed();
     return mismatch(Failure::Kind::kHandshake,
@@ -494,7 +517,7 @@ StepOutcome sctp_ddp_send(Session& s, const Step& st, const std::vector<std::uin
   s.record(true, std::move(headline) + ", DDP-SSN " + std::to_string(fields.ddp_ssn) + chunk_note(chunk), std::move(detail));
   s.sent(st, segment);
   std::string why;
-  if (p.ended || !p.side->send(chunk, why))
+  if (p.ended || !send_chunk_recorded(s, chunk, why))
     return mismatch(Failure::Kind::kClosed,
                     "the IUT ended the session before the tester could send " + st.unit + (why.empty() ? "" : ": " + why),
                     "close");
@@ -518,7 +541,7 @@ Session::Event sctp_next_event(Session& s, Clock::time_point deadline) {
   using Event = Session::Event;
   using EventKind = Session::EventKind;
   if (s.eof) return Event{EventKind::kClosed, {}};
-  const auto c = next_in_order(p, deadline);
+  const auto c = next_in_order(s, deadline);
   if (!c) {
     // The session ended, and nothing of it is left to read: the stream is closed.
     if (p.side->closed() || p.ended) {

@@ -14,12 +14,16 @@
 #include <string_view>
 
 #include "engine/runner_session.hpp"
+#include "engine/sctp_packets.hpp"
 
 namespace rdmaconf::conformance::runner {
 
 // Case protocol sctp, instead of a TCP connection: the tester's SCTP side
 // from RunOptions::sctp. False with `error` when there is none.
 bool sctp_open(Session& s, std::string& error);
+// What the session's association carried (sctp_packets.hpp), for the rules
+// checked in passing; null when the session is not over SCTP.
+const SctpExchange* sctp_record(const Session& s);
 // Runs one step of an sctp case.
 StepOutcome run_sctp_step(Session& s, const Step& st);
 

@@ -24,6 +24,7 @@
 #include <map>
 
 #include "engine/responder_internal.hpp"
+#include "engine/sctp_iut.hpp"
 #include "engine/sctp_transport.hpp"
 #include "sctp/session.hpp"
 
@@ -58,11 +59,13 @@ struct DdpAbove {
   bool ended = false;  // the session was ended because the stream was
 };
 
-class MemorySide final : public SctpSide {
- public:
-  MemorySide(FaultSet faults, SctpCaseSetup setup) : f_(faults), iut_active_(setup.iut_active), ddp_(setup.ddp) {}
+}  // namespace
 
-  bool associate(const SctpInit& init, std::string& error) override {
+class SctpReferenceIut::Core {
+ public:
+  Core(FaultSet faults, SctpCaseSetup setup) : f_(faults), iut_active_(setup.iut_active), ddp_(setup.ddp) {}
+
+  bool associate(const SctpInit& init, std::string& error) {
     if (iut_) return error = "the association is already up", false;
     init_ = init;
     const auto streams = std::min<std::uint16_t>(std::max<std::uint16_t>(init.streams, 1), kIutStreams);
@@ -90,9 +93,9 @@ class MemorySide final : public SctpSide {
     return true;
   }
 
-  const SctpPeerInit& peer_init() const override { return peer_; }
+  const SctpPeerInit& peer_init() const { return peer_; }
 
-  bool send(const SctpChunk& chunk, std::string& error) override {
+  bool send(const SctpChunk& chunk, std::string& error) {
     if (!iut_) return error = "no association yet", false;
     iut_->receive(chunk.stream, chunk.ppid, chunk.unordered, chunk.octets);
     // The fault takes any chunk of the peer as SCTP's acknowledgement of
@@ -102,22 +105,19 @@ class MemorySide final : public SctpSide {
     return true;
   }
 
-  std::optional<SctpChunk> receive(std::chrono::steady_clock::time_point) override {
+  std::optional<SctpChunk> take() {
     pump();
-    if (to_tester_.empty()) return std::nullopt;  // in process: quiet is final
+    if (to_tester_.empty()) return std::nullopt;
     SctpChunk c = std::move(to_tester_.front());
     to_tester_.pop_front();
     return c;
   }
 
-  void acknowledge() override {
+  void acknowledge() {
     if (!iut_) return;
     iut_->all_acknowledged();
     pump();
   }
-
-  bool in_process() const override { return true; }
-  bool closed() const override { return false; }
 
  private:
   // The test ULP's decisions on the Initiates its sessions reported.
@@ -254,6 +254,34 @@ class MemorySide final : public SctpSide {
   std::optional<sctp::Association> iut_;
   std::deque<SctpChunk> to_tester_;
   std::map<std::uint16_t, int> shift_;  // what the faults added to the DDP-SSNs of each stream
+};
+
+SctpReferenceIut::SctpReferenceIut(FaultSet faults, SctpCaseSetup setup)
+    : core_(std::make_unique<Core>(faults, setup)) {}
+SctpReferenceIut::~SctpReferenceIut() = default;
+bool SctpReferenceIut::associate(const SctpInit& init, std::string& error) { return core_->associate(init, error); }
+const SctpPeerInit& SctpReferenceIut::peer_init() const { return core_->peer_init(); }
+bool SctpReferenceIut::receive(const SctpChunk& chunk, std::string& error) { return core_->send(chunk, error); }
+std::optional<SctpChunk> SctpReferenceIut::take() { return core_->take(); }
+void SctpReferenceIut::acknowledge() { core_->acknowledge(); }
+
+namespace {
+
+// The tester's side with the IUT in this process: the tester's SCTP is a
+// function call, and quiet is a final answer.
+class MemorySide final : public SctpSide {
+ public:
+  MemorySide(FaultSet faults, SctpCaseSetup setup) : iut_(faults, setup) {}
+  bool associate(const SctpInit& init, std::string& error) override { return iut_.associate(init, error); }
+  const SctpPeerInit& peer_init() const override { return iut_.peer_init(); }
+  bool send(const SctpChunk& chunk, std::string& error) override { return iut_.receive(chunk, error); }
+  std::optional<SctpChunk> receive(std::chrono::steady_clock::time_point) override { return iut_.take(); }
+  void acknowledge() override { iut_.acknowledge(); }
+  bool in_process() const override { return true; }
+  bool closed() const override { return false; }
+
+ private:
+  SctpReferenceIut iut_;
 };
 
 }  // namespace

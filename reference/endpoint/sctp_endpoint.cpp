@@ -1,299 +1,81 @@
 #include "endpoint/sctp_endpoint.hpp"
 
-#include <arpa/inet.h>
-#include <usrsctp.h>
-
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <condition_variable>
 #include <deque>
-#include <future>
 #include <mutex>
-#include <set>
-#include <thread>
+
+#include "endpoint/usrsctp_link.hpp"
 
 namespace rdmaconf::endpoint {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// usrsctp is one stack per process. We run it without its own threads
-// (usrsctp_init_nothreads): no raw sockets that could meet a kernel's SCTP,
-// no UDP socket bound to every address; each endpoint feeds it the packets
-// its loopback UDP socket receives and advances its timers.
-std::mutex g_registry_mu;
-std::set<const void*> g_live;  // endpoints usrsctp may still hand packets to
-std::atomic<std::int64_t> g_last_tick_ms{0};
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
-}
-
-// Timers advance by the time that passed since any endpoint last advanced
-// them, so two endpoints in one process do not make SCTP's clock run twice
-// as fast.
-void advance_timers() {
-  const std::int64_t now = now_ms();
-  const std::int64_t last = g_last_tick_ms.exchange(now);
-  if (now > last) usrsctp_handle_timers(static_cast<std::uint32_t>(now - last));
-}
-
 // The largest message either kind of chunk may carry (RFC 5043 §5.2.2,
-// §5.2.3). The receive buffer holds one octet more, so a larger message is
-// seen to be larger and refused, never stored whole.
+// §5.2.3). The link keeps one octet more, so a larger message is seen to be
+// larger and refused, never stored whole.
 std::size_t largest_message(std::size_t max_segment_size) {
   return std::max(sctp::kSegmentChunkHeaderSize + max_segment_size,
                   sctp::kSessionControlHeaderSize + sctp::kMaxPrivateDataLength);
 }
 
-sockaddr_conn conn_address(const void* who, std::uint16_t port) {
-  sockaddr_conn a{};
-  a.sconn_family = AF_CONN;
-  a.sconn_port = htons(port);
-  a.sconn_addr = const_cast<void*>(who);
-  return a;
-}
-
-// What usrsctp's C callbacks reach: the endpoint registers this part of
-// itself as its AF_CONN address.
-struct UsrsctpSink {
-  virtual void post_packet(std::vector<std::uint8_t> packet) = 0;
-  virtual void post_drain() = 0;
-
- protected:
-  ~UsrsctpSink() = default;
-};
-
-int conn_output(void* addr, void* buffer, std::size_t length, std::uint8_t tos, std::uint8_t set_df);
-void on_upcall(struct socket* so, void* arg, int flags);
-
-void ensure_usrsctp() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    usrsctp_init_nothreads(0, conn_output, nullptr);
-    g_last_tick_ms = now_ms();
-  });
-}
-
 }  // namespace
 
-struct SctpEndpoint::Impl final : UsrsctpSink {
-  explicit Impl(SctpConfig c)
-      : config(std::move(c)),
-        udp_socket(io),
-        tick(io),
-        work(asio::make_work_guard(io)),
-        association(sctp::AssociationConfig{}) {
+// usrsctp, its UDP encapsulation and its sockets are the link's
+// (usrsctp_link.hpp); the endpoint runs the adaptation layer and RDMAP above
+// the one association its link carries.
+struct SctpEndpoint::Impl {
+  explicit Impl(SctpConfig c) : config(std::move(c)), association(sctp::AssociationConfig{}) {
     rdmap::StreamConfig sc = config.rdmap;
     // RFC 5043 §9: DDP learns the largest segment the adaptation layer takes.
     config.max_segment_size = std::max(config.max_segment_size, sctp::kSmallestMaxSegmentSize);
     sc.mulpdu = config.max_segment_size;
     stream = std::make_unique<rdmap::Stream>(sc);
-    rx.resize(largest_message(config.max_segment_size) + 1);
-    ensure_usrsctp();
-    udp_socket.open(config.local.protocol());
-    udp_socket.bind(config.local);
-    if (config.sctp_port == 0) config.sctp_port = udp_socket.local_endpoint().port();
-    {
-      std::lock_guard lock(g_registry_mu);
-      g_live.insert(addr());
-    }
-    usrsctp_register_address(addr());
-    socket = open_socket();
-    thread = std::thread([this] { io.run(); });
-    asio::post(io, [this] {
-      receive_datagrams();
-      run_timers();
-    });
-  }
-
-  ~Impl() {
-    std::promise<void> done;
-    asio::post(io, [this, &done] {
-      std::lock_guard<std::recursive_mutex> lock(protocol_mu);
-      tick.cancel();
-      if (conn) usrsctp_close(conn);
-      if (socket) usrsctp_close(socket);
-      conn = socket = nullptr;
-      done.set_value();
-    });
-    done.get_future().wait();
-    {
-      // From here usrsctp's timers may still send for the closed
-      // association; conn_output drops what it has no endpoint for.
-      std::lock_guard lock(g_registry_mu);
-      g_live.erase(addr());
-    }
-    usrsctp_deregister_address(addr());
-    work.reset();
-    io.stop();
-    if (thread.joinable()) thread.join();
-  }
-
-  // Our AF_CONN address: what usrsctp hands back to conn_output.
-  void* addr() { return static_cast<UsrsctpSink*>(this); }
-
-  void post_packet(std::vector<std::uint8_t> packet) override {
-    asio::post(io, [this, p = std::move(packet)]() mutable { send_datagram(std::move(p)); });
-  }
-  void post_drain() override {
-    asio::post(io, [this] { drain(); });
-  }
-
-  struct socket* open_socket() {
-    struct socket* s = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, nullptr, nullptr, 0, nullptr);
-    if (!s) throw std::runtime_error("usrsctp_socket failed");
-    usrsctp_set_non_blocking(s, 1);
+    UsrsctpLinkConfig lc;
+    lc.local = config.local;
+    lc.sctp_port = config.sctp_port;
     // RFC 5043 §5.1, §11.1: our INIT or INIT-ACK announces DDP.
-    sctp_setadaptation adaptation{sctp::kAdaptationIndicationDdp};
-    usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_ADAPTATION_LAYER, &adaptation, sizeof adaptation);
+    lc.indication = sctp::kAdaptationIndicationDdp;
     // RFC 5043 §8: as many inbound as outbound streams.
-    sctp_initmsg init{};
-    init.sinit_num_ostreams = static_cast<std::uint16_t>(config.stream + 1);
-    init.sinit_max_instreams = static_cast<std::uint16_t>(config.stream + 1);
-    usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_INITMSG, &init, sizeof init);
-    // RFC 5043 §11.2: untagged messages are not held back for bundling.
-    const int on = 1;
-    usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_NODELAY, &on, sizeof on);
-    usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof on);
-    for (std::uint16_t type : {std::uint16_t{SCTP_ASSOC_CHANGE}, std::uint16_t{SCTP_ADAPTATION_INDICATION},
-                               std::uint16_t{SCTP_SENDER_DRY_EVENT}}) {
-      sctp_event e{};
-      e.se_assoc_id = SCTP_FUTURE_ASSOC;
-      e.se_type = type;
-      e.se_on = 1;
-      usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_EVENT, &e, sizeof e);
-    }
-    sockaddr_conn me = conn_address(addr(), config.sctp_port);
-    if (usrsctp_bind(s, reinterpret_cast<sockaddr*>(&me), sizeof me) != 0) {
-      usrsctp_close(s);
-      throw std::runtime_error("usrsctp_bind failed");
-    }
-    usrsctp_set_upcall(s, on_upcall, addr());
-    return s;
-  }
-
-  // ---- the UDP encapsulation (RFC 6951) and SCTP's timers ----
-
-  void receive_datagrams() {
-    udp_socket.async_receive_from(asio::buffer(datagram), sender, [this](const boost::system::error_code& ec,
-                                                                         std::size_t n) {
-      if (ec) return;
-      {
-        std::lock_guard<std::recursive_mutex> lock(protocol_mu);
-        // The passive side answers whoever set the association up; later
-        // datagrams from elsewhere are left alone.
-        if (!peer_udp) peer_udp = sender;
-        if (sender != *peer_udp) {
-          receive_datagrams();
-          return;
-        }
-        octets_received += n;
-      }
-      usrsctp_conninput(addr(), datagram.data(), n, 0);
-      receive_datagrams();
-    });
-  }
-
-  void send_datagram(std::vector<std::uint8_t> packet) {
-    std::lock_guard<std::recursive_mutex> lock(protocol_mu);
-    if (!peer_udp || !udp_socket.is_open()) return;
-    boost::system::error_code ec;
-    udp_socket.send_to(asio::buffer(packet), *peer_udp, 0, ec);
-    if (!ec) octets_sent += packet.size();
-  }
-
-  void run_timers() {
-    advance_timers();
-    tick.expires_after(std::chrono::milliseconds(10));
-    tick.async_wait([this](const boost::system::error_code& ec) {
-      if (!ec) run_timers();
-    });
-  }
-
-  // ---- reading what usrsctp delivered (I/O thread) ----
-
-  void drain() {
-    std::lock_guard<std::recursive_mutex> lock(protocol_mu);
-    if (listening && !conn && socket) {
-      conn = usrsctp_accept(socket, nullptr, nullptr);
-      if (!conn) return;
-      usrsctp_set_non_blocking(conn, 1);
-      usrsctp_set_upcall(conn, on_upcall, addr());
-    }
-    struct socket* s = listening ? conn : socket;
-    if (!s) return;
-    for (;;) {
-      sctp_rcvinfo info{};
-      socklen_t infolen = sizeof info;
-      unsigned int infotype = 0;
-      int flags = 0;
-      sockaddr_conn from{};
-      socklen_t fromlen = sizeof from;
-      const ssize_t n = usrsctp_recvv(s, rx.data(), rx.size(), reinterpret_cast<sockaddr*>(&from), &fromlen, &info,
-                                      &infolen, &infotype, &flags);
-      if (n < 0) {
-        if (errno != EWOULDBLOCK && errno != EAGAIN) association_gone("SCTP receive failed");
-        break;
-      }
+    lc.outbound_streams = lc.inbound_streams = static_cast<std::uint16_t>(config.stream + 1);
+    lc.max_message = largest_message(config.max_segment_size);
+    UsrsctpEvents ev;
+    ev.up = [this](AssociationId id, const UsrsctpUp& up) {
+      std::lock_guard<std::recursive_mutex> lock(protocol_mu);
+      assoc = id;
+      association_up(up.peer_indication);
+      pump();
+    };
+    ev.message = [this](AssociationId, UsrsctpMessage m) {
+      std::lock_guard<std::recursive_mutex> lock(protocol_mu);
+      if (config.observer) config.observer(describe_sctp_message(Direction::kReceived, m.stream, m.ppid, m.octets));
+      association.receive(m.stream, m.ppid, m.unordered, m.octets);
+      pump();
+    };
+    ev.dry = [this](AssociationId) {
+      std::lock_guard<std::recursive_mutex> lock(protocol_mu);
+      association.all_acknowledged();
+      pump();
+    };
+    ev.gone = [this](AssociationId, const std::string& why) {
+      std::lock_guard<std::recursive_mutex> lock(protocol_mu);
       // What came before the end (a Reject, a Terminate) is the session's
-      // own word on it: deliver it before the association's end is taken.
-      if (n == 0) {
-        pump();
-        association_gone("the peer shut the SCTP association down");
-        break;
-      }
-      const wire::Bytes got(rx.data(), static_cast<std::size_t>(n));
-      if (flags & MSG_NOTIFICATION) {
-        pump();
-        if (flags & MSG_EOR) notification(got);
-        continue;
-      }
-      // A message may arrive in pieces; keep at most one octet more than the
-      // largest legal message, the rest is never stored.
-      const std::size_t room = rx.size() - std::min(rx.size(), message.size());
-      message.insert(message.end(), got.begin(), got.begin() + static_cast<std::ptrdiff_t>(std::min(room, got.size())));
-      if (!(flags & MSG_EOR)) continue;
-      if (infotype == SCTP_RECVV_RCVINFO) {
-        if (config.observer)
-          config.observer(describe_sctp_message(Direction::kReceived, info.rcv_sid, ntohl(info.rcv_ppid), message));
-        association.receive(info.rcv_sid, ntohl(info.rcv_ppid), (info.rcv_flags & SCTP_UNORDERED) != 0, message);
-      }
-      message.clear();
-    }
-    if (comm_up && !indication_checked) association_up();
-    pump();
+      // own word on it: it was delivered before the association's end.
+      pump();
+      association_gone(why);
+    };
+    link = std::make_unique<UsrsctpLink>(lc, std::move(ev));
+    config.sctp_port = link->local_sctp_port();
   }
 
-  void notification(wire::Bytes octets) {
-    if (octets.size() < sizeof(sctp_notification{}.sn_header)) return;
-    sctp_notification n{};
-    std::copy_n(octets.begin(), std::min(octets.size(), sizeof n), reinterpret_cast<std::uint8_t*>(&n));
-    switch (n.sn_header.sn_type) {
-      case SCTP_ASSOC_CHANGE:
-        if (n.sn_assoc_change.sac_state == SCTP_COMM_UP) comm_up = true;
-        else if (n.sn_assoc_change.sac_state != SCTP_RESTART) association_gone("SCTP association ended");
-        return;
-      case SCTP_ADAPTATION_INDICATION:
-        peer_indication = n.sn_adaptation_event.sai_adaptation_ind;
-        return;
-      case SCTP_SENDER_DRY_EVENT:
-        association.all_acknowledged();
-        return;
-      default:
-        return;
-    }
-  }
+  ~Impl() { link.reset(); }
 
   // RFC 5043 §11.1: INIT and INIT-ACK have been exchanged; the peer's
-  // indication (usrsctp queues it right behind COMM_UP) decides.
-  void association_up() {
-    indication_checked = true;
+  // indication decides.
+  void association_up(std::optional<std::uint32_t> peer_indication) {
     auto ok = association.association_up(peer_indication);
     if (!ok) {
       fail("no DDP on this association: " + ok.error().to_string());
-      if (auto* s = listening ? conn : socket) usrsctp_shutdown(s, SHUT_RDWR);
+      link->shutdown(assoc);
       return;
     }
     if (!listening) {
@@ -375,17 +157,12 @@ struct SctpEndpoint::Impl final : UsrsctpSink {
   }
 
   void send_message(const sctp::OutgoingChunk& chunk) {
-    struct socket* s = listening ? conn : socket;
-    if (!s) return;
     if (config.observer)
       config.observer(describe_sctp_message(Direction::kSent, chunk.stream, chunk.message.ppid, chunk.message.octets));
-    sctp_sndinfo info{};
-    info.snd_sid = chunk.stream;
-    info.snd_flags = SCTP_UNORDERED;  // RFC 5043 §10: every chunk, U set
-    info.snd_ppid = htonl(chunk.message.ppid);
-    const ssize_t n = usrsctp_sendv(s, chunk.message.octets.data(), chunk.message.octets.size(), nullptr, 0, &info,
-                                    sizeof info, SCTP_SENDV_SNDINFO, 0);
-    if (n < 0) fail("SCTP send failed (errno " + std::to_string(errno) + ")");
+    std::string why;
+    // RFC 5043 §10: every chunk unordered.
+    if (!link->send(assoc, UsrsctpMessage{chunk.stream, chunk.message.ppid, true, chunk.message.octets}, why))
+      fail(why);
   }
 
   void association_gone(const std::string& why) {
@@ -422,69 +199,31 @@ struct SctpEndpoint::Impl final : UsrsctpSink {
   }
 
   SctpConfig config;
-  asio::io_context io;
-  udp::socket udp_socket;
-  asio::steady_timer tick;
-  asio::executor_work_guard<asio::io_context::executor_type> work;
-  std::thread thread;
-
   std::recursive_mutex protocol_mu;
   std::string closed_because;  // the session ended: why, once its last message is out
-  struct socket* socket = nullptr;  // active: the association; passive: the listener
-  struct socket* conn = nullptr;    // passive: the accepted association
   bool listening = false;
-  bool comm_up = false;
-  bool indication_checked = false;
-  std::optional<std::uint32_t> peer_indication;
-  std::optional<udp::endpoint> peer_udp;
-  udp::endpoint sender;
-  std::array<std::uint8_t, 65536> datagram{};
-  std::vector<std::uint8_t> rx;
-  std::vector<std::uint8_t> message;
+  AssociationId assoc = 0;
   sctp::Association association;
   std::unique_ptr<rdmap::Stream> stream;
-  std::uint64_t octets_sent = 0;
-  std::uint64_t octets_received = 0;
-
   mutable std::mutex mu;
   std::condition_variable cv;
   SctpState state = SctpState::kConnecting;
   std::string failure;
   std::vector<std::uint8_t> peer_pd;
   std::deque<rdmap::Completion> completions;
+  // Last: its callbacks reach every member above, and ~Impl ends it first.
+  std::unique_ptr<UsrsctpLink> link;
 };
-
-namespace {
-
-// usrsctp hands every outgoing SCTP packet here, from whichever thread runs
-// it; the packet goes out as one UDP datagram on its endpoint's I/O thread.
-int conn_output(void* addr, void* buffer, std::size_t length, std::uint8_t, std::uint8_t) {
-  std::lock_guard lock(g_registry_mu);
-  if (g_live.count(addr) == 0) return 0;
-  const auto* p = static_cast<const std::uint8_t*>(buffer);
-  static_cast<UsrsctpSink*>(addr)->post_packet(std::vector<std::uint8_t>(p, p + length));
-  return 0;
-}
-
-// usrsctp says a socket became readable (or writable, or failed): read it on
-// the endpoint's I/O thread.
-void on_upcall(struct socket*, void* arg, int) {
-  std::lock_guard lock(g_registry_mu);
-  if (g_live.count(arg) == 0) return;
-  static_cast<UsrsctpSink*>(arg)->post_drain();
-}
-
-}  // namespace
 
 SctpEndpoint::SctpEndpoint(SctpConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 SctpEndpoint::~SctpEndpoint() = default;
 
-udp::endpoint SctpEndpoint::local_udp() const { return impl_->udp_socket.local_endpoint(); }
+udp::endpoint SctpEndpoint::local_udp() const { return impl_->link->local_udp(); }
 std::uint16_t SctpEndpoint::local_sctp_port() const { return impl_->config.sctp_port; }
 
 bool SctpEndpoint::connect(const udp::endpoint& peer, std::uint16_t peer_sctp_port) {
   Impl* p = impl_.get();
-  asio::post(p->io, [p, peer, peer_sctp_port] {
+  {
     std::lock_guard<std::recursive_mutex> lock(p->protocol_mu);
     p->association = sctp::Association({.role = sctp::Role::kActive,
                                         .streams = static_cast<std::uint16_t>(p->config.stream + 1),
@@ -492,22 +231,19 @@ bool SctpEndpoint::connect(const udp::endpoint& peer, std::uint16_t peer_sctp_po
                                         .session = {.role = sctp::Role::kActive,
                                                     .max_segment_size = p->config.max_segment_size,
                                                     .reorder_limit = 64}});
-    p->peer_udp = peer;
-    // The peer's SCTP endpoint has the same AF_CONN address as ours: the
-    // address only tells usrsctp which endpoint's UDP socket carries it.
-    sockaddr_conn them = conn_address(p->addr(), peer_sctp_port);
-    if (usrsctp_connect(p->socket, reinterpret_cast<sockaddr*>(&them), sizeof them) != 0 && errno != EINPROGRESS)
-      p->fail("SCTP connect failed (errno " + std::to_string(errno) + ")");
-  });
+  }
+  if (std::string why; !p->link->connect(peer, peer_sctp_port, why)) {
+    p->fail(why);
+    return false;
+  }
   return p->wait_setup();
 }
 
 bool SctpEndpoint::listen() {
   Impl* p = impl_.get();
-  std::promise<bool> listening;
-  asio::post(p->io, [p, &listening] {
+  {
     std::lock_guard<std::recursive_mutex> lock(p->protocol_mu);
-    if (p->listening) return listening.set_value(true);
+    if (p->listening) return true;
     p->association = sctp::Association({.role = sctp::Role::kPassive,
                                         .streams = static_cast<std::uint16_t>(p->config.stream + 1),
                                         .pending_limit = 4,
@@ -515,13 +251,12 @@ bool SctpEndpoint::listen() {
                                                     .max_segment_size = p->config.max_segment_size,
                                                     .reorder_limit = 64}});
     p->listening = true;
-    if (usrsctp_listen(p->socket, 1) != 0) {
-      p->fail("SCTP listen failed (errno " + std::to_string(errno) + ")");
-      return listening.set_value(false);
-    }
-    listening.set_value(true);
-  });
-  return listening.get_future().get();
+  }
+  if (std::string why; !p->link->listen(why)) {
+    p->fail(why);
+    return false;
+  }
+  return true;
 }
 
 bool SctpEndpoint::accept() {
@@ -606,13 +341,9 @@ bool SctpEndpoint::wait_closed(std::chrono::milliseconds timeout) {
   return impl_->cv.wait_for(lock, timeout, [&] { return impl_->state == SctpState::kClosed; });
 }
 
-std::uint64_t SctpEndpoint::octets_sent() const {
-  return impl_->locked([&] { return impl_->octets_sent; });
-}
+std::uint64_t SctpEndpoint::octets_sent() const { return impl_->link->octets_sent(); }
 
-std::uint64_t SctpEndpoint::octets_received() const {
-  return impl_->locked([&] { return impl_->octets_received; });
-}
+std::uint64_t SctpEndpoint::octets_received() const { return impl_->link->octets_received(); }
 
 void SctpEndpoint::terminate_session() {
   impl_->locked([&] {

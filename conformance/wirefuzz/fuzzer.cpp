@@ -365,10 +365,12 @@ void Fuzzer::write(Finding& f, const Ran& last) {
     out << "# Found by rdmaconf fuzz (seed " << summary_.seed << ", iteration " << f.iteration << ", from " << f.seed
         << "): " << f.what << "\n# Signature: " << f.signature;
     if (n > 1)
-      out << "\n# Input " << (k + 1) << " of " << n << ": the finding takes these " << n << " inputs, in this order, on "
-          << (f.reproduced ? "an IUT as it starts (each alone does not make it)"
-                           : "an IUT as it starts; not reproduced by the fuzzer (it could not restore the IUT): "
-                             "the inputs it ran since the IUT last started, as they ran");
+      out << "\n# Input " << (k + 1) << " of " << n
+          << (f.reproduced ? ": the finding takes these inputs, in this order, on an IUT as it starts (each alone "
+                             "does not make it)"
+                           : ": the inputs the fuzzer ran since the IUT last started, in order, the last one finding "
+                             "it; not reproduced by the fuzzer (it could not restore the IUT): run them in this order "
+                             "on an IUT as it starts");
     if (n == 1) {
       out << "\n# Mutations:";
       for (const std::string& m : f.mutations) out << "\n#   " << m;

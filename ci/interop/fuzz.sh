@@ -9,7 +9,8 @@
 #   kernel.txt              every kernel crash the watcher saw, when, and the reboot after it
 #   dmesg-crashN.txt        the guest's kernel log (or serial console, after a panic) at crash N
 #   reproduce.txt           each finding of the IUT or its host (not of a rule broken) run alone on a
-#                           fresh boot: its verdict, and did the kernel crash again
+#                           fresh boot: its verdict, and did the kernel crash again; a finding that took
+#                           several inputs (its folder's numbered scripts) runs them in order, -j 1
 # The fuzzer runs on the host, so that it outlives the guest's kernel crashes: it reads them in the
 # guest's kernel log through the agent (GET /v1/kernel-log) and waits (--revive) for the host to come
 # back; a watcher here reboots the guest after each crash (the kernel log shows one, or the guest is
@@ -155,29 +156,38 @@ fuzz_part() {
 
   # Each finding's script alone, on a fresh boot: its verdict, and does the kernel crash again? (The
   # findings of a rule broken on the wire were reproduced by the fuzzer itself; they crash nothing.)
-  local t0=$SECONDS f c dmesg first
-  local silent=()
+  # A finding that took several inputs has them numbered in its folder (01-..., 02-...): they run in
+  # that order, one at a time, as its reproduce line says.
+  local t0=$SECONDS f c dmesg first n warn
+  local silent=() scripts=() files=()
   mapfile -t silent < <(jq -r '.findings[] | select(.kind != "rule-broken") | .folder' "$fz"/run*/fuzz.json 2> /dev/null)
   for f in "${silent[@]}"; do
-    c="$(ls "$f"/*.case 2> /dev/null | head -1)"
-    [ -n "$c" ] || continue
+    mapfile -t scripts < <(ls "$f"/*.case 2> /dev/null | sort)
+    [ "${#scripts[@]}" -gt 0 ] || continue
+    c="${scripts[-1]}" n=${#scripts[@]} files=()
+    for g in "${scripts[@]}"; do files+=(--case-file "$g"); done
     STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
     boot_guest > /dev/null 2>&1 && part_up > /dev/null 2>&1 \
       || { echo "${c#"$fz"/}: the guest did not come up to run it" | tee -a "$fz/reproduce.txt"; continue; }
-    "$rdmaconf" run --agent "http://127.0.0.1:$p_control" --token "$token" "${part_run[@]}" --agent-nat \
-      --case-file "$c" > "${c%.case}.alone.txt" 2>&1 || true
+    "$rdmaconf" run --agent "http://127.0.0.1:$p_control" --token "$token" "${part_run[@]}" --agent-nat -j 1 \
+      "${files[@]}" > "${c%.case}.alone.txt" 2>&1 || true
     sleep 5
     # (Whether siw still listens cannot be read here: `run --agent` closes the agent's listener at its end.)
     if kill -0 "$(cat "$run/qemu.pid" 2> /dev/null)" 2> /dev/null && dmesg="$(guest 'dmesg' 30 2> /dev/null)"; then :; else
       dmesg="$(cat "$run/console.log" 2> /dev/null)"
     fi
+    [ "$n" -gt 1 ] && c="$c (the last of $n inputs)"
     if first="$(grep -m1 -E "$bug_re" <<< "$dmesg")"; then
-      printf '%s\n' "$dmesg" > "${c%.case}.alone-dmesg.txt"
+      printf '%s\n' "$dmesg" > "${scripts[-1]%.case}.alone-dmesg.txt"
       echo "${c#"$fz"/}: crashes the guest again when run alone: $first" | tee -a "$fz/reproduce.txt"
     else
-      # The run's summary line (its verdict), not the last line (findings' reproduce hints).
+      # The run's summary line (its verdict), not the last line (findings' reproduce hints); a
+      # kernel warning (siw's lost listener torn down: a refcount underflow) is said too.
+      warn="$(grep -m1 -E 'WARNING:|refcount_t:' <<< "$dmesg")" || warn=""
+      [ -n "$warn" ] && printf '%s\n' "$dmesg" > "${scripts[-1]%.case}.alone-dmesg.txt"
       echo "${c#"$fz"/}: no kernel crash when run alone ($(grep -m1 -E '^rdmaconf run: [0-9]+ cases' \
-        "${c%.case}.alone.txt" || tail -1 "${c%.case}.alone.txt"))" | tee -a "$fz/reproduce.txt"
+        "${scripts[-1]%.case}.alone.txt" || tail -1 "${scripts[-1]%.case}.alone.txt"))${warn:+; the kernel warned: $warn}" \
+        | tee -a "$fz/reproduce.txt"
     fi
   done
   timing "fuzz $part: each finding's script alone on a fresh boot" $((SECONDS - t0))

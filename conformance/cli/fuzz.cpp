@@ -167,8 +167,8 @@ int execute_fuzz(const FuzzArgs& a, const FuzzHooks& h) {
     connect = cf::accept_connector(listener, std::chrono::milliseconds(10000));
     where = "the IUT connecting to " + listener.address;
   }
+  cf::FaultSet fs;
   if (a.reference) {
-    cf::FaultSet fs;
     for (const std::string& n : a.faults) {
       const cf::FaultInfo* f = cf::find_fault(n);
       if (!f) {
@@ -233,6 +233,18 @@ int execute_fuzz(const FuzzArgs& a, const FuzzHooks& h) {
   if (clc) o.run_options = a.clc.options();
   o.revive = std::chrono::seconds(a.revive_s);
   o.minimize_budget = a.minimize_runs;
+  o.history = a.history;
+  // The reference is restored by starting it anew on its ports (a finding
+  // that takes several inputs runs them from its start). A device is not:
+  // its host's harness brings it back (ci/interop.sh reboots the guest).
+  if (iut)
+    o.restore = [&iut, &fs] {
+      const std::uint16_t mpa = iut->port(), clc = iut->clc_port();
+      iut->stop();
+      iut = std::make_unique<cf::ReferenceIut>(fs);
+      std::string error;
+      return iut->listen("127.0.0.1", mpa, error) && iut->listen_clc("127.0.0.1", clc, error);
+    };
   o.out_dir = a.out;
   if (!a.out.empty()) o.pcap = cf::pcap_writer();
   o.cancel = h.cancel;
@@ -323,7 +335,13 @@ void add_fuzz_command(CLI::App& app, int& exit_code) {
   sub->add_option("--revive", a.revive_s,
                   "Seconds to wait for an IUT that stopped answering to answer again (restarted by a supervisor) "
                   "before the run ends (default 10)");
-  sub->add_option("--minimize-runs", a.minimize_runs, "Runs at most per finding to minimize it (default 60)");
+  sub->add_option("--minimize-runs", a.minimize_runs,
+                  "Runs at most per finding to minimize it (default 60; as many again for a finding that takes several "
+                  "inputs)");
+  sub->add_option("--history", a.history,
+                  "Inputs kept since the IUT was last restored, for a finding one input alone does not make again "
+                  "(default 64)")
+      ->check(CLI::Range(1, 1000));
   add_clc_identity_options(*sub, a.clc);
   sub->callback([&exit_code] { exit_code = run_fuzz_command(a); });
 }

@@ -26,6 +26,7 @@ struct FuzzArgs {
   double time_scale = 1.0;
   unsigned settle_ms = 40, revive_s = 10;
   int minimize_runs = 60;
+  std::size_t history = 64;  // inputs kept since the IUT was last restored (FuzzOptions::history)
   ClcIdentityArgs clc;  // the CLC server target: who the tester's peer says it is (clc_options.hpp)
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "engine/probe.hpp"
 #include "wirefuzz/case_text.hpp"
+#include "wirefuzz/sequence.hpp"
 
 namespace rdmaconf::conformance::wirefuzz {
 
@@ -77,7 +79,9 @@ class Fuzzer {
   bool answers();
   bool wait_for_iut();
   bool same(const Case& cand, const Ran& want, Ran& out, int& runs, bool& dead);
-  Case minimize(const Ran& found, Ran& last, int& runs, bool& dead);
+  bool makes(const Ran& out, const Ran& want);
+  std::size_t run_sequence(const std::vector<Case>& inputs, const Ran& want, Ran& last, bool& dead);
+  std::vector<Case> from_history(Finding& f, const Ran& want, const std::vector<Case>& inputs, Ran& last, bool& dead);
   void write(Finding& f, const Ran& last);
   bool handle(const Input& in, Ran found);
   bool delayed(const Input& previous, const Ran& previous_run, std::uint64_t n, const std::string& why);
@@ -86,6 +90,10 @@ class Fuzzer {
   const FuzzOptions& o_;
   RunOptions ro_;
   FuzzSummary summary_;
+  // The inputs run since the IUT was last restored or came back, in order
+  // (at most FuzzOptions::history): what a finding that takes several is
+  // tried from.
+  std::deque<Case> history_;
   Clock::time_point start_ = Clock::now(), last_progress_ = Clock::now();
 };
 
@@ -185,10 +193,16 @@ bool Fuzzer::answers() {
 }
 
 bool Fuzzer::wait_for_iut() {
+  // A target the fuzzer can restore is restored at once, and answers as it
+  // did when the run began.
+  if (o_.restore && !o_.restore()) return false;
   const auto deadline = Clock::now() + o_.revive;
   for (;;) {
     const bool healthy = !o_.host_health || !o_.host_health();
-    if (healthy && answers()) return true;
+    if (healthy && answers()) {
+      history_.clear();
+      return true;
+    }
     if (Clock::now() >= deadline || (o_.cancel && o_.cancel->load())) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
@@ -196,8 +210,14 @@ bool Fuzzer::wait_for_iut() {
 
 // Runs a candidate of the minimization: true when it makes the same finding
 // (the same oracle, the same rule). Whatever silenced the IUT is waited out.
+// A target the fuzzer can restore is restored first: what earlier
+// candidates left in it must not make the finding for this one.
 bool Fuzzer::same(const Case& cand, const Ran& want, Ran& out, int& runs, bool& dead) {
   ++runs;
+  if (o_.restore && !wait_for_iut()) {
+    dead = true;
+    return false;
+  }
   out = run_case_text(cand);
   const bool silenced = out.outcome == Ran::Outcome::kDeadAtStart ||
                         (out.outcome == Ran::Outcome::kFinding && out.kind != Finding::Kind::kRuleBroken);
@@ -205,17 +225,40 @@ bool Fuzzer::same(const Case& cand, const Ran& want, Ran& out, int& runs, bool& 
   return out.outcome == Ran::Outcome::kFinding && out.kind == want.kind && out.rule == want.rule;
 }
 
+// Did this run make the finding `want`? The same oracle and rule; an IUT
+// that stopped answering may show so at the next input's first step.
+bool Fuzzer::makes(const Ran& out, const Ran& want) {
+  if (out.outcome == Ran::Outcome::kFinding) return out.kind == want.kind && out.rule == want.rule;
+  return want.kind == Finding::Kind::kUnresponsive && out.outcome == Ran::Outcome::kDeadAtStart && !answers();
+}
+
+// Runs `inputs` in order on a restored IUT: how many of them it took to make
+// the finding `want` again (0: none did, or another finding came first).
+std::size_t Fuzzer::run_sequence(const std::vector<Case>& inputs, const Ran& want, Ran& last, bool& dead) {
+  if (!wait_for_iut()) {
+    dead = true;
+    return 0;
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    Ran out = run_case_text(inputs[i]);
+    if (makes(out, want)) {
+      last = std::move(out);
+      return i + 1;
+    }
+    if (out.outcome == Ran::Outcome::kDeadAtStart ||
+        (out.outcome == Ran::Outcome::kFinding && out.kind != Finding::Kind::kRuleBroken))
+      return 0;
+  }
+  return 0;
+}
+
 // Fewest messages first, then fewest field changes, then smaller numbers,
-// each kept only when the finding stays (delta debugging one piece at a
-// time, within the budget).
-Case Fuzzer::minimize(const Ran& found, Ran& last, int& runs, bool& dead) {
-  Case cur = *found.c;
-  auto budget_left = [&] { return runs < o_.minimize_budget && !dead; };
+// each kept only when the finding stays (`keeps` runs the candidate and
+// says so: delta debugging one piece at a time, while `budget_left`).
+Case minimize(Case cur, const std::function<bool(const Case&)>& keeps, const std::function<bool()>& budget_left) {
   auto attempt = [&](const Case& cand) {
-    Ran out;
-    if (!budget_left() || !same(cand, found, out, runs, dead)) return false;
+    if (!budget_left() || !keeps(cand)) return false;
     cur = cand;
-    last = std::move(out);
     return true;
   };
   auto reads = [](const Step& st) { return st.kind == StepKind::kExpect; };
@@ -277,23 +320,63 @@ std::string last_exchange_step(const Case& c) {
   return out;
 }
 
+// The id a printed case script names (its `id:` line).
+std::string script_id(const std::string& script) {
+  for (std::size_t at = 0; at < script.size();) {
+    const std::size_t end = std::min(script.find('\n', at), script.size());
+    if (script.compare(at, 3, "id:") == 0) {
+      const std::size_t from = script.find_first_not_of(' ', at + 3);
+      if (from < end) return script.substr(from, end - from);
+    }
+    at = end + 1;
+  }
+  return "finding";
+}
+
 void Fuzzer::write(Finding& f, const Ran& last) {
+  if (f.scripts.empty()) f.scripts = {f.script};
   if (o_.out_dir.empty()) return;
   namespace fs = std::filesystem;
-  const std::string id = last.c ? last.c->id : "finding";
+  const std::string id = last.c ? last.c->id : script_id(f.scripts.back());
   const fs::path folder = fs::path(o_.out_dir) / (std::to_string(summary_.findings.size() + 1) + "-" + id);
   std::error_code ec;
   fs::create_directories(folder, ec);
-  std::ofstream out(folder / (id + ".case"));
-  out << "# Found by rdmaconf fuzz (seed " << summary_.seed << ", iteration " << f.iteration << ", from " << f.seed
-      << "): " << f.what << "\n# Signature: " << f.signature << "\n# Mutations:";
-  for (const std::string& m : f.mutations) out << "\n#   " << m;
+  // One script per input; several are numbered in the order they run
+  // (01-..., 02-...: a listing of the folder sorts them so).
+  const std::size_t n = f.scripts.size();
+  const std::size_t width = std::to_string(n).size() < 2 ? 2 : std::to_string(n).size();
+  std::vector<std::string> files;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::string number = std::to_string(k + 1);
+    files.push_back(n == 1 ? script_id(f.scripts[k]) + ".case"
+                           : std::string(width - number.size(), '0') + number + "-" + script_id(f.scripts[k]) + ".case");
+  }
   // Where `rdmaconf run` meets the IUT in this target's role, and the
-  // options this run ran with that the script needs as well.
+  // options this run ran with that the script needs as well; several
+  // scripts run one at a time, in the order given (-j 1).
   const char* where = o_.shape.target == FuzzTarget::kClcServer     ? " --clc-target HOST:PORT"
                       : o_.shape.target == FuzzTarget::kMpaInitiator ? " --listen ADDR:PORT"
                                                                      : " --target HOST:PORT";
-  out << "\n# Reproduce: rdmaconf run --case-file " << id << ".case" << where << o_.run_options << "\n" << f.script;
+  std::string reproduce = "rdmaconf run" + std::string(n > 1 ? " -j 1" : "");
+  for (const std::string& file : files) reproduce += " --case-file " + file;
+  reproduce += where + o_.run_options;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::ofstream out(folder / files[k]);
+    out << "# Found by rdmaconf fuzz (seed " << summary_.seed << ", iteration " << f.iteration << ", from " << f.seed
+        << "): " << f.what << "\n# Signature: " << f.signature;
+    if (n > 1)
+      out << "\n# Input " << (k + 1) << " of " << n
+          << (f.reproduced ? ": the finding takes these inputs, in this order, on an IUT as it starts (each alone "
+                             "does not make it)"
+                           : ": the inputs the fuzzer ran since the IUT last started, in order, the last one finding "
+                             "it; not reproduced by the fuzzer (it could not restore the IUT): run them in this order "
+                             "on an IUT as it starts");
+    if (n == 1) {
+      out << "\n# Mutations:";
+      for (const std::string& m : f.mutations) out << "\n#   " << m;
+    }
+    out << "\n# Reproduce: " << reproduce << "\n" << f.scripts[k];
+  }
   f.folder = folder.string();
   // The kernel's own words about it, as the host logged them.
   if (!f.host_log.empty()) {
@@ -303,9 +386,84 @@ void Fuzzer::write(Finding& f, const Ran& last) {
   if (o_.pcap && last.c) (void)o_.pcap(folder.string(), last.result);
 }
 
+// A finding its one input does not make again: the inputs run since the IUT
+// was last restored (`inputs`, ending with the one that found it), in order,
+// on a restored IUT. When they make it, the fewest of them (sequence.hpp),
+// then each minimized as one input is, within another `minimize_budget`
+// runs; when the IUT cannot be restored, they are the reproducer as they ran.
+std::vector<Case> Fuzzer::from_history(Finding& f, const Ran& want, const std::vector<Case>& inputs, Ran& last,
+                                       bool& dead) {
+  auto texts = [](const std::vector<Case>& cases) {
+    std::vector<std::string> out;
+    for (const Case& c : cases) out.push_back(case_text(c));
+    return out;
+  };
+  if (!o_.restore || dead) {
+    f.scripts = texts(inputs);
+    return inputs;
+  }
+  int budget = o_.minimize_budget;
+  Ran out;
+  --budget;
+  ++f.minimize_runs;
+  const std::size_t took = run_sequence(inputs, want, out, dead);
+  if (took == 0) {
+    f.scripts = texts(inputs);
+    return inputs;
+  }
+  last = std::move(out);
+  std::vector<Case> seq(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(took));
+  const std::vector<std::size_t> keep = fewest_inputs(
+      seq.size(),
+      [&](const std::vector<std::size_t>& pick) -> std::size_t {
+        if (dead) return 0;
+        std::vector<Case> cand;
+        for (std::size_t i : pick) cand.push_back(seq[i]);
+        ++f.minimize_runs;
+        Ran o;
+        const std::size_t t = run_sequence(cand, want, o, dead);
+        if (t != 0) last = std::move(o);
+        return t;
+      },
+      budget);
+  std::vector<Case> fewest;
+  for (std::size_t i : keep) fewest.push_back(seq[i]);
+  seq = std::move(fewest);
+  // Each input as small as it stays, the others unchanged around it.
+  for (std::size_t j = seq.size(); j-- > 0 && budget > 0 && !dead;) {
+    seq[j] = minimize(
+        seq[j],
+        [&](const Case& cand) {
+          std::vector<Case> s = seq;
+          s[j] = cand;
+          --budget;
+          ++f.minimize_runs;
+          Ran o;
+          if (run_sequence(s, want, o, dead) == 0) return false;
+          last = std::move(o);
+          return true;
+        },
+        [&] { return budget > 0 && !dead; });
+  }
+  if (!dead) {
+    Ran again;
+    // Made at its last input, or (the IUT's timing) one earlier: either way
+    // these inputs run in order make it.
+    f.reproduced = run_sequence(seq, want, again, dead) != 0;
+    if (f.reproduced) last = std::move(again);
+  }
+  f.scripts = texts(seq);
+  f.script = f.scripts.back();
+  // Leave the IUT as it starts for the inputs that follow.
+  if (!dead && !wait_for_iut()) dead = true;
+  return seq;
+}
+
 // A finding of iteration `in`: minimized (once the IUT answers again),
 // merged by signature, written. False when the run cannot go on.
 bool Fuzzer::handle(const Input& in, Ran found) {
+  // What ran since the IUT was last restored, this input last.
+  const std::vector<Case> inputs(history_.begin(), history_.end());
   Finding f;
   f.kind = found.kind;
   f.seed = in.seed_id;
@@ -332,6 +490,10 @@ bool Fuzzer::handle(const Input& in, Ran found) {
   if (silenced && !wait_for_iut()) {
     f.signature = host ? f.rule : "stops answering after " + last_exchange_step(*found.c);
     f.script = f.found_script;
+    // Not minimized, not reproduced: what ran since the IUT last started,
+    // for whoever starts it again (the harness, on a fresh boot).
+    bool dead = true;
+    if (inputs.size() > 1) from_history(f, found, inputs, found, dead);
     write(f, found);
     summary_.findings.push_back(f);
     count_kind();
@@ -347,22 +509,50 @@ bool Fuzzer::handle(const Input& in, Ran found) {
   if (host && merge(f.rule)) return true;
   bool dead = false;
   Ran last = found;
-  const Case minimal = minimize(found, last, f.minimize_runs, dead);
+  const Case minimal = minimize(
+      *found.c,
+      [&](const Case& cand) {
+        Ran out;
+        if (!same(cand, found, out, f.minimize_runs, dead)) return false;
+        last = std::move(out);
+        return true;
+      },
+      [&] { return f.minimize_runs < o_.minimize_budget && !dead; });
   f.signature = host       ? f.rule
                 : silenced ? "stops answering after " + last_exchange_step(minimal)
                            : "breaks " + f.rule;
   f.script = case_text(minimal);
   if (!dead && merge(f.signature)) return true;
+  // One input alone did not make a finding of this signature before, and a
+  // sequence did: this is that finding again (its sequence is not tried anew).
+  if (!dead && silenced) {
+    auto known = std::find_if(summary_.findings.begin(), summary_.findings.end(),
+                              [&](const Finding& g) { return g.alone_signature == f.signature; });
+    if (known != summary_.findings.end()) {
+      ++known->count;
+      return !o_.restore || wait_for_iut();
+    }
+  }
   if (!dead) {
     Ran again;
     int runs = 0;
     f.reproduced = same(minimal, found, again, runs, dead);
-    if (f.reproduced) {
-      last = std::move(again);
-      // What the kernel said when the minimized script ran is its log.
-      if (host && !last.host_log.empty()) f.host_log = last.host_log;
+    if (f.reproduced) last = std::move(again);
+  }
+  // One input alone does not make it: the inputs before it may (a target
+  // the fuzzer can restore; docs/fuzzing.md, "Findings that take several
+  // inputs").
+  if (!f.reproduced && !dead && o_.restore && inputs.size() > 1) {
+    const std::vector<Case> seq = from_history(f, found, inputs, last, dead);
+    if (seq.size() > 1 && f.reproduced && silenced && !host) {
+      f.alone_signature = f.signature;
+      f.signature = "stops answering after " + std::to_string(seq.size()) + " inputs:";
+      for (const Case& c : seq) f.signature += (&c == &seq.front() ? " " : "; ") + last_exchange_step(c);
+      if (merge(f.signature)) return true;
     }
   }
+  // What the kernel said when the reproducer ran is its log.
+  if (f.reproduced && host && !last.host_log.empty()) f.host_log = last.host_log;
   write(f, last);
   summary_.findings.push_back(f);
   count_kind();
@@ -376,8 +566,11 @@ bool Fuzzer::handle(const Input& in, Ran found) {
 // first handshake: it died after that check (a crash that takes its time,
 // a timer), most likely of what iteration n-1 sent. A finding of its own,
 // written as that iteration ran (a delay is not minimized: a shorter case
-// may end before the IUT dies).
+// may end before the IUT dies); on a target the fuzzer can restore, the
+// inputs since it was last restored, iteration n's last, are tried as a
+// sequence (from_history).
 bool Fuzzer::delayed(const Input& previous, const Ran& previous_run, std::uint64_t n, const std::string& why) {
+  const std::vector<Case> inputs(history_.begin(), history_.end());
   Finding f;
   f.kind = Finding::Kind::kUnresponsive;
   f.seed = previous.seed_id;
@@ -396,18 +589,24 @@ bool Fuzzer::delayed(const Input& previous, const Ran& previous_run, std::uint64
                                [&](const Finding& g) { return g.signature == f.signature; });
   if (same_sig != summary_.findings.end()) {
     ++same_sig->count;
-  } else {
-    write(f, previous_run);
-    summary_.findings.push_back(f);
-    ++summary_.progress.unresponsive;
-    summary_.progress.findings = summary_.findings.size();
-    if (o_.on_finding) o_.on_finding(f);
+    if (wait_for_iut()) return true;
+    summary_.stopped = "the IUT did not answer again within " + std::to_string(o_.revive.count()) + " ms";
+    return false;
   }
-  if (wait_for_iut()) return true;
+  bool dead = !wait_for_iut();
+  Ran last = previous_run, want;
+  want.outcome = Ran::Outcome::kFinding;
+  want.kind = Finding::Kind::kUnresponsive;
+  if (inputs.size() > 1 && (o_.restore || dead)) from_history(f, want, inputs, last, dead);
+  write(f, f.scripts.size() > 1 ? last : previous_run);
+  summary_.findings.push_back(f);
+  ++summary_.progress.unresponsive;
+  summary_.progress.findings = summary_.findings.size();
+  if (o_.on_finding) o_.on_finding(f);
+  if (!dead) return true;
   summary_.stopped = "the IUT did not answer again within " + std::to_string(o_.revive.count()) + " ms";
   return false;
 }
-
 void Fuzzer::progress(bool force) {
   const auto now = Clock::now();
   summary_.progress.seconds = std::chrono::duration<double>(now - start_).count();
@@ -441,6 +640,8 @@ FuzzSummary Fuzzer::run() {
     const std::optional<Input> in = make_input(seeds, o_.seed, n);
     Ran r = run_case_text(in->c);
     ++summary_.progress.iterations;
+    history_.push_back(in->c);
+    if (history_.size() > std::max<std::size_t>(o_.history, 1)) history_.pop_front();
     bool go_on = true;
     switch (r.outcome) {
       case Ran::Outcome::kNothing: break;
@@ -487,6 +688,9 @@ nlohmann::ordered_json finding_object(const Finding& f) {
   e["reproduced"] = f.reproduced;
   e["folder"] = f.folder;
   e["script"] = f.script;
+  // The reproducer's inputs in the order they run (one: `script`).
+  e["inputs"] = f.scripts.empty() ? 1 : f.scripts.size();
+  e["scripts"] = f.scripts.empty() ? std::vector<std::string>{f.script} : f.scripts;
   if (!f.host_log.empty()) e["host_log"] = f.host_log;
   return e;
 }

@@ -20,8 +20,11 @@
 // A finding is minimized (fewest messages, then fewest and smallest field
 // changes that still make the same finding), merged with earlier ones of
 // the same signature, and written as its case script and its capture. After
-// the IUT stopped answering the fuzzer waits for it to come back (a
-// supervisor, or the harness, restarts it) before it minimizes or goes on.
+// the IUT stopped answering the fuzzer restores it (FuzzOptions::restore) or
+// waits for it to come back (a supervisor, or the harness, restarts it)
+// before it minimizes or goes on. A finding its one input does not make
+// again is tried from the inputs run since the IUT was last restored, in
+// order (sequence.hpp): its reproducer is then several scripts, run in turn.
 #pragma once
 
 #include <atomic>
@@ -51,10 +54,21 @@ struct Finding {
   std::string what;          // why the oracle fired, as the engine said it
   std::string rule;          // kRuleBroken: the registry id; kHostUnhealthy: the host problem's signature
   std::vector<std::string> host_log;  // kHostUnhealthy: the kernel's lines about it
-  std::string script;        // the minimized case script
+  std::string script;        // the minimized case script of the input it is charged to
   std::string found_script;  // the case as the iteration ran it
+  // The reproducer: its case scripts, run in this order on a restored IUT
+  // (one: `script`). Several when one input alone did not make the finding
+  // again and the inputs run since the IUT was last restored did (then
+  // minimized: the fewest of them, each as small as it stays); or, when the
+  // IUT could not be restored to try them (no FuzzOptions::restore, and it
+  // did not come back), those inputs as they ran, not reproduced.
+  std::vector<std::string> scripts;
+  // The signature its last input alone gave, when the finding took several:
+  // a later finding of that signature which one input alone does not make
+  // again is counted as this one, its sequence not tried again.
+  std::string alone_signature;
   int minimize_runs = 0;
-  bool reproduced = false;   // the minimized script, run once more, found it again
+  bool reproduced = false;   // the reproducer, run once more (on a restored IUT), found it again
   std::string folder;        // under FuzzOptions::out_dir, when written
   unsigned count = 1;        // iterations that found this signature
 };
@@ -90,7 +104,15 @@ struct FuzzOptions {
   // After the IUT stopped answering: how long to wait for it to answer a
   // probe again before the run ends.
   std::chrono::milliseconds revive{10000};
-  int minimize_budget = 60;  // runs per finding
+  int minimize_budget = 60;  // runs per finding (and as many again for a sequence of inputs)
+  // Puts the IUT back as it was when the run began (the reference started
+  // anew on its ports); empty: the fuzzer cannot, and only waits for an IUT
+  // that stopped answering to come back. Only a restored IUT runs a
+  // sequence of inputs as it ran from the start: without it, a finding one
+  // input does not make again is written with the inputs since the IUT
+  // was last restored or came back, not reproduced.
+  std::function<bool()> restore;
+  std::size_t history = 64;  // inputs kept since the IUT was last restored or came back
   std::string out_dir;       // one folder per finding; empty: none written
   PcapWriter pcap;           // a finding's capture, into its folder
   // The host's health after each run of a case (nullopt: healthy). A

@@ -2,14 +2,17 @@
 // a fault of the reference is found, written as a folder with its script
 // and capture and listed in the JSON summary, and the script then runs
 // alone with `rdmaconf run --case-file`, failing with the fault and passing
-// without it.
+// without it; a finding that takes several inputs is written as their
+// scripts, numbered, and the exact line they name runs them alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cli_run.hpp"
 #include "tests/support/scratch_folder.hpp"
+#include "wirefuzz/tests/listener_loss_relay.hpp"
 
 namespace rdmaconf::cli::testing {
 namespace {
@@ -137,6 +140,55 @@ TEST(Fuzz, TheClcIdentityOptions) {
   EXPECT_EQ(run.code, 2);
   EXPECT_NE(run.err.find("rdmaconf run: --clc-mac expects auto, fixed or aa:bb:cc:dd:ee:ff, got '1:2:3'"), std::string::npos)
       << run.err;
+}
+
+// A target that loses its listener to three connections closed before
+// their MPA Request (wirefuzz/tests/listener_loss_relay.hpp), which the
+// fuzzer cannot restore (--target): the finding's folder holds the inputs
+// run since it started, numbered in order, and the reproduce line they
+// carry, run as written from that folder, loses the listener again on a
+// fresh target, where its last script alone does not.
+TEST(Fuzz, AFindingOfSeveralInputsRunsAloneByItsReproduceLine) {
+  test_support::ListenerLossRelay relay(3);
+  const test_support::ScratchFolder dir("fuzz");
+  const std::string target = "127.0.0.1:" + std::to_string(relay.port());
+  const Ran r = rdmaconf("fuzz --target " + target + " --case mpa-reply-key --iterations 100 --revive 1 --time-scale 0.5 "
+                         "--out " + dir / "out" + " --json " + dir / "fuzz.json");
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(relay.losses(), 1);
+  const auto summary = nlohmann::json::parse(slurp(dir / "fuzz.json"));
+  ASSERT_EQ(summary["findings"].size(), 1u) << summary.dump(2);
+  const auto& f = summary["findings"][0];
+  EXPECT_EQ(f["reproduced"], false);
+  ASSERT_GE(f["inputs"].get<int>(), 4);
+  EXPECT_EQ(f["inputs"], summary["iterations"]);
+  EXPECT_EQ(f["scripts"].size(), f["inputs"].get<std::size_t>());
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(f["folder"].get<std::string>()))
+    if (e.path().extension() == ".case") files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), f["scripts"].size());
+  const std::string first = slurp(f["folder"].get<std::string>() + "/" + files.front());
+  const std::size_t at = first.find("# Reproduce: ");
+  ASSERT_NE(at, std::string::npos) << first;
+  std::string line = first.substr(at + 13, first.find('\n', at) - at - 13);
+  ASSERT_TRUE(line.starts_with("rdmaconf run -j 1 --case-file " + files.front())) << line;
+  ASSERT_TRUE(line.ends_with(" --target HOST:PORT")) << line;
+  line.replace(line.size() - 9, 9, target);
+  // As written, from the folder, on a fresh target.
+  ASSERT_TRUE(relay.restore());
+  const Ran again = rdmaconf(line.substr(std::string("rdmaconf ").size()), "cd " + f["folder"].get<std::string>() + " &&");
+  // The last input finds the listener gone: an error (no connection), the others pass.
+  EXPECT_EQ(again.code, 2) << again.out << again.err;
+  EXPECT_NE(again.out.find(" cases against " + target), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find(" error 1"), std::string::npos) << again.out;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(relay.lost()) << again.out;
+  ASSERT_TRUE(relay.restore());
+  const Ran last = rdmaconf("run --case-file " + f["folder"].get<std::string>() + "/" + files.back() + " --target " + target);
+  EXPECT_EQ(last.code, 0) << last.out << last.err;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(relay.lost());
 }
 
 }  // namespace

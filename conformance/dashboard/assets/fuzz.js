@@ -12,10 +12,21 @@ function fuzzProgressText(p) {
     p.findings + ' findings (' + p.unresponsive + ' the IUT stopped answering, ' + p.host + ' its host unhealthy)';
 }
 
+const FUZZ_CLC = [['eid', 'EID'], ['prefix', 'prefix'], ['gid', 'GID'], ['mac', 'MAC']];
+
+// Who the tester's CLC peer says it is, as the request gave it ("" when it gave none).
+function fuzzClcText(clc) {
+  if (!clc) return '';
+  const given = FUZZ_CLC.filter(([k]) => clc[k] !== undefined).map(([k, name]) => name + ' ' + clc[k]);
+  return given.length ? '; CLC peer: ' + given.join(', ') : '';
+}
+
 function fuzzWhat(req) {
-  if (req.reference) return 'reference' + (req.reference.faults.length ? ' with ' + req.reference.faults.join(', ') : '');
-  if (req.agent) return 'agent ' + req.agent.url;
-  return req.target ? 'target ' + req.target : 'listening at ' + req.listen;
+  let what;
+  if (req.reference) what = 'reference' + (req.reference.faults.length ? ' with ' + req.reference.faults.join(', ') : '');
+  else if (req.agent) what = 'agent ' + req.agent.url;
+  else what = req.target ? 'target ' + req.target : 'listening at ' + req.listen;
+  return what + fuzzClcText(req.clc);
 }
 
 async function drawFuzz(current) {
@@ -36,12 +47,20 @@ async function drawFuzz(current) {
   const exclude = el('input', {id: 'fuzz-exclude', placeholder: 'globs to leave out', size: 30});
   const seconds = el('input', {id: 'fuzz-seconds', type: 'number', min: '1', max: '3600', value: '60'});
   const seed = el('input', {id: 'fuzz-seed', type: 'number', min: '0', value: '1'});
+  // The CLC server target: who the tester's peer says it is (rdmaconf fuzz --clc-eid, --clc-prefix,
+  // --clc-gid, --clc-mac; empty: the command's default). The command checks them.
+  const clcHints = {eid: 'EID (e.g. RDMACONF-INTEROP)', prefix: 'auto or A.B.C.D/N', gid: 'auto, fixed or IPv6', mac: 'auto, fixed or aa:bb:cc:dd:ee:ff'};
+  const clc = Object.fromEntries(FUZZ_CLC.map(([k]) => [k, el('input', {id: 'fuzz-clc-' + k, placeholder: clcHints[k], size: 20})]));
   const msg = el('p', {className: 'msg', id: 'fuzz-msg'});
   const list = (s) => s.split(',').map((x) => x.trim()).filter(Boolean);
   const form = el('form', {className: 'start', onsubmit: async (e) => {
     e.preventDefault();
     const body = {seconds: Number(seconds.value), seed: Number(seed.value), cases: list(cases.value), exclude: list(exclude.value)};
     if (suite.value) body.suites = [suite.value];
+    if (suite.value === 'clc') {
+      const given = FUZZ_CLC.map(([k]) => [k, clc[k].value.trim()]).filter(([, v]) => v);
+      if (given.length) body.clc = Object.fromEntries(given);
+    }
     if (side.value === 'reference') body.reference = {faults: list(faults.value)};
     if (side.value === 'target') body.target = address.value.trim();
     if (side.value === 'listen') body.listen = address.value.trim();
@@ -52,7 +71,8 @@ async function drawFuzz(current) {
     } catch (err) { msg.textContent = err.message; }
   }},
   el('label', {}, 'Fuzz ', side), el('label', {}, faults), el('label', {}, 'address ', address),
-  el('label', {}, 'agent ', agentUrl, ' ', agentToken), el('label', {}, 'seeds ', suite), el('label', {}, cases),
+  el('label', {}, 'agent ', agentUrl, ' ', agentToken), el('label', {}, 'seeds ', suite),
+  el('label', {}, 'CLC peer (clc seeds) ', ...FUZZ_CLC.flatMap(([k], i) => i ? [' ', clc[k]] : [clc[k]])), el('label', {}, cases),
   el('label', {}, exclude), el('label', {}, 'seconds ', seconds), el('label', {}, 'seed ', seed),
   el('button', {type: 'submit', id: 'fuzz-start'}, 'Start fuzzing'), msg);
   show(el('h2', {}, 'Fuzz runs'), table,
@@ -69,7 +89,10 @@ function fuzzFinding(runId, f) {
       (f.reproduced ? 'reproduced' : 'not reproduced') + ' (' + f.minimize_runs + ' runs to minimize)'),
     el('p', {className: 'what'}, f.what),
     f.host_log ? el('pre', {className: 'host-log'}, f.host_log.join('\n')) : null,
-    el('pre', {className: 'script'}, f.script),
+    // A finding that takes several inputs: their scripts, in the order they run.
+    f.scripts && f.scripts.length > 1
+      ? f.scripts.flatMap((s, i) => [el('h4', {}, 'input ' + (i + 1) + ' of ' + f.scripts.length), el('pre', {className: 'script'}, s)])
+      : el('pre', {className: 'script'}, f.script),
     captures.length ? el('p', {}, 'captures: ', captures.flatMap((a, i) => i ? [' ', a] : [a])) : null);
 }
 

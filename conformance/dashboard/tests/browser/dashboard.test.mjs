@@ -6,7 +6,8 @@
 // and by cases, uploads captures, lists the agents known from runs, and
 // checks that markup in case text, targets, labels, capture names and
 // capabilities stays text; starts a fuzz run and sees its finding (and a
-// fuzz target that is markup stays text). Then
+// fuzz target that is markup stays text), and a CLC server fuzz run with
+// the form's CLC identity (a GID that is markup stays text). Then
 // opens a static report (`rdmaconf run --html`) from file://: the same page
 // over embedded data, loading nothing.
 // Usage: node dashboard.test.mjs RDMACONF_EXE [SCREENSHOT_DIR]
@@ -319,6 +320,50 @@ try {
   await page.goto(base + '#/fuzz/' + evilFuzz.json.id);
   await page.waitForFunction(() => document.querySelector('#fuzz-status').textContent !== 'running', {timeout: 60000});
   assert.ok((await page.$eval('main', (e) => e.textContent)).includes('target <img src=x'), 'the markup target shown as text');
+  // 8c. The CLC server target: the form's CLC identity fields go into the
+  // request (only the ones given) and the run's view says them; a value
+  // that is markup is shown as text, and the command's check fails the run.
+  await page.goto(base + '#/fuzz');
+  await page.waitForSelector('#fuzz-clc-eid');
+  await page.select('#fuzz-side', 'reference');
+  await page.select('#fuzz-suite', 'clc');
+  await page.type('#fuzz-clc-eid', 'RDMACONF-TEST-EID');
+  await page.type('#fuzz-clc-prefix', '127.0.0.0/8');
+  await page.type('#fuzz-clc-mac', '02:00:00:00:00:01');
+  await page.$eval('#fuzz-seconds', (e) => { e.value = '2'; });
+  await page.click('#fuzz-start');
+  await page.waitForFunction(() => /^#\/fuzz\/\d+$/.test(location.hash));
+  const clcId = Number(await page.evaluate(() => location.hash.split('/').pop()));
+  const clcRun = await api('GET', '/api/fuzz/' + clcId);
+  assert.deepEqual(clcRun.json.request.clc, {eid: 'RDMACONF-TEST-EID', prefix: '127.0.0.0/8', mac: '02:00:00:00:00:01'}, 'the identity given, no more');
+  await page.waitForFunction(() => document.querySelector('#fuzz-status').textContent !== 'running', {timeout: 60000});
+  assert.equal(await page.$eval('#fuzz-status', (e) => e.textContent), 'done');
+  assert.ok((await page.$eval('main', (e) => e.textContent)).includes('reference; CLC peer: EID RDMACONF-TEST-EID, prefix 127.0.0.0/8, MAC 02:00:00:00:00:01'),
+    'the run says its CLC peer');
+  await page.goto(base + '#/fuzz');
+  await page.waitForSelector('#fuzz-clc-gid');
+  await page.select('#fuzz-side', 'reference');
+  await page.select('#fuzz-suite', 'clc');
+  await page.type('#fuzz-clc-gid', '<img src=x onerror="window.__pwned=8">');
+  await page.$eval('#fuzz-seconds', (e) => { e.value = '2'; });
+  await page.click('#fuzz-start');
+  await page.waitForFunction(() => /^#\/fuzz\/\d+$/.test(location.hash));
+  await page.waitForFunction(() => document.querySelector('#fuzz-status').textContent !== 'running', {timeout: 60000});
+  assert.equal(await page.$eval('#fuzz-status', (e) => e.textContent), 'failed', 'the command refuses that GID');
+  assert.ok((await page.$eval('main', (e) => e.textContent)).includes('GID <img src=x onerror="window.__pwned=8">'), 'the markup GID shown as text');
+  assert.ok((await page.$eval('#fuzz-message', (e) => e.textContent)).includes('--clc-gid'), 'the command\'s words');
+  // An iWARP run takes none of them, whatever the fields hold.
+  await page.goto(base + '#/fuzz');
+  await page.waitForSelector('#fuzz-clc-eid');
+  await page.select('#fuzz-side', 'reference');
+  await page.type('#fuzz-clc-eid', 'IGNORED');
+  await page.type('#fuzz-cases', 'rdmap-echo-*');
+  await page.$eval('#fuzz-seconds', (e) => { e.value = '1'; });
+  await page.click('#fuzz-start');
+  await page.waitForFunction(() => /^#\/fuzz\/\d+$/.test(location.hash));
+  const iwarpId = Number(await page.evaluate(() => location.hash.split('/').pop()));
+  assert.equal((await api('GET', '/api/fuzz/' + iwarpId)).json.request.clc, undefined, 'no CLC identity for iWARP seeds');
+  await page.waitForFunction(() => document.querySelector('#fuzz-status').textContent !== 'running', {timeout: 60000});
   await page.goto(base + '#/fuzz');
   await page.waitForSelector('#fuzz-runs tr td');
   assert.equal(await page.$$eval('main img, main script', (l) => l.length), 0, 'no element from a fuzz run');

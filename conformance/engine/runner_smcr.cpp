@@ -50,7 +50,45 @@ bool connect_first_link(Session& s, std::string& error) {
   return true;
 }
 
+// The tester's connection `k` of the group: its element of the tester's RMB
+// and the IUT's RMBE the CLC handshake named (§4.1, App. A.2.3: element
+// index i is at (i - 1) times the element size), routed by the link group.
+bool open_connection(SmcrPhase& p, std::size_t k, const clc::SmcrLink& peer, bool eyecatcher) {
+  SmcrPhase::Conn& conn = p.conns[k];
+  conn.own_token = kTesterAlertToken + static_cast<std::uint32_t>(k);
+  conn.peer_token = peer.rmbe_alert_token;
+  smcr::ConnectionConfig c;
+  c.own = {static_cast<std::uint32_t>(kTesterRmbeSize), eyecatcher};
+  c.peer = {static_cast<std::uint32_t>(peer.rmbe_size), eyecatcher};
+  c.own_alert_token = conn.own_token;
+  c.peer_alert_token = peer.rmbe_alert_token;
+  conn.conn.emplace(c, p.tap->rmb(p.first.rmb).subspan(k * kTesterRmbeSize, static_cast<std::size_t>(kTesterRmbeSize)));
+  const std::uint64_t peer_offset = (std::max<std::uint8_t>(peer.rmbe_index, 1) - 1) * peer.rmbe_size;
+  return p.group->add_connection({conn.own_token, {peer.rmb_rkey, peer.rmb_virtual_address}, peer_offset});
+}
+
+// `connection N` (N > 1): the connection its CLC handshake set up on the
+// group connection 1 has (§3.5.2), from the step that first acts on it.
+bool started_later(Session& s, std::string& error) {
+  SmcrPhase& p = *s.smcr;
+  if (p.conns[s.smcr_connection].conn) return true;
+  if (!reached_smcr(s))
+    return error = "connection " + std::to_string(s.smcr_connection + 1) +
+                   "'s SMC-R steps follow its CLC handshake: clc.proposal, clc.accept, clc.confirm first",
+           false;
+  if (!p.group || p.manual) return error = "a later connection needs the tester's link group (not smcr.manual)", false;
+  if (s.clc_outcome->first_contact)
+    return error = "connection " + std::to_string(s.smcr_connection + 1) +
+                   ": the CLC handshake set first contact, a link group other than connection 1's",
+           false;
+  if (!p.side->await_connection(s.smcr_connection, error)) return false;
+  if (!open_connection(p, s.smcr_connection, *s.clc_outcome->peer, p.group->rmbe_eyecatcher()))
+    return error = "the IUT's Accept or Confirm names an RMB or alert token the tester's link group cannot route", false;
+  return true;
+}
+
 bool started(Session& s, const Step& st, std::string& error) {
+  if (s.smcr_connection > 0) return started_later(s, error);
   SmcrPhase& p = *s.smcr;
   if (p.started) return true;
   // The tester as SMC server (role initiator): its server takes the IUT's
@@ -66,7 +104,8 @@ bool started(Session& s, const Step& st, std::string& error) {
   p.started = true;
   p.start_line = st.line;
   p.manual = st.kind == StepKind::kSend && st.unit == "smcr.manual";
-  p.peer_token = peer.rmbe_alert_token;
+  p.conns[0].peer_token = peer.rmbe_alert_token;
+  p.iut_end = clc::LinkGroupPeer{peer.peer_id, peer.gid, peer.mac, peer.qp_number};
   smcr::Mac mac = 0;
   for (std::uint8_t o : peer.mac) mac = (mac << 8) | o;
   const smcr::RToken peer_rmb{peer.rmb_rkey, peer.rmb_virtual_address};
@@ -87,13 +126,7 @@ bool started(Session& s, const Step& st, std::string& error) {
   cfg.test_link_time = Time{0};  // the IUT's TEST LINKs are what cases watch
   p.group.emplace(cfg, *p.tap);
   p.group->start({p.first_qp, p.first.address, {mac, peer.gid, peer.qp_number}, p.first.rmb, peer_rmb}, p.now);
-  smcr::ConnectionConfig c;
-  c.own = {static_cast<std::uint32_t>(p.first.rmb_size), eyecatcher};
-  c.peer = {static_cast<std::uint32_t>(peer.rmbe_size), eyecatcher};
-  c.own_alert_token = kTesterAlertToken;
-  c.peer_alert_token = peer.rmbe_alert_token;
-  p.conn.emplace(c, p.tap->rmb(p.first.rmb).first(static_cast<std::size_t>(p.first.rmb_size)));
-  p.group->add_connection({kTesterAlertToken, peer_rmb, 0});
+  open_connection(p, 0, peer, eyecatcher);
   return true;
 }
 
@@ -140,11 +173,12 @@ std::variant<std::vector<std::uint8_t>, std::string> build_message(Session& s, c
   const std::uint8_t version = s.clc_outcome ? s.clc_outcome->version : 1;
   if (st.unit == "cdc") {
     smcr::CdcFields c;
-    c.alert_token = p.peer_token;
-    if (p.conn) {
-      c.sequence_number = static_cast<std::uint16_t>(p.conn->last_sequence_sent() + 1);
-      c.producer = p.conn->producer();
-      c.consumer = p.conn->consumer();
+    const SmcrPhase::Conn& k = smcr_conn(s);
+    c.alert_token = k.peer_token;
+    if (k.conn) {
+      c.sequence_number = static_cast<std::uint16_t>(k.conn->last_sequence_sent() + 1);
+      c.producer = k.conn->producer();
+      c.consumer = k.conn->consumer();
     } else {
       c.sequence_number = 1;
     }
@@ -201,18 +235,19 @@ StepOutcome send(Session& s, const Step& st) {
     s.record(true, u, "");
     return {};
   }
+  SmcrPhase::Conn& k = smcr_conn(s);
   if (u == "smcr.stop_reading" || u == "smcr.resume_reading") {
-    p.reading = u == "smcr.resume_reading";
+    k.reading = u == "smcr.resume_reading";
   } else if (u == "smcr.close" || u == "smcr.abort" || u == "smcr.shutdown") {
-    if (!p.conn) return error("line " + std::to_string(st.line) + ": " + u + " needs the tester's connection (not smcr.manual)");
-    p.emit(u == "smcr.close" ? p.conn->close() : u == "smcr.abort" ? p.conn->abort() : p.conn->shutdown_write());
+    if (!k.conn) return error("line " + std::to_string(st.line) + ": " + u + " needs the tester's connection (not smcr.manual)");
+    p.emit(k, u == "smcr.close" ? k.conn->close() : u == "smcr.abort" ? k.conn->abort() : k.conn->shutdown_write());
   } else if (u == "data.write") {
     const Arg* n = find_arg(st.args, "octets");
-    if (!n || !p.conn) return error("data.write needs octets=N and the tester's connection");
+    if (!n || !k.conn) return error("data.write needs octets=N and the tester's connection");
     auto v = number_arg(s, *n);
     if (auto* e = std::get_if<std::string>(&v)) return error(*e);
-    p.to_send += std::get<std::uint64_t>(v);
-    p.urgent = find_arg(st.args, "urgent") != nullptr;
+    k.to_send += std::get<std::uint64_t>(v);
+    k.urgent = find_arg(st.args, "urgent") != nullptr;
   } else if (u == "smcr.tamper") {
     const auto link = link_arg(s, st, err);
     if (!link) return error(err);
@@ -238,7 +273,7 @@ StepOutcome send(Session& s, const Step& st) {
     if (!p.group || !p.group->rmbe_eyecatcher())
       return error("line " + std::to_string(st.line) + ": smcr.overlay_eyecatcher needs RMBEs with an eyecatcher (> smcr.eyecatcher first)");
     const std::array<std::uint8_t, smcr::RmbeGeometry::kEyecatcherSize> zeros{};
-    if (!p.group->write(kTesterAlertToken, 0, zeros))
+    if (!p.group->write(k.own_token, 0, zeros))
       return error("line " + std::to_string(st.line) + ": the tester's link group has no link to write on");
   } else if (u == "smcr.delete_link") {
     // The tester's link group deletes link N (orderly): as server it runs
@@ -253,6 +288,7 @@ StepOutcome send(Session& s, const Step& st) {
              : u == "smcr.iut.add_link"    ? IutAction::Kind::kAddLink
              : u == "smcr.iut.delete_link" ? IutAction::Kind::kDeleteLink
                                            : IutAction::Kind::kClose;
+    a.connection = s.smcr_connection;
     if (a.kind == IutAction::Kind::kDeleteLink) {
       const auto link = link_arg(s, st, err);
       if (!link) return error(err);
@@ -271,7 +307,7 @@ StepOutcome send(Session& s, const Step& st) {
     auto link = link_arg(s, st, err);
     if (!link) return error(err);
     // A CDC message goes on the link its connection uses (§4.4), unless the step names one.
-    if (u == "cdc" && !find_arg(st.args, "link") && p.group) link = p.group->link_of(kTesterAlertToken).value_or(1);
+    if (u == "cdc" && !find_arg(st.args, "link") && p.group) link = p.group->link_of(k.own_token).value_or(1);
     auto built = build_message(s, st, *link);
     if (auto* e = std::get_if<std::string>(&built)) return error("line " + std::to_string(st.line) + ": " + *e);
     auto& m = std::get<std::vector<std::uint8_t>>(built);
@@ -326,12 +362,33 @@ bool is_smcr_step(const Session& s, const Step& st) {
   return any || (s.smcr && s.smcr->started && st.alternatives.front().unit == "silence");
 }
 
+// `connection N` (N > 1) of a case whose connection 1 runs a link group:
+// its CLC reuses that group (§3.5.2), naming the same Peer ID and link end
+// as connection 1 and an RMBE and alert token of its own (§4.1).
+bool prepare_reuse(Session& s, clc::SmcrLink& link, std::string& error) {
+  SmcrPhase& p = *s.smcr_reuse;
+  if (!p.group || !p.iut_end)
+    return error = "connection " + std::to_string(s.smcr_connection + 1) +
+                   " reuses connection 1's link group: connection 1's SMC-R phase runs first",
+           false;
+  if (p.conns.size() >= kTesterRmbes)
+    return error = "the tester's RMB has " + std::to_string(kTesterRmbes) + " RMBEs: at most that many connections", false;
+  s.smcr_connection = p.conns.size();
+  p.conns.emplace_back();
+  link = p.clc_link;
+  link.rmbe_index = static_cast<std::uint8_t>(s.smcr_connection + 1);
+  link.rmbe_alert_token = kTesterAlertToken + static_cast<std::uint32_t>(s.smcr_connection);
+  s.smcr = s.smcr_reuse;
+  return true;
+}
+
 bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error) {
+  if (s.smcr_reuse) return prepare_reuse(s, link, error);
   if (!s.o.roce) return error = "no RoCE transport for the smcr suite", false;
   auto p = std::make_shared<SmcrPhase>();
   p->side = s.o.roce({s.result.exchange.tester_address, s.result.exchange.iut_address}, error);
   if (!p->side) return false;
-  auto first = p->side->first_link(kTesterRmbeSize, error);
+  auto first = p->side->first_link(kTesterRmbeSize * kTesterRmbes, error);
   if (!first) return false;
   p->first = *first;
   p->tap = std::make_unique<TapHost>(p->side->host());
@@ -339,12 +396,14 @@ bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error) {
   SmcrPhase* raw = p.get();
   p->tap->incoming = [raw](smcr::QueuePair& qp, std::vector<std::uint8_t>& m) { return raw->on_receive(qp, m); };
   p->first_psn = link.initial_psn;
-  if (!p->side->in_process()) {
+  {
     // A device's IUT keeps its link group with the tester until it finds
-    // the peer gone; a Peer ID of each case's own (App. A.2.2: a 2-octet
-    // instance, then the RoCE MAC) keeps every case a first contact
-    // rather than a connection on an earlier case's link group, of this
-    // run or of one before it (the instances start where chance puts them).
+    // the peer gone, and the reference IUT keeps its own while the case
+    // runs, beside the cases running at the same time; a Peer ID of each
+    // case's own (App. A.2.2: a 2-octet instance, then the RoCE MAC) keeps
+    // every case a first contact rather than a connection on another
+    // case's link group, of this run or of one before it (the instances
+    // start where chance puts them). The case's `connection N` reuses it.
     static std::atomic<std::uint16_t> instance{static_cast<std::uint16_t>(std::random_device{}())};
     link.peer_id = std::uint64_t{++instance} << 48 | (first->address.mac & 0xFFFFFFFFFFFFull);
   }
@@ -361,12 +420,19 @@ bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error) {
   link.qp_number = first->qp->qp_number();
   link.rmb_rkey = first->rtoken.rkey;
   link.rmb_virtual_address = first->rtoken.virtual_address;
-  link.rmbe_size = first->rmb_size;
+  link.rmbe_size = kTesterRmbeSize;
+  link.rmbe_index = 1;
   link.rmbe_alert_token = kTesterAlertToken;
   std::copy(first->address.gid.begin(), first->address.gid.end(), link.gid.begin());
   for (int i = 0; i < 6; ++i) link.mac[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(first->address.mac >> (40 - 8 * i));
+  p->clc_link = link;
   s.smcr = std::move(p);
   return true;
+}
+
+std::optional<clc::LinkGroupPeer> smcr_reused_group(const Session& s) {
+  if (!s.smcr || s.smcr_connection == 0) return std::nullopt;
+  return s.smcr->iut_end;
 }
 
 bool smcr_before_confirm(Session& s, std::string& error) {

@@ -86,7 +86,7 @@ bool take(Session& s, const Alternative& alt, std::string& why) {
   if (alt.unit == "data") {
     const Arg* n = find_arg(alt.args, "octets");
     auto v = n ? number_arg(s, *n) : std::variant<std::uint64_t, std::string>(std::uint64_t{0});
-    return std::holds_alternative<std::uint64_t>(v) && p.read >= std::get<std::uint64_t>(v);
+    return std::holds_alternative<std::uint64_t>(v) && smcr_conn(s).read >= std::get<std::uint64_t>(v);
   }
   if (alt.unit.starts_with("smcr.")) {
     for (auto it = p.events.begin(); it != p.events.end(); ++it)
@@ -97,10 +97,19 @@ bool take(Session& s, const Alternative& alt, std::string& why) {
     return false;
   }
   auto& log = alt.unit == "cdc" ? p.cdc : p.llc;
+  // With several connections in the group a CDC message is the step's
+  // connection's when it carries that connection's alert token (§4.4);
+  // the others' stay for their own steps.
+  const std::uint32_t token = smcr_conn(s).own_token;
+  const auto others = [&](const SmcrPhase::Logged& l) {
+    return alt.unit == "cdc" && p.conns.size() > 1 && l.octets.size() >= smcr::kLlcMessageSize &&
+           wire::Header<smcr::CdcSpec>::read(l.octets, smcr::CdcSpec::Field::AlertToken) != token;
+  };
   for (auto it = log.begin(); it != log.end(); ++it)
-    if (matches(s, alt, *it, why)) {
+    if (!others(*it) && matches(s, alt, *it, why)) {
       s.record(false, alt.unit + " (link " + std::to_string(link_number_of(p, it->qp)) + ")", hex(it->octets, 44));
-      log.erase(log.begin(), it + 1);
+      const auto end = it + 1;
+      log.erase(std::remove_if(log.begin(), end, [&](const SmcrPhase::Logged& l) { return !others(l); }), end);
       return true;
     }
   return false;

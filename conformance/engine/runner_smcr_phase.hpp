@@ -26,7 +26,9 @@ namespace rdmaconf::conformance::runner {
 
 using smcr::Time;
 
-inline constexpr std::uint32_t kTesterAlertToken = 0x2001;
+inline constexpr std::uint32_t kTesterAlertToken = 0x2001;  // the first RMBE's; element i + 1's is this plus i
+// RMBEs in the tester's RMB (§4.1): connections of one link group a case opens.
+inline constexpr std::size_t kTesterRmbes = 4;
 inline constexpr std::size_t kMaxLogged = 65536;  // IUT messages kept for expectations
 
 // The LLC units a script names, by RFC 7609 type (App. A.3).
@@ -86,8 +88,23 @@ struct SmcrPhase {
   std::uint32_t first_psn = 0;  // the initial PSN the tester's CLC message announced
   int start_line = 0;  // the step the phase began with
   std::optional<smcr::LinkGroup> group;
-  std::optional<smcr::Connection> conn;
-  std::uint32_t peer_token = 0;
+  // One connection of the tester's link group (§4.1): the case's
+  // connection N is conns[N - 1] (`connection N` reusing the group,
+  // §3.5.2), with its own RMBE of the tester's RMB and alert token, the
+  // IUT's RMBE it writes into, and its data.
+  struct Conn {
+    std::optional<smcr::Connection> conn;
+    std::uint32_t own_token = kTesterAlertToken;
+    std::uint32_t peer_token = 0;
+    bool reading = true;
+    std::uint64_t to_send = 0, offered = 0, read = 0;
+    bool urgent = false;  // the last octet of what to_send holds is urgent
+  };
+  std::deque<Conn> conns = std::deque<Conn>(1);  // a deque: a Connection does not move
+  // What the tester's CLC announced for connection 1 (its link end, its RMB)
+  // and the IUT's end of the link: what a later connection's CLC reuses.
+  clc::SmcrLink clc_link;
+  std::optional<clc::LinkGroupPeer> iut_end;
   Time now{0};  // the link groups' clock: the case's against an IUT in process, real time otherwise
   Clock::time_point born = Clock::now();
   // What the IUT sent, in order, not yet matched by an expectation, and
@@ -118,9 +135,6 @@ struct SmcrPhase {
   std::set<std::uint8_t> links_seen;         // link numbers that came up: a step naming one gone is the IUT's doing
   std::vector<std::string> problems;         // rules the IUT broke, as the tester's machines saw them
   std::size_t problems_reported = 0;
-  bool reading = true;
-  std::uint64_t to_send = 0, offered = 0, read = 0;
-  bool urgent = false;  // the last octet of what to_send holds is urgent
   std::vector<std::uint8_t> buf;
 
   // A device's IUT outlives the case: its link group with the tester ends
@@ -161,10 +175,17 @@ struct SmcrPhase {
     return reply || !held.contains(type);
   }
 
-  void emit(const smcr::Output& o) {
+  // The connection whose RMBE has the alert token (nullptr: none open).
+  Conn* conn_of(std::uint32_t token) {
+    for (Conn& k : conns)
+      if (k.conn && k.own_token == token) return &k;
+    return nullptr;
+  }
+
+  void emit(Conn& k, const smcr::Output& o) {
     if (!group) return;
-    for (const smcr::RdmaWrite& w : o.writes) group->write(kTesterAlertToken, w.rmbe_offset, w.octets);
-    if (o.cdc) group->send_cdc(kTesterAlertToken, o.cdc->header.bytes());
+    for (const smcr::RdmaWrite& w : o.writes) group->write(k.own_token, w.rmbe_offset, w.octets);
+    if (o.cdc) group->send_cdc(k.own_token, o.cdc->header.bytes());
   }
 
   void on_event(const smcr::Event& e) {
@@ -172,10 +193,12 @@ struct SmcrPhase {
     if (e.kind == K::kCdc) {
       auto m = smcr::decode_cdc(e.octets);
       if (!m) return problem("an undecodable CDC message");
-      smcr::CdcOutcome r = conn->on_cdc(*m);
+      Conn* k = conn_of(e.token);
+      if (!k) return;
+      smcr::CdcOutcome r = k->conn->on_cdc(*m);
       for (const smcr::Finding& f : r.findings)
         problem(std::string(smcr::name(f.error)) + row_of(f.violation));
-      emit(r.out);
+      emit(*k, r.out);
       return;
     }
     // A drop with a rule broken, or of what no SMC-R peer may send; the
@@ -188,44 +211,51 @@ struct SmcrPhase {
       problem(why + row_of(e.violation));
     }
     if (e.kind == K::kLinkUp) links_seen.insert(e.link);
-    if (e.kind == K::kConnectionMoved && conn) {
-      group->send_cdc(kTesterAlertToken, conn->failover_validation(group->sequence_sent(kTesterAlertToken)).header.bytes());
-      group->replay(kTesterAlertToken);
+    if (Conn* k = e.kind == K::kConnectionMoved ? conn_of(e.token) : nullptr) {
+      group->send_cdc(k->own_token, k->conn->failover_validation(group->sequence_sent(k->own_token)).header.bytes());
+      group->replay(k->own_token);
     }
     if (events.size() < kMaxLogged) events.push_back(e);
   }
 
   bool data() {
-    if (!conn) return false;
+    bool any = false;
+    for (Conn& k : conns)
+      if (k.conn) any |= data(k);
+    return any;
+  }
+
+  bool data(Conn& k) {
+    smcr::Connection& conn = *k.conn;
     bool any = false;
     // The tester writes once its first link is confirmed (§3.5.1.5): the
     // data a script writes at once goes as early as the IUT must take it.
     const bool may_write = group && group->state() == smcr::LinkGroup::State::kActive;
-    while (to_send > 0 && may_write) {
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(to_send, 16384));
+    while (k.to_send > 0 && may_write) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(k.to_send, 16384));
       buf.resize(n);
-      for (std::size_t i = 0; i < n; ++i) buf[i] = stream_octet(offered + i);
-      const bool last = n == to_send;
-      smcr::SendResult r = urgent && last ? conn->send_urgent(buf) : conn->send(buf);
+      for (std::size_t i = 0; i < n; ++i) buf[i] = stream_octet(k.offered + i);
+      const bool last = n == k.to_send;
+      smcr::SendResult r = k.urgent && last ? conn.send_urgent(buf) : conn.send(buf);
       if (r.status == smcr::SendStatus::kUrgentWait) break;
-      offered += r.accepted;
-      to_send -= r.accepted;
-      if (last && r.accepted == n) urgent = false;
-      emit(r.out);
+      k.offered += r.accepted;
+      k.to_send -= r.accepted;
+      if (last && r.accepted == n) k.urgent = false;
+      emit(k, r.out);
       if (r.accepted == 0) break;
       any = true;
     }
-    while (reading) {
+    while (k.reading) {
       buf.resize(65536);
-      smcr::ReceiveResult r = conn->receive(buf);
-      emit(r.out);
+      smcr::ReceiveResult r = conn.receive(buf);
+      emit(k, r.out);
       if (r.octets == 0) break;
       for (std::size_t i = 0; i < r.octets; ++i)
-        if (buf[i] != stream_octet(read + i)) {
-          problem("octet " + std::to_string(read + i) + " echoed back differs from the one written");
+        if (buf[i] != stream_octet(k.read + i)) {
+          problem("octet " + std::to_string(k.read + i) + " echoed back differs from the one written");
           break;
         }
-      read += r.octets;
+      k.read += r.octets;
       any = true;
     }
     return any;
@@ -280,6 +310,9 @@ inline std::uint64_t link_number_of(const SmcrPhase& p, std::uint32_t qp) {
 }
 
 inline StepOutcome error(std::string why) { return {StepOutcome::Kind::kError, std::move(why)}; }
+
+// The tester's connection a step of session `s` acts on (`connection N`).
+inline SmcrPhase::Conn& smcr_conn(Session& s) { return s.smcr->conns[s.smcr_connection]; }
 
 // An expectation step of the phase (runner_smcr_expect.cpp).
 StepOutcome smcr_expect(Session& s, const Step& st);

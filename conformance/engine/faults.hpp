@@ -75,6 +75,7 @@ enum class FaultId : std::uint8_t {
   kSmcrDeleteLinkUnanswered, kSmcrClientAddWaits, kSmcrEyecatcherIgnored, kSmcrEyecatcherUnchecked,
   kSmcrUpdateRequestIgnored, kSmcrClientLateOpen, kSmcrDataBeforeDeleteAnswered, kSmcrNoReplay,
   kSmcrMtuUnchecked, kSmcrUnknownLinkIgnored, kSmcrWritePastUrgent, kSmcrNoCloseTimer, kSmcrTcpResetIgnored,
+  kSmcrNoLinkGroupReuse, kSmcrRmbeShared, kSmcrRmbeConflictIgnored,
   // DDP over SCTP: the reference IUT's association in memory (sctp_memory.cpp)
   kSctpNoIndication, kSctpSkipIndicationCheck, kSctpUnequalStreams, kSctpAcceptNoPrivateData,
   kSctpPrivateDataOver512, kSctpTerminatePrivateData, kSctpSsnGap, kSctpIllegalIgnored, kSctpAnswerTwice,

@@ -254,6 +254,7 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
   if (f.has(FaultId::kClcNoTimer)) sock.lifetime = Clock::duration::max() / 2;
   std::unique_ptr<clc::ServerHandshake> server;
   std::unique_ptr<clc::ClientHandshake> cl;
+  clc::ServerConfig server_cfg;  // as server: with the link groups a client may reuse
   clc::Step step;
   // The first link's queue pair and RMB, on the in-memory fabric the
   // smcr suite's tester finds by this connection's addresses
@@ -277,9 +278,10 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
     cl = std::make_unique<clc::ClientHandshake>(cfg);
     step = cl->start(true);
   } else {
-    clc::ServerConfig cfg = reference_server();
-    cfg.link = own;
-    server = std::make_unique<clc::ServerHandshake>(cfg);
+    server_cfg = reference_server();
+    server_cfg.link = own;
+    iut_link_groups(server_cfg, f);  // a client with a link group here reuses it (§3.5.2)
+    server = std::make_unique<clc::ServerHandshake>(server_cfg);
     step = server->start(true);
   }
   std::vector<std::uint8_t> rx;
@@ -292,8 +294,16 @@ void serve_clc(Socket& sock, const FaultSet& f, bool client) {
         sock.reset();  // Linux resets the connection on a CLC protocol error
         return;
       }
-      if (step.outcome->kind == clc::OutcomeKind::kSmc && step.outcome->path == clc::SmcType::kR)
-        iut_reached_smcr(fabric.key, !client, own, *step.outcome, f);
+      if (step.outcome->kind == clc::OutcomeKind::kSmc && step.outcome->path == clc::SmcType::kR) {
+        // Without first contact the Accept named the reused group's link
+        // and the RMBE given to this connection (§3.5.2, §4.1).
+        clc::SmcrLink named = own;
+        for (std::size_t i = 0; !client && !step.outcome->first_contact && step.outcome->peer &&
+                                i < server_cfg.link_groups.size() && i < server_cfg.link_group_links.size();
+             ++i)
+          if (server_cfg.link_groups[i].peer_id == step.outcome->peer->peer_id) named = server_cfg.link_group_links[i];
+        iut_reached_smcr(fabric.key, !client, named, *step.outcome, f);
+      }
       // SMC or a fallback: the TCP connection stays up until the peer ends it.
       std::vector<std::uint8_t> sink;
       while (sock.read(sink, 200ms)) {

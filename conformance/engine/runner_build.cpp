@@ -288,6 +288,7 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
       std::string error;
       if (!s.smcr && !smcr_prepare_clc(s, cfg.link, error)) return error;
       cfg.v2.rocev2_gid = cfg.link.gid;
+      cfg.link_group = smcr_reused_group(s);  // `connection N`: connection 1's group (§3.5.2)
     }
     s.clc_client = std::make_unique<clc::ClientHandshake>(cfg);
     octets = s.clc_client->start(true).send;

@@ -108,6 +108,7 @@ struct Connections {
       auto other = std::make_unique<Other>();
       other->result.c = first.result.c;
       other->session = std::make_unique<Session>(first.c, first.o, other->result);
+      other->session->smcr_reuse = first.smcr;  // the smcr suite: connection 1's link group (§3.5.2)
       std::string error;
       if (!open_connection(*other->session, other->result, error))
         return {StepOutcome::Kind::kError, "connection " + std::to_string(n) + ": " + error};

@@ -111,6 +111,11 @@ struct Session {
   std::optional<clc::Outcome> clc_outcome;  // the tester's CLC machine's, once the exchange is over
   // The smcr suite: the tester's SMC-R side, from its Proposal on (runner_smcr.hpp).
   std::shared_ptr<SmcrPhase> smcr;
+  // The smcr suite's connection N > 1: connection 1's SMC-R side, whose
+  // link group this connection's CLC reuses (§3.5.2), and which of that
+  // group's connections this one is (0: connection 1's own).
+  std::shared_ptr<SmcrPhase> smcr_reuse;
+  std::size_t smcr_connection = 0;
   // The sctp suite: the tester's SCTP association instead of the TCP connection (runner_sctp.hpp).
   std::shared_ptr<SctpPhase> sctp;
   // The ddp and rdmap suites over SCTP (RunOptions::llp): `sctp` carries

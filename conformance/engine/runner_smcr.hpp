@@ -11,6 +11,7 @@
 // (`< data octets=N`) and what the tester's link group saw (`< smcr.link_up`).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "clc/handshake.hpp"
@@ -29,6 +30,10 @@ StepOutcome run_smcr_step(Session& s, const Step& st);
 // Case protocol smcr, before the tester's Proposal: its first link's queue
 // pair and RMB, which its CLC messages then name (`cfg.link`).
 bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error);
+// `connection N` (N > 1) of the smcr suite, after smcr_prepare_clc: the
+// IUT's end of connection 1's link group, which the tester's client expects
+// the IUT's Accept to reuse (§3.5.2). Empty for connection 1.
+std::optional<clc::LinkGroupPeer> smcr_reused_group(const Session& s);
 // The tester's client took the IUT's Accept and is about to send its
 // Confirm: a device's first link connects now (smcr_transport.hpp,
 // connect_first). False with `error` when it cannot.

@@ -44,7 +44,8 @@ smcr::Gid port_gid(std::uint8_t d) { return {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02,
 const smcr::LinkAddress kTesterPort{0x020000000002, port_gid(0x02)};
 const smcr::LinkAddress kTesterPort2{0x020000000012, port_gid(0x12)};
 const smcr::LinkAddress kIutPort2{0x020000000013, port_gid(0x13)};
-constexpr std::uint32_t kIutAlertToken = 0x1001;
+constexpr std::uint32_t kIutAlertToken = 0x1001;  // the first RMBE's; element i + 1's is this plus i
+constexpr std::uint32_t kIutRmbes = 4;             // RMBEs in the IUT's RMB: connections per link group
 
 struct Handoff {
   bool server = true;
@@ -53,13 +54,23 @@ struct Handoff {
   FaultSet faults;
 };
 
-// One CLC connection's fabric.
+// One CLC connection's fabric. A connection that reuses a link group
+// (§3.5.2) names the fabric of the CLC connection that set the group up
+// (`group`) and hands its connection over there (`more`).
 struct Exchange {
   std::mutex mu;  // until the handoff: the IUT's CLC thread and the runner both make queue pairs
   smcr::MemoryFabric fabric;
   smcr::MemoryQueuePair* iut_qp = nullptr;
   std::uint32_t iut_rmb = 0;
   std::optional<Handoff> handoff;
+  // §4.1: the IUT's RMB holds kIutRmbes elements, one per connection of the
+  // group; element i + 1 (the RMBE index) is in use while bit i is set.
+  std::uint32_t rmbes_in_use = 0;
+  // The IUT's link group of this CLC connection runs (the tester's side
+  // started it and the case is not over): a later CLC connection from the
+  // same peer may reuse it (§3.5.2).
+  bool group_live = false;
+  std::deque<std::pair<std::shared_ptr<Exchange>, Handoff>> more;  // connections to add to this one's group
   // The IUT's connection ended abnormally, or its link group: its TCP
   // connection is reset (§4.8.2; Linux resets the connections of a group
   // that ends). Set by the runner's thread, read by the IUT's CLC thread.
@@ -98,15 +109,16 @@ void body_set(std::vector<std::uint8_t>& m, typename Spec::Field f, std::uint64_
 
 class IutSide {
  public:
-  IutSide(Exchange& x, const Handoff& h)
-      : x_(x), h_(h), host_(x.fabric.host(1)), group_(group_config(h), host_) {
+  IutSide(std::shared_ptr<Exchange> x, const Handoff& h)
+      : x_(*x), h_(h), host_(x->fabric.host(1)), group_(group_config(h), host_) {
     host_.outgoing = [this](smcr::QueuePair&, std::vector<std::uint8_t>& m) { return outgoing(m); };
     host_.incoming = [this](smcr::QueuePair& qp, std::vector<std::uint8_t>& m) { return incoming(qp, m); };
-    first_.qp = host_.adopt(*x.iut_qp);
+    first_.qp = host_.adopt(*x->iut_qp);
     first_.local = {mac48(h.own.mac), h.own.gid};
     first_.peer = {mac48(h.peer.mac), h.peer.gid, h.peer.qp_number};
-    first_.rmb = x.iut_rmb;
+    first_.rmb = x->iut_rmb;
     first_.peer_rmb = {h.peer.rmb_rkey, h.peer.rmb_virtual_address};
+    add(std::move(x), h);
   }
 
   bool drive(Time now) {
@@ -116,6 +128,7 @@ class IutSide {
       group_.start(first_, now);
       started_ = any = true;
     }
+    any |= take_more();
     any |= group_.poll(now);
     if (auto d = group_.next_deadline(); d && *d <= now) {
       group_.on_time(now);
@@ -125,18 +138,23 @@ class IutSide {
       any = true;
       on_event(*e);
     }
-    // The CDC messages that came while data was held, in order.
-    while (!held_cdc_.empty() && !holding()) {
-      any = true;
-      take_cdc(held_cdc_.front());
-      held_cdc_.pop_front();
+    for (Conn& c : conns_) {
+      // The CDC messages that came while data was held, in order.
+      while (!c.held_cdc.empty() && !holding()) {
+        any = true;
+        take_cdc(c, c.held_cdc.front());
+        c.held_cdc.pop_front();
+      }
+      any |= application(c);
+      any |= close_timer(c);
+      any |= tcp_reset(c);
+      if ((c.conn && c.conn->aborted()) || group_.state() == smcr::LinkGroup::State::kTerminated) c.x->reset = true;
     }
-    any |= application();
-    any |= close_timer();
-    any |= tcp_reset();
-    if ((conn_ && conn_->aborted()) || group_.state() == smcr::LinkGroup::State::kTerminated) x_.reset = true;
     return any;
   }
+
+  // The group's connections so far (the runner's thread only).
+  std::size_t connections() const { return conns_.size(); }
 
   // What a script step asks of the IUT (`> smcr.iut.ACTION`); the runner
   // drives the outcome.
@@ -158,17 +176,33 @@ class IutSide {
         if (!group_.slot_of(a.link)) return error = "the IUT's link group has no link " + std::to_string(a.link), false;
         if (!group_.delete_link(a.link, true, now_)) return error = "the IUT's link group takes no more requests", false;
         return true;
-      case IutAction::Kind::kClose:
-        if (!conn_) return error = "the IUT's first link is not up yet", false;
+      case IutAction::Kind::kClose: {
+        if (a.connection >= conns_.size() || !conns_[a.connection].conn)
+          return error = "the IUT's connection " + std::to_string(a.connection + 1) + " is not open yet", false;
         // The application closes (§4.8.1): C, or A with data still unread.
-        emit(conn_->close());
-        closed_ = true;
+        Conn& c = conns_[a.connection];
+        emit(c, c.conn->close());
+        c.closed = true;
         return true;
+      }
     }
     return error = "unknown IUT action", false;
   }
 
  private:
+  // One connection of the link group (§4.1): its CLC connection's exchange
+  // (whose TCP connection a reset ends), what its CLC agreed (its own RMBE
+  // and alert token, the peer's), and its state.
+  struct Conn {
+    std::shared_ptr<Exchange> x;
+    Handoff h;
+    std::optional<smcr::Connection> conn;
+    std::deque<std::vector<std::uint8_t>> held_cdc;
+    bool closed = false;
+    bool reset_taken = false;  // the peer's TCP reset was acted on
+    std::optional<Time> close_deadline;  // the close timer, from the application's close (§4.8.1)
+  };
+
   static smcr::LinkGroupConfig group_config(const Handoff& h) {
     smcr::LinkGroupConfig c;
     c.role = h.server ? smcr::Role::kServer : smcr::Role::kClient;
@@ -180,22 +214,79 @@ class IutSide {
     return c;
   }
 
-  // The connection's RMBEs take the eyecatcher choice the first link's
+  // §3.5.2: the connections later CLC handshakes set up on this group.
+  bool take_more() {
+    std::deque<std::pair<std::shared_ptr<Exchange>, Handoff>> more;
+    {
+      std::lock_guard lock(x_.mu);
+      more.swap(x_.more);
+    }
+    for (auto& [x, h] : more) {
+      if (conns_.size() >= kIutRmbes) {
+        x->reset = true;  // no RMBE for it: its TCP connection ends
+        continue;
+      }
+      abort_conflicting(h.peer);
+      add(std::move(x), h);
+    }
+    if (more.empty() || group_.state() != smcr::LinkGroup::State::kActive) return !more.empty();
+    for (Conn& c : conns_)
+      if (!c.conn) open_connection(c);
+    return true;
+  }
+
+  // rfc7609-4.4.2-rmbe-conflict-aborts-old (§3.5.2.2, §4.4.2): a new
+  // connection's CLC names an RMBE of the peer (its RMB and element) that
+  // an open connection of the group still writes into: the peer no longer
+  // gives it to that connection, which is aborted (its A, no further Write,
+  // its TCP connection reset) rather than overwrite the new one's data.
+  void abort_conflicting(const clc::SmcrLink& peer) {
+    if (h_.faults.has(FaultId::kSmcrRmbeConflictIgnored)) return;
+    for (Conn& c : conns_) {
+      const clc::SmcrLink& old = c.h.peer;
+      if (!c.conn || c.conn->aborted() || old.rmb_rkey != peer.rmb_rkey ||
+          old.rmb_virtual_address != peer.rmb_virtual_address || old.rmbe_index != peer.rmbe_index)
+        continue;
+      emit(c, c.conn->abort());
+    }
+  }
+
+  // A connection's RMBEs take the eyecatcher choice the first link's
   // CONFIRM LINK exchange settled (§4.4.1, A.4): it exists from then on,
   // and its CDC messages reach it (§3.5.2.4: a client is ready for the
   // server's data once its Confirm left; the fault, only once its second
-  // link is up).
-  void open_connection() {
-    if (!h_.server && h_.faults.has(FaultId::kSmcrClientLateOpen) && group_.active_links() < 2) return;
-    group_.add_connection({h_.own.rmbe_alert_token, first_.peer_rmb, 0});
+  // link is up). Its RMBE is the element its CLC named (§4.1), its Writes
+  // go to the element the peer named.
+  void open_connection(Conn& k) {
+    const Handoff& h = k.h;
+    if (!h.server && h.faults.has(FaultId::kSmcrClientLateOpen) && group_.active_links() < 2) return;
+    const std::uint64_t peer_offset = (std::max<std::uint8_t>(h.peer.rmbe_index, 1) - 1) * h.peer.rmbe_size;
+    const smcr::RToken peer_rmb{h.peer.rmb_rkey, h.peer.rmb_virtual_address};
+    if (!group_.add_connection({h.own.rmbe_alert_token, peer_rmb, peer_offset})) {
+      k.x->reset = true;  // the peer named an RMB this group does not know, or a token in use
+      return;
+    }
     smcr::ConnectionConfig c;
     const bool eyecatcher = group_.rmbe_eyecatcher();
-    c.own = {static_cast<std::uint32_t>(h_.own.rmbe_size), eyecatcher};
-    c.peer = {static_cast<std::uint32_t>(h_.peer.rmbe_size), eyecatcher};
-    c.own_alert_token = h_.own.rmbe_alert_token;
-    c.peer_alert_token = h_.peer.rmbe_alert_token;
-    c.faults = h_.faults.smcr_faults();
-    conn_.emplace(c, host_.rmb(x_.iut_rmb).first(static_cast<std::size_t>(h_.own.rmbe_size)));
+    c.own = {static_cast<std::uint32_t>(h.own.rmbe_size), eyecatcher};
+    c.peer = {static_cast<std::uint32_t>(h.peer.rmbe_size), eyecatcher};
+    c.own_alert_token = h.own.rmbe_alert_token;
+    c.peer_alert_token = h.peer.rmbe_alert_token;
+    c.faults = h.faults.smcr_faults();
+    const std::size_t own_offset = static_cast<std::size_t>((std::max<std::uint8_t>(h.own.rmbe_index, 1) - 1) * h.own.rmbe_size);
+    k.conn.emplace(c, host_.rmb(x_.iut_rmb).subspan(own_offset, static_cast<std::size_t>(h.own.rmbe_size)));
+  }
+
+  void add(std::shared_ptr<Exchange> x, const Handoff& h) {
+    Conn& c = conns_.emplace_back();
+    c.x = std::move(x);
+    c.h = h;
+  }
+
+  Conn* conn_of(std::uint32_t token) {
+    for (Conn& c : conns_)
+      if (c.conn && c.h.own.rmbe_alert_token == token) return &c;
+    return nullptr;
   }
 
   // §3.5.1.6.2: no CDC message or Write while the link group says data is
@@ -205,63 +296,69 @@ class IutSide {
     return group_.data_held() && !h_.faults.has(FaultId::kSmcrDataBeforeDeleteAnswered);
   }
 
-  void take_cdc(const std::vector<std::uint8_t>& octets) {
+  void take_cdc(Conn& c, const std::vector<std::uint8_t>& octets) {
     auto m = smcr::decode_cdc(octets);
-    if (m) emit(conn_->on_cdc(*m).out);
+    if (m) emit(c, c.conn->on_cdc(*m).out);
   }
 
   void on_event(const smcr::Event& e) {
-    if (e.kind == smcr::Event::Kind::kLinkUp && !conn_) open_connection();
-    if (!conn_) return;
+    if (e.kind == smcr::Event::Kind::kLinkUp)
+      for (Conn& c : conns_)
+        if (!c.conn) open_connection(c);
+    Conn* c = conn_of(e.token);
+    if (!c) return;
     if (e.kind == smcr::Event::Kind::kCdc) {
-      if (holding() || !held_cdc_.empty()) {
+      if (holding() || !c->held_cdc.empty()) {
         // Bounded: past it the oldest is taken, the order kept, nothing lost.
-        if (held_cdc_.size() >= kMaxHeldCdc) take_cdc(held_cdc_.front()), held_cdc_.pop_front();
-        return held_cdc_.push_back(e.octets);
+        if (c->held_cdc.size() >= kMaxHeldCdc) take_cdc(*c, c->held_cdc.front()), c->held_cdc.pop_front();
+        return c->held_cdc.push_back(e.octets);
       }
-      take_cdc(e.octets);
+      take_cdc(*c, e.octets);
     } else if (e.kind == smcr::Event::Kind::kConnectionMoved) {
       // §4.6.1: the first message on the new link validates the failover,
       // naming the last CDC message the old link delivered (SS); §4.6.2:
       // then what the old link flushed, before anything new.
-      const smcr::CdcMessage v = conn_->failover_validation(group_.sequence_sent(h_.own.rmbe_alert_token));
-      group_.send_cdc(h_.own.rmbe_alert_token, v.header.bytes());
+      const std::uint32_t token = c->h.own.rmbe_alert_token;
+      const smcr::CdcMessage v = c->conn->failover_validation(group_.sequence_sent(token));
+      group_.send_cdc(token, v.header.bytes());
       // A gap in the stream that cannot be closed resets the connection.
-      if (!group_.replay(h_.own.rmbe_alert_token)) emit(conn_->abort());
+      if (!group_.replay(token)) emit(*c, c->conn->abort());
     }
   }
 
-  void emit(const smcr::Output& o) {
-    for (const smcr::RdmaWrite& w : o.writes) group_.write(h_.own.rmbe_alert_token, w.rmbe_offset, w.octets);
-    if (o.cdc) group_.send_cdc(h_.own.rmbe_alert_token, o.cdc->header.bytes());
+  void emit(Conn& c, const smcr::Output& o) {
+    const std::uint32_t token = c.h.own.rmbe_alert_token;
+    for (const smcr::RdmaWrite& w : o.writes) group_.write(token, w.rmbe_offset, w.octets);
+    if (o.cdc) group_.send_cdc(token, o.cdc->header.bytes());
   }
 
   // The test ULP: echo what arrives, as far as the send buffer takes it;
   // urgent data goes back as urgent data (§4.7); close once the peer closed
   // and everything went back.
-  bool application() {
-    if (!conn_ || holding() || closed_ || conn_->aborted() || conn_->state() == smcr::ConnectionState::kClosed) return false;
+  bool application(Conn& k) {
+    auto& conn = k.conn;
+    if (!conn || holding() || k.closed || conn->aborted() || conn->state() == smcr::ConnectionState::kClosed) return false;
     bool any = false;
     for (;;) {
-      const std::size_t room = conn_->config().send_buffer - conn_->queued();
+      const std::size_t room = conn->config().send_buffer - conn->queued();
       if (room == 0) break;
-      const std::optional<std::uint64_t> mark = conn_->urgent_mark();
+      const std::optional<std::uint64_t> mark = conn->urgent_mark();
       buf_.resize(std::min<std::size_t>(room, 65536));
-      smcr::ReceiveResult r = conn_->receive(buf_);
-      emit(r.out);
+      smcr::ReceiveResult r = conn->receive(buf_);
+      emit(k, r.out);
       if (r.octets == 0) break;
       any = true;
       const wire::Bytes got = wire::Bytes(buf_).first(r.octets);
-      const bool urgent = mark && conn_->octets_consumed() == *mark;
-      smcr::SendResult s = urgent ? conn_->send_urgent(got) : conn_->send(got);
-      if (s.status == smcr::SendStatus::kUrgentWait) s = conn_->send(got);
-      emit(s.out);
+      const bool urgent = mark && conn->octets_consumed() == *mark;
+      smcr::SendResult s = urgent ? conn->send_urgent(got) : conn->send(got);
+      if (s.status == smcr::SendStatus::kUrgentWait) s = conn->send(got);
+      emit(k, s.out);
     }
     using S = smcr::ConnectionState;
-    const bool passive = conn_->state() == S::kAppCloseWait1 || conn_->state() == S::kAppCloseWait2;
-    if (passive && conn_->unread() == 0 && conn_->queued() == 0 && !h_.faults.has(FaultId::kSmcrCloseUnanswered)) {
-      emit(conn_->close());
-      closed_ = any = true;
+    const bool passive = conn->state() == S::kAppCloseWait1 || conn->state() == S::kAppCloseWait2;
+    if (passive && conn->unread() == 0 && conn->queued() == 0 && !h_.faults.has(FaultId::kSmcrCloseUnanswered)) {
+      emit(k, conn->close());
+      k.closed = any = true;
     }
     return any;
   }
@@ -269,21 +366,21 @@ class IutSide {
   // §4.8.1: once the application closed, the wait for the peer to finish
   // the close is bounded (smcr::kCloseWaitTime); when it runs out the
   // connection ends without another Write and its TCP connection is reset.
-  bool close_timer() {
+  bool close_timer(Conn& k) {
     using S = smcr::ConnectionState;
-    if (!conn_ || !closed_ || conn_->state() == S::kClosed || h_.faults.has(FaultId::kSmcrNoCloseTimer)) return false;
-    if (!close_deadline_) close_deadline_ = now_ + smcr::kCloseWaitTime;
-    if (now_ < *close_deadline_) return false;
-    emit(conn_->close_timeout());
+    if (!k.conn || !k.closed || k.conn->state() == S::kClosed || h_.faults.has(FaultId::kSmcrNoCloseTimer)) return false;
+    if (!k.close_deadline) k.close_deadline = now_ + smcr::kCloseWaitTime;
+    if (now_ < *k.close_deadline) return false;
+    emit(k, k.conn->close_timeout());
     return true;
   }
 
   // §4.8.2: a TCP reset from the peer, which sent no A, starts the abort:
   // this side's A, then the wait for the peer's.
-  bool tcp_reset() {
-    if (!conn_ || reset_taken_ || !x_.tcp_reset_received || h_.faults.has(FaultId::kSmcrTcpResetIgnored)) return false;
-    reset_taken_ = true;
-    emit(conn_->abort());
+  bool tcp_reset(Conn& k) {
+    if (!k.conn || k.reset_taken || !k.x->tcp_reset_received || h_.faults.has(FaultId::kSmcrTcpResetIgnored)) return false;
+    k.reset_taken = true;
+    emit(k, k.conn->abort());
     return true;
   }
 
@@ -340,18 +437,15 @@ class IutSide {
     return true;
   }
 
-  Exchange& x_;
-  Handoff h_;
+  Exchange& x_;  // the CLC connection that set the link group up
+  Handoff h_;    // its handoff: the group's configuration and faults
   TapHost host_;
   smcr::LinkGroup group_;
   smcr::FirstLink first_;
-  std::optional<smcr::Connection> conn_;
+  std::deque<Conn> conns_;  // in the order they were set up (a deque: a Connection does not move)
   static constexpr std::size_t kMaxHeldCdc = 1024;  // a peer that sends more is no longer waited for
-  std::deque<std::vector<std::uint8_t>> held_cdc_;
   std::vector<std::uint8_t> buf_;
-  bool started_ = false, closed_ = false;
-  bool reset_taken_ = false;  // the peer's TCP reset was acted on
-  std::optional<Time> close_deadline_;  // the close timer, from the application's close (§4.8.1)
+  bool started_ = false;
   Time now_{0};
 };
 
@@ -360,6 +454,11 @@ class IutSide {
 class MemoryRoceSide final : public RoceSide {
  public:
   explicit MemoryRoceSide(std::shared_ptr<Exchange> x) : x_(std::move(x)) {}
+  // The case is over: its link group is no later connection's to reuse.
+  ~MemoryRoceSide() override {
+    std::lock_guard lock(x_->mu);
+    x_->group_live = false;
+  }
 
   smcr::Host& host() override { return x_->fabric.host(0); }
   std::optional<smcr::LinkAddress> alternate() const override { return kTesterPort2; }
@@ -394,11 +493,23 @@ class MemoryRoceSide final : public RoceSide {
     if (!mine || !x_->iut_qp || x_->iut_qp->qp_number() != peer_qp)
       return error = "the IUT's CLC named QP " + std::to_string(peer_qp) + ", which the fabric does not hold", false;
     smcr::MemoryFabric::connect(*mine, *x_->iut_qp);
-    iut_ = std::make_unique<IutSide>(*x_, *h);
+    iut_ = std::make_unique<IutSide>(x_, *h);
+    x_->group_live = true;
     return true;
   }
 
   bool drive(Time now) override { return iut_ && iut_->drive(now); }
+
+  bool await_connection(std::size_t index, std::string& error) override {
+    for (int i = 0; i < 400; ++i) {
+      {
+        std::lock_guard lock(x_->mu);
+        if (iut_ && iut_->connections() + x_->more.size() > index) return true;
+      }
+      std::this_thread::sleep_for(5ms);
+    }
+    return error = "the reference IUT did not take connection " + std::to_string(index + 1) + " into its link group", false;
+  }
 
   bool iut_act(const IutAction& a, std::string& error) override {
     if (!iut_) return error = "the reference IUT has not reached SMC-R on this connection", false;
@@ -434,7 +545,8 @@ IutFirstLink iut_first_link(const std::string& key, std::uint64_t rmbe_size) {
   IutFirstLink out;
   if (!x->iut_qp) {
     x->iut_qp = &x->fabric.create_qp(1);
-    x->iut_rmb = x->fabric.host(1).allocate_rmb(rmbe_size).value_or(0);
+    x->iut_rmb = x->fabric.host(1).allocate_rmb(rmbe_size * kIutRmbes).value_or(0);
+    x->rmbes_in_use = 1;  // the first contact's connection has the first element
   }
   const std::optional<smcr::RToken> rt = x->fabric.host(1).register_rmb(x->iut_rmb, *x->iut_qp);
   out.qp_number = x->iut_qp->qp_number();
@@ -444,10 +556,48 @@ IutFirstLink iut_first_link(const std::string& key, std::uint64_t rmbe_size) {
   return out;
 }
 
+void iut_link_groups(clc::ServerConfig& cfg, const FaultSet& f) {
+  if (f.has(FaultId::kSmcrNoLinkGroupReuse)) return;
+  std::lock_guard registry_lock(registry_mu);
+  for (const auto& [key, x] : registry()) {
+    std::lock_guard lock(x->mu);
+    if (!x->group_live || !x->handoff || !x->handoff->server || x->reset) continue;
+    // §4.1: the first element no connection of the group has (the fault:
+    // the first connection's again).
+    std::uint32_t i = 0;
+    while (i < kIutRmbes && ((x->rmbes_in_use >> i) & 1u)) ++i;
+    if (f.has(FaultId::kSmcrRmbeShared)) i = 0;
+    if (i == kIutRmbes) continue;  // no RMBE left: a new group (first contact)
+    const clc::SmcrLink& peer = x->handoff->peer;
+    clc::SmcrLink own = x->handoff->own;  // the group's first link and RMB
+    own.rmbe_index = static_cast<std::uint8_t>(i + 1);
+    own.rmbe_alert_token = kIutAlertToken + i;
+    cfg.link_groups.push_back({peer.peer_id, peer.gid, peer.mac, peer.qp_number});
+    cfg.link_group_links.push_back(own);
+  }
+}
+
 void iut_reached_smcr(const std::string& key, bool server, const clc::SmcrLink& own, const clc::Outcome& outcome,
                       const FaultSet& f) {
   if (!outcome.peer) return;
   const std::shared_ptr<Exchange> x = exchange(key);
+  if (server && !outcome.first_contact) {
+    // §3.5.2: a connection on the group this server has with the client,
+    // handed to the CLC connection that set that group up.
+    std::lock_guard registry_lock(registry_mu);
+    for (const auto& [k, g] : registry()) {
+      if (g == x) continue;
+      std::lock_guard lock(g->mu);
+      if (!g->group_live || !g->handoff || !g->handoff->server || g->handoff->peer.peer_id != outcome.peer->peer_id ||
+          g->handoff->own.qp_number != own.qp_number)
+        continue;
+      if (own.rmbe_index >= 1 && own.rmbe_index <= kIutRmbes) g->rmbes_in_use |= 1u << (own.rmbe_index - 1);
+      g->more.emplace_back(x, Handoff{server, own, *outcome.peer, outcome.version, f});
+      return;
+    }
+    x->reset = true;  // the group is gone meanwhile: the connection cannot go on
+    return;
+  }
   std::lock_guard lock(x->mu);
   x->handoff = Handoff{server, own, *outcome.peer, outcome.version, f};
 }

@@ -6,7 +6,11 @@
 // handshake's outcome over when it reaches SMC-R; the tester's RoceSide for
 // that connection finds the same fabric, and its drive() runs the IUT's link
 // group and connection (reference/smcr/) in the runner's thread, since the
-// fabric has no clock and no lock of its own.
+// fabric has no clock and no lock of its own. A later CLC connection from
+// a client the IUT (as server) has a live link group with reuses it
+// (§3.5.2): its Accept names that group's link and a free element of the
+// IUT's RMB (4 RMBEs, one per connection, §4.1), and its connection is
+// handed to the group's side, which runs every connection of the group.
 //
 // The IUT's application is the SMC-R test ULP: it echoes what it reads
 // (urgent data as urgent data), reads only what its send buffer can take,
@@ -47,8 +51,15 @@ std::string iut_exchange_key(int fd);
 // (client): its first link's queue pair and an RMB of `rmbe_size` octets
 // registered on it.
 IutFirstLink iut_first_link(const std::string& key, std::uint64_t rmbe_size);
+// RFC 7609 §3.5.2: the link groups the reference IUT as server has with
+// clients (while a case's tester runs them), added to `cfg` for its Accept:
+// each client's identity and end of the link, and the IUT's values for a
+// connection that reuses the group (its link, a free RMBE of its RMB and
+// that RMBE's alert token, §4.1). A group without a free RMBE is left out.
+void iut_link_groups(clc::ServerConfig& cfg, const FaultSet& f);
 // The handshake reached SMC-R: what the IUT announced (`own`) and its
-// peer's values, for the runner to start the IUT's link group with.
+// peer's values, for the runner to start the IUT's link group with, or,
+// without first contact, to add the connection to the group it reused.
 void iut_reached_smcr(const std::string& key, bool server, const clc::SmcrLink& own, const clc::Outcome& outcome,
                       const FaultSet& f);
 // The IUT's SMC-R connection was aborted or its link group ended: the CLC

@@ -53,6 +53,9 @@ struct IutAction {
   };
   Kind kind = Kind::kAddRmb;
   std::uint8_t link = 0;
+  // kClose: which of the link group's connections, in the order they were
+  // set up (0: the first contact's).
+  std::size_t connection = 0;
 };
 
 class RoceSide {
@@ -89,6 +92,12 @@ class RoceSide {
   virtual bool stall_link(smcr::QueuePair& /*qp*/) { return false; }
   // Has the IUT's side act on its own; false with `error` when this side
   // cannot ask it (only an IUT in process can be asked).
+  // The IUT's side took connection `index` of the link group (one whose CLC
+  // reused the group, §3.5.2) so that its CDC messages find it: the
+  // reference's CLC thread hands it over on its own time, and the runner
+  // waits here (bounded) before the connection's first SMC-R step. A
+  // device's IUT did when its CLC did.
+  virtual bool await_connection(std::size_t /*index*/, std::string& /*error*/) { return true; }
   virtual bool iut_act(const IutAction& /*action*/, std::string& error) {
     error = "this RoCE side cannot ask the IUT to act on its own (needs: smcr-actions)";
     return false;

@@ -358,7 +358,14 @@ Step ServerHandshake::on_proposal(const Proposal& p) {
   accept_.header.set(HF::Eyecatcher, kEyecatcherSmcr).set(HF::Type, static_cast<std::uint64_t>(MessageType::kAccept));
   accept_.header.set(HF::Version, v);
   set_type_bits_field(accept_.header, kAcceptConfirmTypeBits[0], first_contact ? 1 : 0);
-  accept_.smcr = body_from(cfg_.link, cfg_.link.qp_mtu);
+  // §3.5.2: a reused group's Accept names that group's link and the new
+  // connection's own RMBE.
+  const SmcrLink* own = &cfg_.link;
+  if (verdict.reused) {
+    const auto i = static_cast<std::size_t>(verdict.reused - side.link_groups.data());
+    if (i < cfg_.link_group_links.size()) own = &cfg_.link_group_links[i];
+  }
+  accept_.smcr = body_from(*own, own->qp_mtu);
   if (v == kVersion2) {
     accept_.smcr_v2.emplace();
     accept_.smcr_v2->set_octets(SmcrV2AcceptConfirmSpec::Field::Eid, negotiated_eid_);

@@ -110,6 +110,11 @@ struct ServerConfig {
   Ipv4Prefix ipv4;
   std::vector<Ipv6PrefixEntry> ipv6;
   std::vector<LinkGroupPeer> link_groups;  // clients this server has link groups with
+  // RFC 7609 §3.5.2, §4.1: this server's values for a connection that
+  // reuses link_groups[i], same order: the group's link end (QP, GID, MAC)
+  // and an RMBE and alert token of the new connection's own. An Accept
+  // reusing a group without an entry here names `link`.
+  std::vector<SmcrLink> link_group_links;
 };
 
 enum class OutcomeKind : std::uint8_t { kSmc, kFallback, kFailed };

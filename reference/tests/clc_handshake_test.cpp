@@ -176,6 +176,28 @@ TEST(ClcHandshake, SubsequentContactReusesLinkGroup) {
   EXPECT_EQ(r.wire[1].size(), 108u) << "no first-contact extension on a reused link group";
 }
 
+// RFC 7609 §3.5.2, §4.1: the Accept of a reused link group names that
+// group's link and the RMBE and alert token the server gave this connection.
+TEST(ClcHandshake, SubsequentContactNamesTheGroupsLinkAndANewRmbe) {
+  auto cc = client_config();
+  auto sc = server_config();
+  cc.link_group = LinkGroupPeer{sc.link.peer_id, sc.link.gid, sc.link.mac, sc.link.qp_number};
+  sc.link_groups = {LinkGroupPeer{cc.link.peer_id, cc.link.gid, cc.link.mac, cc.link.qp_number}};
+  SmcrLink again = sc.link;
+  again.rmbe_index = 2;
+  again.rmbe_alert_token = sc.link.rmbe_alert_token + 1;
+  sc.link_group_links = {again};
+  sc.link.qp_number = 0x777;  // a first contact's new link: not what a reuse names
+  ClientHandshake c(cc);
+  ServerHandshake s(sc);
+  auto r = run(c, s);
+  ASSERT_EQ(r.client.kind, OutcomeKind::kSmc);
+  ASSERT_TRUE(r.client.peer);
+  EXPECT_EQ(r.client.peer->qp_number, again.qp_number);
+  EXPECT_EQ(r.client.peer->rmbe_index, 2);
+  EXPECT_EQ(r.client.peer->rmbe_alert_token, again.rmbe_alert_token);
+}
+
 void expect_declined(const Result2& r, bool server_declined, std::uint32_t code, std::string_view check) {
   const Outcome& sender = server_declined ? r.server : r.client;
   const Outcome& receiver = server_declined ? r.client : r.server;

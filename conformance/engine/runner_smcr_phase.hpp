@@ -1,0 +1,320 @@
+// Internal to the runner's smcr suite (runner_smcr.hpp): the SMC-R phase a
+// case's session holds (the tester's link group and connection over its
+// RoceSide, what the IUT sent, what the tester's machines saw) and the
+// helpers the steps that send (runner_smcr.cpp) and those that expect
+// (runner_smcr_expect.cpp) share.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/runner_session.hpp"
+#include "engine/smcr_transport.hpp"
+#include "smcr/connection.hpp"
+#include "smcr/encode.hpp"
+#include "smcr/link_group.hpp"
+#include "smcr/messages.hpp"
+
+namespace rdmaconf::conformance::runner {
+
+using smcr::Time;
+
+inline constexpr std::uint32_t kTesterAlertToken = 0x2001;  // the first RMBE's; element i + 1's is this plus i
+// RMBEs in the tester's RMB (§4.1): connections of one link group a case opens.
+inline constexpr std::size_t kTesterRmbes = 4;
+inline constexpr std::size_t kMaxLogged = 65536;  // IUT messages kept for expectations
+
+// The LLC units a script names, by RFC 7609 type (App. A.3).
+struct LlcUnit {
+  std::string_view unit;
+  std::uint8_t type;
+};
+inline constexpr LlcUnit kLlcUnits[] = {
+    {"llc.confirm_link", 1}, {"llc.add_link", 2},  {"llc.add_link_cont", 3}, {"llc.delete_link", 4},
+    {"llc.confirm_rkey", 6}, {"llc.confirm_rkey_cont", 8}, {"llc.delete_rkey", 9}, {"llc.test_link", 7},
+};
+inline std::optional<std::uint8_t> llc_type_of(std::string_view unit) {
+  for (const LlcUnit& u : kLlcUnits)
+    if (u.unit == unit) return u.type;
+  return std::nullopt;
+}
+
+
+// " (rfc7609-...)": the registry row a broken rule names, if any.
+inline std::string row_of(const std::optional<check::Violation>& v) {
+  return v && v->rule ? " (" + std::string(v->rule->id) + ")" : "";
+}
+
+// The octet of the tester's stream at `i`: what the echo must bring back.
+inline std::uint8_t stream_octet(std::uint64_t i) { return static_cast<std::uint8_t>(i ^ (i >> 8) ^ (i >> 16) ^ 0x5A); }
+
+// The blocks of one LLC or CDC message's octets: header, the type's flag
+// overlay, body (units.hpp).
+inline std::vector<Block> message_blocks(std::vector<std::uint8_t>& m) {
+  std::vector<Block> out;
+  if (m.size() < smcr::kLlcMessageSize) return out;
+  if (m[0] == 0xFE) {
+    out.push_back(raw_block(smcr::CdcSpec::decl, m, 0));
+    return out;
+  }
+  const bool v2 = (m[0] & 0xF0) == 0x20;
+  out.push_back(raw_block(v2 ? smcr::LlcHeaderV2Spec::decl : smcr::LlcHeaderV1Spec::decl, m, 0));
+  if (const smcr::LlcTypeInfo* info = smcr::find_llc_type(m[0])) {
+    Block flags = raw_block(v2 ? smcr::LlcHeaderV2Spec::decl : smcr::LlcHeaderV1Spec::decl, m, 0);
+    flags.fields = info->flags;
+    out.push_back(std::move(flags));
+    if (info->body && m.size() >= 4 + info->body->size_octets) out.push_back(raw_block(*info->body, m, 4));
+  }
+  return out;
+}
+
+
+// ------------------------------------------------------------------ phase
+
+struct SmcrPhase {
+  std::unique_ptr<RoceSide> side;
+  std::unique_ptr<TapHost> tap;  // after side: destroyed first
+  RoceFirstLink first;
+  TapQueuePair* first_qp = nullptr;
+  bool started = false, manual = false;
+  bool connected = false;      // the first link's queue pair is connected
+  std::uint32_t first_psn = 0;  // the initial PSN the tester's CLC message announced
+  int start_line = 0;  // the step the phase began with
+  std::optional<smcr::LinkGroup> group;
+  // One connection of the tester's link group (§4.1): the case's
+  // connection N is conns[N - 1] (`connection N` reusing the group,
+  // §3.5.2), with its own RMBE of the tester's RMB and alert token, the
+  // IUT's RMBE it writes into, and its data.
+  struct Conn {
+    std::optional<smcr::Connection> conn;
+    std::uint32_t own_token = kTesterAlertToken;
+    std::uint32_t peer_token = 0;
+    bool reading = true;
+    std::uint64_t to_send = 0, offered = 0, read = 0;
+    bool urgent = false;  // the last octet of what to_send holds is urgent
+  };
+  std::deque<Conn> conns = std::deque<Conn>(1);  // a deque: a Connection does not move
+  // What the tester's CLC announced for connection 1 (its link end, its RMB)
+  // and the IUT's end of the link: what a later connection's CLC reuses.
+  clc::SmcrLink clc_link;
+  std::optional<clc::LinkGroupPeer> iut_end;
+  Time now{0};  // the link groups' clock: the case's against an IUT in process, real time otherwise
+  Clock::time_point born = Clock::now();
+  // What the IUT sent, in order, not yet matched by an expectation, and
+  // the tester's queue pair it arrived on.
+  struct Logged {
+    std::vector<std::uint8_t> octets;
+    std::uint32_t qp = 0;
+  };
+  std::deque<Logged> llc, cdc;
+  std::uint64_t received = 0;  // messages from the IUT, in total
+  std::vector<std::uint8_t> last_received;  // the IUT's latest message: what broke a `< silence`
+  std::uint64_t received_mark = 0;  // `received` when the last expectation passed: what `< silence` counts from
+  std::multiset<std::uint8_t> raw_requests;  // types of the script's requests awaiting the IUT's reply
+  std::set<std::uint8_t> held;               // `> smcr.hold`: the IUT's requests of these types are the script's
+  // `> smcr.tamper`: the tester's link group's next request of `type` on
+  // link `link` goes out with `args` set (the script's own sends are as
+  // written); its next reply when the args set llc.flags.reply=1.
+  struct Tamper {
+    std::uint8_t type = 0;
+    std::uint8_t link = 1;
+    bool reply = false;
+    std::vector<Arg> args;
+    std::string unit;
+  };
+  std::optional<Tamper> tamper;
+  bool script_sending = false;
+  std::deque<smcr::Event> events;            // the tester's link group's, for smcr.* expectations
+  std::set<std::uint8_t> links_seen;         // link numbers that came up: a step naming one gone is the IUT's doing
+  std::vector<std::string> problems;         // rules the IUT broke, as the tester's machines saw them
+  std::size_t problems_reported = 0;
+  std::vector<std::uint8_t> buf;
+
+  // A device's IUT outlives the case: its link group with the tester ends
+  // here, as a peer that goes away ends it (DELETE LINK with A,
+  // program-initiated, §3.5.4; smcr-probe does the same), so that the next
+  // case's Proposal starts a link group of its own (first contact) rather
+  // than finding this one. A second to let the Send leave and be answered.
+  ~SmcrPhase() {
+    if (!group || !side || side->in_process() || group->state() != smcr::LinkGroup::State::kActive) return;
+    group->terminate(smcr::delete_reason::kProgramInitiated, now);
+    const auto until = Clock::now() + std::chrono::seconds(1);
+    while (Clock::now() < until) {
+      pump();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+
+  void problem(std::string p) {
+    if (problems.size() < 64) problems.push_back(std::move(p));
+  }
+
+  // A Send from the IUT: logged; a reply to a request the script sent
+  // itself never reaches the tester's link group (which did not ask).
+  bool on_receive(const smcr::QueuePair& qp, std::vector<std::uint8_t>& m) {
+    ++received;
+    last_received = m;
+    auto& log = !m.empty() && m[0] == 0xFE ? cdc : llc;
+    if (log.size() >= kMaxLogged) log.pop_front();
+    log.push_back({m, qp.qp_number()});
+    if (m.size() < 4 || m[0] == 0xFE) return true;
+    const bool reply = (m[3] & smcr::kFlagReply) != 0;
+    const auto type = static_cast<std::uint8_t>(m[0] & 0x0F);
+    if (auto it = raw_requests.find(type); reply && it != raw_requests.end()) {
+      raw_requests.erase(it);
+      return false;
+    }
+    // A request the script answers itself never reaches the tester's link group.
+    return reply || !held.contains(type);
+  }
+
+  // The connection whose RMBE has the alert token (nullptr: none open).
+  Conn* conn_of(std::uint32_t token) {
+    for (Conn& k : conns)
+      if (k.conn && k.own_token == token) return &k;
+    return nullptr;
+  }
+
+  void emit(Conn& k, const smcr::Output& o) {
+    if (!group) return;
+    for (const smcr::RdmaWrite& w : o.writes) group->write(k.own_token, w.rmbe_offset, w.octets);
+    if (o.cdc) group->send_cdc(k.own_token, o.cdc->header.bytes());
+  }
+
+  void on_event(const smcr::Event& e) {
+    using K = smcr::Event::Kind;
+    if (e.kind == K::kCdc) {
+      auto m = smcr::decode_cdc(e.octets);
+      if (!m) return problem("an undecodable CDC message");
+      Conn* k = conn_of(e.token);
+      if (!k) return;
+      smcr::CdcOutcome r = k->conn->on_cdc(*m);
+      for (const smcr::Finding& f : r.findings)
+        problem(std::string(smcr::name(f.error)) + row_of(f.violation));
+      emit(*k, r.out);
+      return;
+    }
+    // A drop with a rule broken, or of what no SMC-R peer may send; the
+    // others follow from the tester's own state (a DELETE LINK of a link
+    // this side already took down after a failure, §4.6).
+    using D = smcr::Event::Drop;
+    if (e.kind == K::kDropped && (e.violation || e.drop == D::kUndecodable || e.drop == D::kUnknownType)) {
+      std::string why = "the tester's link group dropped an LLC message of type " + hex(wire::Bytes(&e.llc_type, 1)) +
+                        ": " + std::string(smcr::name(e.drop));
+      problem(why + row_of(e.violation));
+    }
+    if (e.kind == K::kLinkUp) links_seen.insert(e.link);
+    if (Conn* k = e.kind == K::kConnectionMoved ? conn_of(e.token) : nullptr) {
+      group->send_cdc(k->own_token, k->conn->failover_validation(group->sequence_sent(k->own_token)).header.bytes());
+      group->replay(k->own_token);
+    }
+    if (events.size() < kMaxLogged) events.push_back(e);
+  }
+
+  bool data() {
+    bool any = false;
+    for (Conn& k : conns)
+      if (k.conn) any |= data(k);
+    return any;
+  }
+
+  bool data(Conn& k) {
+    smcr::Connection& conn = *k.conn;
+    bool any = false;
+    // The tester writes once its first link is confirmed (§3.5.1.5): the
+    // data a script writes at once goes as early as the IUT must take it.
+    const bool may_write = group && group->state() == smcr::LinkGroup::State::kActive;
+    while (k.to_send > 0 && may_write) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(k.to_send, 16384));
+      buf.resize(n);
+      for (std::size_t i = 0; i < n; ++i) buf[i] = stream_octet(k.offered + i);
+      const bool last = n == k.to_send;
+      smcr::SendResult r = k.urgent && last ? conn.send_urgent(buf) : conn.send(buf);
+      if (r.status == smcr::SendStatus::kUrgentWait) break;
+      k.offered += r.accepted;
+      k.to_send -= r.accepted;
+      if (last && r.accepted == n) k.urgent = false;
+      emit(k, r.out);
+      if (r.accepted == 0) break;
+      any = true;
+    }
+    while (k.reading) {
+      buf.resize(65536);
+      smcr::ReceiveResult r = conn.receive(buf);
+      emit(k, r.out);
+      if (r.octets == 0) break;
+      for (std::size_t i = 0; i < r.octets; ++i)
+        if (buf[i] != stream_octet(k.read + i)) {
+          problem("octet " + std::to_string(k.read + i) + " echoed back differs from the one written");
+          break;
+        }
+      k.read += r.octets;
+      any = true;
+    }
+    return any;
+  }
+
+  // Runs both sides until nothing moves (in process) or once (a device).
+  void pump() {
+    if (!side->in_process()) now = std::max(now, std::chrono::duration_cast<Time>(Clock::now() - born));
+    for (std::size_t i = 0; i < 50'000'000; ++i) {
+      bool any = side->drive(now);
+      if (group) {
+        any |= group->poll(now);
+        if (auto d = group->next_deadline(); d && *d <= now) group->on_time(now), any = true;
+        while (auto e = group->next_event()) on_event(*e), any = true;
+      } else {
+        for (const auto& q : tap->queue_pairs())
+          while (q->poll()) any = true;
+      }
+      any |= data();
+      if (!any || !side->in_process()) return;
+    }
+  }
+
+  // Time passes: every deadline on the way fires in order (the IUT's
+  // through its own drive()). A device keeps its own time: the tester waits,
+  // and its link group goes on answering meanwhile, as a peer does: an IUT
+  // whose TEST LINK (§4.5.3) goes unanswered for a moment takes the link
+  // down (Linux after 2 s), which would decide every case with a long wait.
+  void advance(Duration d) {
+    if (!side->in_process()) {
+      const auto until = Clock::now() + d;
+      while (Clock::now() < until) {
+        pump();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      return pump();
+    }
+    const Time until = now + d;
+    while (now < until) {
+      now = std::min(until, now + Time{100});
+      pump();
+    }
+  }
+};
+
+// The number of the link whose tester queue pair is `qp` (0: none now).
+inline std::uint64_t link_number_of(const SmcrPhase& p, std::uint32_t qp) {
+  if (!p.group) return p.first_qp && p.first_qp->qp_number() == qp ? 1 : 0;
+  for (const auto& l : p.group->links())
+    if (l.qp && l.qp->qp_number() == qp) return l.number;
+  return 0;
+}
+
+inline StepOutcome error(std::string why) { return {StepOutcome::Kind::kError, std::move(why)}; }
+
+// The tester's connection a step of session `s` acts on (`connection N`).
+inline SmcrPhase::Conn& smcr_conn(Session& s) { return s.smcr->conns[s.smcr_connection]; }
+
+// An expectation step of the phase (runner_smcr_expect.cpp).
+StepOutcome smcr_expect(Session& s, const Step& st);
+
+}  // namespace rdmaconf::conformance::runner

@@ -133,15 +133,29 @@ struct SmcrPhase {
   // here, as a peer that goes away ends it (DELETE LINK with A,
   // program-initiated, §3.5.4; smcr-probe does the same), so that the next
   // case's Proposal starts a link group of its own (first contact) rather
-  // than finding this one. A second to let the Send leave and be answered.
+  // than finding this one. As client the tester asks and waits for the
+  // IUT's own DELETE LINK, which ends the group (§3.5.4), for at most
+  // kLeaveWait; the queue pairs of the ended group live on for a second
+  // more (TapHost::hold_destroyed), acknowledging what the IUT still sends
+  // (Linux: its connections' CDC messages after its DELETE LINK). A Send
+  // that finds no queue pair is never acknowledged, and Linux over rxe
+  // retransmits it without end (docs/interop-6.12.md).
+  static constexpr std::chrono::seconds kLeaveWait{10};
   ~SmcrPhase() {
     if (!group || !side || side->in_process() || group->state() != smcr::LinkGroup::State::kActive) return;
+    const auto pump_until = [this](auto done, Clock::time_point until) {
+      while (Clock::now() < until && !done()) {
+        pump();
+        tap->poll_held();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    };
+    tap->hold_destroyed();
+    if (group->request_termination(smcr::delete_reason::kProgramInitiated, now))
+      pump_until([this] { return group->state() == smcr::LinkGroup::State::kTerminated; }, Clock::now() + kLeaveWait);
     group->terminate(smcr::delete_reason::kProgramInitiated, now);
-    const auto until = Clock::now() + std::chrono::seconds(1);
-    while (Clock::now() < until) {
-      pump();
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
+    pump_until([] { return false; }, Clock::now() + std::chrono::seconds(1));
+    tap->release_held();
   }
 
   void problem(std::string p) {
@@ -151,14 +165,23 @@ struct SmcrPhase {
   // A Send from the IUT: logged; a reply to a request the script sent
   // itself never reaches the tester's link group (which did not ask).
   bool on_receive(const smcr::QueuePair& qp, std::vector<std::uint8_t>& m) {
-    ++received;
-    last_received = m;
     auto& log = !m.empty() && m[0] == 0xFE ? cdc : llc;
     if (log.size() >= kMaxLogged) log.pop_front();
     log.push_back({m, qp.qp_number()});
-    if (m.size() < 4 || m[0] == 0xFE) return true;
-    const bool reply = (m[3] & smcr::kFlagReply) != 0;
-    const auto type = static_cast<std::uint8_t>(m[0] & 0x0F);
+    const bool llc_message = m.size() >= 4 && m[0] != 0xFE;
+    const bool reply = llc_message && (m[3] & smcr::kFlagReply) != 0;
+    const auto type = static_cast<std::uint8_t>(llc_message ? m[0] & 0x0F : 0);
+    // §4.5.3: TEST LINK is the keepalive of a quiet link, the IUT's (which
+    // the tester's link group answers) or the tester's own (which the IUT
+    // answers); no reaction to the script, it breaks no `< silence`, unless
+    // the script holds TEST LINK or sent one itself.
+    const bool keepalive = llc_message && type == smcr::llc_type::kTestLink && !held.contains(type) &&
+                           !(reply && raw_requests.contains(type));
+    if (!keepalive) {
+      ++received;
+      last_received = m;
+    }
+    if (!llc_message) return true;
     if (auto it = raw_requests.find(type); reply && it != raw_requests.end()) {
       raw_requests.erase(it);
       return false;
@@ -533,6 +556,11 @@ StepOutcome send(Session& s, const Step& st) {
     p.script_sending = true;
     qp->post_send(m);
     p.script_sending = false;
+    // The script's CDC message took a sequence number of the tester's
+    // connection: its own next message follows it (A.4), or the IUT
+    // discards that one (an A included) as old.
+    if (m[0] == 0xFE && p.conn)
+      if (auto sent = smcr::decode_cdc(m)) p.conn->sequence_taken(sent->sequence_number());
   }
   s.record(true, u, "");
   p.pump();
@@ -549,6 +577,9 @@ std::uint64_t link_number_of(const SmcrPhase& p, std::uint32_t qp) {
 
 // Whether `logged` is what the alternative names, with every matcher
 // holding; `link=N`: it arrived on link N's queue pair (§3.3).
+// A word that says what a match means for the case, not a field to match.
+bool ends_case_word(const Arg& a) { return !a.has_value && a.name == "ends_case"; }
+
 bool matches(Session& s, const Alternative& alt, SmcrPhase::Logged& logged, std::string& why) {
   std::vector<std::uint8_t>& m = logged.octets;
   if (m.empty()) return false;
@@ -563,6 +594,7 @@ bool matches(Session& s, const Alternative& alt, SmcrPhase::Logged& logged, std:
   // alternative matches (as the other suites' expectations do).
   Captures captures = s.captures;
   for (const Arg& a : alt.args) {
+    if (ends_case_word(a)) continue;
     if (a.value.kind == Value::Kind::kCapture && !captures.contains(a.value.text) && a.name != "link") {
       auto hit = find_field(blocks, a.name);
       if (!hit) return why = "no field " + a.name + " in " + alt.unit, false;
@@ -599,6 +631,7 @@ bool event_matches(Session& s, const Alternative& alt, const smcr::Event& e) {
   const K want = alt.unit == "smcr.link_up" ? K::kLinkUp : alt.unit == "smcr.link_deleted" ? K::kLinkDeleted : K::kTerminated;
   if (e.kind != want) return false;
   for (const Arg& a : alt.args) {
+    if (ends_case_word(a)) continue;
     auto n = number_arg(s, a);
     if (std::holds_alternative<std::string>(n)) return false;
     const std::uint64_t v = std::get<std::uint64_t>(n);
@@ -696,9 +729,10 @@ StepOutcome expect(Session& s, const Step& st) {
                      " (the script is written for another version than the run's --smcr-version)");
   const auto deadline = Clock::now() + s.scaled(st.within.value_or(Duration(2000)));
   std::string why;
-  const auto passed = [&p]() -> StepOutcome {
+  // `ends_case`: the IUT took a path the RFC allows that settles the case.
+  const auto passed = [&p](const Alternative& alt) -> StepOutcome {
     p.received_mark = p.received;
-    return {};
+    return {StepOutcome::Kind::kOk, {}, find_arg(alt.args, "ends_case") != nullptr};
   };
   for (;;) {
     p.pump();
@@ -708,11 +742,11 @@ StepOutcome expect(Session& s, const Step& st) {
                       p.problems.back());
     }
     for (const Alternative& alt : st.alternatives)
-      if (alt.unit != "silence" && take(s, alt, why)) return passed();
+      if (alt.unit != "silence" && take(s, alt, why)) return passed(alt);
     const bool over = p.side->in_process() || Clock::now() > deadline;
     if (over) {
       for (const Alternative& alt : st.alternatives)
-        if (alt.unit == "silence" && take(s, alt, why)) return passed();
+        if (alt.unit == "silence" && take(s, alt, why)) return passed(alt);
       return mismatch(why.empty() ? Failure::Kind::kNothing : Failure::Kind::kField,
                       "expected " + expected_text(st) + (why.empty() ? "; nothing such came" : "; " + why) +
                           transport_notes(p),

@@ -322,6 +322,11 @@ StepOutcome send(Session& s, const Step& st) {
     p.script_sending = true;
     qp->post_send(m);
     p.script_sending = false;
+    // The script's CDC message took a sequence number of the tester's
+    // connection: its own next message follows it (A.4), or the IUT
+    // discards that one (an A included) as old.
+    if (m[0] == 0xFE && k.conn)
+      if (auto sent = smcr::decode_cdc(m)) k.conn->sequence_taken(sent->sequence_number());
   }
   s.record(true, u, "");
   p.pump();

@@ -141,15 +141,29 @@ struct SmcrPhase {
   // here, as a peer that goes away ends it (DELETE LINK with A,
   // program-initiated, §3.5.4; smcr-probe does the same), so that the next
   // case's Proposal starts a link group of its own (first contact) rather
-  // than finding this one. A second to let the Send leave and be answered.
+  // than finding this one. As client the tester asks and waits for the
+  // IUT's own DELETE LINK, which ends the group (§3.5.4), for at most
+  // kLeaveWait; the queue pairs of the ended group live on for a second
+  // more (TapHost::hold_destroyed), acknowledging what the IUT still sends
+  // (Linux: its connections' CDC messages after its DELETE LINK). A Send
+  // that finds no queue pair is never acknowledged, and Linux over rxe
+  // retransmits it without end (docs/interop-6.12.md).
+  static constexpr std::chrono::seconds kLeaveWait{10};
   ~SmcrPhase() {
     if (!group || !side || side->in_process() || group->state() != smcr::LinkGroup::State::kActive) return;
+    const auto pump_until = [this](auto done, Clock::time_point until) {
+      while (Clock::now() < until && !done()) {
+        pump();
+        tap->poll_held();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    };
+    tap->hold_destroyed();
+    if (group->request_termination(smcr::delete_reason::kProgramInitiated, now))
+      pump_until([this] { return group->state() == smcr::LinkGroup::State::kTerminated; }, Clock::now() + kLeaveWait);
     group->terminate(smcr::delete_reason::kProgramInitiated, now);
-    const auto until = Clock::now() + std::chrono::seconds(1);
-    while (Clock::now() < until) {
-      pump();
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
+    pump_until([] { return false; }, Clock::now() + std::chrono::seconds(1));
+    tap->release_held();
   }
 
   void problem(std::string p) {
@@ -159,14 +173,23 @@ struct SmcrPhase {
   // A Send from the IUT: logged; a reply to a request the script sent
   // itself never reaches the tester's link group (which did not ask).
   bool on_receive(const smcr::QueuePair& qp, std::vector<std::uint8_t>& m) {
-    ++received;
-    last_received = m;
     auto& log = !m.empty() && m[0] == 0xFE ? cdc : llc;
     if (log.size() >= kMaxLogged) log.pop_front();
     log.push_back({m, qp.qp_number()});
-    if (m.size() < 4 || m[0] == 0xFE) return true;
-    const bool reply = (m[3] & smcr::kFlagReply) != 0;
-    const auto type = static_cast<std::uint8_t>(m[0] & 0x0F);
+    const bool llc_message = m.size() >= 4 && m[0] != 0xFE;
+    const bool reply = llc_message && (m[3] & smcr::kFlagReply) != 0;
+    const auto type = static_cast<std::uint8_t>(llc_message ? m[0] & 0x0F : 0);
+    // §4.5.3: TEST LINK is the keepalive of a quiet link, the IUT's (which
+    // the tester's link group answers) or the tester's own (which the IUT
+    // answers); no reaction to the script, it breaks no `< silence`, unless
+    // the script holds TEST LINK or sent one itself.
+    const bool keepalive = llc_message && type == smcr::llc_type::kTestLink && !held.contains(type) &&
+                           !(reply && raw_requests.contains(type));
+    if (!keepalive) {
+      ++received;
+      last_received = m;
+    }
+    if (!llc_message) return true;
     if (auto it = raw_requests.find(type); reply && it != raw_requests.end()) {
       raw_requests.erase(it);
       return false;

@@ -52,8 +52,27 @@ bool TapHost::connect_path(smcr::QueuePair& qp, std::uint32_t peer_qp_number, co
 
 void TapHost::destroy_qp(smcr::QueuePair& qp) {
   smcr::QueuePair& inner = unwrap(qp);
-  std::erase_if(qps_, [&](const auto& t) { return &t->inner() == &inner; });
+  const auto it = std::find_if(qps_.begin(), qps_.end(), [&](const auto& t) { return &t->inner() == &inner; });
+  if (holding_ && it != qps_.end()) {
+    held_.push_back(std::move(*it));
+    qps_.erase(it);
+    return;
+  }
+  if (it != qps_.end()) qps_.erase(it);
   inner_.destroy_qp(inner);
+}
+
+bool TapHost::poll_held() {
+  bool any = false;
+  for (const auto& t : held_)
+    while (t->inner().poll()) any = true;
+  return any;
+}
+
+void TapHost::release_held() {
+  for (const auto& t : held_) inner_.destroy_qp(t->inner());
+  held_.clear();
+  holding_ = false;
 }
 
 std::optional<smcr::RToken> TapHost::register_rmb(std::uint32_t id, smcr::QueuePair& qp) {

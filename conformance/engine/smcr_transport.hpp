@@ -146,6 +146,13 @@ class TapHost final : public smcr::Host {
   // Added links of a device need the peer's path too (ADD LINK, App. A.3.2).
   bool connect_path(smcr::QueuePair& qp, std::uint32_t peer_qp_number, const smcr::PeerPath& path) override;
   void destroy_qp(smcr::QueuePair& qp) override;
+  // While held (a device's link group ending, runner_smcr.cpp), destroy_qp()
+  // keeps the queue pair alive until release_held(): the peer's last Sends
+  // (a CDC message after its DELETE LINK) still find a queue pair to
+  // acknowledge them; poll_held() takes and discards what arrives there.
+  void hold_destroyed() { holding_ = true; }
+  bool poll_held();
+  void release_held();
   std::optional<std::uint32_t> allocate_rmb(std::uint64_t size) override { return inner_.allocate_rmb(size); }
   wire::MutableBytes rmb(std::uint32_t id) override { return inner_.rmb(id); }
   std::optional<smcr::RToken> register_rmb(std::uint32_t id, smcr::QueuePair& qp) override;
@@ -156,6 +163,8 @@ class TapHost final : public smcr::Host {
   static smcr::QueuePair& unwrap(smcr::QueuePair& qp);
   smcr::Host& inner_;
   std::vector<std::unique_ptr<TapQueuePair>> qps_;
+  bool holding_ = false;
+  std::vector<std::unique_ptr<TapQueuePair>> held_;
 };
 
 }  // namespace rdmaconf::conformance

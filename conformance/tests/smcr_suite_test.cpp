@@ -254,6 +254,53 @@ TEST(SmcrSuite, TheTestersSideAnswersThroughAWaitOnADevice) {
   EXPECT_LT(widest, std::chrono::milliseconds(200));
 }
 
+Case smcr_script(const std::string& steps) {
+  auto parsed = parse_script("id: smcr-x\ntitle: t\nrequirement: rfc7609-a.4-sequence-number\nrfc: RFC 7609\n"
+                             "level: MUST\nrole: responder\nneeds: clc, roce\n\n"
+                             "> clc.proposal offer=v1\n< clc.accept\n> clc.confirm\n< smcr.link_up link=2\n" +
+                                 steps,
+                             "x.case");
+  EXPECT_TRUE(std::holds_alternative<std::vector<Case>>(parsed));
+  Case c = std::get<std::vector<Case>>(parsed).at(0);
+  c.protocol = "smcr";
+  return c;
+}
+
+// A script's own CDC message takes the tester's next sequence number; the
+// tester's connection goes on after it (A.4), so the IUT takes the data
+// that follows rather than discarding its CDC message as old, and echoes it.
+TEST(SmcrSuite, TheTestersConnectionFollowsTheScriptsSequenceNumber) {
+  Reference ref;
+  const CaseResult r = run_case(smcr_script("> cdc\n> data.write octets=100\n< data octets=100\n"), ref.options);
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+}
+
+// §4.5.3: past a link's quiet time (30 s) either side sends TEST LINK; the
+// keepalive and its reply break no `< silence`, any other message does.
+TEST(SmcrSuite, AKeepaliveBreaksNoSilence) {
+  Reference ref;
+  const CaseResult quiet = run_case(smcr_script("wait 40s\n< silence\n"), ref.options);
+  EXPECT_EQ(quiet.verdict, Verdict::kPass) << quiet.reason;
+  const CaseResult data = run_case(smcr_script("> data.write octets=10\n< silence\n"), ref.options);
+  EXPECT_EQ(data.verdict, Verdict::kFail) << data.reason;
+}
+
+// `ends_case` in the smcr phase: the alternative that matches settles the
+// case as passed; the steps after it are not run.
+TEST(SmcrSuite, AnAlternativeEndingTheCaseSettlesIt) {
+  Reference ref;
+  // The reference aborts on a consumer cursor ahead of the data (A.4): the
+  // steps after the alternative (data never echoed) are not run.
+  const CaseResult ended = run_case(
+      smcr_script("> cdc cdc.cons_cursor=0x2000\n< cdc cdc.conn_abort=1 ends_case | silence\n"
+                  "> data.write octets=10\n< data octets=10\n"),
+      ref.options);
+  EXPECT_EQ(ended.verdict, Verdict::kPass) << ended.reason;
+  const CaseResult on = run_case(
+      smcr_script("> data.write octets=10\n< data octets=10 ends_case | silence\n< data octets=99\n"), ref.options);
+  EXPECT_EQ(on.verdict, Verdict::kPass) << on.reason;
+}
+
 // A device's queue pairs connect only with the peer's path (ADD LINK's
 // MAC, GID and PSN): the tap hands it on rather than dropping it.
 TEST(TapHost, HandsThePeersPathOn) {
@@ -322,6 +369,31 @@ TEST(TapHost, HoldsBackAndChangesSends) {
     }
   EXPECT_EQ(received, 1);
   EXPECT_EQ(seen.size(), 1u);
+}
+
+// A queue pair destroyed while the tap holds them stays alive and takes
+// what the peer still sends, until release_held() destroys it.
+TEST(TapHost, HoldsDestroyedQueuePairsUntilReleased) {
+  smcr::MemoryFabric fabric;
+  fabric.record_sends = true;
+  smcr::MemoryQueuePair& a = fabric.create_qp(0);
+  smcr::MemoryQueuePair& b = fabric.create_qp(1);
+  smcr::MemoryFabric::connect(a, b);
+  TapHost tap(fabric.host(0));
+  TapQueuePair* ta = tap.adopt(a);
+  tap.hold_destroyed();
+  tap.destroy_qp(*ta);
+  EXPECT_EQ(tap.find(a.qp_number()), nullptr);
+  b.post_send(std::vector<std::uint8_t>{0x01, 1, 2, 3});
+  while (b.poll()) {
+  }
+  EXPECT_TRUE(tap.poll_held());
+  ASSERT_EQ(fabric.sends.size(), 1u);  // delivered: a lives on
+  tap.release_held();
+  b.post_send(std::vector<std::uint8_t>{0x01, 4, 5, 6});
+  while (b.poll()) {
+  }
+  EXPECT_EQ(fabric.sends.size(), 1u);  // a is gone
 }
 
 }  // namespace

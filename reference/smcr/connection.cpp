@@ -184,6 +184,10 @@ CdcMessage Connection::build_cdc(std::uint16_t sequence, bool p, bool u, Flags f
   return m;
 }
 
+void Connection::sequence_taken(std::uint16_t n) {
+  if (sequence_before(sequence_, n)) sequence_ = n;
+}
+
 CdcMessage Connection::make_cdc(bool p, bool u, Flags flags) {
   // A.4: 1 first, one more for each message, wrapping to 0.
   sequence_ = config_.faults.has(Fault::kRepeatSequenceNumber) ? std::uint16_t{1}

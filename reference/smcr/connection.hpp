@@ -264,6 +264,11 @@ class Connection {
   // carrying the sequence number of the last CDC message whose Writes the
   // old link completed (SS); by default the last one sent.
   CdcMessage failover_validation(std::optional<std::uint16_t> sequence_sent = std::nullopt) const;
+  // A CDC message the owner put on the wire itself (a conformance script's)
+  // carried sequence number `n`: when `n` is ahead of the last one this
+  // machine sent, its next message follows `n` (A.4: one more than the last
+  // sent), where repeating `n` would have the peer discard it as old.
+  void sequence_taken(std::uint16_t n);
 
   // ---- the peer's side
   CdcOutcome on_cdc(const CdcMessage& m);

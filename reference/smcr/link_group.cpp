@@ -532,6 +532,17 @@ void LinkGroup::terminate(std::uint32_t reason, Time now) {
   emit(std::move(e));
 }
 
+bool LinkGroup::request_termination(std::uint32_t reason, Time now) {
+  if (state_ == State::kTerminated) return false;
+  const std::optional<std::size_t> s = usable_slot();
+  if (cfg_.role == Role::kServer || state_ != State::kActive || !s) {
+    terminate(reason, now);
+    return false;
+  }
+  send(*s, DeleteLink{false, true, false, 0, reason});
+  return true;
+}
+
 // ------------------------------------------------------------ the queue
 
 bool LinkGroup::queue(Request r, Time now) {

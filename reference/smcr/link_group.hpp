@@ -233,6 +233,13 @@ class LinkGroup {
   bool add_rmb(std::uint32_t rmb, Time now);    // CONFIRM RKEY (§3.5.5.2.1)
   bool delete_rmb(std::uint32_t rmb, Time now); // DELETE RKEY (§3.5.5.2.2)
   void terminate(std::uint32_t reason, Time now);  // DELETE LINK with A (§3.5.4)
+  // §3.5.4: a client asks the server to end the group (DELETE LINK, all
+  // links) and keeps its end until the server's own DELETE LINK comes and
+  // ends it (terminate()), so that the server's last Sends find a queue
+  // pair to acknowledge them. A server, whose word ends the group, and a
+  // client without a usable link terminate at once. True while the client
+  // waits for the server.
+  bool request_termination(std::uint32_t reason, Time now);
   // A link's queue pair failed (as poll() learns it): §4.6 failover.
   void link_down(std::size_t slot, Time now);
 

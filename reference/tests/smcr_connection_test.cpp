@@ -445,6 +445,28 @@ TEST(SmcrConnection, OldSequenceNumberIsDiscardedAGapReported) {
   EXPECT_TRUE(has(f.c.on_cdc(peer_cdc(7, {0, 4}, {0, 4})), PeerError::kSequenceNumber));
 }
 
+// A conformance script sends a CDC message of its own with the next number
+// (the tester's runner); the connection's next message follows it, or the
+// peer would discard it as old (A.4), as Linux did with the tester's A.
+TEST(SmcrConnection, ASequenceNumberTakenOutsideIsFollowed) {
+  Pair p(config_of(16384, 16384), testing::mirrored(config_of(16384, 16384)));
+  p.from_a(p.a().send(octets(10)).out);  // number 1
+  p.settle();
+  ASSERT_EQ(p.a().last_sequence_sent(), 1);
+  const CdcMessage own = peer_cdc(2, p.a().producer(), p.a().consumer(), {}, p.a().config().peer_alert_token);
+  EXPECT_EQ(p.b().on_cdc(own).verdict, CdcVerdict::kAccepted);
+  p.a().sequence_taken(2);
+  p.from_a(p.a().send(octets(10)).out);  // number 3
+  p.settle();
+  ASSERT_FALSE(p.outcomes_b.empty());
+  EXPECT_EQ(p.outcomes_b.back().verdict, CdcVerdict::kAccepted);
+  EXPECT_EQ(p.a().last_sequence_sent(), 3);
+  EXPECT_EQ(p.b().readable(), 20u);
+  // A number behind the last sent (a script's deliberately old one) changes nothing.
+  p.a().sequence_taken(1);
+  EXPECT_EQ(p.a().last_sequence_sent(), 3);
+}
+
 TEST(SmcrConnection, DataAfterDoneWritingAborts) {
   Lone l;
   EXPECT_EQ(l.c.on_cdc(peer_cdc(1, {0, 104}, {0, 4}, {F::D})).verdict, CdcVerdict::kAccepted);

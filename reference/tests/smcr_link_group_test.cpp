@@ -457,6 +457,36 @@ TEST(SmcrLinkGroup, DeleteLinkNamingAnUnknownLinkIsAnsweredSo) {
   EXPECT_EQ(p.client.active_links(), 1u);
 }
 
+// §3.5.4: the client asks, the server ends the group with its own DELETE
+// LINK, and only that ends the client's end: its queue pair is still there
+// to take the server's message.
+TEST(SmcrLinkGroup, AClientAsksTheServerToEndTheGroupAndWaitsForIt) {
+  Pair p(2);
+  p.start();
+  ASSERT_EQ(p.client.state(), LinkGroup::State::kActive);
+  EXPECT_TRUE(p.client.request_termination(delete_reason::kProgramInitiated, p.now));
+  EXPECT_EQ(p.client.state(), LinkGroup::State::kActive);
+  EXPECT_GE(p.client.active_links(), 1u);
+  p.settle();
+  bool asked = false;
+  for (const Llc& m : p.llc_sent(p.cq.qp_number()))
+    if (const auto* d = std::get_if<DeleteLink>(&m)) asked |= d->all && !d->reply;
+  EXPECT_TRUE(asked);
+  EXPECT_EQ(p.server.state(), LinkGroup::State::kTerminated);
+  EXPECT_EQ(p.client.state(), LinkGroup::State::kTerminated);
+  // The server's DELETE LINK reached the client (its end was still there).
+  bool server_deleted = false;
+  for (const Llc& m : p.llc_sent(p.sq.qp_number()))
+    if (const auto* d = std::get_if<DeleteLink>(&m)) server_deleted |= d->all;
+  EXPECT_TRUE(server_deleted);
+  EXPECT_EQ(count(p.client_events, Event::Kind::kTerminated), 1u);
+  // A server ends the group at once.
+  Pair q(2);
+  q.start();
+  EXPECT_FALSE(q.server.request_termination(delete_reason::kProgramInitiated, q.now));
+  EXPECT_EQ(q.server.state(), LinkGroup::State::kTerminated);
+}
+
 TEST(SmcrLinkGroup, ConfirmLinkNamingAnotherQpEndsTheGroup) {
   Pair p(2);
   // The server's CONFIRM LINK names a QP that is not the one of its CLC Accept.

@@ -64,14 +64,18 @@ static int serve(const struct sockaddr_in *sa, int count)
 
 /* Echoes what the peer sends until it closes; urgent data comes back as urgent data, as the
  * smcr suite's test ULP does (RFC 7609 §4.7.5: the urgent octet is out of band for read(), which
- * stops before it; at the mark it is taken with MSG_OOB and sent back with MSG_OOB). */
+ * stops before it; at the mark it is taken with MSG_OOB and sent back with MSG_OOB). "At the
+ * mark": sockatmark() says so over TCP; over SMC the read that ends before the urgent octet
+ * already moves the consumer cursor past it (smc_rx_update_consumer), so sockatmark() never
+ * does, and only POLLPRI without POLLIN (nothing normal left before the mark) tells. */
 static void echo(int fd)
 {
 	for (;;) {
 		struct pollfd p = {fd, POLLIN | POLLPRI, 0};
 		if (poll(&p, 1, -1) < 0) break;
 		char urgent;
-		if ((p.revents & POLLPRI) && sockatmark(fd) == 1 && recv(fd, &urgent, 1, MSG_OOB) == 1) {
+		const int at_mark = (p.revents & POLLPRI) && (sockatmark(fd) == 1 || !(p.revents & POLLIN));
+		if (at_mark && recv(fd, &urgent, 1, MSG_OOB) == 1) {
 			if (send(fd, &urgent, 1, MSG_OOB) != 1) break;
 			continue;
 		}

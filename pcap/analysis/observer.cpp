@@ -168,14 +168,14 @@ void ConnectionObserver::feed(Direction& d, FrameNo frame, wire::Bytes octets) {
     if (d.need > d.buf.size()) take = std::min(take, d.need - d.buf.size());
     // Never more than one octet beyond the limit before it is applied.
     take = std::min(take, config_.max_buffer + 1 - std::min(d.buf.size(), config_.max_buffer));
-    d.buf.insert(d.buf.end(), octets.begin(), octets.begin() + static_cast<std::ptrdiff_t>(take));
+    d.buf.append(octets.first(take));
     octets = octets.subspan(take);
     if (d.need <= d.buf.size()) {
       // consume() reads a view of d.buf; the feeding flag keeps pump() (run
       // when this side's own MPA frame settles the startup) from taking the
       // buffer away underneath it: the ongoing consume() goes on in the new mode.
       d.feeding = true;
-      const Consumed c = consume(d, frame, d.buf, d.buf_first_frame);
+      const Consumed c = consume(d, frame, d.buf.view(), d.buf_first_frame);
       d.feeding = false;
       if (c.used == d.buf.size()) {
         d.buf.clear();
@@ -183,7 +183,7 @@ void ConnectionObserver::feed(Direction& d, FrameNo frame, wire::Bytes octets) {
         continue;
       }
       if (c.used > 0) {
-        d.buf.erase(d.buf.begin(), d.buf.begin() + static_cast<std::ptrdiff_t>(c.used));
+        d.buf.drop_front(c.used);
         if (d.buf.size() <= take) d.buf_first_frame = frame;
       }
       d.need = c.need;
@@ -198,7 +198,7 @@ void ConnectionObserver::apply_buffer_limit(Direction& d, FrameNo frame) {
   const std::size_t drop = d.buf.size() - config_.max_buffer / 2;
   d.stats.skipped_octets += drop;
   event(EventKind::kLimit, d.side, frame, d.consumed_to, drop, "buffer limit: octets skipped");
-  d.buf.erase(d.buf.begin(), d.buf.begin() + static_cast<std::ptrdiff_t>(drop));
+  d.buf.drop_front(drop);
   d.consumed_to += drop;
   d.buf_first_frame = frame;
   d.need = 0;
@@ -209,13 +209,12 @@ void ConnectionObserver::apply_buffer_limit(Direction& d, FrameNo frame) {
 // Re-examines a side's kept octets (after the peer's frame settled MPA).
 void ConnectionObserver::pump(Direction& d, FrameNo frame) {
   if (d.buf.empty() || d.feeding) return;
-  std::vector<std::uint8_t> kept;
-  kept.swap(d.buf);
+  const std::vector<std::uint8_t> kept = d.buf.take();
   const FrameNo first = d.buf_first_frame;
   d.need = 0;
   const Consumed c = consume(d, frame, kept, first);
   if (c.used < kept.size()) {
-    d.buf.assign(kept.begin() + static_cast<std::ptrdiff_t>(c.used), kept.end());
+    d.buf.append(wire::Bytes(kept).subspan(c.used));
     d.buf_first_frame = c.used == 0 ? first : frame;
     d.need = c.need;
   }

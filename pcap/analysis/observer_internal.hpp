@@ -1,5 +1,5 @@
-// What the observer's files share (observer.cpp: streams, detection and MPA
-// startup; observer_fpdu.cpp: full operation, DDP and RDMAP; observer_hunt.cpp:
+// What the observer's files share (observer_stream.cpp: streams;
+// observer.cpp: detection and MPA startup; observer_fpdu.cpp: full operation, DDP and RDMAP; observer_hunt.cpp:
 // resynchronisation; observer_clc.cpp: SMC CLC): the per-direction state and
 // the helpers. Private to the observer.
 #pragma once
@@ -90,13 +90,7 @@ class KeptOctets {
   bool empty() const { return start_ == octets_.size(); }
   std::size_t size() const { return octets_.size() - start_; }
   Bytes view() const { return Bytes(octets_).subspan(start_); }
-  void append(Bytes b) {
-    if (start_ != 0 && start_ >= size()) {
-      octets_.erase(octets_.begin(), octets_.begin() + static_cast<std::ptrdiff_t>(start_));
-      start_ = 0;
-    }
-    octets_.insert(octets_.end(), b.begin(), b.end());
-  }
+  void append(Bytes b);  // observer_stream.cpp
   void drop_front(std::size_t n) {
     start_ += n;
     if (empty()) clear();
@@ -106,13 +100,7 @@ class KeptOctets {
     start_ = 0;
   }
   // Hands the kept octets over and keeps none.
-  std::vector<std::uint8_t> take() {
-    std::vector<std::uint8_t> out;
-    out.swap(octets_);
-    out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(start_));
-    start_ = 0;
-    return out;
-  }
+  std::vector<std::uint8_t> take();
 
  private:
   std::vector<std::uint8_t> octets_;

@@ -114,7 +114,7 @@ ConnectionObserver::Consumed ConnectionObserver::hunt(Direction& d, FrameNo fram
   if (d.hunt_fresh) {
     d.hunt_fresh = false;
     d.hunt_began = d.hunt_from = d.hunt_scan = base;
-    d.hunt_pending.clear();
+    d.clear_pending();
   }
   d.hunt_from = std::max(d.hunt_from, base);
   d.hunt_scan = std::max(d.hunt_scan, base);
@@ -162,18 +162,27 @@ ConnectionObserver::Consumed ConnectionObserver::Hunt::on_crc() {
     const std::size_t c = static_cast<std::size_t>(at - base);
     const Try t = attempt(c, false, true, 0);
     if (t.need_more) {
-      d.hunt_pending.emplace_back(at, base + t.need);
+      d.add_pending(at, base + t.need);
     } else if (t.found) {
       const std::uint64_t end = at + mpa::fpdu_length_without_markers(ulpdu_length_at(rest, c));
       if (!best || end < best->second) best.emplace(at, end);
     }
   };
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> waiting;
-  waiting.swap(d.hunt_pending);
-  for (const auto& [at, until] : waiting) {
-    if (at < base) continue;  // its octets were given up (buffer limit)
-    if (until <= avail) consider(at);
-    else d.hunt_pending.emplace_back(at, until);
+  // The pending candidates are gone through (in their order) only when one
+  // is complete or lies in octets given up; otherwise going through them
+  // would leave the list as it is. Called once per octet while octets arrive
+  // one at a time, this costs nothing per pending candidate then, and the
+  // two lists trade places keeping their storage, so nothing is allocated.
+  if (d.pending_until <= avail || d.pending_first < base) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>>& waiting = d.hunt_waiting;
+    waiting.clear();
+    waiting.swap(d.hunt_pending);
+    d.clear_pending();
+    for (const auto& [at, until] : waiting) {
+      if (at < base) continue;  // its octets were given up (buffer limit)
+      if (until <= avail) consider(at);
+      else d.add_pending(at, until);
+    }
   }
   std::uint64_t at = d.hunt_scan;
   for (; at + kCandidateHead <= avail && !(best && at >= best->second); ++at) {
@@ -181,17 +190,13 @@ ConnectionObserver::Consumed ConnectionObserver::Hunt::on_crc() {
   }
   d.hunt_scan = at;
   if (best) {
-    d.hunt_pending.clear();
+    d.clear_pending();
     return resync(static_cast<std::size_t>(best->first - base), kChecked);
   }
   // Wait for the next candidate's header or the first pending FPDU to be
   // complete, keeping the octets from the first pending candidate on.
-  std::uint64_t keep_from = d.hunt_scan;
-  std::uint64_t until = d.hunt_scan + kCandidateHead;
-  for (const auto& [p, u] : d.hunt_pending) {
-    keep_from = std::min(keep_from, p);
-    until = std::min(until, u);
-  }
+  const std::uint64_t keep_from = std::min(d.hunt_scan, d.pending_first);
+  const std::uint64_t until = std::min(d.hunt_scan + kCandidateHead, d.pending_until);
   const std::size_t drop = static_cast<std::size_t>(keep_from - base);
   d.stats.skipped_octets += drop;
   return {drop, static_cast<std::size_t>(until - keep_from)};

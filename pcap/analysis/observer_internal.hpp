@@ -1,14 +1,16 @@
-// What the observer's files share (observer.cpp: streams, detection and MPA
-// startup; observer_fpdu.cpp: full operation, DDP and RDMAP; observer_hunt.cpp:
+// What the observer's files share (observer_stream.cpp: streams;
+// observer.cpp: detection and MPA startup; observer_fpdu.cpp: full operation, DDP and RDMAP; observer_hunt.cpp:
 // resynchronisation; observer_clc.cpp: SMC CLC): the per-direction state and
 // the helpers. Private to the observer.
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "analysis/hex.hpp"
 #include "analysis/observer.hpp"
@@ -77,6 +79,34 @@ inline std::string hex_octets(Bytes b) {
   return out;
 }
 
+// The octets a direction keeps (a partial message, a hunt window). A hunt
+// gives up its oldest octets one at a time as it advances, so dropping from
+// the front moves a start index instead of moving every kept octet; the
+// storage is compacted on the next append once the dropped front is at least
+// as long as what is kept. Each octet is moved at most once per octet dropped
+// after it, and the storage holds at most twice the kept octets plus one append.
+class KeptOctets {
+ public:
+  bool empty() const { return start_ == octets_.size(); }
+  std::size_t size() const { return octets_.size() - start_; }
+  Bytes view() const { return Bytes(octets_).subspan(start_); }
+  void append(Bytes b);  // observer_stream.cpp
+  void drop_front(std::size_t n) {
+    start_ += n;
+    if (empty()) clear();
+  }
+  void clear() {
+    octets_.clear();
+    start_ = 0;
+  }
+  // Hands the kept octets over and keeps none.
+  std::vector<std::uint8_t> take();
+
+ private:
+  std::vector<std::uint8_t> octets_;
+  std::size_t start_ = 0;  // octets_[0, start_) are given up
+};
+
 }  // namespace observer_detail
 
 // ------------------------------------------------------------ per direction
@@ -103,7 +133,7 @@ struct ConnectionObserver::Direction {
 
   // Octets not consumed yet (a partial message, a hunt window) and the stream
   // offset of their first octet; `need` is what the current unit waits for.
-  std::vector<std::uint8_t> buf;
+  observer_detail::KeptOctets buf;
   FrameNo buf_first_frame = 0;
   std::size_t need = 0;
   std::uint64_t consumed_to = 0;  // stream offset of the first unconsumed octet
@@ -139,6 +169,21 @@ struct ConnectionObserver::Direction {
   // With CRC on and no Markers: candidates whose FPDU is not all here yet,
   // as (stream offset of the candidate, stream offset its FPDU ends at).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> hunt_pending;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> hunt_waiting;  // on_crc()'s scratch
+  // The least candidate offset and the least end in hunt_pending (UINT64_MAX
+  // when it is empty): on_crc() goes through the list only when one of them
+  // says an entry is complete or lies in octets given up.
+  std::uint64_t pending_first = UINT64_MAX;
+  std::uint64_t pending_until = UINT64_MAX;
+  void add_pending(std::uint64_t at, std::uint64_t until) {
+    hunt_pending.emplace_back(at, until);
+    pending_first = std::min(pending_first, at);
+    pending_until = std::min(pending_until, until);
+  }
+  void clear_pending() {
+    hunt_pending.clear();
+    pending_first = pending_until = UINT64_MAX;
+  }
 
   // DDP/RDMAP per-sender state (RFC 5041 §4.3, §5; RFC 5040 §5)
   std::array<check::QueueSequence, rdmap::kQueueCount> queues{};

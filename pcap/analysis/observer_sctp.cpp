@@ -5,6 +5,7 @@
 #include "analysis/observer_sctp.hpp"
 
 #include "analysis/hex.hpp"
+#include "analysis/udp_sctp.hpp"
 #include "sctp/messages.hpp"
 
 namespace rdmaconf::analysis {
@@ -36,6 +37,12 @@ const Rule* rule_for(const wire::DecodeError& e) {
 }
 
 }  // namespace
+
+bool udp_carries_sctp(std::uint16_t source_port, std::uint16_t destination_port, wire::Bytes payload) {
+  if (source_port == sctp::kUdpEncapsulationPort || destination_port == sctp::kUdpEncapsulationPort) return true;
+  auto h = sctp::decode_packet_header(payload);
+  return h && h->checksum_ok() && !h->chunks.empty();
+}
 
 // A user message SCTP fragmented, being put back together (RFC 9260
 // §6.9): its fragments carry consecutive TSNs from B to E.

@@ -4,7 +4,8 @@
 //   make_sctp_captures DIR    the captures + DIR/expected.json
 //
 // Each capture is raw IP (LINKTYPE_RAW) between two hosts; SCTP packets go
-// over IP protocol 132, or over UDP (RFC 6951) on SCTP's registered port.
+// over IP protocol 132, or over UDP (RFC 6951) on SCTP's registered port;
+// user messages in DATA chunks, or in RFC 8260's I-DATA chunks.
 // The octets come from the reference codecs (sctp::encode_packet, the DATA,
 // INIT, Segment Chunk and Session Control encoders, the DDP declarations),
 // with one rule broken on purpose per crafted capture; the test
@@ -70,6 +71,14 @@ Bytes data(std::uint32_t tsn, std::uint32_t ppid, const Bytes& user, Flags f = {
   sctp::encode_data_chunk({.tsn = tsn, .stream = 0, .ssn = 0, .ppid = ppid, .unordered = f.u, .beginning = f.b,
                            .ending = f.e, .user_data = user, .length = {}},
                           out);
+  return out;
+}
+Bytes idata(std::uint32_t tsn, std::uint32_t mid, std::uint32_t ppid, std::uint32_t fsn, const Bytes& user,
+            Flags f = {}) {
+  Bytes out;
+  sctp::encode_idata_chunk({.tsn = tsn, .stream = 0, .mid = mid, .ppid = ppid, .fsn = fsn, .unordered = f.u,
+                            .beginning = f.b, .ending = f.e, .user_data = user, .length = {}},
+                           out);
   return out;
 }
 Bytes init(bool ack, std::optional<std::uint32_t> indication = sctp::kAdaptationIndicationDdp) {
@@ -163,6 +172,25 @@ void crafted(const fs::path& dir, std::vector<Expect>& all) {
     c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept), {.u = false}));
     c.packet(0, data(1, kDdp, segment_chunk(1, send_msg(1, filler(20)))));
     c.packet(0, data(2, kDdp, segment_chunk(1, send_msg(2, filler(20)))));
+    all.push_back(e);
+  }
+  {
+    // I-DATA (RFC 8260): two Sends in two fragments each, interleaved, then
+    // one without U (RFC 5043 §10), judged when its last fragment arrives.
+    const Expect e{"sctp_idata", {"rfc5043-10-unordered"}};
+    Capture c(dir, e);
+    c.accepted();
+    const Bytes one = segment_chunk(1, send_msg(1, filler(1500))), two = segment_chunk(2, send_msg(2, filler(1500, 9)));
+    const auto part = [](const Bytes& m, bool second) {
+      return second ? Bytes(m.begin() + 700, m.end()) : Bytes(m.begin(), m.begin() + 700);
+    };
+    c.packet(0, idata(1, 1, kDdp, 0, part(one, false), {.b = true, .e = false}));
+    c.packet(0, idata(2, 2, kDdp, 0, part(two, false), {.b = true, .e = false}));
+    c.packet(0, idata(3, 1, 0, 1, part(one, true), {.b = false, .e = true}));
+    c.packet(0, idata(4, 2, 0, 1, part(two, true), {.b = false, .e = true}));
+    const Bytes three = segment_chunk(3, send_msg(3, filler(40)));
+    c.packet(0, idata(5, 3, kDdp, 0, Bytes(three.begin(), three.begin() + 20), {.b = true, .e = false, .u = false}));
+    c.packet(0, idata(6, 3, 0, 1, Bytes(three.begin() + 20, three.end()), {.b = false, .e = true, .u = false}));
     all.push_back(e);
   }
   {

@@ -461,17 +461,6 @@ Connection* connection_of(packet_info* pinfo, bool create) {
   return c;
 }
 
-int slot_of_rule(const analysis::Rule& rule) {
-  const std::string_view id = rule.id;
-  if (id.starts_with("rfc5044") || id.starts_with("rfc6581")) return ids().proto_mpa;
-  if (id.starts_with("rfc5041")) return ids().proto_ddp;
-  if (id.starts_with("rfc5040") || id.starts_with("rfc7306")) return ids().proto_rdmap;
-  // The ULPs' rules (RFC 8166, RFC 8267; RFC 7145) under their protocols.
-  if (id.starts_with("rfc8166") || id.starts_with("rfc8267")) return ids().proto_rpcrdma;
-  if (id.starts_with("rfc7145")) return ids().proto_iser;
-  return ids().proto_clc;
-}
-
 // One frame's record, shown.
 int show_frame(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Connection& c, const FrameRecord* fr) {
   const Ids& i = ids();
@@ -545,10 +534,10 @@ int show_frame(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, const Connec
     for (const Shown& s : shown)
       if (s.side == v.side && v.stream_offset >= s.from && v.stream_offset < std::max(s.to, s.from + 1)) at = &s;
     if (at)
-      report(slot_of_rule(*v.rule), pinfo, at->tree, at->tvb, static_cast<int>(v.stream_offset - at->from), -1,
+      report(proto_of_rule(*v.rule), pinfo, at->tree, at->tvb, static_cast<int>(v.stream_offset - at->from), -1,
              *v.rule, v.text, v.hint, v.mistake);
     else
-      report(slot_of_rule(*v.rule), pinfo, fallback(), tvb, 0, 0, *v.rule, v.text, v.hint, v.mistake);
+      report(proto_of_rule(*v.rule), pinfo, fallback(), tvb, 0, 0, *v.rule, v.text, v.hint, v.mistake);
   }
   return length;
 }
@@ -574,7 +563,7 @@ void show_syn_violations(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree) {
   const FrameRecord* fr = c ? c->frame(pinfo->num) : nullptr;
   if (!fr) return;
   for (const ViolationRecord& v : fr->violations)
-    report(slot_of_rule(*v.rule), pinfo, tree, tvb, 0, -1, *v.rule, v.text, v.hint, v.mistake);
+    report(proto_of_rule(*v.rule), pinfo, tree, tvb, 0, -1, *v.rule, v.text, v.hint, v.mistake);
 }
 
 int dissect_connection(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* data) {

@@ -73,6 +73,7 @@ struct Ids {
   int rdmap_data = -1;
   // DDP/SCTP: a Session Control message's private data (RFC 5043 §5.2.3)
   int ddp_sctp_private_data = -1;
+  int ddp_sctp_event = -1;  // the SCTP observer's findings of the carrying layer (a bad checksum, ...)
   int rdmap_read_response_in = -1;
   int rdmap_read_request_in = -1;
   int rdmap_read_response_offset = -1;

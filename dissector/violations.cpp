@@ -12,7 +12,7 @@ struct ExpertSet {
   expert_field warn = EI_INIT;
   expert_field note = EI_INIT;
 };
-constexpr int kSets = 9;
+constexpr int kSets = 10;
 std::array<ExpertSet, kSets> g_experts;
 
 int slot_of(int proto) {
@@ -25,10 +25,23 @@ int slot_of(int proto) {
   if (proto == i.proto_roce) return 6;
   if (proto == i.proto_smcr_llc) return 7;
   if (proto == i.proto_smcr_cdc) return 8;
+  if (proto == i.proto_ddp_sctp) return 9;
   return 0;
 }
 
 }  // namespace
+
+int proto_of_rule(const analysis::Rule& rule) {
+  const std::string_view id = rule.id;
+  if (id.starts_with("rfc5044") || id.starts_with("rfc6581")) return ids().proto_mpa;
+  if (id.starts_with("rfc5041")) return ids().proto_ddp;
+  if (id.starts_with("rfc5040") || id.starts_with("rfc7306")) return ids().proto_rdmap;
+  // The ULPs' rules (RFC 8166, RFC 8267; RFC 7145) under their protocols.
+  if (id.starts_with("rfc8166") || id.starts_with("rfc8267")) return ids().proto_rpcrdma;
+  if (id.starts_with("rfc7145")) return ids().proto_iser;
+  if (id.starts_with("rfc5043")) return ids().proto_ddp_sctp;
+  return ids().proto_clc;
+}
 
 void report(int proto, packet_info* pinfo, proto_tree* tree, tvbuff_t* tvb, int offset, int length,
             const analysis::Rule& rule, const std::string& seen, const std::string& hint,
@@ -48,8 +61,9 @@ void report(int proto, packet_info* pinfo, proto_tree* tree, tvbuff_t* tvb, int 
   const std::string id(rule.id);
   const std::string level(analysis::name(rule.level));
   const std::string section(rule.section);
+  // A row without a phrase (rule.summary empty) shows none, as analyze does.
   const std::string text = id + " " + level + (hint.empty() ? "" : " [hint: " + std::string(mistake) + "]") + ": " +
-                           std::string(rule.summary) + " (" + section + "): " + seen;
+                           (rule.summary.empty() ? "" : std::string(rule.summary) + " ") + "(" + section + "): " + seen;
   proto_item* item = proto_tree_add_string_format(tree, i.violation, tvb, offset, length, id.c_str(), "Violation %s",
                                                   text.c_str());
   proto_tree* sub = proto_item_add_subtree(item, i.ett_violation);
@@ -93,9 +107,10 @@ void register_violations(void) {
       {"rdmaconf.roce.violation.error", "rdmaconf.roce.violation.warn", "rdmaconf.roce.violation.note"},
       {"rdmaconf.smcr.llc.violation.error", "rdmaconf.smcr.llc.violation.warn", "rdmaconf.smcr.llc.violation.note"},
       {"rdmaconf.smcr.cdc.violation.error", "rdmaconf.smcr.cdc.violation.warn", "rdmaconf.smcr.cdc.violation.note"},
+      {"rdmaconf.ddp_sctp.violation.error", "rdmaconf.ddp_sctp.violation.warn", "rdmaconf.ddp_sctp.violation.note"},
   };
-  const int protos[kSets] = {i.proto_mpa,  i.proto_ddp,  i.proto_rdmap,    i.proto_clc,    i.proto_rpcrdma,
-                             i.proto_iser, i.proto_roce, i.proto_smcr_llc, i.proto_smcr_cdc};
+  const int protos[kSets] = {i.proto_mpa,  i.proto_ddp,  i.proto_rdmap,    i.proto_clc,     i.proto_rpcrdma,
+                             i.proto_iser, i.proto_roce, i.proto_smcr_llc, i.proto_smcr_cdc, i.proto_ddp_sctp};
   // One expert field per level a rule can have: MUST, SHOULD, MAY.
   constexpr int kLevels = 3;
   static ei_register_info ei[kSets][kLevels];

@@ -30,4 +30,9 @@ void report(int proto, packet_info* pinfo, proto_tree* tree, tvbuff_t* tvb, int 
             const analysis::Rule& rule, const std::string& seen, const std::string& hint = {},
             std::string_view mistake = {});
 
+// The protocol whose expert fields a rule's violations go under, by the RFC
+// its id names (MPA, DDP, RDMAP, the ULPs, the DDP/SCTP adaptation layer;
+// CLC otherwise).
+int proto_of_rule(const analysis::Rule& rule);
+
 }  // namespace rdmaconf::dissector

@@ -47,6 +47,9 @@ void put_ssn(std::vector<std::uint8_t>& octets, int ssn) {
   octets[1] = static_cast<std::uint8_t>(ssn & 0xff);
 }
 
+// The active side's private data in its Initiate.
+constexpr std::uint8_t kHello[] = {'R', 'D', 'M', 'A', 'C', 'O', 'N', 'F'};
+
 // Each session's stream takes its own STag keys, as each TCP connection of
 // the reference does (RFC 5042 §6.1.1: no STag of one stream is one of another).
 std::atomic<std::uint8_t> g_next_stag_key{0};
@@ -85,10 +88,7 @@ class SctpReferenceIut::Core {
     // DDP here (the Association drops every chunk); the fault runs it anyway.
     const auto seen = f_.has(FaultId::kSctpSkipIndicationCheck) ? std::optional(sctp::kAdaptationIndicationDdp)
                                                                  : init.indication;
-    if (iut_->association_up(seen) && iut_active_) {
-      static constexpr std::uint8_t kHello[] = {'R', 'D', 'M', 'A', 'C', 'O', 'N', 'F'};
-      (void)iut_->initiate(0, kHello);
-    }
+    if (iut_->association_up(seen) && iut_active_) (void)iut_->initiate(0, kHello);
     pump();
     return true;
   }
@@ -231,6 +231,8 @@ class SctpReferenceIut::Core {
     if (m->ddp_ssn == 0) shift = 0;  // a new session: its numbering starts again (§6.1)
     int ssn = m->ddp_ssn + shift;
     if (f_.has(FaultId::kSctpSsnGap) && m->ddp_ssn == 1 && shift == 0) ssn = 2, shift = 1;
+    // Fault (RFC 5043 §5.2.1): one count for all streams, where SCTP keeps one per stream.
+    if (f_.has(FaultId::kSctpSsnPerAssociation)) ssn = association_ssn_++;
     put_ssn(c.octets, ssn);
     const bool again = control && (function == sctp::FunctionCode::kAccept || function == sctp::FunctionCode::kReject) &&
                        f_.has(FaultId::kSctpAnswerTwice);
@@ -243,6 +245,25 @@ class SctpReferenceIut::Core {
       return;
     }
     to_tester_.push_back(std::move(c));
+    // Fault (RFC 5043 §6.6): the ULP's first message (a Send of the Initiate's
+    // private data) right behind the Initiate, the next DDP-SSN.
+    if (control && function == sctp::FunctionCode::kInitiate && f_.has(FaultId::kSctpSegmentBeforeInitiate)) {
+      to_tester_.push_back(early_send(out.stream, ssn + 1));
+      ++shift;
+    }
+  }
+
+  SctpChunk early_send(std::uint16_t stream, int ssn) const {
+    using F = ddp::UntaggedSpec::Field;
+    ddp::UntaggedHeader h;
+    h.set(F::T, 0).set(F::L, 1).set(F::DV, ddp::kDdpVersion);
+    h.set(F::RsvdULP, rdmap::Control::octet(rdmap::Opcode::kSend)).set(F::QN, 0).set(F::MSN, 1).set(F::MO, 0);
+    std::vector<std::uint8_t> segment(h.bytes().begin(), h.bytes().end());
+    segment.insert(segment.end(), std::begin(kHello), std::end(kHello));
+    std::vector<std::uint8_t> octets;
+    sctp::encode_segment_chunk({.ddp_ssn = static_cast<std::uint16_t>(ssn), .ddp_segment = wire::Chunks(segment)},
+                               octets);
+    return SctpChunk{stream, sctp::kPpidDdpSegment, !f_.has(FaultId::kSctpOrderedChunks), std::move(octets)};
   }
 
   FaultSet f_;
@@ -254,6 +275,7 @@ class SctpReferenceIut::Core {
   std::optional<sctp::Association> iut_;
   std::deque<SctpChunk> to_tester_;
   std::map<std::uint16_t, int> shift_;  // what the faults added to the DDP-SSNs of each stream
+  int association_ssn_ = 0;             // sctp-ssn-per-association's one count
 };
 
 SctpReferenceIut::SctpReferenceIut(FaultSet faults, SctpCaseSetup setup)

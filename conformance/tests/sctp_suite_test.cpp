@@ -60,6 +60,8 @@ TEST(SctpSuite, EachFaultFailsTheCaseOfItsRule) {
       {FaultId::kSctpSkipSsnValidityCheck, "sctp-invalid-ssn-terminate"},
       {FaultId::kSctpOrderedChunks, "sctp-unordered"},
       {FaultId::kSctpTerminateOvertakes, "sctp-control-not-overtaking"},
+      {FaultId::kSctpSsnPerAssociation, "sctp-ddp-ssn-per-stream"},
+      {FaultId::kSctpSegmentBeforeInitiate, "sctp-no-segment-before-initiate"},
   };
   for (const auto& [fault, id] : kProofs) {
     FaultSet f;

@@ -17,6 +17,11 @@
   check_plugin.py fields    every FieldDecl of every declaration is a field
   check_plugin.py fuzz      the fuzz corpora under tshark: no crash, no
                             "Dissector bug" / malformed-packet report
+  check_plugin.py sctp      (check_sctp.py) DDP over SCTP: the SCTP observer's violations as
+                            expert infos, exactly analyze's, on crafted
+                            captures and the real usrsctp one (and copies of
+                            it with one rule broken); decode's messages on
+                            the clean ones
   check_plugin.py ulp       the real NFS/RDMA and iSER captures: the RPC
                             messages and iSCSI PDUs the plugin hands to
                             Wireshark's rpc and iscsi dissectors, counted by
@@ -671,7 +676,7 @@ def analyze_json(args, capture):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["captures", "fields", "fuzz", "ulp", "smcr"])
+    ap.add_argument("what", choices=["captures", "fields", "fuzz", "ulp", "smcr", "sctp"])
     ap.add_argument("--plugin", required=True)
     ap.add_argument("--abi", required=True)
     ap.add_argument("--runner", required=True)
@@ -682,10 +687,17 @@ def main():
     ap.add_argument("--rdmaconf", help="the rdmaconf CLI (decode, analyze)")
     ap.add_argument("--shared", action="append", default=[], help="a shared capture to compare too")
     ap.add_argument("--record-live", help="records live reference sessions into a directory")
+    ap.add_argument("--make-sctp-captures", help="writes the DDP-over-SCTP captures into a directory")
     args = ap.parse_args()
     args.workdir = os.path.join(args.workdir, args.what)
     {"captures": check_captures, "fields": check_fields, "fuzz": check_fuzz, "ulp": check_ulp,
-     "smcr": check_smcr}[args.what](args)
+     "smcr": check_smcr, "sctp": check_sctp}[args.what](args)
+
+
+def check_sctp(args):
+    # DDP over SCTP: its own file (check_sctp.py), on this file's helpers.
+    import check_sctp
+    check_sctp.check_sctp(args)
 
 
 if __name__ == "__main__":

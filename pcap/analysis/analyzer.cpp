@@ -8,6 +8,7 @@
 
 #include "analysis/hex.hpp"
 #include "analysis/parallel.hpp"
+#include "analysis/udp_sctp.hpp"
 #include "capture/source.hpp"
 #include "capture/writer.hpp"
 #include "check/smc_tcp.hpp"
@@ -201,10 +202,7 @@ void Analyzer::add_clc_link(const IpPair& pair, const ClcLink& l) {
 }
 
 bool sctp_over_udp(const capture::UdpDatagram& d) {
-  if (d.key.source.port == sctp::kUdpEncapsulationPort || d.key.destination.port == sctp::kUdpEncapsulationPort)
-    return true;
-  auto h = sctp::decode_packet_header(d.payload);
-  return h && h->checksum_ok() && !h->chunks.empty();
+  return udp_carries_sctp(d.key.source.port, d.key.destination.port, d.payload);
 }
 
 bool Analyzer::on_sctp(const capture::SctpPacket& p) {

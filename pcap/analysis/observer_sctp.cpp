@@ -5,6 +5,7 @@
 #include "analysis/observer_sctp.hpp"
 
 #include "analysis/hex.hpp"
+#include "analysis/udp_sctp.hpp"
 #include "sctp/messages.hpp"
 
 namespace rdmaconf::analysis {
@@ -37,12 +38,19 @@ const Rule* rule_for(const wire::DecodeError& e) {
 
 }  // namespace
 
+bool udp_carries_sctp(std::uint16_t source_port, std::uint16_t destination_port, wire::Bytes payload) {
+  if (source_port == sctp::kUdpEncapsulationPort || destination_port == sctp::kUdpEncapsulationPort) return true;
+  auto h = sctp::decode_packet_header(payload);
+  return h && h->checksum_ok() && !h->chunks.empty();
+}
+
 // A user message SCTP fragmented, being put back together (RFC 9260
-// §6.9): its fragments carry consecutive TSNs from B to E.
+// §6.9): its fragments carry consecutive TSNs from B to E; an I-DATA
+// message's (RFC 8260 §2.1) consecutive FSNs from 0.
 struct SctpObserver::Partial {
   sctp::DataChunk first;  // the B fragment's header values (its user_data view is not kept)
   std::vector<std::uint8_t> octets;
-  std::uint32_t next_tsn = 0;
+  std::uint32_t next_tsn = 0;  // I-DATA: the next FSN
   std::uint32_t fragments = 0;
   FrameNo first_frame = 0;
 };
@@ -135,6 +143,7 @@ void SctpObserver::on_packet(Side side, FrameNo frame, wire::Bytes packet) {
     ++stats_.chunks;
     switch ((*c)->type) {
       case sctp::chunk_type::kData: on_data(side, frame, **c); break;
+      case sctp::chunk_type::kIData: on_idata(side, frame, **c); break;
       case sctp::chunk_type::kInit:
       case sctp::chunk_type::kInitAck: on_init(side, frame, **c); break;
       default: break;  // SACK, HEARTBEAT, COOKIE, SHUTDOWN...: SCTP's own business
@@ -163,16 +172,7 @@ void SctpObserver::on_data(Side side, FrameNo frame, const sctp::ChunkView& c) {
   }
   ++stats_.data_chunks;
   const int s = static_cast<int>(side);
-  // A TSN seen before is a retransmission: its message was taken already.
-  if (!tsns_[s].insert(d->tsn).second) {
-    ++stats_.retransmissions;
-    return;
-  }
-  tsn_order_[s].push_back(d->tsn);
-  if (tsn_order_[s].size() > limits_.tsn_window) {
-    tsns_[s].erase(tsn_order_[s].front());
-    tsn_order_[s].pop_front();
-  }
+  if (retransmitted(s, d->tsn)) return;
   // RFC 5043 §5.2: the adaptation layer's messages are recognised by their PPID.
   if (d->ppid != sctp::kPpidDdpSegment && d->ppid != sctp::kPpidSessionControl) {
     ++stats_.other_ppid;
@@ -241,6 +241,111 @@ void SctpObserver::on_data(Side side, FrameNo frame, const sctp::ChunkView& c) {
   std::unique_ptr<Partial> whole = std::move(it->second);
   partials.erase(it);
   deliver(side, whole->first_frame, frame, whole->first, whole->octets, whole->fragments);
+}
+
+bool SctpObserver::retransmitted(int s, std::uint32_t tsn) {
+  // A TSN seen before is a retransmission: its message was taken already.
+  if (!tsns_[s].insert(tsn).second) {
+    ++stats_.retransmissions;
+    return true;
+  }
+  tsn_order_[s].push_back(tsn);
+  if (tsn_order_[s].size() > limits_.tsn_window) {
+    tsns_[s].erase(tsn_order_[s].front());
+    tsn_order_[s].pop_front();
+  }
+  return false;
+}
+
+void SctpObserver::on_idata(Side side, FrameNo frame, const sctp::ChunkView& c) {
+  auto d = sctp::decode_idata_chunk(c);
+  if (!d) {
+    ++stats_.malformed;
+    finding(EventKind::kFinding, side, frame, d.error().offset, "SCTP I-DATA: " + d.error().to_string());
+    return;
+  }
+  ++stats_.data_chunks;
+  ++stats_.idata_chunks;
+  const int s = static_cast<int>(side);
+  if (retransmitted(s, d->tsn)) return;
+  const std::string where = "stream " + std::to_string(d->stream) + ", MID " + std::to_string(d->mid);
+  // A whole message, as DATA's are taken: only the adaptation layer's PPIDs
+  // (RFC 5043 §5.2), each unordered (§10). Only the first fragment names
+  // the PPID, so an I-DATA message is judged whole.
+  const auto whole = [&](const sctp::DataChunk& first, FrameNo first_frame, wire::Bytes user_data,
+                         std::uint32_t fragments) {
+    if (first.ppid != sctp::kPpidDdpSegment && first.ppid != sctp::kPpidSessionControl) {
+      ++stats_.other_ppid;
+      return;
+    }
+    if (!first.unordered) violate(kUnordered, side, frame, "I-DATA message on " + where + " without the U flag");
+    deliver(side, first_frame, frame, first, user_data, fragments);
+  };
+  sctp::DataChunk first;
+  first.tsn = d->tsn;
+  first.stream = d->stream;
+  first.ppid = d->ppid.value_or(0);
+  first.unordered = d->unordered;
+  first.beginning = d->beginning;
+  first.ending = d->ending;
+  if (d->beginning && d->ending) {
+    whole(first, frame, d->user_data, 1);
+    return;
+  }
+  auto& partials = ipartial_[s];
+  const std::tuple<std::uint16_t, bool, std::uint32_t> key{d->stream, d->unordered, d->mid};
+  auto it = partials.find(key);
+  const std::string cite = " (" + std::string(sctp::packet_cite::kIData) + ")";
+  if (d->beginning) {
+    if (it != partials.end()) {
+      ++stats_.fragment_findings;
+      finding(EventKind::kFinding, side, frame, 0,
+              "SCTP I-DATA: a message began (B) again on " + where + "; the " +
+                  std::to_string(it->second->octets.size()) + " octets before are let go" + cite);
+      partials.erase(it);
+    }
+    // One bound for DATA's and I-DATA's messages in reassembly.
+    if (partials.size() + partial_[s].size() >= limits_.max_partial) {
+      ++stats_.fragment_findings;
+      finding(EventKind::kLimit, side, frame, 0,
+              "SCTP I-DATA: more than " + std::to_string(limits_.max_partial) +
+                  " fragmented messages at once; this one is not reassembled (" + where + ")");
+      return;
+    }
+    auto p = std::make_unique<Partial>();
+    p->first = first;
+    p->octets.assign(d->user_data.begin(), d->user_data.end());
+    p->next_tsn = 1;  // the first fragment's FSN is 0
+    p->fragments = 1;
+    p->first_frame = frame;
+    partials.emplace(key, std::move(p));
+    return;
+  }
+  if (it == partials.end() || it->second->next_tsn != d->fsn) {
+    ++stats_.fragment_findings;
+    finding(EventKind::kFinding, side, frame, 0,
+            "SCTP I-DATA: a fragment without its beginning (B) or out of FSN sequence on " + where + ", FSN " +
+                std::to_string(d->fsn) + cite);
+    if (it != partials.end()) partials.erase(it);
+    return;
+  }
+  Partial& p = *it->second;
+  if (p.octets.size() + d->user_data.size() > limits_.max_message) {
+    ++stats_.fragment_findings;
+    finding(EventKind::kLimit, side, frame, 0,
+            "SCTP I-DATA: a fragmented message longer than " + std::to_string(limits_.max_message) +
+                " octets is let go (" + where + ")");
+    partials.erase(it);
+    return;
+  }
+  p.octets.insert(p.octets.end(), d->user_data.begin(), d->user_data.end());
+  ++p.next_tsn;
+  ++p.fragments;
+  if (!d->ending) return;
+  ++stats_.fragmented_messages;
+  std::unique_ptr<Partial> done = std::move(it->second);
+  partials.erase(it);
+  whole(done->first, done->first_frame, done->octets, done->fragments);
 }
 
 void SctpObserver::deliver(Side side, FrameNo first_frame, FrameNo frame, const sctp::DataChunk& d,

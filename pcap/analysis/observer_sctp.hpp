@@ -13,7 +13,12 @@
 // with PPID 16 or 17: a message SCTP fragmented (B and E bits) is put back
 // together per side, stream and U flag, bounded (a fragment sequence that
 // lies, or never ends, is a finding and its octets are let go, never
-// unbounded growth); retransmitted TSNs are counted once.
+// unbounded growth); retransmitted TSNs are counted once. I-DATA chunks
+// (RFC 8260) likewise: their fragments are put back together per side,
+// stream, U flag and Message Identifier in Fragment Sequence Number order
+// (fragments of several messages may interleave), bounded by the same
+// limits; the PPID and U flag of an I-DATA message are judged once, on the
+// whole message.
 //
 // Each whole message goes to the reference's DDP Stream Session machine
 // (sctp::Session) used as a witness: one per side and stream, in the role
@@ -35,6 +40,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "analysis/observer.hpp"
@@ -59,7 +65,8 @@ struct SctpInfo {
 struct SctpStats {
   std::uint64_t packets = 0;
   std::uint64_t chunks = 0;
-  std::uint64_t data_chunks = 0;
+  std::uint64_t data_chunks = 0;        // DATA and I-DATA
+  std::uint64_t idata_chunks = 0;       // of them, I-DATA (RFC 8260)
   std::uint64_t bad_checksums = 0;
   std::uint64_t malformed = 0;          // common header, chunk or parameter that did not decode
   std::uint64_t retransmissions = 0;    // DATA chunks of a TSN seen before
@@ -102,6 +109,9 @@ class SctpObserver {
   struct DdpStream;
   void on_init(Side side, FrameNo frame, const sctp::ChunkView& c);
   void on_data(Side side, FrameNo frame, const sctp::ChunkView& c);
+  void on_idata(Side side, FrameNo frame, const sctp::ChunkView& c);
+  // A TSN this side sent before (remembered in a bounded window).
+  bool retransmitted(int side, std::uint32_t tsn);
   void deliver(Side side, FrameNo first_frame, FrameNo frame, const sctp::DataChunk& d, wire::Bytes user_data,
                std::uint32_t fragments);
   void drain(DdpStream& s, Side side, FrameNo first_frame, FrameNo frame, const SctpInfo* info);
@@ -115,6 +125,8 @@ class SctpObserver {
   bool indication_judged_[2] = {false, false};
   // Messages being reassembled, per side, by (stream, U flag).
   std::map<std::pair<std::uint16_t, bool>, std::unique_ptr<Partial>> partial_[2];
+  // I-DATA messages being reassembled, per side, by (stream, U flag, MID).
+  std::map<std::tuple<std::uint16_t, bool, std::uint32_t>, std::unique_ptr<Partial>> ipartial_[2];
   // TSNs seen per side (bounded: the oldest leave first).
   std::set<std::uint32_t> tsns_[2];
   std::deque<std::uint32_t> tsn_order_[2];

@@ -101,6 +101,15 @@ Octets data(std::uint32_t tsn, std::uint32_t ppid, const Octets& user, bool b = 
       out);
   return out;
 }
+// An I-DATA chunk (RFC 8260 §2.1) on stream 0: `ppid` on a first fragment, `fsn` on the others.
+Octets idata(std::uint32_t tsn, std::uint32_t mid, std::uint32_t ppid, std::uint32_t fsn, const Octets& user,
+             bool b = true, bool e = true, bool u = true) {
+  Octets out;
+  sctp::encode_idata_chunk({.tsn = tsn, .stream = 0, .mid = mid, .ppid = ppid, .fsn = fsn, .unordered = u,
+                            .beginning = b, .ending = e, .user_data = user, .length = {}},
+                           out);
+  return out;
+}
 Octets init(bool ack, std::optional<std::uint32_t> indication = sctp::kAdaptationIndicationDdp) {
   Octets out;
   sctp::encode_init_chunk({.ack = ack, .initiate_tag = 7, .a_rwnd = 65536, .outbound_streams = 1,
@@ -252,6 +261,107 @@ TEST(SctpCaptures, LyingAndEndlessFragmentsAreFindings) {
   EXPECT_GE(r.summary.sctp_fragment_findings, 3u);
   EXPECT_EQ(r.summary.sctp_fragmented_messages, 0u);
   EXPECT_EQ(r.summary.ddp_sctp_segments, 0u);
+}
+
+// The I-DATA chunk's octets (RFC 8260 §2.1), by hand: the PPID/FSN field is
+// read by the B bit; short chunks and empty user data are typed errors.
+TEST(SctpCaptures, IDataChunkDecodesPpidOrFsnByTheBBit) {
+  const auto view = [](const Octets& chunk) {
+    sctp::ChunkView v;
+    v.type = chunk[0];
+    v.flags = chunk[1];
+    v.length = static_cast<std::uint16_t>(chunk[2] << 8 | chunk[3]);
+    v.octets = chunk;
+    return v;
+  };
+  const Octets first = {0x40, 0x06,              // I-DATA, U and B
+                        0x00, 0x15,              // Length 21
+                        0x00, 0x00, 0x00, 0x07,  // TSN 7
+                        0x00, 0x02, 0x00, 0x00,  // stream 2, reserved
+                        0x00, 0x00, 0x00, 0x09,  // MID 9
+                        0x00, 0x00, 0x00, 0x10,  // B: PPID 16
+                        0xAB};
+  auto d = sctp::decode_idata_chunk(view(first));
+  ASSERT_TRUE(d) << d.error().to_string();
+  EXPECT_EQ(d->tsn, 7u);
+  EXPECT_EQ(d->stream, 2u);
+  EXPECT_EQ(d->mid, 9u);
+  EXPECT_EQ(d->ppid, std::optional<std::uint32_t>(sctp::kPpidDdpSegment));
+  EXPECT_EQ(d->fsn, 0u);
+  EXPECT_TRUE(d->unordered && d->beginning && !d->ending);
+  EXPECT_EQ(d->user_data.size(), 1u);
+  Octets later = first;
+  later[1] = 0x05;  // U and E: the field is the FSN
+  d = sctp::decode_idata_chunk(view(later));
+  ASSERT_TRUE(d);
+  EXPECT_FALSE(d->ppid.has_value());
+  EXPECT_EQ(d->fsn, 16u);
+  // Encoded the same way.
+  Octets encoded;
+  sctp::encode_idata_chunk({.tsn = 7, .stream = 2, .mid = 9, .ppid = 16, .fsn = 0, .unordered = true,
+                            .beginning = true, .ending = false, .user_data = Octets{0xAB}, .length = {}},
+                           encoded);
+  EXPECT_EQ(Octets(encoded.begin(), encoded.begin() + 21), first);
+  EXPECT_EQ(encoded.size(), 24u);  // padded to 4 octets
+  const auto empty = sctp::decode_idata_chunk(view(Octets(first.begin(), first.begin() + 20)));
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().field, "Chunk Length");
+  const auto shorter = sctp::decode_idata_chunk(view(Octets(first.begin(), first.begin() + 12)));
+  EXPECT_FALSE(shorter);
+  Octets data_chunk = first;
+  data_chunk[0] = 0x00;
+  const auto not_idata = sctp::decode_idata_chunk(view(data_chunk));
+  ASSERT_FALSE(not_idata);
+  EXPECT_EQ(not_idata.error().field, "Chunk Type");
+}
+
+// I-DATA (RFC 8260 §2.1): two DDP segments, each in two fragments,
+// interleaved on one stream, are put back together by MID in FSN order; a
+// third goes whole. The DDP rules see three Sends in MSN order.
+TEST(SctpCaptures, IDataMessagesAreReassembledByMidAndFsn) {
+  SctpCapture c("sctp-idata.pcapng");
+  c.start();
+  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
+  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
+  const Octets one = segment_chunk(1, send_msg(1, filler(1500))), two = segment_chunk(2, send_msg(2, filler(1500, 9)));
+  const auto half = [](const Octets& m, bool second) {
+    return second ? Octets(m.begin() + 700, m.end()) : Octets(m.begin(), m.begin() + 700);
+  };
+  c.packet(0, idata(1, 1, kDdp, 0, half(one, false), true, false));
+  c.packet(0, idata(2, 2, kDdp, 0, half(two, false), true, false));
+  c.packet(0, idata(3, 1, 0, 1, half(one, true), false, true));
+  c.packet(0, idata(4, 2, 0, 1, half(two, true), false, true));
+  c.packet(0, idata(5, 3, kDdp, 0, segment_chunk(3, send_msg(3, filler(8)))));
+  const AnalysisResult r = analyze(c.finish());
+  EXPECT_EQ(r.summary.sctp_data_chunks, 7u);
+  EXPECT_EQ(r.summary.sctp_fragmented_messages, 2u);
+  EXPECT_EQ(r.summary.sctp_fragment_findings, 0u);
+  EXPECT_EQ(r.summary.ddp_sctp_segments, 3u);
+  EXPECT_EQ(opcode(r.summary, rdmap::Opcode::kSend), 3u);
+  EXPECT_EQ(r.summary.violations, 0u) << dump(r);
+}
+
+// I-DATA fragments that lie (an FSN skipped, a middle fragment of a message
+// never begun) are findings and reach nothing; a whole I-DATA message
+// without U breaks RFC 5043 §10 once, at its last fragment.
+TEST(SctpCaptures, IDataFragmentsOutOfSequenceAreFindings) {
+  SctpCapture c("sctp-idata-bad.pcapng");
+  c.start();
+  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
+  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
+  c.packet(0, idata(1, 1, kDdp, 0, filler(100), true, false));
+  c.packet(0, idata(2, 1, 0, 2, filler(100), false, true));  // FSN 1 skipped
+  c.packet(0, idata(3, 5, 0, 1, filler(100), false, true));  // MID 5 never began
+  const Octets one = segment_chunk(1, send_msg(1, filler(40)));
+  c.packet(0, idata(4, 6, kDdp, 0, Octets(one.begin(), one.begin() + 20), true, false, false));
+  c.packet(0, idata(5, 6, 0, 1, Octets(one.begin() + 20, one.end()), false, true, false));
+  const AnalysisResult r = analyze(c.finish());
+  EXPECT_EQ(r.summary.sctp_fragment_findings, 2u);
+  EXPECT_EQ(r.summary.sctp_fragmented_messages, 1u);
+  EXPECT_EQ(r.summary.ddp_sctp_segments, 1u);
+  ASSERT_EQ(r.violations.size(), 1u) << dump(r);
+  EXPECT_EQ(r.violations[0].rule->id, "rfc5043-10-unordered");
+  EXPECT_EQ(r.violations[0].frame, 9u);
 }
 
 // RFC 9260 §6.8: a checksum that does not check is reported, as analyze

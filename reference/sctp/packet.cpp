@@ -12,6 +12,7 @@ namespace {
 using CF = CommonHeaderSpec::Field;
 using K = ChunkHeaderSpec::Field;
 using D = DataChunkSpec::Field;
+using ID = IDataChunkSpec::Field;
 using I = InitChunkSpec::Field;
 using P = ParameterHeaderSpec::Field;
 
@@ -92,6 +93,32 @@ wire::Result<DataChunk> decode_data_chunk(const ChunkView& c) {
   return d;
 }
 
+wire::Result<IDataChunk> decode_idata_chunk(const ChunkView& c) {
+  wire::ByteReader r(c.octets, c.offset);
+  auto h = IDataChunkHeader::decode(r);
+  if (!h) return h.error();
+  if (h->get(ID::Type) != chunk_type::kIData)
+    return wire::field_error(IDataChunkHeader::field_decl(ID::Type), "is not 64 (I-DATA)", c.offset);
+  IDataChunk d;
+  d.tsn = static_cast<std::uint32_t>(h->get(ID::TSN));
+  d.stream = static_cast<std::uint16_t>(h->get(ID::Stream_Identifier));
+  d.mid = static_cast<std::uint32_t>(h->get(ID::MID));
+  d.unordered = h->flag(ID::U);
+  d.beginning = h->flag(ID::B);
+  d.ending = h->flag(ID::E);
+  // RFC 8260 §2.1: one field, read by the B bit.
+  const auto ppid_fsn = static_cast<std::uint32_t>(h->get(ID::PPID_FSN));
+  if (d.beginning)
+    d.ppid = ppid_fsn;
+  else
+    d.fsn = ppid_fsn;
+  d.user_data = r.rest();
+  if (d.user_data.empty())
+    return wire::field_error(IDataChunkHeader::field_decl(ID::Length), "an I-DATA chunk carries at least one octet",
+                             c.offset);
+  return d;
+}
+
 wire::Result<InitChunk> decode_init_chunk(const ChunkView& c) {
   wire::ByteReader r(c.octets, c.offset);
   auto h = InitChunkHeader::decode(r);
@@ -149,6 +176,24 @@ void encode_data_chunk(const DataChunkFields& f, std::vector<std::uint8_t>& out)
       .set(D::Stream_Identifier, f.stream)
       .set(D::SSN, f.ssn)
       .set(D::PPID, f.ppid);
+  wire::ByteWriter w(out);
+  h.encode(w);
+  w.put(f.user_data);
+  pad(out, start);
+}
+
+void encode_idata_chunk(const IDataChunkFields& f, std::vector<std::uint8_t>& out) {
+  const std::size_t start = out.size();
+  IDataChunkHeader h;
+  h.set(ID::Type, chunk_type::kIData)
+      .set(ID::U, f.unordered)
+      .set(ID::B, f.beginning)
+      .set(ID::E, f.ending)
+      .set(ID::Length, f.length.value_or(static_cast<std::uint16_t>(IDataChunkHeader::kSize + f.user_data.size())))
+      .set(ID::TSN, f.tsn)
+      .set(ID::Stream_Identifier, f.stream)
+      .set(ID::MID, f.mid)
+      .set(ID::PPID_FSN, f.beginning ? f.ppid : f.fsn);
   wire::ByteWriter w(out);
   h.encode(w);
   w.put(f.user_data);

@@ -1,6 +1,6 @@
 // SCTP's own packet format (RFC 9260 §3), as far as a capture of DDP over
 // SCTP needs it: the common header, the chunk header every chunk starts
-// with, the DATA chunk (§3.3.1) and the fixed part of INIT and INIT ACK
+// with, the DATA chunk (§3.3.1), RFC 8260's I-DATA chunk, and the fixed part of INIT and INIT ACK
 // (§3.3.2, §3.3.3) with their parameters, where RFC 5061's Adaptation Layer
 // Indication travels. Declared once as data (wire/field.hpp) like
 // headers.hpp's adaptation-layer formats; decoded through bounds-checked
@@ -27,6 +27,7 @@ inline constexpr std::string_view kCommonHeader = "RFC 9260 §3.1";
 inline constexpr std::string_view kChunkFields = "RFC 9260 §3.2";
 inline constexpr std::string_view kParameters = "RFC 9260 §3.2.1";
 inline constexpr std::string_view kData = "RFC 9260 §3.3.1";
+inline constexpr std::string_view kIData = "RFC 8260 §2.1";
 inline constexpr std::string_view kInit = "RFC 9260 §3.3.2";
 inline constexpr std::string_view kChecksum = "RFC 9260 §6.8";
 inline constexpr std::string_view kUdpEncapsulation = "RFC 6951 §5.2";
@@ -50,6 +51,7 @@ inline constexpr std::uint8_t kError = 9;
 inline constexpr std::uint8_t kCookieEcho = 10;
 inline constexpr std::uint8_t kCookieAck = 11;
 inline constexpr std::uint8_t kShutdownComplete = 14;
+inline constexpr std::uint8_t kIData = 64;  // RFC 8260 §2.1
 }  // namespace chunk_type
 
 namespace names {
@@ -60,7 +62,7 @@ inline constexpr wire::ValueName kChunkType[] = {
     {chunk_type::kAbort, "ABORT"},         {chunk_type::kShutdown, "SHUTDOWN"},
     {chunk_type::kShutdownAck, "SHUTDOWN ACK"}, {chunk_type::kError, "ERROR"},
     {chunk_type::kCookieEcho, "COOKIE ECHO"},   {chunk_type::kCookieAck, "COOKIE ACK"},
-    {chunk_type::kShutdownComplete, "SHUTDOWN COMPLETE"},
+    {chunk_type::kShutdownComplete, "SHUTDOWN COMPLETE"}, {chunk_type::kIData, "I-DATA"},
 };
 }  // namespace names
 
@@ -121,6 +123,41 @@ struct DataChunkSpec {
   static constexpr wire::HeaderDecl decl{"SCTP DATA chunk", "ddp_sctp.data", 16, fields, packet_cite::kData};
 };
 using DataChunkHeader = wire::Header<DataChunkSpec>;
+
+// RFC 8260 §2.1: an I-DATA chunk up to its user data. The fragments of one
+// message share its Message Identifier (MID, per stream and U flag); the
+// first (B) carries the PPID where the others carry their Fragment Sequence
+// Number (FSN; the first's is 0), so fragments of several messages may
+// interleave on one stream.
+struct IDataChunkSpec {
+  enum class Field : std::uint8_t {
+    Type, Reserved, I, U, B, E, Length, TSN, Stream_Identifier, Reserved2, MID, PPID_FSN
+  };
+  static constexpr wire::FieldDecl fields[] = {
+      {"Chunk Type", "chunk_type", 0, 8, "64: I-DATA", packet_cite::kIData, wire::Display::kDecimal,
+       names::kChunkType},
+      {"Reserved", "idata_reserved", 8, 4, "zero", packet_cite::kIData, wire::Display::kHex, {},
+       wire::Rule::kIgnoredOnReceive},
+      {"I", "idata_i", 12, 1, "the receiver is asked to answer with a SACK at once (RFC 7053)", "RFC 7053 §3",
+       wire::Display::kFlag},
+      {"U", "idata_u", 13, 1, "unordered: MIDs counted apart from the ordered ones (RFC 5043 §10 asks for it)",
+       packet_cite::kIData, wire::Display::kFlag},
+      {"B", "idata_b", 14, 1, "the first fragment of a user message", packet_cite::kIData, wire::Display::kFlag},
+      {"E", "idata_e", 15, 1, "the last fragment of a user message", packet_cite::kIData, wire::Display::kFlag},
+      {"Chunk Length", "chunk_length", 16, 16, "20 plus the user data's octets", packet_cite::kIData},
+      {"TSN", "tsn", 32, 32, "Transmission Sequence Number", packet_cite::kIData},
+      {"Stream Identifier", "stream_id", 64, 16, "the stream the message belongs to (a DDP stream, RFC 5043 §8)",
+       packet_cite::kIData},
+      {"Reserved", "idata_reserved2", 80, 16, "zero", packet_cite::kIData, wire::Display::kHex, {},
+       wire::Rule::kIgnoredOnReceive},
+      {"Message Identifier", "mid", 96, 32, "the message's number on its stream; shared by its fragments",
+       packet_cite::kIData},
+      {"PPID / FSN", "ppid_fsn", 128, 32,
+       "with B: the Payload Protocol Identifier; without: the fragment's number in its message", packet_cite::kIData},
+  };
+  static constexpr wire::HeaderDecl decl{"SCTP I-DATA chunk", "ddp_sctp.idata", 20, fields, packet_cite::kIData};
+};
+using IDataChunkHeader = wire::Header<IDataChunkSpec>;
 
 // RFC 9260 §3.3.2/§3.3.3: the fixed part of INIT and INIT ACK, before
 // their parameters.
@@ -208,6 +245,19 @@ struct DataChunk {
 // chunk carries at least one octet).
 wire::Result<DataChunk> decode_data_chunk(const ChunkView& c);
 
+struct IDataChunk {
+  std::uint32_t tsn = 0;
+  std::uint16_t stream = 0;
+  std::uint32_t mid = 0;
+  std::optional<std::uint32_t> ppid;  // the first fragment's (B)
+  std::uint32_t fsn = 0;              // 0 on the first fragment
+  bool unordered = false, beginning = false, ending = false;
+  wire::Bytes user_data;
+};
+// Errors: not I-DATA, fewer than 20 octets, no user data (RFC 8260 §2.1:
+// as a DATA chunk, it carries at least one octet).
+wire::Result<IDataChunk> decode_idata_chunk(const ChunkView& c);
+
 struct InitChunk {
   bool ack = false;  // INIT ACK
   std::uint32_t initiate_tag = 0;
@@ -238,6 +288,20 @@ struct DataChunkFields {
   std::optional<std::uint16_t> length;
 };
 void encode_data_chunk(const DataChunkFields& f, std::vector<std::uint8_t>& out);
+
+// One I-DATA chunk (padding included): `ppid` goes in the PPID/FSN field of
+// a first fragment, `fsn` in that of any other.
+struct IDataChunkFields {
+  std::uint32_t tsn = 0;
+  std::uint16_t stream = 0;
+  std::uint32_t mid = 0;
+  std::uint32_t ppid = kPpidDdpSegment;
+  std::uint32_t fsn = 0;
+  bool unordered = true, beginning = true, ending = true;
+  wire::Bytes user_data;
+  std::optional<std::uint16_t> length;
+};
+void encode_idata_chunk(const IDataChunkFields& f, std::vector<std::uint8_t>& out);
 
 // An INIT or INIT ACK with an Adaptation Layer Indication parameter when
 // `indication` is set (an INIT ACK without its State Cookie: enough for a

@@ -50,10 +50,88 @@ bool udp_carries_sctp(std::uint16_t source_port, std::uint16_t destination_port,
 struct SctpObserver::Partial {
   sctp::DataChunk first;  // the B fragment's header values (its user_data view is not kept)
   std::vector<std::uint8_t> octets;
-  std::uint32_t next_tsn = 0;  // I-DATA: the next FSN
+  std::uint32_t next = 0;  // the next fragment's TSN (DATA) or FSN (I-DATA)
   std::uint32_t fragments = 0;
   FrameNo first_frame = 0;
 };
+
+// What reassembly needs of one fragment, DATA's or I-DATA's: DATA's
+// fragments follow each other in TSN order on a stream (RFC 9260 §6.9),
+// I-DATA's in FSN order within their MID, the first one's FSN 0 (RFC 8260
+// §2.1), so several messages of a stream may be in reassembly at once.
+struct SctpObserver::Fragment {
+  std::string_view chunk;  // "DATA" or "I-DATA"
+  std::string_view cite;   // the chunk's section
+  std::string_view order;  // "TSN" or "FSN"
+  std::string where;       // the stream and the TSN, or MID and FSN, for the findings
+  std::uint32_t number = 0;
+  std::uint32_t next_after_first = 0;
+  const sctp::DataChunk* first = nullptr;  // the header values a B fragment names
+  wire::Bytes user_data;
+  bool beginning = false;
+  bool ending = false;
+};
+
+template <typename Key>
+std::unique_ptr<SctpObserver::Partial> SctpObserver::reassemble(std::map<Key, std::unique_ptr<Partial>>& partials,
+                                                                const Key& key, const Fragment& f, Side side,
+                                                                FrameNo frame) {
+  const std::string head = "SCTP " + std::string(f.chunk) + ": ";
+  const std::string cite = " (" + std::string(f.cite) + ")";
+  auto it = partials.find(key);
+  if (f.beginning) {
+    if (it != partials.end()) {
+      ++stats_.fragment_findings;
+      finding(EventKind::kFinding, side, frame, 0,
+              head + "a message began (B) before the previous one on " + f.where + " ended (E); its " +
+                  std::to_string(it->second->octets.size()) + " octets are let go" + cite);
+      partials.erase(it);
+    }
+    // One bound for DATA's and I-DATA's messages in reassembly.
+    const int s = static_cast<int>(side);
+    if (partial_[s].size() + ipartial_[s].size() >= limits_.max_partial) {
+      ++stats_.fragment_findings;
+      finding(EventKind::kLimit, side, frame, 0,
+              head + "more than " + std::to_string(limits_.max_partial) +
+                  " fragmented messages at once; this one is not reassembled (" + f.where + ")");
+      return nullptr;
+    }
+    auto p = std::make_unique<Partial>();
+    p->first = *f.first;
+    p->first.user_data = {};
+    p->octets.assign(f.user_data.begin(), f.user_data.end());
+    p->next = f.next_after_first;
+    p->fragments = 1;
+    p->first_frame = frame;
+    partials.emplace(key, std::move(p));
+    return nullptr;
+  }
+  if (it == partials.end() || it->second->next != f.number) {
+    ++stats_.fragment_findings;
+    finding(EventKind::kFinding, side, frame, 0,
+            head + "a fragment without its beginning (B) or out of " + std::string(f.order) + " sequence on " +
+                f.where + cite);
+    if (it != partials.end()) partials.erase(it);
+    return nullptr;
+  }
+  Partial& p = *it->second;
+  if (p.octets.size() + f.user_data.size() > limits_.max_message) {
+    ++stats_.fragment_findings;
+    finding(EventKind::kLimit, side, frame, 0,
+            head + "a fragmented message longer than " + std::to_string(limits_.max_message) +
+                " octets is let go (" + f.where + ")");
+    partials.erase(it);
+    return nullptr;
+  }
+  p.octets.insert(p.octets.end(), f.user_data.begin(), f.user_data.end());
+  ++p.next;
+  ++p.fragments;
+  if (!f.ending) return nullptr;
+  ++stats_.fragmented_messages;
+  std::unique_ptr<Partial> whole = std::move(it->second);
+  partials.erase(it);
+  return whole;
+}
 
 // One DDP stream: the witness of each side's chunks and the DDP/RDMAP
 // observer of both sides' segments.
@@ -186,61 +264,20 @@ void SctpObserver::on_data(Side side, FrameNo frame, const sctp::ChunkView& c) {
     deliver(side, frame, frame, *d, d->user_data, 1);
     return;
   }
-  auto& partials = partial_[s];
+  Fragment f;
+  f.chunk = "DATA";
+  f.cite = sctp::packet_cite::kData;
+  f.order = "TSN";
+  f.where = "stream " + std::to_string(d->stream) + ", TSN " + std::to_string(d->tsn);
+  f.number = d->tsn;
+  f.next_after_first = d->tsn + 1;
+  f.first = &*d;
+  f.user_data = d->user_data;
+  f.beginning = d->beginning;
+  f.ending = d->ending;
   const std::pair<std::uint16_t, bool> key{d->stream, d->unordered};
-  auto it = partials.find(key);
-  const std::string where = "stream " + std::to_string(d->stream) + ", TSN " + std::to_string(d->tsn);
-  if (d->beginning) {
-    if (it != partials.end()) {
-      ++stats_.fragment_findings;
-      finding(EventKind::kFinding, side, frame, 0,
-              "SCTP DATA: a message began (B) before the previous one on " + where + " ended (E); its " +
-                  std::to_string(it->second->octets.size()) + " octets are let go (" +
-                  std::string(sctp::packet_cite::kData) + ")");
-      partials.erase(it);
-    }
-    if (partials.size() >= limits_.max_partial) {
-      ++stats_.fragment_findings;
-      finding(EventKind::kLimit, side, frame, 0,
-              "SCTP DATA: more than " + std::to_string(limits_.max_partial) +
-                  " fragmented messages at once; this one is not reassembled (" + where + ")");
-      return;
-    }
-    auto p = std::make_unique<Partial>();
-    p->first = *d;
-    p->first.user_data = {};
-    p->octets.assign(d->user_data.begin(), d->user_data.end());
-    p->next_tsn = d->tsn + 1;
-    p->fragments = 1;
-    p->first_frame = frame;
-    partials.emplace(key, std::move(p));
-    return;
-  }
-  if (it == partials.end() || it->second->next_tsn != d->tsn) {
-    ++stats_.fragment_findings;
-    finding(EventKind::kFinding, side, frame, 0,
-            "SCTP DATA: a fragment without its beginning (B) or out of TSN sequence on " + where + " (" +
-                std::string(sctp::packet_cite::kData) + ")");
-    if (it != partials.end()) partials.erase(it);
-    return;
-  }
-  Partial& p = *it->second;
-  if (p.octets.size() + d->user_data.size() > limits_.max_message) {
-    ++stats_.fragment_findings;
-    finding(EventKind::kLimit, side, frame, 0,
-            "SCTP DATA: a fragmented message longer than " + std::to_string(limits_.max_message) +
-                " octets is let go (" + where + ")");
-    partials.erase(it);
-    return;
-  }
-  p.octets.insert(p.octets.end(), d->user_data.begin(), d->user_data.end());
-  ++p.next_tsn;
-  ++p.fragments;
-  if (!d->ending) return;
-  ++stats_.fragmented_messages;
-  std::unique_ptr<Partial> whole = std::move(it->second);
-  partials.erase(it);
-  deliver(side, whole->first_frame, frame, whole->first, whole->octets, whole->fragments);
+  if (auto whole = reassemble(partial_[s], key, f, side, frame))
+    deliver(side, whole->first_frame, frame, whole->first, whole->octets, whole->fragments);
 }
 
 bool SctpObserver::retransmitted(int s, std::uint32_t tsn) {
@@ -292,60 +329,20 @@ void SctpObserver::on_idata(Side side, FrameNo frame, const sctp::ChunkView& c) 
     whole(first, frame, d->user_data, 1);
     return;
   }
-  auto& partials = ipartial_[s];
+  Fragment f;
+  f.chunk = "I-DATA";
+  f.cite = sctp::packet_cite::kIData;
+  f.order = "FSN";
+  f.where = where + ", FSN " + std::to_string(d->fsn);
+  f.number = d->fsn;
+  f.next_after_first = 1;  // the first fragment's FSN is 0
+  f.first = &first;
+  f.user_data = d->user_data;
+  f.beginning = d->beginning;
+  f.ending = d->ending;
   const std::tuple<std::uint16_t, bool, std::uint32_t> key{d->stream, d->unordered, d->mid};
-  auto it = partials.find(key);
-  const std::string cite = " (" + std::string(sctp::packet_cite::kIData) + ")";
-  if (d->beginning) {
-    if (it != partials.end()) {
-      ++stats_.fragment_findings;
-      finding(EventKind::kFinding, side, frame, 0,
-              "SCTP I-DATA: a message began (B) again on " + where + "; the " +
-                  std::to_string(it->second->octets.size()) + " octets before are let go" + cite);
-      partials.erase(it);
-    }
-    // One bound for DATA's and I-DATA's messages in reassembly.
-    if (partials.size() + partial_[s].size() >= limits_.max_partial) {
-      ++stats_.fragment_findings;
-      finding(EventKind::kLimit, side, frame, 0,
-              "SCTP I-DATA: more than " + std::to_string(limits_.max_partial) +
-                  " fragmented messages at once; this one is not reassembled (" + where + ")");
-      return;
-    }
-    auto p = std::make_unique<Partial>();
-    p->first = first;
-    p->octets.assign(d->user_data.begin(), d->user_data.end());
-    p->next_tsn = 1;  // the first fragment's FSN is 0
-    p->fragments = 1;
-    p->first_frame = frame;
-    partials.emplace(key, std::move(p));
-    return;
-  }
-  if (it == partials.end() || it->second->next_tsn != d->fsn) {
-    ++stats_.fragment_findings;
-    finding(EventKind::kFinding, side, frame, 0,
-            "SCTP I-DATA: a fragment without its beginning (B) or out of FSN sequence on " + where + ", FSN " +
-                std::to_string(d->fsn) + cite);
-    if (it != partials.end()) partials.erase(it);
-    return;
-  }
-  Partial& p = *it->second;
-  if (p.octets.size() + d->user_data.size() > limits_.max_message) {
-    ++stats_.fragment_findings;
-    finding(EventKind::kLimit, side, frame, 0,
-            "SCTP I-DATA: a fragmented message longer than " + std::to_string(limits_.max_message) +
-                " octets is let go (" + where + ")");
-    partials.erase(it);
-    return;
-  }
-  p.octets.insert(p.octets.end(), d->user_data.begin(), d->user_data.end());
-  ++p.next_tsn;
-  ++p.fragments;
-  if (!d->ending) return;
-  ++stats_.fragmented_messages;
-  std::unique_ptr<Partial> done = std::move(it->second);
-  partials.erase(it);
-  whole(done->first, done->first_frame, done->octets, done->fragments);
+  if (auto done = reassemble(ipartial_[s], key, f, side, frame))
+    whole(done->first, done->first_frame, done->octets, done->fragments);
 }
 
 void SctpObserver::deliver(Side side, FrameNo first_frame, FrameNo frame, const sctp::DataChunk& d,

@@ -106,12 +106,18 @@ class SctpObserver {
 
  private:
   struct Partial;
+  struct Fragment;
   struct DdpStream;
   void on_init(Side side, FrameNo frame, const sctp::ChunkView& c);
   void on_data(Side side, FrameNo frame, const sctp::ChunkView& c);
   void on_idata(Side side, FrameNo frame, const sctp::ChunkView& c);
   // A TSN this side sent before (remembered in a bounded window).
   bool retransmitted(int side, std::uint32_t tsn);
+  // A fragment of a DATA or an I-DATA message into its reassembly; the
+  // whole message once its E fragment came, else null.
+  template <typename Key>
+  std::unique_ptr<Partial> reassemble(std::map<Key, std::unique_ptr<Partial>>& partials, const Key& key,
+                                      const Fragment& f, Side side, FrameNo frame);
   void deliver(Side side, FrameNo first_frame, FrameNo frame, const sctp::DataChunk& d, wire::Bytes user_data,
                std::uint32_t fragments);
   void drain(DdpStream& s, Side side, FrameNo first_frame, FrameNo frame, const SctpInfo* info);

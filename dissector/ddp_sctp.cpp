@@ -104,16 +104,7 @@ void Association::on_event(const analysis::Event& e) {
     state_.frames[static_cast<std::uint32_t>(e.frame)].events.push_back(e.text);
 }
 
-std::unique_ptr<State>& state_slot() {
-  static std::unique_ptr<State> s;
-  return s;
-}
-State& state() {
-  std::unique_ptr<State>& s = state_slot();
-  if (!s) s = std::make_unique<State>();
-  return *s;
-}
-void reset_state(void) { state_slot().reset(); }
+State& state() { return per_capture<State>(); }
 
 // The capture layer's link type for Wireshark's encapsulation of the frame:
 // the link layers capture/decode.hpp walks.
@@ -244,7 +235,7 @@ void register_ddp_sctp(void) {
         HFILL}},
   };
   proto_register_field_array(i.proto_ddp_sctp, hf, static_cast<int>(G_N_ELEMENTS(hf)));
-  register_cleanup_routine(reset_state);
+  register_cleanup_routine(reset_per_capture<State>);
 }
 
 void handoff_ddp_sctp(void) {

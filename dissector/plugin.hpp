@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -195,6 +196,25 @@ struct Negotiated {
   analysis::MpaParameters params;
   std::uint32_t reply_frame = 0;
 };
+
+// What a dissector keeps for one capture file: made on first use, dropped by
+// Wireshark's cleanup routine when the file is closed
+// (`register_cleanup_routine(reset_per_capture<S>)`).
+template <typename S>
+std::unique_ptr<S>& per_capture_slot() {
+  static std::unique_ptr<S> s;
+  return s;
+}
+template <typename S>
+S& per_capture() {
+  std::unique_ptr<S>& s = per_capture_slot<S>();
+  if (!s) s = std::make_unique<S>();
+  return *s;
+}
+template <typename S>
+void reset_per_capture() {
+  per_capture_slot<S>().reset();
+}
 
 // mpa::Fpdu's values, kept after the observer's callback (its views are not).
 struct FpduFindings {

@@ -170,16 +170,7 @@ struct State {
   Routes aliases;
 };
 
-std::unique_ptr<State>& state_slot() {
-  static std::unique_ptr<State> s;
-  return s;
-}
-State& state() {
-  std::unique_ptr<State>& s = state_slot();
-  if (!s) s = std::make_unique<State>();
-  return *s;
-}
-void reset_state(void) { state_slot().reset(); }
+State& state() { return per_capture<State>(); }
 
 void Link::on_message(const analysis::Message& m) {
   const auto frame = static_cast<std::uint32_t>(m.frame);
@@ -470,7 +461,7 @@ void register_smcr(void) {
         "The RMBE the sender announced in its CLC Accept or Confirm: the consumer cursor stays inside it", HFILL}},
   };
   proto_register_field_array(i.proto_smcr_cdc, cdc, static_cast<int>(G_N_ELEMENTS(cdc)));
-  register_cleanup_routine(reset_state);
+  register_cleanup_routine(reset_per_capture<State>);
 }
 
 void handoff_smcr(void) {

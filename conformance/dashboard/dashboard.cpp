@@ -9,6 +9,7 @@
 #include "dashboard/captures.hpp"
 #include "dashboard/case_json.hpp"
 #include "http_server.hpp"
+#include "dashboard/api_support.hpp"
 #include "json_depth.hpp"
 #include "report/report_json.hpp"
 #include "requirement.hpp"
@@ -20,21 +21,12 @@ using nlohmann::json;
 
 namespace {
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
-
-http::Response ok(const json& j, int status = 200) { return {status, dump(j)}; }
-http::Response error(int status, std::string_view message) { return http::error_response(status, message); }
+using namespace api_support;
 
 // RFC 9110 §15.5.20: 421, a request for a name this server does not answer for.
 http::Response wrong_host(const std::string& host) {
   return error(421, "this dashboard does not answer to the name '" + host.substr(0, 200) +
                         "' (IP addresses and localhost are always answered; rdmaconf serve --allow-host NAME adds one)");
-}
-
-bool whole_number(std::string_view s, std::int64_t& out) {
-  if (s.empty() || s.size() > 18) return false;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size() && out >= 0;
 }
 
 bool query_number(std::string_view query, std::string_view key, std::int64_t& out) {

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "http_server.hpp"
+#include "dashboard/api_support.hpp"
 
 namespace rdmaconf::dashboard {
 
@@ -14,12 +15,11 @@ using nlohmann::json;
 
 namespace {
 
+using namespace api_support;
+
 constexpr std::size_t kMaxString = 256, kMaxList = 64;
 constexpr std::uintmax_t kMaxCaptureFile = 64ull * 1024 * 1024;
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
-http::Response ok(const json& j, int status = 200) { return {status, dump(j)}; }
-http::Response error(int status, std::string_view message) { return http::error_response(status, message); }
 
 bool short_string(const json& v) { return v.is_string() && !v.get_ref<const std::string&>().empty() && v.get_ref<const std::string&>().size() <= kMaxString; }
 
@@ -34,16 +34,6 @@ bool plain_name(std::string_view n) {
          std::all_of(n.begin(), n.end(), [](char c) {
            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
          });
-}
-
-bool whole_number(std::string_view s, std::int64_t& out) {
-  if (s.empty() || s.size() > 18) return false;
-  out = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    out = out * 10 + (c - '0');
-  }
-  return true;
 }
 
 }  // namespace

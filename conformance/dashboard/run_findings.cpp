@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "report/report_json.hpp"
+#include "dashboard/api_support.hpp"
 
 namespace rdmaconf::dashboard {
 
@@ -14,7 +15,7 @@ namespace cf = conformance;
 
 namespace {
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+using namespace api_support;
 
 json comparison_json(const baseline::Comparison& cmp) {
   json fixed = json::array();

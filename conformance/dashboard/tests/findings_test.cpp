@@ -15,12 +15,14 @@
 #include "dashboard/run_findings.hpp"
 #include "dashboard/run_request.hpp"
 #include "dashboard/store.hpp"
+#include "temp_db.hpp"
 
 namespace rdmaconf::dashboard {
 namespace {
 
 namespace cf = conformance;
 using nlohmann::json;
+using test::temp_db;
 
 // Cases and their results, as a run holds them.
 struct RunResults {
@@ -83,12 +85,6 @@ struct RunResults {
                             "", "", 2, 100, {100, 200}, {0x01, 0x02}});
   }
 };
-
-std::string temp_db(const char* name) {
-  const auto p = std::filesystem::temp_directory_path() / ("rdmaconf-findings-" + std::to_string(::getpid()) + "-" + name + ".sqlite");
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + suffix);
-  return p.string();
-}
 
 // Stores the run as a publisher sends it (result_json, then the checks).
 std::int64_t store_run(Store& s, const RunResults& run, const std::string& target) {
@@ -250,7 +246,7 @@ TEST(DashboardFindings, AStoredRunGroupsAsTheRunItselfDid) {
   ASSERT_EQ(live.size(), 3u);
 
   std::string error;
-  auto s = Store::open(temp_db("group"), error);
+  auto s = Store::open(temp_db("findings-group"), error);
   ASSERT_TRUE(s) << error;
   const std::int64_t id = store_run(*s, run, "192.0.2.7:7174");
   StoredRun stored;
@@ -283,7 +279,7 @@ TEST(DashboardFindings, ABaselineMarksKnownAndNewAndTheDiffSaysWhatIsNewFixedAnd
   after.wrong_code("rdmap-b", "0x7");  // new
   after.pass("rdmap-c");
   std::string error;
-  auto s = Store::open(temp_db("baseline"), error);
+  auto s = Store::open(temp_db("findings-baseline"), error);
   ASSERT_TRUE(s) << error;
   const std::int64_t a = store_run(*s, before, "t"), b = store_run(*s, after, "t");
   StoredRun sa, sb;

@@ -11,18 +11,12 @@
 
 #include "dashboard/fuzz_runs.hpp"
 #include "serve_client.hpp"
+#include "temp_db.hpp"
 
 namespace {
 
 using namespace rdmaconf::dashboard::test;
 using rdmaconf::dashboard::checked_fuzz_request;
-
-std::string temp_db(const char* name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("rdmaconf-fuzz-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::filesystem::remove(dir / name);
-  return (dir / name).string();
-}
 
 // Polls the fuzz run until it is no longer running (or `seconds` pass).
 json wait_for_end(std::uint16_t port, std::int64_t id, int seconds) {
@@ -65,7 +59,7 @@ TEST(FuzzRequest, BoundsAndShapes) {
 }
 
 TEST(FuzzApi, TheTokenIsNeededAndOneRunAtATime) {
-  ServeProcess serve(temp_db("auth.sqlite"));
+  ServeProcess serve(temp_db("fuzz-auth"));
   const json body = {{"reference", json::object()}, {"seconds", 30}, {"cases", {"rdmap-echo-*"}}};
   EXPECT_EQ(post(serve.port(), "/api/fuzz", body, "").status, 401);
   EXPECT_EQ(post(serve.port(), "/api/fuzz", body, "wrong").status, 401);
@@ -89,7 +83,7 @@ TEST(FuzzApi, TheTokenIsNeededAndOneRunAtATime) {
 // The CLC identity reaches `rdmaconf fuzz`'s own check: a prefix that is no
 // prefix fails the run with the command line's words for it.
 TEST(FuzzApi, TheClcIdentityIsTheFuzzersOwn) {
-  ServeProcess serve(temp_db("clc.sqlite"));
+  ServeProcess serve(temp_db("fuzz-clc"));
   const json body = {{"reference", json::object()}, {"iterations", 2}, {"suites", {"clc"}},
                      {"clc", {{"prefix", "not-a-prefix"}}}};
   const Reply started = post(serve.port(), "/api/fuzz", body);
@@ -101,7 +95,7 @@ TEST(FuzzApi, TheClcIdentityIsTheFuzzersOwn) {
 }
 
 TEST(FuzzApi, AFindingShowsItsSignatureScriptAndCapture) {
-  ServeProcess serve(temp_db("found.sqlite"));
+  ServeProcess serve(temp_db("fuzz-found"));
   const json body = {{"reference", {{"faults", {"terminate-le-bitfield"}}}}, {"iterations", 20},
                      {"cases", {"rdmap-echo-*"}}, {"time_scale", 0.25}};
   const Reply started = post(serve.port(), "/api/fuzz", body);

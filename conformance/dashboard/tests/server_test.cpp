@@ -27,6 +27,7 @@
 
 #include "requirement.hpp"
 #include "serve_client.hpp"
+#include "temp_db.hpp"
 
 namespace {
 
@@ -70,12 +71,6 @@ class Events {
   net::io_context ioc_;
   websocket::stream<tcp::socket> ws_;
 };
-
-std::string temp_db(const char* name) {
-  const auto p = std::filesystem::temp_directory_path() / ("rdmaconf-serve-" + std::to_string(::getpid()) + "-" + name + ".sqlite");
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + suffix);
-  return p.string();
-}
 
 bool run_ended(const json& e, std::int64_t id) {
   return e.value("type", "") == "run" && e["run"]["id"] == id && e["run"]["status"] != "queued" &&

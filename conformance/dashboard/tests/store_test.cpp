@@ -11,19 +11,13 @@
 #include "report/report_json.hpp"
 #include "dashboard/run_findings.hpp"
 #include "dashboard/store.hpp"
+#include "temp_db.hpp"
 
 namespace rdmaconf::dashboard {
 namespace {
 
 using nlohmann::json;
-
-std::string temp_db(const char* name) {
-  const auto p = std::filesystem::temp_directory_path() / ("rdmaconf-store-" + std::to_string(::getpid()) + "-" + name + ".sqlite");
-  std::filesystem::remove(p);
-  std::filesystem::remove(p.string() + "-wal");
-  std::filesystem::remove(p.string() + "-shm");
-  return p.string();
-}
+using test::temp_db;
 
 json a_case(const std::string& id, const std::string& verdict, const std::string& reason = "") {
   std::string error;

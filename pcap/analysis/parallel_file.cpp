@@ -225,7 +225,11 @@ class FileWorker : public capture::StreamConsumer {
       std::unique_ptr<HandBatch> b = lane.pop();
       last = b->last;
       if (!dispatch_.give_up.load(std::memory_order_relaxed)) {
-        for (const Handed& h : b->frames) take(h);
+        const std::vector<Handed>& frames = b->frames;
+        for (std::size_t i = 0; i < frames.size(); ++i) {
+          if (i + kAhead < frames.size()) prefetch(frames[i + kAhead].frame.captured);
+          take(frames[i]);
+        }
         if (share_bound()) stop();
       }
       dispatch_.positions[index_].at.store(b->end, std::memory_order_release);
@@ -287,6 +291,15 @@ class FileWorker : public capture::StreamConsumer {
   }
   void number(const capture::Stream& s) {
     if (finishing_) analyzer.set_sequence(kFinishBase + s.connection_id());
+  }
+
+  // A frame's octets are first read here, not by the reader: asked for
+  // kAhead frames ahead, so the memory's latency overlaps the frames
+  // before it (the CRC's stream over each payload otherwise starts with
+  // misses). A hint only: nothing faults.
+  static constexpr std::size_t kAhead = 2;
+  static void prefetch(wire::Bytes b) {
+    for (std::size_t at = 0; at < b.size(); at += 64) __builtin_prefetch(b.data() + at);
   }
 
   void take(const Handed& h) {

@@ -6,11 +6,12 @@
 # that touches every octet) beside them, in turn, pair by pair. Prints each
 # run's wall and CPU seconds and peak RSS, then the medians: the -j N speed-up
 # (wall) and -j 1's pace as a share of the floor's. Last, one `perf record`
-# of -j N gives each thread's CPU (the threads are named: rdmaconf-wK are
-# the workers, which for this classic pcap file each read it, reassemble
-# and analyze their own connections; when a capture makes them give up,
-# rdmaconf reads the file, rdmaconf-tcp reassembles and the rdmaconf-wK
-# analyze) as a share of -j 1's median CPU: the busiest one bounds the
+# of -j N gives each thread's CPU (the threads are named: for this classic
+# pcap file rdmaconf-read walks the records and hands each frame to its
+# connection's worker, and the rdmaconf-wK workers reassemble and analyze
+# them; when a capture makes them give up, rdmaconf reads the file,
+# rdmaconf-tcp reassembles and the rdmaconf-wK analyze) as a share of
+# -j 1's median CPU: the busiest one bounds the
 # speed-up on quiet cores whatever the load now (the critical path; target
 # <= 55 %).
 #

@@ -105,18 +105,21 @@ class ShardedAnalyzer : public capture::StreamConsumer {
 };
 
 // `analyze -j N` over a classic pcap file mapped whole (parallel_file.cpp):
-// the reading and the TCP reassembly split over the workers too. Every
-// worker walks all of the file's records and reads each frame's headers
-// (capture::tcp_key_of) to find its connection; the connections go round
-// the workers in the order the file first shows them, one table that every
-// worker builds alike, and a worker decodes, reassembles and analyzes only
-// its own connections' frames, each with its own Reassembler and Analyzer.
-// Frames that carry no TCP segment are worker 0's (it reports them). Each
-// callback is numbered by its frame (the frames of one connection are one
-// worker's, so one worker's callbacks keep their order within a frame), the
-// stream ends at the capture's end after every frame, in the order the
-// connections were created (Reassembler::number_connections_by_frame), and
-// merge_shards puts the result in one-thread order.
+// the TCP reassembly split over the workers too. One reader thread walks
+// the file's records and reads each frame's headers (capture::tcp_key_of;
+// a frame they do not key, decode_frame) to find its connection; the
+// connections go round the workers in the order the file first shows them,
+// and the reader hands each frame (a view into the mapping: no octet
+// copied) to its connection's worker in batches, one bounded queue per
+// worker. A worker decodes, reassembles and analyzes the frames it is
+// handed, with its own Reassembler and Analyzer; the payload octets are
+// first read there. Frames that carry no TCP segment are worker 0's (it
+// reports them). Each callback is numbered by its frame (the frames of one
+// connection are one worker's, in file order, so one worker's callbacks keep
+// their order within a frame), the stream ends at the capture's end after
+// every frame, in the order the connections were created
+// (Reassembler::number_connections_by_frame), and merge_shards puts the
+// result in one-thread order.
 //
 // What one thread's state ties across connections cannot be split this way:
 // SMC-R (a CLC exchange and its link group's RoCEv2 packets, RFC 7609 §3.5,
@@ -124,12 +127,13 @@ class ShardedAnalyzer : public capture::StreamConsumer {
 // SCTP, and the reassembler's budgets shared by all connections (the
 // connection limit, the history and held-octet totals: each worker gets an
 // equal share, and while no share binds the whole would not have either).
-// When a capture holds any of these the workers stop and the result is
-// nullopt: ShardedAnalyzer then reads the file as before.
+// When a capture holds any of these the reader and the workers stop and
+// the result is nullopt: ShardedAnalyzer then reads the file as before.
 //
-// Memory: the file's pages are mapped by whoever reads them first and
-// given back once every worker is past them; a worker more than kMaxAhead
-// octets ahead of the slowest waits for it.
+// Memory: each worker has a few batches of at most a few thousand frame
+// views; when all of a worker's are queued the reader waits for it
+// (back-pressure), so the mapped pages between the slowest worker and the
+// reader stay a few MiB, and the pages every worker is past are given back.
 std::optional<AnalysisResult> analyze_shared_file(const capture::SharedPcapFile& file, const AnalysisOptions& options);
 
 // The workers' results as the one-thread run's: counts added to `out`'s,

@@ -1,10 +1,12 @@
-// analyze_shared_file (parallel.hpp): every worker walks the whole mapped
-// file and reads, reassembles and analyzes the frames of its own
-// connections.
+// analyze_shared_file (parallel.hpp): one reader walks the mapped file's
+// records and hands each frame to the worker of its connection; each worker
+// reads, reassembles and analyzes the frames it is handed.
 #include <algorithm>
 #include <atomic>
-#include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <limits>
+#include <mutex>
 #include <thread>
 #include <unordered_map>
 
@@ -21,46 +23,109 @@ namespace {
 // frame's, in the order the connections were created (their ids are the
 // frames that created them).
 constexpr std::uint64_t kFinishBase = std::uint64_t{1} << 62;
-// A worker says how far it has read every kPublish octets; one more than
-// kMaxAhead octets ahead of the slowest waits for it; the pages every
-// worker is past go back kRelease octets at a time.
-constexpr std::uint64_t kPublish = std::uint64_t{1} << 20;
-constexpr std::uint64_t kMaxAhead = std::uint64_t{16} << 20;
+// The reader hands every worker what it has for it each kSpan octets of the
+// file (an empty batch too: it says how far the file is read), and a
+// worker's batch sooner when it holds kBatchFrames frames. A worker has
+// kLaneBatches batches: when all are filled and not yet handled, the reader
+// waits for it (back-pressure) until half of them are back, so the mapped
+// pages between the slowest worker and the reader stay a few spans. The
+// pages every worker is past go back kRelease octets at a time.
+constexpr std::uint64_t kSpan = std::uint64_t{1} << 20;
+constexpr std::size_t kBatchFrames = 2048;
+constexpr std::size_t kLaneBatches = 6;
 constexpr std::uint64_t kRelease = std::uint64_t{4} << 20;
-constexpr std::uint64_t kDone = std::numeric_limits<std::uint64_t>::max();
+
+// One frame as the reader found it: a view into the mapping. `whole`: the
+// reader could not key it from its headers alone (capture::tcp_key_of), so
+// the worker decodes it with its reports (decode_frame is pure: the reader's
+// decoding of it, to find its connection, changed nothing).
+struct Handed {
+  capture::RawFrame frame;
+  bool whole = false;
+};
+
+struct HandBatch {
+  std::vector<Handed> frames;
+  std::uint64_t end = 0;  // the reader had read the file up to here: every later frame lies past it
+  bool last = false;      // the capture's end
+};
+
+// One worker's batches: the reader fills them, the worker handles them in
+// the order given and hands them back. A mutex per worker, taken once a
+// batch; a side that waits is woken only when it asked to be.
+class Lane {
+ public:
+  Lane() {
+    for (std::size_t i = 0; i < kLaneBatches; ++i) {
+      spare_.push_back(std::make_unique<HandBatch>());
+      spare_.back()->frames.reserve(kBatchFrames);
+    }
+  }
+  // Reader: an empty batch; when none is back, waits until half are.
+  std::unique_ptr<HandBatch> spare() {
+    std::unique_lock lock(mutex_);
+    if (spare_.empty()) {
+      reader_waits_ = true;
+      reader_.wait(lock, [&] { return spare_.size() >= kLaneBatches / 2; });
+      reader_waits_ = false;
+    }
+    auto b = std::move(spare_.back());
+    spare_.pop_back();
+    return b;
+  }
+  void push(std::unique_ptr<HandBatch> b) {
+    std::lock_guard lock(mutex_);
+    ready_.push_back(std::move(b));
+    if (worker_waits_) worker_.notify_one();
+  }
+  // Worker: the next batch, waiting for one.
+  std::unique_ptr<HandBatch> pop() {
+    std::unique_lock lock(mutex_);
+    if (ready_.empty()) {
+      worker_waits_ = true;
+      worker_.wait(lock, [&] { return !ready_.empty(); });
+      worker_waits_ = false;
+    }
+    auto b = std::move(ready_.front());
+    ready_.pop_front();
+    return b;
+  }
+  void give_back(std::unique_ptr<HandBatch> b) {
+    b->frames.clear();
+    b->last = false;
+    std::lock_guard lock(mutex_);
+    spare_.push_back(std::move(b));
+    if (reader_waits_ && spare_.size() >= kLaneBatches / 2) reader_.notify_one();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable reader_, worker_;
+  std::deque<std::unique_ptr<HandBatch>> ready_;
+  std::vector<std::unique_ptr<HandBatch>> spare_;
+  bool reader_waits_ = false, worker_waits_ = false;
+};
 
 struct alignas(64) Position {
   std::atomic<std::uint64_t> at{0};
 };
 
-struct Walk {
+// What the reader and the workers share.
+struct Dispatch {
   const capture::SharedPcapFile& file;
+  std::vector<Lane> lanes;          // per worker
   std::vector<Position> positions;  // per worker: it has handled every frame before this offset
   std::atomic<bool> give_up{false};
-  std::atomic<std::uint64_t> released{0};
+  // Set by the reader before the last batches (the lanes' mutexes order
+  // them before the workers' reads).
+  std::uint64_t frames = 0;
+  std::optional<capture::Report> end_report;
 
-  Walk(const capture::SharedPcapFile& f, std::size_t workers) : file(f), positions(workers) {}
+  Dispatch(const capture::SharedPcapFile& f, std::size_t workers) : file(f), lanes(workers), positions(workers) {}
   std::uint64_t slowest() const {
-    std::uint64_t m = kDone;
+    std::uint64_t m = std::numeric_limits<std::uint64_t>::max();
     for (const Position& p : positions) m = std::min(m, p.at.load(std::memory_order_acquire));
     return m;
-  }
-  // Says how far worker `w` is; gives back what every worker is past; waits
-  // while `w` is too far ahead (back-pressure: the pages between the
-  // slowest and the fastest worker stay mapped).
-  void publish(std::size_t w, std::uint64_t at) {
-    positions[w].at.store(at, std::memory_order_release);
-    std::uint64_t low = slowest();
-    if (low != kDone) {
-      std::uint64_t from = released.load(std::memory_order_relaxed);
-      if (low >= from + kRelease && released.compare_exchange_strong(from, low)) file.release(from, low);
-    }
-    for (int spins = 0; at != kDone && low != kDone && at > low + kMaxAhead; ++spins) {
-      if (give_up.load(std::memory_order_relaxed)) return;
-      if (spins < 64) std::this_thread::yield();
-      else std::this_thread::sleep_for(std::chrono::microseconds(50));
-      low = slowest();
-    }
   }
 };
 
@@ -139,41 +204,39 @@ class HeldReports : public capture::ReportSink {
   std::atomic<bool>& give_up_;
 };
 
-// One worker: its own Analyzer behind its own Reassembler, each callback
-// numbered by its frame (at the end, by its connection's).
+// One worker: its own Analyzer behind its own Reassembler, fed the frames
+// of its connections in file order, each callback numbered by its frame
+// (at the end, by its connection's).
 class FileWorker : public capture::StreamConsumer {
  public:
-  FileWorker(Walk& walk, const AnalysisOptions& options, std::size_t index, std::size_t workers)
-      : analyzer(options), walk_(walk), reassembler_(*this, shared_limits(options.limits, workers)),
-        owners_(workers), index_(index), held_(index == 0, walk.give_up), max_connections_(options.limits.max_connections) {
+  FileWorker(Dispatch& dispatch, const AnalysisOptions& options, std::size_t index, std::size_t workers)
+      : analyzer(options), dispatch_(dispatch), reassembler_(*this, shared_limits(options.limits, workers)),
+        index_(index), held_(index == 0, dispatch.give_up) {
     reassembler_.number_connections_by_frame();
   }
   FileWorker(const FileWorker&) = delete;
   FileWorker& operator=(const FileWorker&) = delete;
 
   void run() {
-    const capture::SharedPcapFile& file = walk_.file;
-    capture::SharedPcapFile::Cursor cursor = file.start();
-    std::uint64_t publish_at = cursor.pos + kPublish;
-    capture::RawFrame frame;
-    capture::PacketSource::Next n{};
-    while (!walk_.give_up.load(std::memory_order_relaxed)) {
-      n = file.next(cursor, frame);
-      if (n != capture::PacketSource::Next::kFrame) break;
-      take(frame);
-      if (cursor.pos >= publish_at) {
+    Lane& lane = dispatch_.lanes[index_];
+    // Every batch is taken and given back, given up or not: the reader
+    // never waits for a worker that has stopped.
+    for (bool last = false; !last;) {
+      std::unique_ptr<HandBatch> b = lane.pop();
+      last = b->last;
+      if (!dispatch_.give_up.load(std::memory_order_relaxed)) {
+        const std::vector<Handed>& frames = b->frames;
+        for (std::size_t i = 0; i < frames.size(); ++i) {
+          if (i + kAhead < frames.size()) prefetch(frames[i + kAhead].frame.captured);
+          take(frames[i]);
+        }
         if (share_bound()) stop();
-        walk_.publish(index_, cursor.pos);
-        publish_at = cursor.pos + kPublish;
       }
+      dispatch_.positions[index_].at.store(b->end, std::memory_order_release);
+      lane.give_back(std::move(b));
     }
-    walk_.publish(index_, kDone);
-    if (walk_.give_up.load(std::memory_order_relaxed)) return;
-    frames = cursor.frames;
-    if (cursor.end_report) {
-      clean_end = false;
-      if (index_ == 0) analyzer.on_report(*cursor.end_report);
-    }
+    if (dispatch_.give_up.load(std::memory_order_relaxed)) return;
+    if (dispatch_.end_report && index_ == 0) analyzer.on_report(*dispatch_.end_report);
     finishing_ = true;
     reassembler_.finish();
     if (share_bound()) stop();
@@ -211,8 +274,6 @@ class FileWorker : public capture::StreamConsumer {
   }
 
   Analyzer analyzer;
-  std::uint64_t frames = 0;
-  bool clean_end = true;
 
  private:
   static capture::ReassemblyLimits shared_limits(capture::ReassemblyLimits l, std::size_t workers) {
@@ -221,7 +282,7 @@ class FileWorker : public capture::StreamConsumer {
     l.max_held_total /= workers;
     return l;
   }
-  void stop() { walk_.give_up.store(true, std::memory_order_relaxed); }
+  void stop() { dispatch_.give_up.store(true, std::memory_order_relaxed); }
   // This worker's share of a budget all connections share bound: the whole
   // might have too, so this split is not the one-thread run.
   bool share_bound() const {
@@ -232,57 +293,128 @@ class FileWorker : public capture::StreamConsumer {
     if (finishing_) analyzer.set_sequence(kFinishBase + s.connection_id());
   }
 
-  // One frame: the worker's own when its connection is; a frame with no
-  // TCP segment is worker 0's.
-  void take(const capture::RawFrame& frame) {
-    if (const std::optional<capture::StreamKey> key = capture::tcp_key_of(frame)) {
-      if (owner(*key) != index_) return;
-      analyzer.set_sequence(frame.number.value);
-      reassembler_.add_frame(frame);
+  // A frame's octets are first read here, not by the reader: asked for
+  // kAhead frames ahead, so the memory's latency overlaps the frames
+  // before it (the CRC's stream over each payload otherwise starts with
+  // misses). A hint only: nothing faults.
+  static constexpr std::size_t kAhead = 2;
+  static void prefetch(wire::Bytes b) {
+    for (std::size_t at = 0; at < b.size(); at += 64) __builtin_prefetch(b.data() + at);
+  }
+
+  void take(const Handed& h) {
+    analyzer.set_sequence(h.frame.number.value);
+    if (!h.whole) {
+      reassembler_.add_frame(h.frame);
       return;
     }
     held_.reports.clear();
-    const std::optional<capture::TcpSegment> seg = capture::decode_frame(frame, held_);
-    if ((seg ? owner(seg->key) : 0) != index_) return;
-    analyzer.set_sequence(frame.number.value);
+    const std::optional<capture::TcpSegment> seg = capture::decode_frame(h.frame, held_);
     for (const capture::Report& r : held_.reports) on_report(r);
     if (seg) reassembler_.add_segment(*seg);
   }
+
+  Dispatch& dispatch_;
+  capture::Reassembler reassembler_;
+  std::size_t index_;
+  HeldReports held_;
+  bool finishing_ = false;
+};
+
+// The reader: walks every record of the file, reads each frame's headers
+// to find its connection and hands the frame to that connection's worker.
+// A frame that carries no TCP segment is worker 0's (it reports it).
+class FileReader {
+ public:
+  FileReader(Dispatch& dispatch, const AnalysisOptions& options)
+      : dispatch_(dispatch), owners_(dispatch.lanes.size()), held_(true, dispatch.give_up),
+        max_connections_(options.limits.max_connections) {}
+
+  void run() {
+    const std::size_t workers = dispatch_.lanes.size();
+    for (std::size_t w = 0; w < workers; ++w) open_.push_back(dispatch_.lanes[w].spare());
+    const capture::SharedPcapFile& file = dispatch_.file;
+    capture::SharedPcapFile::Cursor cursor = file.start();
+    std::uint64_t span_end = cursor.pos + kSpan;
+    std::uint64_t released = 0;
+    Handed h;
+    while (!dispatch_.give_up.load(std::memory_order_relaxed)) {
+      if (file.next(cursor, h.frame) != capture::PacketSource::Next::kFrame) break;
+      std::size_t w = 0;
+      if (const std::optional<capture::StreamKey> key = capture::tcp_key_of(h.frame)) {
+        w = owner(*key);
+        h.whole = false;
+      } else {
+        held_.reports.clear();
+        const std::optional<capture::TcpSegment> seg = capture::decode_frame(h.frame, held_);
+        w = seg ? owner(seg->key) : 0;
+        h.whole = true;
+      }
+      open_[w]->frames.push_back(h);
+      if (open_[w]->frames.size() >= kBatchFrames) hand(w, cursor.pos);
+      if (cursor.pos >= span_end) {
+        for (std::size_t i = 0; i < workers; ++i) hand(i, cursor.pos);
+        span_end = cursor.pos + kSpan;
+        const std::uint64_t low = dispatch_.slowest();
+        if (low >= released + kRelease) {
+          file.release(released, low);
+          released = low;
+        }
+      }
+    }
+    dispatch_.frames = cursor.frames;
+    dispatch_.end_report = cursor.end_report;
+    for (std::size_t w = 0; w < workers; ++w) {
+      open_[w]->last = true;
+      hand(w, cursor.pos);
+    }
+  }
+
+ private:
+  void hand(std::size_t w, std::uint64_t end) {
+    open_[w]->end = end;
+    const bool last = open_[w]->last;
+    dispatch_.lanes[w].push(std::move(open_[w]));
+    if (!last) open_[w] = dispatch_.lanes[w].spare();
+  }
   std::size_t owner(const capture::StreamKey& k) {
     const std::size_t w = owners_.of(k);
-    if (owners_.size() > max_connections_) stop();
+    if (owners_.size() > max_connections_) dispatch_.give_up.store(true, std::memory_order_relaxed);
     return w;
   }
 
-  Walk& walk_;
-  capture::Reassembler reassembler_;
+  Dispatch& dispatch_;
   Owners owners_;
-  std::size_t index_;
   HeldReports held_;
   std::size_t max_connections_;
-  bool finishing_ = false;
+  std::vector<std::unique_ptr<HandBatch>> open_;  // per worker, being filled
 };
 
 }  // namespace
 
 std::optional<AnalysisResult> analyze_shared_file(const capture::SharedPcapFile& file, const AnalysisOptions& options) {
   const std::size_t workers = std::max<std::size_t>(options.jobs, 1);
-  Walk walk(file, workers);
+  Dispatch dispatch(file, workers);
   std::vector<std::unique_ptr<FileWorker>> shards;
-  for (std::size_t w = 0; w < workers; ++w) shards.push_back(std::make_unique<FileWorker>(walk, options, w, workers));
+  for (std::size_t w = 0; w < workers; ++w) shards.push_back(std::make_unique<FileWorker>(dispatch, options, w, workers));
+  FileReader reader(dispatch, options);
+  // The names `perf report --sort comm` shows (ci/analyze-bench.sh).
+  const auto named = [](std::string name, auto body) {
+    return std::thread([name = std::move(name), body] {
+      ::pthread_setname_np(::pthread_self(), name.substr(0, 15).c_str());
+      body();
+    });
+  };
   std::vector<std::thread> threads;
   for (std::size_t w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] {
-      // The name `perf report --sort comm` shows (ci/analyze-bench.sh).
-      ::pthread_setname_np(::pthread_self(), ("rdmaconf-w" + std::to_string(w)).substr(0, 15).c_str());
-      shards[w]->run();
-    });
+    threads.push_back(named("rdmaconf-w" + std::to_string(w), [&shards, w] { shards[w]->run(); }));
+  threads.push_back(named("rdmaconf-read", [&reader] { reader.run(); }));
   for (std::thread& t : threads) t.join();
-  if (walk.give_up.load()) return std::nullopt;
+  if (dispatch.give_up.load()) return std::nullopt;
   std::vector<Analyzer*> analyzers;
   for (auto& s : shards) analyzers.push_back(&s->analyzer);
-  AnalysisResult r = merge_shards(analyzers, AnalysisResult{}, shards[0]->frames, options.max_violations_kept);
-  r.clean_end = shards[0]->clean_end;
+  AnalysisResult r = merge_shards(analyzers, AnalysisResult{}, dispatch.frames, options.max_violations_kept);
+  r.clean_end = !dispatch.end_report.has_value();
   return r;
 }
 

@@ -117,8 +117,8 @@ struct SctpPacket {
 std::optional<TcpSegment> decode_frame(const RawFrame& frame, ReportSink& sink);
 
 // The connection a frame's TCP segment belongs to, read from the headers
-// alone, without decoding the frame (analyze -j: each worker reads every
-// frame's headers to find its own, analysis/parallel.hpp): the segment's
+// alone, without decoding the frame (analyze -j: the reader keys every
+// frame to hand it to its connection's worker, analysis/parallel.hpp): the segment's
 // key as decode_frame would return it, for the common frames only
 // (Ethernet or Linux cooked v1/v2, with up to four VLAN tags, or raw IP;
 // IPv4 not fragmented, or IPv6 without extension headers; TCP). nullopt for

@@ -191,6 +191,61 @@ TEST(AnalysisParallel, FileSplitOverWorkersAsOneThreadSeesIt) {
   fs::remove(mixed);
 }
 
+// Frames the reader cannot key from their headers alone
+// (capture::tcp_key_of reads Ethernet, Linux cooked and raw IP, not BSD
+// loopback): it decodes them to find their connection, and the worker
+// decodes them again with their reports. The same real captures as above,
+// their Ethernet headers turned into LINKTYPE_NULL's family word: many
+// connections, more than one batch and span per worker, every frame handed
+// that way. The split must not give up and must give the one-thread JSON.
+TEST(AnalysisParallel, FileSplitHandsFramesItCannotKeyToTheirWorker) {
+  std::vector<Frames> inputs = real_tcp_captures_without_smc();
+  ASSERT_GE(inputs.size(), 8u);
+  std::size_t turned = 0;
+  for (Frames& frames : inputs)
+    for (auto& [time, octets] : frames) {
+      // Ethernet II (14 octets, EtherType at 12) carrying IPv4 or IPv6;
+      // a frame of any other kind is left as it is (reported alike by both).
+      const bool v4 = octets.size() >= 14 && octets[12] == 0x08 && octets[13] == 0x00;
+      const bool v6 = octets.size() >= 14 && octets[12] == 0x86 && octets[13] == 0xdd;
+      if (!v4 && !v6) continue;
+      // BSD loopback's family word, big-endian: AF_INET 2, an AF_INET6 24.
+      std::vector<std::uint8_t> null{0, 0, 0, static_cast<std::uint8_t>(v4 ? 2 : 24)};
+      null.insert(null.end(), octets.begin() + 14, octets.end());
+      octets = std::move(null);
+      ++turned;
+    }
+  ASSERT_GT(turned, 1000u);
+  const fs::path mixed = fs::temp_directory_path() / ("rdmaconf-parallel-null-" + std::to_string(::getpid()) + ".pcap");
+  {
+    std::ofstream out(mixed, std::ios::binary | std::ios::trunc);
+    capture::CaptureWriter writer(out, capture::FileFormat::kPcap, capture::LinkType::kNull);
+    for (int round = 0; round < 4; ++round)
+      for (std::size_t i = 0;; ++i) {
+        bool any = false;
+        for (const auto& frames : inputs)
+          if (i < frames.size()) {
+            writer.write(frames[i].first, frames[i].second);
+            any = true;
+          }
+        if (!any) break;
+      }
+    ASSERT_TRUE(writer.ok());
+  }
+  ASSERT_GT(fs::file_size(mixed), std::uintmax_t{4} << 20);
+  const std::string one = json_of(mixed.string(), 1);
+  EXPECT_EQ(one.find("\"violations\": []"), std::string::npos) << "the mix breaks rules";
+  EXPECT_EQ(one.find("\"mpa_connections\": 0,"), std::string::npos) << one.substr(0, 400);
+  for (std::size_t jobs : {2u, 3u}) {
+    AnalysisOptions options;
+    options.observer.report_fpdus = false;
+    options.jobs = jobs;
+    options.max_violations_kept = 100000;
+    EXPECT_EQ(json_of_split(mixed.string(), options), one) << jobs << " workers";
+  }
+  fs::remove(mixed);
+}
+
 // What the split cannot follow makes it give up (analyze_file then reads
 // the file as before, with the same result): SMC-R and SCTP captures, and a
 // shared reassembly budget that one worker's share of it cannot hold (the

@@ -97,6 +97,9 @@ class Fuzzer {
   std::deque<Case> history_;
   // Why the last restore failed (FuzzOptions::restore): what ends the run.
   std::string restore_failed_;
+  // Restored, and no input run since: a try needs no restore of its own
+  // (a device's restore may be a reboot of minutes).
+  bool fresh_ = false;
   Clock::time_point start_ = Clock::now(), last_progress_ = Clock::now();
 };
 
@@ -104,6 +107,7 @@ class Fuzzer {
 // reproducer holds. Then the oracles.
 Ran Fuzzer::run_case_text(const Case& c) {
   Ran r;
+  fresh_ = false;
   auto parsed = parse_script(case_text(c), c.id + ".case");
   auto* cases = std::get_if<std::vector<Case>>(&parsed);
   if (!cases || cases->size() != 1) {
@@ -212,6 +216,7 @@ bool Fuzzer::wait_for_iut() {
     const bool healthy = !o_.host_health || !o_.host_health();
     if (healthy && answers()) {
       history_.clear();
+      fresh_ = static_cast<bool>(o_.restore);
       return true;
     }
     if (Clock::now() >= deadline || (o_.cancel && o_.cancel->load())) return false;
@@ -225,7 +230,7 @@ bool Fuzzer::wait_for_iut() {
 // candidates left in it must not make the finding for this one.
 bool Fuzzer::same(const Case& cand, const Ran& want, Ran& out, int& runs, bool& dead) {
   ++runs;
-  if (o_.restore && !wait_for_iut()) {
+  if (o_.restore && !fresh_ && !wait_for_iut()) {
     dead = true;
     return false;
   }
@@ -246,7 +251,7 @@ bool Fuzzer::makes(const Ran& out, const Ran& want) {
 // Runs `inputs` in order on a restored IUT: how many of them it took to make
 // the finding `want` again (0: none did, or another finding came first).
 std::size_t Fuzzer::run_sequence(const std::vector<Case>& inputs, const Ran& want, Ran& last, bool& dead) {
-  if (!wait_for_iut()) {
+  if (!fresh_ && !wait_for_iut()) {
     dead = true;
     return 0;
   }

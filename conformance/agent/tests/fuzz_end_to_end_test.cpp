@@ -4,7 +4,8 @@
 // --kernel-log, written by the test as a kernel would) is a finding with
 // the kernel's stack as its signature and its splat beside the script; an
 // agent that goes away is a finding too, and both end the run when the host
-// does not come back.
+// does not come back; given a restore command that starts the agent again,
+// the run goes on.
 #include <unistd.h>
 
 #include <gtest/gtest.h>

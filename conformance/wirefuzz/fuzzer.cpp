@@ -226,11 +226,14 @@ bool Fuzzer::wait_for_iut() {
 
 // Runs a candidate of the minimization: true when it makes the same finding
 // (the same oracle, the same rule). Whatever silenced the IUT is waited out.
-// A target the fuzzer can restore is restored first: what earlier
-// candidates left in it must not make the finding for this one.
+// For an IUT that stopped answering, a target the fuzzer can restore is
+// restored first: what earlier candidates left in it must not make the
+// finding for this one. A rule broken on the wire is judged on what the IUT
+// sends on the candidate's own connection, and the IUT still answers: no
+// restore (a device's may be a reboot of minutes, one per candidate).
 bool Fuzzer::same(const Case& cand, const Ran& want, Ran& out, int& runs, bool& dead) {
   ++runs;
-  if (o_.restore && !fresh_ && !wait_for_iut()) {
+  if (o_.restore && !fresh_ && want.kind != Finding::Kind::kRuleBroken && !wait_for_iut()) {
     dead = true;
     return false;
   }

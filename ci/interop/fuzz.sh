@@ -31,7 +31,7 @@
 # Both: RDMACONF_FUZZ_SEED (1), RDMACONF_FUZZ_MINIMIZE_RUNS (12: each run that crashes the kernel
 # costs a reboot), RDMACONF_FUZZ_RESTORE: "reboot" (the default) gives the fuzzer a restore command
 # (`--restore-command`) that reboots the guest and brings the part's IUT and the agent up, run after an
-# IUT that stopped answering and before each try of a finding, so that a finding of several inputs
+# IUT that stopped answering and before each try of its finding (or a kernel crash's), so that a finding of several inputs
 # (siw's lost listener) is minimized; "none": the fuzzer only waits for the IUT (--revive). Not a reload
 # of siw: the lost listener's teardown (the agent's end) crashes 6.1's kernel in siw_destroy_listen and
 # leaves siw in use, so only a reboot restores it (docs/interop.md, "Fuzzing siw"). Each restore's

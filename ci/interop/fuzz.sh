@@ -6,6 +6,8 @@
 #                           it was found, its minimized script); run2 ... when a run ended early (an IUT
 #                           that did not come back without a kernel crash): the next seed, a fresh boot
 #   runN/findings/M-CASE/   one folder per finding: the script, its captures, kernel.txt (the splat)
+#   runN/findings/restore.log  the fuzzer's restore command's output, one block per restore
+#   restore-harness.txt     each restore the fuzzer asked for: when, and how long its reboot took
 #   kernel.txt              every kernel crash the watcher saw, when, and the reboot after it
 #   dmesg-crashN.txt        the guest's kernel log (or serial console, after a panic) at crash N
 #   reproduce.txt           each finding of the IUT or its host (not of a rule broken) run alone on a
@@ -15,8 +17,9 @@
 # guest's kernel log through the agent (GET /v1/kernel-log) and waits (--revive) for the host to come
 # back; a watcher here reboots the guest after each crash (the kernel log shows one, or the guest is
 # gone after a panic), so the fuzzer minimizes across reboots and carries on. An IUT that stops
-# answering without a crash ends a fuzzer's run after --revive (600 s: a reboot under TCG on a loaded
-# host took 217 s, and the host must be back and the IUT up within it); the guest then reboots and the
+# answering without a crash is restored by the fuzzer's restore command (a reboot, below); one that does
+# not answer within --revive after it (600 s: a reboot under TCG on a loaded host took 217 s, and the
+# host must be back and the IUT up within it) ends the fuzzer's run; the guest then reboots and the
 # next seed fuzzes for the time left.
 #   siw: the MPA responder (siw_up: siw on eth0, the agent on siw0); RDMACONF_FUZZ_EXCLUDE (globs,
 #        default the cases known to crash siw: docs/interop.md, "Kernel crashes").
@@ -26,7 +29,13 @@
 #        --clc-* options describe (ci/interop/README.md, "Fuzzing Linux's CLC server");
 #        RDMACONF_FUZZ_SMC_EXCLUDE (globs, default none).
 # Both: RDMACONF_FUZZ_SEED (1), RDMACONF_FUZZ_MINIMIZE_RUNS (12: each run that crashes the kernel
-# costs a reboot).
+# costs a reboot), RDMACONF_FUZZ_RESTORE: "reboot" (the default) gives the fuzzer a restore command
+# (`--restore-command`) that reboots the guest and brings the part's IUT and the agent up, run after an
+# IUT that stopped answering and before each try of its finding (or a kernel crash's), so that a finding of several inputs
+# (siw's lost listener) is minimized; "none": the fuzzer only waits for the IUT (--revive). Not a reload
+# of siw: the lost listener's teardown (the agent's end) crashes 6.1's kernel in siw_destroy_listen and
+# leaves siw in use, so only a reboot restores it (docs/interop.md, "Fuzzing siw"). Each restore's
+# steps go to fuzz/PART/restore-harness.txt, the fuzzer's log of its command to runN/findings/restore.log.
 bug_re='BUG:|kernel BUG at|Oops:|general protection fault|Kernel panic'
 
 # The CLC server's setup for fuzzing: what the live clc suite has (smc-up.sh), eth0's address and the
@@ -45,6 +54,33 @@ smc_fuzz_up() {
          sleep 1; cat clc-relay-boot$boots.log"
 }
 part_up() { if [ "$part" = siw ]; then siw_up nocapture; else smc_fuzz_up; fi; }
+
+# The fuzzer's restore command (restore.sh, written by fuzz_part) asks fuzz_restorer, which has this
+# harness's functions, to restore the part's IUT: a request file, then the restorer's exit status in
+# a status file. The lock orders the restorer's reboots with the watcher's.
+restore_part() {
+  local t=$SECONDS
+  echo "$(date -u +%H:%M:%S) restore: a reboot"
+  STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
+  boot_guest > /dev/null 2>&1 9>&- && part_up > /dev/null 2>&1 9>&- || { echo "  the reboot failed"; return 1; }
+  echo "  rebooted in $((SECONDS - t)) s"
+}
+fuzz_restorer() {
+  local rc
+  while [ ! -e "$fz/.done" ]; do
+    if [ -e "$fz/.restore-request" ]; then
+      rm -f "$fz/.restore-request"
+      rc=0
+      exec 9> "$fz/.lock"
+      flock 9
+      restore_part >> "$fz/restore-harness.txt" 2>&1 || rc=$?
+      flock -u 9
+      tail -2 "$fz/restore-harness.txt" > "$fz/.restore-said"
+      echo "$rc" > "$fz/.restore-status"
+    fi
+    sleep 0.5
+  done
+}
 
 # The lock (fd 9, below) orders the watcher's reboots and the loop's; the guest's qemu must not
 # inherit it (it would hold the lock for as long as it runs), hence "9>&-" on every boot.
@@ -119,7 +155,21 @@ fuzz_part() {
   part_args
   part_up > "$fz/up.txt" 2>&1
   fuzz_watch &
-  local watcher=$! excludes=() g deadline round=0 d rc
+  local watcher=$! restorer="" excludes=() g deadline round=0 d rc restore=()
+  if [ "${RDMACONF_FUZZ_RESTORE:-reboot}" != none ]; then
+    fuzz_restorer &
+    restorer=$!
+    cat > "$fz/restore.sh" << EOF
+# rdmaconf fuzz --restore-command: asks ci/interop/fuzz.sh's restorer to restore the guest's $part
+rm -f "$fz/.restore-status"
+touch "$fz/.restore-request"
+while [ ! -e "$fz/.restore-status" ]; do sleep 0.5; done
+cat "$fz/.restore-said"
+exit "\$(cat "$fz/.restore-status")"
+EOF
+    # A reboot under TCG took up to 217 s; a boot that hangs is ended at 900 s.
+    restore=(--restore-command "sh $fz/restore.sh" --restore-timeout 900)
+  fi
   set -f  # the globs go to rdmaconf as they are
   for g in $part_exclude; do excludes+=(--exclude "$g"); done
   set +f
@@ -144,14 +194,15 @@ fuzz_part() {
     rc=0
     "$rdmaconf" fuzz --agent "http://127.0.0.1:$p_control" --token "$token" "${part_fuzz[@]}" \
       --seconds $((deadline - SECONDS)) --seed $((${RDMACONF_FUZZ_SEED:-1} + round - 1)) "${excludes[@]}" \
-      --revive 600 --minimize-runs "${RDMACONF_FUZZ_MINIMIZE_RUNS:-12}" \
+      --revive 600 --minimize-runs "${RDMACONF_FUZZ_MINIMIZE_RUNS:-12}" "${restore[@]}" \
       --out "$d/findings" --json "$d/fuzz.json" 2>&1 | tee "$d/fuzz.txt" || rc=$?
     echo "rdmaconf fuzz exit status $rc" | tee -a "$d/fuzz.txt"
     [ "$rc" -le 1 ] || break  # a usage error or an agent it could not reach: no use going on
   done
   touch "$fz/.done"
   wait "$watcher" || true
-  rm -f "$fz/.done" "$fz/.watching" "$fz/.lock"
+  [ -z "$restorer" ] || wait "$restorer" || true
+  rm -f "$fz/.done" "$fz/.watching" "$fz/.lock" "$fz/.restore-request" "$fz/.restore-status" "$fz/.restore-said"
   timing "fuzz $part: $fuzz_minutes minutes of rdmaconf fuzz ($round runs)" $((SECONDS - t_fuzz))
 
   # Each finding's script alone, on a fresh boot: its verdict, and does the kernel crash again? (The

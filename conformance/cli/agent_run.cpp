@@ -183,6 +183,7 @@ bool AgentRun::begin_pass(const agent::MpaConfig& cfg, bool with_clc, cf::RunOpt
   {
     std::lock_guard lock(mu_);
     cfg_ = cfg;
+    with_clc_ = with_clc;
     if (!relisten(error)) return false;
   }
   o.agent = view_.get();
@@ -224,7 +225,8 @@ bool AgentRun::begin_pass(const agent::MpaConfig& cfg, bool with_clc, cf::RunOpt
       error = "the agent did not open a CLC listener: " + r.error;
       return false;
     }
-    handles_.push_back(r.body["id"].get<std::uint64_t>());
+    handles_.push_back(clc_id_ = r.body["id"].get<std::uint64_t>());
+    clc_port_ = port_of(r.body["address"].get<std::string>());
     const std::string address = args_.clc_target.empty() ? reachable(r.body["address"].get<std::string>()) : args_.clc_target;
     if (!cf::split_host_port(address, host, port)) {
       error = "the agent's CLC address '" + address + "' is not HOST:PORT";
@@ -290,6 +292,42 @@ bool AgentRun::begin_pass(const agent::MpaConfig& cfg, bool with_clc, cf::RunOpt
     o.initiator_parallel = false;
   }
   return true;
+}
+
+bool AgentRun::resume_pass(std::chrono::milliseconds within, std::string& error) {
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  for (;;) {
+    const auto info = client_->get("/v1/info");
+    if (info) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      error = "the agent did not answer within " + std::to_string(within.count() / 1000) + " s of the restore (" +
+              (info.error.empty() ? std::string("no answer") : info.error) + ")";
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  std::lock_guard lock(mu_);
+  // A new agent holds no listener. The same agent (a driver reloaded under
+  // it) may still hold the old one on the port wanted: that one is closed
+  // first, then the agent listens again.
+  std::string why;
+  if (!relisten(why)) {
+    if (listen_id_) (void)client_->post("/v1/close", json{{"id", listen_id_}});
+    if (!relisten(error)) return false;
+  }
+  if (!with_clc_) return true;
+  auto clc_listen = [&] {
+    const auto r = client_->post("/v1/clc/listen", json{{"port", clc_port_}});
+    if (!r || !r.body.is_object() || !r.body.contains("id") || !r.body["id"].is_number_unsigned()) {
+      error = "the agent did not open a CLC listener again: " + (r.error.empty() ? std::string("malformed answer") : r.error);
+      return false;
+    }
+    handles_.push_back(clc_id_ = r.body["id"].get<std::uint64_t>());
+    return true;
+  };
+  if (clc_listen()) return true;
+  if (clc_id_) (void)client_->post("/v1/close", json{{"id", clc_id_}});
+  return clc_listen();
 }
 
 void AgentRun::end_pass() {

@@ -5,6 +5,7 @@
 // agent view.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -46,6 +47,12 @@ class AgentRun {
   // Fills the connectors of `o` for one pass (the agent listens with `cfg`;
   // CLC only when `with_clc`). false with `error` when the agent refused.
   bool begin_pass(const agent::MpaConfig& cfg, bool with_clc, conformance::RunOptions& o, std::string& error);
+  // After the device was restored under the pass (its driver reloaded, its
+  // host booted again, the agent a new process: `rdmaconf fuzz
+  // --restore-command`): waits up to `within` for the agent to answer, then
+  // has it listen again as the pass began (the same port, the same MPA
+  // settings; the CLC listener too). False with `error` when it did not.
+  bool resume_pass(std::chrono::milliseconds within, std::string& error);
   void end_pass();
 
   conformance::AgentView& view() { return *view_; }
@@ -64,6 +71,9 @@ class AgentRun {
   agent::MpaConfig cfg_;
   std::mutex mu_;
   std::uint64_t listen_id_ = 0;
+  bool with_clc_ = false;
+  std::uint64_t clc_id_ = 0;
+  std::uint16_t clc_port_ = 0;    // the CLC listener's port, for resume_pass
   std::string connect_address_;   // where responder-role cases connect
   std::vector<std::uint64_t> handles_;  // closed at the end of the pass
   std::unique_ptr<conformance::Listener> shared_listener_;

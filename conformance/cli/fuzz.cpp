@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "cli/command.hpp"
 #include "cli/fuzz.hpp"
 #include "cli/fuzz_agent.hpp"
+#include "cli/fuzz_restore.hpp"
 #include "engine/engine.hpp"
 #include "engine/needs.hpp"
 #include "engine/pcap_hook.hpp"
@@ -79,6 +81,15 @@ int execute_fuzz(const FuzzArgs& a, const FuzzHooks& h) {
   }
   if (a.agent.empty() && (!a.token.empty() || !a.agent_listen.empty() || !a.agent_config.empty())) {
     err << "rdmaconf fuzz: --token, --agent-listen and --agent-config go with --agent\n";
+    return 2;
+  }
+  if (a.reference && !a.restore_command.empty()) {
+    err << "rdmaconf fuzz: --restore-command restores a device or a target; --reference restores itself (it starts "
+           "anew on its ports)\n";
+    return 2;
+  }
+  if (a.restore_command.empty() && !a.restore_log.empty()) {
+    err << "rdmaconf fuzz: --restore-log goes with --restore-command\n";
     return 2;
   }
   cf::Catalogue cat = cf::load_catalogue(a.cases_dir);
@@ -235,16 +246,42 @@ int execute_fuzz(const FuzzArgs& a, const FuzzHooks& h) {
   o.minimize_budget = a.minimize_runs;
   o.history = a.history;
   // The reference is restored by starting it anew on its ports (a finding
-  // that takes several inputs runs them from its start). A device is not:
-  // its host's harness brings it back (ci/interop.sh reboots the guest).
+  // that takes several inputs runs them from its start). A device or a
+  // target is restored by --restore-command (a driver reload, a reboot);
+  // without it the fuzzer only waits for it to come back (--revive).
   if (iut)
-    o.restore = [&iut, &fs] {
+    o.restore = [&iut, &fs](std::string& why) {
       const std::uint16_t mpa = iut->port(), clc = iut->clc_port();
       iut->stop();
       iut = std::make_unique<cf::ReferenceIut>(fs);
-      std::string error;
-      return iut->listen("127.0.0.1", mpa, error) && iut->listen_clc("127.0.0.1", clc, error);
+      return iut->listen("127.0.0.1", mpa, why) && iut->listen_clc("127.0.0.1", clc, why);
     };
+  std::unique_ptr<RestoreCommand> restorer;
+  if (!a.restore_command.empty()) {
+    std::string log = a.restore_log;
+    if (log.empty() && !a.out.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(a.out, ec);
+      log = (std::filesystem::path(a.out) / "restore.log").string();
+    }
+    restorer = std::make_unique<RestoreCommand>(a.restore_command, std::chrono::seconds(a.restore_timeout_s), log,
+                                                h.cancel);
+    // Through the agent, the restored device's agent (a new one, after a
+    // reboot) listens again as the pass began, and the host oracle starts
+    // from what the host holds after the restore.
+    o.restore = [&restorer, &agent_run, &health, &err, revive = a.revive_s](std::string& why) {
+      if (!restorer->run(why)) {
+        err << "rdmaconf fuzz: restore " << restorer->runs() << " failed: " << why << std::endl;
+        return false;
+      }
+      err << "fuzz: restore " << restorer->runs() << " took " << std::fixed << std::setprecision(1)
+          << restorer->last_seconds() << " s" << std::endl;
+      if (agent_run && !agent_run->resume_pass(std::chrono::seconds(revive), why)) return false;
+      std::string note;
+      if (health && !health->open(note, why)) return false;
+      return true;
+    };
+  }
   o.out_dir = a.out;
   if (!a.out.empty()) o.pcap = cf::pcap_writer();
   o.cancel = h.cancel;
@@ -340,8 +377,18 @@ void add_fuzz_command(CLI::App& app, int& exit_code) {
                   "inputs)");
   sub->add_option("--history", a.history,
                   "Inputs kept since the IUT was last restored, for a finding one input alone does not make again "
-                  "(default 64)")
-      ->check(CLI::Range(1, 1000));
+                  "(default 0: every one, up to 4096)")
+      ->check(CLI::Range(0, 4096));
+  sub->add_option("--restore-command", a.restore_command,
+                  "A shell command that brings the IUT back to a fresh state (reload its driver and restart its agent, "
+                  "reboot its host): run before each try of a finding, so that findings of a device are minimized "
+                  "like the reference's; its output goes to --restore-log");
+  sub->add_option("--restore-timeout", a.restore_timeout_s,
+                  "Seconds the restore command may take before it is ended and the run with it (default 900); the "
+                  "IUT then has --revive seconds to answer")
+      ->check(CLI::Range(1, 86400));
+  sub->add_option("--restore-log", a.restore_log,
+                  "Where the restore command's output is appended (default: restore.log in --out)");
   add_clc_identity_options(*sub, a.clc);
   sub->callback([&exit_code] { exit_code = run_fuzz_command(a); });
 }

@@ -26,7 +26,11 @@ struct FuzzArgs {
   double time_scale = 1.0;
   unsigned settle_ms = 40, revive_s = 10;
   int minimize_runs = 60;
-  std::size_t history = 64;  // inputs kept since the IUT was last restored (FuzzOptions::history)
+  std::size_t history = 0;  // inputs kept since the IUT was last restored (FuzzOptions::history; 0: all, capped)
+  // A command that brings the IUT back to a fresh state (fuzz_restore.hpp),
+  // its bound, and where its output goes (default: restore.log under `out`).
+  std::string restore_command, restore_log;
+  unsigned restore_timeout_s = 900;
   ClcIdentityArgs clc;  // the CLC server target: who the tester's peer says it is (clc_options.hpp)
 };
 

@@ -12,6 +12,12 @@ AgentHealth::AgentHealth(agent::AgentUrl url, std::string token)
     : url_(url), client_(url, std::move(token), std::chrono::milliseconds(5000)) {}
 
 bool AgentHealth::open(std::string& note, std::string& error) {
+  // From nothing: a second open (after the host was restored) starts from
+  // what the agent holds then, whatever it held before.
+  events_after_ = log_after_ = 0;
+  boot_id_.clear();
+  recent_.clear();
+  kernel_crashed_.reset();
   try {
     return start(note, error);
   } catch (const nlohmann::json::exception& e) {

@@ -19,7 +19,8 @@ class AgentHealth {
  public:
   AgentHealth(agent::AgentUrl url, std::string token);
   // Starts from what the agent holds now (earlier events and kernel lines
-  // are not this run's); `note` says whether the kernel log is offered.
+  // are not this run's, nor, opened again after a restore, what the
+  // restore made); `note` says whether the kernel log is offered.
   bool open(std::string& note, std::string& error);
   // nullopt: healthy. A kernel crash lasts until the host booted again (the
   // agent's kernel log has another boot id).

@@ -32,6 +32,7 @@ struct ServeArgs {
   std::string token, db, cases_dir = cf::default_cases_dir();
   http::LimitArgs limits;
   std::vector<std::string> allow_hosts;
+  std::string fuzz_restore_command;  // what a fuzz run started with "restore": true runs (rdmaconf fuzz --restore-command)
 };
 
 std::string random_token() {
@@ -127,7 +128,8 @@ dashboard::RunEnd run_queued(dashboard::RunContext& ctx, const std::string& case
 // A fuzz run started from the page (dashboard/fuzz_runs.hpp): the checked
 // request as `rdmaconf fuzz`'s options, its findings' folders under the
 // dashboard's fuzz directory.
-dashboard::FuzzEnd run_fuzz_started(dashboard::FuzzContext& ctx, const std::string& cases_dir) {
+dashboard::FuzzEnd run_fuzz_started(dashboard::FuzzContext& ctx, const std::string& cases_dir,
+                                    const std::string& restore_command) {
   namespace wf = cf::wirefuzz;
   const json& q = ctx.request;
   FuzzArgs a;
@@ -151,6 +153,15 @@ dashboard::FuzzEnd run_fuzz_started(dashboard::FuzzContext& ctx, const std::stri
   a.seed = q.value("seed", std::uint64_t{1});
   a.time_scale = q.value("time_scale", 1.0);
   a.minimize_runs = q.value("minimize_runs", 60);
+  if (q.value("restore", false)) {
+    if (restore_command.empty()) {
+      dashboard::FuzzEnd refused;
+      refused.status = "failed";
+      refused.message = "this dashboard has no restore command (rdmaconf serve --fuzz-restore-command CMD)";
+      return refused;
+    }
+    a.restore_command = restore_command;
+  }
   if (const auto c = q.find("clc"); c != q.end()) {
     a.clc.eid = c->value("eid", a.clc.eid);
     a.clc.prefix = c->value("prefix", a.clc.prefix);
@@ -239,7 +250,9 @@ int serve(const ServeArgs& a) {
   service.allow_hosts(a.allow_hosts);
   // Fuzz runs' findings beside the database.
   const std::filesystem::path db_dir = std::filesystem::path(db).parent_path();
-  service.enable_fuzz([cases_dir](dashboard::FuzzContext& ctx) { return run_fuzz_started(ctx, cases_dir); },
+  service.enable_fuzz([cases_dir, restore = a.fuzz_restore_command](dashboard::FuzzContext& ctx) {
+                        return run_fuzz_started(ctx, cases_dir, restore);
+                      },
                       ((db_dir.empty() ? std::filesystem::path(".") : db_dir) / "fuzz").string());
   http::ServerOptions so;
   so.address = host;
@@ -277,6 +290,9 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   sub->add_option("--allow-host", a.allow_hosts,
                   "A name the dashboard is reached by besides IP addresses and localhost (repeatable; * any): other "
                   "names in Host are refused, against DNS rebinding");
+  sub->add_option("--fuzz-restore-command", a.fuzz_restore_command,
+                  "The shell command a fuzz run started with \"restore\": true runs to bring its device back to a fresh "
+                  "state (rdmaconf fuzz --restore-command); requests never carry a command");
   http::add_limit_options(*sub, a.limits);
   sub->final_callback([&exit_code] { exit_code = serve(a); });
 }

@@ -40,7 +40,8 @@ bool plain_name(std::string_view n) {
 
 json checked_fuzz_request(const json& j, std::string& error) {
   static const char* const kKeys[] = {"reference", "target", "listen", "agent", "suites", "cases", "exclude",
-                                      "seconds", "iterations", "seed", "time_scale", "minimize_runs", "clc"};
+                                      "seconds", "iterations", "seed", "time_scale", "minimize_runs", "clc",
+                                      "restore"};
   for (const auto& item : j.items()) {
     const std::string& k = item.key();
     if (std::none_of(std::begin(kKeys), std::end(kKeys), [&](const char* n) { return k == n; })) {
@@ -109,6 +110,14 @@ json checked_fuzz_request(const json& j, std::string& error) {
   for (const char* k : {"iterations", "seed", "minimize_runs"})
     if (out.contains(k) && !out[k].is_number_integer() && !out[k].is_number_unsigned())
       return error = std::string(k) + " must be a whole number", nullptr;
+  // The restore command is the dashboard's operator's (`rdmaconf serve
+  // --fuzz-restore-command`), never a request's: a request only asks for it.
+  if (j.contains("restore")) {
+    if (!j["restore"].is_boolean()) return error = "restore must be true or false", nullptr;
+    if (j["restore"].get<bool>() && out.contains("reference"))
+      return error = "reference restores itself: restore goes with agent, target or listen", nullptr;
+    out["restore"] = j["restore"];
+  }
   if (!out.contains("seconds") && !out.contains("iterations")) out["seconds"] = 60;
   return out;
 }

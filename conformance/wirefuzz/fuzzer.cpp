@@ -86,6 +86,7 @@ class Fuzzer {
   bool handle(const Input& in, Ran found);
   bool delayed(const Input& previous, const Ran& previous_run, std::uint64_t n, const std::string& why);
   void progress(bool force);
+  std::string gone(bool host = false) const;
 
   const FuzzOptions& o_;
   RunOptions ro_;
@@ -94,6 +95,11 @@ class Fuzzer {
   // (at most FuzzOptions::history): what a finding that takes several is
   // tried from.
   std::deque<Case> history_;
+  // Why the last restore failed (FuzzOptions::restore): what ends the run.
+  std::string restore_failed_;
+  // Restored, and no input run since: a try needs no restore of its own
+  // (a device's restore may be a reboot of minutes).
+  bool fresh_ = false;
   Clock::time_point start_ = Clock::now(), last_progress_ = Clock::now();
 };
 
@@ -101,6 +107,7 @@ class Fuzzer {
 // reproducer holds. Then the oracles.
 Ran Fuzzer::run_case_text(const Case& c) {
   Ran r;
+  fresh_ = false;
   auto parsed = parse_script(case_text(c), c.id + ".case");
   auto* cases = std::get_if<std::vector<Case>>(&parsed);
   if (!cases || cases->size() != 1) {
@@ -163,10 +170,6 @@ Ran Fuzzer::run_case_text(const Case& c) {
   return r;
 }
 
-// After the IUT stopped answering: probe it until it answers again (a
-// supervisor restarted it) or FuzzOptions::revive passes. With a view of
-// its host, the host must be healthy again too (a crashed kernel: booted
-// again), or what follows would be judged on a broken host.
 // Does the IUT answer, as the run's liveness checks ask it (FuzzTarget)?
 // The responder and the CLC server by the run's probe (probe.hpp); the
 // initiator by connecting once more and sending its Request.
@@ -192,15 +195,28 @@ bool Fuzzer::answers() {
   return false;
 }
 
+// After the IUT stopped answering: probe it until it answers again (a
+// supervisor restarted it) or FuzzOptions::revive passes. With a view of
+// its host, the host must be healthy again too (a crashed kernel: booted
+// again), or what follows would be judged on a broken host.
 bool Fuzzer::wait_for_iut() {
   // A target the fuzzer can restore is restored at once, and answers as it
-  // did when the run began.
-  if (o_.restore && !o_.restore()) return false;
+  // did when the run began. A restore that failed ends the run: going on
+  // would judge inputs on a target in an unknown state.
+  if (o_.restore) {
+    std::string why;
+    if (!o_.restore(why)) {
+      restore_failed_ = why.empty() ? "the IUT could not be restored" : "the IUT could not be restored: " + why;
+      return false;
+    }
+    restore_failed_.clear();
+  }
   const auto deadline = Clock::now() + o_.revive;
   for (;;) {
     const bool healthy = !o_.host_health || !o_.host_health();
     if (healthy && answers()) {
       history_.clear();
+      fresh_ = static_cast<bool>(o_.restore);
       return true;
     }
     if (Clock::now() >= deadline || (o_.cancel && o_.cancel->load())) return false;
@@ -210,11 +226,14 @@ bool Fuzzer::wait_for_iut() {
 
 // Runs a candidate of the minimization: true when it makes the same finding
 // (the same oracle, the same rule). Whatever silenced the IUT is waited out.
-// A target the fuzzer can restore is restored first: what earlier
-// candidates left in it must not make the finding for this one.
+// For an IUT that stopped answering, a target the fuzzer can restore is
+// restored first: what earlier candidates left in it must not make the
+// finding for this one. A rule broken on the wire is judged on what the IUT
+// sends on the candidate's own connection, and the IUT still answers: no
+// restore (a device's may be a reboot of minutes, one per candidate).
 bool Fuzzer::same(const Case& cand, const Ran& want, Ran& out, int& runs, bool& dead) {
   ++runs;
-  if (o_.restore && !wait_for_iut()) {
+  if (o_.restore && !fresh_ && want.kind != Finding::Kind::kRuleBroken && !wait_for_iut()) {
     dead = true;
     return false;
   }
@@ -235,7 +254,7 @@ bool Fuzzer::makes(const Ran& out, const Ran& want) {
 // Runs `inputs` in order on a restored IUT: how many of them it took to make
 // the finding `want` again (0: none did, or another finding came first).
 std::size_t Fuzzer::run_sequence(const std::vector<Case>& inputs, const Ran& want, Ran& last, bool& dead) {
-  if (!wait_for_iut()) {
+  if (!fresh_ && !wait_for_iut()) {
     dead = true;
     return 0;
   }
@@ -499,8 +518,7 @@ bool Fuzzer::handle(const Input& in, Ran found) {
     count_kind();
     summary_.progress.findings = summary_.findings.size();
     if (o_.on_finding) o_.on_finding(f);
-    summary_.stopped = (host ? "the IUT's host did not recover within " : "the IUT did not answer again within ") +
-                       std::to_string(o_.revive.count()) + " ms";
+    summary_.stopped = gone(host);
     return false;
   }
   // A rule broken merges by the rule alone, a host problem by its signature
@@ -509,7 +527,18 @@ bool Fuzzer::handle(const Input& in, Ran found) {
   if (host && merge(f.rule)) return true;
   bool dead = false;
   Ran last = found;
-  const Case minimal = minimize(
+  // On a target restored before every try, an IUT that stopped answering
+  // is first asked whether its input alone, on a restored IUT, silences it
+  // again (one run): when not, that input is not minimized alone, since
+  // every candidate would cost a restore (a device's: a driver reload, a
+  // reboot) and none could make it; the inputs before it may (below).
+  bool alone = true;
+  if (o_.restore && silenced && inputs.size() > 1) {
+    Ran again;
+    alone = same(*found.c, found, again, f.minimize_runs, dead);
+    if (alone) last = std::move(again);
+  }
+  const Case minimal = !alone ? *found.c : minimize(
       *found.c,
       [&](const Case& cand) {
         Ran out;
@@ -533,7 +562,7 @@ bool Fuzzer::handle(const Input& in, Ran found) {
       return !o_.restore || wait_for_iut();
     }
   }
-  if (!dead) {
+  if (!dead && alone) {
     Ran again;
     int runs = 0;
     f.reproduced = same(minimal, found, again, runs, dead);
@@ -558,7 +587,7 @@ bool Fuzzer::handle(const Input& in, Ran found) {
   count_kind();
   summary_.progress.findings = summary_.findings.size();
   if (o_.on_finding) o_.on_finding(f);
-  if (dead) summary_.stopped = "the IUT did not answer again within " + std::to_string(o_.revive.count()) + " ms";
+  if (dead) summary_.stopped = gone();
   return !dead;
 }
 
@@ -590,7 +619,7 @@ bool Fuzzer::delayed(const Input& previous, const Ran& previous_run, std::uint64
   if (same_sig != summary_.findings.end()) {
     ++same_sig->count;
     if (wait_for_iut()) return true;
-    summary_.stopped = "the IUT did not answer again within " + std::to_string(o_.revive.count()) + " ms";
+    summary_.stopped = gone();
     return false;
   }
   bool dead = !wait_for_iut();
@@ -604,9 +633,17 @@ bool Fuzzer::delayed(const Input& previous, const Ran& previous_run, std::uint64
   summary_.progress.findings = summary_.findings.size();
   if (o_.on_finding) o_.on_finding(f);
   if (!dead) return true;
-  summary_.stopped = "the IUT did not answer again within " + std::to_string(o_.revive.count()) + " ms";
+  summary_.stopped = gone();
   return false;
 }
+// Why the run cannot go on with an IUT that is gone: its restore failed, or
+// it did not answer (its host did not recover) within FuzzOptions::revive.
+std::string Fuzzer::gone(bool host) const {
+  if (!restore_failed_.empty()) return restore_failed_;
+  return (host ? "the IUT's host did not recover within " : "the IUT did not answer again within ") +
+         std::to_string(o_.revive.count()) + " ms" + (o_.restore ? " of being restored" : "");
+}
+
 void Fuzzer::progress(bool force) {
   const auto now = Clock::now();
   summary_.progress.seconds = std::chrono::duration<double>(now - start_).count();
@@ -641,7 +678,7 @@ FuzzSummary Fuzzer::run() {
     Ran r = run_case_text(in->c);
     ++summary_.progress.iterations;
     history_.push_back(in->c);
-    if (history_.size() > std::max<std::size_t>(o_.history, 1)) history_.pop_front();
+    if (history_.size() > (o_.history == 0 ? FuzzOptions::kHistoryCap : o_.history)) history_.pop_front();
     bool go_on = true;
     switch (r.outcome) {
       case Ran::Outcome::kNothing: break;

@@ -106,13 +106,20 @@ struct FuzzOptions {
   std::chrono::milliseconds revive{10000};
   int minimize_budget = 60;  // runs per finding (and as many again for a sequence of inputs)
   // Puts the IUT back as it was when the run began (the reference started
-  // anew on its ports); empty: the fuzzer cannot, and only waits for an IUT
-  // that stopped answering to come back. Only a restored IUT runs a
-  // sequence of inputs as it ran from the start: without it, a finding one
+  // anew on its ports; a device by `--restore-command`: its driver
+  // reloaded, its host rebooted); empty: the fuzzer cannot, and only waits
+  // for an IUT that stopped answering to come back. Only a restored IUT runs
+  // a sequence of inputs as it ran from the start: without it, a finding one
   // input does not make again is written with the inputs since the IUT
-  // was last restored or came back, not reproduced.
-  std::function<bool()> restore;
-  std::size_t history = 64;  // inputs kept since the IUT was last restored or came back
+  // was last restored or came back, not reproduced. After it the IUT has
+  // `revive` to answer. False (with why) when it could not restore: the
+  // run ends there, with that reason.
+  std::function<bool(std::string& why)> restore;
+  // Inputs kept since the IUT was last restored or came back; 0: every one,
+  // up to kHistoryCap (a failure such as siw's lost listener may take inputs
+  // from far back: docs/fuzzing.md, "Findings that take several inputs").
+  std::size_t history = 0;
+  static constexpr std::size_t kHistoryCap = 4096;
   std::string out_dir;       // one folder per finding; empty: none written
   PcapWriter pcap;           // a finding's capture, into its folder
   // The host's health after each run of a case (nullopt: healthy). A

@@ -4,11 +4,13 @@
 // --kernel-log, written by the test as a kernel would) is a finding with
 // the kernel's stack as its signature and its splat beside the script; an
 // agent that goes away is a finding too, and both end the run when the host
-// does not come back.
+// does not come back; given a restore command that starts the agent again,
+// the run goes on.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -109,6 +111,53 @@ TEST(FuzzThroughTheAgent, AnAgentThatGoesAwayIsAFinding) {
   ASSERT_EQ(j["findings"].size(), 1u) << j.dump(2);
   EXPECT_EQ(j["findings"][0]["signature"], "agent gone");
   EXPECT_EQ(j["findings"][0]["kind"], "host-unhealthy");
+}
+
+// An agent that goes away, and a restore command that starts it again (on
+// the same control address, a new process without listeners), as a lab's
+// driver reload or the harness's reboot does: the fuzzer waits for the new
+// agent, has it listen again and fuzzes on to the end of its time.
+TEST(FuzzThroughTheAgent, ARestoreCommandBringsTheAgentBackAndTheRunGoesOn) {
+  Scratch s;
+  auto agent = std::make_unique<AgentProcess>();
+  const std::string control = agent->address();
+  const std::string request = s / "restore.request", done = s / "restore.done";
+  std::atomic<bool> stop{false};
+  std::atomic<int> restores{0};
+  std::thread restorer([&] {
+    while (!stop) {
+      if (fs::exists(request)) {
+        fs::remove(request);
+        agent.reset();
+        agent = std::make_unique<AgentProcess>(control);
+        ++restores;
+        std::ofstream(done).put('\n');
+      }
+      std::this_thread::sleep_for(5ms);
+    }
+  });
+  const std::string command = "'touch " + request + "; while [ ! -e " + done + " ]; do sleep 0.05; done; rm " + done + "'";
+  int code = -1;
+  std::thread run([&] {
+    code = fuzz("--agent http://" + control + " --token " + kToken +
+                    " --case 'ddp-echo-*' --seconds 20 --revive 10 --time-scale 0.25 --minimize-runs 2 --restore-command " +
+                    command + " --out " + s / "out" + " --json " + s / "fuzz.json",
+                s / "log");
+  });
+  std::this_thread::sleep_for(3s);
+  agent->stop();  // gone, as a crashed host's agent is
+  run.join();
+  stop = true;
+  restorer.join();
+  EXPECT_EQ(code, 1) << slurp(s / "log");
+  EXPECT_GE(restores.load(), 1);
+  const json j = load(s / "fuzz.json");
+  // Restored, listening again: the run went on to its end.
+  EXPECT_EQ(j["stopped"], "time") << j.dump(2) << slurp(s / "log");
+  ASSERT_GE(j["findings"].size(), 1u) << j.dump(2);
+  EXPECT_EQ(j["findings"][0]["signature"], "agent gone");
+  EXPECT_NE(slurp(s / "log").find("fuzz: restore 1 took "), std::string::npos) << slurp(s / "log");
+  EXPECT_NE(slurp(s / "out/restore.log").find("== restore 1: exit status 0"), std::string::npos);
 }
 
 }  // namespace

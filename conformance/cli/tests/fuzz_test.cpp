@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <thread>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_run.hpp"
@@ -189,6 +192,114 @@ TEST(Fuzz, AFindingOfSeveralInputsRunsAloneByItsReproduceLine) {
   EXPECT_EQ(last.code, 0) << last.out << last.err;
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_FALSE(relay.lost());
+}
+
+// The planted target's restore from a shell command, as a lab's driver
+// reload or the harness's reboot is one: the command asks (a request file)
+// and waits until the relay was restored (a done file).
+class RestoreByFile {
+ public:
+  RestoreByFile(test_support::ListenerLossRelay& relay, std::string dir)
+      : relay_(relay), request_(dir + "/restore.request"), done_(dir + "/restore.done") {
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        if (fs::exists(request_)) {
+          fs::remove(request_);
+          if (relay_.restore()) ++restores_;
+          std::ofstream(done_).put('\n');
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    });
+  }
+  ~RestoreByFile() {
+    stop_ = true;
+    thread_.join();
+  }
+  std::string command() const {
+    return "'echo restoring the target; touch " + request_ + "; while [ ! -e " + done_ + " ]; do sleep 0.01; done; rm " +
+           done_ + "; echo restored'";
+  }
+  int restores() const { return restores_; }
+
+ private:
+  test_support::ListenerLossRelay& relay_;
+  std::string request_, done_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> restores_{0};
+  std::thread thread_;
+};
+
+// The same target given a restore command (--restore-command): the fuzzer
+// restores it before each try, keeps the few inputs that lose its listener
+// (three connections closed early and the one that finds it gone),
+// reproduces them, and logs the command's output; the scripts, run in order
+// on a fresh target by their reproduce line, lose it again, and none does
+// alone.
+TEST(Fuzz, ARestoreCommandGetsAFindingOfSeveralInputsMinimized) {
+  test_support::ListenerLossRelay relay(3);
+  const test_support::ScratchFolder dir("fuzz");
+  RestoreByFile restore(relay, dir / "");
+  const std::string target = "127.0.0.1:" + std::to_string(relay.port());
+  const Ran r = rdmaconf("fuzz --target " + target + " --case mpa-reply-key --iterations 60 --revive 3 --time-scale 0.5 "
+                         "--restore-command " + restore.command() + " --out " + dir / "out" + " --json " + dir / "fuzz.json");
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_GE(relay.losses(), 2);  // found, then lost again by the sequences tried
+  EXPECT_GE(restore.restores(), 2);
+  EXPECT_NE(r.err.find("fuzz: restore 1 took "), std::string::npos) << r.err;
+  const auto summary = nlohmann::json::parse(slurp(dir / "fuzz.json"));
+  EXPECT_EQ(summary["stopped"], "iterations") << summary.dump(2);
+  ASSERT_GE(summary["findings"].size(), 1u) << summary.dump(2);
+  const auto& f = summary["findings"][0];
+  EXPECT_EQ(f["kind"], "unresponsive");
+  EXPECT_EQ(f["reproduced"], true) << f.dump(2);
+  EXPECT_GE(f["inputs"].get<int>(), 3) << f.dump(2);
+  EXPECT_LE(f["inputs"].get<int>(), 4) << f.dump(2);
+  const std::string log = slurp(dir / "out/restore.log");
+  EXPECT_NE(log.find("restoring the target\nrestored\n== restore 1: exit status 0 after "), std::string::npos) << log;
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(f["folder"].get<std::string>()))
+    if (e.path().extension() == ".case") files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), f["scripts"].size());
+  const std::string first = slurp(f["folder"].get<std::string>() + "/" + files.front());
+  const std::size_t at = first.find("# Reproduce: ");
+  ASSERT_NE(at, std::string::npos) << first;
+  std::string line = first.substr(at + 13, first.find('\n', at) - at - 13);
+  ASSERT_TRUE(line.ends_with(" --target HOST:PORT")) << line;
+  line.replace(line.size() - 9, 9, target);
+  ASSERT_TRUE(relay.restore());
+  const Ran again = rdmaconf(line.substr(std::string("rdmaconf ").size()), "cd " + f["folder"].get<std::string>() + " &&");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(relay.lost()) << again.out << again.err;
+  for (const std::string& one : files) {
+    ASSERT_TRUE(relay.restore());
+    rdmaconf("run --case-file " + f["folder"].get<std::string>() + "/" + one + " --target " + target);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_FALSE(relay.lost()) << one;
+  }
+}
+
+// A restore command that fails ends the run with what it said: a target in
+// an unknown state is not fuzzed on.
+TEST(Fuzz, ARestoreCommandThatFailsEndsTheRunWithItsReason) {
+  test_support::ListenerLossRelay relay(3);
+  const test_support::ScratchFolder dir("fuzz");
+  const std::string target = "127.0.0.1:" + std::to_string(relay.port());
+  const Ran r = rdmaconf("fuzz --target " + target + " --case mpa-reply-key --iterations 60 --revive 1 --time-scale 0.5 "
+                         "--restore-command 'echo rmmod: ERROR: Module siw is in use >&2; exit 4' --json " +
+                         dir / "fuzz.json");
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  const auto summary = nlohmann::json::parse(slurp(dir / "fuzz.json"));
+  const std::string stopped = summary["stopped"].get<std::string>();
+  EXPECT_NE(stopped.find("the IUT could not be restored: the restore command"), std::string::npos) << stopped;
+  EXPECT_NE(stopped.find("exit status 4"), std::string::npos) << stopped;
+  EXPECT_NE(stopped.find("it said: rmmod: ERROR: Module siw is in use"), std::string::npos) << stopped;
+  EXPECT_LT(summary["iterations"].get<int>(), 60);
+  // The reference restores itself.
+  const Ran ref = rdmaconf("fuzz --reference --iterations 1 --restore-command true");
+  EXPECT_EQ(ref.code, 2);
+  EXPECT_NE(ref.err.find("--reference restores itself"), std::string::npos) << ref.err;
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ TEST(FuzzRequest, BoundsAndShapes) {
   const json clc = {{"eid", "RDMACONF-INTEROP"}, {"prefix", "10.78.0.0/24"}, {"mac", "auto"}};
   EXPECT_EQ(checked_fuzz_request({{"target", "192.0.2.7:7000"}, {"suites", {"clc"}}, {"clc", clc}}, why)["clc"], clc)
       << why;
+  EXPECT_EQ(checked_fuzz_request({{"target", "192.0.2.7:7000"}, {"restore", true}}, why)["restore"], true) << why;
   const json bad[] = {
       json::object(),                                                  // nothing to fuzz
       {{"target", "a:1"}, {"reference", json::object()}},              // two sides
@@ -54,6 +55,8 @@ TEST(FuzzRequest, BoundsAndShapes) {
       {{"target", "a:1"}, {"clc", {{"eid", "X"}, {"qp", "1"}}}},       // no such identity option
       {{"target", "a:1"}, {"clc", {{"eid", std::string(300, 'E')}}}},  // longer than any EID
       {{"target", "a:1"}, {"clc", "X"}},
+      {{"target", "a:1"}, {"restore", "sh -c reboot"}},                // a request asks for the restore, never names it
+      {{"reference", json::object()}, {"restore", true}},              // the reference restores itself
   };
   for (const json& b : bad) EXPECT_TRUE(checked_fuzz_request(b, why).is_null()) << b.dump();
 }
@@ -92,6 +95,19 @@ TEST(FuzzApi, TheClcIdentityIsTheFuzzersOwn) {
   EXPECT_EQ(r["status"], "failed") << r.dump();
   EXPECT_NE(r.value("message", "").find("--clc-prefix"), std::string::npos) << r.dump();
   EXPECT_EQ(r["request"]["clc"]["prefix"], "not-a-prefix");
+}
+
+// A request asks for the restore command; only the dashboard's operator
+// names one (rdmaconf serve --fuzz-restore-command), and without one the
+// run fails saying so.
+TEST(FuzzApi, TheRestoreCommandIsTheOperatorsOwn) {
+  ServeProcess serve(temp_db("restore.sqlite"));
+  const Reply started = post(serve.port(), "/api/fuzz", {{"target", "127.0.0.1:9"}, {"iterations", 2}, {"restore", true}});
+  ASSERT_EQ(started.status, 201) << started.body;
+  const json r = wait_for_end(serve.port(), started.j()["id"], 60);
+  EXPECT_EQ(r["status"], "failed") << r.dump();
+  EXPECT_NE(r.value("message", "").find("--fuzz-restore-command"), std::string::npos) << r.dump();
+  EXPECT_EQ(r["request"]["restore"], true);
 }
 
 TEST(FuzzApi, AFindingShowsItsSignatureScriptAndCapture) {

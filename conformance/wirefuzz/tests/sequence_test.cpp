@@ -132,7 +132,7 @@ Alone run_alone(ListenerLossRelay& relay, const std::vector<std::string>& script
 TEST(FuzzSequence, AListenerLostToSeveralEarlyClosesGetsTheFewInputsThatLoseIt) {
   ListenerLossRelay relay(3);
   FuzzOptions o = options_for(relay.port());
-  o.restore = [&relay] { return relay.restore(); };
+  o.restore = [&relay](std::string&) { return relay.restore(); };
   o.iterations = 60;
   const FuzzSummary s = run_fuzz(o);
   ASSERT_GE(relay.losses(), 1) << s.stopped << ", early closes " << relay.early_closes();

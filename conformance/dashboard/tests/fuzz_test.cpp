@@ -101,7 +101,7 @@ TEST(FuzzApi, TheClcIdentityIsTheFuzzersOwn) {
 // names one (rdmaconf serve --fuzz-restore-command), and without one the
 // run fails saying so.
 TEST(FuzzApi, TheRestoreCommandIsTheOperatorsOwn) {
-  ServeProcess serve(temp_db("restore.sqlite"));
+  ServeProcess serve(temp_db("fuzz-restore"));
   const Reply started = post(serve.port(), "/api/fuzz", {{"target", "127.0.0.1:9"}, {"iterations", 2}, {"restore", true}});
   ASSERT_EQ(started.status, 201) << started.body;
   const json r = wait_for_end(serve.port(), started.j()["id"], 60);

@@ -21,8 +21,9 @@ packages=(
   # captures: libpcap reads pcap/pcapng files and live interfaces; tshark checks that Wireshark opens ours
   libpcap-dev tshark
   # iWARP over SCTP (RFC 5043): usrsctp, SCTP in user space over UDP (RFC 6951), so the reference
-  # endpoint and its tests need no kernel SCTP module
-  libusrsctp-dev
+  # endpoint and its tests need no kernel SCTP module; the kernel's own SCTP (--sctp-stack kernel)
+  # needs only the kernel's socket API header, <linux/sctp.h> (no libsctp)
+  libusrsctp-dev linux-libc-dev
   # the Wireshark dissector plugin (dissector/): Wireshark 4.0 headers (wireshark.pc) and GLib
   libwireshark-dev libglib2.0-dev
   # the device agent (conformance/agent/): verbs and rdma_cm from rdma-core; JSON for its control channel

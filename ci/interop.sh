@@ -3,7 +3,7 @@
 # Linux SMC stack, in a Debian 12 guest per kernel that this script builds and boots
 # (ci/interop/README.md): Linux 6.1 (Debian 12's default) and Linux 6.12 (Debian 12's newer kernel).
 #
-#   bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc] [--keep-guest] [--plan]
+#   bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc|sctp] [--keep-guest] [--plan]
 #   bash ci/interop.sh --fuzz MINUTES [--kernel 6.1|6.12] [--only siw|smc]   `rdmaconf fuzz` instead:
 #                                     siw, then Linux's SMC CLC server, MINUTES each (<kernel>/fuzz/PART/:
 #                                     ci/interop/fuzz.sh)
@@ -26,6 +26,9 @@
 #                                                smc/live.pcap, smc/analyze.json
 #   6.12/smcd/                                   SMC-D v2 between two AF_SMC sockets over loopback-ism: the
 #                                                capture (smcd.pcap) and its analysis
+#   <kernel>/sctp/                               the reference over the guest kernel's own SCTP
+#                                                (guest/sctp-kernel.sh): loopback and suite runs, their
+#                                                captures on lo and what analyze makes of them
 #   <kernel>/guest/                              the guest's logs and kernel logs
 #   diff/{siw,smc}.txt, .json                    `rdmaconf diff` of 6.1's and 6.12's reports: fixed, regressed,
 #                                                cases run now that did not run before
@@ -49,7 +52,7 @@ root="$PWD"
 # installed rdmaconf finds its own beside itself: docs/install.md).
 export RDMACONF_CASES="$root/conformance/cases"
 
-usage() { echo "usage: bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc] [--keep-guest] [--plan] [--fuzz MINUTES]" >&2; exit 2; }
+usage() { echo "usage: bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc|sctp] [--keep-guest] [--plan] [--fuzz MINUTES]" >&2; exit 2; }
 kernels=(6.1 6.12)
 only=""
 keep=0
@@ -61,7 +64,7 @@ while [ $# -gt 0 ]; do
       case "${2:-}" in 6.1 | 6.12) kernels=("$2") ;; *) usage ;; esac
       shift 2 ;;
     --only)
-      case "${2:-}" in siw | smc) only="$2" ;; *) usage ;; esac
+      case "${2:-}" in siw | smc | sctp) only="$2" ;; *) usage ;; esac
       shift 2 ;;
     --keep-guest) keep=1; shift ;;
     --plan) plan=1; shift ;;
@@ -72,6 +75,7 @@ while [ $# -gt 0 ]; do
     *) usage ;;
   esac
 done
+[ -n "$fuzz" ] && [ "$only" = sctp ] && { echo "--fuzz runs siw and smc, not sctp" >&2; usage; }
 t_start=$SECONDS
 out="${RDMACONF_INTEROP_OUT:-$root/reports/interop}"
 if [ "$plan" = 1 ] && [ -n "$fuzz" ]; then
@@ -83,12 +87,12 @@ if [ "$plan" = 1 ] && [ -n "$fuzz" ]; then
 fi
 if [ "$plan" = 1 ]; then
   for k in "${kernels[@]}"; do
-    parts="${only:-siw smc}"
+    parts="${only:-sctp siw smc}"
     # SMC-D over loopback-ism comes with the SMC part of 6.12 (its smc.ko has CONFIG_SMC_LO).
-    [ "$k" = 6.12 ] && [ "$only" != siw ] && parts+=" smcd"
+    [ "$k" = 6.12 ] && { [ -z "$only" ] || [ "$only" = smc ]; } && parts+=" smcd"
     echo "kernel $k: $parts -> $out/$k"
   done
-  [ ${#kernels[@]} = 2 ] && echo "diff 6.1 -> 6.12: ${only:-siw smc} -> $out/diff"
+  [ ${#kernels[@]} = 2 ] && [ "$only" != sctp ] && echo "diff 6.1 -> 6.12: ${only:-siw smc} -> $out/diff"
   exit 0
 fi
 # A kernel's reports are replaced by its run (only PART's with --only); the other kernel's stay, and

@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
     --only) only="$2"; shift 2 ;;
     --keep-guest) keep=1; shift ;;
     --fuzz) fuzz_minutes="$2"; shift 2 ;;
-    *) echo "usage: RDMACONF_KERNEL=6.1|6.12 ... bash ci/interop/kernel-run.sh [--only siw|smc] [--keep-guest] [--fuzz MINUTES]" >&2; exit 2 ;;
+    *) echo "usage: RDMACONF_KERNEL=6.1|6.12 ... bash ci/interop/kernel-run.sh [--only siw|smc|sctp] [--keep-guest] [--fuzz MINUTES]" >&2; exit 2 ;;
   esac
 done
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
@@ -48,7 +48,8 @@ token="$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 
 run="$VM_DIR/runs/interop-$(date -u +%Y%m%d-%H%M%S)"
 mkdir -p "$run"
-bins=(ci/interop/guest/siw-up.sh ci/interop/guest/smc-up.sh ci/interop/guest/smcd-pair.sh "$rdmaconf")
+bins=(ci/interop/guest/siw-up.sh ci/interop/guest/smc-up.sh ci/interop/guest/smcd-pair.sh ci/interop/guest/sctp-kernel.sh
+      "$rdmaconf")
 [ -n "$agent" ] && bins+=("$agent")
 [ -n "$smcr_probe" ] && bins+=("$smcr_probe" ci/interop/guest/smcr-up.sh ci/interop/guest/smcr-roce.sh ci/interop/guest/smcr-suite.sh)
 # The SMC side's two helpers, built here for the guest (same Debian release, same libc).
@@ -143,6 +144,25 @@ if [ -n "$fuzz_minutes" ]; then
   . ci/interop/fuzz.sh
   timing "total (this kernel)" $((SECONDS - t_start))
   exit 0
+fi
+
+# --- sctp: the reference over Linux's own SCTP ------------------------------------------------------
+# guest/sctp-kernel.sh, on the guest's loopback (docs/sctp-ddp.md, "Over the kernel's SCTP"):
+# `rdmaconf loopback --transport sctp --sctp-stack kernel`, then the ddp, rdmap and sctp suites
+# against `rdmaconf responder --sctp-stack kernel`, tcpdump on lo throughout. First, so that a siw
+# crash later in the boot cannot touch it. Reports, captures and what analyze makes of them in sctp/.
+if want sctp; then
+  t0=$SECONDS
+  rm -rf "$run/share/sctp"
+  mkdir -p "$out/sctp"
+  guest 'SCTP_PORT=9899 bash /opt/rdmaconf/sctp-kernel.sh' 3600 2>&1 | tee "$out/sctp/run.txt" || true
+  cp -r "$run/share/sctp/." "$out/sctp/" 2> /dev/null || true
+  for p in loopback one-case streams suites; do
+    [ -s "$out/sctp/$p.pcap" ] || continue
+    "$rdmaconf" analyze "$out/sctp/$p.pcap" --json "$out/sctp/analyze-$p.json" > "$out/sctp/analyze-$p.txt" 2>&1 || true
+    tail -1 "$out/sctp/analyze-$p.txt"
+  done
+  timing "sctp: the reference over the kernel's SCTP" $((SECONDS - t0))
 fi
 
 # --- siw ----------------------------------------------------------------------------------------

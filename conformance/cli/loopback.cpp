@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/command.hpp"
+#include "cli/sctp_stack_option.hpp"
 #include "endpoint/iwarp_endpoint.hpp"
 #ifdef RDMACONF_HAVE_USRSCTP
 #include "endpoint/sctp_endpoint.hpp"
@@ -31,8 +32,9 @@ void add_loopback_command(CLI::App& app, int& exit_code) {
       "Run two reference endpoints over loopback TCP (or SCTP) through every RDMAP operation, printing the wire");
   sub->add_option("--transport", o.transport,
                   "What carries DDP: tcp (MPA, RFC 5044) or sctp (the DDP/SCTP adaptation layer of RFC 5043, over "
-                  "usrsctp's UDP encapsulation, RFC 6951)")
+                  "usrsctp's UDP encapsulation, RFC 6951, or the kernel's SCTP: --sctp-stack)")
       ->check(CLI::IsMember({"tcp", "sctp"}));
+  add_sctp_stack_option(*sub, o.sctp_stack);
   sub->add_option("--rev", o.revision, "MPA revision the initiator asks for (1: RFC 5044, 2: RFC 6581)")
       ->check(CLI::IsMember({1, 2}));
   sub->add_flag("--markers", o.markers, "Both sides ask for MPA Markers (RFC 5044 §4.3)");
@@ -304,6 +306,7 @@ int run_sctp_loopback(const LoopbackOptions& o) {
   Printer out(o.verbose);
   Verdict verdict{out};
   endpoint::SctpConfig base;
+  base.stack = *endpoint::parse_sctp_stack(o.sctp_stack);
   base.rdmap.ird = 4;
   base.rdmap.ord = 4;
   base.setup_timeout = 5s;
@@ -316,11 +319,13 @@ int run_sctp_loopback(const LoopbackOptions& o) {
     ic.observer = [&out](const endpoint::WireEvent& e) { out.wire(e); };
     initiator = std::make_unique<endpoint::SctpEndpoint>(ic);
   } catch (const std::exception& e) {
-    std::cerr << "rdmaconf loopback: cannot open SCTP over UDP on 127.0.0.1: " << e.what() << "\n";
+    std::cerr << "rdmaconf loopback: cannot open SCTP (" << sctp_stack_words(o.sctp_stack) << ") on 127.0.0.1: "
+              << e.what() << "\n";
     return 2;
   }
-  std::cout << "rdmaconf loopback: responder listening on UDP " << responder->local_udp() << ", SCTP port "
-            << responder->local_sctp_port() << "; DDP over SCTP (RFC 5043), SCTP over UDP (RFC 6951)\n";
+  std::cout << "rdmaconf loopback: responder listening on " << (o.sctp_stack == "kernel" ? "SCTP " : "UDP ")
+            << responder->local_address() << ", SCTP port " << responder->local_sctp_port()
+            << "; DDP over SCTP (RFC 5043), " << sctp_stack_words(o.sctp_stack) << "\n";
   std::array<std::vector<std::uint8_t>, 8> rx;
   std::vector<std::uint8_t> initiator_rx(256, 0);
   post_receives(*responder, *initiator, rx, initiator_rx);
@@ -332,7 +337,7 @@ int run_sctp_loopback(const LoopbackOptions& o) {
     return 1;
   }
   std::future<bool> accepted = std::async(std::launch::async, [&] { return responder->accept(); });
-  const bool connected = initiator->connect(responder->local_udp(), responder->local_sctp_port());
+  const bool connected = initiator->connect(responder->local_address(), responder->local_sctp_port());
   const bool answered = accepted.get();
   if (!connected || !answered) {
     std::cerr << "rdmaconf loopback: the DDP Stream Session did not start: initiator: " << initiator->failure()

@@ -18,7 +18,8 @@ struct LoopbackOptions {
   bool no_crc = false;
   bool verbose = false;
   std::size_t fpdu_budget = 1460;
-  std::string transport = "tcp";  // "tcp": MPA; "sctp": RFC 5043 over usrsctp
+  std::string transport = "tcp";  // "tcp": MPA; "sctp": RFC 5043 over SCTP
+  std::string sctp_stack = "usrsctp";  // which SCTP (sctp_stack_option.hpp)
 };
 
 // Runs the session; returns the exit code (0: every operation completed as

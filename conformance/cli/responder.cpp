@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cli/command.hpp"
+#include "cli/sctp_stack_option.hpp"
 #include "engine/engine.hpp"
 #include "engine/responder.hpp"
 #ifdef RDMACONF_SCTP_LIVE
@@ -22,8 +23,10 @@ struct ResponderArgs {
   double seconds = 0;
   // tcp: MPA and CLC over TCP; sctp: DDP over SCTP (RFC 5043) over usrsctp
   // in UDP datagrams (RFC 6951), --listen naming the UDP address, the SCTP
-  // port being the UDP port.
+  // port being the UDP port; or with --sctp-stack kernel over the kernel's
+  // SCTP, --listen naming the SCTP address and port.
   std::string transport = "tcp";
+  std::string sctp_stack = "usrsctp";
   std::string sctp_ulp = "ddp";
 };
 
@@ -42,14 +45,21 @@ int run_sctp_responder(const ResponderArgs& a, const cf::FaultSet& fs, const std
   std::unique_ptr<cf::SctpIutServer> server;
   try {
     server = std::make_unique<cf::SctpIutServer>(
-        fs, cf::SctpIutServerConfig{.host = host, .udp_port = port, .ddp = a.sctp_ulp == "ddp"});
+        fs, cf::SctpIutServerConfig{.stack = *endpoint::parse_sctp_stack(a.sctp_stack),
+                                    .host = host,
+                                    .udp_port = port,
+                                    .ddp = a.sctp_ulp == "ddp"});
   } catch (const std::exception& e) {
     std::cerr << "rdmaconf responder: " << e.what() << "\n";
     return 2;
   }
   std::cout << "rdmaconf responder: DDP over SCTP (RFC 5043, "
             << (a.sctp_ulp == "ddp" ? "DDP and RDMAP with the test ULP" : "the adaptation layer's echoing test ULP")
-            << ") on UDP " << host << ":" << server->udp_port() << ", SCTP port " << server->sctp_port()
+            << ") over " << sctp_stack_words(a.sctp_stack)
+            << (a.sctp_stack == "kernel"
+                    ? " on SCTP " + host + ":" + std::to_string(server->sctp_port())
+                    : " on UDP " + host + ":" + std::to_string(server->udp_port()) + ", SCTP port " +
+                          std::to_string(server->sctp_port()))
             << (fs.names().empty() ? "" : ", faults: " + fs.names()) << std::endl;
   wait_for_stop(a.seconds);
   return 0;
@@ -105,15 +115,18 @@ void add_responder_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand("responder", "Run the reference iWARP responder and CLC server as the IUT");
   sub->add_option("--listen", a.listen,
                   "ADDR:PORT for iWARP (MPA) connections; with --transport sctp the UDP address SCTP's packets "
-                  "arrive at (RFC 6951), the SCTP port being the same number");
+                  "arrive at (RFC 6951), the SCTP port being the same number; with --sctp-stack kernel the SCTP "
+                  "address and port");
   sub->add_option("--transport", a.transport,
-                  "tcp (MPA and CLC over TCP) or sctp (DDP over SCTP, RFC 5043, over usrsctp in UDP datagrams)")
+                  "tcp (MPA and CLC over TCP) or sctp (DDP over SCTP, RFC 5043, over usrsctp in UDP datagrams or, with "
+                  "--sctp-stack kernel, the kernel's SCTP)")
       ->check(CLI::IsMember({"tcp", "sctp"}));
   sub->add_option("--sctp-ulp", a.sctp_ulp,
                   "With --transport sctp, what runs above each session: ddp (DDP and RDMAP with the test ULP, for "
                   "the ddp and rdmap suites) or adaptation (the adaptation layer's echoing test ULP, for the sctp "
                   "suite)")
       ->check(CLI::IsMember({"ddp", "adaptation"}));
+  add_sctp_stack_option(*sub, a.sctp_stack);
   sub->add_option("--clc-listen", a.clc_listen, "ADDR:PORT for CLC connections (default: the next port)");
   sub->add_option("--fault", a.faults, "A named fault (rdmaconf faults); may be repeated");
   sub->add_option("--seconds", a.seconds, "Stop after this long (default: until interrupted)");

@@ -19,6 +19,7 @@
 #include "agent/json.hpp"
 #include "cli/output.hpp"
 #include "cli/publish.hpp"
+#include "cli/sctp_stack_option.hpp"
 #include "cli/run.hpp"
 #include "cli/run_checks.hpp"
 #include "engine/engine.hpp"
@@ -273,12 +274,18 @@ std::optional<int> reach_sctp_target(const RunArgs& a, const std::string& host, 
     err << "rdmaconf run: --transport sctp --target expects an IP address and a UDP port, got '" << a.target << "'\n";
     return 2;
   }
-  o.sctp = cf::live_sctp_factory({.host = host, .udp_port = port, .sctp_port = a.sctp_port});
+  const auto stack = *endpoint::parse_sctp_stack(a.sctp_stack);
+  if (stack == endpoint::SctpStack::kKernel && a.sctp_port != 0 && a.sctp_port != port) {
+    err << "rdmaconf run: --sctp-port: over the kernel's SCTP the target's port is its SCTP port\n";
+    return 2;
+  }
+  o.sctp = cf::live_sctp_factory({.stack = stack, .host = host, .udp_port = port, .sctp_port = a.sctp_port});
   // A real SCTP acknowledges by itself: the cases that hold its SACKs back
   // are the in-process reference's only.
   o.iut_lacks.push_back("sctp-acks");
-  iut.what = "SCTP over UDP at " + a.target +
-             (a.sctp_port ? ", SCTP port " + std::to_string(a.sctp_port) : std::string());
+  iut.what = stack == endpoint::SctpStack::kKernel
+                 ? "SCTP (the kernel's) at " + a.target
+                 : "SCTP over UDP at " + a.target + (a.sctp_port ? ", SCTP port " + std::to_string(a.sctp_port) : std::string());
   return std::nullopt;
 #else
   (void)host, (void)port, (void)o, (void)iut;
@@ -647,8 +654,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--transport", a.transport,
                   "What carries the ddp and rdmap suites: mpa (MPA over TCP) or sctp (RFC 5043 over an SCTP "
                   "association: against --reference, or with --target HOST:PORT over usrsctp in UDP datagrams to "
-                  "that UDP port, RFC 6951; cases whose meaning rests on MPA or TCP are unimplemented, with why)")
+                  "that UDP port, RFC 6951, or over the kernel's SCTP with --sctp-stack kernel; cases whose meaning rests on MPA or TCP are unimplemented, with why)")
       ->check(CLI::IsMember({"mpa", "sctp"}));
+  add_sctp_stack_option(*sub, a.sctp_stack);
   sub->add_option("--sctp-port", a.sctp_port,
                   "With --transport sctp --target: the IUT's SCTP port, when it is not the target's UDP port");
   sub->add_option("--case", a.ids, "Case ids (a trailing * selects a prefix)");

@@ -41,8 +41,11 @@ struct RunArgs {
   unsigned smcr_version = 0;
   // --transport: what carries the ddp and rdmap suites, "mpa" (MPA over
   // TCP) or "sctp" (RFC 5043: against --reference, or --target over usrsctp
-  // in UDP, RFC 6951); --sctp-port: the target's SCTP port (0: its UDP port).
+  // in UDP, RFC 6951); --sctp-stack: usrsctp or kernel (the kernel's SCTP,
+  // --target naming the SCTP address and port); --sctp-port: the target's
+  // SCTP port over usrsctp (0: its UDP port).
   std::string transport = "mpa";
+  std::string sctp_stack = "usrsctp";
   std::uint16_t sctp_port = 0;
   // A lab's workflow (docs/conformance.md, "The lab workflow"): the known
   // failures to compare with, free labels, and the IUT as the operator

@@ -89,6 +89,9 @@ std::string check_run_options(const RunArgs& a) {
     if (a.target.empty() && !a.reference && !agent)
       return "--reply-settle needs --target: it delays the responder-role MPA cases, which connect there";
   }
+  // The stack carries a live association: in memory (--reference) there is none to choose.
+  if (a.sctp_stack != "usrsctp" && (a.transport != "sctp" || a.target.empty()))
+    return "--sctp-stack " + a.sctp_stack + " needs --transport sctp --target: it carries the association to the IUT";
   for (const auto& [option, path] : {std::pair{"--junit", &a.junit}, {"--html", &a.html}, {"--pcap", &a.pcap}})
     if (is_stdout(*path)) return std::string(option) + " writes files: give a name (only --json takes - for standard output)";
   // The dashboard queues runs without the command line's checks.

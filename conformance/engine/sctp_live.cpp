@@ -1,5 +1,5 @@
 // The tester's live SCTP side and the reference IUT's SCTP server
-// (sctp_live.hpp), both on endpoint::UsrsctpLink.
+// (sctp_live.hpp), both on an endpoint::SctpLink (usrsctp's or the kernel's).
 #include "engine/sctp_live.hpp"
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "endpoint/usrsctp_link.hpp"
+#include "endpoint/sctp_link.hpp"
 #include "sctp/packet.hpp"
 
 namespace rdmaconf::conformance {
@@ -20,11 +20,11 @@ namespace asio = endpoint::asio;
 namespace {
 
 using endpoint::AssociationId;
-using endpoint::UsrsctpEvents;
-using endpoint::UsrsctpLink;
-using endpoint::UsrsctpLinkConfig;
-using endpoint::UsrsctpMessage;
-using endpoint::UsrsctpUp;
+using endpoint::SctpEvents;
+using endpoint::SctpLink;
+using endpoint::SctpLinkConfig;
+using endpoint::SctpMessage;
+using endpoint::SctpUp;
 
 // The largest user message the tester takes whole from an IUT: a DATA
 // chunk's user data fits in it whatever the IUT's segment size; longer
@@ -60,13 +60,13 @@ class LiveSide final : public SctpSide {
     boost::system::error_code ec;
     const auto address = asio::ip::make_address(t_.host, ec);
     if (ec) return error = "not an IP address: " + t_.host, false;
-    UsrsctpLinkConfig lc;
-    // The tester's UDP socket: any local address of the target's family.
+    SctpLinkConfig lc;
+    // The tester's socket: any local address of the target's family.
     lc.local = endpoint::udp::endpoint(address.is_v6() ? endpoint::udp::v6() : endpoint::udp::v4(), 0);
     lc.indication = init.indication;
     lc.outbound_streams = lc.inbound_streams = std::max<std::uint16_t>(init.streams, 1);
     lc.max_message = kTesterMaxMessage;
-    UsrsctpEvents ev;
+    SctpEvents ev;
     ev.packet = [this](bool sent, wire::Bytes packet) {
       if (sent) return;
       if (auto ack = init_ack_in(packet)) {
@@ -75,13 +75,17 @@ class LiveSide final : public SctpSide {
         init_ack_seen_ = true;
       }
     };
-    ev.up = [this](AssociationId, const UsrsctpUp& up) {
+    ev.up = [this](AssociationId, const SctpUp& up) {
       std::lock_guard lock(mu_);
-      if (!init_ack_seen_) peer_ = {up.peer_indication, up.outbound_streams, up.inbound_streams};
+      // Without the INIT ACK's octets (the kernel's SCTP shows none), what
+      // it announced is read from the counts negotiated (RFC 9260 §5.1.1):
+      // the IUT's outbound streams are at least our inbound ones, its
+      // inbound at least our outbound ones.
+      if (!init_ack_seen_) peer_ = {up.peer_indication, up.inbound_streams, up.outbound_streams};
       up_ = true;
       cv_.notify_all();
     };
-    ev.message = [this](AssociationId, UsrsctpMessage m) {
+    ev.message = [this](AssociationId, SctpMessage m) {
       std::lock_guard lock(mu_);
       from_iut_.push_back(SctpChunk{m.stream, m.ppid, m.unordered, std::move(m.octets)});
       cv_.notify_all();
@@ -93,7 +97,7 @@ class LiveSide final : public SctpSide {
       cv_.notify_all();
     };
     try {
-      link_ = std::make_unique<UsrsctpLink>(lc, std::move(ev));
+      link_ = endpoint::open_sctp_link(t_.stack, lc, std::move(ev));
     } catch (const std::exception& e) {
       return error = e.what(), false;
     }
@@ -101,7 +105,9 @@ class LiveSide final : public SctpSide {
     if (!link_->connect(peer, t_.sctp_port ? t_.sctp_port : t_.udp_port, error)) return false;
     std::unique_lock lock(mu_);
     if (!cv_.wait_for(lock, t_.setup_timeout, [&] { return up_ || closed_; }))
-      return error = "no SCTP association with " + t_.host + " (UDP port " + std::to_string(t_.udp_port) + ") within " +
+      return error = "no SCTP association with " + t_.host + " (" +
+                     (t_.stack == endpoint::SctpStack::kKernel ? "SCTP" : "UDP") + " port " +
+                     std::to_string(t_.udp_port) + ") within " +
                      std::to_string(t_.setup_timeout.count()) + " ms",
              false;
     if (!up_) return error = "the SCTP association failed: " + gone_why_, false;
@@ -112,7 +118,7 @@ class LiveSide final : public SctpSide {
 
   bool send(const SctpChunk& chunk, std::string& error) override {
     if (!link_) return error = "no association yet", false;
-    return link_->send(0, UsrsctpMessage{chunk.stream, chunk.ppid, chunk.unordered, chunk.octets}, error);
+    return link_->send(0, SctpMessage{chunk.stream, chunk.ppid, chunk.unordered, chunk.octets}, error);
   }
 
   std::optional<SctpChunk> receive(std::chrono::steady_clock::time_point deadline) override {
@@ -142,7 +148,7 @@ class LiveSide final : public SctpSide {
   bool closed_ = false;
   std::string gone_why_;
   std::deque<SctpChunk> from_iut_;
-  std::unique_ptr<UsrsctpLink> link_;  // last: its callbacks reach the members above
+  std::unique_ptr<SctpLink> link_;  // last: its callbacks reach the members above
 };
 
 }  // namespace
@@ -157,7 +163,7 @@ SctpFactory live_sctp_factory(LiveSctpTarget target) {
 
 struct SctpIutServer::Impl {
   Impl(FaultSet faults, SctpIutServerConfig c) : f(faults), config(std::move(c)) {
-    UsrsctpLinkConfig lc;
+    SctpLinkConfig lc;
     lc.local = endpoint::udp::endpoint(asio::ip::make_address(config.host), config.udp_port);
     lc.sctp_port = config.sctp_port;
     // RFC 5043 §5.1: the INIT-ACK announces DDP (unless a fault says not);
@@ -167,8 +173,8 @@ struct SctpIutServer::Impl {
     lc.inbound_streams = static_cast<std::uint16_t>(kStreams + (f.has(FaultId::kSctpUnequalStreams) ? 1 : 0));
     lc.max_message = kTesterMaxMessage;
     lc.max_associations = config.max_associations;
-    UsrsctpEvents ev;
-    ev.up = [this](AssociationId id, const UsrsctpUp& up) {
+    SctpEvents ev;
+    ev.up = [this](AssociationId id, const SctpUp& up) {
       std::lock_guard lock(mu);
       auto iut = std::make_unique<SctpReferenceIut>(f, SctpCaseSetup{.iut_active = false, .ddp = config.ddp});
       // What the tester's INIT asked, as SCTP told it; acknowledgements
@@ -180,7 +186,7 @@ struct SctpIutServer::Impl {
       ++count;
       flush(id);
     };
-    ev.message = [this](AssociationId id, UsrsctpMessage m) {
+    ev.message = [this](AssociationId id, SctpMessage m) {
       std::lock_guard lock(mu);
       auto it = iuts.find(id);
       if (it == iuts.end()) return;
@@ -199,7 +205,7 @@ struct SctpIutServer::Impl {
       std::lock_guard lock(mu);
       iuts.erase(id);
     };
-    link = std::make_unique<UsrsctpLink>(lc, std::move(ev));
+    link = endpoint::open_sctp_link(config.stack, lc, std::move(ev));
     std::string why;
     if (!link->listen(why)) throw std::runtime_error(why);
   }
@@ -211,7 +217,7 @@ struct SctpIutServer::Impl {
     auto it = iuts.find(id);
     if (it == iuts.end()) return;
     std::string why;
-    while (auto c = it->second->take()) (void)link->send(id, UsrsctpMessage{c->stream, c->ppid, c->unordered, c->octets}, why);
+    while (auto c = it->second->take()) (void)link->send(id, SctpMessage{c->stream, c->ppid, c->unordered, c->octets}, why);
   }
 
   static constexpr std::uint16_t kStreams = 16;
@@ -220,13 +226,13 @@ struct SctpIutServer::Impl {
   std::mutex mu;
   std::map<AssociationId, std::unique_ptr<SctpReferenceIut>> iuts;
   std::atomic<std::uint64_t> count{0};
-  std::unique_ptr<UsrsctpLink> link;  // last: its callbacks reach the members above
+  std::unique_ptr<SctpLink> link;  // last: its callbacks reach the members above
 };
 
 SctpIutServer::SctpIutServer(FaultSet faults, SctpIutServerConfig config)
     : impl_(std::make_unique<Impl>(faults, std::move(config))) {}
 SctpIutServer::~SctpIutServer() = default;
-std::uint16_t SctpIutServer::udp_port() const { return impl_->link->local_udp().port(); }
+std::uint16_t SctpIutServer::udp_port() const { return impl_->link->local_address().port(); }
 std::uint16_t SctpIutServer::sctp_port() const { return impl_->link->local_sctp_port(); }
 std::uint64_t SctpIutServer::associations() const { return impl_->count; }
 

@@ -686,6 +686,8 @@ def main():
     ap.add_argument("--file-sample", type=int, default=16, help="every n-th capture_file input goes to tshark")
     ap.add_argument("--rdmaconf", help="the rdmaconf CLI (decode, analyze)")
     ap.add_argument("--shared", action="append", default=[], help="a shared capture to compare too")
+    ap.add_argument("--shared-ip", action="append", default=[],
+                    help="sctp: a shared capture of SCTP on IP (protocol 132, no UDP), compared as a clean one")
     ap.add_argument("--record-live", help="records live reference sessions into a directory")
     ap.add_argument("--make-sctp-captures", help="writes the DDP-over-SCTP captures into a directory")
     args = ap.parse_args()

@@ -1,8 +1,8 @@
 """DDP over SCTP (RFC 5043) for check_plugin.py sctp: the SCTP observer's
 violations as the plugin's expert infos, exactly analyze's (frame, rule id),
 on the captures of make_sctp_captures.cpp, on the real usrsctp capture and on
-copies of it with one chunk changed; on the clean ones, per frame, the
-messages the plugin shows are decode's."""
+copies of it with one chunk changed, on the real kernel SCTP capture (SCTP on
+IP); on the clean ones, per frame, the messages the plugin shows are decode's."""
 import json
 import os
 import struct
@@ -156,6 +156,12 @@ def check_sctp(args):
             out = os.path.join(args.workdir, f"crafted-{k}-{os.path.basename(shared)}")
             craft_sctp(copy, edits, out, SCTP_REAL_AT)
             runs.append((os.path.basename(out), out, decode_as, want))
+    # SCTP on IP, as the kernel's SCTP sends it: Wireshark decodes it as SCTP by itself.
+    for shared in args.shared_ip:
+        copy = os.path.join(args.workdir, os.path.basename(shared))
+        with open(shared, "rb") as src, open(copy, "wb") as dst:
+            dst.write(src.read())
+        runs.append((os.path.basename(shared), copy, (), None))
     make_readable(args.workdir)
     for name, capture, extra, want in runs:
         out, _ = run_tshark(args, "-r", capture, "-2", "-T", "json", "--no-duplicate-keys", *extra)

@@ -81,6 +81,53 @@ TEST(SctpCaptures, RealLoopbackOverUdpCountsPinned) {
   }
 }
 
+// Linux 6.12's own SCTP on both sides (captures/real/README.md): the tester
+// (10.80.0.2, SCTP port 48697) runs rdmap-atomic-fetchadd against `rdmaconf
+// responder --sctp-stack kernel` (10.80.0.1, port 9899), on IP protocol 132,
+// no UDP. Counted by hand from the octets, tshark agreeing on every CRC32c
+// (`-o sctp.checksum:CRC-32c`: status good on all 14):
+//   14 frames, 14 SCTP packets in 1 association, 17 chunks: INIT (frame 1:
+//   16 outbound, 16 inbound streams, Adaptation Layer Indication 0x00000001),
+//   INIT ACK (frame 2: 16 and 16, the same indication), COOKIE ECHO, COOKIE
+//   ACK, 6 SACK (frames 6, 8, 10-13; three of them bundled before a DATA),
+//   6 DATA, and the tester's ABORT (frame 14) when its case ends.
+//   DATA, every one on stream 0 with U, B and E set (flags 0x07): PPID 17
+//   (Session Control) frame 5 `00 00 00 01` (DDP-SSN 0, Initiate, no private
+//   data), frame 7 `00 00 00 02` + 226 octets (Accept with the test ULP's
+//   advertisement); PPID 16 (DDP Segment) frames 9 and 11 (DDP-SSN 1 and 2,
+//   DDP control 0x41, RDMAP control 0x4a: Atomic Request, QN 1, MSN 1 and 2),
+//   frames 10 and 12 (DDP-SSN 1 and 2, RDMAP control 0x4b: Atomic Response,
+//   QN 3, original values 0 and 5).
+TEST(SctpCaptures, RealKernelSctpCountsPinned) {
+  for (std::size_t jobs : {std::size_t{1}, std::size_t{2}}) {
+    AnalysisOptions o;
+    o.jobs = jobs;
+    const AnalysisResult r = analyze(std::string(RDMACONF_REAL_CAPTURES) + "/kernel-sctp-atomic-fetchadd.pcap", o);
+    const AnalysisSummary& s = r.summary;
+    EXPECT_EQ(s.frames, 14u);
+    EXPECT_EQ(s.streams, 0u);
+    EXPECT_EQ(s.capture_reports, 0u);
+    EXPECT_EQ(s.sctp_associations, 1u);
+    EXPECT_EQ(s.sctp_ddp_associations, 1u);
+    EXPECT_EQ(s.sctp_over_udp, 0u);
+    EXPECT_EQ(s.sctp_packets, 14u);
+    EXPECT_EQ(s.sctp_chunks, 17u);
+    EXPECT_EQ(s.sctp_data_chunks, 6u);
+    EXPECT_EQ(s.sctp_bad_checksums, 0u);
+    EXPECT_EQ(s.sctp_malformed, 0u);
+    EXPECT_EQ(s.sctp_retransmissions, 0u);
+    EXPECT_EQ(s.sctp_fragmented_messages, 0u);
+    EXPECT_EQ(s.ddp_sctp_session_control, 2u);
+    EXPECT_EQ(s.ddp_sctp_segments, 4u);
+    EXPECT_EQ(opcode(s, rdmap::Opcode::kAtomicRequest), 2u);
+    EXPECT_EQ(opcode(s, rdmap::Opcode::kAtomicResponse), 2u);
+    std::uint64_t all = 0;
+    for (std::uint64_t n : s.rdmap_messages) all += n;
+    EXPECT_EQ(all, 4u);
+    EXPECT_EQ(s.violations, 0u) << dump(r);
+  }
+}
+
 // ---- crafted captures ----
 
 using Octets = std::vector<std::uint8_t>;

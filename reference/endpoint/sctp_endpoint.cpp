@@ -5,7 +5,7 @@
 #include <deque>
 #include <mutex>
 
-#include "endpoint/usrsctp_link.hpp"
+#include "endpoint/sctp_link.hpp"
 
 namespace rdmaconf::endpoint {
 namespace {
@@ -20,9 +20,9 @@ std::size_t largest_message(std::size_t max_segment_size) {
 
 }  // namespace
 
-// usrsctp, its UDP encapsulation and its sockets are the link's
-// (usrsctp_link.hpp); the endpoint runs the adaptation layer and RDMAP above
-// the one association its link carries.
+// The SCTP stack, its sockets (and usrsctp's UDP encapsulation) are the
+// link's (sctp_link.hpp); the endpoint runs the adaptation layer and RDMAP
+// above the one association its link carries.
 struct SctpEndpoint::Impl {
   explicit Impl(SctpConfig c) : config(std::move(c)), association(sctp::AssociationConfig{}) {
     rdmap::StreamConfig sc = config.rdmap;
@@ -30,7 +30,7 @@ struct SctpEndpoint::Impl {
     config.max_segment_size = std::max(config.max_segment_size, sctp::kSmallestMaxSegmentSize);
     sc.mulpdu = config.max_segment_size;
     stream = std::make_unique<rdmap::Stream>(sc);
-    UsrsctpLinkConfig lc;
+    SctpLinkConfig lc;
     lc.local = config.local;
     lc.sctp_port = config.sctp_port;
     // RFC 5043 §5.1, §11.1: our INIT or INIT-ACK announces DDP.
@@ -38,14 +38,14 @@ struct SctpEndpoint::Impl {
     // RFC 5043 §8: as many inbound as outbound streams.
     lc.outbound_streams = lc.inbound_streams = static_cast<std::uint16_t>(config.stream + 1);
     lc.max_message = largest_message(config.max_segment_size);
-    UsrsctpEvents ev;
-    ev.up = [this](AssociationId id, const UsrsctpUp& up) {
+    SctpEvents ev;
+    ev.up = [this](AssociationId id, const SctpUp& up) {
       std::lock_guard<std::recursive_mutex> lock(protocol_mu);
       assoc = id;
       association_up(up.peer_indication);
       pump();
     };
-    ev.message = [this](AssociationId, UsrsctpMessage m) {
+    ev.message = [this](AssociationId, SctpMessage m) {
       std::lock_guard<std::recursive_mutex> lock(protocol_mu);
       if (config.observer) config.observer(describe_sctp_message(Direction::kReceived, m.stream, m.ppid, m.octets));
       association.receive(m.stream, m.ppid, m.unordered, m.octets);
@@ -63,7 +63,7 @@ struct SctpEndpoint::Impl {
       pump();
       association_gone(why);
     };
-    link = std::make_unique<UsrsctpLink>(lc, std::move(ev));
+    link = open_sctp_link(config.stack, lc, std::move(ev));
     config.sctp_port = link->local_sctp_port();
   }
 
@@ -161,7 +161,7 @@ struct SctpEndpoint::Impl {
       config.observer(describe_sctp_message(Direction::kSent, chunk.stream, chunk.message.ppid, chunk.message.octets));
     std::string why;
     // RFC 5043 §10: every chunk unordered.
-    if (!link->send(assoc, UsrsctpMessage{chunk.stream, chunk.message.ppid, true, chunk.message.octets}, why))
+    if (!link->send(assoc, SctpMessage{chunk.stream, chunk.message.ppid, true, chunk.message.octets}, why))
       fail(why);
   }
 
@@ -212,13 +212,13 @@ struct SctpEndpoint::Impl {
   std::vector<std::uint8_t> peer_pd;
   std::deque<rdmap::Completion> completions;
   // Last: its callbacks reach every member above, and ~Impl ends it first.
-  std::unique_ptr<UsrsctpLink> link;
+  std::unique_ptr<SctpLink> link;
 };
 
 SctpEndpoint::SctpEndpoint(SctpConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 SctpEndpoint::~SctpEndpoint() = default;
 
-udp::endpoint SctpEndpoint::local_udp() const { return impl_->link->local_udp(); }
+udp::endpoint SctpEndpoint::local_address() const { return impl_->link->local_address(); }
 std::uint16_t SctpEndpoint::local_sctp_port() const { return impl_->config.sctp_port; }
 
 bool SctpEndpoint::connect(const udp::endpoint& peer, std::uint16_t peer_sctp_port) {

@@ -1,13 +1,13 @@
 // The reference iWARP endpoint over SCTP: one RDMAP stream on one DDP stream
 // of an SCTP association, as the session's active or passive side.
 //
-//   UDP socket on loopback (Boost.Asio): SCTP packets encapsulated as RFC 6951 says
-//     -> usrsctp (SCTP in user space, its AF_CONN lower layer fed by us)
+//   an SCTP link (sctp_link.hpp): usrsctp in this process, its packets in UDP
+//   datagrams on loopback (RFC 6951), or the kernel's own SCTP
 //     -> DDP/SCTP adaptation layer (sctp::Association, RFC 5043): Adaptation
 //        Indication, DDP Stream Session, DDP-SSN order
 //     -> DDP + RDMAP (rdmap::Stream, unchanged from the TCP path)
 //
-// The endpoint only moves octets between usrsctp and the socket-free
+// The endpoint only moves octets between the SCTP link and the socket-free
 // machines. Every DATA chunk it sends is unordered (RFC 5043 §10) and carries
 // the PPID the adaptation layer chose; the INIT or INIT-ACK carries the
 // Adaptation Layer Indication for DDP (§5.1, §11.1).
@@ -23,6 +23,7 @@
 #include <string>
 
 #include "endpoint/asio.hpp"
+#include "endpoint/sctp_link.hpp"
 #include "endpoint/transcript.hpp"
 #include "endpoint/verbs.hpp"
 #include "rdmap/stream.hpp"
@@ -34,10 +35,14 @@ using udp = asio::ip::udp;
 
 struct SctpConfig {
   rdmap::StreamConfig rdmap;
-  // The local UDP address SCTP's packets leave from and arrive at (RFC
-  // 6951); port 0 picks one.
+  // Which SCTP carries the association (sctp_link.hpp).
+  SctpStack stack = SctpStack::kUsrsctp;
+  // The local address SCTP's packets leave from and arrive at: over usrsctp
+  // a UDP address (RFC 6951), over the kernel's SCTP the IP address and SCTP
+  // port; port 0 picks one.
   udp::endpoint local{asio::ip::make_address("127.0.0.1"), 0};
-  // The SCTP port of this side (in the SCTP common header); 0 picks one.
+  // The SCTP port of this side (in the SCTP common header); 0: usrsctp
+  // picks one, the kernel takes local's port.
   std::uint16_t sctp_port = 0;
   // RFC 5043 §9: the largest DDP segment either side sends; it fits one
   // DATA chunk on loopback's path without fragmentation.
@@ -66,11 +71,11 @@ class SctpEndpoint : public Verbs {
   SctpEndpoint(const SctpEndpoint&) = delete;
   SctpEndpoint& operator=(const SctpEndpoint&) = delete;
 
-  // The UDP address and SCTP port a peer connects to (after the constructor).
-  udp::endpoint local_udp() const;
+  // The address and SCTP port a peer connects to (after the constructor).
+  udp::endpoint local_address() const;
   std::uint16_t local_sctp_port() const;
 
-  // Active side: sets up the association to the peer's UDP address and SCTP
+  // Active side: sets up the association to the peer's address and SCTP
   // port, then the session (Initiate, waits for the answer). Passive side:
   // waits for one association and its Initiate, and answers it. Both return
   // once the session is established (true) or failed (false, failure()).
@@ -97,7 +102,7 @@ class SctpEndpoint : public Verbs {
   wire::Status post_immediate(rdmap::WorkRequestId id, std::uint64_t data, bool solicited_event = false) override;
   std::optional<rdmap::Completion> wait_completion(std::chrono::milliseconds timeout) override;
   bool wait_closed(std::chrono::milliseconds timeout) override;
-  // UDP payload octets (whole SCTP packets) moved.
+  // The link's count of octets moved (sctp_link.hpp).
   std::uint64_t octets_sent() const override;
   std::uint64_t octets_received() const override;
 

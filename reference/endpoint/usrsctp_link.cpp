@@ -93,11 +93,11 @@ struct UsrsctpLink::Impl final : UsrsctpSink {
     bool comm_up = false;
     bool reported_up = false;
     bool gone = false;
-    UsrsctpUp up;
+    SctpUp up;
     std::vector<std::uint8_t> message;  // a message arriving in pieces
   };
 
-  Impl(UsrsctpLinkConfig c, UsrsctpEvents e)
+  Impl(SctpLinkConfig c, SctpEvents e)
       : config(std::move(c)), events(std::move(e)), udp_socket(io), tick(io), work(asio::make_work_guard(io)) {
     rx.resize(config.max_message + 1);
     ensure_usrsctp();
@@ -335,7 +335,7 @@ struct UsrsctpLink::Impl final : UsrsctpSink {
       if (!(flags & MSG_EOR)) continue;
       report_up(id, *a);
       if (infotype == SCTP_RECVV_RCVINFO && events.message)
-        events.message(id, UsrsctpMessage{info.rcv_sid, ntohl(info.rcv_ppid),
+        events.message(id, SctpMessage{info.rcv_sid, ntohl(info.rcv_ppid),
                                           (info.rcv_flags & SCTP_UNORDERED) != 0, std::move(a->message)});
       a->message.clear();
     }
@@ -383,8 +383,8 @@ struct UsrsctpLink::Impl final : UsrsctpSink {
     }
   }
 
-  UsrsctpLinkConfig config;
-  UsrsctpEvents events;
+  SctpLinkConfig config;
+  SctpEvents events;
   asio::io_context io;
   udp::socket udp_socket;
   asio::steady_timer tick;
@@ -428,11 +428,11 @@ void on_upcall(struct socket*, void* arg, int) {
 
 }  // namespace
 
-UsrsctpLink::UsrsctpLink(UsrsctpLinkConfig config, UsrsctpEvents events)
+UsrsctpLink::UsrsctpLink(SctpLinkConfig config, SctpEvents events)
     : impl_(std::make_unique<Impl>(std::move(config), std::move(events))) {}
 UsrsctpLink::~UsrsctpLink() = default;
 
-udp::endpoint UsrsctpLink::local_udp() const { return impl_->udp_socket.local_endpoint(); }
+udp::endpoint UsrsctpLink::local_address() const { return impl_->udp_socket.local_endpoint(); }
 std::uint16_t UsrsctpLink::local_sctp_port() const { return impl_->config.sctp_port; }
 
 bool UsrsctpLink::connect(const udp::endpoint& peer, std::uint16_t peer_sctp_port, std::string& error) {
@@ -475,7 +475,7 @@ bool UsrsctpLink::listen(std::string& error) {
   return error.empty();
 }
 
-bool UsrsctpLink::send(AssociationId id, const UsrsctpMessage& m, std::string& error) {
+bool UsrsctpLink::send(AssociationId id, const SctpMessage& m, std::string& error) {
   std::lock_guard lock(impl_->mu);
   auto it = impl_->assocs.find(id);
   if (it == impl_->assocs.end() || it->second.gone || !it->second.so) return error = "the association is gone", false;

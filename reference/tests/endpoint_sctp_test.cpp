@@ -34,7 +34,7 @@ TEST(SctpEndpoint, SessionCarriesRdmapOperations) {
 
   ASSERT_TRUE(passive.listen()) << passive.failure();
   auto accepted = std::async(std::launch::async, [&] { return passive.accept(); });
-  ASSERT_TRUE(active.connect(passive.local_udp(), passive.local_sctp_port())) << active.failure();
+  ASSERT_TRUE(active.connect(passive.local_address(), passive.local_sctp_port())) << active.failure();
   ASSERT_TRUE(accepted.get()) << passive.failure();
   EXPECT_EQ(active.state(), SctpState::kOperational);
   // RFC 5043 §5.2.3: each side's private data reached the other.
@@ -81,7 +81,7 @@ TEST(SctpEndpoint, RejectedSession) {
   SctpEndpoint passive(refusing), active(config("please"));
   ASSERT_TRUE(passive.listen()) << passive.failure();
   auto accepted = std::async(std::launch::async, [&] { return passive.accept(); });
-  EXPECT_FALSE(active.connect(passive.local_udp(), passive.local_sctp_port()));
+  EXPECT_FALSE(active.connect(passive.local_address(), passive.local_sctp_port()));
   EXPECT_FALSE(accepted.get());
   EXPECT_NE(active.failure().find("rejected"), std::string::npos) << active.failure();
   const auto why = active.peer_private_data();

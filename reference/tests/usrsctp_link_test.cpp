@@ -22,8 +22,8 @@ using namespace std::chrono_literals;
 struct Seen {
   std::mutex mu;
   std::condition_variable cv;
-  std::map<AssociationId, UsrsctpUp> up;
-  std::vector<std::pair<AssociationId, UsrsctpMessage>> messages;
+  std::map<AssociationId, SctpUp> up;
+  std::vector<std::pair<AssociationId, SctpMessage>> messages;
 
   template <typename P>
   bool wait(P done) {
@@ -32,14 +32,14 @@ struct Seen {
   }
 };
 
-UsrsctpEvents events(Seen& seen, UsrsctpLink** echo_on = nullptr) {
-  UsrsctpEvents e;
-  e.up = [&seen](AssociationId id, const UsrsctpUp& up) {
+SctpEvents events(Seen& seen, UsrsctpLink** echo_on = nullptr) {
+  SctpEvents e;
+  e.up = [&seen](AssociationId id, const SctpUp& up) {
     std::lock_guard lock(seen.mu);
     seen.up[id] = up;
     seen.cv.notify_all();
   };
-  e.message = [&seen, echo_on](AssociationId id, UsrsctpMessage m) {
+  e.message = [&seen, echo_on](AssociationId id, SctpMessage m) {
     if (echo_on && *echo_on) {
       std::string why;
       (*echo_on)->send(id, m, why);
@@ -54,7 +54,7 @@ UsrsctpEvents events(Seen& seen, UsrsctpLink** echo_on = nullptr) {
 TEST(UsrsctpLink, APassiveLinkServesTwoAssociationsEachAtItsPeersAddress) {
   Seen server_seen, a_seen, b_seen;
   UsrsctpLink* echo = nullptr;
-  UsrsctpLinkConfig sc;
+  SctpLinkConfig sc;
   sc.indication = 1;
   sc.outbound_streams = sc.inbound_streams = 4;
   sc.max_associations = 2;
@@ -63,11 +63,11 @@ TEST(UsrsctpLink, APassiveLinkServesTwoAssociationsEachAtItsPeersAddress) {
   std::string why;
   ASSERT_TRUE(server.listen(why)) << why;
 
-  UsrsctpLinkConfig cc;
+  SctpLinkConfig cc;
   cc.outbound_streams = cc.inbound_streams = 4;
   UsrsctpLink a(cc, events(a_seen)), b(cc, events(b_seen));
-  ASSERT_TRUE(a.connect(server.local_udp(), server.local_sctp_port(), why)) << why;
-  ASSERT_TRUE(b.connect(server.local_udp(), server.local_sctp_port(), why)) << why;
+  ASSERT_TRUE(a.connect(server.local_address(), server.local_sctp_port(), why)) << why;
+  ASSERT_TRUE(b.connect(server.local_address(), server.local_sctp_port(), why)) << why;
   ASSERT_TRUE(a_seen.wait([&] { return a_seen.up.count(0) == 1; }));
   ASSERT_TRUE(b_seen.wait([&] { return b_seen.up.count(0) == 1; }));
   // The server's INIT-ACK carried its indication; the clients' INITs none.
@@ -75,13 +75,13 @@ TEST(UsrsctpLink, APassiveLinkServesTwoAssociationsEachAtItsPeersAddress) {
   ASSERT_TRUE(server_seen.wait([&] { return server_seen.up.size() == 2; }));
   for (const auto& [id, up] : server_seen.up) EXPECT_FALSE(up.peer_indication.has_value());
 
-  ASSERT_TRUE(a.send(0, UsrsctpMessage{2, 16, true, {1, 2, 3}}, why)) << why;
-  ASSERT_TRUE(b.send(0, UsrsctpMessage{3, 17, false, {4, 5}}, why)) << why;
+  ASSERT_TRUE(a.send(0, SctpMessage{2, 16, true, {1, 2, 3}}, why)) << why;
+  ASSERT_TRUE(b.send(0, SctpMessage{3, 17, false, {4, 5}}, why)) << why;
   // Each echo comes back to its own sender, as sent.
   ASSERT_TRUE(a_seen.wait([&] { return a_seen.messages.size() == 1; }));
   ASSERT_TRUE(b_seen.wait([&] { return b_seen.messages.size() == 1; }));
-  const UsrsctpMessage& ma = a_seen.messages[0].second;
-  const UsrsctpMessage& mb = b_seen.messages[0].second;
+  const SctpMessage& ma = a_seen.messages[0].second;
+  const SctpMessage& mb = b_seen.messages[0].second;
   EXPECT_EQ(ma.stream, 2);
   EXPECT_EQ(ma.ppid, 16u);
   EXPECT_TRUE(ma.unordered);
@@ -96,15 +96,15 @@ TEST(UsrsctpLink, APassiveLinkServesTwoAssociationsEachAtItsPeersAddress) {
 // A third association beyond max_associations is shut down, never served.
 TEST(UsrsctpLink, AnAssociationBeyondTheLimitIsNotServed) {
   Seen server_seen, seen[2];
-  UsrsctpLinkConfig sc;
+  SctpLinkConfig sc;
   sc.max_associations = 1;
   UsrsctpLink server(sc, events(server_seen));
   std::string why;
   ASSERT_TRUE(server.listen(why)) << why;
   UsrsctpLink first({}, events(seen[0])), second({}, events(seen[1]));
-  ASSERT_TRUE(first.connect(server.local_udp(), server.local_sctp_port(), why)) << why;
+  ASSERT_TRUE(first.connect(server.local_address(), server.local_sctp_port(), why)) << why;
   ASSERT_TRUE(server_seen.wait([&] { return server_seen.up.size() == 1; }));
-  ASSERT_TRUE(second.connect(server.local_udp(), server.local_sctp_port(), why)) << why;
+  ASSERT_TRUE(second.connect(server.local_address(), server.local_sctp_port(), why)) << why;
   std::this_thread::sleep_for(300ms);
   std::lock_guard lock(server_seen.mu);
   EXPECT_EQ(server_seen.up.size(), 1u);

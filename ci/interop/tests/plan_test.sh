@@ -15,11 +15,15 @@ expect() {  # expect WHAT WANT-STATUS WANT-OUTPUT -- ARGS...
     fails=$((fails + 1))
   fi
 }
-usage='usage: bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc] [--keep-guest] [--plan] [--fuzz MINUTES]'
-expect "both kernels by default" 0 "kernel 6.1: siw smc -> /nonexistent/interop/6.1
-kernel 6.12: siw smc smcd -> /nonexistent/interop/6.12
+usage='usage: bash ci/interop.sh [--kernel 6.1|6.12] [--only siw|smc|sctp] [--keep-guest] [--plan] [--fuzz MINUTES]'
+expect "both kernels by default" 0 "kernel 6.1: sctp siw smc -> /nonexistent/interop/6.1
+kernel 6.12: sctp siw smc smcd -> /nonexistent/interop/6.12
 diff 6.1 -> 6.12: siw smc -> /nonexistent/interop/diff" -- --plan
-expect "one kernel" 0 "kernel 6.12: siw smc smcd -> /nonexistent/interop/6.12" -- --kernel 6.12 --plan
+expect "one kernel" 0 "kernel 6.12: sctp siw smc smcd -> /nonexistent/interop/6.12" -- --kernel 6.12 --plan
+expect "the kernel's SCTP alone, no diff" 0 "kernel 6.1: sctp -> /nonexistent/interop/6.1
+kernel 6.12: sctp -> /nonexistent/interop/6.12" -- --only sctp --plan
+expect "no fuzzing of sctp" 2 "--fuzz runs siw and smc, not sctp
+$usage" -- --fuzz 5 --only sctp --plan
 expect "one kernel, one part" 0 "kernel 6.1: siw -> /nonexistent/interop/6.1" -- --plan --kernel 6.1 --only siw
 expect "one part on both kernels" 0 "kernel 6.1: smc -> /nonexistent/interop/6.1
 kernel 6.12: smc smcd -> /nonexistent/interop/6.12

@@ -132,6 +132,8 @@ TEST(Run, MeaninglessCombinationsAreUsageErrorsNamingBothOptions) {
        "--roce-alternate-gid-index needs --roce-alternate-device"},
       {"--clc-target 127.0.0.1:1 --suite clc --roce-device rxe0", "--roce-device serves the smcr suite, which --suite"},
       {"--reference --suite clc --smcr-version 2", "--smcr-version shapes the smcr suite, which --suite"},
+      {"--reference --transport sctp --sctp-stack kernel", "--sctp-stack kernel needs --transport sctp --target"},
+      {"--target 127.0.0.1:1 --sctp-stack kernel", "--sctp-stack kernel needs --transport sctp --target"},
       // A device that is not there stops the run before its first case.
       {"--clc-target 127.0.0.1:1 --suite smcr --roce-device no-such-device9", "--roce-device: "},
   };

@@ -151,6 +151,7 @@ wire::Status Stream::enqueue_untagged(Opcode op, std::uint32_t rsvd_ulp32,
     }
     outgoing_.push_back(std::move(o));
   }
+  segs.clear();  // keeps its capacity, and no views of the payload
   return {};
 }
 
@@ -173,6 +174,7 @@ wire::Status Stream::enqueue_tagged(Opcode op, ddp::Stag stag, std::uint64_t to,
     }
     outgoing_.push_back(std::move(o));
   }
+  segs.clear();  // keeps its capacity, and no views of the payload
   return {};
 }
 

@@ -4,7 +4,9 @@
 # FUZZ_BUILD_DIR (default build/fuzz-release), each target for FUZZ_SECONDS
 # (default 20) from its shipped corpus and regressions, no dictionary, a fresh
 # empty folder for what it adds. Prints a Markdown table: libFuzzer's last
-# exec/s, the edges and features it ended at, and the corpus it started from.
+# exec/s, the executions per CPU second (user + system, /usr/bin/time: on a
+# shared machine exec/s follows the load, this far less), the edges and
+# features it ended at, and the corpus it started from.
 #
 #   ci/fuzz-throughput.sh
 #   FUZZ_JOBS=2 FUZZ_SEED=2 FUZZ_TARGETS="ulp_tracker smcr_link" ci/fuzz-throughput.sh
@@ -42,25 +44,28 @@ measure() {
   local t=$1 inputs=()
   for d in "fuzz/corpus/$t" "fuzz/regressions/$t"; do [ -d "$d" ] && inputs+=("$d"); done
   mkdir -p "$out/$t"
-  "$bin/${t}_fuzzer" -max_total_time="$seconds" -seed="$seed" -rss_limit_mb=2048 -timeout=10 \
+  /usr/bin/time -f '%U %S' -o "$out/$t.time" \
+    "$bin/${t}_fuzzer" -max_total_time="$seconds" -seed="$seed" -rss_limit_mb=2048 -timeout=10 \
     "$out/$t" "${inputs[@]}" > "$out/$t.log" 2>&1 || echo "failed" > "$out/$t.failed"
 }
 # shellcheck disable=SC2086  # one target per word
 run_all "$jobs" measure $targets
 
-echo "| target | exec/s | edges | features | shipped corpus |"
-echo "|---|---:|---:|---:|---:|"
+echo "| target | exec/s | exec per CPU s | edges | features | shipped corpus |"
+echo "|---|---:|---:|---:|---:|---:|"
 status=0
 for t in $targets; do
   corpus=fuzz/corpus/$t
   size="$(files "$corpus") files, $(kb "$corpus") KB"
   if [ -e "$out/$t.failed" ]; then
-    echo "| \`$t\` | **failed** (log: $out/$t.log) | | | $size |"
+    echo "| \`$t\` | **failed** (log: $out/$t.log) | | | | $size |"
     status=1
     continue
   fi
   last=$(grep -E '^#[0-9]+' "$out/$t.log" | tail -1)
-  echo "| \`$t\` | $(thousands "$(first exec/s "$last" "?")") | $(thousands "$(first cov "$last" "?")") |" \
+  runs=$(grep -oE '^Done [0-9]+' "$out/$t.log" | grep -oE '[0-9]+' || grep -oE '^#[0-9]+' <<<"$last" | tr -d '#')
+  per_cpu=$(awk -v r="${runs:-0}" '{ c = $1 + $2; if (c > 0 && r > 0) printf "%d", r / c; else printf "?" }' "$out/$t.time")
+  echo "| \`$t\` | $(thousands "$(first exec/s "$last" "?")") | $(thousands "$per_cpu") | $(thousands "$(first cov "$last" "?")") |" \
        "$(thousands "$(first ft "$last" "?")") | $size |"
 done
 echo

@@ -7,8 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <deque>
-#include <memory>
+#include <optional>
 #include <vector>
 
 #include "common/header_check.hpp"
@@ -53,8 +52,12 @@ class RdmapSide {
         {64, 0x40, A::kRemoteRead, true},
         {64, 0x2000, A::kRemoteWrite | A::kLocalWrite, false},
     };
+    // One allocation per region and per posted receive, each its own, so
+    // that ASan sees an octet written past any one of them.
+    memory_.reserve(kRegions);
+    receives_.reserve(8);
     for (const auto& r : kLayout) memory_.emplace_back(r.size, std::uint8_t{0xee});
-    stream_ = std::make_unique<rdmap::Stream>(config);
+    stream_.emplace(config);
     for (std::size_t i = 0; i < kRegions; ++i) {
       stags_[i] = stream_->register_memory(memory_[i], kLayout[i].base_to, kLayout[i].access,
                                            kLayout[i].remote_invalidate);
@@ -74,19 +77,21 @@ class RdmapSide {
   }
   std::uint64_t next_wr() { return next_wr_++; }
 
-  // Takes the next outgoing segment, checks it, returns its octets.
-  std::optional<std::vector<std::uint8_t>> take_outgoing() {
+  // Takes the next outgoing segment, checks it, returns its octets: a view
+  // of one buffer this side reuses, valid until the next take_outgoing().
+  std::optional<Bytes> take_outgoing() {
     auto s = stream_->take_outgoing();
     if (!s) return std::nullopt;
-    std::vector<std::uint8_t> octets = s->to_vector();
-    check_outgoing(octets);
-    return octets;
+    outgoing_.assign(s->header().begin(), s->header().end());
+    s->payload.for_each([&](Bytes p) { outgoing_.insert(outgoing_.end(), p.begin(), p.end()); });
+    check_outgoing(outgoing_);
+    return Bytes(outgoing_);
   }
 
   // Every segment we send has a DDP header of the kind its opcode uses,
   // fits the MULPDU, and a Terminate we send is one we decode to what the
   // stream says it sent.
-  void check_outgoing(const std::vector<std::uint8_t>& octets) {
+  void check_outgoing(Bytes octets) {
     FUZZ_CHECK(octets.size() <= stream_->config().mulpdu);
     FUZZ_CHECK(octets.size() >= ddp::kControlSize);
     const ddp::Control ctl = ddp::Control::from_octets(octets[0], octets[1]);
@@ -102,7 +107,7 @@ class RdmapSide {
       FUZZ_CHECK(op->queue && h.get(ddp::UntaggedSpec::Field::QN) == static_cast<std::uint32_t>(*op->queue));
     }
     if (op->opcode == rdmap::Opcode::kTerminate) {
-      auto t = rdmap::decode_terminate(wire::Bytes(octets).subspan(ddp::kUntaggedHeaderSize));
+      auto t = rdmap::decode_terminate(octets.subspan(ddp::kUntaggedHeaderSize));
       FUZZ_CHECK(t.ok());
       FUZZ_CHECK(stream_->terminate_sent().has_value() && *t == *stream_->terminate_sent());
     }
@@ -124,10 +129,11 @@ class RdmapSide {
 
  private:
   std::vector<std::vector<std::uint8_t>> memory_;
-  std::deque<std::vector<std::uint8_t>> receives_;  // addresses stay put
+  std::vector<std::vector<std::uint8_t>> receives_;  // each buffer stays put when the list grows
   std::array<ddp::Stag, kRegions> stags_{};
   std::array<std::uint64_t, kRegions> base_to_{};
-  std::unique_ptr<rdmap::Stream> stream_;  // declared last: destroyed before the memory it refers to
+  std::vector<std::uint8_t> outgoing_;  // the segment take_outgoing() returned last
+  std::optional<rdmap::Stream> stream_;  // declared last: destroyed before the memory it refers to
   std::uint64_t next_wr_ = 1;
   std::uint64_t completions_ = 0;
   std::size_t largest_receive_ = 0;

@@ -222,13 +222,13 @@ std::vector<Octets> every_operation_segments(std::vector<bool>* from_a = nullptr
     for (bool moved = true; moved;) {
       moved = false;
       while (auto s = a.take_outgoing()) {
-        crossed.push_back(*s);
+        crossed.emplace_back(s->begin(), s->end());
         if (from_a) from_a->push_back(true);
         fuzz::hand_over(b.stream(), *s, 0);
         moved = true;
       }
       while (auto s = b.take_outgoing()) {
-        crossed.push_back(*s);
+        crossed.emplace_back(s->begin(), s->end());
         if (from_a) from_a->push_back(false);
         fuzz::hand_over(a.stream(), *s, 0);
         moved = true;

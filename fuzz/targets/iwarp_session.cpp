@@ -22,7 +22,8 @@
 //    accepts), and every segment passes RdmapSide's checks;
 //  - no octet outside registered and posted memory is touched.
 #include <cstdint>
-#include <deque>
+#include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -39,6 +40,7 @@
 #include "rdmap/headers.hpp"
 #include "rdmap/opcodes.hpp"
 #include "rdmap/rtr.hpp"
+#include "wire/ring.hpp"
 
 using namespace rdmaconf;
 
@@ -73,10 +75,22 @@ void decide(mpa::Negotiation& n, const fuzz::NegotiationInput& setup) {
 }
 
 // The RDMAP opcode of one DDP segment we produced.
-rdmap::Opcode opcode_of(const std::vector<std::uint8_t>& segment) {
+rdmap::Opcode opcode_of(fuzz::Bytes segment) {
   FUZZ_CHECK(segment.size() >= ddp::kControlSize);
   const ddp::Control ctl = ddp::Control::from_octets(segment[0], segment[1]);
   return static_cast<rdmap::Opcode>(rdmap::Control::from_octet(ctl.rsvd_ulp).opcode);
+}
+
+// Whether a ULPDU that arrived in pieces holds exactly `octets`.
+bool same_octets(const wire::Chunks& ulpdu, fuzz::Bytes octets) {
+  if (ulpdu.size() != octets.size()) return false;
+  std::size_t at = 0;
+  bool same = true;
+  ulpdu.for_each([&](wire::Bytes piece) {
+    same = same && std::equal(piece.begin(), piece.end(), octets.begin() + static_cast<std::ptrdiff_t>(at));
+    at += piece.size();
+  });
+  return same;
 }
 
 // Our side in full operation.
@@ -163,28 +177,33 @@ class FullOperation {
   void flush() {
     while (auto seg = side_.take_outgoing()) {
       if (sent_ == 0 && rtr_to_send_ != mpa::RtrKind::kNone)
-        FUZZ_CHECK(rdmap::is_rtr(rtr_to_send_, wire::Chunks(wire::Bytes(*seg))));
+        FUZZ_CHECK(rdmap::is_rtr(rtr_to_send_, wire::Chunks(*seg)));
       if (held_posts_) FUZZ_CHECK(opcode_of(*seg) == rdmap::Opcode::kTerminate);
       ++sent_;
-      std::vector<std::uint8_t> wire_octets;
-      framer_.frame(wire::Bytes(*seg), wire_octets);
-      mirror_buffer_.insert(mirror_buffer_.end(), wire_octets.begin(), wire_octets.end());
-      expected_.push_back(std::move(*seg));
+      framer_.frame(*seg, mirror_buffer_);  // appends the FPDU
+      expected_.insert(expected_.end(), seg->begin(), seg->end());
+      expected_sizes_.push_back(seg->size());
       for (;;) {
         mpa::DeframeResult r = mirror_.next(mirror_buffer_);
         if (std::holds_alternative<mpa::NeedMore>(r)) break;
         FUZZ_CHECK(std::holds_alternative<mpa::Fpdu>(r));
         const mpa::Fpdu& f = std::get<mpa::Fpdu>(r);
-        FUZZ_CHECK(!expected_.empty() && f.ulpdu().to_vector() == expected_.front());
-        expected_.pop_front();
+        FUZZ_CHECK(!expected_sizes_.empty());
+        const std::size_t n = expected_sizes_.take_front();
+        FUZZ_CHECK(same_octets(f.ulpdu(), fuzz::Bytes(expected_).subspan(expected_start_, n)));
+        expected_start_ += n;
         mirror_buffer_.erase(mirror_buffer_.begin(), mirror_buffer_.begin() + static_cast<std::ptrdiff_t>(f.consumed));
+      }
+      if (expected_sizes_.empty()) {
+        expected_.clear();
+        expected_start_ = 0;
       }
     }
     side_.drain_completions();
   }
 
   void finish() {
-    FUZZ_CHECK(expected_.empty() && mirror_buffer_.empty());
+    FUZZ_CHECK(expected_sizes_.empty() && mirror_buffer_.empty());
     side_.stream().close();
     side_.drain_completions();
   }
@@ -197,7 +216,11 @@ class FullOperation {
   std::vector<std::uint8_t> buffer_;  // unconsumed from start_ on
   std::size_t start_ = 0;
   std::vector<std::uint8_t> mirror_buffer_;
-  std::deque<std::vector<std::uint8_t>> expected_;
+  // The segments framed and not yet deframed by the mirror, one after
+  // another from expected_start_ on, and their sizes.
+  std::vector<std::uint8_t> expected_;
+  std::size_t expected_start_ = 0;
+  wire::Ring<std::size_t> expected_sizes_;
   bool failed_ = false;
   mpa::RtrKind rtr_to_send_;
   mpa::RtrKinds rtr_to_expect_;

@@ -14,8 +14,10 @@
 // what was sent), completions stay within what was posted, a stream that is
 // not operational refuses new work, and no octet outside the registered and
 // posted buffers is touched (ASan) even with receive checks switched off.
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "common/input.hpp"
 #include "common/rdmap_side.hpp"
@@ -29,12 +31,23 @@ void check_refuses_when_terminated(fuzz::RdmapSide& s, const wire::Status& st) {
 }
 
 // A segment built from fuzzed fields, aimed at the peer's real resources so
-// that placement, MSN and bounds logic is reached.
-std::vector<std::uint8_t> built_segment(fuzz::FuzzInput& in, fuzz::RdmapSide& target) {
+// that placement, MSN and bounds logic is reached: a header and up to 96
+// octets of payload, built in place.
+struct BuiltSegment {
+  std::array<std::uint8_t, ddp::kUntaggedHeaderSize + 96> octets{};
+  std::size_t size = 0;
+  void append(fuzz::Bytes b) {
+    std::copy(b.begin(), b.end(), octets.begin() + static_cast<std::ptrdiff_t>(size));
+    size += b.size();
+  }
+  fuzz::Bytes bytes() const { return fuzz::Bytes(octets).first(size); }
+};
+
+BuiltSegment built_segment(fuzz::FuzzInput& in, fuzz::RdmapSide& target) {
   const std::uint8_t shape = in.u8();
   const std::uint8_t opcode = shape & 0x0f;
   const bool last = (shape & 0x10) != 0;
-  std::vector<std::uint8_t> out;
+  BuiltSegment out;
   const rdmap::OpcodeInfo* op = rdmap::find_opcode(opcode);
   const bool tagged = (shape & 0x20) ? !(op && op->tagged) : (op && op->tagged);
   if (tagged) {
@@ -45,7 +58,7 @@ std::vector<std::uint8_t> built_segment(fuzz::FuzzInput& in, fuzz::RdmapSide& ta
     h.set(F::RsvdULP, rdmap::Control::octet(static_cast<rdmap::Opcode>(opcode)));
     h.set(F::STag, (r & 0x80) ? in.u32() : ddp::value(target.stag(r)));
     h.set(F::TO, target.base_to(r) + static_cast<std::int8_t>(in.u8()));
-    out.assign(h.bytes().begin(), h.bytes().end());
+    out.append(h.bytes());
   } else {
     ddp::UntaggedHeader h;
     using F = ddp::UntaggedSpec::Field;
@@ -56,10 +69,9 @@ std::vector<std::uint8_t> built_segment(fuzz::FuzzInput& in, fuzz::RdmapSide& ta
     h.set(F::QN, (op && op->queue && !(q & 0x40)) ? static_cast<std::uint32_t>(*op->queue) : q & 7);
     h.set(F::MSN, 1 + (in.u8() & 7));
     h.set(F::MO, (q & 0x20) ? in.u8() : 0);
-    out.assign(h.bytes().begin(), h.bytes().end());
+    out.append(h.bytes());
   }
-  const fuzz::Bytes payload = in.block(96);
-  out.insert(out.end(), payload.begin(), payload.end());
+  out.append(in.block(96));
   return out;
 }
 
@@ -122,8 +134,8 @@ void op_on(fuzz::FuzzInput& in, std::uint8_t code, fuzz::RdmapSide& me, fuzz::Rd
     }
     case 9:
     case 10: {
-      const std::vector<std::uint8_t> seg = built_segment(in, me);
-      fuzz::hand_over(s, seg, in.u8());
+      const BuiltSegment seg = built_segment(in, me);
+      fuzz::hand_over(s, seg.bytes(), in.u8());
       break;
     }
     case 11: {

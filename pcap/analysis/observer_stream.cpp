@@ -19,7 +19,11 @@ void KeptOctets::append(Bytes b) {
     octets_.erase(octets_.begin(), octets_.begin() + static_cast<std::ptrdiff_t>(start_));
     start_ = 0;
   }
-  octets_.insert(octets_.end(), b.begin(), b.end());
+  // One octet at a time is how the split oracles feed (and small TCP
+  // segments): push_back's inline fast path, where the out-of-line range
+  // insert the linker keeps may be a copy with comparison tracing.
+  if (b.size() == 1) octets_.push_back(b[0]);
+  else octets_.insert(octets_.end(), b.begin(), b.end());
 }
 
 std::vector<std::uint8_t> KeptOctets::take() {

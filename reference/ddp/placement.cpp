@@ -40,28 +40,46 @@ std::string_view describe(TaggedFault f) {
   return "";
 }
 
+// regions_ is kept sorted by STag index: a stream registers a handful of
+// regions, and one array of them costs one allocation where a tree cost one
+// per region.
+std::vector<MemoryRegion>::const_iterator MemoryTable::at_index(std::uint32_t index) const {
+  return std::lower_bound(regions_.begin(), regions_.end(), index,
+                          [](const MemoryRegion& r, std::uint32_t i) { return (value(r.stag) >> 8) < i; });
+}
+
+const MemoryRegion* MemoryTable::by_index(std::uint32_t index) const {
+  auto it = at_index(index);
+  return it != regions_.end() && (value(it->stag) >> 8) == index ? &*it : nullptr;
+}
+
 Stag MemoryTable::register_region(std::span<std::uint8_t> memory, std::uint64_t base_to,
                                   Access access, ProtectionDomain pd, bool remote_invalidate) {
   const std::uint32_t index = next_index_++ & 0x00ffffffu;
   const std::uint8_t key = next_key_++;
   const Stag stag{index << 8 | key};
-  regions_[index] = MemoryRegion{stag, base_to, memory, access, pd, true, remote_invalidate};
+  const MemoryRegion region{stag, base_to, memory, access, pd, true, remote_invalidate};
+  if (regions_.empty()) regions_.reserve(8);
+  auto it = regions_.begin() + (at_index(index) - regions_.cbegin());
+  // An index used again (after 2^24 registrations) replaces the old region.
+  if (it != regions_.end() && (value(it->stag) >> 8) == index) *it = region;
+  else regions_.insert(it, region);
   return stag;
 }
 
 bool MemoryTable::deregister(Stag stag) {
-  auto it = regions_.find(value(stag) >> 8);
-  if (it == regions_.end() || it->second.stag != stag) return false;
-  regions_.erase(it);
+  const MemoryRegion* r = find(stag);
+  if (r == nullptr) return false;
+  regions_.erase(regions_.begin() + (r - regions_.data()));
   return true;
 }
 
 const MemoryRegion* MemoryTable::find(Stag stag) const {
-  auto it = regions_.find(value(stag) >> 8);
+  const MemoryRegion* r = by_index(value(stag) >> 8);
   // The key octet must match too: an STag of an earlier registration of the
   // same index is not this region (RFC 5042 §5.2).
-  if (it == regions_.end() || it->second.stag != stag) return nullptr;
-  return &it->second;
+  if (r == nullptr || r->stag != stag) return nullptr;
+  return r;
 }
 
 MemoryRegion* MemoryTable::find(Stag stag) {
@@ -74,8 +92,8 @@ std::variant<std::span<std::uint8_t>, TaggedFault> MemoryTable::resolve(
   // RFC 5042 §6.1.1: an STag names one registration of this stream, index
   // and key; without the key check an STag of another stream (or of an
   // earlier registration) whose index is in use here names that region.
-  auto by_index = regions_.find(value(stag) >> 8);
-  MemoryRegion* region = checks.stag_key ? find(stag) : by_index == regions_.end() ? nullptr : &by_index->second;
+  MemoryRegion* region =
+      checks.stag_key ? find(stag) : const_cast<MemoryRegion*>(std::as_const(*this).by_index(value(stag) >> 8));
   // RFC 5041 §7.1 step 1: the STag must be valid for this stream. An STag we
   // never registered has nothing to place into even when the check is off.
   if (region == nullptr) return TaggedFault::kInvalidStag;
@@ -181,8 +199,7 @@ std::optional<PlacementError> UntaggedQueues::place(const UntaggedSegment& seg,
 
   // RFC 5041 §5.4: deliver complete messages in MSN order.
   while (!q.slots.empty() && q.slots.front().complete()) {
-    Slot done = q.slots.front();
-    q.slots.pop_front();
+    const Slot done = q.slots.take_front();
     delivered_.push_back(DeliveredMessage{seg.qn, q.next_msn, done.buffer, *done.length,
                                           done.rsvd_ulp, done.rsvd_ulp32});
     q.next_msn = next(q.next_msn);
@@ -192,17 +209,7 @@ std::optional<PlacementError> UntaggedQueues::place(const UntaggedSegment& seg,
 
 std::optional<DeliveredMessage> UntaggedQueues::take_delivered() {
   if (delivered_.empty()) return std::nullopt;
-  DeliveredMessage m = delivered_.front();
-  delivered_.pop_front();
-  return m;
-}
-
-std::vector<PostedBuffer> UntaggedQueues::drain(QueueNumber qn) {
-  std::vector<PostedBuffer> out;
-  if (value(qn) >= queues_.size()) return out;
-  for (const Slot& s : queues_[value(qn)].slots) out.push_back(s.buffer);
-  queues_[value(qn)].slots.clear();
-  return out;
+  return delivered_.take_front();
 }
 
 }  // namespace rdmaconf::ddp

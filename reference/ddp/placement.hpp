@@ -18,8 +18,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <optional>
 #include <span>
 #include <variant>
@@ -28,6 +26,7 @@
 #include "ddp/errors.hpp"
 #include "ddp/headers.hpp"
 #include "wire/chunks.hpp"
+#include "wire/ring.hpp"
 
 namespace rdmaconf::ddp {
 
@@ -126,7 +125,10 @@ class MemoryTable {
                                                              const Checks& checks);
 
  private:
-  std::map<std::uint32_t, MemoryRegion> regions_;  // keyed by STag index (stag >> 8)
+  std::vector<MemoryRegion>::const_iterator at_index(std::uint32_t index) const;
+  const MemoryRegion* by_index(std::uint32_t index) const;
+
+  std::vector<MemoryRegion> regions_;  // sorted by STag index (stag >> 8)
   std::uint32_t next_index_ = 1;
   std::uint8_t next_key_ = 0;
 };
@@ -175,8 +177,15 @@ class UntaggedQueues {
 
   std::optional<DeliveredMessage> take_delivered();
 
-  // Returns every posted buffer not yet delivered (for flushing).
-  std::vector<PostedBuffer> drain(QueueNumber qn);
+  // Hands every posted buffer not yet delivered to `f`, oldest first, and
+  // forgets them (for flushing).
+  template <typename F>
+  void drain(QueueNumber qn, F&& f) {
+    if (value(qn) >= queues_.size()) return;
+    wire::Ring<Slot>& slots = queues_[value(qn)].slots;
+    slots.for_each([&](const Slot& s) { f(s.buffer); });
+    slots.clear();
+  }
 
  private:
   struct Slot {
@@ -189,10 +198,10 @@ class UntaggedQueues {
   };
   struct Queue {
     Msn next_msn = kFirstMsn;
-    std::deque<Slot> slots;  // slots[k] holds the message with MSN next_msn + k
+    wire::Ring<Slot> slots;  // slots[k] holds the message with MSN next_msn + k
   };
   std::vector<Queue> queues_;
-  std::deque<DeliveredMessage> delivered_;
+  wire::Ring<DeliveredMessage> delivered_;
 };
 
 }  // namespace rdmaconf::ddp

@@ -10,9 +10,9 @@ constexpr std::string_view kSection = "RFC 5041 §5.2";
 // The two header kinds differ only in how the offset of a segment's first
 // octet is written: TO (base + offset) or MO (offset).
 template <typename WriteHeader>
-wire::Result<std::vector<Segment>> split(std::size_t ddp_header_size, wire::Bytes ulp_header,
-                                         const wire::Chunks& payload, std::size_t mulpdu,
-                                         WriteHeader&& write_header) {
+wire::Status split(std::size_t ddp_header_size, wire::Bytes ulp_header, const wire::Chunks& payload,
+                   std::size_t mulpdu, std::vector<Segment>& out, WriteHeader&& write_header) {
+  out.clear();
   if (mulpdu <= ddp_header_size)
     return wire::DecodeError{"MULPDU", "leaves no room for payload after the DDP header",
                              kSection, 0};
@@ -23,7 +23,6 @@ wire::Result<std::vector<Segment>> split(std::size_t ddp_header_size, wire::Byte
   if (total > 0xffffffffull)
     return wire::DecodeError{"ULP message", "must be shorter than 2^32 octets", kSection, 0};
 
-  std::vector<Segment> out;
   out.reserve(total == 0 ? 1 : (total + room - 1) / room);
   std::uint64_t offset = 0;  // of the segment's first ULP octet in the message
   do {
@@ -43,7 +42,7 @@ wire::Result<std::vector<Segment>> split(std::size_t ddp_header_size, wire::Byte
     out.push_back(std::move(s));
     offset += n;
   } while (offset < total);
-  return out;
+  return {};
 }
 
 }  // namespace
@@ -54,12 +53,11 @@ std::vector<std::uint8_t> Segment::to_vector() const {
   return v;
 }
 
-wire::Result<std::vector<Segment>> segment_tagged(const TaggedTarget& target,
-                                                  wire::Bytes ulp_header,
-                                                  const wire::Chunks& payload,
-                                                  std::size_t mulpdu) {
-  return split(kTaggedHeaderSize, ulp_header, payload, mulpdu,
-               [&](wire::MutableBytes out, std::uint64_t offset, bool last) {
+wire::Status segment_tagged(const TaggedTarget& target, wire::Bytes ulp_header,
+                            const wire::Chunks& payload, std::size_t mulpdu,
+                            std::vector<Segment>& out) {
+  return split(kTaggedHeaderSize, ulp_header, payload, mulpdu, out,
+               [&](wire::MutableBytes header, std::uint64_t offset, bool last) {
                  TaggedHeader h;
                  using F = TaggedSpec::Field;
                  h.set(F::T, 1).set(F::L, last).set(F::DV, target.dv);
@@ -67,16 +65,15 @@ wire::Result<std::vector<Segment>> segment_tagged(const TaggedTarget& target,
                  // RFC 5041 §5.2: TO advances with the octets already sent
                  // (modulo 2^64; the Data Sink reports a wrap).
                  h.set(F::TO, target.to + offset);
-                 std::copy(h.bytes().begin(), h.bytes().end(), out.begin());
+                 std::copy(h.bytes().begin(), h.bytes().end(), header.begin());
                });
 }
 
-wire::Result<std::vector<Segment>> segment_untagged(const UntaggedTarget& target,
-                                                    wire::Bytes ulp_header,
-                                                    const wire::Chunks& payload,
-                                                    std::size_t mulpdu) {
-  return split(kUntaggedHeaderSize, ulp_header, payload, mulpdu,
-               [&](wire::MutableBytes out, std::uint64_t offset, bool last) {
+wire::Status segment_untagged(const UntaggedTarget& target, wire::Bytes ulp_header,
+                              const wire::Chunks& payload, std::size_t mulpdu,
+                              std::vector<Segment>& out) {
+  return split(kUntaggedHeaderSize, ulp_header, payload, mulpdu, out,
+               [&](wire::MutableBytes header, std::uint64_t offset, bool last) {
                  UntaggedHeader h;
                  using F = UntaggedSpec::Field;
                  h.set(F::T, 0).set(F::L, last).set(F::DV, target.dv);
@@ -84,8 +81,26 @@ wire::Result<std::vector<Segment>> segment_untagged(const UntaggedTarget& target
                  h.set(F::QN, value(target.qn)).set(F::MSN, value(target.msn));
                  // RFC 5041 §5.2: MO is the offset from the message's first octet.
                  h.set(F::MO, offset);
-                 std::copy(h.bytes().begin(), h.bytes().end(), out.begin());
+                 std::copy(h.bytes().begin(), h.bytes().end(), header.begin());
                });
+}
+
+wire::Result<std::vector<Segment>> segment_tagged(const TaggedTarget& target,
+                                                  wire::Bytes ulp_header,
+                                                  const wire::Chunks& payload,
+                                                  std::size_t mulpdu) {
+  std::vector<Segment> out;
+  if (auto s = segment_tagged(target, ulp_header, payload, mulpdu, out); !s) return s.error();
+  return out;
+}
+
+wire::Result<std::vector<Segment>> segment_untagged(const UntaggedTarget& target,
+                                                    wire::Bytes ulp_header,
+                                                    const wire::Chunks& payload,
+                                                    std::size_t mulpdu) {
+  std::vector<Segment> out;
+  if (auto s = segment_untagged(target, ulp_header, payload, mulpdu, out); !s) return s.error();
+  return out;
 }
 
 }  // namespace rdmaconf::ddp

@@ -70,4 +70,14 @@ wire::Result<std::vector<Segment>> segment_untagged(const UntaggedTarget& target
                                                     const wire::Chunks& payload,
                                                     std::size_t mulpdu);
 
+// The same, with the segments put in `out` (emptied first; its capacity is
+// kept): a stream that sends many messages reuses one list instead of
+// allocating one per message. On an error `out` is left empty.
+wire::Status segment_tagged(const TaggedTarget& target, wire::Bytes ulp_header,
+                            const wire::Chunks& payload, std::size_t mulpdu,
+                            std::vector<Segment>& out);
+wire::Status segment_untagged(const UntaggedTarget& target, wire::Bytes ulp_header,
+                              const wire::Chunks& payload, std::size_t mulpdu,
+                              std::vector<Segment>& out);
+
 }  // namespace rdmaconf::ddp

@@ -134,15 +134,15 @@ wire::Status Stream::enqueue_untagged(Opcode op, std::uint32_t rsvd_ulp32,
   const OpcodeInfo& oi = info(op);
   const auto q = static_cast<std::size_t>(*oi.queue);
   ddp::UntaggedTarget t{Control::octet(op), rsvd_ulp32, qn(*oi.queue), next_send_msn_[q]};
-  auto segs = ddp::segment_untagged(t, rdmap_header, payload, config_.mulpdu);
-  if (!segs) return segs.error();
-  if (oi.single_segment && segs->size() != 1)
+  std::vector<ddp::Segment>& segs = segments_;
+  if (auto s = ddp::segment_untagged(t, rdmap_header, payload, config_.mulpdu, segs); !s) return s;
+  if (oi.single_segment && segs.size() != 1)
     return local_error(oi.name, "must be a single DDP segment; MULPDU too small", oi.rfc_section);
   next_send_msn_[q] = ddp::next(next_send_msn_[q]);
-  for (std::size_t i = 0; i < segs->size(); ++i) {
+  for (std::size_t i = 0; i < segs.size(); ++i) {
     Outgoing o;
-    o.segment = std::move((*segs)[i]);
-    if (i + 1 == segs->size()) {
+    o.segment = std::move(segs[i]);
+    if (i + 1 == segs.size()) {
       o.completes = wr;
       o.type = type;
       o.byte_len = static_cast<std::uint32_t>(payload.size());
@@ -151,6 +151,7 @@ wire::Status Stream::enqueue_untagged(Opcode op, std::uint32_t rsvd_ulp32,
     }
     outgoing_.push_back(std::move(o));
   }
+  segs.clear();  // keeps its capacity, and no views of the payload
   return {};
 }
 
@@ -159,12 +160,12 @@ wire::Status Stream::enqueue_tagged(Opcode op, ddp::Stag stag, std::uint64_t to,
                                     CompletionType type, bool releases_inbound,
                                     bool read_request_credit) {
   ddp::TaggedTarget t{Control::octet(op), stag, to};
-  auto segs = ddp::segment_tagged(t, {}, payload, config_.mulpdu);
-  if (!segs) return segs.error();
-  for (std::size_t i = 0; i < segs->size(); ++i) {
+  std::vector<ddp::Segment>& segs = segments_;
+  if (auto s = ddp::segment_tagged(t, {}, payload, config_.mulpdu, segs); !s) return s;
+  for (std::size_t i = 0; i < segs.size(); ++i) {
     Outgoing o;
-    o.segment = std::move((*segs)[i]);
-    if (i + 1 == segs->size()) {
+    o.segment = std::move(segs[i]);
+    if (i + 1 == segs.size()) {
       o.completes = wr;
       o.type = type;
       o.byte_len = static_cast<std::uint32_t>(payload.size());
@@ -173,6 +174,7 @@ wire::Status Stream::enqueue_tagged(Opcode op, ddp::Stag stag, std::uint64_t to,
     }
     outgoing_.push_back(std::move(o));
   }
+  segs.clear();  // keeps its capacity, and no views of the payload
   return {};
 }
 
@@ -289,8 +291,7 @@ wire::Status Stream::post_immediate(WorkRequestId id, std::uint64_t data, bool s
 
 std::optional<ddp::Segment> Stream::take_outgoing() {
   if (outgoing_.empty()) return std::nullopt;
-  Outgoing o = std::move(outgoing_.front());
-  outgoing_.pop_front();
+  Outgoing o = outgoing_.take_front();
   // RFC 5040 §5.5: a Send, RDMA Write or Immediate Data completes at the
   // Data Source once its last segment was handed to the LLP.
   if (o.completes) complete(done(*o.completes, o.type, CompletionStatus::kSuccess, o.byte_len));
@@ -306,9 +307,7 @@ std::optional<ddp::Segment> Stream::take_outgoing() {
 
 std::optional<Completion> Stream::poll_completion() {
   if (completions_.empty()) return std::nullopt;
-  Completion c = std::move(completions_.front());
-  completions_.pop_front();
-  return c;
+  return completions_.take_front();
 }
 
 // ---------------------------------------------------------------------------
@@ -366,18 +365,23 @@ void Stream::close() {
 // work not yet handed to the LLP, and every outstanding request completes
 // as flushed.
 void Stream::flush_all() {
-  for (Outgoing& o : outgoing_)
+  outgoing_.for_each([&](const Outgoing& o) {
     if (o.completes) complete(done(*o.completes, o.type, CompletionStatus::kFlushed, 0));
+  });
   outgoing_.clear();
-  for (const ddp::PostedBuffer& b : queues_.drain(qn(Queue::kSend)))
+  queues_.drain(qn(Queue::kSend), [&](const ddp::PostedBuffer& b) {
     complete(done(b.wr_id, CompletionType::kReceive, CompletionStatus::kFlushed, 0));
-  for (const OutstandingRead& r : reads_)
+  });
+  reads_.for_each([&](const OutstandingRead& r) {
     complete(done(r.id, CompletionType::kRdmaRead, CompletionStatus::kFlushed, 0));
+  });
   reads_.clear();
-  for (const OutstandingAtomic& a : atomics_)
+  atomics_.for_each([&](const OutstandingAtomic& a) {
     complete(done(a.id, CompletionType::kAtomic, CompletionStatus::kFlushed, 0));
+  });
   atomics_.clear();
-  for (const FencedSend& f : fenced_) complete(done(f.id, CompletionType::kSend, CompletionStatus::kFlushed, 0));
+  fenced_.for_each(
+      [&](const FencedSend& f) { complete(done(f.id, CompletionType::kSend, CompletionStatus::kFlushed, 0)); });
   fenced_.clear();
   pending_immediate_.clear();
   inbound_outstanding_ = 0;

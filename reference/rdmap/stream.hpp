@@ -30,7 +30,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <span>
@@ -49,6 +48,7 @@
 #include "wire/chunks.hpp"
 #include "wire/fault_set.hpp"
 #include "wire/result.hpp"
+#include "wire/ring.hpp"
 
 namespace rdmaconf::rdmap {
 
@@ -225,16 +225,16 @@ class Stream {
     bool read_request_credit = false;  // the response freed a QN 1 buffer
   };
   struct OutstandingRead {
-    WorkRequestId id;
-    std::uint32_t size;
+    WorkRequestId id = 0;
+    std::uint32_t size = 0;
     std::uint32_t placed = 0;
   };
   struct OutstandingAtomic {
-    WorkRequestId id;
-    std::uint32_t request_id;
+    WorkRequestId id = 0;
+    std::uint32_t request_id = 0;
   };
   struct FencedSend {
-    WorkRequestId id;
+    WorkRequestId id = 0;
     wire::Chunks payload;
     SendOptions options;
   };
@@ -287,11 +287,14 @@ class Stream {
   ddp::UntaggedQueues queues_{kQueueCount};
   std::array<ddp::Msn, kQueueCount> next_send_msn_{ddp::kFirstMsn, ddp::kFirstMsn, ddp::kFirstMsn,
                                                     ddp::kFirstMsn};
-  std::deque<Outgoing> outgoing_;
-  std::deque<Completion> completions_;
-  std::deque<OutstandingRead> reads_;      // ORD: ours, awaiting Read Responses
-  std::deque<OutstandingAtomic> atomics_;  // ORD: ours, awaiting Atomic Responses
-  std::deque<FencedSend> fenced_;          // Sends held by a Read fence, in order
+  // The queues fill and drain as the connection runs; Rings keep their
+  // arrays, so a running stream stops allocating once they reached their depth.
+  wire::Ring<Outgoing> outgoing_;
+  wire::Ring<Completion> completions_;
+  wire::Ring<OutstandingRead> reads_;      // ORD: ours, awaiting Read Responses
+  wire::Ring<OutstandingAtomic> atomics_;  // ORD: ours, awaiting Atomic Responses
+  wire::Ring<FencedSend> fenced_;          // Sends held by a Read fence, in order
+  std::vector<ddp::Segment> segments_;     // one message's segments on their way to outgoing_
   std::uint32_t inbound_outstanding_ = 0;  // IRD: peer's requests not yet answered on the wire
   std::uint32_t next_atomic_id_ = 1;
   std::map<std::uint32_t, std::uint64_t> pending_immediate_;  // QN 0 MSN -> Immediate Data

@@ -63,6 +63,32 @@ TEST_F(DdpTaggedPlacement, AnotherStreamsStagOfTheSameIndexIsInvalid) {
   EXPECT_EQ(std::get<0>(r).data(), memory.data()) << "this stream's buffer of that index";
 }
 
+// RFC 5042 §5.2: every registration has its own STag, found again until it
+// is deregistered, whatever was registered or deregistered around it.
+TEST(DdpMemoryTable, RegistrationsStayFindableAroundDeregistrations) {
+  std::vector<std::vector<std::uint8_t>> buffers(12, std::vector<std::uint8_t>(8, 0));
+  MemoryTable table;
+  std::vector<Stag> stags;
+  for (auto& b : buffers) stags.push_back(table.register_region(b, 0, Access::kRemoteWrite, kPd));
+  EXPECT_TRUE(table.deregister(stags[5]));
+  EXPECT_FALSE(table.deregister(stags[5]));  // already gone
+  EXPECT_TRUE(table.deregister(stags[0]));
+  EXPECT_TRUE(table.deregister(stags[11]));
+  for (std::size_t i = 0; i < stags.size(); ++i) {
+    const bool gone = i == 0 || i == 5 || i == 11;
+    const MemoryRegion* r = table.find(stags[i]);
+    ASSERT_EQ(r == nullptr, gone) << i;
+    if (!gone) {
+      EXPECT_EQ(r->memory.data(), buffers[i].data()) << i;
+    }
+    // The same index with another key is never this registration.
+    EXPECT_EQ(table.find(Stag{value(stags[i]) ^ 0x55}), nullptr) << i;
+  }
+  // Deregistering with a stale key leaves the region alone.
+  EXPECT_FALSE(table.deregister(Stag{value(stags[3]) ^ 1}));
+  EXPECT_NE(table.find(stags[3]), nullptr);
+}
+
 // RFC 5042 §5.1 / RFC 5041 §7.2 0x1/0x1/0x02.
 TEST_F(DdpTaggedPlacement, OtherProtectionDomainIsNotAssociated) {
   EXPECT_EQ(fault(resolve(0x1000, 1, Access::kRemoteWrite, Stag{0}, ProtectionDomain{8})),
@@ -193,9 +219,11 @@ TEST_F(DdpUntaggedPlacement, SkippedLengthCheckDropsTheOverflowInsteadOfWriting)
   EXPECT_EQ(b, std::vector<std::uint8_t>(16, 0));
 }
 
-TEST_F(DdpUntaggedPlacement, DrainReturnsUndeliveredBuffers) {
-  auto left = queues.drain(QueueNumber{0});
+TEST_F(DdpUntaggedPlacement, DrainHandsOverUndeliveredBuffersOldestFirst) {
+  std::vector<PostedBuffer> left;
+  queues.drain(QueueNumber{0}, [&](const PostedBuffer& b) { left.push_back(b); });
   ASSERT_EQ(left.size(), 2u);
+  EXPECT_EQ(left[0].wr_id, 1u);
   EXPECT_EQ(left[1].wr_id, 2u);
   EXPECT_EQ(queues.posted(QueueNumber{0}), 0u);
 }

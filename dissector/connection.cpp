@@ -297,7 +297,7 @@ class Connection final : public analysis::ObserverSink {
         on_fpdu(m, d, r);
         break;
       case analysis::MessageKind::kClc:
-        if (m.clc) note_rmbe(*m.clc);
+        if (m.clc) note_rmbe(*m.clc, m.frame);
         break;
       case analysis::MessageKind::kRoce:  // RoCEv2 packets do not come through a TCP connection
       case analysis::MessageKind::kDdpSegment:  // nor DDP over SCTP
@@ -370,10 +370,11 @@ class Connection final : public analysis::ObserverSink {
   // each announce the sender's end of the SMC-R connection; the RoCEv2 side
   // (smcr.cpp) judges the link group's CDC messages and Writes with them.
   // The CLC client is the TCP initiator (§3.5).
-  void note_rmbe(const clc::Message& msg) {
+  void note_rmbe(const clc::Message& msg, analysis::FrameNo frame) {
     const auto* ac = std::get_if<clc::AcceptConfirm>(&msg);
     if (!ac || !ac->smcr) return;
-    const analysis::ClcRmbe r = analysis::ClcRmbe::from(*ac->smcr);
+    analysis::ClcRmbe r = analysis::ClcRmbe::from(*ac->smcr);
+    r.frame = frame;
     (ac->type() == clc::MessageType::kAccept ? server_ : client_) = r;
     if (!server_ || !client_ || link_noted_) return;
     link_noted_ = true;

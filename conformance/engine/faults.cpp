@@ -154,6 +154,11 @@ constexpr FaultInfo kFaults[] = {
     {F::kSmcrNoLinkGroupReuse, "smcr-no-link-group-reuse", "SMC-R", "as server, answers a client it has a link group with as a first contact: a new link group for every connection", "RFC 7609 §3.5.2", std::nullopt},
     {F::kSmcrRmbeShared, "smcr-rmbe-shared", "SMC-R", "as server, gives a later connection of a link group the RMBE (and alert token) its first connection has", "RFC 7609 §4.1", std::nullopt},
     {F::kSmcrRmbeConflictIgnored, "smcr-rmbe-conflict-ignored", "SMC-R", "as server, keeps an open connection going when a later Confirm of its link group names the RMBE that connection writes into", "RFC 7609 §4.4.2", std::nullopt},
+    {F::kSmcrFailoverMovesOne, "smcr-failover-moves-one", "SMC-R", "when a link fails, moves only the first of the connections it carried to a surviving link; the others stay on the failed one", "RFC 7609 §2.3", std::nullopt},
+    {F::kSmcrGroupEndsWithConnection, "smcr-group-ends-with-connection", "SMC-R", "ends the link group (DELETE LINK with A) as soon as one of its connections ends, though others still use it", "RFC 7609 §2", std::nullopt},
+    {F::kSmcrRmbeFreedEarly, "smcr-rmbe-freed-early", "SMC-R", "as server, gives a connection's RMBE to a new connection once it sent its own PeerConnectionClosed, before the peer's came", "RFC 7609 §4.4.2", std::nullopt},
+    {F::kSmcrIdleGroupForgotten, "smcr-idle-group-forgotten", "SMC-R", "as server, forgets a link group as its last connection ends, without DELETE LINK: the client's next connection gets first contact while the client still has the group", "RFC 7609 §3.5.2", std::nullopt},
+    {F::kSmcrIdleGroupKept, "smcr-idle-group-kept", "SMC-R", "keeps a link group without connections for ever: no idle timer ends it", "RFC 7609 §3.5.4", std::nullopt},
     {F::kSmcrNoCloseTimer, "smcr-no-close-timer", "SMC-R", "after its own close waits for the peer's PeerConnectionClosed for ever: no close timer, no TCP reset", "RFC 7609 §4.8.1", std::nullopt},
     {F::kSctpNoIndication, "sctp-no-indication", "SCTP", "announces no Adaptation Layer Indication in its INIT-ACK", "RFC 5043 §5.1", std::nullopt},
     {F::kSctpSkipIndicationCheck, "sctp-skip-indication-check", "SCTP", "runs DDP on an association whose peer announced no DDP indication", "RFC 5043 §11.1", std::nullopt},
@@ -220,6 +225,8 @@ smcr::GroupFaults FaultSet::smcr_group_faults() const {
   if (has(FaultId::kSmcrNoReplay)) out.set(G::kNoReplay);
   if (has(FaultId::kSmcrMtuUnchecked)) out.set(G::kMtuUnchecked);
   if (has(FaultId::kSmcrUnknownLinkIgnored)) out.set(G::kUnknownLinkIgnored);
+  if (has(FaultId::kSmcrFailoverMovesOne)) out.set(G::kMoveFirstOnly);
+  if (has(FaultId::kSmcrGroupEndsWithConnection)) out.set(G::kEndsWithAnyConnection);
   return out;
 }
 

@@ -76,6 +76,8 @@ enum class FaultId : std::uint8_t {
   kSmcrUpdateRequestIgnored, kSmcrClientLateOpen, kSmcrDataBeforeDeleteAnswered, kSmcrNoReplay,
   kSmcrMtuUnchecked, kSmcrUnknownLinkIgnored, kSmcrWritePastUrgent, kSmcrNoCloseTimer, kSmcrTcpResetIgnored,
   kSmcrNoLinkGroupReuse, kSmcrRmbeShared, kSmcrRmbeConflictIgnored,
+  kSmcrFailoverMovesOne, kSmcrGroupEndsWithConnection, kSmcrRmbeFreedEarly, kSmcrIdleGroupForgotten,
+  kSmcrIdleGroupKept,
   // DDP over SCTP: the reference IUT's association in memory (sctp_memory.cpp)
   kSctpNoIndication, kSctpSkipIndicationCheck, kSctpUnequalStreams, kSctpAcceptNoPrivateData,
   kSctpPrivateDataOver512, kSctpTerminatePrivateData, kSctpSsnGap, kSctpIllegalIgnored, kSctpAnswerTwice,

@@ -57,6 +57,7 @@ bool open_connection(SmcrPhase& p, std::size_t k, const clc::SmcrLink& peer, boo
   SmcrPhase::Conn& conn = p.conns[k];
   conn.own_token = kTesterAlertToken + static_cast<std::uint32_t>(k);
   conn.peer_token = peer.rmbe_alert_token;
+  conn.peer_rmbe = {peer.rmb_rkey, peer.rmb_virtual_address, peer.rmbe_index};
   smcr::ConnectionConfig c;
   c.own = {static_cast<std::uint32_t>(kTesterRmbeSize), eyecatcher};
   c.peer = {static_cast<std::uint32_t>(peer.rmbe_size), eyecatcher};
@@ -65,6 +66,26 @@ bool open_connection(SmcrPhase& p, std::size_t k, const clc::SmcrLink& peer, boo
   conn.conn.emplace(c, p.tap->rmb(p.first.rmb).subspan(k * kTesterRmbeSize, static_cast<std::size_t>(kTesterRmbeSize)));
   const std::uint64_t peer_offset = (std::max<std::uint8_t>(peer.rmbe_index, 1) - 1) * peer.rmbe_size;
   return p.group->add_connection({conn.own_token, {peer.rmb_rkey, peer.rmb_virtual_address}, peer_offset});
+}
+
+// rfc7609-4.4.2-rmbe-reuse-after-close: the RMBE the IUT's CLC names for
+// connection `k` is none a connection of the group still holds: one the
+// tester has not seen end on both sides (its machine's Closed). An IUT
+// whose close timer gave up on the tester's close resets that TCP
+// connection first (§4.8.1), which ends the case's connection.
+void judge_rmbe(SmcrPhase& p, std::size_t k, const clc::SmcrLink& peer) {
+  std::vector<check::RmbeHolder> held;
+  std::vector<std::size_t> number;  // held[i] is connection number[i]
+  for (std::size_t i = 0; i < p.conns.size(); ++i)
+    if (i != k && p.conns[i].conn) {
+      held.push_back({p.conns[i].peer_rmbe, p.conns[i].conn->state() == smcr::ConnectionState::kClosed});
+      number.push_back(i + 1);
+    }
+  const check::RmbeName named{peer.rmb_rkey, peer.rmb_virtual_address, peer.rmbe_index};
+  if (const auto v = check::rmbe_reuse_after_close(named, held))
+    p.problem("the IUT's CLC names RMBE " + std::to_string(peer.rmbe_index) + " for connection " + std::to_string(k + 1) +
+              " while connection " + std::to_string(number[*check::rmbe_holder(named, held)]) + " still holds it" +
+              row_of(v));
 }
 
 // `connection N` (N > 1): the connection its CLC handshake set up on the
@@ -82,6 +103,7 @@ bool started_later(Session& s, std::string& error) {
                    ": the CLC handshake set first contact, a link group other than connection 1's",
            false;
   if (!p.side->await_connection(s.smcr_connection, error)) return false;
+  judge_rmbe(p, s.smcr_connection, *s.clc_outcome->peer);
   if (!open_connection(p, s.smcr_connection, *s.clc_outcome->peer, p.group->rmbe_eyecatcher()))
     return error = "the IUT's Accept or Confirm names an RMB or alert token the tester's link group cannot route", false;
   return true;

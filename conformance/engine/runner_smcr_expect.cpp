@@ -125,7 +125,7 @@ bool take(Session& s, const Alternative& alt, std::string& why) {
 // splits in two).
 bool field_in_version(std::string_view unit, std::string_view field, std::uint8_t version) {
   const auto type = llc_type_of(unit);
-  if (field == "link" || !type) return true;
+  if (field == "link" || field == "ends_case" || !type) return true;
   std::vector<std::uint8_t> m(smcr::kLlcMessageSize);
   m[0] = static_cast<std::uint8_t>((version >= 2 ? 0x20 : 0x00) | *type);
   return find_field(message_blocks(m), field).has_value();

@@ -96,6 +96,7 @@ struct SmcrPhase {
     std::optional<smcr::Connection> conn;
     std::uint32_t own_token = kTesterAlertToken;
     std::uint32_t peer_token = 0;
+    check::RmbeName peer_rmbe;  // the IUT's RMBE its CLC named (§4.1)
     bool reading = true;
     std::uint64_t to_send = 0, offered = 0, read = 0;
     bool urgent = false;  // the last octet of what to_send holds is urgent

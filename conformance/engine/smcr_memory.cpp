@@ -139,6 +139,7 @@ class IutSide {
       on_event(*e);
     }
     for (Conn& c : conns_) {
+      if (c.released) continue;
       // The CDC messages that came while data was held, in order.
       while (!c.held_cdc.empty() && !holding()) {
         any = true;
@@ -149,6 +150,12 @@ class IutSide {
       any |= close_timer(c);
       any |= tcp_reset(c);
       if ((c.conn && c.conn->aborted()) || group_.state() == smcr::LinkGroup::State::kTerminated) c.x->reset = true;
+      any |= release(c);
+    }
+    if (group_.state() == smcr::LinkGroup::State::kTerminated) {
+      // No later connection finds the group (§3.5.2: a new one is a first contact).
+      std::lock_guard lock(x_.mu);
+      x_.group_live = false;
     }
     return any;
   }
@@ -200,6 +207,7 @@ class IutSide {
     std::deque<std::vector<std::uint8_t>> held_cdc;
     bool closed = false;
     bool reset_taken = false;  // the peer's TCP reset was acted on
+    bool released = false;     // ended on both sides: its RMBE and alert token are free (§4.4.2)
     std::optional<Time> close_deadline;  // the close timer, from the application's close (§4.8.1)
   };
 
@@ -209,6 +217,11 @@ class IutSide {
     c.version = h.version;
     c.alternate = kIutPort2;
     c.add_second_link = !h.faults.has(FaultId::kSmcrNoSecondLink);
+    // §2, §3.5.4: a group whose last connection ended waits for the next
+    // one as long as Linux's does (the time is local policy).
+    c.idle_time = h.faults.has(FaultId::kSmcrIdleGroupKept) ? smcr::Time{0}
+                  : h.server                                  ? smcr::kIdleTimeServer
+                                                              : smcr::kIdleTimeClient;
     if (h.faults.has(FaultId::kSmcrNoTestLink)) c.test_link_time = Time{0};
     c.faults = h.faults.smcr_group_faults();
     return c;
@@ -222,7 +235,7 @@ class IutSide {
       more.swap(x_.more);
     }
     for (auto& [x, h] : more) {
-      if (conns_.size() >= kIutRmbes) {
+      if (std::count_if(conns_.begin(), conns_.end(), [](const Conn& c) { return !c.released; }) >= kIutRmbes) {
         x->reset = true;  // no RMBE for it: its TCP connection ends
         continue;
       }
@@ -235,21 +248,40 @@ class IutSide {
     return true;
   }
 
+  // rfc7609-4.4.2-rmbe-reuse-after-close: a connection that ended on both
+  // sides (the machine's Closed: C or A sent and received, or its close
+  // timer gave up) leaves the group (which stays for the others, §2), and
+  // its RMBE and alert token go back for a later connection. The fault
+  // frees them once this side sent its own C, before the peer's.
+  bool release(Conn& k) {
+    if (k.released || !k.conn) return false;
+    const bool early = h_.faults.has(FaultId::kSmcrRmbeFreedEarly) && k.closed;
+    if (k.conn->state() != smcr::ConnectionState::kClosed && !early) return false;
+    k.released = true;
+    group_.remove_connection(k.h.own.rmbe_alert_token, now_);
+    std::lock_guard lock(x_.mu);
+    if (k.h.own.rmbe_index >= 1 && k.h.own.rmbe_index <= kIutRmbes) x_.rmbes_in_use &= ~(1u << (k.h.own.rmbe_index - 1));
+    return true;
+  }
+
   // rfc7609-4.4.2-rmbe-conflict-aborts-old (§3.5.2.2, §4.4.2): a new
   // connection's CLC names an RMBE of the peer (its RMB and element) that
   // an open connection of the group still writes into: the peer no longer
   // gives it to that connection, which is aborted (its A, no further Write,
   // its TCP connection reset) rather than overwrite the new one's data.
+  // The RMBE a connection's peer named (check::rmbe_holder finds the one
+  // still in use: the rule the analyzer and the tester judge with).
   void abort_conflicting(const clc::SmcrLink& peer) {
     if (h_.faults.has(FaultId::kSmcrRmbeConflictIgnored)) return;
-    for (Conn& c : conns_) {
-      const clc::SmcrLink& old = c.h.peer;
-      if (!c.conn || c.conn->aborted() || old.rmb_rkey != peer.rmb_rkey ||
-          old.rmb_virtual_address != peer.rmb_virtual_address || old.rmbe_index != peer.rmbe_index)
-        continue;
-      emit(c, c.conn->abort());
+    std::vector<check::RmbeHolder> held;
+    for (const Conn& c : conns_)
+      held.push_back({rmbe_name(c.h.peer), c.released || !c.conn || c.conn->aborted()});
+    while (const std::optional<std::size_t> i = check::rmbe_holder(rmbe_name(peer), held)) {
+      held[*i].ended = true;
+      emit(conns_[*i], conns_[*i].conn->abort());
     }
   }
+  static check::RmbeName rmbe_name(const clc::SmcrLink& l) { return {l.rmb_rkey, l.rmb_virtual_address, l.rmbe_index}; }
 
   // A connection's RMBEs take the eyecatcher choice the first link's
   // CONFIRM LINK exchange settled (§4.4.1, A.4): it exists from then on,
@@ -285,7 +317,7 @@ class IutSide {
 
   Conn* conn_of(std::uint32_t token) {
     for (Conn& c : conns_)
-      if (c.conn && c.h.own.rmbe_alert_token == token) return &c;
+      if (c.conn && !c.released && c.h.own.rmbe_alert_token == token) return &c;
     return nullptr;
   }
 
@@ -561,7 +593,11 @@ void iut_link_groups(clc::ServerConfig& cfg, const FaultSet& f) {
   std::lock_guard registry_lock(registry_mu);
   for (const auto& [key, x] : registry()) {
     std::lock_guard lock(x->mu);
-    if (!x->group_live || !x->handoff || !x->handoff->server || x->reset) continue;
+    if (!x->group_live || !x->handoff || !x->handoff->server) continue;
+    // §2, §3.5.4: a group none of whose connections is left lives on until
+    // its idle timer ends it with DELETE LINK; the fault forgets it at once,
+    // unannounced, while the client still has it.
+    if (x->rmbes_in_use == 0 && f.has(FaultId::kSmcrIdleGroupForgotten)) continue;
     // §4.1: the first element no connection of the group has (the fault:
     // the first connection's again).
     std::uint32_t i = 0;

@@ -301,6 +301,43 @@ TEST(SmcrSuite, AnAlternativeEndingTheCaseSettlesIt) {
   EXPECT_EQ(on.verdict, Verdict::kPass) << on.reason;
 }
 
+// §4.4.2: connection 2 ends on both sides (the tester's D and C, the
+// IUT's C); the reference IUT gives its element of the RMB (and alert
+// token) to the next connection of the group, which then moves data.
+TEST(SmcrSuite, TheReferenceGivesAFreedRmbeToTheNextConnection) {
+  Reference ref;
+  const CaseResult r = run_case(
+      smcr_script("> data.write octets=10\n< data octets=10\n"
+                  "connection 2\n> clc.proposal offer=v1\n< clc.accept first_contact=0 smcr.rmbe_index=@r2\n"
+                  "> clc.confirm\n> data.write octets=20\n< data octets=20\n"
+                  "> smcr.shutdown\n> smcr.close\n< cdc cdc.conn_closed=1\n"
+                  "connection 3\n> clc.proposal offer=v1\n< clc.accept first_contact=0 smcr.rmbe_index=@r2\n"
+                  "> clc.confirm\n> data.write octets=30\n< data octets=30\n"
+                  "connection 1\n> data.write octets=40\n< data octets=50\n"),
+      ref.options);
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+}
+
+// The tester judges each later Accept's RMBE (check::rmbe_reuse_after_close):
+// an IUT that frees an RMBE once it sent its own C, before the tester's,
+// names it for the next connection while connection 2 still holds it.
+TEST(SmcrSuite, TheTesterReportsAnRmbeNamedWhileItsConnectionIsOpen) {
+  const Case c = smcr_script(
+      "connection 2\n> clc.proposal offer=v1\n< clc.accept first_contact=0\n> clc.confirm\n"
+      "> data.write octets=20\n< data octets=20\n> smcr.shutdown\n< cdc cdc.conn_closed=1\n"
+      "connection 3\n> clc.proposal offer=v1\n< clc.accept first_contact=0\n> clc.confirm\n"
+      "> data.write octets=30\n< data octets=30\n");
+  Reference clean;
+  const CaseResult pass = run_case(c, clean.options);
+  EXPECT_EQ(pass.verdict, Verdict::kPass) << pass.reason;
+  FaultSet f;
+  f.set(FaultId::kSmcrRmbeFreedEarly);
+  Reference early(f);
+  const CaseResult fail = run_case(c, early.options);
+  EXPECT_EQ(fail.verdict, Verdict::kFail);
+  EXPECT_NE(fail.reason.find("rfc7609-4.4.2-rmbe-reuse-after-close"), std::string::npos) << fail.reason;
+}
+
 // A device's queue pairs connect only with the peer's path (ADD LINK's
 // MAC, GID and PSN): the tap hands it on rather than dropping it.
 TEST(TapHost, HandsThePeersPathOn) {

@@ -29,16 +29,17 @@ struct Analyzer::Connection : ObserverSink {
 
   void on_message(const Message& m) override {
     if (m.kind == MessageKind::kMpaRequest || m.kind == MessageKind::kMpaReply) ++analyzer.result_.summary.mpa_frames;
-    if (m.kind == MessageKind::kClc) note_token(*m.clc);
+    if (m.kind == MessageKind::kClc) note_token(*m.clc, m.frame);
     if (analyzer.listener_) analyzer.listener_->on_message(info, m);
   }
   // RFC 7609 App. A.2.3/A.2.4: the server's Accept and the client's Confirm
   // each announce the sender's end of the connection (QP, GID, RMB, RMBE
   // alert token and size); CDC messages and RDMA Writes on RoCE use them.
-  void note_token(const clc::Message& msg) {
+  void note_token(const clc::Message& msg, FrameNo frame) {
     const auto* ac = std::get_if<clc::AcceptConfirm>(&msg);
     if (!ac || !ac->smcr) return;
-    const ClcRmbe r = ClcRmbe::from(*ac->smcr);
+    ClcRmbe r = ClcRmbe::from(*ac->smcr);
+    r.frame = frame;
     if (ac->type() == clc::MessageType::kAccept) server = r;
     else client = r;
     if (!server || !client || link_noted) return;

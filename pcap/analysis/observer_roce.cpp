@@ -105,8 +105,25 @@ void RoceObserver::add_connection(const ClcRmbe& initiator, const ClcRmbe& respo
       k = c;
       return;
     }
+  judge_rmbe_reuse(c);
   connections_.push_back(c);
 }
+
+// rfc7609-4.4.2-rmbe-reuse-after-close: each side's RMBE of a new
+// connection against the ones it named for the group's other connections.
+void RoceObserver::judge_rmbe_reuse(const CdcConnection& c) {
+  for (int side = 0; side < 2; ++side) {
+    std::vector<check::RmbeHolder> held;
+    for (const CdcConnection& k : connections_) held.push_back({rmbe_name(k.rmbe[side]), k.closed[0] || k.closed[1]});
+    if (auto v = check::rmbe_reuse_after_close(rmbe_name(c.rmbe[side]), held))
+      violate(*v, side == 0 ? Side::kInitiator : Side::kResponder, c.rmbe[side].frame,
+              "RMBE " + std::to_string(c.rmbe[side].rmbe_index) + " of RMB rkey " + hex(c.rmbe[side].rmb_rkey) +
+                  " named for a new connection (alert token " + hex(c.rmbe[side].alert_token) +
+                  ") while an open connection of the link group still has it");
+  }
+}
+
+check::RmbeName RoceObserver::rmbe_name(const ClcRmbe& r) { return {r.rmb_rkey, r.rmb_virtual_address, r.rmbe_index}; }
 
 void RoceObserver::violate(const check::Violation& v, Side side, FrameNo frame, std::string text) {
   Violation out;

@@ -41,6 +41,8 @@
 //    cursor; both cursors inside the RMBE sizes from CLC; sequence numbers
 //    1, 2, 3 ...; urgent present only with urgent pending; no Write and no
 //    producer advance after D, C or A; no CDC message after C or A;
+//  - CLC (add_connection): an RMBE a side names for a new connection is
+//    none a connection of the group that neither side closed still has;
 //  - RDMA Writes through an rkey announced for their link and not deleted
 //    (reported once per rkey; "never announced" judged only when the CLC of
 //    the first link came before its LLC), inside a connection's RMBE of the
@@ -120,6 +122,7 @@ struct ClcRmbe {
   std::uint64_t rmb_virtual_address = 0;
   std::uint8_t rmbe_index = 1;       // first is 1
   std::uint64_t rmbe_size = 0;       // octets (uncompressed)
+  FrameNo frame = 0;                 // the Accept's or Confirm's (0: not known)
 
   static ClcRmbe from(const clc::SmcrBody& b);
   // §4.2: the RMB is cut into equal elements; element `index` starts here.
@@ -136,7 +139,11 @@ class RoceObserver {
   void on_packet(Side side, FrameNo frame, wire::Bytes udp_payload);
   // An SMC-R connection of this link group: what the link's initiator and
   // responder each announced in CLC. A CDC message carries the token of its
-  // receiver; Writes go to the receiver's RMBE through its QP.
+  // receiver; Writes go to the receiver's RMBE through its QP. An RMBE a
+  // side names while another connection of the group still holds it breaks
+  // check::rmbe_reuse_after_close (RFC 7609 §4.4.2); only a connection
+  // neither side closed (C or A) counts as holding it here, since a close
+  // timer that gave up waiting (§4.8.1) ends a connection off this link.
   void add_connection(const ClcRmbe& initiator, const ClcRmbe& responder);
 
   const RoceStats& stats() const { return stats_; }
@@ -227,6 +234,8 @@ class RoceObserver {
   void check_cdc(Side side, FrameNo frame, const smcr::CdcMessage& m);
   void check_write(Side side, FrameNo frame, std::size_t link, const smcr::RocePacket& p);
   void violate(const check::Violation& v, Side side, FrameNo frame, std::string text);
+  void judge_rmbe_reuse(const CdcConnection& c);
+  static check::RmbeName rmbe_name(const ClcRmbe& r);
   smcr::Cursor advance(const CdcConnection& c, int writer, smcr::Cursor at, std::uint64_t octets) const;
 
   ObserverSink& sink_;

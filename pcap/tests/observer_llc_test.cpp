@@ -309,5 +309,47 @@ TEST(ObserverLlc, PacketsBeforeTheAddLinkKeepTheirOwnObserver) {
   EXPECT_EQ(r.summary.links_confirmed, 2u);  // link 2's CONFIRM LINK went to the group
 }
 
+// A CDC message from the server closing connection `token` (C, octet 25):
+// sequence number 1, cursors 0.
+std::string closing_cdc(const std::string& token) { return "fe2c0001" + token + std::string(32, '0') + "0040" + std::string(36, '0'); }
+
+// rfc7609-4.4.2-rmbe-reuse-after-close (check::rmbe_reuse_after_close): an
+// RMBE a side names for a new connection while a connection of the group
+// that neither side closed still has it is reported on the naming side, at
+// its Accept's frame; once its connections closed it may be named again.
+TEST(ObserverLlc, AnRmbeNamedAgainWhileItsConnectionIsOpenIsReported) {
+  Group g;
+  g.send(1, 0x04, 0x11, confirm_link("03", "000011", "01"));
+  g.send(0, 0x04, 0x11, confirm_link("83", "000011", "01", kClientMac, kClientGid));
+  ClcRmbe client, server;
+  client.qp_number = server.qp_number = 0x11;
+  client.mac = 0x52540077000b;
+  server.mac = 0x52540077000a;
+  client.gid = gid(kClientGid);
+  server.gid = gid(kGid);
+  client.rmb_rkey = 0x55;
+  server.rmb_rkey = 0x12;
+  server.rmb_virtual_address = 0x100000;
+  client.rmbe_size = server.rmbe_size = 16384;
+  // Connection 2: the client names element 2, the server element 1 again.
+  client.alert_token = server.alert_token = 2;
+  client.rmbe_index = 2;
+  server.frame = 30;
+  g.observer.add_connection(client, server);
+  const std::vector<std::pair<std::string, FrameNo>> once{{"rfc7609-4.4.2-rmbe-reuse-after-close", 30}};
+  EXPECT_EQ(g.sink.seen, once);
+  // The same connection told again is no new one.
+  g.observer.add_connection(client, server);
+  EXPECT_EQ(g.sink.seen, once);
+  // Both close (the server's C to each); connection 3 may have element 1.
+  g.send(1, 0x04, 0x11, closing_cdc("00000001"));
+  g.send(1, 0x04, 0x11, closing_cdc("00000002"));
+  client.alert_token = server.alert_token = 3;
+  client.rmbe_index = 3;
+  server.frame = 40;
+  g.observer.add_connection(client, server);
+  EXPECT_EQ(g.sink.seen, once);
+}
+
 }  // namespace
 }  // namespace rdmaconf::analysis

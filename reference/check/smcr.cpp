@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "clc/headers.hpp"
+
 namespace rdmaconf::check {
 namespace {
 
@@ -20,12 +22,13 @@ constexpr Implementation kImplementations[] = {
     {&kConfirmLinkRoceInfo, "confirm_link_roce_info"},
     {&kDataOnConfirmedLink, "data_on_confirmed_link"},
     {&kWriteThroughAnnouncedRkey, "write_through_announced_rkey"},
+    {&kRmbeReuseAfterClose, "rmbe_reuse_after_close"},
 };
 constexpr const Rule* kRules[] = {&kLlcReplyAnswersRequest, &kCdcConsumerNotAhead,     &kCdcCursorWithinRmbe,
                                   &kCdcSequenceNumber,      &kWriteInsideRmbe,         &kProducerCursorTracksWrites,
                                   &kUrgentPresentPending,   &kNoWritesAfterDone,       &kNothingAfterClosed,
                                   &kTestLinkEcho,           &kAddLinkEchoesLinkNumber, &kDataOnConfirmedLink,
-                                  &kWriteThroughAnnouncedRkey, &kConfirmLinkRoceInfo};
+                                  &kWriteThroughAnnouncedRkey, &kConfirmLinkRoceInfo, &kRmbeReuseAfterClose};
 
 // Where the CDC message's fields start (RFC 7609 App. A.4, Figure 41).
 constexpr std::size_t kSequenceOctet = 2;
@@ -198,6 +201,22 @@ Outcome no_writes_after_done(bool done, bool write, smcr::Cursor then, smcr::Cur
 Outcome nothing_after_closed(bool closed) {
   if (!closed) return std::nullopt;
   return Violation{&kNothingAfterClosed, "C", kStateFlagsOctet, 1, 0};
+}
+
+std::optional<std::size_t> rmbe_holder(const RmbeName& named, std::span<const RmbeHolder> group) {
+  for (std::size_t i = 0; i < group.size(); ++i)
+    if (!group[i].ended && group[i].rmbe == named) return i;
+  return std::nullopt;
+}
+
+//= rfc7609-4.4.2-rmbe-reuse-after-close (RFC 7609 §4.4.2)
+Outcome rmbe_reuse_after_close(const RmbeName& named, std::span<const RmbeHolder> group) {
+  if (!rmbe_holder(named, group)) return std::nullopt;
+  // The Accept's or Confirm's RMBE Index (App. A.2.3/A.2.4): after the 8-octet CLC header.
+  using F = clc::SmcrAcceptConfirmSpec::Field;
+  constexpr std::size_t kIndexOctet =
+      8 + clc::SmcrAcceptConfirmSpec::fields[static_cast<std::size_t>(F::RmbeIndex)].bit_offset / 8;
+  return Violation{&kRmbeReuseAfterClose, "RMBE Index", kIndexOctet, named.index, 0};
 }
 
 std::span<const Implementation> smcr_implementations() { return kImplementations; }

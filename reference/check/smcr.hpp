@@ -119,6 +119,15 @@ inline constexpr const Rule& kNoWritesAfterDone = rule<"rfc7609-a.4-no-writes-af
 // the sender will send no more control messages for the connection.
 inline constexpr const Rule& kNothingAfterClosed = rule<"rfc7609-a.4-nothing-after-closed">;
 
+// §3.5.2.2, §4.4.2, §4.1: an RMBE (its RMB's RToken and the element index,
+// as a CLC Accept or Confirm names them) belongs to one connection until
+// both peers said they are done with it: C or A sent and received, or the
+// close timer gave up waiting. A side names it for a new connection of the
+// group only then; a peer shown one an open connection still holds aborts
+// that connection (rfc7609-4.4.2-rmbe-conflict-aborts-old, whose reaction
+// uses rmbe_holder to find it).
+inline constexpr const Rule& kRmbeReuseAfterClose = rule<"rfc7609-4.4.2-rmbe-reuse-after-close">;
+
 // `peer_requests_open`: requests of the message's type the peer sent that no
 // reply answered yet. Only replies are judged.
 Outcome llc_reply_answers_request(const smcr::LlcMessage& m, std::uint32_t peer_requests_open);
@@ -193,6 +202,27 @@ Outcome no_writes_after_done(bool done, bool write, smcr::Cursor then, smcr::Cur
 
 // `closed`: the sender already sent C or A on the connection.
 Outcome nothing_after_closed(bool closed);
+
+// An RMBE as a CLC Accept or Confirm names it (App. A.2.3/A.2.4): the
+// RToken of its RMB on the link the message names, and the element (first
+// is 1). The same RMB reached through another link's RToken is another name.
+struct RmbeName {
+  std::uint32_t rkey = 0;
+  std::uint64_t virtual_address = 0;
+  std::uint8_t index = 0;
+  friend bool operator==(const RmbeName&, const RmbeName&) = default;
+};
+// A connection of the link group and the RMBE one side named for it;
+// `ended`: both peers are done with it (§4.4.2).
+struct RmbeHolder {
+  RmbeName rmbe;
+  bool ended = false;
+};
+// The first connection of `group` that still holds `named`, if any.
+std::optional<std::size_t> rmbe_holder(const RmbeName& named, std::span<const RmbeHolder> group);
+// A side names `named` for a new connection of `group` (the group's other
+// connections, with the RMBEs the same side named for them).
+Outcome rmbe_reuse_after_close(const RmbeName& named, std::span<const RmbeHolder> group);
 
 std::span<const Implementation> smcr_implementations();
 std::span<const Rule* const> smcr_rules();

@@ -312,6 +312,18 @@ inline constexpr Requirement kRows[] = {
         "A server asked by a client's DELETE LINK (A set) to end the whole group sends its own DELETE LINK with A "
         "set and ends the group, resetting the TCP connections still on it"),
 
+    // §2, §3.5.4 A link group outlives its connections. Answer: the tester closes one connection of a group and
+    // goes on with another; it lets the group stand idle.
+    row("rfc7609-2-group-outlives-connection", M, P,
+        "A connection that ends leaves its link group and links to the group's other connections, which go on over "
+        "them; a design point said without a keyword, weighed as SHOULD")
+        .weighed(Weight::kShould),
+    row("rfc7609-3.5.4-server-ends-idle-group", M, P,
+        "A link group whose last connection ended may be kept for later connections for a time of the "
+        "implementation's choosing (local policy); ending it is the server's part, with its DELETE LINK with A set, "
+        "which a client asks for with its own; weighed as MAY")
+        .weighed(Weight::kMay),
+
     // §3.5.5.1.2 Client-initiated ADD LINK. Answer: the server's ADD LINK, or its silence.
     row("rfc7609-3.5.5.1.2-server-adds-for-redundancy", M, P,
         "A server whose group has no redundancy, or only an asymmetric link over the client's single RNIC, answers "

@@ -7,6 +7,9 @@
 
 namespace rdmaconf::smcr {
 
+// A Route's slot when GroupFault::kMoveFirstOnly left it on a failed link: none.
+static constexpr std::size_t kStranded = kMaxLinks;
+
 std::string_view name(Event::Kind k) {
   switch (k) {
     case Event::Kind::kLinkUp: return "link up";
@@ -446,8 +449,17 @@ void LinkGroup::clear_link(std::size_t slot, std::uint32_t reason, bool announce
 bool LinkGroup::move_connections(std::size_t slot) {
   const std::optional<std::size_t> to = usable_slot(slot);
   if (!to) return false;
+  bool moved = false;
   for (Route& r : routes_) {
     if (r.slot != slot) continue;
+    // rfc7609-2.3-failover-moves-connections: every connection the link
+    // carried; the fault leaves all but the first behind for good, on no
+    // link (kStranded).
+    if (moved && cfg_.faults.has(GroupFault::kMoveFirstOnly)) {
+      r.slot = kStranded;
+      continue;
+    }
+    moved = true;
     // §4.6: each side moves its own sending; the connection is told so it
     // validates (F) and replays what the failed link did not complete.
     r.slot = *to;
@@ -621,12 +633,18 @@ std::optional<Time> LinkGroup::next_deadline() const {
     if (l.test_deadline) earlier(*l.test_deadline);
     else if (cfg_.test_link_time.count() > 0) earlier(l.last_received + cfg_.test_link_time);
   }
+  if (idle_deadline_) earlier(*idle_deadline_);
   return next;
 }
 
 void LinkGroup::on_time(Time now) {
   if (state_ == State::kTerminated || state_ == State::kIdle) return;
   if (flow_.deadline && now >= *flow_.deadline) on_flow_timeout(now);
+  if (idle_deadline_ && now >= *idle_deadline_ && state_ == State::kActive) {
+    // §3.5.4: the server ends the group, a client asks it to (Linux smc_lgr_free_work).
+    idle_deadline_.reset();
+    request_termination(delete_reason::kProgramInitiated, now);
+  }
   for (std::size_t s = 0; s < kMaxLinks && state_ != State::kTerminated; ++s) {
     Link& l = links_[s];
     if (l.state != LinkState::kActive) continue;
@@ -650,6 +668,7 @@ std::size_t LinkGroup::peer_rmb_with(std::size_t slot, std::uint32_t rkey) const
 
 bool LinkGroup::add_connection(const ConnectionRoute& route) {
   if (routes_.size() >= kMaxConnections || state_ == State::kTerminated) return false;
+  idle_deadline_.reset();
   for (const Route& r : routes_)
     if (r.route.token == route.token) return false;
   for (std::size_t i = 0; i < peer_rmbs_.size(); ++i)
@@ -666,19 +685,30 @@ bool LinkGroup::add_connection(const ConnectionRoute& route) {
   return false;
 }
 
-void LinkGroup::remove_connection(std::uint32_t token) {
-  std::erase_if(routes_, [&](const Route& r) { return r.route.token == token; });
+void LinkGroup::remove_connection(std::uint32_t token, Time now) {
+  if (std::erase_if(routes_, [&](const Route& r) { return r.route.token == token; }) == 0) return;
+  if (state_ == State::kTerminated) return;
+  // §2: the group outlives a connection, the others go on (the fault ends it).
+  if (!routes_.empty()) {
+    if (cfg_.faults.has(GroupFault::kEndsWithAnyConnection)) request_termination(delete_reason::kProgramInitiated, now);
+    return;
+  }
+  // The last connection: the group waits for the next one for a time of
+  // this side's choosing (local policy, not a rule), then ends.
+  if (cfg_.idle_time.count() > 0) idle_deadline_ = now + cfg_.idle_time;
 }
 
 std::optional<std::uint8_t> LinkGroup::link_of(std::uint32_t token) const {
   for (const Route& r : routes_)
-    if (r.route.token == token && links_[r.slot].state != LinkState::kUnused) return links_[r.slot].number;
+    if (r.route.token == token && r.slot != kStranded && links_[r.slot].state != LinkState::kUnused)
+      return links_[r.slot].number;
   return std::nullopt;
 }
 
 std::optional<WorkId> LinkGroup::send_cdc(std::uint32_t token, wire::Bytes message) {
   for (Route& r : routes_) {
     if (r.route.token != token) continue;
+    if (r.slot == kStranded) return std::nullopt;
     Link& l = links_[r.slot];
     if (l.qp == nullptr || state_ == State::kTerminated) return std::nullopt;
     const WorkId id = l.qp->post_send(message);
@@ -691,6 +721,7 @@ std::optional<WorkId> LinkGroup::send_cdc(std::uint32_t token, wire::Bytes messa
 std::optional<WorkId> LinkGroup::write(std::uint32_t token, std::uint64_t offset, wire::Bytes octets) {
   for (Route& r : routes_) {
     if (r.route.token != token) continue;
+    if (r.slot == kStranded) return std::nullopt;
     Link& l = links_[r.slot];
     if (l.qp == nullptr || state_ == State::kTerminated || r.peer_rmb >= peer_rmbs_.size()) return std::nullopt;
     const std::optional<RToken>& t = peer_rmbs_[r.peer_rmb].rtokens[r.slot];
@@ -722,6 +753,7 @@ std::uint16_t LinkGroup::sequence_sent(std::uint32_t token) const {
 bool LinkGroup::replay(std::uint32_t token) {
   for (Route& r : routes_) {
     if (r.route.token != token) continue;
+    if (r.slot == kStranded) return false;
     Link& l = links_[r.slot];
     if (l.qp == nullptr || state_ == State::kTerminated) return false;
     bool whole = true;

@@ -59,6 +59,12 @@ using Time = std::chrono::milliseconds;  // since an arbitrary origin
 inline constexpr Time kLlcWaitTime{2000};       // SMC_LLC_WAIT_TIME: a reply, an ADD LINK step, the first link
 inline constexpr Time kLlcWaitFirstTime{5000};  // SMC_LLC_WAIT_FIRST_TIME: CONFIRM LINK of an added link
 inline constexpr Time kTestLinkTime{30000};     // SMC_LLC_TESTLINK_DEFAULT_TIME: a link's quiet time
+// Linux smc_core.c: how long a link group without connections is kept for
+// the next connection (SMC_LGR_FREE_DELAY_SERV, _CLNT). RFC 7609 §2 and
+// §3.5.4 leave the time to the implementation; the client's is the longer,
+// so that the server, whose part it is, ends the group.
+inline constexpr Time kIdleTimeServer{600000};
+inline constexpr Time kIdleTimeClient{610000};
 
 // Linux: SMC_LINKS_PER_LGR_MAX (links a group holds, one asymmetric among
 // them), SMC_LINKS_ADD_LNK_MAX (what CONFIRM LINK offers), SMC_RMBS_PER_LGR_MAX.
@@ -90,6 +96,8 @@ enum class GroupFault : std::uint8_t {
   kNoReplay,           // against §4.6.2: the Writes and CDC messages a failed link flushed are not sent again
   kMtuUnchecked,       // against A.3.2, C.7.1: the client takes an ADD LINK whatever MTU value it names
   kUnknownLinkIgnored, // against A.3.4, C.7.1: the client leaves a DELETE LINK of a link it lacks unanswered
+  kMoveFirstOnly,      // against §2.3, §4.6: a failed link's first connection moves, the others stay on it
+  kEndsWithAnyConnection,  // against §2, §3.5.4: the group ends as one of its connections leaves, others still on it
   kCount
 };
 using GroupFaults = wire::FaultSet<GroupFault>;
@@ -112,6 +120,11 @@ struct LinkGroupConfig {
   // always does; a client without an alternate port rejects it).
   bool add_second_link = true;
   Time test_link_time = kTestLinkTime;  // 0: no TEST LINK
+  // §2, §3.5.4: once its last connection left (remove_connection), the
+  // group is kept this long for the next one, then ended: by the server
+  // (DELETE LINK with A), by a client asking the server to
+  // (request_termination). 0: kept until told.
+  Time idle_time{0};
   // §4.4.1, A.4: every RMBE begins with an eyecatcher, and A.3.1 keeps
   // CONFIRM LINK's flag bits reserved (0); Linux sets two of them
   // (SMC_LLC_FLAG_NO_RMBE_EYEC) to announce RMBEs without one. True: this
@@ -245,7 +258,11 @@ class LinkGroup {
 
   // Connections (§4.4): CDC messages and Writes on the connection's link.
   bool add_connection(const ConnectionRoute& route);
-  void remove_connection(std::uint32_t token);
+  // The connection ended (its RMBE is free again, §4.4.2): the group and
+  // its links stay for the others; the last one's leaving starts the idle
+  // timer (LinkGroupConfig::idle_time).
+  void remove_connection(std::uint32_t token, Time now);
+  std::size_t connections() const { return routes_.size(); }
   std::optional<WorkId> send_cdc(std::uint32_t token, wire::Bytes message);
   std::optional<WorkId> write(std::uint32_t token, std::uint64_t offset, wire::Bytes octets);
   // The link a connection uses now, by number.
@@ -404,6 +421,7 @@ class LinkGroup {
   std::uint32_t test_counter_ = 0;
   bool rmbe_eyecatcher_ = false;
   std::size_t rkey_retries_ = 0;  // A.3.5: CONFIRM RKEY runs anew since the last positive reply
+  std::optional<Time> idle_deadline_;  // the group has no connection since; it ends then (§3.5.4)
 
   static constexpr std::size_t kMaxRequests = 64;
   static constexpr std::size_t kMaxTrackedWork = 4096;  // per connection

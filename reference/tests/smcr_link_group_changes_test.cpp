@@ -22,8 +22,9 @@ const LinkAddress kServerPort{0x020000000001, gid_v4(1)}, kServerPort2{0x0200000
 const LinkAddress kClientPort{0x020000000002, gid_v4(2)}, kClientPort2{0x020000000012, gid_v4(12)};
 
 LinkGroupConfig config(Role role, GroupFaults faults = {}, bool alternate = true, bool eyecatcher = false,
-                       std::uint8_t mtu = 3) {
+                       std::uint8_t mtu = 3, Time idle = Time{0}) {
   LinkGroupConfig c;
+  c.idle_time = idle;
   c.mtu = mtu;
   c.rmbe_eyecatcher = eyecatcher;
   c.role = role;
@@ -37,17 +38,19 @@ LinkGroupConfig config(Role role, GroupFaults faults = {}, bool alternate = true
 // fabric; the client can be made deaf, so that the test answers for it.
 struct Pair {
   explicit Pair(GroupFaults server_faults = {}, bool client_alternate = true, bool server_alternate = true,
-                GroupFaults client_faults = {}, bool client_eyecatcher = false, std::uint8_t server_mtu = 3)
-      : server(config(Role::kServer, server_faults, server_alternate, false, server_mtu), fabric.host(0)),
-        client(config(Role::kClient, client_faults, client_alternate, client_eyecatcher), fabric.host(1)),
+                GroupFaults client_faults = {}, bool client_eyecatcher = false, std::uint8_t server_mtu = 3,
+                Time server_idle = Time{0}, Time client_idle = Time{0})
+      : server(config(Role::kServer, server_faults, server_alternate, false, server_mtu, server_idle), fabric.host(0)),
+        client(config(Role::kClient, client_faults, client_alternate, client_eyecatcher, 3, client_idle), fabric.host(1)),
         sq(fabric.create_qp(0)),
         cq(fabric.create_qp(1)) {
     fabric.record_sends = true;
     MemoryFabric::connect(sq, cq);
     const std::uint32_t srmb = *fabric.host(0).allocate_rmb(65536), crmb = *fabric.host(1).allocate_rmb(65536);
-    const RToken st = *fabric.host(0).register_rmb(srmb, sq), ct = *fabric.host(1).register_rmb(crmb, cq);
-    server.start({&sq, kServerPort, {kClientPort.mac, kClientPort.gid, cq.qp_number()}, srmb, ct}, now);
-    client.start({&cq, kClientPort, {kServerPort.mac, kServerPort.gid, sq.qp_number()}, crmb, st}, now);
+    server_rtoken = *fabric.host(0).register_rmb(srmb, sq);
+    client_rtoken = *fabric.host(1).register_rmb(crmb, cq);
+    server.start({&sq, kServerPort, {kClientPort.mac, kClientPort.gid, cq.qp_number()}, srmb, client_rtoken}, now);
+    client.start({&cq, kClientPort, {kServerPort.mac, kServerPort.gid, sq.qp_number()}, crmb, server_rtoken}, now);
   }
   void settle(bool client_deaf = false) {
     for (int i = 0; i < 10000; ++i) {
@@ -65,6 +68,13 @@ struct Pair {
     now += dt;
     server.on_time(now);
     settle(true);
+  }
+  // Time passes for both sides.
+  void advance(Time dt) {
+    now += dt;
+    server.on_time(now);
+    client.on_time(now);
+    settle();
   }
   // The server's LLC messages of `type` delivered so far, decoded.
   std::vector<Llc> from_server(std::uint8_t type) const {
@@ -88,6 +98,7 @@ struct Pair {
   Time now{0};
   std::vector<Event> server_events, client_events;
   std::vector<std::uint32_t> server_qps;  // every QP the server's links had
+  RToken server_rtoken, client_rtoken;    // each side's first RMB on link 1
 };
 
 // The client's end answers the server's CONFIRM RKEY itself, negatively.
@@ -292,6 +303,116 @@ TEST(SmcrLinkGroupChanges, RmbesKeepTheEyecatcherUnlessBothSidesSayOtherwise) {
   Pair ignored(GroupFaults{}.set(GroupFault::kEyecatcherIgnored), true, true, {}, true);
   ignored.settle();
   EXPECT_FALSE(ignored.server.rmbe_eyecatcher());
+}
+
+}  // namespace
+}  // namespace rdmaconf::smcr
+
+namespace rdmaconf::smcr {
+namespace {
+
+// ------------------------------------------------ several connections (§2, §4.6)
+
+// Two connections on link 1 of each side, each in an element of its own.
+void two_connections(Pair& p) {
+  ASSERT_TRUE(p.server.add_connection({0x11, p.client_rtoken, 0}));
+  ASSERT_TRUE(p.server.add_connection({0x12, p.client_rtoken, 16384}));
+  ASSERT_TRUE(p.client.add_connection({0x21, p.server_rtoken, 0}));
+  ASSERT_TRUE(p.client.add_connection({0x22, p.server_rtoken, 16384}));
+}
+
+std::size_t moved(const std::vector<Event>& es, std::uint32_t token) {
+  return static_cast<std::size_t>(std::count_if(es.begin(), es.end(), [token](const Event& e) {
+    return e.kind == Event::Kind::kConnectionMoved && e.token == token && e.link == 2;
+  }));
+}
+
+// rfc7609-2.3-failover-moves-connections: every connection the failed link
+// carried moves, on both sides; the fault moves the first only.
+TEST(SmcrLinkGroupChanges, AFailedLinksConnectionsAllMove) {
+  Pair p;
+  p.settle();
+  ASSERT_EQ(p.server.active_links(), 2u);
+  two_connections(p);
+  MemoryFabric::break_link(p.sq);
+  p.settle();
+  for (std::uint32_t token : {0x11u, 0x12u}) {
+    EXPECT_EQ(moved(p.server_events, token), 1u) << token;
+    EXPECT_EQ(p.server.link_of(token), 2) << token;
+  }
+  for (std::uint32_t token : {0x21u, 0x22u}) {
+    EXPECT_EQ(moved(p.client_events, token), 1u) << token;
+    EXPECT_EQ(p.client.link_of(token), 2) << token;
+  }
+
+  GroupFaults f;
+  f.set(GroupFault::kMoveFirstOnly);
+  Pair q(f);
+  q.settle();
+  two_connections(q);
+  MemoryFabric::break_link(q.sq);
+  q.settle();
+  EXPECT_EQ(moved(q.server_events, 0x11), 1u);
+  EXPECT_EQ(moved(q.server_events, 0x12), 0u);
+  EXPECT_FALSE(q.server.link_of(0x12));  // left on the link that is gone
+}
+
+// §2: a connection that leaves takes nothing of the group from the others;
+// the fault ends the group with it.
+TEST(SmcrLinkGroupChanges, AConnectionLeavesTheGroupToTheOthers) {
+  Pair p;
+  p.settle();
+  two_connections(p);
+  p.server.remove_connection(0x12, p.now);
+  p.settle();
+  EXPECT_EQ(p.server.state(), LinkGroup::State::kActive);
+  EXPECT_EQ(p.server.connections(), 1u);
+  EXPECT_EQ(p.server.active_links(), 2u);
+  EXPECT_EQ(p.server.link_of(0x11), 1);
+  EXPECT_FALSE(p.server.link_of(0x12));
+  EXPECT_FALSE(p.server.next_deadline());  // a connection is left: no idle timer
+  ASSERT_TRUE(p.server.send_cdc(0x11, std::vector<std::uint8_t>(44, 0)));
+
+  GroupFaults f;
+  f.set(GroupFault::kEndsWithAnyConnection);
+  Pair q(f);
+  q.settle();
+  two_connections(q);
+  q.server.remove_connection(0x12, q.now);
+  q.settle();
+  EXPECT_EQ(q.server.state(), LinkGroup::State::kTerminated);
+  EXPECT_EQ(q.client.state(), LinkGroup::State::kTerminated);
+}
+
+// §2, §3.5.4: the last connection's leaving starts the idle timer; a new
+// connection stops it; when it ends, the server ends the group (DELETE
+// LINK with A), and a client's longer timer never fires first.
+TEST(SmcrLinkGroupChanges, AGroupWithoutConnectionsIsEndedByTheServerAfterItsIdleTime) {
+  Pair p({}, true, true, {}, false, 3, kIdleTimeServer, kIdleTimeClient);
+  p.settle();
+  two_connections(p);
+  p.server.remove_connection(0x11, p.now);
+  p.server.remove_connection(0x12, p.now);
+  p.client.remove_connection(0x21, p.now);
+  p.client.remove_connection(0x22, p.now);
+  EXPECT_EQ(p.server.next_deadline(), p.now + kIdleTimeServer);
+  EXPECT_EQ(p.client.next_deadline(), p.now + kIdleTimeClient);
+  // A connection within the idle time stops it, its leaving starts it anew.
+  p.advance(Time{300000});
+  ASSERT_TRUE(p.server.add_connection({0x13, p.client_rtoken, 32768}));
+  ASSERT_TRUE(p.client.add_connection({0x23, p.server_rtoken, 32768}));
+  EXPECT_FALSE(p.server.next_deadline());
+  p.server.remove_connection(0x13, p.now);
+  p.client.remove_connection(0x23, p.now);
+  p.advance(kIdleTimeServer - Time{1});
+  EXPECT_EQ(p.server.state(), LinkGroup::State::kActive);
+  p.advance(Time{1});
+  EXPECT_EQ(p.server.state(), LinkGroup::State::kTerminated);
+  EXPECT_EQ(p.client.state(), LinkGroup::State::kTerminated);
+  const auto deleted = p.from_server(4);
+  ASSERT_FALSE(deleted.empty());
+  EXPECT_TRUE(std::get<DeleteLink>(deleted.back()).all);
+  EXPECT_EQ(std::get<DeleteLink>(deleted.back()).reason_code, delete_reason::kProgramInitiated);
 }
 
 }  // namespace

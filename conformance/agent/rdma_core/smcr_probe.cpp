@@ -492,7 +492,7 @@ class Probe {
         // link group free delay. First the peer's own steps after the
         // close (Linux: DELETE RKEY of the connection's RMB) are let finish.
         log_.line("connection closed; ending the link group");
-        group.remove_connection(kOwnToken);
+        group.remove_connection(kOwnToken, now());
         group.terminate(smcr::delete_reason::kProgramInitiated, now());
       }
       if (group.state() == smcr::LinkGroup::State::kTerminated) {

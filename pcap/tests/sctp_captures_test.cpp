@@ -95,9 +95,9 @@ void accepted_session(SctpCapture& c) {
 
 TEST(SctpCaptures, RawIpv4AndIpv6AndUdpOnAnyPortAreTheSameAnalysis) {
   for (auto [v6, udp] : {std::pair{false, false}, std::pair{true, false}, std::pair{false, true}, std::pair{true, true}}) {
-    SctpCapture c(::testing::TempDir() + "sctp-plain.pcapng", {.v6 = v6,
-                                                                 .udp_initiator = udp ? SctpCapture::kInitiatorPort : std::uint16_t{0},
-                                                                 .udp_responder = udp ? SctpCapture::kResponderPort : std::uint16_t{0}});
+    // Over UDP on the SCTP ports themselves: any port is read as SCTP.
+    const std::uint16_t udp_a = udp ? SctpCapture::kInitiatorPort : 0, udp_b = udp ? SctpCapture::kResponderPort : 0;
+    SctpCapture c(::testing::TempDir() + "sctp-plain.pcapng", {.v6 = v6, .udp_initiator = udp_a, .udp_responder = udp_b});
     accepted_session(c);
     const AnalysisResult r = analyze(c.finish());
     const AnalysisSummary& s = r.summary;

@@ -4,14 +4,17 @@
 // DIR/<case id>.pcapng (its connection N from 2 on: DIR/<case id>-N.pcapng)
 // through pcap/'s ExchangeRecorder (synthesized
 // Ethernet/IPv4/TCP; docs/capture.md says what the capture shows and how
-// `rdmaconf analyze` verdicts relate to the case's).
+// `rdmaconf analyze` verdicts relate to the case's), or, for a connection
+// over SCTP, its association's packets in raw IP (docs/sctp-ddp.md).
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "analysis/recording.hpp"
 #include "engine/engine.hpp"
 #include "engine/pcap_hook.hpp"
+#include "engine/sctp_packets.hpp"
 
 namespace rdmaconf::cli {
 namespace {
@@ -30,8 +33,31 @@ std::uint16_t port_of(const std::string& address, std::uint16_t fallback) {
   return p == 0 ? fallback : static_cast<std::uint16_t>(p);
 }
 
+// What the capture's first frame says of the case.
+std::string case_note(const cf::CaseResult& r, std::size_t number) {
+  std::string note = "rdmaconf case " + r.c->id + " (" + r.c->title + "); requirement";
+  for (const std::string& q : r.c->requirements) note += " " + q;
+  note += "; verdict " + std::string(cf::to_string(r.verdict));
+  if (!r.reason.empty()) note += ": " + r.reason;
+  if (!r.other_connections.empty()) note += "; connection " + std::to_string(number);
+  return note;
+}
+
+// A connection over SCTP: its association's packets as the engine puts
+// them back together from its record (the packets the rules in passing
+// judged), the tester's INIT first.
+bool record_association(const std::string& path, const cf::CaseResult& r, const cf::SctpExchange& association,
+                        std::size_t number) {
+  std::vector<analysis::RecordedSctpPacket> packets;
+  for (cf::SctpPacket& p : cf::sctp_packets(association))
+    packets.push_back({p.from_tester ? analysis::Side::kInitiator : analysis::Side::kResponder, std::move(p.octets),
+                       packets.empty() ? case_note(r, number) : std::string(), p.at_ms});
+  return analysis::write_sctp_association(path, packets);
+}
+
 // One connection of the case into `path`; `number` counts from 1.
 bool record_connection(const std::string& path, const cf::CaseResult& r, const cf::ExchangeRecord& ex, std::size_t number) {
+  if (ex.sctp) return record_association(path, r, *ex.sctp, number);
   // The TCP initiator: the tester when the IUT is the MPA responder / CLC
   // server, the IUT when it connects to the tester (role initiator).
   const bool tester_initiates = r.c->role == cf::Role::kResponder;
@@ -48,11 +74,7 @@ bool record_connection(const std::string& path, const cf::CaseResult& r, const c
   // synthesized SYNs carry it.
   options.smc_option = cf::uses_clc(r.c->protocol);
   analysis::ExchangeRecorder rec(path, options);
-  std::string note = "rdmaconf case " + r.c->id + " (" + r.c->title + "); requirement";
-  for (const std::string& q : r.c->requirements) note += " " + q;
-  note += "; verdict " + std::string(cf::to_string(r.verdict));
-  if (!r.reason.empty()) note += ": " + r.reason;
-  if (!r.other_connections.empty()) note += "; connection " + std::to_string(number);
+  const std::string note = case_note(r, number);
   bool first = true;
   for (const cf::StreamChunk& ch : ex.chunks) {
     rec.add(ch.from_tester ? tester : iut, ch.octets, first ? std::string_view(note) : std::string_view(), ch.at_ms);

@@ -312,7 +312,12 @@ nlohmann::json to_json(const std::vector<RfcResult>& results, const std::vector<
     j["rfcs"].push_back(std::move(d));
   }
   j["observable_rows_without_case"] = nlohmann::json::array();
-  for (const auto* r : uncased) j["observable_rows_without_case"].push_back(r->id);
+  // Why no case can drive a row, where its registry row says.
+  j["why_no_case"] = nlohmann::json::object();
+  for (const auto* r : uncased) {
+    j["observable_rows_without_case"].push_back(r->id);
+    if (!r->no_case.empty()) j["why_no_case"][std::string(r->id)] = r->no_case;
+  }
   return j;
 }
 
@@ -334,7 +339,7 @@ void write_markdown(std::ostream& out, const std::vector<RfcResult>& results,
   out << "\nObservable rows without a case (" << uncased.size() << "):\n\n";
   for (const auto* r : uncased)
     out << "- `" << r->id << "` (" << r->rfc << " §" << r->section << ", " << rq::name(r->level) << "): "
-        << r->summary << "\n";
+        << r->summary << (r->no_case.empty() ? "" : ". No case: " + std::string(r->no_case)) << "\n";
 }
 
 int run(const Args& a) {
@@ -395,7 +400,8 @@ int run(const Args& a) {
   if (a.rfc_dir.empty()) text << " (give --rfc-dir DIR to trace the registry to the RFC texts)";
   text << "\n";
   if (a.list || a.rfc_dir.empty())
-    for (const auto* r : uncased) text << "  " << r->id << "\n";
+    for (const auto* r : uncased)
+      text << "  " << r->id << (r->no_case.empty() ? "" : " (no case: " + std::string(r->no_case) + ")") << "\n";
   return status;
 }
 

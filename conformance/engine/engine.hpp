@@ -17,6 +17,7 @@
 #include "engine/capture_case.hpp"
 #include "engine/clc_identity.hpp"
 #include "engine/script.hpp"
+#include "engine/sctp_packets.hpp"
 #include "engine/sctp_transport.hpp"
 #include "engine/smcr_transport.hpp"
 
@@ -50,6 +51,10 @@ struct ExchangeRecord {
   std::vector<StreamChunk> chunks;
   bool closed_by_iut = false;
   bool reset_by_iut = false;
+  // A connection over SCTP (the sctp suite, --transport sctp): its
+  // association as recorded (sctp_packets.hpp) instead of `chunks`; the
+  // rules checked in passing and the capture writer read its packets.
+  std::optional<SctpExchange> sctp{};
 };
 
 // Why a case's own steps did not pass, as the run recorded it: the step,

@@ -177,6 +177,8 @@ constexpr FaultInfo kFaults[] = {
     {F::kSctpTerminateOvertakes, "sctp-terminate-overtakes", "SCTP", "sends its Terminate while its Initiate may still be overtaken (any chunk of the peer taken as its acknowledgement)", "RFC 5043 §6.6", std::nullopt},
     {F::kSctpSsnPerAssociation, "sctp-ssn-per-association", "SCTP", "numbers its chunks with one DDP-SSN counter for the whole association, not one per stream", "RFC 5043 §5.2.1", std::nullopt},
     {F::kSctpSegmentBeforeInitiate, "sctp-segment-before-initiate", "SCTP", "as active side, sends its ULP's first DDP segment right behind its Initiate, before the Initiate is known received", "RFC 5043 §6.6", std::nullopt},
+    {F::kSctpNoTerminate, "sctp-no-terminate", "SCTP", "never sends a Session Terminate: a session it ends for its peer's error ends without one", "RFC 5043 §6.2", std::nullopt},
+    {F::kSctpTerminateTwice, "sctp-terminate-twice", "SCTP", "sends its Session Terminate twice, the second with the next DDP-SSN", "RFC 5043 §6.2", std::nullopt},
 };
 static_assert(sizeof(kFaults) / sizeof(kFaults[0]) == static_cast<std::size_t>(FaultId::kCount));
 }  // namespace

@@ -82,7 +82,8 @@ enum class FaultId : std::uint8_t {
   kSctpNoIndication, kSctpSkipIndicationCheck, kSctpUnequalStreams, kSctpAcceptNoPrivateData,
   kSctpPrivateDataOver512, kSctpTerminatePrivateData, kSctpSsnGap, kSctpIllegalIgnored, kSctpAnswerTwice,
   kSctpNeverRejects, kSctpNoPendingLimit, kSctpOversizedAccepted, kSctpSkipSsnValidityCheck, kSctpOrderedChunks,
-  kSctpTerminateOvertakes, kSctpSsnPerAssociation, kSctpSegmentBeforeInitiate,
+  kSctpTerminateOvertakes, kSctpSsnPerAssociation, kSctpSegmentBeforeInitiate, kSctpNoTerminate,
+  kSctpTerminateTwice,
   kCount
 };
 

@@ -209,10 +209,13 @@ void record_failure(CaseResult& result, StepsRun& run, const Session& s) {
 // Rules the IUT broke on the wire whatever the case was written for
 // (in_passing.hpp): the worst of them makes the verdict when it is worse
 // than the script's.
-// Over SCTP (the sctp suite, --transport sctp) `sctp` holds each
-// connection's association as recorded, the first first.
-void add_in_passing(CaseResult& result, const Case& c, bool strict, const std::vector<const SctpExchange*>& sctp) {
-  result.in_passing = sctp.empty() ? judge_in_passing(result.exchange, c.role) : judge_in_passing(*sctp[0], c.role);
+// Over SCTP (the sctp suite, --transport sctp) each connection's record
+// holds its association.
+void add_in_passing(CaseResult& result, const Case& c, bool strict) {
+  const auto judge = [&](const ExchangeRecord& ex) {
+    return ex.sctp ? judge_in_passing(*ex.sctp, c.role) : judge_in_passing(ex, c.role);
+  };
+  result.in_passing = judge(result.exchange);
   // The other connections' rules, each rule once (its first connection's
   // example and offsets, every connection's count).
   const auto merge = [&](std::vector<InPassing> broken) {
@@ -223,9 +226,7 @@ void add_in_passing(CaseResult& result, const Case& c, bool strict, const std::v
       else same->count += p.count;
     }
   };
-  if (sctp.empty())
-    for (const ExchangeRecord& ex : result.other_connections) merge(judge_in_passing(ex, c.role));
-  for (std::size_t k = 1; k < sctp.size(); ++k) merge(judge_in_passing(*sctp[k], c.role));
+  for (const ExchangeRecord& ex : result.other_connections) merge(judge(ex));
   const Verdict v = in_passing_verdict(result.in_passing, strict);
   if (severity(v) <= severity(result.verdict)) return;
   const InPassing& worst = *std::find_if(result.in_passing.begin(), result.in_passing.end(), [&](const InPassing& p) {
@@ -295,18 +296,12 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
     result.failed_line = run.line;
   }
   if (run.outcome.kind == StepOutcome::Kind::kMismatch) record_failure(result, run, *run.on);
+  keep_sctp_record(s);
+  for (auto& other : conns.others) keep_sctp_record(*other->session);
   join_connections(result, conns);
   result.script_verdict = result.verdict;
   // A case the tester could not run says nothing of rules broken in passing.
-  if (o.judge_in_passing && result.verdict != Verdict::kError) {
-    std::vector<const SctpExchange*> associations;
-    if (const SctpExchange* first = sctp_record(s)) {
-      associations.push_back(first);
-      for (auto& other : conns.others)
-        if (const SctpExchange* a = sctp_record(*other->session)) associations.push_back(a);
-    }
-    add_in_passing(result, c, o.strict, associations);
-  }
+  if (o.judge_in_passing && result.verdict != Verdict::kError) add_in_passing(result, c, o.strict);
   // The agent went away during the case: the IUT's side was torn down
   // under it, so no verdict about the IUT stands.
   if (o.agent && o.agent->epoch() != agent_epoch && result.verdict != Verdict::kUnimplemented) {

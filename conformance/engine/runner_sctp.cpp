@@ -11,6 +11,7 @@
 #include <map>
 #include <span>
 #include <thread>
+#include <tuple>
 
 #include "engine/sctp_packets.hpp"
 #include "engine/sctp_transport.hpp"
@@ -114,6 +115,7 @@ bool associate(Session& s, const SctpInit& init, std::string& why) {
   const SctpPeerInit& peer = p.side->peer_init();
   p.record.tester_init = init;
   p.record.iut_init = peer;
+  std::tie(p.record.tester_port, p.record.iut_port) = p.side->ports();
   s.record(true, "--> SCTP INIT, " + std::to_string(init.streams) + " streams, Adaptation Indication " +
                      (init.indication ? std::to_string(*init.indication) : std::string("none")),
            init.hold_acks ? "acknowledgements held until sctp.ack" : "");
@@ -359,7 +361,9 @@ bool open_association(Session& s, bool ddp, std::string_view no_side, std::strin
 
 }  // namespace
 
-const SctpExchange* sctp_record(const Session& s) { return s.sctp ? &s.sctp->record : nullptr; }
+void keep_sctp_record(Session& s) {
+  if (s.sctp) s.result.exchange.sctp = std::move(s.sctp->record);
+}
 
 bool sctp_open(Session& s, std::string& error) {
   return open_association(s, false, "no SCTP side for the sctp suite (run it against --reference)", error);

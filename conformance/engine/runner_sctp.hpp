@@ -21,9 +21,11 @@ namespace rdmaconf::conformance::runner {
 // Case protocol sctp, instead of a TCP connection: the tester's SCTP side
 // from RunOptions::sctp. False with `error` when there is none.
 bool sctp_open(Session& s, std::string& error);
-// What the session's association carried (sctp_packets.hpp), for the rules
-// checked in passing; null when the session is not over SCTP.
-const SctpExchange* sctp_record(const Session& s);
+// At the case's end: what the session's association carried
+// (sctp_packets.hpp) goes to its result's ExchangeRecord, for the rules
+// checked in passing and the capture writer. Nothing when the session is
+// not over SCTP.
+void keep_sctp_record(Session& s);
 // Runs one step of an sctp case.
 StepOutcome run_sctp_step(Session& s, const Step& st);
 

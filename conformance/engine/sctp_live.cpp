@@ -133,6 +133,10 @@ class LiveSide final : public SctpSide {
   // The tester's SCTP acknowledges as SCTP does, on its own.
   void acknowledge() override {}
   bool in_process() const override { return false; }
+  std::pair<std::uint16_t, std::uint16_t> ports() const override {
+    if (!link_) return {0, 0};
+    return {link_->local_sctp_port(), t_.sctp_port ? t_.sctp_port : t_.udp_port};
+  }
   bool closed() const override {
     std::lock_guard lock(mu_);
     return closed_ && from_iut_.empty();

@@ -221,6 +221,8 @@ class SctpReferenceIut::Core {
     if (control && function == sctp::FunctionCode::kTerminate && s && s->violation() &&
         f_.has(FaultId::kSctpIllegalIgnored))
       return;  // RFC 5043 §6.1 asks for this Terminate
+    // Fault (RFC 5043 §6.2): the session ends, yet neither side said so.
+    if (control && function == sctp::FunctionCode::kTerminate && f_.has(FaultId::kSctpNoTerminate)) return;
     if (control && function == sctp::FunctionCode::kAccept && f_.has(FaultId::kSctpAcceptNoPrivateData))
       c.octets.resize(sctp::kSessionControlHeaderSize);
     if (control && m->private_data.size() == sctp::kMaxPrivateDataLength && f_.has(FaultId::kSctpPrivateDataOver512))
@@ -234,8 +236,12 @@ class SctpReferenceIut::Core {
     // Fault (RFC 5043 §5.2.1): one count for all streams, where SCTP keeps one per stream.
     if (f_.has(FaultId::kSctpSsnPerAssociation)) ssn = association_ssn_++;
     put_ssn(c.octets, ssn);
-    const bool again = control && (function == sctp::FunctionCode::kAccept || function == sctp::FunctionCode::kReject) &&
-                       f_.has(FaultId::kSctpAnswerTwice);
+    // Faults (RFC 5043 §6.1, §6.2): an answer, or the Terminate that was to
+    // be the side's last chunk, sent again.
+    const bool again =
+        control && (((function == sctp::FunctionCode::kAccept || function == sctp::FunctionCode::kReject) &&
+                     f_.has(FaultId::kSctpAnswerTwice)) ||
+                    (function == sctp::FunctionCode::kTerminate && f_.has(FaultId::kSctpTerminateTwice)));
     if (again) {
       SctpChunk copy = c;
       put_ssn(copy.octets, ssn + 1);

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/faults.hpp"
@@ -67,6 +68,9 @@ class SctpSide {
   virtual bool in_process() const = 0;
   // The association ended (ABORT or SHUTDOWN from the IUT).
   virtual bool closed() const = 0;
+  // The association's SCTP ports, the tester's and the IUT's, once it is
+  // up (what a case's capture shows); {0, 0} where none exist (in memory).
+  virtual std::pair<std::uint16_t, std::uint16_t> ports() const { return {0, 0}; }
 };
 
 // What a case asks of the IUT's end of its association.

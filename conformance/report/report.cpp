@@ -170,7 +170,7 @@ RequirementGaps requirement_gaps(const Catalogue& cat) {
   for (const requirements::Requirement* r : observable_rows_without_case(cases_per_row(cat)))
     gaps.uncovered.push_back({std::string(r->id), std::string(r->rfc) + " §" + std::string(r->section),
                               std::string(requirements::name(r->level)), std::string(r->summary),
-                              std::string(requirements::name(r->observable))});
+                              std::string(requirements::name(r->observable)), std::string(r->no_case)});
   return gaps;
 }
 
@@ -247,7 +247,7 @@ void write_catalogue_markdown(std::ostream& out, const Catalogue& cat) {
            "| requirement | RFC | level | observable | summary |\n|---|---|---|---|---|\n";
     for (const auto& u : uncovered)
       out << "| `" << u.id << "` | " << u.rfc << " | " << u.level << " | " << u.observable << " | " << u.summary
-          << " |\n";
+          << (u.why_no_case.empty() ? "" : ". No case: " + u.why_no_case) << " |\n";
   }
   out << "\n## Requirements not observable on the wire\n\n";
   if (unobservable.empty()) {

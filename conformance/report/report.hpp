@@ -84,6 +84,7 @@ struct UnobservableRequirement {
 // case names yet: listed so the catalogue's gaps are in plain sight.
 struct UncoveredRequirement {
   std::string id, rfc, level, summary, observable;
+  std::string why_no_case;  // the registry's reason no case can drive it; empty: none written yet
 };
 // The registry rows the catalogue cannot check (not observable) and the
 // observable ones no case names yet.

@@ -62,6 +62,8 @@ TEST(SctpSuite, EachFaultFailsTheCaseOfItsRule) {
       {FaultId::kSctpTerminateOvertakes, "sctp-control-not-overtaking"},
       {FaultId::kSctpSsnPerAssociation, "sctp-ddp-ssn-per-stream"},
       {FaultId::kSctpSegmentBeforeInitiate, "sctp-no-segment-before-initiate"},
+      {FaultId::kSctpNoTerminate, "sctp-one-terminate"},
+      {FaultId::kSctpTerminateTwice, "sctp-final-terminate"},
   };
   for (const auto& [fault, id] : kProofs) {
     FaultSet f;

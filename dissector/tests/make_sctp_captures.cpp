@@ -7,7 +7,8 @@
 // over IP protocol 132, or over UDP (RFC 6951) on SCTP's registered port;
 // user messages in DATA chunks, or in RFC 8260's I-DATA chunks.
 // The octets come from the reference codecs (sctp::encode_packet, the DATA,
-// INIT, Segment Chunk and Session Control encoders, the DDP declarations),
+// INIT, Segment Chunk and Session Control encoders, the DDP declarations)
+// through the builders the pcap tests share (pcap/tests/sctp_builders.hpp),
 // with one rule broken on purpose per crafted capture; the test
 // (check_plugin.py sctp) compares tshark's expert infos with `rdmaconf
 // analyze`'s violations and, on the clean ones, the messages shown with
@@ -21,22 +22,20 @@
 #include <string>
 #include <vector>
 
-#include "capture/synth.hpp"
-#include "capture/writer.hpp"
 #include "ddp/headers.hpp"
 #include "rdmap/headers.hpp"
 #include "rdmap/opcodes.hpp"
 #include "sctp/headers.hpp"
 #include "sctp/messages.hpp"
 #include "sctp/packet.hpp"
+#include "sctp_builders.hpp"
 
 namespace fs = std::filesystem;
 using namespace rdmaconf;
-using Bytes = std::vector<std::uint8_t>;
+using namespace rdmaconf::capture::testing::sctp_build;
+using Bytes = Octets;
 
 namespace {
-
-constexpr std::uint32_t kDdp = sctp::kPpidDdpSegment, kControl = sctp::kPpidSessionControl;
 
 Bytes filler(std::size_t n, std::uint8_t seed = 0) {
   Bytes b(n);
@@ -55,97 +54,24 @@ Bytes send_msg(std::uint32_t msn, const Bytes& payload) {
   return out;
 }
 
-Bytes segment_chunk(std::uint16_t ssn, const Bytes& ddp) {
-  Bytes out;
-  sctp::encode_segment_chunk({.ddp_ssn = ssn, .ddp_segment = wire::Chunks(ddp)}, out);
-  return out;
-}
-Bytes control(std::uint16_t ssn, sctp::FunctionCode f, const Bytes& private_data = {}) {
-  return sctp::encode_session_control({.ddp_ssn = ssn, .function = f, .private_data = private_data, .raw_function_code = {}});
-}
-struct Flags {
-  bool b = true, e = true, u = true;
-};
-Bytes data(std::uint32_t tsn, std::uint32_t ppid, const Bytes& user, Flags f = {}) {
-  Bytes out;
-  sctp::encode_data_chunk({.tsn = tsn, .stream = 0, .ssn = 0, .ppid = ppid, .unordered = f.u, .beginning = f.b,
-                           .ending = f.e, .user_data = user, .length = {}},
-                          out);
-  return out;
-}
-Bytes idata(std::uint32_t tsn, std::uint32_t mid, std::uint32_t ppid, std::uint32_t fsn, const Bytes& user,
-            Flags f = {}) {
-  Bytes out;
-  sctp::encode_idata_chunk({.tsn = tsn, .stream = 0, .mid = mid, .ppid = ppid, .fsn = fsn, .unordered = f.u,
-                            .beginning = f.b, .ending = f.e, .user_data = user, .length = {}},
-                           out);
-  return out;
-}
-Bytes init(bool ack, std::optional<std::uint32_t> indication = sctp::kAdaptationIndicationDdp) {
-  Bytes out;
-  sctp::encode_init_chunk({.ack = ack, .initiate_tag = 7, .a_rwnd = 65536, .outbound_streams = 1,
-                           .inbound_streams = 1, .initial_tsn = 0, .indication = indication},
-                          out);
-  return out;
-}
-Bytes cat(std::initializer_list<Bytes> parts) {
-  Bytes out;
-  for (const Bytes& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-
 struct Expect {
   std::string name;
   std::vector<std::string> violations;  // rule ids analyze must report; none: a clean capture
   bool over_udp = false;
 };
 
-// One capture file of one association.
-class Capture {
- public:
-  Capture(const fs::path& dir, const Expect& e, bool v6 = false)
-      : out_(dir / (e.name + ".pcapng"), std::ios::binary),
-        writer_(out_, capture::FileFormat::kPcapng, capture::LinkType::kRaw), over_udp_(e.over_udp) {
-    a_ = v6 ? capture::ipv6({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}) : capture::ipv4(192, 0, 2, 1);
-    b_ = v6 ? capture::ipv6({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}) : capture::ipv4(192, 0, 2, 2);
-  }
-  // One packet from the initiator (0) or the responder (1); `checksum`
-  // forces the common header's CRC32c.
-  void packet(int from, const Bytes& chunks, std::optional<std::uint32_t> checksum = std::nullopt) {
-    const std::uint16_t src_port = from == 0 ? kPortA : kPortB, dst_port = from == 0 ? kPortB : kPortA;
-    const Bytes p = sctp::encode_packet({.source_port = src_port, .destination_port = dst_port,
-                                        .verification_tag = 7, .chunks = chunks, .checksum = checksum});
-    const capture::IpAddress& src = from == 0 ? a_ : b_;
-    const capture::IpAddress& dst = from == 0 ? b_ : a_;
-    // RFC 6951 §5: the UDP ports are the encapsulation's, here its registered one.
-    const Bytes frame = over_udp_ ? capture::build_ip_udp({{src, sctp::kUdpEncapsulationPort},
-                                                           {dst, sctp::kUdpEncapsulationPort}},
-                                                          p)
-                                  : capture::build_ip(src, dst, capture::ip_protocol::kSctp, p);
-    writer_.write(capture::Timestamp{now_ += 1000}, frame);
-  }
-  // INIT and INIT ACK with the DDP indication, Initiate and Accept.
-  void accepted() {
-    packet(0, init(false));
-    packet(1, init(true));
-    packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
-    packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
-  }
-
- private:
-  static constexpr std::uint16_t kPortA = 40000, kPortB = 40001;
-  std::ofstream out_;
-  capture::CaptureWriter writer_;
-  bool over_udp_;
-  capture::IpAddress a_, b_;
-  std::int64_t now_ = 1'700'000'000'000'000'000;
-};
+// One capture file of one association; over UDP on SCTP's registered
+// encapsulation port both ways (RFC 6951 §5).
+SctpCapture capture_for(const fs::path& dir, const Expect& e, bool v6 = false) {
+  const std::uint16_t udp = e.over_udp ? sctp::kUdpEncapsulationPort : std::uint16_t{0};
+  return SctpCapture((dir / (e.name + ".pcapng")).string(), {.v6 = v6, .udp_initiator = udp, .udp_responder = udp});
+}
 
 // A clean session: Sends both ways, three chunks bundled in one packet, a
 // segment SCTP fragmented into three DATA chunks.
 void clean(const fs::path& dir, std::vector<Expect>& all, bool v6, bool udp) {
   const Expect e{std::string("sctp_clean") + (v6 ? "_v6" : "") + (udp ? "_udp" : ""), {}, udp};
-  Capture c(dir, e, v6);
+  SctpCapture c = capture_for(dir, e, v6);
   c.accepted();
   c.packet(0, data(1, kDdp, segment_chunk(1, send_msg(1, filler(20)))));
   c.packet(1, data(1, kDdp, segment_chunk(1, send_msg(1, filler(10)))));
@@ -165,7 +91,7 @@ void crafted(const fs::path& dir, std::vector<Expect>& all) {
     // U), §6 (DDP-SSN 1 twice).
     const Expect e{"sctp_layer_rules",
                    {"rfc5043-5.1-indication-in-init", "rfc5043-10-unordered", "rfc5043-6-no-ssn-gaps"}};
-    Capture c(dir, e);
+    SctpCapture c = capture_for(dir, e);
     c.packet(0, init(false, std::nullopt));
     c.packet(1, init(true));
     c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
@@ -178,7 +104,7 @@ void crafted(const fs::path& dir, std::vector<Expect>& all) {
     // I-DATA (RFC 8260): two Sends in two fragments each, interleaved, then
     // one without U (RFC 5043 §10), judged when its last fragment arrives.
     const Expect e{"sctp_idata", {"rfc5043-10-unordered"}};
-    Capture c(dir, e);
+    SctpCapture c = capture_for(dir, e);
     c.accepted();
     const Bytes one = segment_chunk(1, send_msg(1, filler(1500))), two = segment_chunk(2, send_msg(2, filler(1500, 9)));
     const auto part = [](const Bytes& m, bool second) {
@@ -196,7 +122,7 @@ void crafted(const fs::path& dir, std::vector<Expect>& all) {
   {
     // RFC 5043 §6.6: a DDP segment before the Initiate.
     const Expect e{"sctp_segment_first", {"rfc5043-6.6-no-segment-before-initiate"}};
-    Capture c(dir, e);
+    SctpCapture c = capture_for(dir, e);
     c.packet(0, init(false));
     c.packet(1, init(true));
     c.packet(0, data(0, kDdp, segment_chunk(0, send_msg(1, filler(20)))));
@@ -207,7 +133,7 @@ void crafted(const fs::path& dir, std::vector<Expect>& all) {
     // RFC 5043 §5.2.3: an Initiate whose private data is over the limit,
     // over UDP (RFC 6951).
     const Expect e{"sctp_private_data_udp", {"rfc5043-5.2.3-private-data-max"}, true};
-    Capture c(dir, e);
+    SctpCapture c = capture_for(dir, e);
     c.packet(0, init(false));
     c.packet(1, init(true));
     c.packet(0, data(0, kControl,
@@ -219,7 +145,7 @@ void crafted(const fs::path& dir, std::vector<Expect>& all) {
     // the segments the adaptation layer hands on), and a packet whose
     // checksum does not check (a finding, not a rule).
     const Expect e{"sctp_ddp_msn", {"rfc5041-4.3-msn-increment"}};
-    Capture c(dir, e);
+    SctpCapture c = capture_for(dir, e);
     c.accepted();
     c.packet(0, data(1, kDdp, segment_chunk(1, send_msg(1, filler(20)))));
     c.packet(0, data(2, kDdp, segment_chunk(2, send_msg(3, filler(20)))));

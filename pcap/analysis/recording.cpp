@@ -65,6 +65,21 @@ bool write_exchange(const std::string& path, std::span<const RecordedChunk> chun
   return rec.close();
 }
 
+bool write_sctp_association(const std::string& path, std::span<const RecordedSctpPacket> packets,
+                            capture::FileFormat format) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  capture::CaptureWriter writer(out, format, capture::LinkType::kRaw);
+  // The TCP recordings' documentation addresses (RFC 5737), the initiator first.
+  capture::SctpRecorder sctp(writer, {capture::ipv4(192, 0, 2, 1)}, {capture::ipv4(192, 0, 2, 2)});
+  const capture::Timestamp opened = sctp.now();
+  for (const RecordedSctpPacket& p : packets) {
+    if (p.at_ms >= 0) sctp.advance_to(capture::Timestamp{opened.ns + static_cast<std::int64_t>(p.at_ms * 1e6)});
+    sctp.send(p.from == Side::kInitiator, p.octets, p.comment);
+  }
+  out.flush();
+  return out.good();
+}
+
 std::string case_capture_path(const std::string& dir, std::string_view case_id) {
   std::string name;
   for (char c : case_id) {

@@ -75,6 +75,24 @@ class ExchangeRecorder {
 // The whole exchange at once.
 bool write_exchange(const std::string& path, std::span<const RecordedChunk> chunks, const RecordingOptions& options = {});
 
+// One SCTP packet of a recorded association: what `rdmaconf run --pcap DIR`
+// writes for a case over SCTP (RFC 5043), whose packets the engine puts
+// back together from its record (conformance/engine/sctp_packets.hpp).
+struct RecordedSctpPacket {
+  Side from = Side::kInitiator;  // the initiator sent the INIT
+  std::vector<std::uint8_t> octets;  // the SCTP packet whole, common header on
+  std::string comment;
+  double at_ms = -1;  // since the INIT; < 0: not known
+};
+
+// The association as raw IP frames (LINKTYPE_RAW) between the documentation
+// addresses of the TCP recordings, each packet in IP protocol 132: Wireshark
+// and `rdmaconf analyze` read it as SCTP on any port, with no decode-as
+// (docs/sctp-ddp.md says why not in UDP). Frames 1 µs apart unless their
+// times say later.
+bool write_sctp_association(const std::string& path, std::span<const RecordedSctpPacket> packets,
+                            capture::FileFormat format = capture::FileFormat::kPcapng);
+
 // DIR/<case id>.pcapng, with characters other than [A-Za-z0-9._-] replaced by '_'.
 std::string case_capture_path(const std::string& dir, std::string_view case_id);
 

@@ -220,4 +220,17 @@ void TcpRecorder::close(Side first) {
 
 void TcpRecorder::reset(Side from) { emit(from, TcpFlags{.ack = true, .rst = true}, {}, {}, {}); }
 
+SctpRecorder::SctpRecorder(CaptureWriter& writer, Host a, Host b, Timestamp start, std::int64_t step_ns)
+    : writer_(writer), a_(a), b_(b), now_(start), step_ns_(step_ns) {}
+
+void SctpRecorder::send(bool from_a, Bytes sctp_packet, std::string_view comment) {
+  const Host& src = from_a ? a_ : b_;
+  const Host& dst = from_a ? b_ : a_;
+  const std::vector<std::uint8_t> frame =
+      over_udp() ? build_ip_udp({{src.address, src.udp_port}, {dst.address, dst.udp_port}}, sctp_packet)
+                 : build_ip(src.address, dst.address, ip_protocol::kSctp, sctp_packet);
+  now_.ns += step_ns_;
+  writer_.write(now_, frame, comment);
+}
+
 }  // namespace rdmaconf::capture

@@ -112,4 +112,36 @@ class TcpRecorder {
   std::uint16_t mss_;
 };
 
+// Records SCTP packets between two hosts as raw IP frames (the writer's
+// link type LinkType::kRaw): each packet whole, common header on, in IP
+// protocol 132 (RFC 9260 §1.1), or in a UDP datagram (RFC 6951 §5) when
+// the hosts name their UDP ports. Host `a` is the one that sends the INIT.
+// What goes in is already an SCTP packet (sctp::encode_packet): this adds
+// only IP, UDP and the clock. What `rdmaconf run --pcap DIR` writes for an
+// association, and the raw-IP captures of the tests.
+class SctpRecorder {
+ public:
+  struct Host {
+    IpAddress address;
+    std::uint16_t udp_port = 0;  // the encapsulation's port; 0 on both hosts: IP protocol 132
+  };
+  // Frames are `step_ns` apart unless advance_to() moves the clock further.
+  SctpRecorder(CaptureWriter& writer, Host a, Host b, Timestamp start = Timestamp{1'700'000'000'000'000'000},
+               std::int64_t step_ns = 1'000);
+
+  // One SCTP packet from host a (`from_a`) or b; `comment` on its frame.
+  void send(bool from_a, wire::Bytes sctp_packet, std::string_view comment = {});
+  void advance_to(Timestamp t) {
+    if (t.ns > now_.ns) now_ = t;
+  }
+  Timestamp now() const { return now_; }
+  bool over_udp() const { return a_.udp_port != 0 || b_.udp_port != 0; }
+
+ private:
+  CaptureWriter& writer_;
+  Host a_, b_;
+  Timestamp now_;
+  std::int64_t step_ns_;
+};
+
 }  // namespace rdmaconf::capture

@@ -1,7 +1,8 @@
 // `rdmaconf run --reference --pcap DIR` records every case; `analyze` on the
 // recordings agrees with the run (docs/capture.md, "Recorded runs"):
 //
-//   - every case leaves DIR/<case>.pcapng holding one TCP connection;
+//   - every case leaves DIR/<case>.pcapng holding one TCP connection (an
+//     sctp case: one SCTP association, run_recording_sctp_test.cpp);
 //   - the reference IUT passes every case, and no capture shows a violation
 //     by the IUT's side, of any rule;
 //   - a case that deliberately sends something malformed shows, on the
@@ -70,8 +71,9 @@ Verdicts analyze_case(const Recorded& r, const cf::Case& c) {
   EXPECT_TRUE(result) << c.id << ": " << error;
   if (!result) return v;
   v.result = std::move(*result);
-  // The tester opened the connection when the IUT plays the responder.
-  const Side tester = c.role == cf::Role::kResponder ? Side::kInitiator : Side::kResponder;
+  // The tester opened the connection when the IUT plays the responder; it
+  // sends the INIT of every sctp case's association, whatever the role.
+  const Side tester = c.role == cf::Role::kResponder || c.protocol == "sctp" ? Side::kInitiator : Side::kResponder;
   for (const ViolationRecord& x : v.result.violations) (x.side == tester ? v.tester : v.iut).insert(std::string(x.rule->id));
   return v;
 }
@@ -91,8 +93,14 @@ TEST(RunRecording, EveryCaseIsRecordedAndTheIutSideIsClean) {
     SCOPED_TRACE(id);
     ASSERT_TRUE(fs::exists(case_capture_path(r.dir, id)));
     const Verdicts v = analyze_case(r, *c);
-    EXPECT_EQ(v.result.summary.streams, 1u);
-    EXPECT_TRUE(v.result.clean_end);
+    if (c->protocol == "sctp") {
+      // One association (docs/sctp-ddp.md), no TCP.
+      EXPECT_EQ(v.result.summary.sctp_associations, 1u);
+      EXPECT_EQ(v.result.summary.streams, 0u);
+    } else {
+      EXPECT_EQ(v.result.summary.streams, 1u);
+      EXPECT_TRUE(v.result.clean_end);
+    }
     // The capture layer has nothing to say beyond an IUT's reset (a
     // malformed CLC message is answered with one, RFC 7609 App. C.6).
     for (const auto& [kind, n] : v.result.summary.report_kinds) EXPECT_EQ(kind, "reset") << n;

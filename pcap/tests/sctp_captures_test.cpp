@@ -13,11 +13,10 @@
 
 #include "analysis/analyzer.hpp"
 #include "analysis_fixtures.hpp"
-#include "capture/synth.hpp"
-#include "capture/writer.hpp"
 #include "rdmap/headers.hpp"
 #include "sctp/messages.hpp"
 #include "sctp/packet.hpp"
+#include "sctp_builders.hpp"
 
 namespace rdmaconf::analysis::testing {
 namespace {
@@ -130,101 +129,12 @@ TEST(SctpCaptures, RealKernelSctpCountsPinned) {
 
 // ---- crafted captures ----
 
-using Octets = std::vector<std::uint8_t>;
-
-Octets segment_chunk(std::uint16_t ssn, const Octets& ddp) {
-  Octets out;
-  sctp::encode_segment_chunk({.ddp_ssn = ssn, .ddp_segment = wire::Chunks(ddp)}, out);
-  return out;
-}
-Octets control(std::uint16_t ssn, sctp::FunctionCode f) {
-  return sctp::encode_session_control({.ddp_ssn = ssn, .function = f, .private_data = {}, .raw_function_code = {}});
-}
-Octets data(std::uint32_t tsn, std::uint32_t ppid, const Octets& user, bool b = true, bool e = true, bool u = true) {
-  Octets out;
-  sctp::encode_data_chunk(
-      {.tsn = tsn, .stream = 0, .ssn = 0, .ppid = ppid, .unordered = u, .beginning = b, .ending = e,
-       .user_data = user, .length = {}},
-      out);
-  return out;
-}
-// An I-DATA chunk (RFC 8260 §2.1) on stream 0: `ppid` on a first fragment, `fsn` on the others.
-Octets idata(std::uint32_t tsn, std::uint32_t mid, std::uint32_t ppid, std::uint32_t fsn, const Octets& user,
-             bool b = true, bool e = true, bool u = true) {
-  Octets out;
-  sctp::encode_idata_chunk({.tsn = tsn, .stream = 0, .mid = mid, .ppid = ppid, .fsn = fsn, .unordered = u,
-                            .beginning = b, .ending = e, .user_data = user, .length = {}},
-                           out);
-  return out;
-}
-Octets init(bool ack, std::optional<std::uint32_t> indication = sctp::kAdaptationIndicationDdp) {
-  Octets out;
-  sctp::encode_init_chunk({.ack = ack, .initiate_tag = 7, .a_rwnd = 65536, .outbound_streams = 1,
-                           .inbound_streams = 1, .initial_tsn = 0, .indication = indication},
-                          out);
-  return out;
-}
-Octets cat(std::initializer_list<Octets> parts) {
-  Octets out;
-  for (const Octets& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-
-// A raw-IP capture (LINKTYPE_RAW) of SCTP packets between two hosts, over
-// IP protocol 132 or over UDP (RFC 6951).
-class SctpCapture {
- public:
-  SctpCapture(std::string name, bool v6 = false, bool over_udp = false)
-      : path_(::testing::TempDir() + name), out_(path_, std::ios::binary),
-        writer_(out_, capture::FileFormat::kPcapng, capture::LinkType::kRaw), over_udp_(over_udp) {
-    a_ = v6 ? capture::ipv6({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}) : capture::ipv4(192, 0, 2, 1);
-    b_ = v6 ? capture::ipv6({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}) : capture::ipv4(192, 0, 2, 2);
-  }
-  // One packet from the initiator (0) or the responder (1).
-  // `client_port`: the initiator's SCTP port, when not the usual one.
-  void packet(int from, const Octets& chunks, std::optional<std::uint32_t> checksum = std::nullopt,
-              std::uint16_t client_port = kPortA) {
-    const Octets p = sctp::encode_packet({.source_port = from == 0 ? client_port : kPortB,
-                                          .destination_port = from == 0 ? kPortB : client_port,
-                                          .verification_tag = 7,
-                                          .chunks = chunks,
-                                          .checksum = checksum});
-    const capture::IpAddress& src = from == 0 ? a_ : b_;
-    const capture::IpAddress& dst = from == 0 ? b_ : a_;
-    const Octets frame = over_udp_ ? capture::build_ip_udp({{src, from == 0 ? client_port : kPortB},
-                                                            {dst, from == 0 ? kPortB : client_port}},
-                                                           p)
-                                   : capture::build_ip(src, dst, capture::ip_protocol::kSctp, p);
-    writer_.write(capture::Timestamp{now_ += 1000}, frame);
-  }
-  // The association's start: INIT and INIT ACK, each with the DDP indication.
-  void start() {
-    packet(0, init(false));
-    packet(1, init(true));
-  }
-  std::string finish() {
-    out_.close();
-    return path_;
-  }
-
- private:
-  static constexpr std::uint16_t kPortA = 40000, kPortB = 40001;
-  std::string path_;
-  std::ofstream out_;
-  capture::CaptureWriter writer_;
-  bool over_udp_;
-  capture::IpAddress a_, b_;
-  std::int64_t now_ = 1'700'000'000'000'000'000;
-};
-
-constexpr std::uint32_t kDdp = sctp::kPpidDdpSegment, kControl = sctp::kPpidSessionControl;
+using namespace capture::testing::sctp_build;
 
 // The session of the real capture, shortened: Initiate, Accept, two Sends
 // one way, one back.
 void accepted_session(SctpCapture& c) {
-  c.start();
-  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
-  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
+  c.accepted();
   c.packet(0, data(1, kDdp, segment_chunk(1, send_msg(1, filler(20)))));
   c.packet(0, data(2, kDdp, segment_chunk(2, send_msg(2, filler(30)))));
   c.packet(1, data(1, kDdp, segment_chunk(1, send_msg(1, filler(10)))));
@@ -232,7 +142,9 @@ void accepted_session(SctpCapture& c) {
 
 TEST(SctpCaptures, RawIpv4AndIpv6AndUdpOnAnyPortAreTheSameAnalysis) {
   for (auto [v6, udp] : {std::pair{false, false}, std::pair{true, false}, std::pair{false, true}, std::pair{true, true}}) {
-    SctpCapture c("sctp-plain.pcapng", v6, udp);
+    // Over UDP on the SCTP ports themselves: any port is read as SCTP.
+    const std::uint16_t udp_a = udp ? SctpCapture::kInitiatorPort : 0, udp_b = udp ? SctpCapture::kResponderPort : 0;
+    SctpCapture c(::testing::TempDir() + "sctp-plain.pcapng", {.v6 = v6, .udp_initiator = udp_a, .udp_responder = udp_b});
     accepted_session(c);
     const AnalysisResult r = analyze(c.finish());
     const AnalysisSummary& s = r.summary;
@@ -252,10 +164,8 @@ TEST(SctpCaptures, RawIpv4AndIpv6AndUdpOnAnyPortAreTheSameAnalysis) {
 // the first segment would break §6.6 only if the segment could overtake it;
 // here it follows in DDP-SSN order, and both are read from one packet.
 TEST(SctpCaptures, BundledChunksAreEachRead) {
-  SctpCapture c("sctp-bundled.pcapng");
-  c.start();
-  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
-  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
+  SctpCapture c(::testing::TempDir() + "sctp-bundled.pcapng");
+  c.accepted();
   c.packet(0, cat({data(1, kDdp, segment_chunk(1, send_msg(1, filler(20)))),
                    data(2, kDdp, segment_chunk(2, send_msg(2, filler(20)))),
                    data(3, kDdp, segment_chunk(3, send_msg(3, filler(20))))}));
@@ -269,16 +179,14 @@ TEST(SctpCaptures, BundledChunksAreEachRead) {
 // A DDP segment SCTP fragmented into three DATA chunks (B, none, E) put back
 // together; the DDP rules see the whole segment (its MSN follows).
 TEST(SctpCaptures, FragmentedDataIsReassembled) {
-  SctpCapture c("sctp-fragments.pcapng");
-  c.start();
-  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
-  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
+  SctpCapture c(::testing::TempDir() + "sctp-fragments.pcapng");
+  c.accepted();
   const Octets whole = segment_chunk(1, send_msg(1, filler(3000)));
   const Octets p1(whole.begin(), whole.begin() + 1000), p2(whole.begin() + 1000, whole.begin() + 2000),
       p3(whole.begin() + 2000, whole.end());
-  c.packet(0, data(1, kDdp, p1, true, false));
-  c.packet(0, data(2, kDdp, p2, false, false));
-  c.packet(0, data(3, kDdp, p3, false, true));
+  c.packet(0, data(1, kDdp, p1, {.b = true, .e = false}));
+  c.packet(0, data(2, kDdp, p2, {.b = false, .e = false}));
+  c.packet(0, data(3, kDdp, p3, {.b = false, .e = true}));
   c.packet(0, data(4, kDdp, segment_chunk(2, send_msg(2, filler(8)))));
   const AnalysisResult r = analyze(c.finish());
   EXPECT_EQ(r.summary.sctp_fragmented_messages, 1u);
@@ -292,16 +200,14 @@ TEST(SctpCaptures, FragmentedDataIsReassembled) {
 // out of sequence) or never ends (more than the reassembly limit) is a
 // finding; nothing of it reaches DDP and memory stays bounded.
 TEST(SctpCaptures, LyingAndEndlessFragmentsAreFindings) {
-  SctpCapture c("sctp-bad-fragments.pcapng");
-  c.start();
-  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
-  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
-  c.packet(0, data(1, kDdp, filler(100), false, false));  // no B before it
-  c.packet(0, data(2, kDdp, filler(100), true, false));
-  c.packet(0, data(4, kDdp, filler(100), false, true));  // TSN 3 skipped
+  SctpCapture c(::testing::TempDir() + "sctp-bad-fragments.pcapng");
+  c.accepted();
+  c.packet(0, data(1, kDdp, filler(100), {.b = false, .e = false}));  // no B before it
+  c.packet(0, data(2, kDdp, filler(100), {.b = true, .e = false}));
+  c.packet(0, data(4, kDdp, filler(100), {.b = false, .e = true}));  // TSN 3 skipped
   // Never ends: B, then 1000-octet middles past the 64 KiB limit.
-  c.packet(0, data(5, kDdp, filler(1000), true, false));
-  for (std::uint32_t tsn = 6; tsn < 6 + 80; ++tsn) c.packet(0, data(tsn, kDdp, filler(1000), false, false));
+  c.packet(0, data(5, kDdp, filler(1000), {.b = true, .e = false}));
+  for (std::uint32_t tsn = 6; tsn < 6 + 80; ++tsn) c.packet(0, data(tsn, kDdp, filler(1000), {.b = false, .e = false}));
   const AnalysisResult r = analyze(c.finish());
   // 1 without B, 1 out of sequence, 1 over the limit, then every further
   // middle fragment has no beginning any more: 80 - 65 of them.
@@ -366,18 +272,16 @@ TEST(SctpCaptures, IDataChunkDecodesPpidOrFsnByTheBBit) {
 // interleaved on one stream, are put back together by MID in FSN order; a
 // third goes whole. The DDP rules see three Sends in MSN order.
 TEST(SctpCaptures, IDataMessagesAreReassembledByMidAndFsn) {
-  SctpCapture c("sctp-idata.pcapng");
-  c.start();
-  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
-  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
+  SctpCapture c(::testing::TempDir() + "sctp-idata.pcapng");
+  c.accepted();
   const Octets one = segment_chunk(1, send_msg(1, filler(1500))), two = segment_chunk(2, send_msg(2, filler(1500, 9)));
   const auto half = [](const Octets& m, bool second) {
     return second ? Octets(m.begin() + 700, m.end()) : Octets(m.begin(), m.begin() + 700);
   };
-  c.packet(0, idata(1, 1, kDdp, 0, half(one, false), true, false));
-  c.packet(0, idata(2, 2, kDdp, 0, half(two, false), true, false));
-  c.packet(0, idata(3, 1, 0, 1, half(one, true), false, true));
-  c.packet(0, idata(4, 2, 0, 1, half(two, true), false, true));
+  c.packet(0, idata(1, 1, kDdp, 0, half(one, false), {.b = true, .e = false}));
+  c.packet(0, idata(2, 2, kDdp, 0, half(two, false), {.b = true, .e = false}));
+  c.packet(0, idata(3, 1, 0, 1, half(one, true), {.b = false, .e = true}));
+  c.packet(0, idata(4, 2, 0, 1, half(two, true), {.b = false, .e = true}));
   c.packet(0, idata(5, 3, kDdp, 0, segment_chunk(3, send_msg(3, filler(8)))));
   const AnalysisResult r = analyze(c.finish());
   EXPECT_EQ(r.summary.sctp_data_chunks, 7u);
@@ -392,16 +296,14 @@ TEST(SctpCaptures, IDataMessagesAreReassembledByMidAndFsn) {
 // never begun) are findings and reach nothing; a whole I-DATA message
 // without U breaks RFC 5043 §10 once, at its last fragment.
 TEST(SctpCaptures, IDataFragmentsOutOfSequenceAreFindings) {
-  SctpCapture c("sctp-idata-bad.pcapng");
-  c.start();
-  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
-  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
-  c.packet(0, idata(1, 1, kDdp, 0, filler(100), true, false));
-  c.packet(0, idata(2, 1, 0, 2, filler(100), false, true));  // FSN 1 skipped
-  c.packet(0, idata(3, 5, 0, 1, filler(100), false, true));  // MID 5 never began
+  SctpCapture c(::testing::TempDir() + "sctp-idata-bad.pcapng");
+  c.accepted();
+  c.packet(0, idata(1, 1, kDdp, 0, filler(100), {.b = true, .e = false}));
+  c.packet(0, idata(2, 1, 0, 2, filler(100), {.b = false, .e = true}));  // FSN 1 skipped
+  c.packet(0, idata(3, 5, 0, 1, filler(100), {.b = false, .e = true}));  // MID 5 never began
   const Octets one = segment_chunk(1, send_msg(1, filler(40)));
-  c.packet(0, idata(4, 6, kDdp, 0, Octets(one.begin(), one.begin() + 20), true, false, false));
-  c.packet(0, idata(5, 6, 0, 1, Octets(one.begin() + 20, one.end()), false, true, false));
+  c.packet(0, idata(4, 6, kDdp, 0, Octets(one.begin(), one.begin() + 20), {.b = true, .e = false, .u = false}));
+  c.packet(0, idata(5, 6, 0, 1, Octets(one.begin() + 20, one.end()), {.b = false, .e = true, .u = false}));
   const AnalysisResult r = analyze(c.finish());
   EXPECT_EQ(r.summary.sctp_fragment_findings, 2u);
   EXPECT_EQ(r.summary.sctp_fragmented_messages, 1u);
@@ -414,7 +316,7 @@ TEST(SctpCaptures, IDataFragmentsOutOfSequenceAreFindings) {
 // RFC 9260 §6.8: a checksum that does not check is reported, as analyze
 // reports MPA's CRC, and the chunks are still read (checksum offload).
 TEST(SctpCaptures, BadChecksumIsReported) {
-  SctpCapture c("sctp-bad-checksum.pcapng");
+  SctpCapture c(::testing::TempDir() + "sctp-bad-checksum.pcapng");
   accepted_session(c);
   c.packet(0, data(3, kDdp, segment_chunk(3, send_msg(3, filler(5)))), 0x12345678);
   const AnalysisResult r = analyze(c.finish());
@@ -425,7 +327,7 @@ TEST(SctpCaptures, BadChecksumIsReported) {
 // Associations are bounded like TCP connections: past 1024 at once the one
 // seen least recently is retired (its counts kept) and a capture report says so.
 TEST(SctpCaptures, AssociationsAreBounded) {
-  SctpCapture c("sctp-many.pcapng");
+  SctpCapture c(::testing::TempDir() + "sctp-many.pcapng");
   for (std::uint16_t port = 1000; port < 1000 + 1030; ++port) c.packet(0, init(false), std::nullopt, port);
   const AnalysisResult r = analyze(c.finish());
   EXPECT_EQ(r.summary.sctp_associations, 1030u);
@@ -437,7 +339,7 @@ TEST(SctpCaptures, AssociationsAreBounded) {
 // RFC 5043 §6.6 (judged by the reference's session machine): the active
 // side's first chunk is a DDP segment, not its Initiate.
 TEST(SctpCaptures, SegmentBeforeInitiateIsAViolation) {
-  SctpCapture c("sctp-segment-first.pcapng");
+  SctpCapture c(::testing::TempDir() + "sctp-segment-first.pcapng");
   c.start();
   c.packet(0, data(0, kDdp, segment_chunk(0, send_msg(1, filler(20)))));
   c.packet(0, data(1, kControl, control(1, sctp::FunctionCode::kInitiate)));
@@ -452,11 +354,11 @@ TEST(SctpCaptures, SegmentBeforeInitiateIsAViolation) {
 // RFC 5043 §6, §10, §5.1: a DDP-SSN gap, a chunk without U, and DDP on an
 // association whose INIT announced no DDP.
 TEST(SctpCaptures, AdaptationLayerRules) {
-  SctpCapture c("sctp-rules.pcapng");
+  SctpCapture c(::testing::TempDir() + "sctp-rules.pcapng");
   c.packet(0, init(false, std::nullopt));
   c.packet(1, init(true));
   c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
-  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept), true, true, false));
+  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept), {.u = false}));
   c.packet(0, data(1, kDdp, segment_chunk(1, send_msg(1, filler(20)))));
   c.packet(0, data(2, kDdp, segment_chunk(1, send_msg(2, filler(20)))));  // DDP-SSN 1 again
   const AnalysisResult r = analyze(c.finish());

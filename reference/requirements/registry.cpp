@@ -192,6 +192,7 @@ std::vector<std::string> problems(std::span<const Requirement> rows) {
     const bool hidden = r.observable == Observability::kNotObservable;
     if (hidden && r.why_not_observable.empty()) say(r.id, "not observable, but no reason given");
     if (!hidden && !r.why_not_observable.empty()) say(r.id, "observable, yet a reason why not is given");
+    if (hidden && !r.no_case.empty()) say(r.id, "not observable, yet a reason why no case drives it is given");
     // The columns a tool reads. A row cites its own section, named by its id; a second source
     // is another document (also_see), never another section of its own.
     if (!r.also_see.empty() && r.rfc != "SMCv2" &&

@@ -79,11 +79,15 @@ struct Requirement {
   Weight weight = Weight::kMust;  // set from the level by the data files' row()
   std::string_view decline;   // a CLC rule: the diagnosis a handshake machine declines with,
                               // by its Linux name without SMC_CLC_DECL_ ("CNFERR")
+  std::string_view no_case;   // an observable row no case can drive: why (what the tester's
+                              // SCTP, TCP or RoCE side cannot provoke or see), one line
 
-  // The data files add the columns: row(...).says("DV is 1").also("IBTA vol. 1 §3.5.1").
+  // The data files add the columns: row(...).says("DV is 1").also("IBTA vol. 1 §3.5.1"),
+  // .uncased("the tester cannot ...") on an observable row no case can drive.
   constexpr Requirement says(std::string_view p) const { return with(&Requirement::phrase, p); }
   constexpr Requirement also(std::string_view s) const { return with(&Requirement::also_see, s); }
   constexpr Requirement declined_with(std::string_view d) const { return with(&Requirement::decline, d); }
+  constexpr Requirement uncased(std::string_view why) const { return with(&Requirement::no_case, why); }
   constexpr Requirement weighed(Weight w) const {
     Requirement r = *this;
     r.weight = w;

@@ -105,7 +105,10 @@ inline constexpr Requirement kRows[] = {
     row("rfc5043-7.1-may-require-indication", kMay, N, "The local interface may insist that the ULP chooses one",
         "a local interface"),
     row("rfc5043-7.1-refuse-other-indication", kShould, P,
-        "An endpoint that settled on its Adaptation Indications refuses associations that announce another"),
+        "An endpoint that settled on its Adaptation Indications refuses associations that announce another")
+        .uncased("refusing is the IUT's SCTP aborting the INIT: the reference's association in memory comes up "
+                 "whatever the indication, so no refusal of it can be broken, and the runner takes an association "
+                 "that does not come up for the tester's error, not for an answer a step can match"),
     row("rfc5043-7.1-restrict-after-first", kMay, N,
         "An SCTP implementation may hold an endpoint to the indication of its first association",
         "a local policy"),
@@ -137,7 +140,11 @@ inline constexpr Requirement kRows[] = {
         "The adaptation layer tells DDP the largest DDP segment it supports (at least 516 octets)",
         "a local interface between the adaptation layer and DDP"),
     row("rfc5043-9-no-sctp-fragmentation", kMustNot, W,
-        "DATA chunks are not fragmented by SCTP unless the only other way is IP fragmentation"),
+        "DATA chunks are not fragmented by SCTP unless the only other way is IP fragmentation")
+        .uncased("the tester's SCTP sides hand the runner whole messages (usrsctp puts fragments back together "
+                 "before its upcall; the association in memory has no chunks), so no step sees how the IUT cut a "
+                 "message into DATA chunks, and whether cutting was needed rests on the path MTU the IUT's SCTP "
+                 "knew"),
     row("rfc5043-9-max-below-theoretical", kShould, N,
         "The maximum DDP segment size leaves room to bundle control chunks in the same packet",
         "the margin is a local sizing choice"),
@@ -150,11 +157,18 @@ inline constexpr Requirement kRows[] = {
         "how a receiver orders segments internally shows only through other rows"),
     row("rfc5043-10-in-flight-limit", kMustNot, P,
         "A sender keeps at most 32767 chunks per stream unacknowledged when SCTP would accept more, without "
-        "counting on ULP flow control for it"),
+        "counting on ULP flow control for it")
+        .uncased("needs more than 32767 of the IUT's DATA chunks on one stream unacknowledged: the IUT answers "
+                 "each Initiate once in the sctp suite, and the test ULP over DDP one message per tester message, "
+                 "so a case would hold SCTP's acknowledgements (acks=held, in memory only) over more than 32767 "
+                 "steps"),
     row("rfc5043-10-ssn-validity-check", kMay, P,
         "A receiver may check that a gap in DDP-SSNs can be explained by chunks not yet received"),
     row("rfc5043-10-no-allocation-on-ssn", kShouldNot, P,
-        "A receiver does not commit resources for a DDP-SSN before checking that it is plausible"),
+        "A receiver does not commit resources for a DDP-SSN before checking that it is plausible")
+        .uncased("what an IUT commits for a DDP-SSN stays inside it; on the wire it could show only as exhaustion "
+                 "after a flood of DDP-SSNs far ahead, whose size is the IUT's own choice. The check that should "
+                 "come first has its case, sctp-invalid-ssn-terminate"),
     row("rfc5043-10-invalid-ssn-terminate", kMay, P, "An implausible DDP-SSN may end the DDP stream"),
 
     // §11.1 Association initialization
@@ -179,12 +193,18 @@ inline constexpr Requirement kRows[] = {
 
     // §11.3 Association termination
     row("rfc5043-11.3-no-terminate-per-stream", kShouldNot, W,
-        "A side ending the whole association does not first send an RDMAP Terminate on every DDP stream"),
+        "A side ending the whole association does not first send an RDMAP Terminate on every DDP stream")
+        .uncased("needs the IUT to decide on its own to end the whole association for an SCTP-level error: no step "
+                 "provokes one, since both tester sides send only well-formed SCTP, and the reference ends "
+                 "sessions, never its association, for what its peer sends"),
     row("rfc5043-11.3-notify-consumers", kShould, N,
         "The local interface tells every consumer of a DDP stream that its SCTP stream ended",
         "a local notification"),
     row("rfc5043-11.3-terminate-on-stream-end", kMust, P,
-        "When one DDP stream ends for an error RDMAP defines, its RDMAP Terminate is sent as RDMAP says"),
+        "When one DDP stream ends for an error RDMAP defines, its RDMAP Terminate is sent as RDMAP says")
+        .uncased("the Terminate is RDMAP's (RFC 5040 §6.2): the rdmap suite's Terminate cases check it over SCTP "
+                 "with --transport sctp, but a case naming this row would run over MPA too, where the row does not "
+                 "apply, and the sctp suite runs no DDP above its sessions"),
 
     // §13 Security considerations
     row("rfc5043-13-ipsec-equivalent", kMust, N,

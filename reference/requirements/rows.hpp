@@ -47,7 +47,7 @@ constexpr std::string_view id_section(std::string_view id) {
 constexpr Requirement row(std::string_view id, Level level, Observability observable,
                           std::string_view summary, std::string_view why_not_observable = {}) {
   return Requirement{id,    id_document(id), id_section(id),   level, summary, observable,
-                     why_not_observable, {},  {}, weight_of(level), {}};
+                     why_not_observable, {},  {}, weight_of(level), {}, {}};
 }
 
 // Short names for the data files.

@@ -155,6 +155,10 @@ TEST(Problems, FindsBadRows) {
       make("rfc5044-7.1-lower-case", "RFC 5044", "7.1", Level::kLowerCaseMust, "x", Observability::kOnTheWire, ""),
       make("rfc7609-3.1-upper-case", "RFC 7609", "3.1", Level::kMust, "x", Observability::kOnTheWire, ""),
       make("Bad Id", "", "", Level::kMust, "x", Observability::kOnTheWire, ""),
+      // Why no case drives a row is said of observable rows only.
+      make("rfc5044-7.1-hidden-uncased", "RFC 5044", "7.1", Level::kMust, "x", Observability::kNotObservable, "y")
+          .uncased("z"),
+      make("rfc5044-7.1-uncased", "RFC 5044", "7.1", Level::kMust, "x", Observability::kOnTheWire, "").uncased("z"),
   };
   const auto found = rq::problems(bad);
   auto mentions = [&found](std::string_view what) {
@@ -172,7 +176,9 @@ TEST(Problems, FindsBadRows) {
   EXPECT_TRUE(mentions("rfc5044-7.1-lower-case: lower-case"));
   EXPECT_TRUE(mentions("rfc7609-3.1-upper-case: lower-case"));
   EXPECT_TRUE(mentions("Bad Id: id is not"));
-  EXPECT_EQ(found.size(), 11u);  // "Bad Id" also has no document and no section
+  EXPECT_TRUE(mentions("rfc5044-7.1-hidden-uncased: not observable, yet a reason why no case"));
+  EXPECT_FALSE(mentions("rfc5044-7.1-uncased:"));
+  EXPECT_EQ(found.size(), 12u);  // "Bad Id" also has no document and no section
 }
 
 // A row cites the section its id names; a second source is another

@@ -446,6 +446,12 @@ bool smcr_before_confirm(Session& s, std::string& error) {
   return connect_first_link(s, error);
 }
 
+bool smcr_tend(Session& s) {
+  if (!s.smcr || !s.smcr->group || !s.smcr->side || s.smcr->side->in_process()) return false;
+  s.smcr->pump();
+  return true;
+}
+
 StepOutcome run_smcr_step(Session& s, const Step& st) {
   if (!s.smcr) return error("line " + std::to_string(st.line) + ": SMC-R steps need a case of the smcr suite");
   std::string err;

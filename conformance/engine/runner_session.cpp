@@ -6,6 +6,7 @@
 // for the report (runner_session.hpp).
 #include "engine/runner_session.hpp"
 #include "engine/runner_sctp.hpp"
+#include "engine/runner_smcr.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -184,9 +185,14 @@ bool Session::read_more(Clock::time_point deadline) {
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) return false;
+    // A device's SMC-R link group keeps running while the tester waits on
+    // TCP (smcr_tend): the wait goes in short slices, the group pumped
+    // between them.
+    const bool tend = smcr_tend(*this);
     pollfd p{fd, POLLIN, 0};
-    int r = ::poll(&p, 1, static_cast<int>(left));
+    int r = ::poll(&p, 1, static_cast<int>(tend ? std::min<long long>(left, kSmcrTendSlice.count()) : left));
     if (r < 0 && errno == EINTR) continue;
+    if (r == 0 && tend) continue;
     if (r <= 0) return false;
     std::array<std::uint8_t, 65536> buf;
     ssize_t n = ::recv(fd, buf.data(), buf.size(), 0);

@@ -458,14 +458,34 @@ bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error) {
 }
 
 std::optional<clc::LinkGroupPeer> smcr_reused_group(const Session& s) {
-  if (!s.smcr || s.smcr_connection == 0) return std::nullopt;
-  return s.smcr->iut_end;
+  if (!s.smcr || s.smcr_connection == 0 || !s.smcr->iut_end) return std::nullopt;
+  // The IUT as server may put the connection on any link of the group
+  // (§3.5.2.1): its ends of the links added since connection 1's CLC too.
+  clc::LinkGroupPeer g = *s.smcr->iut_end;
+  g.other_links.clear();
+  if (s.smcr->group)
+    for (const auto& l : s.smcr->group->links()) {
+      if (l.state != smcr::LinkGroup::LinkState::kActive || l.peer.qp == g.qp_number) continue;
+      clc::LinkGroupLinkEnd e;
+      e.gid = l.peer.gid;
+      for (std::size_t i = 0; i < e.mac.size(); ++i)
+        e.mac[i] = static_cast<std::uint8_t>(l.peer.mac >> (8 * (e.mac.size() - 1 - i)));
+      e.qp_number = l.peer.qp;
+      g.other_links.push_back(e);
+    }
+  return g;
 }
 
 bool smcr_before_confirm(Session& s, std::string& error) {
   // In process the IUT's side exists only once it took the Confirm.
   if (!s.smcr || s.smcr->side->in_process() || !reached_smcr(s)) return true;
   return connect_first_link(s, error);
+}
+
+bool smcr_tend(Session& s) {
+  if (!s.smcr || !s.smcr->group || !s.smcr->side || s.smcr->side->in_process()) return false;
+  s.smcr->pump();
+  return true;
 }
 
 StepOutcome run_smcr_step(Session& s, const Step& st) {

@@ -11,6 +11,7 @@
 // (`< data octets=N`) and what the tester's link group saw (`< smcr.link_up`).
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -38,6 +39,15 @@ std::optional<clc::LinkGroupPeer> smcr_reused_group(const Session& s);
 // Confirm: a device's first link connects now (smcr_transport.hpp,
 // connect_first). False with `error` when it cannot.
 bool smcr_before_confirm(Session& s, std::string& error);
+// While a session waits on its TCP connection (the CLC exchange of a later
+// connection, a close), a device's link group goes on: its IUT may ask
+// first and wait for the answer (Linux registers a later connection's new
+// RMB with CONFIRM RKEY before its Accept: §3.5.5.2.1 lets no connection go
+// active before its RTokens reached the peer on every link). Pumps the
+// session's link group once when it has one on a device; false when there
+// is none to tend, true otherwise. The wait polls in slices of kSmcrTendSlice.
+bool smcr_tend(Session& s);
+inline constexpr std::chrono::milliseconds kSmcrTendSlice{5};
 // With a run's --smcr-version, the first LLC field the case's steps name
 // that no message of that version holds (a script written for version 1
 // names llc.length, which version 2 splits in two): such a case cannot run

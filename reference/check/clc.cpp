@@ -315,8 +315,14 @@ namespace {
 using IF = clc::IpPrefixSpec::Field;
 using VF = clc::V2ExtensionSpec::Field;
 
+// Whether the message names one of the group's links (§3.5.2.2: the
+// Accept's GID, MAC and QP match a known link; §3.5.2.3: the Confirm's an
+// active one, not necessarily the server's).
 bool same_link(const clc::LinkGroupPeer& g, const clc::SmcrBody& b) {
-  return same(g.gid, b.octets(RF::Gid)) && same(g.mac, b.octets(RF::Mac)) && g.qp_number == b.get(RF::QpNumber);
+  const auto names = [&b](const auto& end) {
+    return same(end.gid, b.octets(RF::Gid)) && same(end.mac, b.octets(RF::Mac)) && end.qp_number == b.get(RF::QpNumber);
+  };
+  return names(g) || std::any_of(g.other_links.begin(), g.other_links.end(), names);
 }
 // The smaller of the server's preference and the Proposal's.
 std::uint8_t agreed(std::uint8_t mine, std::uint64_t theirs) {

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace rdmaconf::clc {
 
@@ -25,13 +26,23 @@ struct Ipv6PrefixEntry {
   friend bool operator==(const Ipv6PrefixEntry&, const Ipv6PrefixEntry&) = default;
 };
 
+// The peer's end of one link of a link group.
+struct LinkGroupLinkEnd {
+  Gid gid{};
+  Mac mac{};
+  std::uint32_t qp_number = 0;
+};
+
 // A link group this side already has with a peer: its peer's identity and
-// the peer's end of the link (subsequent contact reuses it).
+// the peer's end of the link (subsequent contact reuses it), and its ends of
+// the group's other links: a subsequent contact may name any link of the
+// group (§3.5.2.1: the server picks the link; §3.5.2.3: so does the client).
 struct LinkGroupPeer {
   PeerId peer_id = 0;
   Gid gid{};
   Mac mac{};
   std::uint32_t qp_number = 0;
+  std::vector<LinkGroupLinkEnd> other_links = {};
 };
 
 }  // namespace rdmaconf::clc

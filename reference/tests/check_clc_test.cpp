@@ -195,6 +195,16 @@ TEST(CheckClc, LocalRulesAreJudgedOnlyWithTheSidesKnowledge) {
   g.qp_number = static_cast<std::uint32_t>(e.accept.smcr->get(RF::QpNumber));
   const std::optional<clc::LinkGroupPeer> have = g;
   EXPECT_TRUE(accept_rules(e.proposal, e.accept, &have).empty());
+  // §3.5.2.1: the server picks the group's link; an Accept naming the
+  // group's other link is a subsequent contact too, one naming no link of
+  // the group is not.
+  clc::LinkGroupPeer two = g;
+  two.qp_number = g.qp_number + 1;
+  const std::optional<clc::LinkGroupPeer> other_only = two;
+  EXPECT_EQ(accept_rules(e.proposal, e.accept, &other_only).size(), 1u);
+  two.other_links.push_back({g.gid, g.mac, g.qp_number});
+  const std::optional<clc::LinkGroupPeer> both = two;
+  EXPECT_TRUE(accept_rules(e.proposal, e.accept, &both).empty());
 
   // A v1 Proposal from a subnet the server does not have.
   ServerSide side;

@@ -87,6 +87,11 @@ struct State {
     const capture::Endpoint to{dst, h ? h->destination_port : std::uint16_t{0}};
     const auto key = from < to ? std::make_pair(from, to) : std::make_pair(to, from);
     auto it = associations.find(key);
+    // A new association on a finished one's ports starts afresh, as in analyze.
+    if (it != associations.end() && it->second->observer.begins_new_association(packet)) {
+      associations.erase(it);
+      it = associations.end();
+    }
     if (it == associations.end()) it = associations.emplace(key, std::make_unique<Association>(*this, from)).first;
     Association& a = *it->second;
     const analysis::Side side = a.initiator == from ? analysis::Side::kInitiator : analysis::Side::kResponder;

@@ -220,6 +220,13 @@ void Analyzer::on_sctp_packet(const capture::IpAddress& src, const capture::IpAd
   const capture::Endpoint to{dst, h ? h->destination_port : std::uint16_t{0}};
   const EndpointPair pair = from < to ? EndpointPair{from, to} : EndpointPair{to, from};
   auto it = associations_.find(pair);
+  // A new association on a finished one's ports: the old one is retired
+  // (its counts kept), the INIT's sender is the new one's initiator.
+  if (it != associations_.end() && it->second->observer.begins_new_association(packet)) {
+    retire(*it->second);
+    associations_.erase(it);
+    it = associations_.end();
+  }
   if (it == associations_.end()) {
     // Bounded like the reassembler's connections: past the limit, the
     // association seen least recently is retired (its counts kept) and said.

@@ -239,6 +239,20 @@ void SctpObserver::on_init(Side side, FrameNo frame, const sctp::ChunkView& c) {
   const int s = static_cast<int>(side);
   stats_.init_seen[s] = true;
   stats_.indication[s] = init->adaptation_indication;
+  if (initiate_tags_.size() < 16) initiate_tags_.insert(init->initiate_tag);  // bounded: a capture may lie
+  init_ack_seen_ = init_ack_seen_ || init->ack;
+}
+
+bool SctpObserver::begins_new_association(wire::Bytes packet) const {
+  if (!init_ack_seen_) return false;
+  auto h = sctp::decode_packet_header(packet);
+  if (!h) return false;
+  sctp::ChunkWalker walker(h->chunks);
+  // RFC 9260 §6.10: an INIT is alone in its packet; the first chunk decides.
+  auto c = walker.next();
+  if (!c || !*c || (*c)->type != sctp::chunk_type::kInit) return false;
+  auto init = sctp::decode_init_chunk(**c);
+  return init && !initiate_tags_.contains(init->initiate_tag);
 }
 
 void SctpObserver::on_data(Side side, FrameNo frame, const sctp::ChunkView& c) {

@@ -100,6 +100,17 @@ class SctpObserver {
 
   void on_packet(Side side, FrameNo frame, wire::Bytes packet);
 
+  // Whether `packet` begins another association on this one's addresses
+  // and ports: an INIT whose Initiate Tag is neither end's tag of the
+  // association this observer follows, after that association was set up
+  // (an INIT ACK seen). An ABORTed association's port reused by the next
+  // one, or an end's restart (RFC 9260 §5.2.2), looks so; a retransmitted
+  // INIT repeats its tag (§5.1) and does not. Its owner then retires this
+  // observer and gives the packet to a fresh one, as a new SYN on a closed
+  // TCP connection's ports starts a new connection: the DDP Stream Sessions
+  // of the new association begin at DDP-SSN 0 (RFC 5043 §6).
+  bool begins_new_association(wire::Bytes packet) const;
+
   const SctpStats& stats() const { return stats_; }
   // Complete RDMAP messages per opcode a side sent, over all its DDP streams.
   std::array<std::uint64_t, 16> rdmap_messages(Side side) const;
@@ -129,6 +140,10 @@ class SctpObserver {
   SctpLimits limits_;
   SctpStats stats_;
   bool indication_judged_[2] = {false, false};
+  // The Initiate Tags of the INIT and INIT ACK seen (RFC 9260 §5.1), and
+  // whether an INIT ACK came: begins_new_association() reads them.
+  std::set<std::uint32_t> initiate_tags_;
+  bool init_ack_seen_ = false;
   // Messages being reassembled, per side, by (stream, U flag).
   std::map<std::pair<std::uint16_t, bool>, std::unique_ptr<Partial>> partial_[2];
   // I-DATA messages being reassembled, per side, by (stream, U flag, MID).

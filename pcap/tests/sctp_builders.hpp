@@ -61,10 +61,11 @@ inline Octets idata(std::uint32_t tsn, std::uint32_t mid, std::uint32_t ppid, st
   return out;
 }
 // An INIT or INIT ACK with one stream each way and, unless told otherwise,
-// DDP's Adaptation Layer Indication (RFC 5043 §5.1).
-inline Octets init(bool ack, std::optional<std::uint32_t> indication = sctp::kAdaptationIndicationDdp) {
+// DDP's Adaptation Layer Indication (RFC 5043 §5.1) and Initiate Tag 7.
+inline Octets init(bool ack, std::optional<std::uint32_t> indication = sctp::kAdaptationIndicationDdp,
+                   std::uint32_t initiate_tag = 7) {
   Octets out;
-  sctp::encode_init_chunk({.ack = ack, .initiate_tag = 7, .a_rwnd = 65536, .outbound_streams = 1,
+  sctp::encode_init_chunk({.ack = ack, .initiate_tag = initiate_tag, .a_rwnd = 65536, .outbound_streams = 1,
                            .inbound_streams = 1, .initial_tsn = 0, .indication = indication},
                           out);
   return out;

@@ -351,6 +351,30 @@ TEST(SctpCaptures, SegmentBeforeInitiateIsAViolation) {
   EXPECT_EQ(opcode(r.summary, rdmap::Opcode::kSend), 0u);  // nothing of a broken session reaches DDP
 }
 
+// An association ABORTed and a new one on the same addresses and ports (a
+// kernel reuses an ephemeral port): the new INIT's Initiate Tag is not the
+// old association's, so it is a second association whose DDP Stream Session
+// starts again at DDP-SSN 0 (RFC 5043 §6), not a repeated DDP-SSN. A
+// retransmitted INIT repeats its tag (RFC 9260 §5.1) and stays in its own.
+TEST(SctpCaptures, ANewInitOnTheSamePortsIsANewAssociation) {
+  SctpCapture c(::testing::TempDir() + "sctp-port-reused.pcapng");
+  c.accepted();
+  c.packet(0, data(1, kDdp, segment_chunk(1, send_msg(1, filler(20)))));
+  c.packet(0, {sctp::chunk_type::kAbort, 0x00, 0x00, 0x04});  // ABORT, no causes (RFC 9260 §3.3.7)
+  c.packet(0, init(false, sctp::kAdaptationIndicationDdp, 9));
+  c.packet(0, init(false, sctp::kAdaptationIndicationDdp, 9));  // retransmitted: the same association
+  c.packet(1, init(true, sctp::kAdaptationIndicationDdp, 11));
+  c.packet(0, data(0, kControl, control(0, sctp::FunctionCode::kInitiate)));
+  c.packet(1, data(0, kControl, control(0, sctp::FunctionCode::kAccept)));
+  c.packet(0, data(1, kDdp, segment_chunk(1, send_msg(1, filler(20)))));
+  const AnalysisResult r = analyze(c.finish());
+  EXPECT_TRUE(r.violations.empty()) << dump(r);
+  EXPECT_EQ(r.summary.sctp_associations, 2u) << dump(r);
+  EXPECT_EQ(r.summary.sctp_ddp_associations, 2u);
+  EXPECT_EQ(r.summary.ddp_sctp_session_control, 4u);
+  EXPECT_EQ(opcode(r.summary, rdmap::Opcode::kSend), 2u);
+}
+
 // RFC 5043 §6, §10, §5.1: a DDP-SSN gap, a chunk without U, and DDP on an
 // association whose INIT announced no DDP.
 TEST(SctpCaptures, AdaptationLayerRules) {

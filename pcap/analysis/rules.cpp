@@ -115,6 +115,7 @@ constexpr const Rule* kAll[] = {
     &check::kConfirmLinkRoceInfo,
     &check::kDataOnConfirmedLink,
     &check::kWriteThroughAnnouncedRkey,
+    &check::kRmbeReuseAfterClose,
     // The ULP's use of RDMA: RPC-over-RDMA and iSER (reference/check/ulp.hpp)
     &check::kRpcReadWithinReadChunk,
     &check::kRpcWriteWithinChunk,

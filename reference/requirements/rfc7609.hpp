@@ -386,7 +386,9 @@ inline constexpr Requirement kRows[] = {
     row("rfc7609-4.4.2-rmbe-reuse-after-close", M, W,
         "A side names an RMBE for a new connection only once the connection that used it ended on both sides "
         "(PeerConnectionClosed or PeerConnAbort sent and received), or its close timer gave up waiting for the "
-        "peer's"),
+        "peer's")
+        .says("a new connection's Accept or Confirm names no RMBE (RToken and element index) that a connection of "
+              "the link group not yet closed on both sides still holds"),
     row("rfc7609-4.4.2-rmbe-conflict-aborts-old", M, P,
         "A side shown, in a CLC Accept or Confirm, an RMBE (RToken and index) its peer still gives to another open "
         "connection of the group aborts that older connection (TCP reset, no further Write into that RMBE) and "

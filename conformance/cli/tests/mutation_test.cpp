@@ -18,7 +18,11 @@ TEST(Mutation, ASuiteAloneProvesEachOfItsCasesCanFail) {
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("every case can fail"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("fault not caught by these suites: mpa-accept-bad-key"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("sctp-ssn-gap: caught by 2 case(s)"), std::string::npos) << r.out;
+  // A fault of the suite is caught by at least one of its cases (how many
+  // grows with the suite).
+  const auto at = r.out.find("sctp-ssn-gap: caught by ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_NE(r.out[at + std::string_view("sctp-ssn-gap: caught by ").size()], '0') << r.out;
 }
 
 TEST(Mutation, ACaseNoGivenFaultMakesFailFailsTheSuitesProof) {

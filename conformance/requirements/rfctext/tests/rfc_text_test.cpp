@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "rfc_text.hpp"
 
@@ -192,6 +193,36 @@ TEST(RfcText, HostileInputIsBounded) {
                           "Appendix \nA\n   (a) x\n   1.  y\n   o\n";
   const auto o = rt::parse(odd);
   for (const auto& s : o.sentences) EXPECT_LE(s.section.size(), rt::Limits{}.max_section);
+}
+
+// A sentence at its length limit: whole words up to the limit, the
+// separating space counted, a word cut where the limit falls, and no space
+// left dangling when only the space would fit.
+TEST(RfcText, SentenceLimitCutsAtTheExactOctet) {
+  rt::Options o;
+  o.limits.max_sentence = 11;
+  auto text_of = [&](const std::string& para) {
+    const auto d = rt::parse("   " + para + "\n", o);
+    EXPECT_EQ(d.sentences.size(), 1u);
+    return std::make_pair(d.sentences.empty() ? std::string() : d.sentences[0].text, d.truncated);
+  };
+  EXPECT_EQ(text_of("abcde \t fghij"), std::make_pair(std::string("abcde fghij"), false));  // exactly 11
+  EXPECT_EQ(text_of("abcde fghijk"), std::make_pair(std::string("abcde fghij"), true));      // cut inside a word
+  EXPECT_EQ(text_of("abcdefghij k"), std::make_pair(std::string("abcdefghij"), true));       // only the space fits
+  EXPECT_EQ(text_of("abcdefghijk l"), std::make_pair(std::string("abcdefghijk"), true));     // nothing fits after
+  EXPECT_EQ(text_of("abcdefghijkl"), std::make_pair(std::string("abcdefghijk"), true));      // one word cut
+}
+
+// The word after a keyword decides "MUST NOT" and "NOT RECOMMENDED"; a glued
+// word between them is skipped, a quoted one still joins.
+TEST(RfcText, KeywordsLookOneWordAhead) {
+  EXPECT_EQ(rt::keywords_in("MUST NOT", false), rt::kMustNot);
+  EXPECT_EQ(rt::keywords_in("MUST", false), rt::kMust);
+  EXPECT_EQ(rt::keywords_in("SHOULD x1 NOT", false), rt::kShouldNot);  // "x1" is glued: not a word
+  EXPECT_EQ(rt::keywords_in("SHOULD \"NOT\"", false), rt::kShouldNot);
+  EXPECT_EQ(rt::keywords_in("MUST NOT RECOMMENDED", false), rt::kMustNot | rt::kShould);  // NOT taken by MUST
+  EXPECT_EQ(rt::keywords_in("is NOT RECOMMENDED; MAY", false), rt::kShouldNot | rt::kMay);
+  EXPECT_EQ(rt::keywords_in("NOT", false), 0u);
 }
 
 }  // namespace

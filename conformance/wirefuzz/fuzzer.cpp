@@ -387,9 +387,14 @@ void Fuzzer::write(Finding& f, const Ran& last) {
       out << "\n# Input " << (k + 1) << " of " << n
           << (f.reproduced ? ": the finding takes these inputs, in this order, on an IUT as it starts (each alone "
                              "does not make it)"
-                           : ": the inputs the fuzzer ran since the IUT last started, in order, the last one finding "
-                             "it; not reproduced by the fuzzer (it could not restore the IUT): run them in this order "
-                             "on an IUT as it starts");
+              : f.sequence_tried
+                  ? ": the inputs the fuzzer ran since the IUT last started, in order, the last one finding it; not "
+                    "reproduced by the fuzzer (run once more in this order on a restored IUT, they did not make it "
+                    "again: it takes more than these inputs, such as their timing): run them in this order on an IUT "
+                    "as it starts"
+                  : ": the inputs the fuzzer ran since the IUT last started, in order, the last one finding it; not "
+                    "reproduced by the fuzzer (it could not restore the IUT): run them in this order on an IUT as it "
+                    "starts");
     if (n == 1) {
       out << "\n# Mutations:";
       for (const std::string& m : f.mutations) out << "\n#   " << m;
@@ -426,6 +431,7 @@ std::vector<Case> Fuzzer::from_history(Finding& f, const Ran& want, const std::v
   --budget;
   ++f.minimize_runs;
   const std::size_t took = run_sequence(inputs, want, out, dead);
+  f.sequence_tried = !dead || took != 0;
   if (took == 0) {
     f.scripts = texts(inputs);
     return inputs;

@@ -56,6 +56,9 @@ class ListenerLossRelay {
     return !restore_;
   }
   int restores() const { return restores_; }
+  // How many early closes lose the listener from now on (a target whose
+  // failure the same inputs do not always make).
+  void set_needed(int needed) { needed_ = needed; }
 
  private:
   static constexpr std::size_t kRequestHeader = 20;  // key (16), flags and Rev (2), PD_Length (2)
@@ -134,7 +137,7 @@ class ListenerLossRelay {
     return !p.empty() && ::poll(p.data(), p.size(), 0) > 0;
   }
 
-  const int needed_;
+  std::atomic<int> needed_;
   conformance::ReferenceIut iut_;
   int fd_ = -1;
   std::uint16_t port_ = 0;

@@ -260,13 +260,22 @@ std::size_t Fuzzer::run_sequence(const std::vector<Case>& inputs, const Ran& wan
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     Ran out = run_case_text(inputs[i]);
+    // As the run did (Fuzzer::run): a handshake refused by an IUT that
+    // answers the probe at once refused only this handshake's settings (siw
+    // closes on a Request with more private data than it takes), and the
+    // inputs after it go on. Stopping there would leave them out, and a
+    // sequence that made the finding in the run would not make it here.
+    if (out.outcome == Ran::Outcome::kDeadAtStart) {
+      if (answers()) continue;
+      if (want.kind != Finding::Kind::kUnresponsive) return 0;
+      last = std::move(out);
+      return i + 1;
+    }
     if (makes(out, want)) {
       last = std::move(out);
       return i + 1;
     }
-    if (out.outcome == Ran::Outcome::kDeadAtStart ||
-        (out.outcome == Ran::Outcome::kFinding && out.kind != Finding::Kind::kRuleBroken))
-      return 0;
+    if (out.outcome == Ran::Outcome::kFinding && out.kind != Finding::Kind::kRuleBroken) return 0;
   }
   return 0;
 }

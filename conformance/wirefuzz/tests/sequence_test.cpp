@@ -155,6 +155,28 @@ TEST(FuzzSequence, AListenerLostToSeveralEarlyClosesGetsTheFewInputsThatLoseIt) 
   EXPECT_NE(json.find("\"inputs\": " + std::to_string(f.scripts.size())), std::string::npos) << json;
 }
 
+// Inputs whose handshake the IUT refuses while it goes on answering (siw
+// closes on a Request it will not take) ran on in the run; they run on when
+// the inputs are tried again in order, so that the sequence that lost the
+// listener in the run loses it again.
+TEST(FuzzSequence, AHandshakeRefusedOnTheWayDoesNotEndTheSequence) {
+  ListenerLossRelay relay(3);
+  relay.refuse_markers();
+  FuzzOptions o = options_for(relay.port());
+  o.seeds = seeds({"mpa-reply-key", "mpa-markers-to-tester-16"});
+  o.restore = [&relay](std::string&) { return relay.restore(); };
+  o.iterations = 60;
+  const FuzzSummary s = run_fuzz(o);
+  ASSERT_GE(relay.losses(), 1) << s.stopped << ", early closes " << relay.early_closes();
+  ASSERT_FALSE(s.findings.empty()) << s.stopped;
+  // Refused in the run, and again when its inputs ran in order.
+  EXPECT_GE(relay.refused(), 2);
+  const Finding& f = s.findings.front();
+  EXPECT_EQ(f.kind, Finding::Kind::kUnresponsive);
+  EXPECT_TRUE(f.reproduced) << f.what << "; " << f.minimize_runs << " runs, " << relay.refused() << " refused";
+  EXPECT_LE(f.scripts.size(), 4u) << f.signature;
+}
+
 // siw's lost listener does not always come back when the same inputs run
 // again (docs/interop.md, "Fuzzing siw"): here the restored relay never
 // loses it again. The inputs are written as they ran, and their scripts say

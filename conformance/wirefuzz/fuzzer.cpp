@@ -388,6 +388,11 @@ void Fuzzer::write(Finding& f, const Ran& last) {
   std::string reproduce = "rdmaconf run" + std::string(n > 1 ? " -j 1" : "");
   for (const std::string& file : files) reproduce += " --case-file " + file;
   reproduce += where + o_.run_options;
+  // A script's line must fit the parser's bound (4,096 characters: script.cpp);
+  // a hundred inputs do not. Then the shell lists them: the numbers are
+  // zero-padded, so the names sort in the order they run.
+  if (reproduce.size() + 16 > 4096)
+    reproduce = "rdmaconf run -j 1 $(printf -- '--case-file %s ' [0-9]*-*.case)" + std::string(where) + o_.run_options;
   for (std::size_t k = 0; k < n; ++k) {
     std::ofstream out(folder / files[k]);
     out << "# Found by rdmaconf fuzz (seed " << summary_.seed << ", iteration " << f.iteration << ", from " << f.seed

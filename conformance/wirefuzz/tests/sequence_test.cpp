@@ -207,6 +207,36 @@ TEST(FuzzSequence, InputsThatDoNotLoseItAgainOnARestoredTargetSaySo) {
   }
 }
 
+// A hundred inputs and more (siw lost its listener after 186 in a live
+// run) make a reproduce line longer than a script's line may be: the line
+// lets the shell list the numbered scripts, and every script still parses.
+TEST(FuzzSequence, ManyInputsKeepTheirScriptsWithinTheLineBound) {
+  ListenerLossRelay relay(40);
+  FuzzOptions o = options_for(relay.port());
+  o.revive = std::chrono::milliseconds(800);
+  o.iterations = 1000;
+  const test_support::ScratchFolder dir("fuzz-sequence-many");
+  o.out_dir = dir / "out";
+  const FuzzSummary s = run_fuzz(o);
+  ASSERT_EQ(relay.losses(), 1) << s.stopped << ", early closes " << relay.early_closes();
+  ASSERT_EQ(s.findings.size(), 1u);
+  const Finding& f = s.findings.front();
+  ASSERT_GE(f.scripts.size(), 100u);
+  std::vector<std::string> files, written;
+  for (const auto& e : std::filesystem::directory_iterator(f.folder))
+    if (e.path().extension() == ".case") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), f.scripts.size());
+  for (const std::string& file : files) {
+    const std::string text = test_support::slurp(file);
+    EXPECT_NE(text.find("# Reproduce: rdmaconf run -j 1 $(printf -- '--case-file %s ' [0-9]*-*.case) --target HOST:PORT\n"),
+              std::string::npos) << text.substr(0, 600);
+    written.push_back(text);
+  }
+  // Every script parses, and in order they lose the listener again.
+  EXPECT_TRUE(run_alone(relay, written).lost);
+}
+
 TEST(FuzzSequence, ATargetThatCannotBeRestoredGetsTheInputsSinceItStartedInOrder) {
   ListenerLossRelay relay(3);
   const test_support::ScratchFolder dir("fuzz-sequence");

@@ -32,10 +32,15 @@
 # costs a reboot), RDMACONF_FUZZ_RESTORE: "reboot" (the default) gives the fuzzer a restore command
 # (`--restore-command`) that reboots the guest and brings the part's IUT and the agent up, run after an
 # IUT that stopped answering and before each try of its finding (or a kernel crash's), so that a finding of several inputs
-# (siw's lost listener) is minimized; "none": the fuzzer only waits for the IUT (--revive). Not a reload
+# (siw's lost listener) is minimized; "snapshot" (siw only; smc falls back to "reboot"): every boot's disk
+# is a qcow2 overlay, the guest is saved (vm.sh savevm) once siw and the agent are up, and each restore
+# (the fuzzer's, and the watcher's after a kernel crash) brings that guest back with `loadvm`: seconds
+# instead of the minutes of a reboot under TCG (a guest gone after a panic, or a loadvm that fails, is
+# rebooted and saved again); "none": the fuzzer only waits for the IUT (--revive). Not a reload
 # of siw: the lost listener's teardown (the agent's end) crashes 6.1's kernel in siw_destroy_listen and
-# leaves siw in use, so only a reboot restores it (docs/interop.md, "Fuzzing siw"). Each restore's
-# steps go to fuzz/PART/restore-harness.txt, the fuzzer's log of its command to runN/findings/restore.log.
+# leaves siw in use, so only a reboot or the saved guest restores it (docs/interop.md, "Fuzzing siw").
+# Each restore's steps go to fuzz/PART/restore-harness.txt, the fuzzer's log of its command to
+# runN/findings/restore.log.
 bug_re='BUG:|kernel BUG at|Oops:|general protection fault|Kernel panic'
 
 # The CLC server's setup for fuzzing: what the live clc suite has (smc-up.sh), eth0's address and the
@@ -53,13 +58,27 @@ smc_fuzz_up() {
          setsid clc_relay 10.0.2.15 $p_iut tester 10.78.0.1 $p_iut > clc-relay-boot$boots.log 2>&1 < /dev/null &
          sleep 1; cat clc-relay-boot$boots.log"
 }
-part_up() { if [ "$part" = siw ]; then siw_up nocapture; else smc_fuzz_up; fi; }
+# With the snapshot restore, the guest is saved once the part's IUT and the agent are up (vm.sh savevm),
+# after every boot: the state each restore brings back.
+part_up() {
+  if [ "$part" = siw ]; then siw_up nocapture; else smc_fuzz_up; fi
+  [ "$restore_mode" != snapshot ] || vm savevm "$run" ready
+}
 
 # The fuzzer's restore command (restore.sh, written by fuzz_part) asks fuzz_restorer, which has this
 # harness's functions, to restore the part's IUT: a request file, then the restorer's exit status in
 # a status file. The lock orders the restorer's reboots with the watcher's.
 restore_part() {
   local t=$SECONDS
+  # The snapshot taken after this boot's part_up, while qemu runs; else (or when loadvm fails) a reboot.
+  if [ "$restore_mode" = snapshot ] && kill -0 "$(cat "$run/qemu.pid" 2> /dev/null)" 2> /dev/null; then
+    echo "$(date -u +%H:%M:%S) restore: loadvm"
+    if vm loadvm "$run" ready 2>&1 9>&-; then
+      echo "  restored in $((SECONDS - t)) s"
+      return 0
+    fi
+    echo "  loadvm failed: a reboot instead"
+  fi
   echo "$(date -u +%H:%M:%S) restore: a reboot"
   STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
   boot_guest > /dev/null 2>&1 9>&- && part_up > /dev/null 2>&1 9>&- || { echo "  the reboot failed"; return 1; }
@@ -112,13 +131,11 @@ fuzz_watch() {
     printf '%s\n' "$dmesg" > "$fz/dmesg-crash$n.txt"
     echo "$(date -u +%H:%M:%S) ($((SECONDS - t_fuzz)) s) crash $n$([ $alive = 0 ] && echo ', the guest is gone'): $first" \
       | tee -a "$fz/kernel.txt" >&2
-    local t=$SECONDS
     touch "$fz/.watching"
-    STOP_TIMEOUT=20 vm stop "$run" > /dev/null 2>&1 || true
-    { boot_guest > /dev/null 2>&1 9>&- && part_up > /dev/null 2>&1 9>&-; } || echo "  reboot failed" | tee -a "$fz/kernel.txt" >&2
+    # A reboot, or with the snapshot restore the guest as saved (a guest gone after a panic: a reboot).
+    restore_part 2>&1 | sed 's/^[0-9:]* restore: /  restore: /' | tee -a "$fz/kernel.txt" >&2
     rm -f "$fz/.watching"
     flock -u 9
-    echo "  rebooted in $((SECONDS - t)) s" | tee -a "$fz/kernel.txt" >&2
   done
 }
 
@@ -152,11 +169,15 @@ fuzz_part() {
   rm -rf "$fz"  # a part's fuzz run replaces its own folder only
   mkdir -p "$fz"
   t_fuzz=$SECONDS
+  # How the fuzzer's restore command restores the part (RDMACONF_FUZZ_RESTORE): snapshot is for siw
+  # (smc's relay and agent run from the shares, which a save needs left: a reboot there).
+  restore_mode="${RDMACONF_FUZZ_RESTORE:-reboot}"
+  [ "$restore_mode" != snapshot ] || [ "$part" = siw ] || restore_mode=reboot
   part_args
   part_up > "$fz/up.txt" 2>&1
   fuzz_watch &
   local watcher=$! restorer="" excludes=() g deadline round=0 d rc restore=()
-  if [ "${RDMACONF_FUZZ_RESTORE:-reboot}" != none ]; then
+  if [ "$restore_mode" != none ]; then
     fuzz_restorer &
     restorer=$!
     cat > "$fz/restore.sh" << EOF

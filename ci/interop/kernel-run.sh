@@ -105,6 +105,15 @@ siw_up() {  # siw on eth0, tcpdump (live-bootN.pcap, for `rdmaconf analyze`; not
   guest 'bash /opt/rdmaconf/siw-up.sh' | tee -a "$out/guest/siw-up.txt"
   [ "${1:-}" = nocapture ] || guest "setsid tcpdump -i eth0 -s 0 -U -n -w live-boot$boots.pcap tcp > tcpdump.log 2>&1 < /dev/null & echo \$! > tcpdump.pid; sleep 2; cat tcpdump.log"
   [ -n "$agent" ] || return 0
+  if [ "${SNAPSHOTS:-0}" = 1 ]; then
+    # A guest to be saved (vm.sh savevm) leaves its 9p shares for the save: the agent runs from a copy
+    # outside them, in a folder of its own, its log there too (the host reads it through `guest`).
+    guest "mkdir -p /var/lib/rdmaconf && cp /opt/rdmaconf/rdmaconf-agent /var/lib/rdmaconf/ && cd /var/lib/rdmaconf &&
+           { setsid ./rdmaconf-agent --backend rdma-core --device siw0 --control 10.0.2.15:7500 --bind --token $token \
+               > agent-boot$boots.log 2>&1 < /dev/null & }
+           for i in \$(seq 60); do ss -Htln 'sport = :7500' | grep -q . && break; sleep 0.5; done; cat agent-boot$boots.log"
+    return
+  fi
   guest "setsid rdmaconf-agent --backend rdma-core --device siw0 --control 10.0.2.15:7500 --bind --token $token \
            > agent-boot$boots.log 2>&1 < /dev/null &
          for i in \$(seq 60); do ss -Htln 'sport = :7500' | grep -q . && break; sleep 0.5; done; cat agent-boot$boots.log"
@@ -135,6 +144,10 @@ interop_findings() {
   fi
 }
 
+# --fuzz with RDMACONF_FUZZ_RESTORE=snapshot: every boot's disk is a qcow2 overlay with qemu's QMP
+# socket, so that the fuzzer's restore can bring back the guest saved once siw and the agent were up
+# (vm.sh savevm/loadvm; ci/interop/fuzz.sh).
+[ -n "$fuzz_minutes" ] && [ "${RDMACONF_FUZZ_RESTORE:-reboot}" = snapshot ] && export SNAPSHOTS=1
 t0=$SECONDS
 boot_guest
 timing "boot (qemu start -> guest ready)" $((SECONDS - t0))

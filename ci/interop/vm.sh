@@ -8,6 +8,8 @@
 #                                  guest), print its output, exit with its status; S = timeout (300)
 #   vm.sh stop RUN_DIR             ask the guest to power off; wait for qemu to exit (by its PID), at
 #                                  most STOP_TIMEOUT s (60), then SIGTERM to that PID
+#   vm.sh savevm RUN_DIR [TAG]     (a guest started with SNAPSHOTS=1) keep the whole running guest as TAG
+#   vm.sh loadvm RUN_DIR [TAG]     bring it back as it was kept: seconds, where a reboot takes minutes
 #
 # Network: one virtio NIC on qemu's user-mode network with restrict=on, so the guest reaches nothing
 # outside itself; the only ways in and out are explicit forwards bound to the host's 127.0.0.1:
@@ -18,7 +20,8 @@
 #
 # The accelerator is KVM only where hardware virtualisation is loaded (kvm_intel / kvm_amd); anything
 # else (nested, software-paged KVM) runs the guest far slower than TCG, so TCG is the default there.
-# ACCEL=kvm|tcg overrides. The root disk is attached with snapshot=on: the image never changes.
+# ACCEL=kvm|tcg overrides. The root disk is attached with snapshot=on: the image never changes (with
+# SNAPSHOTS=1 through a qcow2 overlay in the run folder instead, which can hold the guest's snapshots).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -58,10 +61,19 @@ cmd_start() {
   local net_args=(-nic none)
   [ -n "$nic" ] && net_args=(-nic "user,model=virtio-net-pci,restrict=on$nic")
 
+  # SNAPSHOTS=1: the root disk is a qcow2 overlay of the image in the run folder (the image still never
+  # changes) and qemu has a QMP socket, so that `savevm`/`loadvm` can keep and bring back the whole
+  # guest (memory, devices, disk): a restore in seconds where a reboot under TCG takes minutes.
+  local disk_args=(-drive "file=$VM_DIR/rootfs.img,if=virtio,format=raw,snapshot=on")
+  if [ "${SNAPSHOTS:-0}" = 1 ]; then
+    rm -f "$run/overlay.qcow2" "$run/qmp.sock"
+    qemu-img create -q -f qcow2 -F raw -b "$VM_DIR/rootfs.img" "$run/overlay.qcow2"
+    disk_args=(-drive "file=$run/overlay.qcow2,if=virtio,format=qcow2" -qmp "unix:$run/qmp.sock,server=on,wait=off")
+  fi
   local q=(qemu-system-x86_64 "${accel_args[@]}" -m "${MEM:-1536}" -smp "${SMP:-2}" -nographic -vga none -no-reboot
     -kernel "$VM_DIR/vmlinuz" -initrd "$VM_DIR/initrd.img"
     -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=-1 systemd.show_status=0 loglevel=4"
-    -drive "file=$VM_DIR/rootfs.img,if=virtio,format=raw,snapshot=on"
+    "${disk_args[@]}"
     -virtfs "local,path=$run/share,mount_tag=run,security_model=none,id=run"
     -virtfs "local,path=$run/bin,mount_tag=bin,security_model=none,readonly=on,id=bin"
     "${net_args[@]}")
@@ -113,9 +125,45 @@ cmd_stop() {
   rm -f "$run/qemu.pid"
 }
 
+# savevm/loadvm (a guest started with SNAPSHOTS=1): the whole guest kept as TAG in its overlay, and
+# brought back from it. A mounted 9p share makes qemu refuse savevm, so the guest leaves both shares
+# for a few seconds (guest/share-pause.sh, run from a copy outside them) while the host saves it, and
+# the guest mounts them again after the save and after each loadvm. Each returns once the guest runs
+# commands again.
+qmp() { python3 "$here/qmp.py" "$1/qmp.sock" "$2"; }
+cmd_savevm() {
+  local run=$1 tag=${2:-ready} said="" saved=0
+  [ -S "$run/qmp.sock" ] || die "$run has no QMP socket: start the guest with SNAPSHOTS=1"
+  cp -f "$here/guest/share-pause.sh" "$run/share/share-pause.sh"
+  # Up to three pauses: under TCG on a loaded host one may end before qemu could save the guest.
+  for _ in 1 2 3; do
+    # Started from /, alone in the background: a subshell left waiting in the share (its working
+    # folder, its output file) would keep the share mounted.
+    cmd_exec "$run" 'mkdir -p /var/lib/rdmaconf && cp share-pause.sh /var/lib/rdmaconf/ && cd / &&
+      { setsid bash /var/lib/rdmaconf/share-pause.sh 8 > /dev/null 2>&1 < /dev/null & }' 120 > /dev/null \
+      || die "savevm: the guest did not start share-pause.sh"
+    for _ in $(seq 40); do  # until the guest has left both shares
+      said="$(qmp "$run" "savevm $tag" 2>&1)" && { saved=1; break 2; }
+      said="${said:-savevm failed}"
+      sleep 0.2
+    done
+    cmd_exec "$run" true 120 > /dev/null || die "savevm $tag: the guest did not mount its shares again"
+  done
+  [ "$saved" = 1 ] || die "savevm $tag: $said (a process in the guest may still use a share)"
+  cmd_exec "$run" true 120 > /dev/null || die "savevm $tag: the guest did not mount its shares again"
+}
+cmd_loadvm() {
+  local run=$1 tag=${2:-ready}
+  [ -S "$run/qmp.sock" ] || die "$run has no QMP socket: start the guest with SNAPSHOTS=1"
+  qmp "$run" "loadvm $tag" || die "loadvm $tag failed"
+  cmd_exec "$run" true 120 > /dev/null || die "loadvm $tag: the guest did not mount its shares again"
+}
+
 case "${1:-}" in
   start) shift; cmd_start "$@" ;;
   exec) shift; cmd_exec "$@" ;;
   stop) shift; cmd_stop "$@" ;;
-  *) echo "usage: vm.sh start RUN_DIR [BIN...] | exec RUN_DIR 'CMD' [TIMEOUT] | stop RUN_DIR" >&2; exit 2 ;;
+  savevm) shift; cmd_savevm "$@" ;;
+  loadvm) shift; cmd_loadvm "$@" ;;
+  *) echo "usage: vm.sh start RUN_DIR [BIN...] | exec RUN_DIR 'CMD' [TIMEOUT] | stop RUN_DIR | savevm|loadvm RUN_DIR [TAG]" >&2; exit 2 ;;
 esac

@@ -260,13 +260,22 @@ std::size_t Fuzzer::run_sequence(const std::vector<Case>& inputs, const Ran& wan
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     Ran out = run_case_text(inputs[i]);
+    // As the run did (Fuzzer::run): a handshake refused by an IUT that
+    // answers the probe at once refused only this handshake's settings (siw
+    // closes on a Request with more private data than it takes), and the
+    // inputs after it go on. Stopping there would leave them out, and a
+    // sequence that made the finding in the run would not make it here.
+    if (out.outcome == Ran::Outcome::kDeadAtStart) {
+      if (answers()) continue;
+      if (want.kind != Finding::Kind::kUnresponsive) return 0;
+      last = std::move(out);
+      return i + 1;
+    }
     if (makes(out, want)) {
       last = std::move(out);
       return i + 1;
     }
-    if (out.outcome == Ran::Outcome::kDeadAtStart ||
-        (out.outcome == Ran::Outcome::kFinding && out.kind != Finding::Kind::kRuleBroken))
-      return 0;
+    if (out.outcome == Ran::Outcome::kFinding && out.kind != Finding::Kind::kRuleBroken) return 0;
   }
   return 0;
 }
@@ -379,6 +388,11 @@ void Fuzzer::write(Finding& f, const Ran& last) {
   std::string reproduce = "rdmaconf run" + std::string(n > 1 ? " -j 1" : "");
   for (const std::string& file : files) reproduce += " --case-file " + file;
   reproduce += where + o_.run_options;
+  // A script's line must fit the parser's bound (4,096 characters: script.cpp);
+  // a hundred inputs do not. Then the shell lists them: the numbers are
+  // zero-padded, so the names sort in the order they run.
+  if (reproduce.size() + 16 > 4096)
+    reproduce = "rdmaconf run -j 1 $(printf -- '--case-file %s ' [0-9]*-*.case)" + std::string(where) + o_.run_options;
   for (std::size_t k = 0; k < n; ++k) {
     std::ofstream out(folder / files[k]);
     out << "# Found by rdmaconf fuzz (seed " << summary_.seed << ", iteration " << f.iteration << ", from " << f.seed
@@ -387,9 +401,14 @@ void Fuzzer::write(Finding& f, const Ran& last) {
       out << "\n# Input " << (k + 1) << " of " << n
           << (f.reproduced ? ": the finding takes these inputs, in this order, on an IUT as it starts (each alone "
                              "does not make it)"
-                           : ": the inputs the fuzzer ran since the IUT last started, in order, the last one finding "
-                             "it; not reproduced by the fuzzer (it could not restore the IUT): run them in this order "
-                             "on an IUT as it starts");
+              : f.sequence_tried
+                  ? ": the inputs the fuzzer ran since the IUT last started, in order, the last one finding it; not "
+                    "reproduced by the fuzzer (run once more in this order on a restored IUT, they did not make it "
+                    "again: it takes more than these inputs, such as their timing): run them in this order on an IUT "
+                    "as it starts"
+                  : ": the inputs the fuzzer ran since the IUT last started, in order, the last one finding it; not "
+                    "reproduced by the fuzzer (it could not restore the IUT): run them in this order on an IUT as it "
+                    "starts");
     if (n == 1) {
       out << "\n# Mutations:";
       for (const std::string& m : f.mutations) out << "\n#   " << m;
@@ -426,6 +445,7 @@ std::vector<Case> Fuzzer::from_history(Finding& f, const Ran& want, const std::v
   --budget;
   ++f.minimize_runs;
   const std::size_t took = run_sequence(inputs, want, out, dead);
+  f.sequence_tried = !dead || took != 0;
   if (took == 0) {
     f.scripts = texts(inputs);
     return inputs;

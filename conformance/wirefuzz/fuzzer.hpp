@@ -69,6 +69,10 @@ struct Finding {
   std::string alone_signature;
   int minimize_runs = 0;
   bool reproduced = false;   // the reproducer, run once more (on a restored IUT), found it again
+  // Several scripts: the inputs run since the IUT was last restored were run
+  // again, in order, on a restored IUT (and did not make it when not
+  // `reproduced`: the finding takes more than those inputs, e.g. timing).
+  bool sequence_tried = false;
   std::string folder;        // under FuzzOptions::out_dir, when written
   unsigned count = 1;        // iterations that found this signature
 };

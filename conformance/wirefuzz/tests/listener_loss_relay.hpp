@@ -56,6 +56,14 @@ class ListenerLossRelay {
     return !restore_;
   }
   int restores() const { return restores_; }
+  // How many early closes lose the listener from now on (a target whose
+  // failure the same inputs do not always make).
+  void set_needed(int needed) { needed_ = needed; }
+  // Refuse every connection whose Request asks for Markers (M set): the
+  // relay closes it once the flags arrive, as siw closes on a Request it
+  // will not take, and goes on answering the others.
+  void refuse_markers() { refuse_markers_ = true; }
+  int refused() const { return refused_; }
 
  private:
   static constexpr std::size_t kRequestHeader = 20;  // key (16), flags and Rev (2), PD_Length (2)
@@ -115,7 +123,15 @@ class ListenerLossRelay {
         if (from == 0 && from_tester < kRequestHeader && ++early_ >= needed_) lost_ = true;
         break;
       }
-      if (from == 0) from_tester += static_cast<std::size_t>(got);
+      if (from == 0) {
+        // The Request's flags octet (after the 16-octet key): M is its top bit (RFC 5044 §7.1).
+        if (refuse_markers_ && from_tester <= 16 && from_tester + static_cast<std::size_t>(got) > 16 &&
+            (buf[16 - from_tester] & 0x80) != 0) {
+          ++refused_;
+          break;
+        }
+        from_tester += static_cast<std::size_t>(got);
+      }
       if (::send(p[1 - from].fd, buf, static_cast<std::size_t>(got), MSG_NOSIGNAL) != got) break;
     }
     {
@@ -134,12 +150,12 @@ class ListenerLossRelay {
     return !p.empty() && ::poll(p.data(), p.size(), 0) > 0;
   }
 
-  const int needed_;
+  std::atomic<int> needed_;
   conformance::ReferenceIut iut_;
   int fd_ = -1;
   std::uint16_t port_ = 0;
-  std::atomic<bool> lost_{false}, restore_{false}, stop_{false};
-  std::atomic<int> early_{0}, losses_{0}, restores_{0};
+  std::atomic<bool> lost_{false}, restore_{false}, stop_{false}, refuse_markers_{false};
+  std::atomic<int> early_{0}, losses_{0}, restores_{0}, refused_{0};
   std::string error_;
   std::mutex mu_;
   std::vector<std::thread> pumps_;

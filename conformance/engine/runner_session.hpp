@@ -1,5 +1,5 @@
-// Internal to the runner (runner.cpp, runner_case.cpp, runner_session.cpp,
-// runner_build.cpp): the tester's side of one case's TCP connection.
+// Internal to the runner (runner.cpp, runner_match.cpp, runner_case.cpp,
+// runner_session.cpp, runner_build.cpp): the tester's side of one case's TCP connection.
 //
 // A Session owns the socket and what the tester knows of the exchange so far:
 // the phase (MPA startup, RFC 5044 §7.1; full operation, §5-§6; CLC, RFC 7609
@@ -8,8 +8,8 @@
 // build valid messages for the tester. take_unit() cuts what the IUT sent into
 // Received units (an MPA Request/Reply, an FPDU's DDP segment, a CLC message),
 // each decoded through the declarations of reference/. build() makes the unit
-// a `>` step names (runner_build.cpp); runner.cpp matches units against the
-// script and runs the steps.
+// a `>` step names (runner_build.cpp); runner_match.cpp matches units against
+// the script and runner.cpp runs the steps.
 #pragma once
 
 #include <chrono>
@@ -171,7 +171,7 @@ struct Session {
   Received give_up(std::string problem, std::string headline, std::string detail);
 };
 
-// ---- running the steps (runner.cpp)
+// ---- running the steps (runner.cpp; a mismatch and expected_text: runner_match.cpp)
 
 // What one step came to.
 struct StepOutcome {

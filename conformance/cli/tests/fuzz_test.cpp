@@ -145,6 +145,34 @@ TEST(Fuzz, TheClcIdentityOptions) {
       << run.err;
 }
 
+// A finding's folder of several inputs: its scripts' file names, sorted (the
+// order they run in), and the reproduce line the first carries with the
+// target in place of HOST:PORT.
+struct Reproducer {
+  std::vector<std::string> files;
+  std::string line;
+};
+Reproducer reproducer(const std::string& folder, const std::string& target) {
+  Reproducer r;
+  for (const auto& e : fs::directory_iterator(folder))
+    if (e.path().extension() == ".case") r.files.push_back(e.path().filename().string());
+  std::sort(r.files.begin(), r.files.end());
+  if (r.files.empty()) {
+    ADD_FAILURE() << "no script in " << folder;
+    return r;
+  }
+  const std::string first = slurp(folder + "/" + r.files.front());
+  const std::size_t at = first.find("# Reproduce: ");
+  if (at == std::string::npos) {
+    ADD_FAILURE() << first;
+    return r;
+  }
+  r.line = first.substr(at + 13, first.find('\n', at) - at - 13);
+  EXPECT_TRUE(r.line.ends_with(" --target HOST:PORT")) << r.line;
+  if (r.line.ends_with(" --target HOST:PORT")) r.line.replace(r.line.size() - 9, 9, target);
+  return r;
+}
+
 // A target that loses its listener to three connections closed before
 // their MPA Request (wirefuzz/tests/listener_loss_relay.hpp), which the
 // fuzzer cannot restore (--target): the finding's folder holds the inputs
@@ -166,18 +194,10 @@ TEST(Fuzz, AFindingOfSeveralInputsRunsAloneByItsReproduceLine) {
   ASSERT_GE(f["inputs"].get<int>(), 4);
   EXPECT_EQ(f["inputs"], summary["iterations"]);
   EXPECT_EQ(f["scripts"].size(), f["inputs"].get<std::size_t>());
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(f["folder"].get<std::string>()))
-    if (e.path().extension() == ".case") files.push_back(e.path().filename().string());
-  std::sort(files.begin(), files.end());
+  const auto [files, line] = reproducer(f["folder"].get<std::string>(), target);
   ASSERT_EQ(files.size(), f["scripts"].size());
-  const std::string first = slurp(f["folder"].get<std::string>() + "/" + files.front());
-  const std::size_t at = first.find("# Reproduce: ");
-  ASSERT_NE(at, std::string::npos) << first;
-  std::string line = first.substr(at + 13, first.find('\n', at) - at - 13);
-  ASSERT_TRUE(line.starts_with("rdmaconf run -j 1 --case-file " + files.front())) << line;
-  ASSERT_TRUE(line.ends_with(" --target HOST:PORT")) << line;
-  line.replace(line.size() - 9, 9, target);
+  ASSERT_TRUE(line.starts_with("rdmaconf run -j 1 --case-file " + files.front() + " ")) << line;
+  ASSERT_TRUE(line.ends_with(" --target " + target)) << line;
   // As written, from the folder, on a fresh target.
   ASSERT_TRUE(relay.restore());
   const Ran again = rdmaconf(line.substr(std::string("rdmaconf ").size()), "cd " + f["folder"].get<std::string>() + " &&");
@@ -257,17 +277,9 @@ TEST(Fuzz, ARestoreCommandGetsAFindingOfSeveralInputsMinimized) {
   EXPECT_LE(f["inputs"].get<int>(), 4) << f.dump(2);
   const std::string log = slurp(dir / "out/restore.log");
   EXPECT_NE(log.find("restoring the target\nrestored\n== restore 1: exit status 0 after "), std::string::npos) << log;
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(f["folder"].get<std::string>()))
-    if (e.path().extension() == ".case") files.push_back(e.path().filename().string());
-  std::sort(files.begin(), files.end());
+  const auto [files, line] = reproducer(f["folder"].get<std::string>(), target);
   ASSERT_EQ(files.size(), f["scripts"].size());
-  const std::string first = slurp(f["folder"].get<std::string>() + "/" + files.front());
-  const std::size_t at = first.find("# Reproduce: ");
-  ASSERT_NE(at, std::string::npos) << first;
-  std::string line = first.substr(at + 13, first.find('\n', at) - at - 13);
-  ASSERT_TRUE(line.ends_with(" --target HOST:PORT")) << line;
-  line.replace(line.size() - 9, 9, target);
+  ASSERT_TRUE(line.ends_with(" --target " + target)) << line;
   ASSERT_TRUE(relay.restore());
   const Ran again = rdmaconf(line.substr(std::string("rdmaconf ").size()), "cd " + f["folder"].get<std::string>() + " &&");
   std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -3,22 +3,16 @@
 // finding, and faults planted in the reference are found, minimized and
 // reproduced by the script written for them; a kernel crash on the IUT's host
 // (the host oracle) likewise.
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
-#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
-#include <thread>
 
 #include "engine/engine.hpp"
 #include "engine/responder.hpp"
+#include "crashing_iut.hpp"
 #include "fuzz_test_support.hpp"
 #include "wirefuzz/case_text.hpp"
 #include "wirefuzz/fuzzer.hpp"
@@ -96,6 +90,15 @@ TEST(Mutator, TheSameSeedMakesTheSameInputs) {
   EXPECT_GT(distinct.size(), 290u);
 }
 
+// Findings as a failure message shows them: what made each, and the script.
+std::string described(const std::vector<Finding>& findings) {
+  std::string out;
+  for (const Finding& f : findings)
+    out += "\n-- " + f.signature + " (iteration " + std::to_string(f.iteration) + ", x" + std::to_string(f.count) +
+           "): " + f.what + "\n" + f.found_script;
+  return out;
+}
+
 FuzzOptions options_for(std::uint16_t port, std::vector<const Case*> s) {
   FuzzOptions o;
   o.connect = tcp_connector("127.0.0.1", port, std::chrono::milliseconds(2000));
@@ -164,69 +167,16 @@ TEST(Fuzz, AFaultyTerminateIsFoundMinimizedAndReproduced) {
   EXPECT_EQ(run_case(min, ro).verdict, Verdict::kPass);
 }
 
-// The reference IUT with a planted crash (test only): when it has to send a
-// Terminate for an MSN out of range it dies (stops taking connections and
-// drops every one it has), and a supervisor starts it again on the same
-// port a moment later, as systemd or the interop harness would. The
-// connection that crashes it waits until the death has begun, so that
-// nothing it sends reaches the tester before the IUT is gone.
-class CrashingIut {
- public:
-  explicit CrashingIut(bool plant, bool restart = true) : plant_(plant), restart_(restart) {
-    start(0);
-    supervisor_ = std::thread([this] {
-      while (!stop_) {
-        if (crashed_) {
-          ++crashes_;
-          dying_ = true;
-          iut_->stop();
-          if (!restart_) return;
-          std::this_thread::sleep_for(std::chrono::milliseconds(300));
-          crashed_ = false;
-          dying_ = false;
-          start(port_);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-    });
-  }
-  ~CrashingIut() {
-    stop_ = true;
-    supervisor_.join();
-    iut_->stop();
-  }
-  std::uint16_t port() const { return port_; }
-  int crashes() const { return crashes_; }
-
- private:
-  void start(std::uint16_t port) {
-    iut_ = std::make_unique<ReferenceIut>();
-    iut_->set_observer([this](const IutEvent& e) {
-      if (!plant_ || e.kind != IutEvent::Kind::kAsync || e.name != "terminate_sent" ||
-          e.detail.find("MSN") == std::string::npos)
-        return;
-      crashed_ = true;
-      for (int i = 0; i < 1000 && !dying_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    });
-    std::string error;
-    ASSERT_TRUE(iut_->listen("127.0.0.1", port, error)) << error;
-    port_ = iut_->port();
-  }
-
-  bool plant_, restart_;
-  std::unique_ptr<ReferenceIut> iut_;
-  std::atomic<std::uint16_t> port_{0};
-  std::atomic<bool> crashed_{false}, dying_{false}, stop_{false};
-  std::atomic<int> crashes_{0};
-  std::thread supervisor_;
-};
+// The reference IUT with a planted crash, restarted by a supervisor
+// (crashing_iut.hpp).
+using test_support::CrashingIut;
 
 TEST(Fuzz, APlantedCrashIsFoundMinimizedAndItsScriptReproducesIt) {
   CrashingIut iut(true);
   FuzzOptions o = options_for(iut.port(), seeds({"ddp-echo-msn-increment"}));
   o.iterations = 250;
   const FuzzSummary s = run_fuzz(o);
-  ASSERT_EQ(s.findings.size(), 1u) << s.stopped << ", skipped " << s.progress.skipped;
+  ASSERT_EQ(s.findings.size(), 1u) << s.stopped << ", skipped " << s.progress.skipped << described(s.findings);
   const Finding& f = s.findings.front();
   EXPECT_EQ(f.kind, Finding::Kind::kUnresponsive);
   EXPECT_TRUE(f.reproduced) << s.stopped << "; crashes " << iut.crashes() << "; " << f.minimize_runs << " runs";
@@ -271,95 +221,16 @@ TEST(Fuzz, AnIutThatDoesNotComeBackEndsTheRunWithWhatItFound) {
   EXPECT_EQ(s.progress.unresponsive, 1u);
 }
 
-// The reference behind a TCP relay that dies later than the planted crash
-// above: once the IUT has sent a Terminate for an MSN out of range, the relay
-// still passes the next connection (the fuzz case's liveness check), and
-// refuses the one after (the next case's), then comes back 300 ms later.
-class DyingRelay {
- public:
-  DyingRelay() {
-    iut_.set_observer([this](const IutEvent& e) {
-      if (e.kind == IutEvent::Kind::kAsync && e.name == "terminate_sent" && e.detail.find("MSN") != std::string::npos)
-        pending_ = true;
-    });
-    std::string error;
-    EXPECT_TRUE(iut_.listen("127.0.0.1", 0, error)) << error;
-    listen(0);
-    thread_ = std::thread([this] { run(); });
-  }
-  ~DyingRelay() {
-    stop_ = true;
-    thread_.join();
-    for (auto& t : pumps_) t.join();
-    if (fd_ >= 0) ::close(fd_);
-    iut_.stop();
-  }
-  std::uint16_t port() const { return port_; }
-  int deaths() const { return deaths_; }
-
- private:
-  void listen(std::uint16_t port) {
-    const test_support::LoopbackListener l = test_support::listen_loopback(port);
-    fd_ = l.fd;
-    port_ = l.port;
-  }
-  void run() {
-    while (!stop_) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 20) <= 0) continue;
-      const int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (c < 0) continue;
-      if (doomed_) {  // the next case's connection: the IUT is gone
-        doomed_ = false;
-        ++deaths_;
-        ::close(c);
-        ::close(fd_);
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        listen(port_);
-        continue;
-      }
-      if (pending_) {  // the liveness check's connection still gets through
-        pending_ = false;
-        doomed_ = true;
-      }
-      const int u = tcp_connector("127.0.0.1", iut_.port(), std::chrono::milliseconds(1000))(Case{}, error_);
-      if (u < 0) {
-        ::close(c);
-        continue;
-      }
-      pumps_.emplace_back([c, u] { pump(c, u); });
-    }
-  }
-  // Both directions until either side closes.
-  static void pump(int a, int b) {
-    pollfd p[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
-    std::uint8_t buf[16384];
-    for (;;) {
-      if (::poll(p, 2, 2000) <= 0) break;
-      const int from = (p[0].revents != 0) ? 0 : 1;
-      const ssize_t n = ::recv(p[from].fd, buf, sizeof buf, 0);
-      if (n <= 0 || ::send(p[1 - from].fd, buf, static_cast<std::size_t>(n), MSG_NOSIGNAL) != n) break;
-    }
-    ::close(a);
-    ::close(b);
-  }
-
-  ReferenceIut iut_;
-  int fd_ = -1;
-  std::atomic<std::uint16_t> port_{0};
-  std::atomic<bool> pending_{false}, doomed_{false}, stop_{false};
-  std::atomic<int> deaths_{0};
-  std::string error_;
-  std::thread thread_;
-  std::vector<std::thread> pumps_;
-};
-
+// An IUT that dies later than the planted crash above: once it has sent a
+// Terminate for an MSN out of range, it still answers the next connection
+// (the fuzz case's liveness check), and not the one after (the next case's),
+// then comes back 300 ms later.
 TEST(Fuzz, AnIutThatDiesAfterTheLivenessCheckIsCharged) {
-  DyingRelay relay;
-  FuzzOptions o = options_for(relay.port(), seeds({"ddp-echo-msn-increment"}));
+  CrashingIut iut(true, true, 1);
+  FuzzOptions o = options_for(iut.port(), seeds({"ddp-echo-msn-increment"}));
   o.iterations = 250;
   const FuzzSummary s = run_fuzz(o);
-  EXPECT_GE(relay.deaths(), 1);
+  EXPECT_GE(iut.crashes(), 1);
   ASSERT_FALSE(s.findings.empty()) << s.stopped << ", skipped " << s.progress.skipped << ", iterations " << s.progress.iterations;
   for (const Finding& f : s.findings) {
     EXPECT_EQ(f.kind, Finding::Kind::kUnresponsive);
@@ -373,16 +244,20 @@ TEST(Fuzz, AnIutThatDiesAfterTheLivenessCheckIsCharged) {
 // IUT has to send a Terminate for an MSN out of range, the host's "kernel"
 // logs a NULL pointer dereference; the IUT itself keeps answering, as siw
 // can after a crash in another kernel thread. The host stays broken until it
-// "boots again" 300 ms later, as the interop harness reboots its guest.
+// "boots again" 300 ms after its health was first asked about since the
+// crash, as the interop harness reboots its guest once it saw the crash (a
+// boot timed from the crash itself could be over before a loaded machine
+// got to ask).
 class CrashingHost {
  public:
   CrashingHost() {
     iut_.set_observer([this](const IutEvent& e) {
+      serving_.on_event(e);
       if (e.kind == IutEvent::Kind::kAsync && e.name == "terminate_sent" && e.detail.find("MSN") != std::string::npos) {
         std::lock_guard lock(mu_);
         if (!broken_) ++crashes_;
         broken_ = true;
-        since_ = std::chrono::steady_clock::now();
+        seen_.reset();
       }
     });
     std::string error;
@@ -396,9 +271,13 @@ class CrashingHost {
   }
   // What the agent's kernel log and events come to (FuzzOptions::host_health).
   std::optional<HostProblem> health() {
+    // The log as it stands once the IUT has acted on all it was sent.
+    serving_.wait_idle(std::chrono::milliseconds(2000));
     std::lock_guard lock(mu_);
-    if (broken_ && std::chrono::steady_clock::now() - since_ > std::chrono::milliseconds(300)) broken_ = false;
+    const auto now = std::chrono::steady_clock::now();
+    if (broken_ && seen_ && now - *seen_ > std::chrono::milliseconds(300)) broken_ = false;
     if (!broken_) return std::nullopt;
+    if (!seen_) seen_ = now;
     return kernel_crash({"[  10.0] BUG: kernel NULL pointer dereference, address: 00000000000003e0",
                          "[  10.1] RIP: 0010:siw_rtr_data_ready+0x3a/0xb0 [siw]", "[  10.2] Call Trace:",
                          "[  10.3]  <IRQ>", "[  10.4]  tcp_data_queue+0x6b4/0xd90",
@@ -407,10 +286,11 @@ class CrashingHost {
 
  private:
   ReferenceIut iut_;
+  test_support::ServingThreads serving_;
   mutable std::mutex mu_;
   bool broken_ = false;
   int crashes_ = 0;
-  std::chrono::steady_clock::time_point since_;
+  std::optional<std::chrono::steady_clock::time_point> seen_;  // first reported since the crash
 };
 
 TEST(Fuzz, AKernelCrashOnTheHostIsFoundByItsStackMinimizedAndReproduced) {

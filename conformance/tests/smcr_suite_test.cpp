@@ -16,6 +16,7 @@
 #include "engine/runner_smcr.hpp"
 #include "engine/smcr_memory.hpp"
 #include "engine/smcr_transport.hpp"
+#include "smcr/transport.hpp"
 
 namespace rdmaconf::conformance {
 namespace {
@@ -370,6 +371,61 @@ TEST(SmcrSuite, TheTesterReportsAnRmbeNamedWhileItsConnectionIsOpen) {
   const CaseResult fail = run_case(c, early.options);
   EXPECT_EQ(fail.verdict, Verdict::kFail);
   EXPECT_NE(fail.reason.find("rfc7609-4.4.2-rmbe-reuse-after-close"), std::string::npos) << fail.reason;
+}
+
+// §3.5.2.2, §3.5.2.3: a later connection's Confirm names the tester's end
+// of the link the IUT's Accept chose, with the tester's RMB as registered
+// on that link (a server takes the Confirm's RToken for the link it names:
+// Linux 6.12 takes it for its own choice, docs/interop-6.12.md); an Accept
+// naming no active link leaves the Confirm alone.
+TEST(SmcrSuite, ALaterConfirmNamesTheTestersEndOfTheAcceptsLink) {
+  using namespace smcr;
+  const auto port = [](std::uint8_t d, Mac mac) {
+    return LinkAddress{mac, Gid{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, d}};
+  };
+  const LinkAddress iut1 = port(1, 0x020000000001), iut2 = port(11, 0x020000000011);
+  const LinkAddress tester1 = port(2, 0x020000000002), tester2 = port(12, 0x020000000012);
+  MemoryFabric fabric;
+  LinkGroupConfig iut_cfg, tester_cfg;
+  iut_cfg.role = smcr::Role::kServer;
+  iut_cfg.alternate = iut2;
+  tester_cfg.role = smcr::Role::kClient;
+  tester_cfg.alternate = tester2;
+  iut_cfg.test_link_time = tester_cfg.test_link_time = Time{0};
+  LinkGroup iut(iut_cfg, fabric.host(0)), tester(tester_cfg, fabric.host(1));
+  auto& iq = fabric.create_qp(0);
+  auto& tq = fabric.create_qp(1);
+  MemoryFabric::connect(iq, tq);
+  const std::uint32_t irmb = *fabric.host(0).allocate_rmb(65536), trmb = *fabric.host(1).allocate_rmb(65536);
+  const RToken irt = *fabric.host(0).register_rmb(irmb, iq), trt = *fabric.host(1).register_rmb(trmb, tq);
+  iut.start({&iq, iut1, {tester1.mac, tester1.gid, tq.qp_number()}, irmb, trt}, Time{0});
+  tester.start({&tq, tester1, {iut1.mac, iut1.gid, iq.qp_number()}, trmb, irt}, Time{0});
+  for (int i = 0; i < 10000 && (iut.poll(Time{0}) || tester.poll(Time{0}));) ++i;
+  ASSERT_EQ(tester.active_links(), 2u);
+  const auto slot2 = tester.slot_of(2);
+  ASSERT_TRUE(slot2);
+  const LinkGroup::Link& mine = tester.links()[*slot2];
+  clc::SmcrLink accept;  // the IUT's Accept names its end of link 2
+  accept.gid = iut2.gid;
+  accept.qp_number = mine.peer.qp;
+  const auto own = runner::smcr_own_end(tester, trmb, accept);
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->gid, tester2.gid);
+  EXPECT_EQ(own->qp_number, mine.qp->qp_number());
+  EXPECT_NE(own->qp_number, tq.qp_number());
+  const auto on2 = tester.local_rtoken(trmb, 2);
+  ASSERT_TRUE(on2);
+  EXPECT_EQ(own->rmb_rkey, on2->rkey);
+  EXPECT_EQ(own->rmb_virtual_address, on2->virtual_address);
+  EXPECT_EQ(own->mac, (clc::Mac{0x02, 0, 0, 0, 0, 0x12}));
+  accept.gid = iut1.gid;  // link 1: the first link's end and RToken
+  accept.qp_number = iq.qp_number();
+  const auto first = runner::smcr_own_end(tester, trmb, accept);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->qp_number, tq.qp_number());
+  EXPECT_EQ(first->rmb_rkey, trt.rkey);
+  accept.qp_number = 0x999;  // no link of the group
+  EXPECT_FALSE(runner::smcr_own_end(tester, trmb, accept));
 }
 
 // A device's queue pairs connect only with the peer's path (ADD LINK's

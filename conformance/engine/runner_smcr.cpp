@@ -348,7 +348,11 @@ StepOutcome send(Session& s, const Step& st) {
     // connection: its own next message follows it (A.4), or the IUT
     // discards that one (an A included) as old.
     if (m[0] == 0xFE && k.conn)
-      if (auto sent = smcr::decode_cdc(m)) k.conn->sequence_taken(sent->sequence_number());
+      if (auto sent = smcr::decode_cdc(m)) {
+        k.conn->sequence_taken(sent->sequence_number());
+        using F = smcr::CdcSpec::Field;
+        if (sent->header.get(F::C) || sent->header.get(F::A)) k.ended_by_script = true, k.to_send = 0;
+      }
   }
   s.record(true, u, "");
   p.pump();

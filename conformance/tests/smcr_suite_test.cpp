@@ -16,6 +16,7 @@
 #include "engine/runner_smcr.hpp"
 #include "engine/smcr_memory.hpp"
 #include "engine/smcr_transport.hpp"
+#include "smcr/messages.hpp"
 #include "smcr/transport.hpp"
 
 namespace rdmaconf::conformance {
@@ -371,6 +372,73 @@ TEST(SmcrSuite, TheTesterReportsAnRmbeNamedWhileItsConnectionIsOpen) {
   const CaseResult fail = run_case(c, early.options);
   EXPECT_EQ(fail.verdict, Verdict::kFail);
   EXPECT_NE(fail.reason.find("rfc7609-4.4.2-rmbe-reuse-after-close"), std::string::npos) << fail.reason;
+}
+
+// The tester's first link's queue pair, recording what the tester posts on it.
+class RecordingQp final : public smcr::QueuePair {
+ public:
+  explicit RecordingQp(smcr::QueuePair& inner) : inner(inner) {}
+  std::uint32_t qp_number() const override { return inner.qp_number(); }
+  bool broken() const override { return inner.broken(); }
+  smcr::WorkId post_send(wire::Bytes m) override {
+    sent.emplace_back(m.begin(), m.end());
+    return inner.post_send(m);
+  }
+  smcr::WorkId post_write(smcr::RToken t, wire::Bytes o) override {
+    sent.emplace_back();  // a Write: an empty entry, in order
+    return inner.post_write(t, o);
+  }
+  std::optional<smcr::QpEvent> poll() override { return inner.poll(); }
+  smcr::QueuePair& inner;
+  std::vector<std::vector<std::uint8_t>> sent;
+};
+
+class RecordingSide final : public RoceSide {
+ public:
+  RecordingSide(std::unique_ptr<RoceSide> inner, std::unique_ptr<RecordingQp>& qp) : inner_(std::move(inner)), qp_(qp) {}
+  smcr::Host& host() override { return inner_->host(); }
+  std::optional<RoceFirstLink> first_link(std::uint64_t size, std::string& error) override {
+    auto f = inner_->first_link(size, error);
+    if (f) qp_ = std::make_unique<RecordingQp>(*f->qp), f->qp = qp_.get();
+    return f;
+  }
+  std::optional<smcr::LinkAddress> alternate() const override { return inner_->alternate(); }
+  bool connect_first(smcr::QueuePair& qp, std::uint32_t peer, const smcr::PeerPath& path, std::string& error) override {
+    return inner_->connect_first(&qp == qp_.get() ? qp_->inner : qp, peer, path, error);
+  }
+  bool drive(smcr::Time now) override { return inner_->drive(now); }
+  bool in_process() const override { return inner_->in_process(); }
+  bool break_link(smcr::QueuePair& qp) override { return inner_->break_link(&qp == qp_.get() ? qp_->inner : qp); }
+
+ private:
+  std::unique_ptr<RoceSide> inner_;
+  std::unique_ptr<RecordingQp>& qp_;
+};
+
+// App. A.4: once the script sent the connection's C itself, the tester's
+// connection sends nothing more on it: neither the rest of the data the
+// script queued nor CDC messages of its own.
+TEST(SmcrSuite, NothingFollowsTheScriptsOwnClose) {
+  Reference ref;
+  std::unique_ptr<RecordingQp> qp;
+  RoceFactory memory = ref.options.roce;
+  RunOptions o = ref.options;
+  o.roce = [&](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
+    auto inner = memory(e, error);
+    if (!inner) return nullptr;
+    return std::make_unique<RecordingSide>(std::move(inner), qp);
+  };
+  const CaseResult r = run_case(smcr_script("> smcr.stop_reading\n> data.write octets=200000\n> cdc cdc.conn_closed=1\n> smcr.resume_reading\nwait 300ms\n"), o);
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+  ASSERT_TRUE(qp);
+  const auto closed = std::find_if(qp->sent.begin(), qp->sent.end(), [](const std::vector<std::uint8_t>& m) {
+    if (m.size() != smcr::kLlcMessageSize || m[0] != 0xFE) return false;
+    const auto c = smcr::decode_cdc(m);
+    return c && c->header.get(smcr::CdcSpec::Field::C) != 0;
+  });
+  ASSERT_NE(closed, qp->sent.end()) << "the script's C was not sent";
+  for (auto it = std::next(closed); it != qp->sent.end(); ++it)
+    EXPECT_FALSE(it->empty() || it->at(0) == 0xFE) << "the tester sent a Write or a CDC message after its C";
 }
 
 // §3.5.2.2, §3.5.2.3: a later connection's Confirm names the tester's end

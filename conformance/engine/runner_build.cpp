@@ -347,6 +347,10 @@ std::variant<Built, std::string> build_clc(Session& s, const std::string& unit, 
   auto m = clc::decode(octets);
   if (!m) return "the reference built an undecodable " + unit + ": " + m.error().to_string();
   clc::Message msg = std::move(*m);
+  // A later connection's Confirm names the tester's end of the link the
+  // IUT's Accept chose (runner_smcr.hpp), before the script's fields.
+  if (unit == "clc.confirm" && s.c.protocol == "smcr")
+    if (auto* c = std::get_if<clc::AcceptConfirm>(&msg)) smcr_confirm_link(s, *c);
   // `growth=N`: N octets of future growth between the IP Area Offset and the
   // prefix area of a version 1 SMC-R Proposal (RFC 7609 App. A.2.2); the
   // offset and Length follow.

@@ -348,7 +348,11 @@ StepOutcome send(Session& s, const Step& st) {
     // connection: its own next message follows it (A.4), or the IUT
     // discards that one (an A included) as old.
     if (m[0] == 0xFE && k.conn)
-      if (auto sent = smcr::decode_cdc(m)) k.conn->sequence_taken(sent->sequence_number());
+      if (auto sent = smcr::decode_cdc(m)) {
+        k.conn->sequence_taken(sent->sequence_number());
+        using F = smcr::CdcSpec::Field;
+        if (sent->header.get(F::C) || sent->header.get(F::A)) k.ended_by_script = true, k.to_send = 0;
+      }
   }
   s.record(true, u, "");
   p.pump();
@@ -474,6 +478,37 @@ std::optional<clc::LinkGroupPeer> smcr_reused_group(const Session& s) {
       g.other_links.push_back(e);
     }
   return g;
+}
+
+std::optional<clc::SmcrLink> smcr_own_end(const smcr::LinkGroup& g, std::uint32_t rmb, const clc::SmcrLink& iut) {
+  for (const auto& l : g.links()) {
+    if (l.state != smcr::LinkGroup::LinkState::kActive || !l.qp || l.peer.qp != iut.qp_number || l.peer.gid != iut.gid)
+      continue;
+    const std::optional<smcr::RToken> rt = g.local_rtoken(rmb, l.number);
+    if (!rt) return std::nullopt;  // the RMB is not registered on that link (yet)
+    clc::SmcrLink own;
+    own.gid = l.local.gid;
+    for (std::size_t i = 0; i < own.mac.size(); ++i)
+      own.mac[i] = static_cast<std::uint8_t>(l.local.mac >> (8 * (own.mac.size() - 1 - i)));
+    own.qp_number = l.qp->qp_number();
+    own.rmb_rkey = rt->rkey;
+    own.rmb_virtual_address = rt->virtual_address;
+    return own;
+  }
+  return std::nullopt;
+}
+
+void smcr_confirm_link(const Session& s, clc::AcceptConfirm& confirm) {
+  if (!s.smcr || s.smcr_connection == 0 || !s.smcr->group || !confirm.smcr || !s.clc_outcome || !s.clc_outcome->peer)
+    return;
+  const std::optional<clc::SmcrLink> own = smcr_own_end(*s.smcr->group, s.smcr->first.rmb, *s.clc_outcome->peer);
+  if (!own) return;
+  using F = clc::SmcrAcceptConfirmSpec::Field;
+  confirm.smcr->set_octets(F::Gid, own->gid);
+  confirm.smcr->set_octets(F::Mac, own->mac);
+  confirm.smcr->set(F::QpNumber, own->qp_number);
+  confirm.smcr->set(F::RmbRkey, own->rmb_rkey);
+  confirm.smcr->set(F::RmbVirtualAddress, own->rmb_virtual_address);
 }
 
 bool smcr_before_confirm(Session& s, std::string& error) {

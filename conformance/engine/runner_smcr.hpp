@@ -16,6 +16,8 @@
 #include <string>
 
 #include "clc/handshake.hpp"
+#include "clc/messages.hpp"
+#include "smcr/link_group.hpp"
 #include "engine/runner_session.hpp"
 
 namespace rdmaconf::conformance::runner {
@@ -35,6 +37,17 @@ bool smcr_prepare_clc(Session& s, clc::SmcrLink& link, std::string& error);
 // IUT's end of connection 1's link group, which the tester's client expects
 // the IUT's Accept to reuse (§3.5.2). Empty for connection 1.
 std::optional<clc::LinkGroupPeer> smcr_reused_group(const Session& s);
+// `connection N` (N > 1) with the tester as client, its Confirm built: the
+// tester names its own end of the link the IUT's Accept chose, and its RMB
+// as registered on that link (§3.5.2.2, §3.5.2.3: a client may name any
+// active link, and the server uses the RMB's RToken for the link the Confirm
+// names; naming the server's own link keeps the case to what its row is
+// about). Leaves `confirm` as it is when the Accept names no active link of
+// the tester's group (the tester's client then judges the Accept).
+void smcr_confirm_link(const Session& s, clc::AcceptConfirm& confirm);
+// The tester's end of its group's active link whose IUT end is `iut` (GID
+// and QP), with `rmb`'s RToken on that link: the fields a Confirm names.
+std::optional<clc::SmcrLink> smcr_own_end(const smcr::LinkGroup& g, std::uint32_t rmb, const clc::SmcrLink& iut);
 // The tester's client took the IUT's Accept and is about to send its
 // Confirm: a device's first link connects now (smcr_transport.hpp,
 // connect_first). False with `error` when it cannot.

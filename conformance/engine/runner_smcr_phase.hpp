@@ -100,6 +100,10 @@ struct SmcrPhase {
     bool reading = true;
     std::uint64_t to_send = 0, offered = 0, read = 0;
     bool urgent = false;  // the last octet of what to_send holds is urgent
+    // The script sent this connection's C or A itself (`> cdc
+    // cdc.conn_closed=1`): App. A.4 lets the tester send nothing more on
+    // it, so its queued data and its own CDC messages stop there.
+    bool ended_by_script = false;
   };
   std::deque<Conn> conns = std::deque<Conn>(1);  // a deque: a Connection does not move
   // What the tester's CLC announced for connection 1 (its link end, its RMB)
@@ -207,7 +211,7 @@ struct SmcrPhase {
   }
 
   void emit(Conn& k, const smcr::Output& o) {
-    if (!group) return;
+    if (!group || k.ended_by_script) return;
     for (const smcr::RdmaWrite& w : o.writes) group->write(k.own_token, w.rmbe_offset, w.octets);
     if (o.cdc) group->send_cdc(k.own_token, o.cdc->header.bytes());
   }

@@ -16,6 +16,8 @@
 #include "engine/runner_smcr.hpp"
 #include "engine/smcr_memory.hpp"
 #include "engine/smcr_transport.hpp"
+#include "smcr/messages.hpp"
+#include "smcr/transport.hpp"
 
 namespace rdmaconf::conformance {
 namespace {
@@ -370,6 +372,128 @@ TEST(SmcrSuite, TheTesterReportsAnRmbeNamedWhileItsConnectionIsOpen) {
   const CaseResult fail = run_case(c, early.options);
   EXPECT_EQ(fail.verdict, Verdict::kFail);
   EXPECT_NE(fail.reason.find("rfc7609-4.4.2-rmbe-reuse-after-close"), std::string::npos) << fail.reason;
+}
+
+// The tester's first link's queue pair, recording what the tester posts on it.
+class RecordingQp final : public smcr::QueuePair {
+ public:
+  explicit RecordingQp(smcr::QueuePair& inner) : inner(inner) {}
+  std::uint32_t qp_number() const override { return inner.qp_number(); }
+  bool broken() const override { return inner.broken(); }
+  smcr::WorkId post_send(wire::Bytes m) override {
+    sent.emplace_back(m.begin(), m.end());
+    return inner.post_send(m);
+  }
+  smcr::WorkId post_write(smcr::RToken t, wire::Bytes o) override {
+    sent.emplace_back();  // a Write: an empty entry, in order
+    return inner.post_write(t, o);
+  }
+  std::optional<smcr::QpEvent> poll() override { return inner.poll(); }
+  smcr::QueuePair& inner;
+  std::vector<std::vector<std::uint8_t>> sent;
+};
+
+class RecordingSide final : public RoceSide {
+ public:
+  RecordingSide(std::unique_ptr<RoceSide> inner, std::unique_ptr<RecordingQp>& qp) : inner_(std::move(inner)), qp_(qp) {}
+  smcr::Host& host() override { return inner_->host(); }
+  std::optional<RoceFirstLink> first_link(std::uint64_t size, std::string& error) override {
+    auto f = inner_->first_link(size, error);
+    if (f) qp_ = std::make_unique<RecordingQp>(*f->qp), f->qp = qp_.get();
+    return f;
+  }
+  std::optional<smcr::LinkAddress> alternate() const override { return inner_->alternate(); }
+  bool connect_first(smcr::QueuePair& qp, std::uint32_t peer, const smcr::PeerPath& path, std::string& error) override {
+    return inner_->connect_first(&qp == qp_.get() ? qp_->inner : qp, peer, path, error);
+  }
+  bool drive(smcr::Time now) override { return inner_->drive(now); }
+  bool in_process() const override { return inner_->in_process(); }
+  bool break_link(smcr::QueuePair& qp) override { return inner_->break_link(&qp == qp_.get() ? qp_->inner : qp); }
+
+ private:
+  std::unique_ptr<RoceSide> inner_;
+  std::unique_ptr<RecordingQp>& qp_;
+};
+
+// App. A.4: once the script sent the connection's C itself, the tester's
+// connection sends nothing more on it: neither the rest of the data the
+// script queued nor CDC messages of its own.
+TEST(SmcrSuite, NothingFollowsTheScriptsOwnClose) {
+  Reference ref;
+  std::unique_ptr<RecordingQp> qp;
+  RoceFactory memory = ref.options.roce;
+  RunOptions o = ref.options;
+  o.roce = [&](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
+    auto inner = memory(e, error);
+    if (!inner) return nullptr;
+    return std::make_unique<RecordingSide>(std::move(inner), qp);
+  };
+  const CaseResult r = run_case(smcr_script("> smcr.stop_reading\n> data.write octets=200000\n> cdc cdc.conn_closed=1\n> smcr.resume_reading\nwait 300ms\n"), o);
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+  ASSERT_TRUE(qp);
+  const auto closed = std::find_if(qp->sent.begin(), qp->sent.end(), [](const std::vector<std::uint8_t>& m) {
+    if (m.size() != smcr::kLlcMessageSize || m[0] != 0xFE) return false;
+    const auto c = smcr::decode_cdc(m);
+    return c && c->header.get(smcr::CdcSpec::Field::C) != 0;
+  });
+  ASSERT_NE(closed, qp->sent.end()) << "the script's C was not sent";
+  for (auto it = std::next(closed); it != qp->sent.end(); ++it)
+    EXPECT_FALSE(it->empty() || it->at(0) == 0xFE) << "the tester sent a Write or a CDC message after its C";
+}
+
+// §3.5.2.2, §3.5.2.3: a later connection's Confirm names the tester's end
+// of the link the IUT's Accept chose, with the tester's RMB as registered
+// on that link (a server takes the Confirm's RToken for the link it names:
+// Linux 6.12 takes it for its own choice, docs/interop-6.12.md); an Accept
+// naming no active link leaves the Confirm alone.
+TEST(SmcrSuite, ALaterConfirmNamesTheTestersEndOfTheAcceptsLink) {
+  using namespace smcr;
+  const auto port = [](std::uint8_t d, Mac mac) {
+    return LinkAddress{mac, Gid{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, d}};
+  };
+  const LinkAddress iut1 = port(1, 0x020000000001), iut2 = port(11, 0x020000000011);
+  const LinkAddress tester1 = port(2, 0x020000000002), tester2 = port(12, 0x020000000012);
+  MemoryFabric fabric;
+  LinkGroupConfig iut_cfg, tester_cfg;
+  iut_cfg.role = smcr::Role::kServer;
+  iut_cfg.alternate = iut2;
+  tester_cfg.role = smcr::Role::kClient;
+  tester_cfg.alternate = tester2;
+  iut_cfg.test_link_time = tester_cfg.test_link_time = Time{0};
+  LinkGroup iut(iut_cfg, fabric.host(0)), tester(tester_cfg, fabric.host(1));
+  auto& iq = fabric.create_qp(0);
+  auto& tq = fabric.create_qp(1);
+  MemoryFabric::connect(iq, tq);
+  const std::uint32_t irmb = *fabric.host(0).allocate_rmb(65536), trmb = *fabric.host(1).allocate_rmb(65536);
+  const RToken irt = *fabric.host(0).register_rmb(irmb, iq), trt = *fabric.host(1).register_rmb(trmb, tq);
+  iut.start({&iq, iut1, {tester1.mac, tester1.gid, tq.qp_number()}, irmb, trt}, Time{0});
+  tester.start({&tq, tester1, {iut1.mac, iut1.gid, iq.qp_number()}, trmb, irt}, Time{0});
+  for (int i = 0; i < 10000 && (iut.poll(Time{0}) || tester.poll(Time{0}));) ++i;
+  ASSERT_EQ(tester.active_links(), 2u);
+  const auto slot2 = tester.slot_of(2);
+  ASSERT_TRUE(slot2);
+  const LinkGroup::Link& mine = tester.links()[*slot2];
+  clc::SmcrLink accept;  // the IUT's Accept names its end of link 2
+  accept.gid = iut2.gid;
+  accept.qp_number = mine.peer.qp;
+  const auto own = runner::smcr_own_end(tester, trmb, accept);
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->gid, tester2.gid);
+  EXPECT_EQ(own->qp_number, mine.qp->qp_number());
+  EXPECT_NE(own->qp_number, tq.qp_number());
+  const auto on2 = tester.local_rtoken(trmb, 2);
+  ASSERT_TRUE(on2);
+  EXPECT_EQ(own->rmb_rkey, on2->rkey);
+  EXPECT_EQ(own->rmb_virtual_address, on2->virtual_address);
+  EXPECT_EQ(own->mac, (clc::Mac{0x02, 0, 0, 0, 0, 0x12}));
+  accept.gid = iut1.gid;  // link 1: the first link's end and RToken
+  accept.qp_number = iq.qp_number();
+  const auto first = runner::smcr_own_end(tester, trmb, accept);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->qp_number, tq.qp_number());
+  EXPECT_EQ(first->rmb_rkey, trt.rkey);
+  accept.qp_number = 0x999;  // no link of the group
+  EXPECT_FALSE(runner::smcr_own_end(tester, trmb, accept));
 }
 
 // A device's queue pairs connect only with the peer's path (ADD LINK's

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,23 @@ static int serve(const struct sockaddr_in *sa, int count)
 	return 0;
 }
 
+/* All of LEN octets, across short writes (a stream socket may take part of a write and say how
+ * much); 0, or -1 (with the reason on stderr, the run's smcr-suite-linux.txt) when it failed. */
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR) continue;
+		if (w <= 0) {
+			fprintf(stderr, "echo: write of %zu octets: %s\n", len, w < 0 ? strerror(errno) : "nothing written");
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
 /* Echoes what the peer sends until it closes; urgent data comes back as urgent data, as the
  * smcr suite's test ULP does (RFC 7609 §4.7.5: the urgent octet is out of band for read(), which
  * stops before it; at the mark it is taken with MSG_OOB and sent back with MSG_OOB). "At the
@@ -80,7 +98,9 @@ static void echo(int fd)
 			continue;
 		}
 		ssize_t n = read(fd, buf, sizeof buf);
-		if (n <= 0 || write(fd, buf, (size_t)n) != n) break;
+		if (n < 0) { perror("echo: read"); break; }
+		if (n == 0) break;
+		if (write_all(fd, buf, (size_t)n)) break;
 	}
 	close(fd);
 }

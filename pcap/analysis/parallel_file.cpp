@@ -55,21 +55,28 @@ struct Chunk {
   std::atomic<std::size_t> holders{0};
 };
 
-// The free chunks: the reader takes one, waiting while none is back.
+// The free chunks: the reader takes one; when none is back it waits until
+// half of them are (each wait and wake costs both threads a context switch:
+// one per few chunks, not one per chunk).
 class ChunkPool {
  public:
-  ChunkPool(std::size_t workers) {
+  explicit ChunkPool(std::size_t workers) {
     for (std::size_t i = 0; i < kChunks; ++i) {
       chunks_.push_back(std::make_unique<Chunk>());
       chunks_.back()->frames.resize(workers);
       free_.push_back(chunks_.back().get());
     }
   }
-  Chunk* take() {
+  // `before_waiting` runs (unlocked) when the reader is about to wait.
+  template <class F>
+  Chunk* take(F before_waiting) {
     std::unique_lock lock(mutex_);
     if (free_.empty()) {
+      lock.unlock();
+      before_waiting();
+      lock.lock();
       waits_ = true;
-      back_.wait(lock, [&] { return !free_.empty(); });
+      back_.wait(lock, [&] { return free_.size() >= kChunks / 2; });
       waits_ = false;
     }
     Chunk* c = free_.back();
@@ -79,7 +86,7 @@ class ChunkPool {
   void give_back(Chunk* c) {
     std::lock_guard lock(mutex_);
     free_.push_back(c);
-    if (waits_) back_.notify_one();
+    if (waits_ && free_.size() >= kChunks / 2) back_.notify_one();
   }
 
  private:
@@ -91,13 +98,21 @@ class ChunkPool {
 };
 
 // One worker's chunks, in file order; nullptr: the capture's end. A mutex
-// taken once a chunk; the worker is woken only when it waits.
+// taken once a chunk. A worker that waits is woken when kWake chunks are
+// queued for it, at the end, or when the reader is about to wait itself
+// (wake()): it never sleeps with chunks queued while the reader waits for
+// them, and otherwise not once per chunk.
 class Lane {
  public:
+  static constexpr std::size_t kWake = 2;
   void push(Chunk* c) {
     std::lock_guard lock(mutex_);
     ready_.push_back(c);
-    if (waits_) ready_cv_.notify_one();
+    if (waits_ && (ready_.size() >= kWake || c == nullptr)) ready_cv_.notify_one();
+  }
+  void wake() {
+    std::lock_guard lock(mutex_);
+    if (waits_ && !ready_.empty()) ready_cv_.notify_one();
   }
   Chunk* pop() {
     std::unique_lock lock(mutex_);
@@ -360,14 +375,14 @@ class FileReader {
   void run() {
     const capture::SharedPcapFile& file = dispatch_.file;
     capture::SharedPcapFile::Cursor cursor = file.start();
-    Chunk* chunk = dispatch_.pool.take();
+    Chunk* chunk = take();
     chunk->octets.filled = 0;  // nothing read yet: the first next() asks for a fill
     Handed h;
     while (!dispatch_.give_up.load(std::memory_order_relaxed)) {
       const capture::SharedPcapFile::Step step = file.next(cursor, chunk->octets, h.frame);
       if (step == capture::SharedPcapFile::Step::kFill) {
         hand(chunk);
-        chunk = dispatch_.pool.take();
+        chunk = take();
         if (!file.fill(cursor, chunk->octets)) break;
         continue;
       }
@@ -394,6 +409,11 @@ class FileReader {
   }
 
  private:
+  Chunk* take() {
+    return dispatch_.pool.take([&] {
+      for (std::size_t w = 1; w < dispatch_.lanes.size(); ++w) dispatch_.lanes[w].wake();
+    });
+  }
   // The chunk to every worker it lists frames for; back to the pool when none.
   void hand(Chunk* c) {
     own_.check_shares();

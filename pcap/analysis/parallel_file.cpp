@@ -1,7 +1,7 @@
-// analyze_shared_file (parallel.hpp): one thread reads the file in chunks,
-// analyzes the frames of its own connections as it reads them and hands
-// every other frame to its connection's worker; each worker reassembles and
-// analyzes the frames it is handed.
+// analyze_shared_file (parallel.hpp): one thread walks the mapped file a
+// chunk at a time, analyzes the frames of its own connections as it reads
+// them and hands every other frame to its connection's worker; each worker
+// reassembles and analyzes the frames it is handed.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -24,20 +24,23 @@ namespace {
 // frame's, in the order the connections were created (their ids are the
 // frames that created them).
 constexpr std::uint64_t kFinishBase = std::uint64_t{1} << 62;
-// Chunks of the file in memory at once (SharedPcapFile::kChunkOctets each):
-// the one being read and those the workers still hold. When none is free
-// the reader waits for the slowest worker (back-pressure).
+// Chunks of the file in flight (SharedPcapFile::kChunkOctets each): the one
+// being read and those the workers still hold. When none is free the
+// reader waits for the slowest worker (back-pressure), so the mapped pages
+// between the slowest worker and the reader stay a few MiB; the pages
+// before every chunk still held go back kRelease octets at a time.
 constexpr std::size_t kChunks = 8;
-// What reading an octet (its share of the pread copy, the record walk and
-// the header read that finds its connection) costs the reading thread, as
-// a share of what analysing it costs the thread that owns its connection
-// (the reassembly, deframing, CRC and observers): measured with
+constexpr std::uint64_t kRelease = std::uint64_t{4} << 20;
+// What reading an octet (its share of the pages' mapping, the record walk
+// and the header read that finds its connection) costs the reading thread,
+// as a share of what analysing it costs the thread that owns its
+// connection (the reassembly, deframing, CRC and observers): about 0.6 in
 // ci/analyze-bench.sh's profile (docs/performance.md, "Several cores").
-// The reading thread is given new connections only while its own octets
-// plus this share of every octet read stay below each worker's octets.
-constexpr std::uint64_t kReadCostNum = 3, kReadCostDen = 4;
+// The reading thread is given a new connection only while its own octets
+// plus this share of every octet read are below every other worker's.
+constexpr std::uint64_t kReadCostNum = 3, kReadCostDen = 5;
 
-// One frame as the reader found it: a view into its chunk. `whole`: the
+// One frame as the reader found it: a view into the mapping. `whole`: the
 // reader could not key it from its headers alone (capture::tcp_key_of), so
 // its owner decodes it with its reports (decode_frame is pure: the reader's
 // decoding of it, to find its connection, changed nothing).
@@ -48,7 +51,8 @@ struct Handed {
 
 // A chunk of the file and the frames read from it, per worker (the reading
 // thread's own are analysed as they are read, never listed). The workers
-// it was handed to hold it; the last to let go gives it back.
+// it was handed to hold it (its pages stay mapped); the last to let go
+// gives it back.
 struct Chunk {
   capture::SharedPcapFile::Chunk octets;
   std::vector<std::vector<Handed>> frames;  // per worker
@@ -88,6 +92,7 @@ class ChunkPool {
     free_.push_back(c);
     if (waits_ && free_.size() >= kChunks / 2) back_.notify_one();
   }
+  const std::vector<std::unique_ptr<Chunk>>& chunks() const { return chunks_; }
 
  private:
   std::vector<std::unique_ptr<Chunk>> chunks_;
@@ -346,9 +351,10 @@ class FileWorker : public capture::StreamConsumer {
     if (finishing_) analyzer.set_sequence(kFinishBase + s.connection_id());
   }
 
-  // A handed frame's octets are read here from the reader's chunk (in its
-  // cache, not this core's): asked for kAhead frames ahead, so the latency
-  // overlaps the frames before it. A hint only: nothing faults.
+  // A handed frame's octets are first read here (the reader read only its
+  // headers): asked for kAhead frames ahead, so the memory's latency
+  // overlaps the frames before it (the CRC's stream over each payload
+  // otherwise starts with misses). A hint only: nothing faults.
   static constexpr std::size_t kAhead = 2;
   static void prefetch(wire::Bytes b) {
     for (std::size_t at = 0; at < b.size(); at += 64) __builtin_prefetch(b.data() + at);
@@ -361,10 +367,10 @@ class FileWorker : public capture::StreamConsumer {
   bool finishing_ = false;
 };
 
-// The reading thread: reads the file a chunk at a time, reads each frame's
+// The reading thread: walks the file a chunk at a time, reads each frame's
 // headers to find its connection, analyzes its own connections' frames at
-// once (as worker 0, while the octets are in its cache) and lists the
-// others' in the chunk, which it hands to each worker it lists frames for.
+// once (as worker 0, its headers in its cache) and lists the others' in the
+// chunk, which it hands to each worker it lists frames for.
 // A frame that carries no TCP segment is its own (it reports it).
 class FileReader {
  public:
@@ -384,6 +390,7 @@ class FileReader {
         hand(chunk);
         chunk = take();
         if (!file.fill(cursor, chunk->octets)) break;
+        release(chunk->octets.at);
         continue;
       }
       if (step != capture::SharedPcapFile::Step::kFrame) break;
@@ -414,6 +421,17 @@ class FileReader {
       for (std::size_t w = 1; w < dispatch_.lanes.size(); ++w) dispatch_.lanes[w].wake();
     });
   }
+  // The pages before every chunk a worker still holds go back, kRelease
+  // octets at a time.
+  void release(std::uint64_t front) {
+    std::uint64_t low = front;
+    for (const auto& c : dispatch_.pool.chunks())
+      if (c->holders.load(std::memory_order_acquire) > 0) low = std::min(low, c->octets.at);
+    if (low >= released_ + kRelease) {
+      dispatch_.file.release(released_, low);
+      released_ = low;
+    }
+  }
   // The chunk to every worker it lists frames for; back to the pool when none.
   void hand(Chunk* c) {
     own_.check_shares();
@@ -438,6 +456,7 @@ class FileReader {
   Owners owners_;
   HeldReports held_;
   std::size_t max_connections_;
+  std::uint64_t released_ = 0;
 };
 
 }  // namespace

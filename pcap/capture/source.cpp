@@ -370,10 +370,16 @@ std::unique_ptr<SharedPcapFile> PacketSource::share_file(std::size_t chunk_octet
   f->link_ = link_;
   f->chunk_octets_ = chunk_octets == 0 ? SharedPcapFile::kChunkOctets : std::max(chunk_octets, PcapRecordHeader::kSize);
   if (f->size_ == 0) return nullptr;
+  void* p = ::mmap(nullptr, static_cast<std::size_t>(f->size_), PROT_READ, MAP_PRIVATE, f->format_->fd, 0);
+  if (p == MAP_FAILED) return nullptr;
+  f->map_ = static_cast<const std::uint8_t*>(p);
   return f;
 }
 
-SharedPcapFile::~SharedPcapFile() = default;
+SharedPcapFile::~SharedPcapFile() {
+  if (map_) ::munmap(const_cast<std::uint8_t*>(map_), static_cast<std::size_t>(size_));
+}
+
 
 SharedPcapFile::Cursor SharedPcapFile::start() const {
   Cursor c;
@@ -406,7 +412,7 @@ SharedPcapFile::Step SharedPcapFile::next(Cursor& c, const Chunk& chunk, RawFram
     return step_of(end_at(c, ReportKind::kTruncatedFile, PacketSource::Mapped::kEndsInRecord));
   const std::uint64_t chunk_end = chunk.at + chunk.filled;
   if (c.pos < chunk.at || chunk_end < c.pos + kRecord) return Step::kFill;
-  const std::uint8_t* h = chunk.buffer.data() + (c.pos - chunk.at);
+  const std::uint8_t* h = chunk.data + (c.pos - chunk.at);
   const PacketSource::Mapped::Record rec = m.record(h);
   ReportKind kind{};
   if (const char* problem = m.record_problem(c.pos, rec.caplen, kind)) return step_of(end_at(c, kind, problem));
@@ -423,41 +429,38 @@ SharedPcapFile::Step SharedPcapFile::next(Cursor& c, const Chunk& chunk, RawFram
 bool SharedPcapFile::fill(Cursor& c, Chunk& chunk) const {
   const PacketSource::Mapped& m = *format_;
   constexpr std::size_t kRecord = PcapRecordHeader::kSize;
-  const auto read = [&](std::size_t from, std::size_t n) {
-    while (from < n) {
-      const ssize_t r = ::pread(m.fd, chunk.buffer.data() + from, n - from, static_cast<off_t>(c.pos + from));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return false;
-      from += static_cast<std::size_t>(r);
-    }
-    return true;
-  };
   const std::uint64_t left = size_ > c.pos ? size_ - c.pos : 0;
   const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_octets_, left));
-  // A chunk grown for a long record goes back to its size: the pool stays small.
-  if (chunk.buffer.size() > chunk_octets_ && n <= chunk_octets_) std::vector<std::uint8_t>().swap(chunk.buffer);
-  if (chunk.buffer.size() < n) chunk.buffer.resize(std::max(n, chunk_octets_));
+  // The file's size asked again before its pages are read (a page past a
+  // shortened file's end would end the process), and the record at the
+  // cursor whole in the chunk when the file holds it (next() reports one
+  // it cannot hold).
+  struct stat st {};
+  if (::fstat(m.fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < c.pos + n) {
+    end_at(c, ReportKind::kReadError, kUnreadable);
+    return false;
+  }
+  std::size_t whole = n;
+  if (n >= kRecord) {
+    const PacketSource::Mapped::Record rec = m.record(map_ + c.pos);
+    ReportKind kind{};
+    if (m.record_problem(c.pos, rec.caplen, kind) == nullptr) whole = std::max(n, kRecord + std::size_t{rec.caplen});
+  }
+  if (static_cast<std::uint64_t>(st.st_size) < c.pos + whole) {
+    end_at(c, ReportKind::kReadError, kUnreadable);
+    return false;
+  }
+  chunk.data = map_ + c.pos;
   chunk.at = c.pos;
-  chunk.filled = 0;
-  if (!read(0, n)) {
-    end_at(c, ReportKind::kReadError, kUnreadable);
-    return false;
-  }
-  chunk.filled = n;
-  if (n < kRecord) return true;
-  // The record here longer than the chunk: all of it, when the file holds it
-  // (next() reports a record the file cannot hold; its caplen is not read).
-  const PacketSource::Mapped::Record rec = m.record(chunk.buffer.data());
-  ReportKind kind{};
-  if (m.record_problem(c.pos, rec.caplen, kind) != nullptr || kRecord + std::size_t{rec.caplen} <= n) return true;
-  const std::size_t whole = kRecord + std::size_t{rec.caplen};
-  chunk.buffer.resize(whole);
-  if (!read(n, whole)) {
-    end_at(c, ReportKind::kReadError, kUnreadable);
-    return false;
-  }
   chunk.filled = whole;
   return true;
+}
+
+void SharedPcapFile::release(std::uint64_t from, std::uint64_t to) const {
+  static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  from = from / page * page;
+  to = std::min(to, size_) / page * page;
+  if (to > from) ::madvise(const_cast<std::uint8_t*>(map_ + from), static_cast<std::size_t>(to - from), MADV_DONTNEED);
 }
 
 std::shared_ptr<const FileWindow> PacketSource::window() const {

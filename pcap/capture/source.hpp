@@ -123,11 +123,11 @@ class PacketSource {
   // kernel end the process (SIGBUS) when a vanished page is read: use it
   // for files nobody is writing.
   bool map_file();
-  // A classic pcap file read in place (open_file without a filter), for a
-  // reader that hands its frames to other threads (analyze -j:
+  // A classic pcap file read in place (open_file without a filter) mapped
+  // whole, for a reader that hands its frames to other threads (analyze -j:
   // analysis/parallel.hpp), read `chunk_octets` at a time (at least one
-  // record; 0: SharedPcapFile::kChunkOctets); nullptr for any other source.
-  // This source is left as it was.
+  // record; 0: SharedPcapFile::kChunkOctets); nullptr for any other source,
+  // and when the file cannot be mapped. This source is left as it was.
   std::unique_ptr<SharedPcapFile> share_file(std::size_t chunk_octets = 0) const;
 
  private:
@@ -154,23 +154,24 @@ class PacketSource {
   std::string error_;
 };
 
-// A classic pcap file read in chunks by one thread (analyze -j:
-// analysis/parallel.hpp), whose frames are views into the chunk they were
-// read into, so the reader can hand them to other threads that keep the
-// chunk until they are done with it. pread() into a few reused chunks
-// rather than a mapping: the copy lands the octets in the reader's cache,
-// and no page is mapped, faulted in or unmapped (which on a threaded
-// process costs every core a TLB flush); the frames, frame numbers, times
-// and end (clean, truncated, unreadable) are what PacketSource::next gives.
-// A file shortened by another program while it is read ends as unreadable
-// where a read comes up short.
+// A classic pcap file mapped whole, read-only, read a chunk at a time by one
+// thread (analyze -j: analysis/parallel.hpp), whose frames are views into
+// the mapping that the reader hands to other threads: no octet copied, each
+// first read by the thread that analyzes it. The frames, frame numbers,
+// times and end (clean, truncated, unreadable) are what PacketSource::next
+// gives. Pages every thread is past are given back (release), so the
+// memory held is the stretch between the slowest thread and the reader,
+// not the file. As for PacketSource::map_file, a file shortened by another
+// program while it is read makes the kernel end the process (SIGBUS): the
+// file's size is asked again at every chunk, which ends the walk as
+// unreadable if it shrank, but cannot close the window between a check and
+// the read.
 class SharedPcapFile {
  public:
   static constexpr std::size_t kChunkOctets = std::size_t{512} << 10;
-  // File octets [at, at + filled) in memory. Reused: fill() reads into it
-  // again once nobody holds views into it.
+  // File octets [at, at + filled), in the mapping.
   struct Chunk {
-    std::vector<std::uint8_t> buffer;
+    const std::uint8_t* data = nullptr;
     std::uint64_t at = 0;
     std::size_t filled = 0;
   };
@@ -191,11 +192,14 @@ class SharedPcapFile {
 
   Cursor start() const;
   Step next(Cursor& c, const Chunk& chunk, RawFrame& out) const;
-  // Reads the file from the cursor on into `chunk`: chunk_octets() octets
-  // or what is left of the file, and more when the record at the cursor is
-  // longer (that record is then whole in it). False, with the cursor's
-  // end_report set, when the file no longer holds what its size said.
+  // The file from the cursor on as `chunk`: chunk_octets() octets or what
+  // is left of the file, and more when the record at the cursor is longer
+  // (that record is then whole in it). False, with the cursor's end_report
+  // set, when the file no longer holds what its size said.
   bool fill(Cursor& c, Chunk& chunk) const;
+  // Every thread is past `to`: the pages of [from, to) (whole pages only)
+  // are unmapped from this process; the page cache keeps them.
+  void release(std::uint64_t from, std::uint64_t to) const;
   std::uint64_t size() const { return size_; }
   std::size_t chunk_octets() const { return chunk_octets_; }
 
@@ -204,6 +208,7 @@ class SharedPcapFile {
   SharedPcapFile() = default;
   std::unique_ptr<PacketSource::Mapped> format_;  // byte order, link type, first record; its fd
   std::uint64_t size_ = 0;
+  const std::uint8_t* map_ = nullptr;
   std::size_t chunk_octets_ = kChunkOctets;
   bool nanoseconds_ = false;
   LinkType link_ = LinkType::kEthernet;

@@ -106,8 +106,8 @@ class ShardedAnalyzer : public capture::StreamConsumer {
 
 // `analyze -j N` over a classic pcap file (parallel_file.cpp): the TCP
 // reassembly split over the workers too, on N threads in all. The reading
-// thread reads the file a chunk at a time (capture::SharedPcapFile: pread()
-// into a few reused chunks) and each frame's headers
+// thread walks the file, mapped whole, a chunk at a time
+// (capture::SharedPcapFile) and reads each frame's headers
 // (capture::tcp_key_of; a frame they do not key, decode_frame) to find its
 // connection. It is worker 0 as well: it decodes, reassembles and analyzes
 // its own connections' frames as it reads them, and lists the others' in
@@ -134,9 +134,11 @@ class ShardedAnalyzer : public capture::StreamConsumer {
 // When a capture holds any of these the reader and the workers stop and
 // the result is nullopt: ShardedAnalyzer then reads the file as before.
 //
-// Memory: a few chunks of the file (the one being read and those the
-// workers still hold); when none is free the reader waits for the slowest
-// worker (back-pressure), whatever the file's size.
+// Memory: a few chunks of the file in flight (the one being read and those
+// the workers still hold); when none is free the reader waits for the
+// slowest worker (back-pressure), and the pages before every chunk still
+// held are given back, so the mapped stretch stays a few MiB whatever the
+// file's size.
 std::optional<AnalysisResult> analyze_shared_file(const capture::SharedPcapFile& file, const AnalysisOptions& options);
 
 // The workers' results as the one-thread run's: counts added to `out`'s,

@@ -104,20 +104,24 @@ class ShardedAnalyzer : public capture::StreamConsumer {
   const std::shared_ptr<const Window>* window_ = nullptr;  // the frame being reassembled lies in it (run_file)
 };
 
-// `analyze -j N` over a classic pcap file mapped whole (parallel_file.cpp):
-// the TCP reassembly split over the workers too. One reader thread walks
-// the file's records and reads each frame's headers (capture::tcp_key_of;
-// a frame they do not key, decode_frame) to find its connection; the
-// connections go round the workers in the order the file first shows them,
-// and the reader hands each frame (a view into the mapping: no octet
-// copied) to its connection's worker in batches, one bounded queue per
-// worker. A worker decodes, reassembles and analyzes the frames it is
-// handed, with its own Reassembler and Analyzer; the payload octets are
-// first read there. Frames that carry no TCP segment are worker 0's (it
-// reports them). Each callback is numbered by its frame (the frames of one
-// connection are one worker's, in file order, so one worker's callbacks keep
-// their order within a frame), the stream ends at the capture's end after
-// every frame, in the order the connections were created
+// `analyze -j N` over a classic pcap file (parallel_file.cpp): the TCP
+// reassembly split over the workers too, on N threads in all. The reading
+// thread walks the file, mapped whole, a chunk at a time
+// (capture::SharedPcapFile) and reads each frame's headers
+// (capture::tcp_key_of; a frame they do not key, decode_frame) to find its
+// connection. It is worker 0 as well: it decodes, reassembles and analyzes
+// its own connections' frames as it reads them, and lists the others' in
+// the chunk (views, no octet copied), which it hands to each worker it
+// lists frames for, one queue per worker. A worker decodes, reassembles and
+// analyzes the frames it is handed, with its own Reassembler and Analyzer.
+// A connection's worker is decided when the file first shows it: the one
+// with the least work so far, in octets of its frames, the reading thread's
+// counting its reading of every frame too, so it gets fewer connections.
+// Frames that carry no TCP segment are worker 0's (it reports them). Each
+// callback is numbered by its frame (the frames of one connection are one
+// worker's, in file order, so one worker's callbacks keep their order
+// within a frame), the stream ends at the capture's end after every frame,
+// in the order the connections were created
 // (Reassembler::number_connections_by_frame), and merge_shards puts the
 // result in one-thread order.
 //
@@ -130,10 +134,11 @@ class ShardedAnalyzer : public capture::StreamConsumer {
 // When a capture holds any of these the reader and the workers stop and
 // the result is nullopt: ShardedAnalyzer then reads the file as before.
 //
-// Memory: each worker has a few batches of at most a few thousand frame
-// views; when all of a worker's are queued the reader waits for it
-// (back-pressure), so the mapped pages between the slowest worker and the
-// reader stay a few MiB, and the pages every worker is past are given back.
+// Memory: a few chunks of the file in flight (the one being read and those
+// the workers still hold); when none is free the reader waits for the
+// slowest worker (back-pressure), and the pages before every chunk still
+// held are given back, so the mapped stretch stays a few MiB whatever the
+// file's size.
 std::optional<AnalysisResult> analyze_shared_file(const capture::SharedPcapFile& file, const AnalysisOptions& options);
 
 // The workers' results as the one-thread run's: counts added to `out`'s,

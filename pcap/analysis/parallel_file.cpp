@@ -1,6 +1,7 @@
-// analyze_shared_file (parallel.hpp): one reader walks the mapped file's
-// records and hands each frame to the worker of its connection; each worker
-// reads, reassembles and analyzes the frames it is handed.
+// analyze_shared_file (parallel.hpp): one thread walks the mapped file a
+// chunk at a time, analyzes the frames of its own connections as it reads
+// them and hands every other frame to its connection's worker; each worker
+// reassembles and analyzes the frames it is handed.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -23,135 +24,179 @@ namespace {
 // frame's, in the order the connections were created (their ids are the
 // frames that created them).
 constexpr std::uint64_t kFinishBase = std::uint64_t{1} << 62;
-// The reader hands every worker what it has for it each kSpan octets of the
-// file (an empty batch too: it says how far the file is read), and a
-// worker's batch sooner when it holds kBatchFrames frames. A worker has
-// kLaneBatches batches: when all are filled and not yet handled, the reader
-// waits for it (back-pressure) until half of them are back, so the mapped
-// pages between the slowest worker and the reader stay a few spans. The
-// pages every worker is past go back kRelease octets at a time.
-constexpr std::uint64_t kSpan = std::uint64_t{1} << 20;
-constexpr std::size_t kBatchFrames = 2048;
-constexpr std::size_t kLaneBatches = 6;
+// Chunks of the file in flight (SharedPcapFile::kChunkOctets each): the one
+// being read and those the workers still hold. When none is free the
+// reader waits for the slowest worker (back-pressure), so the mapped pages
+// between the slowest worker and the reader stay a few MiB; the pages
+// before every chunk still held go back kRelease octets at a time.
+constexpr std::size_t kChunks = 8;
 constexpr std::uint64_t kRelease = std::uint64_t{4} << 20;
+// What reading an octet (its share of the pages' mapping, the record walk
+// and the header read that finds its connection) costs the reading thread,
+// as a share of what analysing it costs the thread that owns its
+// connection (the reassembly, deframing, CRC and observers): about 0.6 in
+// ci/analyze-bench.sh's profile (docs/performance.md, "Several cores").
+// The reading thread is given a new connection only while its own octets
+// plus this share of every octet read are below every other worker's.
+constexpr std::uint64_t kReadCostNum = 3, kReadCostDen = 5;
 
 // One frame as the reader found it: a view into the mapping. `whole`: the
 // reader could not key it from its headers alone (capture::tcp_key_of), so
-// the worker decodes it with its reports (decode_frame is pure: the reader's
+// its owner decodes it with its reports (decode_frame is pure: the reader's
 // decoding of it, to find its connection, changed nothing).
 struct Handed {
   capture::RawFrame frame;
   bool whole = false;
 };
 
-struct HandBatch {
-  std::vector<Handed> frames;
-  std::uint64_t end = 0;  // the reader had read the file up to here: every later frame lies past it
-  bool last = false;      // the capture's end
+// A chunk of the file and the frames read from it, per worker (the reading
+// thread's own are analysed as they are read, never listed). The workers
+// it was handed to hold it (its pages stay mapped); the last to let go
+// gives it back.
+struct Chunk {
+  capture::SharedPcapFile::Chunk octets;
+  std::vector<std::vector<Handed>> frames;  // per worker
+  std::atomic<std::size_t> holders{0};
 };
 
-// One worker's batches: the reader fills them, the worker handles them in
-// the order given and hands them back. A mutex per worker, taken once a
-// batch; a side that waits is woken only when it asked to be.
+// The free chunks: the reader takes one; when none is back it waits until
+// half of them are (each wait and wake costs both threads a context switch:
+// one per few chunks, not one per chunk).
+class ChunkPool {
+ public:
+  explicit ChunkPool(std::size_t workers) {
+    for (std::size_t i = 0; i < kChunks; ++i) {
+      chunks_.push_back(std::make_unique<Chunk>());
+      chunks_.back()->frames.resize(workers);
+      free_.push_back(chunks_.back().get());
+    }
+  }
+  // `before_waiting` runs (unlocked) when the reader is about to wait.
+  template <class F>
+  Chunk* take(F before_waiting) {
+    std::unique_lock lock(mutex_);
+    if (free_.empty()) {
+      lock.unlock();
+      before_waiting();
+      lock.lock();
+      waits_ = true;
+      back_.wait(lock, [&] { return free_.size() >= kChunks / 2; });
+      waits_ = false;
+    }
+    Chunk* c = free_.back();
+    free_.pop_back();
+    return c;
+  }
+  void give_back(Chunk* c) {
+    std::lock_guard lock(mutex_);
+    free_.push_back(c);
+    if (waits_ && free_.size() >= kChunks / 2) back_.notify_one();
+  }
+  const std::vector<std::unique_ptr<Chunk>>& chunks() const { return chunks_; }
+
+ private:
+  std::vector<std::unique_ptr<Chunk>> chunks_;
+  std::mutex mutex_;
+  std::condition_variable back_;
+  std::vector<Chunk*> free_;
+  bool waits_ = false;
+};
+
+// One worker's chunks, in file order; nullptr: the capture's end. A mutex
+// taken once a chunk. A worker that waits is woken when kWake chunks are
+// queued for it, at the end, or when the reader is about to wait itself
+// (wake()): it never sleeps with chunks queued while the reader waits for
+// them, and otherwise not once per chunk.
 class Lane {
  public:
-  Lane() {
-    for (std::size_t i = 0; i < kLaneBatches; ++i) {
-      spare_.push_back(std::make_unique<HandBatch>());
-      spare_.back()->frames.reserve(kBatchFrames);
-    }
-  }
-  // Reader: an empty batch; when none is back, waits until half are.
-  std::unique_ptr<HandBatch> spare() {
-    std::unique_lock lock(mutex_);
-    if (spare_.empty()) {
-      reader_waits_ = true;
-      reader_.wait(lock, [&] { return spare_.size() >= kLaneBatches / 2; });
-      reader_waits_ = false;
-    }
-    auto b = std::move(spare_.back());
-    spare_.pop_back();
-    return b;
-  }
-  void push(std::unique_ptr<HandBatch> b) {
+  static constexpr std::size_t kWake = 2;
+  void push(Chunk* c) {
     std::lock_guard lock(mutex_);
-    ready_.push_back(std::move(b));
-    if (worker_waits_) worker_.notify_one();
+    ready_.push_back(c);
+    if (waits_ && (ready_.size() >= kWake || c == nullptr)) ready_cv_.notify_one();
   }
-  // Worker: the next batch, waiting for one.
-  std::unique_ptr<HandBatch> pop() {
+  void wake() {
+    std::lock_guard lock(mutex_);
+    if (waits_ && !ready_.empty()) ready_cv_.notify_one();
+  }
+  Chunk* pop() {
     std::unique_lock lock(mutex_);
     if (ready_.empty()) {
-      worker_waits_ = true;
-      worker_.wait(lock, [&] { return !ready_.empty(); });
-      worker_waits_ = false;
+      waits_ = true;
+      ready_cv_.wait(lock, [&] { return !ready_.empty(); });
+      waits_ = false;
     }
-    auto b = std::move(ready_.front());
+    Chunk* c = ready_.front();
     ready_.pop_front();
-    return b;
-  }
-  void give_back(std::unique_ptr<HandBatch> b) {
-    b->frames.clear();
-    b->last = false;
-    std::lock_guard lock(mutex_);
-    spare_.push_back(std::move(b));
-    if (reader_waits_ && spare_.size() >= kLaneBatches / 2) reader_.notify_one();
+    return c;
   }
 
  private:
   std::mutex mutex_;
-  std::condition_variable reader_, worker_;
-  std::deque<std::unique_ptr<HandBatch>> ready_;
-  std::vector<std::unique_ptr<HandBatch>> spare_;
-  bool reader_waits_ = false, worker_waits_ = false;
-};
-
-struct alignas(64) Position {
-  std::atomic<std::uint64_t> at{0};
+  std::condition_variable ready_cv_;
+  std::deque<Chunk*> ready_;
+  bool waits_ = false;
 };
 
 // What the reader and the workers share.
 struct Dispatch {
   const capture::SharedPcapFile& file;
-  std::vector<Lane> lanes;          // per worker
-  std::vector<Position> positions;  // per worker: it has handled every frame before this offset
+  ChunkPool pool;
+  std::vector<Lane> lanes;  // per worker (the reading thread's, worker 0's, unused)
   std::atomic<bool> give_up{false};
-  // Set by the reader before the last batches (the lanes' mutexes order
-  // them before the workers' reads).
+  // Set by the reader before the capture's end is handed on (the lanes'
+  // mutexes order them before the workers' reads).
   std::uint64_t frames = 0;
   std::optional<capture::Report> end_report;
 
-  Dispatch(const capture::SharedPcapFile& f, std::size_t workers) : file(f), lanes(workers), positions(workers) {}
-  std::uint64_t slowest() const {
-    std::uint64_t m = std::numeric_limits<std::uint64_t>::max();
-    for (const Position& p : positions) m = std::min(m, p.at.load(std::memory_order_acquire));
-    return m;
+  Dispatch(const capture::SharedPcapFile& f, std::size_t workers) : file(f), pool(workers), lanes(workers) {}
+  // A worker is done with its frames of `c`.
+  void release(Chunk* c, std::size_t worker) {
+    c->frames[worker].clear();
+    if (c->holders.fetch_sub(1, std::memory_order_acq_rel) == 1) pool.give_back(c);
   }
 };
 
-// Which worker owns a connection: round the workers in the order the file
-// first shows each connection (either direction). Every worker builds the
-// same table from the same frames.
+// Which worker owns a connection, decided when the file first shows it
+// (either direction): the one with the least work so far, counted in
+// octets of the frames it was given, the reading thread's plus its reading
+// of every frame (kReadCost); a tie goes to a worker other than the
+// reading thread. The same file gives the same owners.
 class Owners {
  public:
-  explicit Owners(std::size_t workers) : workers_(workers) {}
-  std::size_t of(const capture::StreamKey& k) {
+  explicit Owners(std::size_t workers) : octets_(workers, 0) {}
+  std::size_t of(const capture::StreamKey& k, std::size_t frame_octets) {
+    read_ += frame_octets;
     // Runs of one connection's frames (either direction) skip the table.
-    if (has_last_ && ((k.source == last_.source && k.destination == last_.destination) ||
-                      (k.source == last_.destination && k.destination == last_.source)))
-      return last_owner_;
-    const bool forward = k.source < k.destination;
-    const Key key{forward ? k.source : k.destination, forward ? k.destination : k.source};
-    auto [it, added] = table_.try_emplace(key, next_);
-    if (added) next_ = (next_ + 1) % workers_;
-    last_ = k;
-    last_owner_ = it->second;
-    has_last_ = true;
+    if (!(has_last_ && ((k.source == last_.source && k.destination == last_.destination) ||
+                        (k.source == last_.destination && k.destination == last_.source)))) {
+      const bool forward = k.source < k.destination;
+      const Key key{forward ? k.source : k.destination, forward ? k.destination : k.source};
+      auto [it, added] = table_.try_emplace(key, 0);
+      if (added) it->second = least_busy();
+      last_ = k;
+      last_owner_ = it->second;
+      has_last_ = true;
+    }
+    octets_[last_owner_] += frame_octets;
     return last_owner_;
+  }
+  // A frame of no connection: the reading thread's.
+  void unkeyed(std::size_t frame_octets) {
+    read_ += frame_octets;
+    octets_[0] += frame_octets;
   }
   std::size_t size() const { return table_.size(); }
 
  private:
+  std::size_t least_busy() const {
+    const std::size_t n = octets_.size();
+    if (n == 1) return 0;
+    std::size_t best = 1;
+    for (std::size_t w = 2; w < n; ++w)
+      if (octets_[w] < octets_[best]) best = w;
+    return octets_[0] + read_ / kReadCostDen * kReadCostNum < octets_[best] ? 0 : best;
+  }
   struct Key {
     capture::Endpoint a, b;
     friend bool operator==(const Key&, const Key&) = default;
@@ -170,8 +215,8 @@ class Owners {
       return static_cast<std::size_t>(h ^ (h >> 29));
     }
   };
-  std::size_t workers_;
-  std::size_t next_ = 0;
+  std::vector<std::uint64_t> octets_;  // per worker
+  std::uint64_t read_ = 0;
   std::unordered_map<Key, std::size_t, Hash> table_;
   capture::StreamKey last_;
   std::size_t last_owner_ = 0;
@@ -206,7 +251,8 @@ class HeldReports : public capture::ReportSink {
 
 // One worker: its own Analyzer behind its own Reassembler, fed the frames
 // of its connections in file order, each callback numbered by its frame
-// (at the end, by its connection's).
+// (at the end, by its connection's). Worker 0 is the reading thread, which
+// calls take() as it reads; the others run() over the chunks handed to them.
 class FileWorker : public capture::StreamConsumer {
  public:
   FileWorker(Dispatch& dispatch, const AnalysisOptions& options, std::size_t index, std::size_t workers)
@@ -217,29 +263,47 @@ class FileWorker : public capture::StreamConsumer {
   FileWorker(const FileWorker&) = delete;
   FileWorker& operator=(const FileWorker&) = delete;
 
+  // Workers 1 and on: every chunk is taken and let go, given up or not, so
+  // the reader never waits for a worker that has stopped.
   void run() {
     Lane& lane = dispatch_.lanes[index_];
-    // Every batch is taken and given back, given up or not: the reader
-    // never waits for a worker that has stopped.
-    for (bool last = false; !last;) {
-      std::unique_ptr<HandBatch> b = lane.pop();
-      last = b->last;
+    while (Chunk* c = lane.pop()) {
       if (!dispatch_.give_up.load(std::memory_order_relaxed)) {
-        const std::vector<Handed>& frames = b->frames;
+        const std::vector<Handed>& frames = c->frames[index_];
         for (std::size_t i = 0; i < frames.size(); ++i) {
           if (i + kAhead < frames.size()) prefetch(frames[i + kAhead].frame.captured);
           take(frames[i]);
         }
-        if (share_bound()) stop();
+        check_shares();
       }
-      dispatch_.positions[index_].at.store(b->end, std::memory_order_release);
-      lane.give_back(std::move(b));
+      dispatch_.release(c, index_);
     }
+    finish();
+  }
+  // After the capture's last frame: the streams' ends.
+  void finish() {
     if (dispatch_.give_up.load(std::memory_order_relaxed)) return;
     if (dispatch_.end_report && index_ == 0) analyzer.on_report(*dispatch_.end_report);
     finishing_ = true;
     reassembler_.finish();
-    if (share_bound()) stop();
+    check_shares();
+  }
+  void take(const Handed& h) {
+    analyzer.set_sequence(h.frame.number.value);
+    if (!h.whole) {
+      reassembler_.add_frame(h.frame);
+      return;
+    }
+    held_.reports.clear();
+    const std::optional<capture::TcpSegment> seg = capture::decode_frame(h.frame, held_);
+    for (const capture::Report& r : held_.reports) on_report(r);
+    if (seg) reassembler_.add_segment(*seg);
+  }
+  // This worker's share of a budget all connections share bound: the whole
+  // might have too, so this split is not the one-thread run.
+  void check_shares() {
+    const capture::ReassemblyStats& st = reassembler_.stats();
+    if (st.history_denied > 0 || st.held_total_hits > 0) stop();
   }
 
   // StreamConsumer: to the Analyzer, numbered; what this split cannot
@@ -283,35 +347,17 @@ class FileWorker : public capture::StreamConsumer {
     return l;
   }
   void stop() { dispatch_.give_up.store(true, std::memory_order_relaxed); }
-  // This worker's share of a budget all connections share bound: the whole
-  // might have too, so this split is not the one-thread run.
-  bool share_bound() const {
-    const capture::ReassemblyStats& st = reassembler_.stats();
-    return st.history_denied > 0 || st.held_total_hits > 0;
-  }
   void number(const capture::Stream& s) {
     if (finishing_) analyzer.set_sequence(kFinishBase + s.connection_id());
   }
 
-  // A frame's octets are first read here, not by the reader: asked for
-  // kAhead frames ahead, so the memory's latency overlaps the frames
-  // before it (the CRC's stream over each payload otherwise starts with
-  // misses). A hint only: nothing faults.
+  // A handed frame's octets are first read here (the reader read only its
+  // headers): asked for kAhead frames ahead, so the memory's latency
+  // overlaps the frames before it (the CRC's stream over each payload
+  // otherwise starts with misses). A hint only: nothing faults.
   static constexpr std::size_t kAhead = 2;
   static void prefetch(wire::Bytes b) {
     for (std::size_t at = 0; at < b.size(); at += 64) __builtin_prefetch(b.data() + at);
-  }
-
-  void take(const Handed& h) {
-    analyzer.set_sequence(h.frame.number.value);
-    if (!h.whole) {
-      reassembler_.add_frame(h.frame);
-      return;
-    }
-    held_.reports.clear();
-    const std::optional<capture::TcpSegment> seg = capture::decode_frame(h.frame, held_);
-    for (const capture::Report& r : held_.reports) on_report(r);
-    if (seg) reassembler_.add_segment(*seg);
   }
 
   Dispatch& dispatch_;
@@ -321,73 +367,96 @@ class FileWorker : public capture::StreamConsumer {
   bool finishing_ = false;
 };
 
-// The reader: walks every record of the file, reads each frame's headers
-// to find its connection and hands the frame to that connection's worker.
-// A frame that carries no TCP segment is worker 0's (it reports it).
+// The reading thread: walks the file a chunk at a time, reads each frame's
+// headers to find its connection, analyzes its own connections' frames at
+// once (as worker 0, its headers in its cache) and lists the others' in the
+// chunk, which it hands to each worker it lists frames for.
+// A frame that carries no TCP segment is its own (it reports it).
 class FileReader {
  public:
-  FileReader(Dispatch& dispatch, const AnalysisOptions& options)
-      : dispatch_(dispatch), owners_(dispatch.lanes.size()), held_(true, dispatch.give_up),
+  FileReader(Dispatch& dispatch, FileWorker& own, const AnalysisOptions& options)
+      : dispatch_(dispatch), own_(own), owners_(dispatch.lanes.size()), held_(true, dispatch.give_up),
         max_connections_(options.limits.max_connections) {}
 
   void run() {
-    const std::size_t workers = dispatch_.lanes.size();
-    for (std::size_t w = 0; w < workers; ++w) open_.push_back(dispatch_.lanes[w].spare());
     const capture::SharedPcapFile& file = dispatch_.file;
     capture::SharedPcapFile::Cursor cursor = file.start();
-    std::uint64_t span_end = cursor.pos + kSpan;
-    std::uint64_t released = 0;
+    Chunk* chunk = take();
+    chunk->octets.filled = 0;  // nothing read yet: the first next() asks for a fill
     Handed h;
     while (!dispatch_.give_up.load(std::memory_order_relaxed)) {
-      if (file.next(cursor, h.frame) != capture::PacketSource::Next::kFrame) break;
+      const capture::SharedPcapFile::Step step = file.next(cursor, chunk->octets, h.frame);
+      if (step == capture::SharedPcapFile::Step::kFill) {
+        hand(chunk);
+        chunk = take();
+        if (!file.fill(cursor, chunk->octets)) break;
+        release(chunk->octets.at);
+        continue;
+      }
+      if (step != capture::SharedPcapFile::Step::kFrame) break;
       std::size_t w = 0;
       if (const std::optional<capture::StreamKey> key = capture::tcp_key_of(h.frame)) {
-        w = owner(*key);
+        w = owner(*key, h.frame.captured.size());
         h.whole = false;
       } else {
         held_.reports.clear();
         const std::optional<capture::TcpSegment> seg = capture::decode_frame(h.frame, held_);
-        w = seg ? owner(seg->key) : 0;
+        if (seg) w = owner(seg->key, h.frame.captured.size());
+        else owners_.unkeyed(h.frame.captured.size());
         h.whole = true;
       }
-      open_[w]->frames.push_back(h);
-      if (open_[w]->frames.size() >= kBatchFrames) hand(w, cursor.pos);
-      if (cursor.pos >= span_end) {
-        for (std::size_t i = 0; i < workers; ++i) hand(i, cursor.pos);
-        span_end = cursor.pos + kSpan;
-        const std::uint64_t low = dispatch_.slowest();
-        if (low >= released + kRelease) {
-          file.release(released, low);
-          released = low;
-        }
-      }
+      if (w == 0) own_.take(h);
+      else chunk->frames[w].push_back(h);
     }
+    hand(chunk);
     dispatch_.frames = cursor.frames;
     dispatch_.end_report = cursor.end_report;
-    for (std::size_t w = 0; w < workers; ++w) {
-      open_[w]->last = true;
-      hand(w, cursor.pos);
-    }
+    for (std::size_t w = 1; w < dispatch_.lanes.size(); ++w) dispatch_.lanes[w].push(nullptr);
+    own_.finish();
   }
 
  private:
-  void hand(std::size_t w, std::uint64_t end) {
-    open_[w]->end = end;
-    const bool last = open_[w]->last;
-    dispatch_.lanes[w].push(std::move(open_[w]));
-    if (!last) open_[w] = dispatch_.lanes[w].spare();
+  Chunk* take() {
+    return dispatch_.pool.take([&] {
+      for (std::size_t w = 1; w < dispatch_.lanes.size(); ++w) dispatch_.lanes[w].wake();
+    });
   }
-  std::size_t owner(const capture::StreamKey& k) {
-    const std::size_t w = owners_.of(k);
+  // The pages before every chunk a worker still holds go back, kRelease
+  // octets at a time.
+  void release(std::uint64_t front) {
+    std::uint64_t low = front;
+    for (const auto& c : dispatch_.pool.chunks())
+      if (c->holders.load(std::memory_order_acquire) > 0) low = std::min(low, c->octets.at);
+    if (low >= released_ + kRelease) {
+      dispatch_.file.release(released_, low);
+      released_ = low;
+    }
+  }
+  // The chunk to every worker it lists frames for; back to the pool when none.
+  void hand(Chunk* c) {
+    own_.check_shares();
+    std::size_t holders = 0;
+    for (std::size_t w = 1; w < c->frames.size(); ++w) holders += c->frames[w].empty() ? 0 : 1;
+    if (holders == 0) {
+      dispatch_.pool.give_back(c);
+      return;
+    }
+    c->holders.store(holders, std::memory_order_relaxed);
+    for (std::size_t w = 1; w < c->frames.size(); ++w)
+      if (!c->frames[w].empty()) dispatch_.lanes[w].push(c);
+  }
+  std::size_t owner(const capture::StreamKey& k, std::size_t octets) {
+    const std::size_t w = owners_.of(k, octets);
     if (owners_.size() > max_connections_) dispatch_.give_up.store(true, std::memory_order_relaxed);
     return w;
   }
 
   Dispatch& dispatch_;
+  FileWorker& own_;
   Owners owners_;
   HeldReports held_;
   std::size_t max_connections_;
-  std::vector<std::unique_ptr<HandBatch>> open_;  // per worker, being filled
+  std::uint64_t released_ = 0;
 };
 
 }  // namespace
@@ -397,7 +466,7 @@ std::optional<AnalysisResult> analyze_shared_file(const capture::SharedPcapFile&
   Dispatch dispatch(file, workers);
   std::vector<std::unique_ptr<FileWorker>> shards;
   for (std::size_t w = 0; w < workers; ++w) shards.push_back(std::make_unique<FileWorker>(dispatch, options, w, workers));
-  FileReader reader(dispatch, options);
+  FileReader reader(dispatch, *shards[0], options);
   // The names `perf report --sort comm` shows (ci/analyze-bench.sh).
   const auto named = [](std::string name, auto body) {
     return std::thread([name = std::move(name), body] {
@@ -406,7 +475,7 @@ std::optional<AnalysisResult> analyze_shared_file(const capture::SharedPcapFile&
     });
   };
   std::vector<std::thread> threads;
-  for (std::size_t w = 0; w < workers; ++w)
+  for (std::size_t w = 1; w < workers; ++w)
     threads.push_back(named("rdmaconf-w" + std::to_string(w), [&shards, w] { shards[w]->run(); }));
   threads.push_back(named("rdmaconf-read", [&reader] { reader.run(); }));
   for (std::thread& t : threads) t.join();

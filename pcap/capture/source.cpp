@@ -355,7 +355,7 @@ PacketSource::Next PacketSource::next_mapped(RawFrame& out) {
   return Next::kFrame;
 }
 
-std::unique_ptr<SharedPcapFile> PacketSource::share_file() const {
+std::unique_ptr<SharedPcapFile> PacketSource::share_file(std::size_t chunk_octets) const {
   if (!mapped_ || mapped_->fd < 0) return nullptr;
   std::unique_ptr<SharedPcapFile> f(new SharedPcapFile());
   f->format_ = std::make_unique<Mapped>();
@@ -368,16 +368,18 @@ std::unique_ptr<SharedPcapFile> PacketSource::share_file() const {
   f->format_->size = f->size_ = static_cast<std::uint64_t>(st.st_size);
   f->nanoseconds_ = nanoseconds_;
   f->link_ = link_;
+  f->chunk_octets_ = chunk_octets == 0 ? SharedPcapFile::kChunkOctets : std::max(chunk_octets, PcapRecordHeader::kSize);
   if (f->size_ == 0) return nullptr;
   void* p = ::mmap(nullptr, static_cast<std::size_t>(f->size_), PROT_READ, MAP_PRIVATE, f->format_->fd, 0);
   if (p == MAP_FAILED) return nullptr;
-  f->data_ = static_cast<const std::uint8_t*>(p);
+  f->map_ = static_cast<const std::uint8_t*>(p);
   return f;
 }
 
 SharedPcapFile::~SharedPcapFile() {
-  if (data_) ::munmap(const_cast<std::uint8_t*>(data_), static_cast<std::size_t>(size_));
+  if (map_) ::munmap(const_cast<std::uint8_t*>(map_), static_cast<std::size_t>(size_));
 }
+
 
 SharedPcapFile::Cursor SharedPcapFile::start() const {
   Cursor c;
@@ -385,49 +387,80 @@ SharedPcapFile::Cursor SharedPcapFile::start() const {
   return c;
 }
 
-// As PacketSource::next_mapped, over the one mapping.
-PacketSource::Next SharedPcapFile::next(Cursor& c, RawFrame& out) const {
+namespace {
+// The cursor's end when the file cannot be read on at its record.
+PacketSource::Next end_at(SharedPcapFile::Cursor& c, ReportKind kind, const char* what) {
+  Report r;
+  r.kind = kind;
+  r.frame = FrameNumber{c.frames + 1};
+  r.offset = c.pos;
+  r.detail = wire::DecodeError{"capture file", what, "pcap", 0};
+  c.end_report = r;
+  return kind == ReportKind::kTruncatedFile ? PacketSource::Next::kEnd : PacketSource::Next::kError;
+}
+SharedPcapFile::Step step_of(PacketSource::Next n) {
+  return n == PacketSource::Next::kEnd ? SharedPcapFile::Step::kEnd : SharedPcapFile::Step::kError;
+}
+}  // namespace
+
+// As PacketSource::next_mapped, over the chunk.
+SharedPcapFile::Step SharedPcapFile::next(Cursor& c, const Chunk& chunk, RawFrame& out) const {
   const PacketSource::Mapped& m = *format_;
-  auto ended = [&](ReportKind kind, const char* what) {
-    Report r;
-    r.kind = kind;
-    r.frame = FrameNumber{c.frames + 1};
-    r.offset = c.pos;
-    r.detail = wire::DecodeError{"capture file", what, "pcap", 0};
-    c.end_report = r;
-    return kind == ReportKind::kTruncatedFile ? PacketSource::Next::kEnd : PacketSource::Next::kError;
-  };
-  if (c.pos == size_) return PacketSource::Next::kEnd;
+  if (c.pos == size_) return Step::kEnd;
   constexpr std::size_t kRecord = PcapRecordHeader::kSize;
-  if (size_ - c.pos < kRecord) return ended(ReportKind::kTruncatedFile, PacketSource::Mapped::kEndsInRecord);
-  // The file's size asked again now and then (PacketSource::Mapped::map_window does it per window).
-  auto holds = [&](std::uint64_t end) {
-    if (end <= c.checked) return true;
-    struct stat st {};
-    if (::fstat(m.fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < end) return false;
-    c.checked = std::min<std::uint64_t>(size_, std::max(end, c.pos + kSizeCheck));
-    return true;
-  };
-  if (!holds(c.pos + kRecord)) return ended(ReportKind::kReadError, kUnreadable);
-  const PacketSource::Mapped::Record rec = m.record(data_ + c.pos);
+  if (size_ - c.pos < kRecord)
+    return step_of(end_at(c, ReportKind::kTruncatedFile, PacketSource::Mapped::kEndsInRecord));
+  const std::uint64_t chunk_end = chunk.at + chunk.filled;
+  if (c.pos < chunk.at || chunk_end < c.pos + kRecord) return Step::kFill;
+  const std::uint8_t* h = chunk.data + (c.pos - chunk.at);
+  const PacketSource::Mapped::Record rec = m.record(h);
   ReportKind kind{};
-  if (const char* problem = m.record_problem(c.pos, rec.caplen, kind)) return ended(kind, problem);
-  if (!holds(c.pos + kRecord + rec.caplen)) return ended(ReportKind::kReadError, kUnreadable);
+  if (const char* problem = m.record_problem(c.pos, rec.caplen, kind)) return step_of(end_at(c, kind, problem));
+  if (chunk_end - c.pos - kRecord < rec.caplen) return Step::kFill;
   out.number = FrameNumber{++c.frames};
   out.time = timestamp_of(rec.sec, nanoseconds_ ? std::int64_t{rec.frac} : std::int64_t{rec.frac} * 1000);
   out.link = link_;
-  out.captured = wire::Bytes(data_ + c.pos + kRecord, rec.caplen);
+  out.captured = wire::Bytes(h + kRecord, rec.caplen);
   out.original_length = rec.len;
   c.pos += kRecord + std::uint64_t{rec.caplen};
-  return PacketSource::Next::kFrame;
+  return Step::kFrame;
+}
+
+bool SharedPcapFile::fill(Cursor& c, Chunk& chunk) const {
+  const PacketSource::Mapped& m = *format_;
+  constexpr std::size_t kRecord = PcapRecordHeader::kSize;
+  const std::uint64_t left = size_ > c.pos ? size_ - c.pos : 0;
+  const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_octets_, left));
+  // The file's size asked again before its pages are read (a page past a
+  // shortened file's end would end the process), and the record at the
+  // cursor whole in the chunk when the file holds it (next() reports one
+  // it cannot hold).
+  struct stat st {};
+  if (::fstat(m.fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < c.pos + n) {
+    end_at(c, ReportKind::kReadError, kUnreadable);
+    return false;
+  }
+  std::size_t whole = n;
+  if (n >= kRecord) {
+    const PacketSource::Mapped::Record rec = m.record(map_ + c.pos);
+    ReportKind kind{};
+    if (m.record_problem(c.pos, rec.caplen, kind) == nullptr) whole = std::max(n, kRecord + std::size_t{rec.caplen});
+  }
+  if (static_cast<std::uint64_t>(st.st_size) < c.pos + whole) {
+    end_at(c, ReportKind::kReadError, kUnreadable);
+    return false;
+  }
+  chunk.data = map_ + c.pos;
+  chunk.at = c.pos;
+  chunk.filled = whole;
+  return true;
 }
 
 void SharedPcapFile::release(std::uint64_t from, std::uint64_t to) const {
   static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
   from = from / page * page;
   to = std::min(to, size_) / page * page;
-  if (to > from)
-    ::madvise(const_cast<std::uint8_t*>(data_ + from), static_cast<std::size_t>(to - from), MADV_DONTNEED);
+  if (to > from) ::madvise(const_cast<std::uint8_t*>(map_ + from), static_cast<std::size_t>(to - from), MADV_DONTNEED);
 }
 
 std::shared_ptr<const FileWindow> PacketSource::window() const {

@@ -124,10 +124,11 @@ class PacketSource {
   // for files nobody is writing.
   bool map_file();
   // A classic pcap file read in place (open_file without a filter) mapped
-  // whole, for several threads that each walk all of its records
-  // (analyze -j: analysis/parallel.hpp); nullptr for any other source, and
-  // when the file cannot be mapped. This source is left as it was.
-  std::unique_ptr<SharedPcapFile> share_file() const;
+  // whole, for a reader that hands its frames to other threads (analyze -j:
+  // analysis/parallel.hpp), read `chunk_octets` at a time (at least one
+  // record; 0: SharedPcapFile::kChunkOctets); nullptr for any other source,
+  // and when the file cannot be mapped. This source is left as it was.
+  std::unique_ptr<SharedPcapFile> share_file(std::size_t chunk_octets = 0) const;
 
  private:
   friend class SharedPcapFile;
@@ -153,44 +154,62 @@ class PacketSource {
   std::string error_;
 };
 
-// A classic pcap file mapped whole, read-only, walked by several threads
-// at once, each with its own Cursor: the frames, frame numbers, times and
-// end (clean, truncated, unreadable) PacketSource::next gives, as views into
-// the one mapping, so a page is mapped once by whichever thread reads it
-// first. Pages every walker is past are given back (release), so the
-// memory held is the stretch between the slowest and the fastest walker,
+// A classic pcap file mapped whole, read-only, read a chunk at a time by one
+// thread (analyze -j: analysis/parallel.hpp), whose frames are views into
+// the mapping that the reader hands to other threads: no octet copied, each
+// first read by the thread that analyzes it. The frames, frame numbers,
+// times and end (clean, truncated, unreadable) are what PacketSource::next
+// gives. Pages every thread is past are given back (release), so the
+// memory held is the stretch between the slowest thread and the reader,
 // not the file. As for PacketSource::map_file, a file shortened by another
 // program while it is read makes the kernel end the process (SIGBUS): the
-// file's size is checked again every kSizeCheck octets, which ends the walk
-// as unreadable if it shrank, but cannot close the window between a check
-// and the read.
+// file's size is asked again at every chunk, which ends the walk as
+// unreadable if it shrank, but cannot close the window between a check and
+// the read.
 class SharedPcapFile {
  public:
-  static constexpr std::uint64_t kSizeCheck = std::uint64_t{4} << 20;
+  static constexpr std::size_t kChunkOctets = std::size_t{512} << 10;
+  // File octets [at, at + filled), in the mapping.
+  struct Chunk {
+    const std::uint8_t* data = nullptr;
+    std::uint64_t at = 0;
+    std::size_t filled = 0;
+  };
   struct Cursor {
-    std::uint64_t pos = 0;      // the next record header
-    std::uint64_t checked = 0;  // the file is known to hold [0, checked)
+    std::uint64_t pos = 0;  // the next record header
     std::uint64_t frames = 0;
     std::optional<Report> end_report;  // after kEnd or kError, when not clean
+  };
+  enum class Step : std::uint8_t {
+    kFrame,  // `out` holds a frame, a view into the chunk
+    kFill,   // the record at the cursor is not whole in the chunk: fill() one, then ask again
+    kEnd,    // the file ended (cleanly, or see the cursor's end_report)
+    kError,  // the file cannot be read on; see the cursor's end_report
   };
   ~SharedPcapFile();
   SharedPcapFile(const SharedPcapFile&) = delete;
   SharedPcapFile& operator=(const SharedPcapFile&) = delete;
 
   Cursor start() const;
-  PacketSource::Next next(Cursor& c, RawFrame& out) const;
-  // Every walker is at `to` or beyond: the pages of [from, to) (whole
-  // pages only) are unmapped from this process; the page cache keeps them,
-  // and a later read maps them again.
+  Step next(Cursor& c, const Chunk& chunk, RawFrame& out) const;
+  // The file from the cursor on as `chunk`: chunk_octets() octets or what
+  // is left of the file, and more when the record at the cursor is longer
+  // (that record is then whole in it). False, with the cursor's end_report
+  // set, when the file no longer holds what its size said.
+  bool fill(Cursor& c, Chunk& chunk) const;
+  // Every thread is past `to`: the pages of [from, to) (whole pages only)
+  // are unmapped from this process; the page cache keeps them.
   void release(std::uint64_t from, std::uint64_t to) const;
   std::uint64_t size() const { return size_; }
+  std::size_t chunk_octets() const { return chunk_octets_; }
 
  private:
   friend class PacketSource;
   SharedPcapFile() = default;
   std::unique_ptr<PacketSource::Mapped> format_;  // byte order, link type, first record; its fd
-  const std::uint8_t* data_ = nullptr;
   std::uint64_t size_ = 0;
+  const std::uint8_t* map_ = nullptr;
+  std::size_t chunk_octets_ = kChunkOctets;
   bool nanoseconds_ = false;
   LinkType link_ = LinkType::kEthernet;
 };

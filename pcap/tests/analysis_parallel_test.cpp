@@ -136,8 +136,9 @@ TEST(AnalysisParallel, MixedCapturesAsOneThreadSeesThem) {
   }
 }
 
-// analyze_shared_file: the file walked by every worker, each reassembling
-// and analyzing its own connections (the path `analyze -j N` takes for a
+// analyze_shared_file: the file read by one thread that hands each frame to
+// its connection's worker (itself among them), each reassembling and
+// analyzing its own connections (the path `analyze -j N` takes for a
 // classic pcap file), on the real captures without SMC or SCTP mixed frame
 // by frame, four times over (each round opens the same connections again:
 // new ISNs on known ports). It must split the capture (not give up) and
@@ -159,11 +160,11 @@ std::vector<Frames> real_tcp_captures_without_smc() {
   return inputs;
 }
 
-std::string json_of_split(const std::string& path, const AnalysisOptions& options) {
+std::string json_of_split(const std::string& path, const AnalysisOptions& options, std::size_t chunk_octets = 0) {
   std::string error;
   auto source = capture::PacketSource::open_file(path, "", error);
   if (!source) return "error: " + error;
-  const auto file = source->share_file();
+  const auto file = source->share_file(chunk_octets);
   if (!file) return "not shared";
   const auto result = analyze_shared_file(*file, options);
   if (!result) return "gave up";
@@ -185,7 +186,9 @@ TEST(AnalysisParallel, FileSplitOverWorkersAsOneThreadSeesIt) {
       options.observer.report_fpdus = false;
       options.jobs = jobs;
       options.max_violations_kept = kept;
-      EXPECT_EQ(json_of_split(mixed.string(), options), one) << jobs << " workers, " << kept << " kept";
+      // Read in chunks of 512 KiB, and of 4 KiB (many frames cut at a chunk's end, some longer than one).
+      for (std::size_t chunk : {std::size_t{0}, std::size_t{4096}})
+        EXPECT_EQ(json_of_split(mixed.string(), options, chunk), one) << jobs << " workers, " << kept << " kept, chunk " << chunk;
     }
   }
   fs::remove(mixed);
@@ -196,7 +199,7 @@ TEST(AnalysisParallel, FileSplitOverWorkersAsOneThreadSeesIt) {
 // loopback): it decodes them to find their connection, and the worker
 // decodes them again with their reports. The same real captures as above,
 // their Ethernet headers turned into LINKTYPE_NULL's family word: many
-// connections, more than one batch and span per worker, every frame handed
+// connections, more than one chunk per worker, every frame handed
 // that way. The split must not give up and must give the one-thread JSON.
 TEST(AnalysisParallel, FileSplitHandsFramesItCannotKeyToTheirWorker) {
   std::vector<Frames> inputs = real_tcp_captures_without_smc();
@@ -290,8 +293,8 @@ TEST(AnalysisParallel, FileSplitGivesUpWhereStateIsShared) {
   fs::remove(mixed);
 }
 
-// The mapped reading of -j N over a damaged classic pcap file of several
-// windows ends where the one-thread read ends, with the same report: a
+// The reading of -j N over a damaged classic pcap file of several
+// windows and chunks ends where the one-thread read ends, with the same report: a
 // record whose captured length runs past the end of the file, one whose
 // length is absurd, a last record cut short. Both ways of reading: with
 // SMC-R in the mix (ShardedAnalyzer over PacketSource::map_file) and
@@ -329,7 +332,9 @@ void expect_damaged_files_as_one_thread(const std::vector<Frames>& inputs, bool 
       AnalysisOptions options;
       options.observer.report_fpdus = false;
       options.jobs = jobs;
-      EXPECT_EQ(json_of_split(p.string(), options), split ? one : "gave up") << name << ", " << jobs << " workers";
+      for (std::size_t chunk : {std::size_t{0}, std::size_t{4096}})
+        EXPECT_EQ(json_of_split(p.string(), options, chunk), split ? one : "gave up")
+            << name << ", " << jobs << " workers, chunk " << chunk;
     }
     fs::remove(p);
   };

@@ -279,9 +279,12 @@ TEST(Source, MappedFileShortenedWhileReadEndsWithAReport) {
   EXPECT_LT(frames, 8000u);
 }
 
-// SharedPcapFile: two cursors over the one mapping walk the frames and the
-// end PacketSource::next gives, whole and cut in the last record; released
-// pages read the same when touched again; only the in-place reader shares.
+// SharedPcapFile: walked a chunk at a time, it gives the frames and the end
+// PacketSource::next gives, whole and cut in the last record, whatever the
+// chunk's size (records cut at a chunk's end are whole in the next; a
+// record longer than a chunk makes the chunk longer); released pages read
+// the same when touched again; a file shortened while it is read ends as
+// unreadable; only the in-place reader shares.
 TEST(Source, SharedFileWalksAsTheSourceReads) {
   TempDir dir;
   const std::string path = dir.file("shared.pcap");
@@ -295,39 +298,73 @@ TEST(Source, SharedFileWalksAsTheSourceReads) {
     rec.close();
     ASSERT_TRUE(w.ok());
   }
+  using Step = SharedPcapFile::Step;
+  // The next frame, filling the chunk as often as it asks.
+  const auto next = [](const SharedPcapFile& file, SharedPcapFile::Cursor& c, SharedPcapFile::Chunk& k, RawFrame& out,
+                       std::size_t& fills) {
+    Step s;
+    while ((s = file.next(c, k, out)) == Step::kFill) {
+      ++fills;
+      if (!file.fill(c, k)) return Step::kError;
+    }
+    return s;
+  };
   const auto whole = fs::file_size(path);
   for (const std::uintmax_t size : {whole, whole - 7}) {
     fs::resize_file(path, size);
+    for (const std::size_t chunk_octets : {std::size_t{0}, std::size_t{100}, std::size_t{4096}}) {
+      std::string error;
+      auto src = PacketSource::open_file(path, "", error);
+      ASSERT_TRUE(src) << error;
+      const auto shared = src->share_file(chunk_octets);
+      ASSERT_TRUE(shared);
+      SharedPcapFile::Cursor c = shared->start();
+      SharedPcapFile::Chunk k;
+      RawFrame a, b;
+      PacketSource::Next n;
+      std::size_t frames = 0, fills = 0;
+      while ((n = src->next(a)) == PacketSource::Next::kFrame) {
+        ASSERT_EQ(next(*shared, c, k, b, fills), Step::kFrame);
+        ASSERT_EQ(a.number, b.number);
+        ASSERT_EQ(a.time, b.time);
+        ASSERT_EQ(a.original_length, b.original_length);
+        ASSERT_TRUE(std::equal(a.captured.begin(), a.captured.end(), b.captured.begin(), b.captured.end()));
+        if (++frames % 1000 == 0) {
+          shared->release(0, c.pos);  // this frame's pages too: mapped again when read
+          ASSERT_TRUE(std::equal(a.captured.begin(), a.captured.end(), b.captured.begin(), b.captured.end()));
+        }
+      }
+      EXPECT_EQ(next(*shared, c, k, b, fills), n == PacketSource::Next::kEnd ? Step::kEnd : Step::kError) << size;
+      EXPECT_EQ(c.end_report.has_value(), src->end_report().has_value()) << size;
+      if (c.end_report) {
+        EXPECT_EQ(c.end_report->to_string(), src->end_report()->to_string());
+      }
+      EXPECT_EQ(c.frames, frames);
+      EXPECT_GT(frames, 6000u);
+      // 9 MiB in chunks of 512 KiB, 4 KiB, or one record each.
+      EXPECT_GE(fills, chunk_octets == 0 ? 18u : chunk_octets == 4096 ? 2300u : frames) << chunk_octets;
+    }
+  }
+  {
+    // Shortened after its first chunk: the next read comes up short.
     std::string error;
     auto src = PacketSource::open_file(path, "", error);
     ASSERT_TRUE(src) << error;
-    const auto shared = src->share_file();
+    const auto shared = src->share_file(4096);
     ASSERT_TRUE(shared);
-    SharedPcapFile::Cursor c1 = shared->start(), c2 = shared->start();
-    RawFrame a, b, c;
-    PacketSource::Next n;
-    std::size_t frames = 0;
-    while ((n = src->next(a)) == PacketSource::Next::kFrame) {
-      ASSERT_EQ(shared->next(c1, b), PacketSource::Next::kFrame);
-      ASSERT_EQ(a.number, b.number);
-      ASSERT_EQ(a.time, b.time);
-      ASSERT_EQ(a.original_length, b.original_length);
-      ASSERT_TRUE(std::equal(a.captured.begin(), a.captured.end(), b.captured.begin(), b.captured.end()));
-      if (++frames % 2 == 0) {
-        // The second cursor follows, and gives back what both are past.
-        ASSERT_EQ(shared->next(c2, c), PacketSource::Next::kFrame);
-        ASSERT_EQ(shared->next(c2, c), PacketSource::Next::kFrame);
-        shared->release(0, std::min(c1.pos, c2.pos));
-        ASSERT_TRUE(std::equal(c.captured.begin(), c.captured.end(), b.captured.begin(), b.captured.end()));
-      }
+    SharedPcapFile::Cursor c = shared->start();
+    SharedPcapFile::Chunk k;
+    RawFrame b;
+    std::size_t fills = 0;
+    ASSERT_EQ(next(*shared, c, k, b, fills), Step::kFrame);
+    fs::resize_file(path, whole / 2);
+    Step s;
+    while ((s = next(*shared, c, k, b, fills)) == Step::kFrame) {
     }
-    EXPECT_EQ(shared->next(c1, b), n) << size;
-    EXPECT_EQ(c1.end_report.has_value(), src->end_report().has_value()) << size;
-    if (c1.end_report) {
-      EXPECT_EQ(c1.end_report->to_string(), src->end_report()->to_string());
-    }
-    EXPECT_EQ(c1.frames, frames);
-    EXPECT_GT(frames, 6000u);
+    EXPECT_EQ(s, Step::kError);
+    ASSERT_TRUE(c.end_report);
+    EXPECT_EQ(c.end_report->kind, ReportKind::kReadError);
+    EXPECT_LE(c.pos, whole / 2);
   }
   std::string error;
   auto libpcap = PacketSource::open_file(path, "len >= 0", error);

@@ -58,11 +58,22 @@ class ChildProcess {
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
+  // SIGTERM, then 10 s for it to end: a program that does not end on it
+  // fails the test (and is killed) rather than hanging it.
   void stop() {
     if (pid_ > 0) {
       ::kill(pid_, SIGTERM);
       int status = 0;
-      ::waitpid(pid_, &status, 0);
+      bool ended = false;
+      for (int i = 0; i < 1000 && !ended; ++i) {
+        ended = ::waitpid(pid_, &status, WNOHANG) == pid_;
+        if (!ended) ::usleep(10'000);
+      }
+      if (!ended) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+      }
+      EXPECT_TRUE(ended) << "process " << pid_ << " did not end within 10 s of SIGTERM";
       pid_ = -1;
     }
     if (out_) std::fclose(out_);

@@ -223,75 +223,8 @@ class AsDevice final : public RoceSide {
   std::vector<std::chrono::steady_clock::time_point>& drives_;
 };
 
-// A device's IUT goes on while the tester waits (its TEST LINKs, §4.5.3,
-// want an answer within seconds): the tester's side keeps answering through
-// a `wait` rather than sleeping through it.
-TEST(SmcrSuite, TheTestersSideAnswersThroughAWaitOnADevice) {
-  Reference ref;
-  std::vector<std::chrono::steady_clock::time_point> drives;
-  RoceFactory memory = ref.options.roce;
-  RunOptions o = ref.options;
-  o.roce = [&](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
-    auto inner = memory(e, error);
-    if (!inner) return nullptr;
-    return std::make_unique<AsDevice>(std::move(inner), drives);
-  };
-  o.time_scale = 1;
-  auto parsed = parse_script("id: smcr-x\ntitle: t\nrequirement: rfc7609-a.3.8-test-link-echo\nrfc: RFC 7609\n"
-                             "level: MUST\nrole: responder\nneeds: clc, roce\n\n"
-                             "> clc.proposal offer=v1\n< clc.accept\n> clc.confirm\n"
-                             "< smcr.link_up link=2\nwait 600ms\n",
-                             "x.case");
-  ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(parsed));
-  Case c = std::get<std::vector<Case>>(parsed).at(0);
-  c.protocol = "smcr";
-  const CaseResult r = run_case(c, o);
-  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
-  // From the first link on, through the wait and the link group's end, the
-  // drives come at most 200 ms apart (a loaded machine's scheduler allowed
-  // for), where a tester asleep for the whole wait drives once after it.
-  ASSERT_GE(drives.size(), 2u);
-  std::chrono::nanoseconds widest{0};
-  for (std::size_t i = 1; i < drives.size(); ++i) widest = std::max(widest, drives[i] - drives[i - 1]);
-  EXPECT_LT(widest, std::chrono::milliseconds(200));
-}
-
-// The same through a wait on TCP (a later connection's CLC, a close): a
-// device's IUT may ask first and wait for the answer (Linux's CONFIRM RKEY
-// for a later connection's RMB comes before its Accept, §3.5.5.2.1). Here
-// the TCP wait is one the reference never answers (a Decline after the
-// link is up): the drives go on through it.
-TEST(SmcrSuite, TheTestersSideAnswersThroughAWaitOnTcp) {
-  Reference ref;
-  std::vector<std::chrono::steady_clock::time_point> drives;
-  RoceFactory memory = ref.options.roce;
-  RunOptions o = ref.options;
-  o.roce = [&](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
-    auto inner = memory(e, error);
-    if (!inner) return nullptr;
-    return std::make_unique<AsDevice>(std::move(inner), drives);
-  };
-  o.time_scale = 1;
-  auto parsed = parse_script("id: smcr-x\ntitle: t\nrequirement: rfc7609-a.3.8-test-link-echo\nrfc: RFC 7609\n"
-                             "level: MUST\nrole: responder\nneeds: clc, roce\n\n"
-                             "> clc.proposal offer=v1\n< clc.accept\n> clc.confirm\n"
-                             "< smcr.link_up link=2\n< clc.decline\n",
-                             "x.case");
-  ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(parsed));
-  Case c = std::get<std::vector<Case>>(parsed).at(0);
-  c.protocol = "smcr";
-  const auto before = std::chrono::steady_clock::now();
-  const CaseResult r = run_case(c, o);
-  EXPECT_EQ(r.verdict, Verdict::kFail) << r.reason;  // no Decline comes
-  EXPECT_GT(std::chrono::steady_clock::now() - before, std::chrono::milliseconds(500)) << "the wait on TCP was short";
-  ASSERT_GE(drives.size(), 2u);
-  std::chrono::nanoseconds widest{0};
-  for (std::size_t i = 1; i < drives.size(); ++i) widest = std::max(widest, drives[i] - drives[i - 1]);
-  EXPECT_LT(widest, std::chrono::milliseconds(200));
-}
-
-Case smcr_script(const std::string& steps) {
-  auto parsed = parse_script("id: smcr-x\ntitle: t\nrequirement: rfc7609-a.4-sequence-number\nrfc: RFC 7609\n"
+Case smcr_script(const std::string& steps, const std::string& requirement = "rfc7609-a.4-sequence-number") {
+  auto parsed = parse_script("id: smcr-x\ntitle: t\nrequirement: " + requirement + "\nrfc: RFC 7609\n"
                              "level: MUST\nrole: responder\nneeds: clc, roce\n\n"
                              "> clc.proposal offer=v1\n< clc.accept\n> clc.confirm\n< smcr.link_up link=2\n" +
                                  steps,
@@ -300,6 +233,66 @@ Case smcr_script(const std::string& steps) {
   Case c = std::get<std::vector<Case>>(parsed).at(0);
   c.protocol = "smcr";
   return c;
+}
+
+// The reference behind a RoCE side that behaves as a device's (AsDevice),
+// recording each time the tester drives it; a case of `steps` after the
+// link group is up runs through it.
+struct DrivenAsDevice {
+  Reference ref;
+  std::vector<std::chrono::steady_clock::time_point> drives;
+  RunOptions options = ref.options;
+
+  DrivenAsDevice() {
+    RoceFactory memory = ref.options.roce;
+    options.roce = [this, memory](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
+      auto inner = memory(e, error);
+      if (!inner) return nullptr;
+      return std::make_unique<AsDevice>(std::move(inner), drives);
+    };
+    options.time_scale = 1;
+  }
+  DrivenAsDevice(const DrivenAsDevice&) = delete;
+  DrivenAsDevice& operator=(const DrivenAsDevice&) = delete;
+
+  CaseResult run(const std::string& steps) {
+    return run_case(smcr_script(steps, "rfc7609-a.3.8-test-link-echo"), options);
+  }
+  // The longest time between two drives.
+  std::chrono::nanoseconds widest_gap() const {
+    std::chrono::nanoseconds widest{0};
+    for (std::size_t i = 1; i < drives.size(); ++i) widest = std::max(widest, drives[i] - drives[i - 1]);
+    return widest;
+  }
+};
+
+// A device's IUT goes on while the tester waits (its TEST LINKs, §4.5.3,
+// want an answer within seconds): the tester's side keeps answering through
+// a `wait` rather than sleeping through it.
+TEST(SmcrSuite, TheTestersSideAnswersThroughAWaitOnADevice) {
+  DrivenAsDevice d;
+  const CaseResult r = d.run("wait 600ms\n");
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+  // From the first link on, through the wait and the link group's end, the
+  // drives come at most 200 ms apart (a loaded machine's scheduler allowed
+  // for), where a tester asleep for the whole wait drives once after it.
+  ASSERT_GE(d.drives.size(), 2u);
+  EXPECT_LT(d.widest_gap(), std::chrono::milliseconds(200));
+}
+
+// The same through a wait on TCP (a later connection's CLC, a close): a
+// device's IUT may ask first and wait for the answer (Linux's CONFIRM RKEY
+// for a later connection's RMB comes before its Accept, §3.5.5.2.1). Here
+// the TCP wait is one the reference never answers (a Decline after the
+// link is up): the drives go on through it.
+TEST(SmcrSuite, TheTestersSideAnswersThroughAWaitOnTcp) {
+  DrivenAsDevice d;
+  const auto before = std::chrono::steady_clock::now();
+  const CaseResult r = d.run("< clc.decline\n");
+  EXPECT_EQ(r.verdict, Verdict::kFail) << r.reason;  // no Decline comes
+  EXPECT_GT(std::chrono::steady_clock::now() - before, std::chrono::milliseconds(500)) << "the wait on TCP was short";
+  ASSERT_GE(d.drives.size(), 2u);
+  EXPECT_LT(d.widest_gap(), std::chrono::milliseconds(200));
 }
 
 // A script's own CDC message takes the tester's next sequence number; the

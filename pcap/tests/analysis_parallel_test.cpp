@@ -87,9 +87,10 @@ TEST(AnalysisParallel, FuzzCorpusOfCaptureFilesAsOneThreadSeesIt) {
 using Frames = std::vector<std::pair<capture::Timestamp, std::vector<std::uint8_t>>>;
 
 // The frames of `inputs` taken in turn, `rounds` times over.
-void write_mixed(const fs::path& path, capture::FileFormat format, int rounds, const std::vector<Frames>& inputs) {
+void write_mixed(const fs::path& path, capture::FileFormat format, int rounds, const std::vector<Frames>& inputs,
+                 capture::LinkType link = capture::LinkType::kEthernet) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  capture::CaptureWriter writer(out, format);
+  capture::CaptureWriter writer(out, format, link);
   for (int round = 0; round < rounds; ++round)
     for (std::size_t i = 0;; ++i) {
       bool any = false;
@@ -220,21 +221,7 @@ TEST(AnalysisParallel, FileSplitHandsFramesItCannotKeyToTheirWorker) {
     }
   ASSERT_GT(turned, 1000u);
   const fs::path mixed = fs::temp_directory_path() / ("rdmaconf-parallel-null-" + std::to_string(::getpid()) + ".pcap");
-  {
-    std::ofstream out(mixed, std::ios::binary | std::ios::trunc);
-    capture::CaptureWriter writer(out, capture::FileFormat::kPcap, capture::LinkType::kNull);
-    for (int round = 0; round < 4; ++round)
-      for (std::size_t i = 0;; ++i) {
-        bool any = false;
-        for (const auto& frames : inputs)
-          if (i < frames.size()) {
-            writer.write(frames[i].first, frames[i].second);
-            any = true;
-          }
-        if (!any) break;
-      }
-    ASSERT_TRUE(writer.ok());
-  }
+  write_mixed(mixed, capture::FileFormat::kPcap, 4, inputs, capture::LinkType::kNull);
   ASSERT_GT(fs::file_size(mixed), std::uintmax_t{4} << 20);
   const std::string one = json_of(mixed.string(), 1);
   EXPECT_EQ(one.find("\"violations\": []"), std::string::npos) << "the mix breaks rules";

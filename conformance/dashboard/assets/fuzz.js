@@ -107,5 +107,20 @@ async function drawFuzzRun(id, current) {
     r.message ? el('p', {className: 'msg', id: 'fuzz-message'}, r.message) : null, cancel,
     el('h3', {}, r.findings.length + ' findings'), r.findings.map((f) => fuzzFinding(r.id, f)));
   // Live while it runs: the view asks again every second.
-  if (r.status === 'running') setTimeout(() => { if (current()) drawFuzzRun(id, current).catch(() => {}); }, 1000);
+  if (r.status === 'running') askAgain(id, current);
+}
+
+// One failed ask (the server busy, a kept-alive connection closed under it)
+// is said on the page and the view asks again: it must not stay "running"
+// for good after the run has ended.
+function askAgain(id, current) {
+  setTimeout(() => {
+    if (!current()) return;
+    drawFuzzRun(id, current).catch((err) => {
+      if (!current()) return;
+      const progress = document.querySelector('#fuzz-progress');
+      if (progress) progress.textContent = 'asking again (' + String(err.message || err) + ')';
+      askAgain(id, current);
+    });
+  }, 1000);
 }

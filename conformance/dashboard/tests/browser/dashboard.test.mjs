@@ -6,7 +6,8 @@
 // and by cases, uploads captures, lists the agents known from runs, and
 // checks that markup in case text, targets, labels, capture names and
 // capabilities stays text; starts a fuzz run and sees its finding (and a
-// fuzz target that is markup stays text), and a CLC server fuzz run with
+// fuzz target that is markup stays text; a dropped ask of the run's view is
+// made again), and a CLC server fuzz run with
 // the form's CLC identity (a GID that is markup stays text). Then
 // opens a static report (`rdmaconf run --html`) from file://: the same page
 // over embedded data, loading nothing.
@@ -307,6 +308,20 @@ try {
   await page.type('#fuzz-faults', 'terminate-le-bitfield');
   await page.type('#fuzz-cases', 'rdmap-echo-*');
   await page.$eval('#fuzz-seconds', (e) => { e.value = '6'; });
+  // One of the view's asks while the run goes on fails as a dropped
+  // connection does: the view must ask again, not stay "running".
+  let fuzzAsks = 0;
+  let fuzzAskDropped = false;
+  const dropOneAsk = (req) => {
+    if (req.method() === 'GET' && /\/api\/fuzz\/\d+$/.test(new URL(req.url()).pathname) && ++fuzzAsks === 2) {
+      fuzzAskDropped = true;
+      req.abort('connectionreset');
+    } else {
+      req.continue();
+    }
+  };
+  await page.setRequestInterception(true);
+  page.on('request', dropOneAsk);
   await page.click('#fuzz-start');
   await page.waitForFunction(() => /^#\/fuzz\/\d+$/.test(location.hash));
   await page.waitForSelector('.fuzz-finding .signature', {timeout: 60000});
@@ -314,6 +329,9 @@ try {
   assert.match(await page.$eval('.fuzz-finding pre.script', (e) => e.textContent), /connection 2\nhandshake/, 'the case script as text');
   assert.match(await page.$eval('.fuzz-finding a.capture', (e) => e.getAttribute('href')), /^\/api\/fuzz\/\d+\/findings\/1\/captures\/.+\.pcapng$/);
   await page.waitForFunction(() => document.querySelector('#fuzz-status').textContent === 'done', {timeout: 60000});
+  page.off('request', dropOneAsk);
+  await page.setRequestInterception(false);
+  assert.ok(fuzzAskDropped, 'an ask of the running view was dropped (the run ended before a second ask?)');
   await shot('fuzz');
   const evilFuzz = await api('POST', '/api/fuzz', {target: '<img src=x onerror="window.__pwned=6">:1', iterations: 1});
   assert.equal(evilFuzz.status, 201);

@@ -152,7 +152,7 @@ function scheduleDraw() {
     drawScheduled = false;
     const events = state.pending;
     state.pending = [];
-    let runChanged = false, listChanged = false, refetch = false;
+    let runChanged = false, listChanged = false, refetch = false, ended = null;
     for (const e of events) {
       state.stats.events++;
       if (e.type === 'baseline') {
@@ -167,10 +167,16 @@ function scheduleDraw() {
         }
         if (state.run && state.run.id === e.run.id &&
             Object.keys(e.run).some((k) => k !== 'cases' && JSON.stringify(state.run[k]) !== JSON.stringify(e.run[k]))) {
-          // A run that ended has its findings grouped: fetched once.
-          if (state.run.status !== e.run.status && !['queued', 'running'].includes(e.run.status)) refetch = true;
-          Object.assign(state.run, e.run, {cases: state.run.cases});
-          runChanged = true;
+          // A run that ended has its findings grouped: fetched once, and the
+          // end is shown with them (never "done" beside the findings of the
+          // cases so far).
+          if (state.run.status !== e.run.status && !['queued', 'running'].includes(e.run.status)) {
+            refetch = true;
+            ended = e.run;
+          } else {
+            Object.assign(state.run, e.run, {cases: state.run.cases});
+            runChanged = true;
+          }
         }
       } else if (e.type === 'case' && state.run && state.run.id === e.run_id) {
         if (!state.seqs.has(e.case.seq)) {
@@ -186,7 +192,7 @@ function scheduleDraw() {
       }
     }
     const view = currentView();
-    if (refetch && view.name === 'run') refreshRun();
+    if (refetch && view.name === 'run') refreshRun(ended);
     if (runChanged && view.name === 'run') drawRun();
     else if (listChanged && view.name === 'runs') drawRuns();
     if (events.length) {
@@ -472,8 +478,10 @@ function drawRun(finding) {
 }
 
 // The run on screen again from the server: its findings once it ended, the
-// comparison once its target's baseline changed.
-async function refreshRun() {
+// comparison once its target's baseline changed. `ended`: the event that
+// said the run ended, shown as it is when the server cannot be asked (the
+// findings then come with the next navigation).
+async function refreshRun(ended) {
   const id = state.run && state.run.id;
   if (!id || REPORT) return;
   try {
@@ -482,7 +490,11 @@ async function refreshRun() {
     state.run = run;
     state.seqs = new Set(run.cases.map((c) => c.seq));
     drawRun();
-  } catch (err) { /* the next event or navigation tries again */ }
+  } catch (err) {
+    if (!ended || !state.run || state.run.id !== id || currentView().name !== 'run') return;
+    Object.assign(state.run, ended, {cases: state.run.cases});
+    drawRun();
+  }
 }
 
 // The exchange as a sequence diagram: tester on the left, IUT on the

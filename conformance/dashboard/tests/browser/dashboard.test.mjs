@@ -68,6 +68,18 @@ try {
     if (r.status() >= 400 && !new URL(r.url()).pathname.startsWith('/api/scripts/')) errors.push(r.status() + ' ' + r.url());
   });
   page.on('dialog', (d) => { errors.push('dialog: ' + d.message()); d.dismiss(); });
+  // The view of fuzz run `id` with the run ended. Right after the address
+  // changes the view before it is still on screen (the form, with no
+  // status, or another run's view with its own), so the wait names the run.
+  const fuzzRunEnded = async (id) => {
+    await page.waitForFunction((n) => {
+      const head = document.querySelector('main h2');
+      const status = document.querySelector('#fuzz-status');
+      return !!head && head.textContent.startsWith('Fuzz run #' + n + ':') && !!status && status.textContent !== 'running';
+    }, {timeout: 60000}, id);
+    return page.$eval('#fuzz-status', (e) => e.textContent);
+  };
+  const shownFuzzRun = async () => Number((await page.evaluate(() => location.hash)).split('/').pop());
   const shot = async (name) => {
     if (!shots) return;
     mkdirSync(shots, {recursive: true});
@@ -328,7 +340,7 @@ try {
   assert.equal(await page.$eval('.fuzz-finding .signature', (e) => e.textContent), 'breaks rfc5040-4.8-terminate-format');
   assert.match(await page.$eval('.fuzz-finding pre.script', (e) => e.textContent), /connection 2\nhandshake/, 'the case script as text');
   assert.match(await page.$eval('.fuzz-finding a.capture', (e) => e.getAttribute('href')), /^\/api\/fuzz\/\d+\/findings\/1\/captures\/.+\.pcapng$/);
-  await page.waitForFunction(() => document.querySelector('#fuzz-status').textContent === 'done', {timeout: 60000});
+  assert.equal(await fuzzRunEnded(await shownFuzzRun()), 'done');
   page.off('request', dropOneAsk);
   await page.setRequestInterception(false);
   assert.ok(fuzzAskDropped, 'an ask of the running view was dropped (the run ended before a second ask?)');
@@ -336,7 +348,7 @@ try {
   const evilFuzz = await api('POST', '/api/fuzz', {target: '<img src=x onerror="window.__pwned=6">:1', iterations: 1});
   assert.equal(evilFuzz.status, 201);
   await page.goto(base + '#/fuzz/' + evilFuzz.json.id);
-  await page.waitForFunction(() => document.querySelector('#fuzz-status').textContent !== 'running', {timeout: 60000});
+  await fuzzRunEnded(evilFuzz.json.id);
   assert.ok((await page.$eval('main', (e) => e.textContent)).includes('target <img src=x'), 'the markup target shown as text');
   // 8c. The CLC server target: the form's CLC identity fields go into the
   // request (only the ones given) and the run's view says them; a value
@@ -354,8 +366,7 @@ try {
   const clcId = Number(await page.evaluate(() => location.hash.split('/').pop()));
   const clcRun = await api('GET', '/api/fuzz/' + clcId);
   assert.deepEqual(clcRun.json.request.clc, {eid: 'RDMACONF-TEST-EID', prefix: '127.0.0.0/8', mac: '02:00:00:00:00:01'}, 'the identity given, no more');
-  await page.waitForFunction(() => document.querySelector('#fuzz-status').textContent !== 'running', {timeout: 60000});
-  assert.equal(await page.$eval('#fuzz-status', (e) => e.textContent), 'done');
+  assert.equal(await fuzzRunEnded(clcId), 'done');
   assert.ok((await page.$eval('main', (e) => e.textContent)).includes('reference; CLC peer: EID RDMACONF-TEST-EID, prefix 127.0.0.0/8, MAC 02:00:00:00:00:01'),
     'the run says its CLC peer');
   await page.goto(base + '#/fuzz');
@@ -366,8 +377,7 @@ try {
   await page.$eval('#fuzz-seconds', (e) => { e.value = '2'; });
   await page.click('#fuzz-start');
   await page.waitForFunction(() => /^#\/fuzz\/\d+$/.test(location.hash));
-  await page.waitForFunction(() => document.querySelector('#fuzz-status').textContent !== 'running', {timeout: 60000});
-  assert.equal(await page.$eval('#fuzz-status', (e) => e.textContent), 'failed', 'the command refuses that GID');
+  assert.equal(await fuzzRunEnded(await shownFuzzRun()), 'failed', 'the command refuses that GID');
   assert.ok((await page.$eval('main', (e) => e.textContent)).includes('GID <img src=x onerror="window.__pwned=8">'), 'the markup GID shown as text');
   assert.ok((await page.$eval('#fuzz-message', (e) => e.textContent)).includes('--clc-gid'), 'the command\'s words');
   // An iWARP run takes none of them, whatever the fields hold.
@@ -381,7 +391,7 @@ try {
   await page.waitForFunction(() => /^#\/fuzz\/\d+$/.test(location.hash));
   const iwarpId = Number(await page.evaluate(() => location.hash.split('/').pop()));
   assert.equal((await api('GET', '/api/fuzz/' + iwarpId)).json.request.clc, undefined, 'no CLC identity for iWARP seeds');
-  await page.waitForFunction(() => document.querySelector('#fuzz-status').textContent !== 'running', {timeout: 60000});
+  await fuzzRunEnded(iwarpId);
   await page.goto(base + '#/fuzz');
   await page.waitForSelector('#fuzz-runs tr td');
   assert.equal(await page.$$eval('main img, main script', (l) => l.length), 0, 'no element from a fuzz run');

@@ -28,6 +28,7 @@ run_all() {
 # (default clang/clang++, the project's clang 14; e.g. clang-19/clang++-19,
 # whose libFuzzer is newer); without FUZZ_BUILD_DIR another compiler builds in
 # build/fuzz-release-<FUZZ_CXX>, so the two builds sit side by side.
+# FUZZ_BUILD_JOBS: the build's parallel jobs (default: the cores).
 fuzz_cc=${FUZZ_CC:-clang}
 fuzz_cxx=${FUZZ_CXX:-clang++}
 if [ "$fuzz_cxx" = clang++ ]; then

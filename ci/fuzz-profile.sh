@@ -18,6 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 t=${1:?usage: ci/fuzz-profile.sh TARGET [RUNS]}
 runs=${2:-20000}
+# shellcheck source=ci/fuzz-lib.sh  # plain_build, fuzz_plain_dir
 . ci/fuzz-lib.sh
 build=$fuzz_plain_dir
 bin=${FUZZ_BIN:-$build/fuzz}

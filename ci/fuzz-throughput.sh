@@ -18,6 +18,7 @@
 # nothing else runs; say which in the table's note.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=ci/fuzz-lib.sh  # plain_build, fuzz_plain_dir
 . ci/fuzz-lib.sh
 
 seconds=${FUZZ_SECONDS:-20}

@@ -23,3 +23,24 @@ run_all() {
   done
   wait || true
 }
+# The plain throughput build (-fsanitize=fuzzer only, -O3 Release) of the
+# given targets in FUZZ_BUILD_DIR. FUZZ_CC/FUZZ_CXX pick the fuzzing compiler
+# (default clang/clang++, the project's clang 14; e.g. clang-19/clang++-19,
+# whose libFuzzer is newer); without FUZZ_BUILD_DIR another compiler builds in
+# build/fuzz-release-<FUZZ_CXX>, so the two builds sit side by side.
+# FUZZ_BUILD_JOBS: the build's parallel jobs (default: the cores).
+fuzz_cc=${FUZZ_CC:-clang}
+fuzz_cxx=${FUZZ_CXX:-clang++}
+if [ "$fuzz_cxx" = clang++ ]; then
+  fuzz_plain_dir=${FUZZ_BUILD_DIR:-build/fuzz-release}
+else
+  fuzz_plain_dir=${FUZZ_BUILD_DIR:-build/fuzz-release-$(basename "$fuzz_cxx")}
+fi
+plain_build() {  # TARGET... (cmake targets)
+  local flags="-fsanitize=fuzzer-no-link"
+  cmake -S . -B "$fuzz_plain_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER="$fuzz_cc" -DCMAKE_CXX_COMPILER="$fuzz_cxx" \
+    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+    -DRDMACONF_FUZZ=ON -DRDMACONF_BUILD_TESTS=OFF -DRDMACONF_BUILD_BENCHMARKS=OFF >/dev/null
+  cmake --build "$fuzz_plain_dir" -j "${FUZZ_BUILD_JOBS:-$(nproc)}" --target "$@" >/dev/null
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where a fuzz target's time goes (docs/fuzzing.md, "Where the time goes"):
 # `perf record -g` of the plain throughput build (ci/fuzz-throughput.sh's
-# FUZZ_BUILD_DIR, built first if missing) running RUNS executions from the
+# FUZZ_BUILD_DIR and FUZZ_CC/FUZZ_CXX, built first if missing) running RUNS executions from the
 # shipped corpus and regressions, seed 1, no dictionary, a fresh folder for
 # what it adds; then the samples' shares: libFuzzer's bookkeeping, the
 # comparison-tracing callbacks (by caller) and the code (the library under
@@ -9,6 +9,7 @@
 #
 #   ci/fuzz-profile.sh capture_observer 15000
 #   FUZZ_BIN=/tmp/old/fuzz ci/fuzz-profile.sh mpa_deframer 150000   # another build's binaries
+#   FUZZ_CC=clang-19 FUZZ_CXX=clang++-19 ci/fuzz-profile.sh capture_file 100000   # clang 19's build
 #
 # A fixed number of executions is comparable between builds; exec/s on a
 # shared machine is not. perf must be allowed to sample (perf_event_paranoid
@@ -17,16 +18,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 t=${1:?usage: ci/fuzz-profile.sh TARGET [RUNS]}
 runs=${2:-20000}
-build=${FUZZ_BUILD_DIR:-build/fuzz-release}
+# shellcheck source=ci/fuzz-lib.sh  # plain_build, fuzz_plain_dir
+. ci/fuzz-lib.sh
+build=$fuzz_plain_dir
 bin=${FUZZ_BIN:-$build/fuzz}
-if [ ! -x "$bin/${t}_fuzzer" ]; then
-  flags="-fsanitize=fuzzer-no-link"
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
-    -DRDMACONF_FUZZ=ON -DRDMACONF_BUILD_TESTS=OFF -DRDMACONF_BUILD_BENCHMARKS=OFF >/dev/null
-  cmake --build "$build" --target "${t}_fuzzer" >/dev/null
-fi
+[ -x "$bin/${t}_fuzzer" ] || plain_build "${t}_fuzzer"
 out=$build/profile/$t
 rm -rf "$out"
 mkdir -p "$out/new"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Throughput of every fuzz target as docs/fuzzing.md ("Measurements") measures
 # it: the plain build (-fsanitize=fuzzer only, -O3 Release) in
-# FUZZ_BUILD_DIR (default build/fuzz-release), each target for FUZZ_SECONDS
+# FUZZ_BUILD_DIR (default build/fuzz-release; FUZZ_CC/FUZZ_CXX another
+# compiler, ci/fuzz-lib.sh's plain_build), each target for FUZZ_SECONDS
 # (default 20) from its shipped corpus and regressions, no dictionary, a fresh
 # empty folder for what it adds. Prints a Markdown table: libFuzzer's last
 # exec/s, the executions per CPU second (user + system, /usr/bin/time: on a
@@ -11,27 +12,24 @@
 #   ci/fuzz-throughput.sh
 #   FUZZ_JOBS=2 FUZZ_SEED=2 FUZZ_TARGETS="ulp_tracker smcr_link" ci/fuzz-throughput.sh
 #   FUZZ_PREBUILT=build/oss-fuzz/out ci/fuzz-throughput.sh    # OSS-Fuzz's ASan+UBSan build instead
+#   FUZZ_CC=clang-19 FUZZ_CXX=clang++-19 ci/fuzz-throughput.sh   # in build/fuzz-release-clang++-19
 #
 # Two jobs on two cores measure each target on a core of its own only when
 # nothing else runs; say which in the table's note.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=ci/fuzz-lib.sh  # plain_build, fuzz_plain_dir
 . ci/fuzz-lib.sh
 
 seconds=${FUZZ_SECONDS:-20}
 seed=${FUZZ_SEED:-1}
 jobs=${FUZZ_JOBS:-1}
-build=${FUZZ_BUILD_DIR:-build/fuzz-release}
+build=$fuzz_plain_dir
 
 if [ -n "${FUZZ_PREBUILT:-}" ]; then
   bin=$FUZZ_PREBUILT
 else
-  flags="-fsanitize=fuzzer-no-link"
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
-    -DRDMACONF_FUZZ=ON -DRDMACONF_BUILD_TESTS=OFF -DRDMACONF_BUILD_BENCHMARKS=OFF >/dev/null
-  cmake --build "$build" -j "$(nproc)" --target fuzz_targets >/dev/null
+  plain_build fuzz_targets
   bin=$build/fuzz
 fi
 targets=${FUZZ_TARGETS:-$(cd "$bin" && ls *_fuzzer | sed 's/_fuzzer$//')}
@@ -69,5 +67,6 @@ for t in $targets; do
        "$(thousands "$(first ft "$last" "?")") | $size |"
 done
 echo
-echo "$seconds s per target, seed $seed, $jobs at a time, $(nproc) cores, load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+compiler=${FUZZ_PREBUILT:+prebuilt binaries}
+echo "$seconds s per target, seed $seed, $jobs at a time, ${compiler:-$("$fuzz_cxx" --version | head -1)}, $(nproc) cores, load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit $status

@@ -134,18 +134,22 @@ TEST(DashboardCase, KeepsEveryMemberOfTheReportsCase) {
   EXPECT_TRUE(result_json(run.results[0]).contains("exchange")) << "the octets of a case that did not pass";
 }
 
+// `good` changed by `change` is refused, the error saying `says`.
+template <typename Change>
+void expect_refused(const json& good, Change change, const char* says) {
+  json j = good;
+  change(j);
+  std::string error;
+  EXPECT_TRUE(checked_case(j, error).is_null()) << says;
+  EXPECT_NE(error.find(says), std::string::npos) << error;
+}
+
 TEST(DashboardCase, BoundsTheReportsNewMembersWithTypedErrors) {
   RunResults run;
   run.wrong_code("rdmap-a", "0x3");
   run.results[0].in_passing.push_back({"r", "MUST", "", "", "", "", "", 1, 0, {}, {}});
   const json good = result_json(run.results[0]);
-  auto refused = [&](auto change, const char* says) {
-    json j = good;
-    change(j);
-    std::string error;
-    EXPECT_TRUE(checked_case(j, error).is_null()) << says;
-    EXPECT_NE(error.find(says), std::string::npos) << error;
-  };
+  auto refused = [&](auto change, const char* says) { expect_refused(good, change, says); };
   refused([](json& j) { j["failure"]["kind"] = "bogus"; }, "failure: 'kind'");
   refused([](json& j) { j["failure"] = "a string"; }, "failure");
   refused([](json& j) { j["failure"]["received"] = "zz"; }, "'received'");
@@ -187,13 +191,7 @@ TEST(DashboardCase, KeepsAnSctpCasesAssociationBounded) {
   const json kept = checked_case(good, error);
   ASSERT_FALSE(kept.is_null()) << error;
   EXPECT_EQ(kept["exchange"], good["exchange"]);
-  auto refused = [&](auto change, const char* says) {
-    json j = good;
-    change(j);
-    std::string why;
-    EXPECT_TRUE(checked_case(j, why).is_null()) << says;
-    EXPECT_NE(why.find(says), std::string::npos) << why;
-  };
+  auto refused = [&](auto change, const char* says) { expect_refused(good, change, says); };
   refused([](json& j) { j["exchange"]["sctp"]["messages"][0]["ppid"] = 1ull << 32; }, "exchange: 'ppid'");
   refused([](json& j) { j["exchange"]["sctp"]["messages"][1]["stream"] = 65536; }, "exchange: 'stream'");
   refused([](json& j) { j["exchange"]["sctp"]["messages"][1]["from"] = "mallory"; }, "exchange: 'from'");

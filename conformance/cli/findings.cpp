@@ -122,7 +122,8 @@ int write_bug_report(const FindingsArgs& a, const std::vector<findings::Finding>
         read_file((fs::path(dir) / c.file).string(), in.script);
         in.script_path = c.file;
       }
-    if (!f->example->exchange.chunks.empty() && cf::pcap_writer()) {
+    const cf::ExchangeRecord& kept = f->example->exchange;
+    if ((!kept.chunks.empty() || kept.sctp) && cf::pcap_writer()) {
       cf::pcap_writer()(out_dir, *f->example);
       in.capture_file = f->example->c->id + ".pcapng";
     }

@@ -83,9 +83,16 @@ bool record_connection(const std::string& path, const cf::CaseResult& r, const c
   return ex.reset_by_iut ? rec.abort(iut) : rec.close(ex.closed_by_iut ? iut : tester);
 }
 
-// DIR/<case>.pcapng, and DIR/<case>-N.pcapng for its connection N from 2 on.
+// Whether the case opened its connection: a TCP connection names its ends,
+// an association over SCTP leaves its record (the in-memory one names no
+// addresses). A case that never ran (unimplemented before its first step:
+// the IUT lacks what it needs, it rests on MPA over SCTP) opened neither.
+bool opened(const cf::ExchangeRecord& ex) { return ex.sctp || !ex.tester_address.empty() || !ex.chunks.empty(); }
+
+// DIR/<case>.pcapng, and DIR/<case>-N.pcapng for its connection N from 2
+// on; nothing for a case that opened no connection.
 bool record_case(const std::string& dir, const cf::CaseResult& r) {
-  if (!r.c) return true;
+  if (!r.c || !opened(r.exchange)) return true;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   bool ok = record_connection(analysis::case_capture_path(dir, r.c->id), r, r.exchange, 1);

@@ -183,8 +183,70 @@ bool checked_in_passing(const json& j, json& out, std::string& error) {
   return true;
 }
 
+// A whole number up to `max`, required: SCTP's 16-bit ports, stream
+// counts and streams, its 32-bit PPID and Adaptation Layer Indication
+// (the report's reader asks for every one).
+bool up_to(const json& j, const char* key, std::uint64_t max, json& out, std::string& error) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number_unsigned() || it->get<std::uint64_t>() > max) {
+    error = std::string("'") + key + "' must be a whole number up to " + std::to_string(max);
+    return false;
+  }
+  out[key] = *it;
+  return true;
+}
+
+// An Adaptation Layer Indication: a 32-bit number, or null for none.
+bool indication(const json& j, json& out, std::string& error) {
+  if (j.contains("indication") && j["indication"].is_null()) {
+    out["indication"] = nullptr;
+    return true;
+  }
+  return up_to(j, "indication", 0xffffffffu, out, error);
+}
+
+// A case's SCTP association (report_json.cpp, sctp_json); `total` counts
+// the exchange's hex digits so far, bounded as the TCP chunks are.
+bool checked_sctp(const json& a, json& out, std::size_t& total, std::string& error) {
+  if (!a.is_object()) {
+    error = "'sctp' must be an object";
+    return false;
+  }
+  json g = json::object(), tester = json::object(), iut = json::object();
+  const json none = json::object();
+  const json& ti = a.contains("tester_init") && a["tester_init"].is_object() ? a["tester_init"] : none;
+  const json& ii = a.contains("iut_init") && a["iut_init"].is_object() ? a["iut_init"] : none;
+  if (!up_to(a, "tester_port", 0xffff, g, error) || !up_to(a, "iut_port", 0xffff, g, error) ||
+      !indication(ti, tester, error) || !up_to(ti, "streams", 0xffff, tester, error) ||
+      !boolean(ti, "hold_acks", tester, error) || !indication(ii, iut, error) ||
+      !up_to(ii, "outbound_streams", 0xffff, iut, error) || !up_to(ii, "inbound_streams", 0xffff, iut, error) ||
+      !list(a, "messages", kMaxChunks, g, error))
+    return false;
+  g["tester_init"] = std::move(tester);
+  g["iut_init"] = std::move(iut);
+  for (const json& m : a.value("messages", json::array())) {
+    json k = json::object();
+    if (!m.is_object() || !text(m, "from", kMaxShort, k, error) || !number(m, "at_ms", k, error) ||
+        !up_to(m, "stream", 0xffff, k, error) || !up_to(m, "ppid", 0xffffffffu, k, error) ||
+        !boolean(m, "unordered", k, error) || !hex(m, "octets", kMaxExchangeHex, k, error))
+      return false;
+    if (k["from"] != "tester" && k["from"] != "iut") {
+      error = "'from' must be tester or iut";
+      return false;
+    }
+    total += k.value("octets", std::string()).size();
+    if (total > kMaxExchangeHex) {
+      error = "more than " + std::to_string(kMaxExchangeHex / 2) + " octets";
+      return false;
+    }
+    g["messages"].push_back(std::move(k));
+  }
+  out["sctp"] = std::move(g);
+  return true;
+}
+
 // The octets of the exchange (report_json.cpp, exchange_json): bounded in
-// chunks and in octets altogether.
+// chunks and in octets altogether, over TCP or SCTP.
 bool checked_exchange(const json& e, json& out, std::string& error) {
   if (!e.is_object()) return in("exchange", error);
   json g = json::object();
@@ -209,6 +271,8 @@ bool checked_exchange(const json& e, json& out, std::string& error) {
     }
     g["chunks"].push_back(std::move(k));
   }
+  if (e.contains("sctp") && !e["sctp"].is_null() && !checked_sctp(e["sctp"], g, total, error))
+    return in("exchange", error);
   out["exchange"] = std::move(g);
   return true;
 }

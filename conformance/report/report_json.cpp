@@ -64,6 +64,39 @@ Json in_passing_json(const InPassing& p) {
   return j;
 }
 
+// A connection over SCTP: its association as the runner recorded it
+// (SctpExchange, engine/sctp_packets.hpp), what the INIT and INIT-ACK said
+// and every message with the stream, PPID and U flag SCTP carried it with,
+// from which the case's capture is put back together. `total` is the
+// octets the exchange keeps so far; past kMaxExchangeOctets the rest is
+// left out and `truncated` set.
+Json sctp_json(const SctpExchange& a, std::size_t& total, bool& truncated) {
+  const auto indication = [](const std::optional<std::uint32_t>& i) { return i ? Json(*i) : Json(nullptr); };
+  Json messages = Json::array();
+  for (const SctpExchange::Message& m : a.messages) {
+    if (total + m.chunk.octets.size() > kMaxExchangeOctets) {
+      truncated = true;
+      break;
+    }
+    total += m.chunk.octets.size();
+    messages.push_back(Json{{"from", m.from_tester ? "tester" : "iut"},
+                            {"at_ms", static_cast<long long>(m.at_ms)},
+                            {"stream", m.chunk.stream},
+                            {"ppid", m.chunk.ppid},
+                            {"unordered", m.chunk.unordered},
+                            {"octets", hex_string(m.chunk.octets)}});
+  }
+  return Json{{"tester_port", a.tester_port},
+              {"iut_port", a.iut_port},
+              {"tester_init", Json{{"indication", indication(a.tester_init.indication)},
+                                   {"streams", a.tester_init.streams},
+                                   {"hold_acks", a.tester_init.hold_acks}}},
+              {"iut_init", Json{{"indication", indication(a.iut_init.indication)},
+                                {"outbound_streams", a.iut_init.outbound_streams},
+                                {"inbound_streams", a.iut_init.inbound_streams}}},
+              {"messages", std::move(messages)}};
+}
+
 Json exchange_json(const ExchangeRecord& e) {
   Json chunks = Json::array();
   std::size_t total = 0;
@@ -78,9 +111,12 @@ Json exchange_json(const ExchangeRecord& e) {
                           {"at_ms", static_cast<long long>(ch.at_ms)},
                           {"octets", hex_string(ch.octets)}});
   }
-  return Json{{"tester_address", e.tester_address}, {"iut_address", e.iut_address},
-              {"closed_by_iut", e.closed_by_iut},   {"reset_by_iut", e.reset_by_iut},
-              {"truncated", truncated},             {"chunks", std::move(chunks)}};
+  Json sctp = e.sctp ? sctp_json(*e.sctp, total, truncated) : Json();
+  Json j{{"tester_address", e.tester_address}, {"iut_address", e.iut_address},
+         {"closed_by_iut", e.closed_by_iut},   {"reset_by_iut", e.reset_by_iut},
+         {"truncated", truncated},             {"chunks", std::move(chunks)}};
+  if (e.sctp) j["sctp"] = std::move(sctp);
+  return j;
 }
 
 std::string finding_source(findings::Finding::Source s) { return s == findings::Finding::Source::kRule ? "rule" : "step"; }
@@ -149,8 +185,10 @@ nlohmann::ordered_json case_json(const CaseResult& r, const std::vector<std::str
   j["frames"] = std::move(frames);
   j["agent"] = std::move(agent);
   // The octets of every case that did not pass, so a bug report can carry
-  // its capture (rdmaconf findings --report).
-  if (r.verdict != Verdict::kPass && !r.exchange.chunks.empty()) j["exchange"] = exchange_json(r.exchange);
+  // its capture (rdmaconf findings --report): its TCP connection's, or its
+  // SCTP association's.
+  if (r.verdict != Verdict::kPass && (!r.exchange.chunks.empty() || r.exchange.sctp))
+    j["exchange"] = exchange_json(r.exchange);
   return j;
 }
 

@@ -122,6 +122,61 @@ bool read_in_passing(const json& j, std::vector<InPassing>& out, std::string& er
   return true;
 }
 
+// A whole number up to `max` at `key`; false with `error` when it is
+// missing or out of range.
+template <typename T>
+bool get_whole(const json& j, const char* key, T& out, std::uint64_t max, std::string& error, const std::string& where) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number_unsigned() || it->get<std::uint64_t>() > max)
+    return error = where + ": \"" + key + "\" is missing or not a whole number up to " + std::to_string(max), false;
+  out = static_cast<T>(it->get<std::uint64_t>());
+  return true;
+}
+
+// An Adaptation Layer Indication: a 32-bit number, or null for none.
+bool get_indication(const json& j, std::optional<std::uint32_t>& out, std::string& error, const std::string& where) {
+  const auto it = j.find("indication");
+  if (it != j.end() && it->is_null()) return out.reset(), true;
+  std::uint32_t v = 0;
+  if (!get_whole(j, "indication", v, 0xffffffffu, error, where)) return false;
+  out = v;
+  return true;
+}
+
+// The association of a case over SCTP (report_json.cpp, sctp_json).
+bool read_sctp(const json& j, SctpExchange& a, std::string& error, const std::string& where) {
+  if (!j.is_object()) return error = where + ": exchange \"sctp\" is not an object", false;
+  const std::string at = where + " exchange sctp";
+  if (!get_whole(j, "tester_port", a.tester_port, 0xffff, error, at) ||
+      !get_whole(j, "iut_port", a.iut_port, 0xffff, error, at))
+    return false;
+  const auto ti = j.find("tester_init"), ii = j.find("iut_init");
+  if (ti == j.end() || !ti->is_object() || ii == j.end() || !ii->is_object())
+    return error = at + ": \"tester_init\" or \"iut_init\" is not an object", false;
+  if (!get_indication(*ti, a.tester_init.indication, error, at + " tester_init") ||
+      !get_whole(*ti, "streams", a.tester_init.streams, 0xffff, error, at + " tester_init") ||
+      !get_indication(*ii, a.iut_init.indication, error, at + " iut_init") ||
+      !get_whole(*ii, "outbound_streams", a.iut_init.outbound_streams, 0xffff, error, at + " iut_init") ||
+      !get_whole(*ii, "inbound_streams", a.iut_init.inbound_streams, 0xffff, error, at + " iut_init"))
+    return false;
+  a.tester_init.hold_acks = opt_bool(*ti, "hold_acks");
+  const auto messages = j.find("messages");
+  if (messages == j.end() || !messages->is_array()) return error = at + ": \"messages\" is not a list", false;
+  for (const json& m : *messages) {
+    if (!m.is_object()) return error = at + ": a message is not an object", false;
+    SctpExchange::Message msg;
+    msg.from_tester = opt_string(m, "from") == "tester";
+    if (const auto t = m.find("at_ms"); t != m.end() && t->is_number()) msg.at_ms = t->get<double>();
+    if (!get_whole(m, "stream", msg.chunk.stream, 0xffff, error, at + " message") ||
+        !get_whole(m, "ppid", msg.chunk.ppid, 0xffffffffu, error, at + " message") ||
+        !opt_hex(m, "octets", msg.chunk.octets, error, at + " message"))
+      return false;
+    msg.chunk.unordered = opt_bool(m, "unordered");
+    a.messages.push_back(std::move(msg));
+  }
+  return true;
+}
+
 bool read_exchange(const json& j, ExchangeRecord& e, std::string& error, const std::string& where) {
   if (!j.is_object()) return error = where + ": \"exchange\" is not an object", false;
   e.tester_address = opt_string(j, "tester_address");
@@ -138,6 +193,8 @@ bool read_exchange(const json& j, ExchangeRecord& e, std::string& error, const s
     if (!opt_hex(c, "octets", ch.octets, error, where + " exchange")) return false;
     e.chunks.push_back(std::move(ch));
   }
+  if (const auto a = j.find("sctp"); a != j.end())
+    if (!read_sctp(*a, e.sctp.emplace(), error, where)) return false;
   return true;
 }
 

@@ -15,11 +15,12 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <future>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+
+#include "endpoint/sctp_link_impl.hpp"
 
 namespace rdmaconf::endpoint {
 namespace kernel_sctp {
@@ -200,9 +201,7 @@ struct KernelSctpLink::Impl {
       AssociationId id = 0;
       {
         std::lock_guard lock(mu);
-        std::size_t open = 0;
-        for (const auto& [i, a] : assocs) open += a.gone ? 0 : 1;
-        if (open >= config.max_associations) {
+        if (!sctp_link_impl::room_for_another(*this)) {
           ::close(fd);  // a graceful SHUTDOWN of the association beyond the limit
           continue;
         }
@@ -339,42 +338,29 @@ std::uint16_t KernelSctpLink::local_sctp_port() const { return impl_->config.sct
 
 bool KernelSctpLink::connect(const udp::endpoint& peer, std::uint16_t peer_sctp_port, std::string& error) {
   Impl* p = impl_.get();
-  std::promise<std::string> started;
-  asio::post(p->io, [p, peer, peer_sctp_port, &started] {
-    {
-      std::lock_guard lock(p->mu);
-      if (p->listening || !p->assocs.empty()) return started.set_value("the link already has an association");
-      p->assocs[0].sd = p->main;
-      p->next_id = 1;
-    }
-    const udp::endpoint them(peer.address(), peer_sctp_port);
-    if (::connect(p->main->native_handle(), them.data(), static_cast<socklen_t>(them.size())) != 0 &&
-        errno != EINPROGRESS)
-      return started.set_value(errno_text("SCTP connect failed", errno));
-    p->watch(0, p->main);
-    started.set_value({});
-  });
-  error = started.get_future().get();
-  return error.empty();
+  return sctp_link_impl::connect_active(
+      *p, [p](Impl::Assoc& a) { a.sd = p->main; },
+      [p, peer, peer_sctp_port]() -> std::string {
+        const udp::endpoint them(peer.address(), peer_sctp_port);
+        if (::connect(p->main->native_handle(), them.data(), static_cast<socklen_t>(them.size())) != 0 &&
+            errno != EINPROGRESS)
+          return errno_text("SCTP connect failed", errno);
+        p->watch(0, p->main);
+        return {};
+      },
+      error);
 }
 
 bool KernelSctpLink::listen(std::string& error) {
   Impl* p = impl_.get();
-  std::promise<std::string> started;
-  asio::post(p->io, [p, &started] {
-    {
-      std::lock_guard lock(p->mu);
-      if (p->listening) return started.set_value({});
-      if (!p->assocs.empty()) return started.set_value("the link already has an association");
-      p->listening = true;
-    }
-    if (::listen(p->main->native_handle(), static_cast<int>(std::min<std::size_t>(p->config.max_associations, 64))) != 0)
-      return started.set_value(errno_text("SCTP listen failed", errno));
-    p->watch_listener();
-    started.set_value({});
-  });
-  error = started.get_future().get();
-  return error.empty();
+  return sctp_link_impl::listen_passive(
+      *p,
+      [p](int backlog) -> std::string {
+        if (::listen(p->main->native_handle(), backlog) != 0) return errno_text("SCTP listen failed", errno);
+        p->watch_listener();
+        return {};
+      },
+      error);
 }
 
 bool KernelSctpLink::send(AssociationId id, const SctpMessage& m, std::string& error) {

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "endpoint/sctp_link_impl.hpp"
 #include "sctp/packet.hpp"
 
 namespace rdmaconf::endpoint {
@@ -260,9 +261,7 @@ struct UsrsctpLink::Impl final : UsrsctpSink {
       struct socket* s = usrsctp_accept(socket, nullptr, nullptr);
       if (!s) return;
       std::lock_guard lock(mu);
-      std::size_t open = 0;
-      for (const auto& [id, a] : assocs) open += a.gone ? 0 : 1;
-      if (open >= config.max_associations) {
+      if (!sctp_link_impl::room_for_another(*this)) {
         usrsctp_close(s);
         continue;
       }
@@ -437,42 +436,32 @@ std::uint16_t UsrsctpLink::local_sctp_port() const { return impl_->config.sctp_p
 
 bool UsrsctpLink::connect(const udp::endpoint& peer, std::uint16_t peer_sctp_port, std::string& error) {
   Impl* p = impl_.get();
-  std::promise<std::string> started;
-  asio::post(p->io, [p, peer, peer_sctp_port, &started] {
-    {
-      std::lock_guard lock(p->mu);
-      if (p->listening || !p->assocs.empty()) return started.set_value("the link already has an association");
-      p->peers[peer_sctp_port] = peer;
-      p->assocs[0].so = p->socket;
-      p->next_id = 1;
-    }
-    // The peer's SCTP endpoint has the same AF_CONN address as ours: the
-    // address only tells usrsctp which link's UDP socket carries it.
-    sockaddr_conn them = conn_address(p->addr(), peer_sctp_port);
-    if (usrsctp_connect(p->socket, reinterpret_cast<sockaddr*>(&them), sizeof them) != 0 && errno != EINPROGRESS)
-      return started.set_value("SCTP connect failed (errno " + std::to_string(errno) + ")");
-    started.set_value({});
-  });
-  error = started.get_future().get();
-  return error.empty();
+  return sctp_link_impl::connect_active(
+      *p,
+      [p, peer, peer_sctp_port](Impl::Assoc& a) {
+        p->peers[peer_sctp_port] = peer;
+        a.so = p->socket;
+      },
+      [p, peer_sctp_port]() -> std::string {
+        // The peer's SCTP endpoint has the same AF_CONN address as ours: the
+        // address only tells usrsctp which link's UDP socket carries it.
+        sockaddr_conn them = conn_address(p->addr(), peer_sctp_port);
+        if (usrsctp_connect(p->socket, reinterpret_cast<sockaddr*>(&them), sizeof them) != 0 && errno != EINPROGRESS)
+          return "SCTP connect failed (errno " + std::to_string(errno) + ")";
+        return {};
+      },
+      error);
 }
 
 bool UsrsctpLink::listen(std::string& error) {
   Impl* p = impl_.get();
-  std::promise<std::string> started;
-  asio::post(p->io, [p, &started] {
-    {
-      std::lock_guard lock(p->mu);
-      if (p->listening) return started.set_value({});
-      if (!p->assocs.empty()) return started.set_value("the link already has an association");
-      p->listening = true;
-    }
-    if (usrsctp_listen(p->socket, static_cast<int>(std::min<std::size_t>(p->config.max_associations, 64))) != 0)
-      return started.set_value("SCTP listen failed (errno " + std::to_string(errno) + ")");
-    started.set_value({});
-  });
-  error = started.get_future().get();
-  return error.empty();
+  return sctp_link_impl::listen_passive(
+      *p,
+      [p](int backlog) -> std::string {
+        if (usrsctp_listen(p->socket, backlog) != 0) return "SCTP listen failed (errno " + std::to_string(errno) + ")";
+        return {};
+      },
+      error);
 }
 
 bool UsrsctpLink::send(AssociationId id, const SctpMessage& m, std::string& error) {

@@ -12,18 +12,19 @@
 #include <linux/sctp.h>
 // clang-format on
 
-#include <condition_variable>
 #include <cstring>
-#include <map>
 #include <mutex>
 
 #include <gtest/gtest.h>
 
+#include "sctp_link_seen.hpp"
+
 namespace rdmaconf::endpoint {
 namespace {
 
-using namespace std::chrono_literals;
 using kernel_sctp::Notification;
+using sctp_link_testing::LinkSeen;
+using sctp_link_testing::seen_events;
 
 template <typename T>
 std::vector<std::uint8_t> octets_of(const T& t, std::size_t size = sizeof(T)) {
@@ -149,67 +150,22 @@ TEST(KernelSctpLink, WithoutKernelSctpOpeningSaysSo) {
   }
 }
 
-// What one link saw, waited on by the test.
-struct KernelSeen {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::map<AssociationId, SctpUp> up;
-  std::vector<std::pair<AssociationId, SctpMessage>> messages;
-  int dry = 0;
-  int gone = 0;
-
-  template <typename P>
-  bool wait(P done) {
-    std::unique_lock lock(mu);
-    return cv.wait_for(lock, 5s, [&] { return done(); });
-  }
-};
-
-SctpEvents kernel_events(KernelSeen& seen, SctpLink** echo_on = nullptr) {
-  SctpEvents e;
-  e.up = [&seen](AssociationId id, const SctpUp& up) {
-    std::lock_guard lock(seen.mu);
-    seen.up[id] = up;
-    seen.cv.notify_all();
-  };
-  e.message = [&seen, echo_on](AssociationId id, SctpMessage m) {
-    if (echo_on && *echo_on) {
-      std::string why;
-      (*echo_on)->send(id, m, why);
-    }
-    std::lock_guard lock(seen.mu);
-    seen.messages.emplace_back(id, std::move(m));
-    seen.cv.notify_all();
-  };
-  e.dry = [&seen](AssociationId) {
-    std::lock_guard lock(seen.mu);
-    ++seen.dry;
-    seen.cv.notify_all();
-  };
-  e.gone = [&seen](AssociationId, const std::string&) {
-    std::lock_guard lock(seen.mu);
-    ++seen.gone;
-    seen.cv.notify_all();
-  };
-  return e;
-}
-
 TEST(KernelSctpLink, AnAssociationOnLoopbackCarriesStreamPpidAndUnorderedFlag) {
   std::string why;
   if (!kernel_sctp_available(why)) GTEST_SKIP() << why;
-  KernelSeen server_seen, client_seen;
+  LinkSeen server_seen, client_seen;
   SctpLink* echo = nullptr;
   SctpLinkConfig sc;
   sc.indication = 1;
   sc.outbound_streams = sc.inbound_streams = 4;
-  auto server = open_sctp_link(SctpStack::kKernel, sc, kernel_events(server_seen, &echo));
+  auto server = open_sctp_link(SctpStack::kKernel, sc, seen_events(server_seen, &echo));
   echo = server.get();
   ASSERT_TRUE(server->listen(why)) << why;
   ASSERT_NE(server->local_sctp_port(), 0);
   EXPECT_EQ(server->local_address().port(), server->local_sctp_port());
   SctpLinkConfig cc;
   cc.outbound_streams = cc.inbound_streams = 8;
-  auto client = open_sctp_link(SctpStack::kKernel, cc, kernel_events(client_seen));
+  auto client = open_sctp_link(SctpStack::kKernel, cc, seen_events(client_seen));
   ASSERT_TRUE(client->connect(server->local_address(), server->local_sctp_port(), why)) << why;
   ASSERT_TRUE(client_seen.wait([&] { return client_seen.up.count(0) == 1; }));
   {

@@ -1,71 +1,41 @@
 // The usrsctp glue (endpoint/usrsctp_link.hpp) on loopback: a passive link
 // serves several associations at once, each peer answered at its own UDP
 // address (RFC 6951 §5.1); messages keep their stream, PPID and U flag; a
-// datagram from an unknown address that is no INIT is not taken.
+// datagram from an unknown address that is no INIT is not taken; a link is
+// the active or the passive side, not both.
 #ifdef RDMACONF_HAVE_USRSCTP
 
 #include "endpoint/usrsctp_link.hpp"
 
-#include <condition_variable>
-#include <map>
-#include <mutex>
 #include <thread>
 
 #include <gtest/gtest.h>
+
+#include "sctp_link_seen.hpp"
 
 namespace rdmaconf::endpoint {
 namespace {
 
 using namespace std::chrono_literals;
 
-// What one link saw, waited on by the test.
-struct Seen {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::map<AssociationId, SctpUp> up;
-  std::vector<std::pair<AssociationId, SctpMessage>> messages;
-
-  template <typename P>
-  bool wait(P done) {
-    std::unique_lock lock(mu);
-    return cv.wait_for(lock, 5s, [&] { return done(); });
-  }
-};
-
-SctpEvents events(Seen& seen, UsrsctpLink** echo_on = nullptr) {
-  SctpEvents e;
-  e.up = [&seen](AssociationId id, const SctpUp& up) {
-    std::lock_guard lock(seen.mu);
-    seen.up[id] = up;
-    seen.cv.notify_all();
-  };
-  e.message = [&seen, echo_on](AssociationId id, SctpMessage m) {
-    if (echo_on && *echo_on) {
-      std::string why;
-      (*echo_on)->send(id, m, why);
-    }
-    std::lock_guard lock(seen.mu);
-    seen.messages.emplace_back(id, std::move(m));
-    seen.cv.notify_all();
-  };
-  return e;
-}
+using sctp_link_testing::LinkSeen;
+using sctp_link_testing::seen_events;
 
 TEST(UsrsctpLink, APassiveLinkServesTwoAssociationsEachAtItsPeersAddress) {
-  Seen server_seen, a_seen, b_seen;
-  UsrsctpLink* echo = nullptr;
+  LinkSeen server_seen, a_seen, b_seen;
+  SctpLink* echo = nullptr;
   SctpLinkConfig sc;
   sc.indication = 1;
   sc.outbound_streams = sc.inbound_streams = 4;
   sc.max_associations = 2;
-  UsrsctpLink server(sc, events(server_seen, &echo));
+  UsrsctpLink server(sc, seen_events(server_seen, &echo));
   echo = &server;
   std::string why;
   ASSERT_TRUE(server.listen(why)) << why;
 
   SctpLinkConfig cc;
   cc.outbound_streams = cc.inbound_streams = 4;
-  UsrsctpLink a(cc, events(a_seen)), b(cc, events(b_seen));
+  UsrsctpLink a(cc, seen_events(a_seen)), b(cc, seen_events(b_seen));
   ASSERT_TRUE(a.connect(server.local_address(), server.local_sctp_port(), why)) << why;
   ASSERT_TRUE(b.connect(server.local_address(), server.local_sctp_port(), why)) << why;
   ASSERT_TRUE(a_seen.wait([&] { return a_seen.up.count(0) == 1; }));
@@ -93,15 +63,34 @@ TEST(UsrsctpLink, APassiveLinkServesTwoAssociationsEachAtItsPeersAddress) {
   EXPECT_NE(server_seen.messages[0].first, server_seen.messages[1].first);
 }
 
-// A third association beyond max_associations is shut down, never served.
-TEST(UsrsctpLink, AnAssociationBeyondTheLimitIsNotServed) {
-  Seen server_seen, seen[2];
-  SctpLinkConfig sc;
-  sc.max_associations = 1;
-  UsrsctpLink server(sc, events(server_seen));
+// A link is the active side of one association or the passive side of
+// several, never both (sctp_link_impl.hpp, shared with the kernel's link).
+TEST(UsrsctpLink, ALinkIsEitherTheActiveSideOrThePassiveSide) {
+  LinkSeen server_seen, client_seen;
+  UsrsctpLink server({}, seen_events(server_seen)), client({}, seen_events(client_seen));
   std::string why;
   ASSERT_TRUE(server.listen(why)) << why;
-  UsrsctpLink first({}, events(seen[0])), second({}, events(seen[1]));
+  EXPECT_TRUE(server.listen(why)) << why;  // listening already: nothing to do
+  EXPECT_FALSE(server.connect(client.local_address(), client.local_sctp_port(), why));
+  EXPECT_EQ(why, "the link already has an association");
+  ASSERT_TRUE(client.connect(server.local_address(), server.local_sctp_port(), why)) << why;
+  EXPECT_FALSE(client.connect(server.local_address(), server.local_sctp_port(), why));
+  EXPECT_EQ(why, "the link already has an association");
+  why.clear();
+  EXPECT_FALSE(client.listen(why));
+  EXPECT_EQ(why, "the link already has an association");
+  EXPECT_TRUE(client_seen.wait([&] { return client_seen.up.count(0) == 1; }));
+}
+
+// A third association beyond max_associations is shut down, never served.
+TEST(UsrsctpLink, AnAssociationBeyondTheLimitIsNotServed) {
+  LinkSeen server_seen, seen[2];
+  SctpLinkConfig sc;
+  sc.max_associations = 1;
+  UsrsctpLink server(sc, seen_events(server_seen));
+  std::string why;
+  ASSERT_TRUE(server.listen(why)) << why;
+  UsrsctpLink first({}, seen_events(seen[0])), second({}, seen_events(seen[1]));
   ASSERT_TRUE(first.connect(server.local_address(), server.local_sctp_port(), why)) << why;
   ASSERT_TRUE(server_seen.wait([&] { return server_seen.up.size() == 1; }));
   ASSERT_TRUE(second.connect(server.local_address(), server.local_sctp_port(), why)) << why;

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -96,6 +97,42 @@ TEST(Run, ACaptureThatCannotBeWrittenIsALostReport) {
       << r.err;
   EXPECT_TRUE(fs::exists(d / "caps/mpa-echo-ulpdu-length-5.pcapng"));
   EXPECT_TRUE(nlohmann::json::parse(slurp(d / "r.json"), nullptr, false).is_object());
+}
+
+// Over SCTP a case that ran is written as its association, and one left
+// unimplemented before its first step (it rests on MPA) opened nothing and
+// leaves no capture. The JSON report keeps the failing case's association,
+// and `rdmaconf findings --report` writes its capture from it.
+TEST(Run, SctpCapturesAreTheAssociationsThatRanAndTheReportKeepsThem) {
+  Folder d;
+  const Ran r = rdmaconf("run --reference -q --time-scale 0.25 --transport sctp --fault sctp-ordered-chunks "
+                         "--case ddp-echo-msn-increment --case rdmap-requester-ird-ord-held --pcap " + (d / "caps") +
+                         " --json " + (d / "r.json"));
+  EXPECT_EQ(r.code, 1) << r.err;
+  const auto report = nlohmann::json::parse(slurp(d / "r.json"), nullptr, false);
+  ASSERT_TRUE(report.is_object()) << r.err;
+  std::map<std::string, nlohmann::json> cases;
+  for (const auto& c : report["cases"]) cases[c["id"]] = c;
+  ASSERT_EQ(cases["rdmap-requester-ird-ord-held"]["verdict"], "unimplemented");
+  EXPECT_FALSE(fs::exists(d / "caps/rdmap-requester-ird-ord-held.pcapng"));
+  const auto& failed = cases["ddp-echo-msn-increment"];
+  ASSERT_EQ(failed["verdict"], "fail") << failed["reason"];
+  EXPECT_TRUE(fs::exists(d / "caps/ddp-echo-msn-increment.pcapng"));
+  // The IUT's messages as SCTP carried them: ordered (the fault), PPID 16 or 17.
+  ASSERT_TRUE(failed.contains("exchange")) << failed.dump();
+  std::size_t from_iut = 0;
+  for (const auto& m : failed["exchange"]["sctp"]["messages"])
+    if (m["from"] == "iut") {
+      ++from_iut;
+      EXPECT_EQ(m["unordered"], false);
+      EXPECT_TRUE(m["ppid"] == 16 || m["ppid"] == 17) << m.dump();
+    }
+  EXPECT_GT(from_iut, 1u);
+
+  const Ran bug = rdmaconf("findings " + (d / "r.json") + " --report F1 --out " + (d / "bug"));
+  // The same packets; the report keeps whole milliseconds, so the times may differ.
+  ASSERT_TRUE(fs::exists(d / "bug/ddp-echo-msn-increment.pcapng")) << bug.out << bug.err;
+  EXPECT_EQ(fs::file_size(d / "bug/ddp-echo-msn-increment.pcapng"), fs::file_size(d / "caps/ddp-echo-msn-increment.pcapng"));
 }
 
 // Each combination would have run while ignoring an option.

@@ -75,6 +75,18 @@ struct RunResults {
     r.exchange.chunks.push_back({true, 0.1, {0x00, 0x46, 0xde, 0xad}});
     r.exchange.chunks.push_back({false, 1.2, {0x41, 0x47, 0x00, 0x01}});
   }
+  // A case over SCTP that failed: its association instead of TCP octets.
+  void wrong_code_over_sctp(const std::string& id) {
+    wrong_code(id, "0x3");
+    cf::ExchangeRecord& e = results.back().exchange;
+    e = {};
+    cf::SctpExchange& a = e.sctp.emplace();
+    a.tester_port = 40000;
+    a.iut_port = 40001;
+    a.iut_init = {cf::SctpInit{}.indication, 16, 16};
+    a.messages.push_back({true, 0.1, {0, 16, true, {0x00, 0x00, 0x00, 0x46}}});
+    a.messages.push_back({false, 1.2, {0, 16, false, {0x00, 0x00, 0x41, 0x47}}});
+  }
   // A rule the capture observer saw broken while the case's own steps passed.
   void broken_in_passing(const std::string& id) {
     cf::CaseResult& r = results.emplace_back();
@@ -122,18 +134,22 @@ TEST(DashboardCase, KeepsEveryMemberOfTheReportsCase) {
   EXPECT_TRUE(result_json(run.results[0]).contains("exchange")) << "the octets of a case that did not pass";
 }
 
+// `good` changed by `change` is refused, the error saying `says`.
+template <typename Change>
+void expect_refused(const json& good, Change change, const char* says) {
+  json j = good;
+  change(j);
+  std::string error;
+  EXPECT_TRUE(checked_case(j, error).is_null()) << says;
+  EXPECT_NE(error.find(says), std::string::npos) << error;
+}
+
 TEST(DashboardCase, BoundsTheReportsNewMembersWithTypedErrors) {
   RunResults run;
   run.wrong_code("rdmap-a", "0x3");
   run.results[0].in_passing.push_back({"r", "MUST", "", "", "", "", "", 1, 0, {}, {}});
   const json good = result_json(run.results[0]);
-  auto refused = [&](auto change, const char* says) {
-    json j = good;
-    change(j);
-    std::string error;
-    EXPECT_TRUE(checked_case(j, error).is_null()) << says;
-    EXPECT_NE(error.find(says), std::string::npos) << error;
-  };
+  auto refused = [&](auto change, const char* says) { expect_refused(good, change, says); };
   refused([](json& j) { j["failure"]["kind"] = "bogus"; }, "failure: 'kind'");
   refused([](json& j) { j["failure"] = "a string"; }, "failure");
   refused([](json& j) { j["failure"]["received"] = "zz"; }, "'received'");
@@ -162,6 +178,35 @@ TEST(DashboardCase, BoundsTheReportsNewMembersWithTypedErrors) {
   refused([](json& j) { j["negotiated"] = {{"revision", 1}, {"crc", "yes"}, {"markers_to_iut", false},
                                            {"markers_to_tester", false}, {"peer_to_peer", false}}; }, "negotiated: 'crc'");
   refused([](json& j) { j.erase("level"); }, "'level'");
+}
+
+// A case over SCTP keeps its association (report_json.cpp, sctp_json) as
+// a TCP case keeps its octets, every number bounded by its field's width.
+TEST(DashboardCase, KeepsAnSctpCasesAssociationBounded) {
+  RunResults run;
+  run.wrong_code_over_sctp("ddp-a");
+  const json good = result_json(run.results[0]);
+  ASSERT_TRUE(good["exchange"].contains("sctp")) << good.dump();
+  std::string error;
+  const json kept = checked_case(good, error);
+  ASSERT_FALSE(kept.is_null()) << error;
+  EXPECT_EQ(kept["exchange"], good["exchange"]);
+  auto refused = [&](auto change, const char* says) { expect_refused(good, change, says); };
+  refused([](json& j) { j["exchange"]["sctp"]["messages"][0]["ppid"] = 1ull << 32; }, "exchange: 'ppid'");
+  refused([](json& j) { j["exchange"]["sctp"]["messages"][1]["stream"] = 65536; }, "exchange: 'stream'");
+  refused([](json& j) { j["exchange"]["sctp"]["messages"][1]["from"] = "mallory"; }, "exchange: 'from'");
+  refused([](json& j) { j["exchange"]["sctp"]["messages"][1]["octets"] = "0g"; }, "exchange: 'octets'");
+  refused([](json& j) { j["exchange"]["sctp"]["iut_init"]["indication"] = -1; }, "exchange: 'indication'");
+  refused([](json& j) { j["exchange"]["sctp"].erase("tester_port"); }, "exchange: 'tester_port'");
+  refused([](json& j) { j["exchange"]["sctp"] = "none"; }, "exchange: 'sctp'");
+  refused(
+      [](json& j) {
+        // 600 KiB of TCP octets and 600 KiB over SCTP: over the 1 MiB of a case.
+        const std::string big(2 * 600 * 1024, 'a');
+        j["exchange"]["chunks"] = json::array({{{"from", "iut"}, {"octets", big}}});
+        j["exchange"]["sctp"]["messages"][0]["octets"] = big;
+      },
+      "exchange: more than");
 }
 
 TEST(DashboardCase, IdentityIsBoundedAndKeepsItsMembers) {

@@ -168,5 +168,90 @@ TEST(Report, JsonReadRefusesWhatIsNotAReport) {
   EXPECT_TRUE(back.empty());
 }
 
+// A case over SCTP (--transport sctp, the sctp suite) that did not pass
+// keeps its association in the report as a TCP case keeps its octets: the
+// INIT's and INIT-ACK's announcements and every message with the stream,
+// PPID and U flag it came with, and reading the report back gives the same
+// association (so `rdmaconf findings --report` writes its capture).
+TEST(Report, JsonCarriesAnSctpCasesAssociation) {
+  Fixture f;
+  CaseResult& failed = f.results[1];
+  SctpExchange a;
+  a.tester_port = 40112;
+  a.iut_port = 5043;
+  a.tester_init.indication = 1;
+  a.tester_init.streams = 16;
+  a.iut_init.indication.reset();
+  a.iut_init.outbound_streams = 10;
+  a.iut_init.inbound_streams = 16;
+  // Session Initiate on stream 0, PPID 17 (RFC 5043 §5.2.3), U set; the
+  // IUT's DDP Segment Chunk on stream 3, PPID 16, ordered.
+  a.messages.push_back({true, 1, SctpChunk{0, 17, true, {0x00, 0x00, 0x00, 0x01}}});
+  a.messages.push_back({false, 3, SctpChunk{3, 16, false, {0x00, 0x01, 0x41, 0x42}}});
+  failed.exchange.sctp = a;
+  std::ostringstream first;
+  write_json(first, f.results, RunInfo{"reference", "", false, 10});
+  const auto report = nlohmann::json::parse(first.str());
+  const auto c = std::find_if(report["cases"].begin(), report["cases"].end(),
+                              [](const nlohmann::json& x) { return x["id"] == "b-fail"; });
+  ASSERT_NE(c, report["cases"].end());
+  ASSERT_TRUE(c->contains("exchange")) << c->dump();
+  const auto& sctp = (*c)["exchange"]["sctp"];
+  EXPECT_EQ(sctp["tester_port"], 40112);
+  EXPECT_EQ(sctp["iut_port"], 5043);
+  EXPECT_EQ(sctp["tester_init"]["indication"], 1);
+  EXPECT_TRUE(sctp["iut_init"]["indication"].is_null());
+  EXPECT_EQ(sctp["iut_init"]["outbound_streams"], 10);
+  ASSERT_EQ(sctp["messages"].size(), 2u);
+  EXPECT_EQ(sctp["messages"][1]["from"], "iut");
+  EXPECT_EQ(sctp["messages"][1]["stream"], 3);
+  EXPECT_EQ(sctp["messages"][1]["ppid"], 16);
+  EXPECT_EQ(sctp["messages"][1]["unordered"], false);
+  EXPECT_EQ(sctp["messages"][1]["octets"], "00014142");
+  EXPECT_TRUE((*c)["exchange"]["chunks"].empty());
+  EXPECT_FALSE((*c)["exchange"]["truncated"]);
+
+  std::vector<CaseResult> back;
+  RunInfo info;
+  std::string error;
+  ASSERT_TRUE(read_json(first.str(), f.cases, back, info, error)) << error;
+  ASSERT_TRUE(back[1].exchange.sctp);
+  const SctpExchange& b = *back[1].exchange.sctp;
+  EXPECT_EQ(b.tester_port, 40112);
+  EXPECT_FALSE(b.iut_init.indication);
+  ASSERT_EQ(b.messages.size(), 2u);
+  EXPECT_EQ(b.messages[1].chunk.stream, 3);
+  EXPECT_FALSE(b.messages[1].chunk.unordered);
+  // The same packets as the run's own record: the capture is the same.
+  const auto want = sctp_packets(a), have = sctp_packets(b);
+  ASSERT_EQ(have.size(), want.size());
+  for (std::size_t k = 0; k < want.size(); ++k) EXPECT_EQ(have[k].octets, want[k].octets) << k;
+  std::ostringstream again;
+  write_json(again, back, info);
+  EXPECT_EQ(again.str(), first.str());
+
+  // A PPID past 32 bits is refused, naming the member.
+  auto bad = report;
+  for (auto& x : bad["cases"])
+    if (x["id"] == "b-fail") x["exchange"]["sctp"]["messages"][0]["ppid"] = 1ull << 32;
+  back.clear();
+  EXPECT_FALSE(read_json(bad.dump(), f.cases, back, info, error));
+  EXPECT_NE(error.find("\"ppid\""), std::string::npos) << error;
+}
+
+// The exchange a report keeps is bounded over SCTP as over TCP.
+TEST(Report, JsonCutsALongSctpExchange) {
+  Fixture f;
+  SctpExchange a;
+  for (int k = 0; k < 80; ++k) a.messages.push_back({k % 2 == 0, double(k), SctpChunk{0, 16, true, std::vector<std::uint8_t>(4096, 0x5a)}});
+  f.results[1].exchange.sctp = a;
+  std::ostringstream out;
+  write_json(out, f.results, RunInfo{"reference", "", false, 10});
+  const auto report = nlohmann::json::parse(out.str());
+  const auto& e = report["cases"][1]["exchange"];
+  EXPECT_TRUE(e["truncated"]);
+  EXPECT_EQ(e["sctp"]["messages"].size(), 64u);  // 256 KiB of 4 KiB messages
+}
+
 }  // namespace
 }  // namespace rdmaconf::conformance

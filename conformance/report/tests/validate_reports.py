@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Every report rdmaconf writes, checked against its published JSON Schema
-(docs/schema/): results.json of a clean run, of a run that fails, of a run
-against a baseline, of an agent run in two configurations, of reports joined
-by `rdmaconf report`, and the findings file of `rdmaconf findings`. Also
+(docs/schema/): results.json of a clean run, of a run that fails (over TCP
+and over SCTP), of a run against a baseline, of an agent run in two
+configurations, of reports joined by `rdmaconf report`, and the findings
+file of `rdmaconf findings`. Also
 checks the exit codes a lab gates on (docs/conformance.md, "Baselines"), and
 that the schema does refuse a report that breaks it (so this test can fail).
 
@@ -106,6 +107,13 @@ def main():
     check({(c["id"], c["configuration"]) for c in fixed["baseline"]["fixed_cases"]} == known_cases,
           "a clean run against the baseline lists every known failing case as fixed")
     check(len(fixed["baseline"]["fixed_findings"]) == len(known["findings"]), "every known finding fixed")
+
+    # A failing run over SCTP: a case that did not pass keeps its association.
+    run(rc + ["--transport", "sctp", "--fault", "sctp-ordered-chunks", "--case", "ddp-echo*", "--json", w("sctp.json")],
+        expect=1)
+    sctp = validate(results, w("sctp.json"))
+    check(any(c.get("exchange", {}).get("sctp", {}).get("messages") for c in sctp["cases"] if c["verdict"] == "fail"),
+          "a failing case over SCTP keeps its association's messages")
 
     # Reports joined by `rdmaconf report`.
     run([a.rdmaconf, "report", w("clean.json"), w("bitfield.json"), "--json", w("joined.json")])

@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -50,7 +51,7 @@ namespace rdmaconf::test_support {
 // asleep (in its poll) has read and acted on all it was sent, since data
 // queued to its socket would have woken it. A planted fault that acts on
 // what the IUT did waits for that before it answers (the crashing host of
-// wirefuzz_test.cpp too).
+// wirefuzz_test.cpp and the crashing initiator of targets_test.cpp too).
 class ServingThreads {
  public:
   void on_event(const conformance::IutEvent& e) {
@@ -58,6 +59,19 @@ class ServingThreads {
     std::lock_guard lock(mu_);
     if (e.name == "established") tids_.insert(::gettid());
     else if (e.name == "closed") tids_.erase(::gettid());
+  }
+  // Runs `start`, and counts the threads it started (what the process
+  // gained meanwhile) from their first instruction, before they report
+  // anything: the reference as MPA initiator (ReferenceIut::connect) reports
+  // its connection only once it has taken the Reply, which is what a planted
+  // fault may act on.
+  template <typename Start>
+  void started_by(Start&& start) {
+    const std::set<pid_t> before = threads();
+    start();
+    std::lock_guard lock(mu_);
+    for (pid_t tid : threads())
+      if (!before.contains(tid)) tids_.insert(tid);
   }
   // Until every one is idle, or `bound` passes (false).
   bool wait_idle(std::chrono::milliseconds bound, const std::atomic<bool>* unless = nullptr) const {
@@ -69,6 +83,12 @@ class ServingThreads {
     return true;
   }
  private:
+  static std::set<pid_t> threads() {
+    std::set<pid_t> out;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task"))
+      out.insert(static_cast<pid_t>(std::stol(task.path().filename().string())));
+    return out;
+  }
   bool idle() const {
     std::lock_guard lock(mu_);
     for (pid_t tid : tids_) {

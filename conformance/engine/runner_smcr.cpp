@@ -530,7 +530,7 @@ StepOutcome run_smcr_step(Session& s, const Step& st) {
   switch (st.kind) {
     case StepKind::kSend: return send(s, st);
     case StepKind::kExpect: return smcr_expect(s, st);
-    case StepKind::kWait: s.smcr->advance(s.smcr->side->in_process() ? st.duration : s.scaled(st.duration)); return {};
+    case StepKind::kWait: s.smcr->advance(s.smcr->side->in_process() ? st.duration : s.waited(st)); return {};
     default: return {};
   }
 }

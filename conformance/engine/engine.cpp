@@ -494,7 +494,8 @@ std::vector<std::string> check_case(const Case& c) {
   check_captures(c, err, out);
   // The case's timeout runs from its first step: waits that fill it leave a
   // case that cannot finish against a device, whatever the IUT does (both
-  // scale alike with --time-scale; in process a wait takes no time at all).
+  // scale alike with --time-scale, an unscaled wait's share as written; in
+  // process a wait takes no time at all).
   Duration waited{0};
   for (const Step& st : c.steps)
     if (st.kind == StepKind::kWait && (waited += st.duration) >= c.timeout)

@@ -583,7 +583,7 @@ StepOutcome run_step_as_written(Session& s, const Step& st) {
     case StepKind::kHandshake: outcome = handshake(s, st); break;
     case StepKind::kSend: outcome = send_step(s, st); break;
     case StepKind::kExpect: outcome = expect(s, st); break;
-    case StepKind::kWait: std::this_thread::sleep_for(s.scaled(st.duration)); break;
+    case StepKind::kWait: std::this_thread::sleep_for(s.waited(st)); break;
     case StepKind::kConnection: break;  // which connection steps run on is run_case's (runner_case.cpp)
   }
   // Entering full operation as the responder: after an accepting Reply

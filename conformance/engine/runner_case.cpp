@@ -136,7 +136,12 @@ struct StepsRun {
 };
 StepsRun run_steps(Connections& conns, const Case& c) {
   StepsRun run;
-  const auto case_deadline = Clock::now() + conns.first.scaled(c.timeout);
+  // The case's time scales as its steps do: a `wait ... unscaled` (the
+  // IUT's own timer) adds its time as written, the rest scales.
+  Duration unscaled{0};
+  for (const Step& st : c.steps)
+    if (st.kind == StepKind::kWait && st.unscaled) unscaled += st.duration;
+  const auto case_deadline = Clock::now() + conns.first.scaled(c.timeout - std::min(unscaled, c.timeout)) + unscaled;
   for (const Step& st : c.steps) {
     run.line = st.line;
     run.last = &st;

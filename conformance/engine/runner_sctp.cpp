@@ -380,7 +380,7 @@ StepOutcome run_sctp_step(Session& s, const Step& st) {
   switch (st.kind) {
     case StepKind::kWait:
       // In process the IUT moves only when the tester does: nothing to wait for.
-      if (!p.side->in_process()) std::this_thread::sleep_for(s.scaled(st.duration));
+      if (!p.side->in_process()) std::this_thread::sleep_for(s.waited(st));
       return {};
     case StepKind::kExpect: return expect(s, st);
     case StepKind::kSend:

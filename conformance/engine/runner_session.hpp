@@ -140,6 +140,8 @@ struct Session {
   Duration scaled(Duration d) const {
     return Duration(static_cast<Duration::rep>(static_cast<double>(d.count()) * o.time_scale + 0.5));
   }
+  // A `wait` step's time: scaled unless it stands for the IUT's own timer.
+  Duration waited(const Step& st) const { return st.unscaled ? st.duration : scaled(st.duration); }
 
   void record(bool from_tester, std::string headline, std::string detail) {
     result.frames.push_back({from_tester, now_ms(), std::move(headline), std::move(detail)});

@@ -31,7 +31,7 @@ constexpr std::string_view kControlUnits[] = {"smcr.manual",         "smcr.close
                                               "smcr.iut.add_link",
                                               "smcr.one_port",       "smcr.delete_link",    "smcr.tamper",
                                               "smcr.eyecatcher",     "smcr.overlay_eyecatcher", "smcr.stall_link"};
-constexpr std::string_view kEventUnits[] = {"smcr.link_up", "smcr.link_deleted", "smcr.terminated", "data"};
+constexpr std::string_view kEventUnits[] = {"smcr.link_up", "smcr.link_deleted", "smcr.terminated", "smcr.failover", "data"};
 
 bool reached_smcr(const Session& s) {
   return s.clc_outcome && s.clc_outcome->kind == clc::OutcomeKind::kSmc && s.clc_outcome->peer;
@@ -126,6 +126,7 @@ bool started(Session& s, const Step& st, std::string& error) {
   p.started = true;
   p.start_line = st.line;
   p.manual = st.kind == StepKind::kSend && st.unit == "smcr.manual";
+  p.llc_version = s.clc_outcome->version;
   p.conns[0].peer_token = peer.rmbe_alert_token;
   p.iut_end = clc::LinkGroupPeer{peer.peer_id, peer.gid, peer.mac, peer.qp_number};
   smcr::Mac mac = 0;
@@ -146,6 +147,12 @@ bool started(Session& s, const Step& st, std::string& error) {
   const bool eyecatcher = st.kind == StepKind::kSend && st.unit == "smcr.eyecatcher";
   cfg.rmbe_eyecatcher = eyecatcher;
   cfg.test_link_time = Time{0};  // the IUT's TEST LINKs are what cases watch
+  // The group's first wait (the IUT's CONFIRM LINK, kLlcWaitTime) runs from
+  // now, not from the phase's last pump: before the first smcr step nothing
+  // pumped, and an IUT whose Accept came late (Linux's held ~2 s while the
+  // previous case's ADD LINK waited for its answer) had the tester's group
+  // give up on its first link before reading the CONFIRM LINK already there.
+  p.tick();
   p.group.emplace(cfg, *p.tap);
   p.group->start({p.first_qp, p.first.address, {mac, peer.gid, peer.qp_number}, p.first.rmb, peer_rmb}, p.now);
   open_connection(p, 0, peer, eyecatcher);
@@ -324,7 +331,14 @@ StepOutcome send(Session& s, const Step& st) {
     if (!qp) return error("no link " + std::to_string(*link) + " to " + (u == "smcr.stall_link" ? "stall" : "break"));
     if (u == "smcr.stall_link" && !p.side->stall_link(qp->inner()))
       return error("line " + std::to_string(st.line) + ": this RoCE side cannot stall a link (needs: smcr-fabric)");
-    if (u == "smcr.break_link" && !p.side->break_link(qp->inner())) return error("no link " + std::to_string(*link) + " to break");
+    if (u == "smcr.break_link") {
+      // Which connections the IUT was writing over this link, before its
+      // queue pair goes (§4.6.1: those it must move with F).
+      for (SmcrPhase::Conn& c : p.conns) c.on_broken_link = c.iut_qp != 0 && c.iut_qp == qp->qp_number();
+      if (!p.side->break_link(qp->inner())) return error("no link " + std::to_string(*link) + " to break");
+      p.broken_link = *link;
+      p.broken_at = p.received_serial;
+    }
   } else {
     auto link = link_arg(s, st, err);
     if (!link) return error(err);
@@ -530,7 +544,7 @@ StepOutcome run_smcr_step(Session& s, const Step& st) {
   switch (st.kind) {
     case StepKind::kSend: return send(s, st);
     case StepKind::kExpect: return smcr_expect(s, st);
-    case StepKind::kWait: s.smcr->advance(s.smcr->side->in_process() ? st.duration : s.scaled(st.duration)); return {};
+    case StepKind::kWait: s.smcr->advance(s.smcr->side->in_process() ? st.duration : s.waited(st)); return {};
     default: return {};
   }
 }

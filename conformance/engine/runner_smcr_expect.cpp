@@ -79,9 +79,53 @@ bool event_matches(Session& s, const Alternative& alt, const smcr::Event& e) {
   return true;
 }
 
+// `< smcr.failover link=N`, after `> smcr.break_link`: the step's
+// connection went on over link N as §4.6.1 has it. One the IUT was writing
+// over the broken link moves, and its first CDC message after the break is
+// the failover validation (F) on link N; one it was writing over another
+// link stays there and has nothing to validate (§2.3: each peer picks the
+// link of its own writes, so which connections move is the IUT's to say).
+// Consumes the connection's messages up to the validation.
+bool take_failover(Session& s, const Alternative& alt, std::string& why) {
+  SmcrPhase& p = *s.smcr;
+  SmcrPhase::Conn& k = smcr_conn(s);
+  const std::string name = "connection " + std::to_string(s.smcr_connection + 1);
+  if (!k.on_broken_link) {
+    s.record(false, "smcr.failover", name + ": the IUT wrote it over link " + std::to_string(link_number_of(p, k.iut_qp)) +
+                                         ", not the broken link " + std::to_string(p.broken_link) + ": nothing to validate");
+    return true;
+  }
+  const Arg* to = find_arg(alt.args, "link");
+  std::uint64_t want = 0;
+  if (to)
+    if (auto n = number_arg(s, *to); std::holds_alternative<std::uint64_t>(n)) want = std::get<std::uint64_t>(n);
+  const auto mine = [&](const SmcrPhase::Logged& l) {
+    return l.serial >= p.broken_at && l.octets.size() >= smcr::kLlcMessageSize &&
+           wire::Header<smcr::CdcSpec>::read(l.octets, smcr::CdcSpec::Field::AlertToken) == k.own_token;
+  };
+  const auto it = std::find_if(p.cdc.begin(), p.cdc.end(), mine);
+  if (it == p.cdc.end()) return false;
+  const std::uint64_t on = link_number_of(p, it->qp);
+  const bool f = wire::Header<smcr::CdcSpec>::read(it->octets, smcr::CdcSpec::Field::F) != 0;
+  if (!f || (want && on != want)) {
+    why = name + "'s first CDC message after link " + std::to_string(p.broken_link) + " broke (it was on that link) came on link " +
+          std::to_string(on) + (f ? "" : " without F") + " (" + hex(it->octets, 44) + ")";
+    return false;
+  }
+  s.record(false, "cdc (link " + std::to_string(on) + ")", hex(it->octets, 44));
+  const auto end = it + 1;
+  p.cdc.erase(std::remove_if(p.cdc.begin(), end, [&](const SmcrPhase::Logged& l) {
+                return l.octets.size() >= smcr::kLlcMessageSize &&
+                       wire::Header<smcr::CdcSpec>::read(l.octets, smcr::CdcSpec::Field::AlertToken) == k.own_token;
+              }),
+              end);
+  return true;
+}
+
 // One alternative against what arrived; consumes what it skipped.
 bool take(Session& s, const Alternative& alt, std::string& why) {
   SmcrPhase& p = *s.smcr;
+  if (alt.unit == "smcr.failover") return take_failover(s, alt, why);
   // Asked only once the step is over: in process a quiet fabric is final;
   // a device had the step's whole time bound to send something.
   if (alt.unit == "silence") {
@@ -176,6 +220,9 @@ StepOutcome smcr_expect(Session& s, const Step& st) {
         return error("line " + std::to_string(st.line) + ": " + alt.unit + " of SMC-R version " +
                      std::to_string(version) + " has no field " + a.name +
                      " (the script is written for another version than the run's --smcr-version)");
+  for (const Alternative& alt : st.alternatives)
+    if (alt.unit == "smcr.failover" && !p.broken_link)
+      return error("line " + std::to_string(st.line) + ": smcr.failover follows > smcr.break_link");
   const auto deadline = Clock::now() + s.scaled(st.within.value_or(Duration(2000)));
   std::string why;
   // `ends_case`: the IUT took a path the RFC allows that settles the case.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -30,6 +31,7 @@ inline constexpr std::uint32_t kTesterAlertToken = 0x2001;  // the first RMBE's;
 // RMBEs in the tester's RMB (§4.1): connections of one link group a case opens.
 inline constexpr std::size_t kTesterRmbes = 4;
 inline constexpr std::size_t kMaxLogged = 65536;  // IUT messages kept for expectations
+inline constexpr std::uint8_t kFlagDeleteAll = 0x40;  // DELETE LINK's A: the whole link group (App. A.3.4)
 
 // The LLC units a script names, by RFC 7609 type (App. A.3).
 struct LlcUnit {
@@ -104,6 +106,13 @@ struct SmcrPhase {
     // cdc.conn_closed=1`): App. A.4 lets the tester send nothing more on
     // it, so its queued data and its own CDC messages stop there.
     bool ended_by_script = false;
+    // The tester's queue pair the IUT's latest CDC message for this
+    // connection came on: the link the IUT writes it over (§2.3: each peer
+    // picks its own), 0 before any came.
+    std::uint32_t iut_qp = 0;
+    // `> smcr.break_link`: whether the IUT was writing this connection
+    // over the link that broke, the connections §4.6.1 has it move with F.
+    bool on_broken_link = false;
   };
   std::deque<Conn> conns = std::deque<Conn>(1);  // a deque: a Connection does not move
   // What the tester's CLC announced for connection 1 (its link end, its RMB)
@@ -117,8 +126,16 @@ struct SmcrPhase {
   struct Logged {
     std::vector<std::uint8_t> octets;
     std::uint32_t qp = 0;
+    std::uint64_t serial = 0;  // `received_serial` when it came
   };
   std::deque<Logged> llc, cdc;
+  std::uint64_t received_serial = 0;  // messages logged, in total
+  // `> smcr.break_link`: the link it broke and `received_serial` then, what
+  // `< smcr.failover` judges the IUT's messages after (0: none broke).
+  std::uint8_t broken_link = 0;
+  std::uint64_t broken_at = 0;
+  std::uint8_t llc_version = 1;  // the link group's SMC-R version (CLC), for the tester's own LLC messages
+  bool iut_ended_group = false;  // the IUT sent DELETE LINK with A (§3.5.4)
   std::uint64_t received = 0;  // messages from the IUT, in total
   std::vector<std::uint8_t> last_received;  // the IUT's latest message: what broke a `< silence`
   std::uint64_t received_mark = 0;  // `received` when the last expectation passed: what `< silence` counts from
@@ -155,18 +172,41 @@ struct SmcrPhase {
   // retransmits it without end (docs/interop-6.12.md).
   static constexpr std::chrono::seconds kLeaveWait{10};
   ~SmcrPhase() {
+    if (manual) {
+      leave_manual();
+      return;
+    }
     if (!group || !side || side->in_process() || group->state() != smcr::LinkGroup::State::kActive) return;
-    const auto pump_until = [this](auto done, Clock::time_point until) {
-      while (Clock::now() < until && !done()) {
-        pump();
-        tap->poll_held();
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      }
-    };
     tap->hold_destroyed();
     if (group->request_termination(smcr::delete_reason::kProgramInitiated, now))
       pump_until([this] { return group->state() == smcr::LinkGroup::State::kTerminated; }, Clock::now() + kLeaveWait);
     group->terminate(smcr::delete_reason::kProgramInitiated, now);
+    pump_until([] { return false; }, Clock::now() + std::chrono::seconds(1));
+    tap->release_held();
+  }
+
+  void pump_until(const std::function<bool()>& done, Clock::time_point until) {
+    while (Clock::now() < until && !done()) {
+      pump();
+      tap->poll_held();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+
+  // After `> smcr.manual` the script ran the first link itself and the
+  // tester has no link group to leave with; the IUT may still use the link
+  // (its ADD LINK awaiting an answer, its connection's CDC message after the
+  // TCP close). The tester leaves the same way (§3.5.4): DELETE LINK with A
+  // over the first link, then the IUT's DELETE LINK awaited, the queue pairs
+  // kept a second more. A first link the IUT never used, or a group it
+  // already ended, needs no leave.
+  void leave_manual() {
+    if (!side || side->in_process() || !tap || !first_qp || !connected || received == 0 || iut_ended_group) return;
+    tap->hold_destroyed();
+    const smcr::DeleteLink ask{false, true, false, 0, smcr::delete_reason::kProgramInitiated};
+    const std::vector<std::uint8_t> m = smcr::encode(ask, {llc_version, std::nullopt});
+    first_qp->post_send(m);
+    pump_until([this] { return iut_ended_group; }, Clock::now() + kLeaveWait);
     pump_until([] { return false; }, Clock::now() + std::chrono::seconds(1));
     tap->release_held();
   }
@@ -180,7 +220,10 @@ struct SmcrPhase {
   bool on_receive(const smcr::QueuePair& qp, std::vector<std::uint8_t>& m) {
     auto& log = !m.empty() && m[0] == 0xFE ? cdc : llc;
     if (log.size() >= kMaxLogged) log.pop_front();
-    log.push_back({m, qp.qp_number()});
+    log.push_back({m, qp.qp_number(), received_serial++});
+    if (m.size() >= smcr::kLlcMessageSize && m[0] == 0xFE)
+      if (Conn* k = conn_of(static_cast<std::uint32_t>(wire::Header<smcr::CdcSpec>::read(m, smcr::CdcSpec::Field::AlertToken))))
+        k->iut_qp = qp.qp_number();
     const bool llc_message = m.size() >= 4 && m[0] != 0xFE;
     const bool reply = llc_message && (m[3] & smcr::kFlagReply) != 0;
     const auto type = static_cast<std::uint8_t>(llc_message ? m[0] & 0x0F : 0);
@@ -188,6 +231,8 @@ struct SmcrPhase {
     // the tester's link group answers) or the tester's own (which the IUT
     // answers); no reaction to the script, it breaks no `< silence`, unless
     // the script holds TEST LINK or sent one itself.
+    // §3.5.4: the IUT's DELETE LINK for the whole group (request or reply).
+    if (llc_message && type == smcr::llc_type::kDeleteLink && (m[3] & kFlagDeleteAll)) iut_ended_group = true;
     const bool keepalive = llc_message && type == smcr::llc_type::kTestLink && !held.contains(type) &&
                            !(reply && raw_requests.contains(type));
     if (!keepalive) {
@@ -289,9 +334,15 @@ struct SmcrPhase {
     return any;
   }
 
+  // A device keeps its own time: the link groups' clock is real time since
+  // the phase began (in process, the case's own, moved by advance()).
+  void tick() {
+    if (!side->in_process()) now = std::max(now, std::chrono::duration_cast<Time>(Clock::now() - born));
+  }
+
   // Runs both sides until nothing moves (in process) or once (a device).
   void pump() {
-    if (!side->in_process()) now = std::max(now, std::chrono::duration_cast<Time>(Clock::now() - born));
+    tick();
     for (std::size_t i = 0; i < 50'000'000; ++i) {
       bool any = side->drive(now);
       if (group) {

@@ -362,7 +362,11 @@ std::optional<Failure> parse_step(std::string_view line_text, int line, Step& st
     auto dur = parse_duration(d.text);
     if (!dur) return Failure{line, "expected a duration such as 500ms or 2s after 'wait', got '" + d.text + "'"};
     step.duration = *dur;
-    if (!p.done()) return Failure{line, "expected the end of the step after 'wait " + d.text + "'"};
+    if (!p.done() && p.peek()->kind == Token::Kind::kWord && p.peek()->text == "unscaled") {
+      p.take();
+      step.unscaled = true;
+    }
+    if (!p.done()) return Failure{line, "expected the end of the step after 'wait " + d.text + "' (or 'unscaled')"};
     return std::nullopt;
   }
   if (first.text == "connection") {

@@ -78,6 +78,10 @@ struct Step {
   std::vector<Alternative> alternatives;  // kExpect
   std::optional<Duration> within;         // kExpect
   Duration duration{0};                   // kWait
+  // kWait: `wait D unscaled`, a wait that stands for a timer of the IUT's
+  // own (an idle link group's 600 s): --time-scale stretches the tester's
+  // patience with a slow IUT, not a timer the IUT runs by the clock.
+  bool unscaled = false;
   int connection = 0;                     // kConnection: 1 .. kMaxConnections
   std::string text;                       // the step as written, for reports
 };

@@ -66,10 +66,11 @@ TEST(Script, StepsAndValues) {
                "< terminate layer=ddp etype=1 code!=0x10 | close within 1.5s\n"
                "< silence\n"
                "wait 250ms\n"
-               "> send \\\n  payload=4\n");
+               "> send \\\n  payload=4\n"
+               "wait 610s unscaled\n");
   ASSERT_EQ(cs.size(), 1u);
   const auto& st = cs[0].steps;
-  ASSERT_EQ(st.size(), 8u);
+  ASSERT_EQ(st.size(), 9u);
   EXPECT_EQ(st[0].kind, StepKind::kHandshake);
   EXPECT_EQ(st[0].args[1].value.kind, Value::Kind::kWord);
   EXPECT_EQ(st[1].kind, StepKind::kSend);
@@ -92,7 +93,11 @@ TEST(Script, StepsAndValues) {
   EXPECT_EQ(st[5].alternatives[0].unit, "silence");
   EXPECT_EQ(st[6].kind, StepKind::kWait);
   EXPECT_EQ(st[6].duration, Duration(250));
-  EXPECT_EQ(cs[0].steps.back().line, 14);
+  EXPECT_FALSE(st[6].unscaled);
+  EXPECT_EQ(st[8].kind, StepKind::kWait);
+  EXPECT_EQ(st[8].duration, Duration(610000));
+  EXPECT_TRUE(st[8].unscaled);
+  EXPECT_EQ(cs[0].steps.back().line, 16);
   (void)st;
 }
 
@@ -179,6 +184,7 @@ TEST(Script, SyntaxErrorsNameFileLineAndWhatWasExpected) {
       {h + "< close within soon\n", 7, "expected a duration"},
       {h + "< close within 1s extra\n", 7, "expected the end"},
       {h + "wait forever\n", 7, "expected a duration"},
+      {h + "wait 2s slowly\n", 7, "or 'unscaled'"},
       {h + "frobnicate\n", 7, "expected 'key: value'"},
       {h + "> send\nfrobnicate x\n", 8, "expected '>'"},
       {h + "> send a ! b\n", 7, "'!='"},

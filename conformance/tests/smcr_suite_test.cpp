@@ -199,8 +199,10 @@ TEST(SmcrSuite, ScriptsNameOnlyUnitsAndFieldsTheDeclarationsHave) {
 // drives it, and each drive is timed.
 class AsDevice final : public RoceSide {
  public:
-  AsDevice(std::unique_ptr<RoceSide> inner, std::vector<std::chrono::steady_clock::time_point>& drives)
-      : inner_(std::move(inner)), drives_(drives) {}
+  // `late`: the IUT's first drives once connected do nothing (an IUT slow to
+  // send its first CONFIRM LINK).
+  AsDevice(std::unique_ptr<RoceSide> inner, std::vector<std::chrono::steady_clock::time_point>& drives, int late = 0)
+      : inner_(std::move(inner)), late_(late), drives_(drives) {}
   smcr::Host& host() override { return inner_->host(); }
   std::optional<RoceFirstLink> first_link(std::uint64_t size, std::string& error) override {
     return inner_->first_link(size, error);
@@ -212,6 +214,10 @@ class AsDevice final : public RoceSide {
   }
   bool drive(smcr::Time now) override {
     drives_.push_back(std::chrono::steady_clock::now());
+    if (connected_ && late_ > 0) {
+      --late_;
+      return false;
+    }
     return inner_->drive(now);
   }
   bool in_process() const override { return !connected_; }
@@ -219,6 +225,7 @@ class AsDevice final : public RoceSide {
 
  private:
   std::unique_ptr<RoceSide> inner_;
+  int late_ = 0;
   bool connected_ = false;
   std::vector<std::chrono::steady_clock::time_point>& drives_;
 };
@@ -278,6 +285,53 @@ TEST(SmcrSuite, TheTestersSideAnswersThroughAWaitOnADevice) {
   // for), where a tester asleep for the whole wait drives once after it.
   ASSERT_GE(d.drives.size(), 2u);
   EXPECT_LT(d.widest_gap(), std::chrono::milliseconds(200));
+}
+
+// The tester's link group starts on the clock of the moment, not of the
+// phase's last pump: after 2.5 s between the tester's CLC Confirm and its
+// first smcr step (Linux held an Accept that long), an IUT whose CONFIRM
+// LINK comes a few drives later still finds the tester waiting for it
+// (kLlcWaitTime, 2 s, from the group's start).
+TEST(SmcrSuite, TheTestersGroupWaitsForTheFirstConfirmLinkFromItsStart) {
+  Reference ref;
+  std::vector<std::chrono::steady_clock::time_point> drives;
+  RoceFactory memory = ref.options.roce;
+  RunOptions o = ref.options;
+  o.time_scale = 1;
+  o.roce = [&](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
+    auto inner = memory(e, error);
+    if (!inner) return nullptr;
+    return std::make_unique<AsDevice>(std::move(inner), drives, 3);
+  };
+  auto parsed = parse_script("id: smcr-x\ntitle: t\nrequirement: rfc7609-a.3.8-test-link-echo\nrfc: RFC 7609\n"
+                             "level: MUST\nrole: responder\nneeds: clc, roce\n\n"
+                             "> clc.proposal offer=v1\n< clc.accept\n> clc.confirm\nwait 2500ms\n< smcr.link_up link=2\n"
+                             "> data.write octets=10\n< data octets=10\n",
+                             "x.case");
+  ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(parsed));
+  Case c = std::get<std::vector<Case>>(parsed).at(0);
+  c.protocol = "smcr";
+  const CaseResult r = run_case(c, o);
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+}
+
+// `wait D unscaled` stands for the IUT's own timer: --time-scale leaves it
+// as written (here 150 ms where the scaled wait takes 40 times as long; the case's own
+// steps and the tester's leave take about a second more), and
+// the case's timeout stretches by the rest only.
+TEST(SmcrSuite, AnUnscaledWaitIsAsWritten) {
+  DrivenAsDevice d;
+  d.options.time_scale = 40;
+  const auto timed = [&d](const std::string& steps) {
+    const auto before = std::chrono::steady_clock::now();
+    const CaseResult r = d.run(steps);
+    EXPECT_EQ(r.verdict, Verdict::kPass) << steps << ": " << r.reason;
+    return std::chrono::steady_clock::now() - before;
+  };
+  const auto unscaled = timed("wait 150ms unscaled\n");
+  EXPECT_GE(unscaled, std::chrono::milliseconds(150));
+  EXPECT_LT(unscaled, std::chrono::milliseconds(4500));
+  EXPECT_GE(timed("wait 150ms\n"), std::chrono::milliseconds(6000));
 }
 
 // The same through a wait on TCP (a later connection's CLC, a close): a
@@ -367,6 +421,47 @@ TEST(SmcrSuite, TheTesterReportsAnRmbeNamedWhileItsConnectionIsOpen) {
   EXPECT_NE(fail.reason.find("rfc7609-4.4.2-rmbe-reuse-after-close"), std::string::npos) << fail.reason;
 }
 
+// `< smcr.failover link=N` (§4.6.1, §2.3): a connection the IUT wrote over
+// the broken link must come first with F on link N; one it wrote over
+// another link has nothing to validate. The reference keeps both
+// connections on link 1: breaking link 2 moves none of them, breaking
+// link 1 both, and an IUT that moves one only or sends no F fails (the
+// latter's CDC message without F already breaks the sequence the tester's
+// connection checks).
+TEST(SmcrSuite, AFailoverIsAskedOfTheConnectionsOnTheBrokenLinkOnly) {
+  const std::string two = "> data.write octets=10\n< data octets=10\n"
+                          "connection 2\n> clc.proposal offer=v1\n< clc.accept first_contact=0\n> clc.confirm\n"
+                          "> data.write octets=20\n< data octets=20\n";
+  const auto nothing_to_validate = [](const CaseResult& r) {
+    return std::count_if(r.frames.begin(), r.frames.end(), [](const FrameRecord& f) {
+      return f.headline.find("smcr.failover") != std::string::npos && f.detail.find("nothing to validate") != std::string::npos;
+    });
+  };
+  Reference ref;
+  const CaseResult stay = run_case(
+      smcr_script(two + "> smcr.break_link link=2\n< smcr.failover link=1\n> data.write octets=5\n< data octets=25\n"
+                        "connection 1\n< smcr.failover link=1\n> data.write octets=5\n< data octets=15\n"),
+      ref.options);
+  EXPECT_EQ(stay.verdict, Verdict::kPass) << stay.reason;
+  EXPECT_EQ(nothing_to_validate(stay), 2);
+  const CaseResult moved = run_case(one("smcr-failover-every-connection"), ref.options);
+  EXPECT_EQ(moved.verdict, Verdict::kPass) << moved.reason;
+  EXPECT_EQ(nothing_to_validate(moved), 0);
+  FaultSet no_f;
+  no_f.set(FaultId::kSmcrNoFailoverValidation);
+  Reference without_f(no_f);
+  const CaseResult unvalidated = run_case(one("smcr-failover-every-connection"), without_f.options);
+  EXPECT_EQ(unvalidated.verdict, Verdict::kFail) << unvalidated.reason;
+  FaultSet one_only;
+  one_only.set(FaultId::kSmcrFailoverMovesOne);
+  Reference moves_one(one_only);
+  EXPECT_EQ(run_case(one("smcr-failover-every-connection"), moves_one.options).verdict, Verdict::kFail);
+  // Without a break first the step is the script's error.
+  const CaseResult unbroken = run_case(smcr_script("> data.write octets=10\n< data octets=10\n< smcr.failover link=2\n"), ref.options);
+  EXPECT_EQ(unbroken.verdict, Verdict::kError);
+  EXPECT_NE(unbroken.reason.find("follows > smcr.break_link"), std::string::npos) << unbroken.reason;
+}
+
 // The tester's first link's queue pair, recording what the tester posts on it.
 class RecordingQp final : public smcr::QueuePair {
  public:
@@ -432,6 +527,33 @@ TEST(SmcrSuite, NothingFollowsTheScriptsOwnClose) {
   ASSERT_NE(closed, qp->sent.end()) << "the script's C was not sent";
   for (auto it = std::next(closed); it != qp->sent.end(); ++it)
     EXPECT_FALSE(it->empty() || it->at(0) == 0xFE) << "the tester sent a Write or a CDC message after its C";
+}
+
+// After `> smcr.manual` the tester has no link group, yet it leaves a
+// device's IUT as a client leaves (§3.5.4): DELETE LINK with A over the
+// first link, its last Send there. Without it Linux went on sending to the
+// case's queue pair once it was gone (its ADD LINK unanswered, its CDC
+// message after the TCP close, retransmitted without end over rxe).
+TEST(SmcrSuite, AManualCaseLeavesTheIutWithDeleteLink) {
+  Reference ref;
+  std::vector<std::chrono::steady_clock::time_point> drives;
+  std::unique_ptr<RecordingQp> qp;
+  RoceFactory memory = ref.options.roce;
+  RunOptions o = ref.options;
+  o.time_scale = 1;
+  o.roce = [&](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
+    auto inner = memory(e, error);
+    if (!inner) return nullptr;
+    return std::make_unique<RecordingSide>(std::make_unique<AsDevice>(std::move(inner), drives), qp);
+  };
+  const CaseResult r = run_case(one("smcr-test-link-during-add-link"), o);
+  EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
+  ASSERT_TRUE(qp);
+  ASSERT_FALSE(qp->sent.empty());
+  const std::vector<std::uint8_t>& last = qp->sent.back();
+  ASSERT_EQ(last.size(), smcr::kLlcMessageSize);
+  EXPECT_EQ(last[0] & 0x0F, smcr::llc_type::kDeleteLink);
+  EXPECT_EQ(last[3] & 0xC0, 0x40) << "a request with A";
 }
 
 // §3.5.2.2, §3.5.2.3: a later connection's Confirm names the tester's end

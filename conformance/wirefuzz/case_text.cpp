@@ -65,7 +65,7 @@ std::string step_text(const Step& st) {
         return "> raw " + value_text(st.args.front().value) +
                args(std::vector<Arg>(st.args.begin() + 1, st.args.end()));
       return "> " + st.unit + args(st.args);
-    case StepKind::kWait: return "wait " + duration_text(st.duration);
+    case StepKind::kWait: return "wait " + duration_text(st.duration) + (st.unscaled ? " unscaled" : "");
     case StepKind::kConnection: return "connection " + std::to_string(st.connection);
     case StepKind::kExpect: {
       std::string out = "<";

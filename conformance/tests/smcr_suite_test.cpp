@@ -561,7 +561,7 @@ TEST(TapHost, HandsThePeersPathOn) {
     explicit PathRecorder(smcr::Host& inner) : inner(inner) {}
     smcr::Host& inner;
     std::optional<smcr::PeerPath> seen;
-    smcr::QueuePair* create_qp() override { return inner.create_qp(); }
+    smcr::QueuePair* create_qp(const smcr::Gid& local) override { return inner.create_qp(local); }
     bool connect(smcr::QueuePair& qp, std::uint32_t peer) override { return inner.connect(qp, peer); }
     bool connect_path(smcr::QueuePair& qp, std::uint32_t peer, const smcr::PeerPath& path) override {
       seen = path;
@@ -578,8 +578,8 @@ TEST(TapHost, HandsThePeersPathOn) {
   smcr::MemoryFabric fabric;
   PathRecorder recorder(fabric.host(0));
   TapHost tap(recorder);
-  smcr::QueuePair* mine = tap.create_qp();
-  smcr::QueuePair* theirs = fabric.host(1).create_qp();
+  smcr::QueuePair* mine = tap.create_qp({});
+  smcr::QueuePair* theirs = fabric.host(1).create_qp({});
   ASSERT_NE(mine, nullptr);
   ASSERT_NE(theirs, nullptr);
   const smcr::PeerPath path{0x020000000013, {0xfe, 0x80}, 0x123456, 3, 0x10};

@@ -207,7 +207,7 @@ TEST_P(Versions, SecondLinkWithAddLinkCarriesEveryRToken) {
 // records what it is given, in front of the in-memory one.
 struct PathRecordingHost final : Host {
   explicit PathRecordingHost(MemoryHost& inner) : inner(inner) {}
-  QueuePair* create_qp() override { return inner.create_qp(); }
+  QueuePair* create_qp(const Gid& local) override { return inner.create_qp(local); }
   bool connect(QueuePair& qp, std::uint32_t peer_qp_number) override { return inner.connect(qp, peer_qp_number); }
   bool connect_path(QueuePair& qp, std::uint32_t peer_qp_number, const PeerPath& path) override {
     paths.push_back(path);

@@ -56,6 +56,13 @@ struct Analyzer::Connection : ObserverSink {
     if (std::all_of(gid.begin(), gid.end(), [](std::uint8_t o) { return o == 0; })) return std::nullopt;
     return capture::ipv6(gid);
   }
+  // The other way: a RoCEv2 packet's address as its GID (IPv4 mapped).
+  static std::array<std::uint8_t, 16> address_gid(const capture::IpAddress& a) {
+    if (a.version != capture::IpVersion::kV4) return a.octets;
+    std::array<std::uint8_t, 16> gid{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+    std::copy(a.octets.begin(), a.octets.begin() + 4, gid.begin() + 12);
+    return gid;
+  }
   void on_violation(const Violation& v) override { analyzer.record(info, v); }
   void on_event(const Event& e) override {
     if (analyzer.listener_) analyzer.listener_->on_event(info, e);
@@ -324,7 +331,7 @@ void Analyzer::on_roce(RoceLink& l, const capture::IpAddress& initiator, const c
   }
   (side == Side::kInitiator ? info->initiator_to_responder : info->responder_to_initiator) = d.key;
   l.current = info;
-  l.observer.on_packet(side, d.frame.value, d.payload);
+  l.observer.on_packet(side, d.frame.value, d.payload, Connection::address_gid(dst));
   // RFC 7609 §3.5.1.6.1: the accepted ADD LINK gave both ends of the new
   // link; its CONFIRM LINK and data flow between the GIDs' addresses.
   if (!l.observer.added_links().empty() &&

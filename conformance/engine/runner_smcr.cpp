@@ -530,12 +530,12 @@ void smcr_close_before_fin(Session& s) {
   SmcrPhase::Conn& k = p.conns[s.smcr_connection];
   if (!k.conn || k.ended_by_script) return;
   k.to_send = 0;  // the case is over: the script's data still queued stays unsent
-  const smcr::Output out = k.conn->close();
-  if (!out.cdc && k.conn->queued() == 0) return;  // this side's C or A went before
-  p.emit(k, out);
+  p.emit(k, k.conn->close());  // nothing when this side's C or A came before
   // The C follows the data the connection still holds (3A); the FIN waits
-  // for the C's Send to complete, as rxe and a NIC send from a queue of
-  // their own: a posted Send may leave after a FIN written now.
+  // for the Send of the connection's last CDC message (this C, or a C or A
+  // the connection made before, which the link group may still hold) to
+  // complete, as rxe and a NIC send from a queue of their own: a posted
+  // Send may leave after a FIN written now.
   const auto sent = [&] {
     return k.conn->queued() == 0 && p.group->sequence_sent(k.own_token) == k.conn->last_sequence_sent();
   };

@@ -158,4 +158,4 @@ done
 
 timing "total" $((SECONDS - t_start))
 [ "$rc" = 0 ] || { log "a kernel's part could not run to its end: see its lines above"; exit 1; }
-log "reports in reports/interop/"
+log "reports in $out/"

@@ -363,7 +363,7 @@ gboolean heuristic(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* da
     const Ip& initiator = alias ? alias->initiator : link.initiator;
     const Side side = *src == initiator ? Side::kInitiator : Side::kResponder;
     const int n = static_cast<int>(tvb_captured_length(loc->udp));
-    link.observer.on_packet(side, pinfo->num, wire::Bytes(tvb_get_ptr(loc->udp, 0, n), static_cast<std::size_t>(n)));
+    link.observer.on_packet(side, pinfo->num, wire::Bytes(tvb_get_ptr(loc->udp, 0, n), static_cast<std::size_t>(n)), *dst);
     if (!link.observer.added_links().empty()) s.aliases.add(link, link.pair, link.observer.added_links(), gid_address);
     RoceFrame& f = s.frames[pinfo->num];
     // What the observer learnt after the message: the request this reply

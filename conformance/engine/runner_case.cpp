@@ -286,9 +286,13 @@ CaseResult run_case(const Case& c, const RunOptions& o) {
 
   Connections conns(s);
   StepsRun run = run_steps(conns, c);
+  // RFC 7609 §4.8.1: a connection's SMC-R close before its TCP FIN.
+  smcr_close_before_fin(s);
   if (s.fd >= 0) ::close(s.fd);
-  for (auto& other : conns.others)
+  for (auto& other : conns.others) {
+    smcr_close_before_fin(*other->session);
     if (other->session->fd >= 0) ::close(other->session->fd);
+  }
   // The IUT's own view is tied to TCP connections; an sctp case has none.
   if (o.agent && !s.sctp) {
     collect_agent_view(*o.agent, result, agent_t0, s.scaled(o.agent_settle));

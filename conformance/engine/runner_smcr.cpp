@@ -537,6 +537,30 @@ bool smcr_tend(Session& s) {
   return true;
 }
 
+void smcr_close_before_fin(Session& s) {
+  if (!s.smcr || !s.smcr->group || s.smcr->manual || s.fd < 0) return;
+  SmcrPhase& p = *s.smcr;
+  if (s.smcr_connection >= p.conns.size() || p.group->state() != smcr::LinkGroup::State::kActive) return;
+  SmcrPhase::Conn& k = p.conns[s.smcr_connection];
+  if (!k.conn || k.ended_by_script) return;
+  k.to_send = 0;  // the case is over: the script's data still queued stays unsent
+  p.emit(k, k.conn->close());  // nothing when this side's C or A came before
+  // The C follows the data the connection still holds (3A); the FIN waits
+  // for the Send of the connection's last CDC message (this C, or a C or A
+  // the connection made before, which the link group may still hold) to
+  // complete, as rxe and a NIC send from a queue of their own: a posted
+  // Send may leave after a FIN written now.
+  const auto sent = [&] {
+    return k.conn->queued() == 0 && p.group->sequence_sent(k.own_token) == k.conn->last_sequence_sent();
+  };
+  if (p.side->in_process()) return p.pump();
+  const auto until = Clock::now() + s.scaled(kSmcrCloseWait);
+  while (!sent() && Clock::now() < until && p.group->state() == smcr::LinkGroup::State::kActive) {
+    p.pump();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 StepOutcome run_smcr_step(Session& s, const Step& st) {
   if (!s.smcr) return error("line " + std::to_string(st.line) + ": SMC-R steps need a case of the smcr suite");
   std::string err;

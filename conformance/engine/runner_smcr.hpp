@@ -61,6 +61,14 @@ bool smcr_before_confirm(Session& s, std::string& error);
 // is none to tend, true otherwise. The wait polls in slices of kSmcrTendSlice.
 bool smcr_tend(Session& s);
 inline constexpr std::chrono::milliseconds kSmcrTendSlice{5};
+// RFC 7609 §4.8.1: SMC-R's close comes first, TCP's FIN after it. Before the
+// runner closes a session's TCP connection at the case's end, the tester's
+// SMC-R connection of that session closes, when the script left it open and
+// the TCP connection still is: its C goes out (an A when unread data remains,
+// 3A) and its Send completes, the IUT having acknowledged it, for at most
+// kSmcrCloseWait (scaled by the run's --time-scale).
+void smcr_close_before_fin(Session& s);
+inline constexpr std::chrono::seconds kSmcrCloseWait{2};
 // With a run's --smcr-version, the first LLC field the case's steps name
 // that no message of that version holds (a script written for version 1
 // names llc.length, which version 2 splits in two): such a case cannot run

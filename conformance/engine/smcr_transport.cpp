@@ -37,8 +37,8 @@ TapQueuePair* TapHost::find(std::uint32_t qp_number) {
   return nullptr;
 }
 
-smcr::QueuePair* TapHost::create_qp() {
-  smcr::QueuePair* qp = inner_.create_qp();
+smcr::QueuePair* TapHost::create_qp(const smcr::Gid& local) {
+  smcr::QueuePair* qp = inner_.create_qp(local);
   return qp ? adopt(*qp) : nullptr;
 }
 

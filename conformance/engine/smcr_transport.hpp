@@ -141,7 +141,7 @@ class TapHost final : public smcr::Host {
   TapQueuePair* find(std::uint32_t qp_number);
   const std::vector<std::unique_ptr<TapQueuePair>>& queue_pairs() const { return qps_; }
 
-  smcr::QueuePair* create_qp() override;
+  smcr::QueuePair* create_qp(const smcr::Gid& local) override;
   bool connect(smcr::QueuePair& qp, std::uint32_t peer_qp_number) override;
   // Added links of a device need the peer's path too (ADD LINK, App. A.3.2).
   bool connect_path(smcr::QueuePair& qp, std::uint32_t peer_qp_number, const smcr::PeerPath& path) override;

@@ -556,6 +556,70 @@ TEST(SmcrSuite, AManualCaseLeavesTheIutWithDeleteLink) {
   EXPECT_EQ(last[3] & 0xC0, 0x40) << "a request with A";
 }
 
+// The CDC messages the tester posted on its first link with C set, in
+// order, and where the first of its DELETE LINKs is (sent.size(): none).
+struct TestersClose {
+  std::size_t closes = 0;
+  std::size_t first_close = 0, first_delete_link = 0;
+};
+TestersClose testers_close(const RecordingQp& qp) {
+  TestersClose t{0, qp.sent.size(), qp.sent.size()};
+  for (std::size_t i = 0; i < qp.sent.size(); ++i) {
+    const auto& m = qp.sent[i];
+    if (m.size() != smcr::kLlcMessageSize) continue;
+    if (m[0] == 0xFE) {
+      const auto c = smcr::decode_cdc(m);
+      if (c && c->header.get(smcr::CdcSpec::Field::C) != 0 && t.closes++ == 0) t.first_close = i;
+    } else if ((m[0] & 0x0F) == smcr::llc_type::kDeleteLink && t.first_delete_link == qp.sent.size()) {
+      t.first_delete_link = i;
+    }
+  }
+  return t;
+}
+
+// §4.8.1: a case that leaves its connection open ends it as an application
+// closes its socket: the tester's C first, then TCP's FIN
+// (runner::smcr_close_before_fin), and on a device its leave of the link
+// group (DELETE LINK) after both; a script that closed the connection
+// itself gets no second C.
+TEST(SmcrSuite, TheTestersCloseComesBeforeItsFin) {
+  Reference ref;
+  std::unique_ptr<RecordingQp> qp;
+  RoceFactory memory = ref.options.roce;
+  RunOptions o = ref.options;
+  o.roce = [&](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
+    auto inner = memory(e, error);
+    if (!inner) return nullptr;
+    return std::make_unique<RecordingSide>(std::move(inner), qp);
+  };
+  const CaseResult open = run_case(smcr_script("> data.write octets=100\n< data octets=100\n"), o);
+  EXPECT_EQ(open.verdict, Verdict::kPass) << open.reason;
+  ASSERT_TRUE(qp);
+  EXPECT_EQ(testers_close(*qp).closes, 1u) << "the tester left its connection without its C";
+  qp.reset();
+  const CaseResult closed = run_case(smcr_script("> smcr.close\n< cdc cdc.conn_closed=1\n"), o);
+  EXPECT_EQ(closed.verdict, Verdict::kPass) << closed.reason;
+  ASSERT_TRUE(qp);
+  EXPECT_EQ(testers_close(*qp).closes, 1u);
+
+  // On a device: the C, its Send completed, before the leave.
+  std::vector<std::chrono::steady_clock::time_point> drives;
+  o.roce = [&](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
+    auto inner = memory(e, error);
+    if (!inner) return nullptr;
+    return std::make_unique<RecordingSide>(std::make_unique<AsDevice>(std::move(inner), drives), qp);
+  };
+  o.time_scale = 1;
+  qp.reset();
+  const CaseResult device = run_case(smcr_script("> data.write octets=100\n< data octets=100\n"), o);
+  EXPECT_EQ(device.verdict, Verdict::kPass) << device.reason;
+  ASSERT_TRUE(qp);
+  const TestersClose t = testers_close(*qp);
+  EXPECT_EQ(t.closes, 1u);
+  EXPECT_LT(t.first_close, t.first_delete_link) << "the C did not come before the tester's DELETE LINK";
+  EXPECT_LT(t.first_delete_link, qp->sent.size()) << "the tester did not leave the link group";
+}
+
 // §3.5.2.2, §3.5.2.3: a later connection's Confirm names the tester's end
 // of the link the IUT's Accept chose, with the tester's RMB as registered
 // on that link (a server takes the Confirm's RToken for the link it names:
@@ -619,7 +683,7 @@ TEST(TapHost, HandsThePeersPathOn) {
     explicit PathRecorder(smcr::Host& inner) : inner(inner) {}
     smcr::Host& inner;
     std::optional<smcr::PeerPath> seen;
-    smcr::QueuePair* create_qp() override { return inner.create_qp(); }
+    smcr::QueuePair* create_qp(const smcr::Gid& local) override { return inner.create_qp(local); }
     bool connect(smcr::QueuePair& qp, std::uint32_t peer) override { return inner.connect(qp, peer); }
     bool connect_path(smcr::QueuePair& qp, std::uint32_t peer, const smcr::PeerPath& path) override {
       seen = path;
@@ -636,8 +700,8 @@ TEST(TapHost, HandsThePeersPathOn) {
   smcr::MemoryFabric fabric;
   PathRecorder recorder(fabric.host(0));
   TapHost tap(recorder);
-  smcr::QueuePair* mine = tap.create_qp();
-  smcr::QueuePair* theirs = fabric.host(1).create_qp();
+  smcr::QueuePair* mine = tap.create_qp({});
+  smcr::QueuePair* theirs = fabric.host(1).create_qp({});
   ASSERT_NE(mine, nullptr);
   ASSERT_NE(theirs, nullptr);
   const smcr::PeerPath path{0x020000000013, {0xfe, 0x80}, 0x123456, 3, 0x10};

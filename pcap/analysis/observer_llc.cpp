@@ -40,12 +40,26 @@ bool negative(const smcr::LlcMessage& m) {
 
 }  // namespace
 
-std::size_t RoceObserver::link_of(int side, std::uint32_t dest_qp) {
-  // The receiver's QP names the link; the latest link on it wins (a QP
-  // number may come back once its link was deleted).
+std::size_t RoceObserver::find_link(int receiver_side, std::uint32_t qp,
+                                    const std::optional<std::array<std::uint8_t, 16>>& receiver) const {
+  // The latest link wins: a QP number may come back once its link was deleted.
+  static constexpr std::array<std::uint8_t, 16> kNone{};
+  for (std::size_t i = links_.size(); i-- > 0;) {
+    const Link& l = links_[i];
+    if (l.qp[receiver_side] == qp && (!receiver || l.gid[receiver_side] == kNone || l.gid[receiver_side] == *receiver))
+      return i;
+  }
+  return links_.size();
+}
+
+std::size_t RoceObserver::link_of(int side, std::uint32_t dest_qp,
+                                  const std::optional<std::array<std::uint8_t, 16>>& receiver) {
+  // The receiver's QP on the receiver's GID names the link (on_packet).
   const int r = 1 - side;
-  for (std::size_t i = links_.size(); i-- > 0;)
-    if (links_[i].qp[r] == dest_qp) return i;
+  if (const std::size_t i = find_link(r, dest_qp, receiver); i < links_.size()) {
+    if (receiver && links_[i].gid[r] == std::array<std::uint8_t, 16>{}) links_[i].gid[r] = *receiver;
+    return i;
+  }
   if (links_.size() >= kMaxLinks) {
     // Too many links: the last one stands for the rest, unjudged.
     overflow_ = true;
@@ -55,6 +69,7 @@ std::size_t RoceObserver::link_of(int side, std::uint32_t dest_qp) {
   }
   Link l;
   l.qp[r] = dest_qp;
+  if (receiver) l.gid[r] = *receiver;
   links_.push_back(l);
   return links_.size() - 1;
 }

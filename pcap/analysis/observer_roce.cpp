@@ -33,8 +33,8 @@ ClcRmbe ClcRmbe::from(const clc::SmcrBody& b) {
   return r;
 }
 
-bool RoceObserver::seen_before(Side side, std::uint32_t qp, std::uint32_t psn) {
-  auto [it, inserted] = next_psn_.try_emplace({static_cast<int>(side), qp}, (psn + 1) & 0xFFFFFF);
+bool RoceObserver::seen_before(Side side, std::size_t link, std::uint32_t psn) {
+  auto [it, inserted] = next_psn_.try_emplace({static_cast<int>(side), link}, (psn + 1) & 0xFFFFFF);
   if (inserted) return false;
   if (psn_before(psn, it->second)) return true;
   if (psn != it->second) gap(static_cast<int>(side));
@@ -54,21 +54,17 @@ void RoceObserver::gap(int s) {
   }
 }
 
-void RoceObserver::on_ack(Side side, const smcr::RocePacket& p) {
+void RoceObserver::on_ack(Side side, const smcr::RocePacket& p,
+                          const std::optional<std::array<std::uint8_t, 16>>& receiver) {
   // IBTA vol. 1 §9.7.5.1: an ACK's PSN is the last request PSN it
   // acknowledges. One acknowledging a request this capture never held
   // shows a gap before the requester's next packet does. Only positive ACKs
   // (syndrome 000xxxxx), on a link whose two QPs are known.
   if (!p.aeth || (p.aeth->get(smcr::AethSpec::Field::Syndrome) >> 5) != 0) return;
   const int s = static_cast<int>(side), requester = 1 - s;
-  std::optional<std::uint32_t> requests_to;
-  for (std::size_t i = links_.size(); i-- > 0;)
-    if (links_[i].qp[requester] == p.dest_qp()) {
-      requests_to = links_[i].qp[s];
-      break;
-    }
-  if (!requests_to) return;
-  auto it = next_psn_.find({requester, *requests_to});
+  const std::size_t link = find_link(requester, p.dest_qp(), receiver);
+  if (link == links_.size() || !links_[link].qp[s]) return;
+  auto it = next_psn_.find({requester, link});
   if (it == next_psn_.end() || psn_before(p.psn(), it->second)) return;
   gap(requester);
   it->second = (p.psn() + 1) & 0xFFFFFF;
@@ -289,7 +285,8 @@ void RoceObserver::check_write(Side side, FrameNo frame, std::size_t link, const
   c.written_to[s] = advance(c, s, start, length);
 }
 
-void RoceObserver::on_packet(Side side, FrameNo frame, wire::Bytes udp_payload) {
+void RoceObserver::on_packet(Side side, FrameNo frame, wire::Bytes udp_payload,
+                             const std::optional<std::array<std::uint8_t, 16>>& receiver) {
   ++stats_.packets;
   notes_ = {};
   added_links_.clear();
@@ -314,11 +311,11 @@ void RoceObserver::on_packet(Side side, FrameNo frame, wire::Bytes udp_payload) 
   // Acknowledges answer a PSN rather than carry their own: only requests
   // (every RC opcode but Acknowledge and Read Responses) are retransmitted.
   const bool request = p->info && !p->info->aeth;
-  if (request) info.retransmission = seen_before(side, p->dest_qp(), p->psn());
+  if (p->aeth) on_ack(side, *p, receiver);
+  const std::size_t link = link_of(static_cast<int>(side), p->dest_qp(), receiver);
+  if (request) info.retransmission = seen_before(side, link, p->psn());
   if (info.retransmission) ++stats_.retransmissions;
-  if (p->aeth) on_ack(side, *p);
   packets_seen_ = true;
-  const std::size_t link = link_of(static_cast<int>(side), p->dest_qp());
   info.link = link;
   info.link_number = links_[link].number;
   info.link_state = links_[link].state;

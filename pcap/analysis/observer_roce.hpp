@@ -135,8 +135,14 @@ class RoceObserver {
  public:
   explicit RoceObserver(ObserverSink& sink) : sink_(sink) {}
 
-  // One RoCEv2 UDP payload that `side` sent, from frame `frame`.
-  void on_packet(Side side, FrameNo frame, wire::Bytes udp_payload);
+  // One RoCEv2 UDP payload that `side` sent, from frame `frame`, to the
+  // GID `receiver` (its IP destination: a RoCEv2 GID is the address, an
+  // IPv4 one mapped, IBTA vol. 1 Annex A17) when the caller knows it.
+  // A link is its receiver's QP on its receiver's GID: QP numbers are each
+  // RNIC's own, so the two links of a group with a second RNIC per host
+  // (§2.2) may share them (rxe numbers every device's QPs from 0x11).
+  void on_packet(Side side, FrameNo frame, wire::Bytes udp_payload,
+                 const std::optional<std::array<std::uint8_t, 16>>& receiver = std::nullopt);
   // An SMC-R connection of this link group: what the link's initiator and
   // responder each announced in CLC. A CDC message carries the token of its
   // receiver; Writes go to the receiver's RMBE through its QP. An RMBE a
@@ -218,10 +224,14 @@ class RoceObserver {
     std::vector<std::size_t> rkeys;             // CONFIRM RKEY: announced; DELETE RKEY: to delete
   };
 
-  bool seen_before(Side side, std::uint32_t qp, std::uint32_t psn);
-  void on_ack(Side side, const smcr::RocePacket& p);
+  bool seen_before(Side side, std::size_t link, std::uint32_t psn);
+  void on_ack(Side side, const smcr::RocePacket& p, const std::optional<std::array<std::uint8_t, 16>>& receiver);
   void gap(int side);
-  std::size_t link_of(int side, std::uint32_t dest_qp);
+  // The link whose `receiver_side` end is QP `qp` on GID `receiver` (any GID
+  // when unknown, on either part), the latest first; links_.size() if none.
+  std::size_t find_link(int receiver_side, std::uint32_t qp, const std::optional<std::array<std::uint8_t, 16>>& receiver) const;
+  // find_link for a packet `side` sent, or a link learnt from it.
+  std::size_t link_of(int side, std::uint32_t dest_qp, const std::optional<std::array<std::uint8_t, 16>>& receiver);
   std::size_t link_numbered(std::uint8_t number) const;
   std::size_t announce_rkey(int owner, std::size_t link, std::uint32_t rkey, std::uint64_t va,
                             std::optional<std::size_t> rmb, FrameNo frame, std::string_view by);
@@ -242,9 +252,10 @@ class RoceObserver {
   RoceStats stats_;
   PacketNotes notes_;
   std::vector<AddedLink> added_links_;
-  // Per side and destination QP: the next request PSN expected (24-bit serial
-  // arithmetic, IBTA vol. 1 §9.7.1), to recognise retransmissions and gaps.
-  std::map<std::pair<int, std::uint32_t>, std::uint32_t> next_psn_;
+  // Per sending side and link (its receiver's QP): the next request PSN
+  // expected (24-bit serial arithmetic, IBTA vol. 1 §9.7.1), to recognise
+  // retransmissions and gaps.
+  std::map<std::pair<int, std::size_t>, std::uint32_t> next_psn_;
   // Bounds on what a peer's packets make the observer remember (each packet
   // to an unknown QP is a link, each announcement an rkey, each request open
   // until answered): past them the oldest request is forgotten, no link or

@@ -145,6 +145,46 @@ TEST(ObserverLlc, SecondLinkCarriesWritesThroughItsRTokens) {
   EXPECT_EQ(s.llc_pairs, 3u);
 }
 
+// RFC 7609 §2.2.1 over two server RNICs: QP numbers are each RNIC's own
+// (rxe numbers every device's from 0x11), so the server's second RNIC gives
+// the asymmetric link 2 the QP number 0x11 its first gave link 1. The
+// receiver's GID tells the links apart: the client's ADD LINK reply and its
+// Write on link 1 (to 0x11 on the server's first GID) stay on link 1, its
+// CONFIRM LINK reply on link 2 (to 0x11 on the second GID) is link 2's.
+TEST(ObserverLlc, TheReceiversGidTellsLinksOfTheSameQpNumberApart) {
+  Group g;
+  const std::string gid3 = "00000000000000000000ffff0a4d0003", mac3 = "52540077000c";
+  std::uint32_t psn[2][2] = {};  // per side and link
+  const auto send = [&](int side, int link, std::uint8_t op, std::uint32_t qp, const std::string& to,
+                        const std::string& payload) {
+    g.observer.on_packet(side ? Side::kResponder : Side::kInitiator, ++g.frame,
+                         roce(op, qp, ++psn[side][link - 1], payload), gid(to));
+  };
+  send(1, 1, 0x04, 0x11, kClientGid, confirm_link("03", "000011", "01"));
+  send(0, 1, 0x04, 0x11, kGid, confirm_link("83", "000011", "01", kClientMac, kClientGid));
+  // ADD LINK v2: the server's second RNIC (gid3), its QP 0x11, link 2; the
+  // client (one port) accepts with its first GID and QP 0x13.
+  const std::string add_link = "22580000" + mac3 + "0000" + gid3 + "000011" "02" "03d775d7" "0000000000000000" "8000" +
+                               kGid + "0000000000000000" "0100" "00000012" "000005f9" "0000000010000000";
+  send(1, 1, 0x04, 0x11, kClientGid, add_link);
+  send(0, 1, 0x04, 0x11, kGid, kAddLinkReply);
+  EXPECT_EQ(g.observer.notes().request_in, 3u);
+  EXPECT_EQ(g.sink.link_number, 1u);
+  send(1, 2, 0x04, 0x13, kClientGid, confirm_link("03", "000011", "02", mac3, gid3));
+  send(0, 2, 0x04, 0x11, gid3, confirm_link("83", "000013", "02", kClientMac, kClientGid));
+  EXPECT_EQ(g.sink.link_number, 2u);
+  EXPECT_EQ(g.observer.notes().request_in, 5u);
+  // The client's Write into the server's RMB through link 1's rkey (CLC).
+  send(0, 1, 0x06, 0x11, kGid, write("0000000000100000", "00000012"));
+  EXPECT_EQ(g.sink.link_number, 1u);
+  EXPECT_EQ(g.sink.link_state, check::LinkState::kUp);
+  EXPECT_TRUE(g.observer.notes().rkey_announced);
+  EXPECT_TRUE(g.sink.seen.empty()) << g.sink.seen.front().first << " at frame " << g.sink.seen.front().second;
+  EXPECT_EQ(g.observer.stats().links_confirmed, 2u);
+  EXPECT_EQ(g.observer.stats().psn_gaps, 0u);
+  EXPECT_EQ(g.observer.stats().retransmissions, 0u);
+}
+
 TEST(ObserverLlc, RepliesArePairedPerLink) {
   Group g;
   g.two_links();
@@ -210,8 +250,8 @@ TEST(ObserverLlc, ConfirmLinkOnAnAddedLinkNamesTheAddLinksEnd) {
   EXPECT_EQ(g.observer.stats().links_confirmed, 2u);
 }
 
-// A link group through the analyzer: link 1 between 10.77.0.2 (server) and
-// 10.77.0.1 (client); the ADD LINK exchange on it offers link 2 between
+// A link group through the analyzer: link 1 between 10.77.0.1 (server) and
+// 10.77.0.2 (client), the GIDs its CONFIRM LINKs name; the ADD LINK exchange on it offers link 2 between
 // their second devices, 10.77.1.2 and 10.77.1.1 (the GIDs it names,
 // RFC 7609 §3.5.1.6.1), whose packets the group's observer then follows.
 struct TwoDeviceGroup {
@@ -227,7 +267,9 @@ struct TwoDeviceGroup {
     const Octets packet = roce(op, qp, ++psn[side][qp & 0xFF], payload);
     capture::UdpDatagram d;
     d.frame.value = ++frame;
-    d.key = {{address(device, side ? 2 : 1), 49152}, {address(device, side ? 1 : 2), smcr::kRoceV2UdpPort}};
+    // RoCEv2: a GID is its port's address (the receiver's tells links apart).
+    const int server = device == 0 ? 1 : 2, client = 3 - server;
+    d.key = {{address(device, side ? server : client), 49152}, {address(device, side ? client : server), smcr::kRoceV2UdpPort}};
     d.payload = wire::Bytes(packet.data(), packet.size());
     EXPECT_TRUE(analyzer.on_udp(d));
   }

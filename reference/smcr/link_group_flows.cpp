@@ -207,16 +207,17 @@ void LinkGroup::take_pairs(std::size_t on, std::size_t target, const std::vector
 void LinkGroup::server_add_link(std::size_t on, Time now) {
   const std::optional<std::size_t> slot = free_slot();
   if (!slot || active_links() >= cfg_.max_links) return;
-  QueuePair* qp = host_.create_qp();
-  if (qp == nullptr) return;
   // §3.5.1.6: a new QP, a link number, an RToken for every RMB on it; the
   // alternate RNIC if there is one, else the first link's (asymmetric).
+  const LinkAddress local = cfg_.alternate.value_or(links_[on].local);
+  QueuePair* qp = host_.create_qp(local.gid);
+  if (qp == nullptr) return;
   Link& n = links_[*slot];
   n = Link{};
   n.state = LinkState::kActivating;
   n.number = next_link_number();
   n.qp = qp;
-  n.local = cfg_.alternate.value_or(links_[on].local);
+  n.local = local;
   n.last_received = now;
   for (LocalRmb& r : local_rmbs_)
     if (r.confirmed) r.rtokens[*slot] = host_.register_rmb(r.id, *qp);
@@ -301,7 +302,8 @@ void LinkGroup::client_add_link(std::size_t on, const LlcMessage& m, Time now) {
   const bool mtu_defined = clc::qp_mtu_octets(a.mtu) != 0 || cfg_.faults.has(GroupFault::kMtuUnchecked);
   const bool acceptable = mtu_defined && a.link_number != 0 && !slot_of(a.link_number) && cfg_.max_links > 1 &&
                           active_links() < cfg_.max_links && free_slot() && !(same_server_port && !cfg_.alternate);
-  QueuePair* qp = acceptable ? host_.create_qp() : nullptr;
+  const LinkAddress local = cfg_.alternate.value_or(cur.local);  // asymmetric without one (§2.2.1)
+  QueuePair* qp = acceptable ? host_.create_qp(local.gid) : nullptr;
   if (qp != nullptr &&
       !host_.connect_path(*qp, a.qp_number, PeerPath{a.mac, a.gid, a.initial_psn, std::min(cfg_.mtu, a.mtu), initial_psn(*qp)})) {
     host_.destroy_qp(*qp);
@@ -328,7 +330,7 @@ void LinkGroup::client_add_link(std::size_t on, const LlcMessage& m, Time now) {
   n.state = LinkState::kActivating;
   n.number = a.link_number;
   n.qp = qp;
-  n.local = cfg_.alternate.value_or(cur.local);
+  n.local = local;
   n.peer = check::LinkEnd{a.mac, a.gid, a.qp_number};
   n.peer_psn = a.initial_psn;
   n.last_received = now;

@@ -75,7 +75,10 @@ void MemoryQueuePair::enter_error(WorkStatus why, std::optional<check::Violation
 
 // ----------------------------------------------------------- MemoryHost
 
-QueuePair* MemoryHost::create_qp() { return &fabric_.create_qp(index_); }
+QueuePair* MemoryHost::create_qp(const Gid& local) {
+  (void)local;  // one fabric: every queue pair reaches every other
+  return &fabric_.create_qp(index_);
+}
 
 bool MemoryHost::connect(QueuePair& qp, std::uint32_t peer_qp_number) {
   MemoryQueuePair* peer = fabric_.find_qp(peer_qp_number);

@@ -96,8 +96,11 @@ struct PeerPath {
 class Host {
  public:
   virtual ~Host() = default;
-  // A new queue pair (for an added link), not yet connected.
-  virtual QueuePair* create_qp() = 0;
+  // A new queue pair (for an added link), not yet connected, on the port
+  // whose GID is `local`: the link's own end, as its ADD LINK names it (the
+  // first link's port again for an asymmetric link, §2.2.1). A host with
+  // one port has it there.
+  virtual QueuePair* create_qp(const Gid& local) = 0;
   // Connects a queue pair to the peer's queue pair `peer_qp_number` (the
   // RTR/RTS transitions of §3.5.1.5 / §3.5.1.6.2). False if there is none.
   virtual bool connect(QueuePair& qp, std::uint32_t peer_qp_number) = 0;
@@ -165,7 +168,7 @@ class MemoryQueuePair final : public QueuePair {
 // One host's memory and queue pairs in a MemoryFabric.
 class MemoryHost final : public Host {
  public:
-  QueuePair* create_qp() override;
+  QueuePair* create_qp(const Gid& local) override;
   bool connect(QueuePair& qp, std::uint32_t peer_qp_number) override;
   void destroy_qp(QueuePair& qp) override;
   std::optional<std::uint32_t> allocate_rmb(std::uint64_t size) override;

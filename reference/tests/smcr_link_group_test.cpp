@@ -207,7 +207,10 @@ TEST_P(Versions, SecondLinkWithAddLinkCarriesEveryRToken) {
 // records what it is given, in front of the in-memory one.
 struct PathRecordingHost final : Host {
   explicit PathRecordingHost(MemoryHost& inner) : inner(inner) {}
-  QueuePair* create_qp() override { return inner.create_qp(); }
+  QueuePair* create_qp(const Gid& local) override {
+    created_on.push_back(local);
+    return inner.create_qp(local);
+  }
   bool connect(QueuePair& qp, std::uint32_t peer_qp_number) override { return inner.connect(qp, peer_qp_number); }
   bool connect_path(QueuePair& qp, std::uint32_t peer_qp_number, const PeerPath& path) override {
     paths.push_back(path);
@@ -220,7 +223,37 @@ struct PathRecordingHost final : Host {
   void deregister_rmb(std::uint32_t id, QueuePair& qp) override { inner.deregister_rmb(id, qp); }
   MemoryHost& inner;
   std::vector<PeerPath> paths;
+  std::vector<Gid> created_on;  // the GID each create_qp named
 };
+
+// An added link's queue pair is made on the port whose GID the link's ADD
+// LINK (or its reply) names: each side's second port; a client without one
+// takes the server's second port on its first (asymmetric, §2.2.1), and a
+// host with two ports must put that queue pair on the first.
+TEST_P(Versions, AnAddedLinksQueuePairIsOnThePortItsAddLinkNames) {
+  for (const bool client_alternate : {true, false}) {
+    MemoryFabric fabric;
+    PathRecordingHost server_host(fabric.host(0)), client_host(fabric.host(1));
+    LinkGroup server(config(Role::kServer, GetParam(), true), server_host),
+        client(config(Role::kClient, GetParam(), client_alternate), client_host);
+    MemoryQueuePair& sq = fabric.create_qp(0);
+    MemoryQueuePair& cq = fabric.create_qp(1);
+    MemoryFabric::connect(sq, cq);
+    const std::uint32_t srmb = *fabric.host(0).allocate_rmb(65536), crmb = *fabric.host(1).allocate_rmb(65536);
+    const RToken st = *fabric.host(0).register_rmb(srmb, sq), ct = *fabric.host(1).register_rmb(crmb, cq);
+    Time now{0};
+    server.start({&sq, kServerPort, {kClientPort.mac, kClientPort.gid, cq.qp_number()}, srmb, ct}, now);
+    client.start({&cq, kClientPort, {kServerPort.mac, kServerPort.gid, sq.qp_number()}, crmb, st}, now);
+    for (int i = 0; i < 1000; ++i) {
+      const bool a = server.poll(now);
+      const bool b = client.poll(now);
+      if (!a && !b) break;
+    }
+    ASSERT_EQ(client.active_links(), 2u) << client_alternate;
+    EXPECT_EQ(server_host.created_on, std::vector<Gid>{kServerPort2.gid});
+    EXPECT_EQ(client_host.created_on, std::vector<Gid>{client_alternate ? kClientPort2.gid : kClientPort.gid});
+  }
+}
 
 TEST_P(Versions, AnAddedLinkIsConnectedWithThePathItsPeerAnnounced) {
   MemoryFabric fabric;

@@ -141,8 +141,8 @@ TEST(SmcrTransport, DestroyingAQueuePairDeliversWhatItPostedFirst) {
 
 TEST(SmcrTransport, HostsConnectByQpNumber) {
   MemoryFabric f;
-  QueuePair* a = f.host(0).create_qp();
-  QueuePair* b = f.host(1).create_qp();
+  QueuePair* a = f.host(0).create_qp({});
+  QueuePair* b = f.host(1).create_qp({});
   EXPECT_NE(a->qp_number(), b->qp_number());
   EXPECT_TRUE(f.host(0).connect(*a, b->qp_number()));
   EXPECT_FALSE(f.host(0).connect(*a, 0xabcdef));           // no such queue pair

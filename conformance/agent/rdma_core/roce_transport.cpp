@@ -351,7 +351,12 @@ void RoceHost::read_async_events() {
   }
 }
 
-smcr::QueuePair* RoceHost::create_qp() { return create_qp_on(alternate_ ? *alternate_ : primary_); }
+// The port the link's end names: the alternate for a link over the second
+// RNIC, the first port for an asymmetric link (a queue pair on the other
+// port would never see the packets sent to the GID the link announced).
+smcr::QueuePair* RoceHost::create_qp(const smcr::Gid& local) {
+  return create_qp_on(alternate_ && alternate_->address.gid == local ? *alternate_ : primary_);
+}
 
 smcr::QueuePair* RoceHost::create_primary_qp() { return create_qp_on(primary_); }
 

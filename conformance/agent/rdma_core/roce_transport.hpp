@@ -129,8 +129,8 @@ class RoceHost final : public smcr::Host {
   // statuses in words, async events, resources refused); taken once.
   std::vector<std::string> take_notes();
 
-  // A queue pair for an added link: on the alternate port if there is one.
-  smcr::QueuePair* create_qp() override;
+  // A queue pair for an added link: on the port whose GID the link names.
+  smcr::QueuePair* create_qp(const smcr::Gid& local) override;
   // Without the peer's path there is nothing to connect to: false.
   bool connect(smcr::QueuePair& qp, std::uint32_t peer_qp_number) override;
   bool connect_path(smcr::QueuePair& qp, std::uint32_t peer_qp_number, const smcr::PeerPath& path) override;

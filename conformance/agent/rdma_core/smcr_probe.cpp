@@ -124,8 +124,8 @@ class ShownQp final : public smcr::QueuePair {
 class ShownHost final : public smcr::Host {
  public:
   ShownHost(rc::RoceHost& inner, Log& log) : inner_(inner), log_(log) {}
-  smcr::QueuePair* create_qp() override {
-    smcr::QueuePair* q = inner_.create_qp();
+  smcr::QueuePair* create_qp(const smcr::Gid& local) override {
+    smcr::QueuePair* q = inner_.create_qp(local);
     flush_notes();
     if (q == nullptr) return nullptr;
     qps_.push_back(std::make_unique<ShownQp>(*q, log_));
@@ -241,7 +241,7 @@ class Probe {
 
   int run() {
     const bool client = !o_.connect.empty();
-    qp_ = host_.create_qp();
+    qp_ = host_.create_qp(roce_.address().gid);  // the first link: on the device's own port
     const std::optional<std::uint32_t> rmb = host_.allocate_rmb(kRmbSize);
     if (qp_ == nullptr || !rmb) return fail("no queue pair or RMB");
     rmb_ = *rmb;

@@ -31,6 +31,9 @@ constexpr std::uint64_t kFinishBase = std::uint64_t{1} << 62;
 // before every chunk still held go back kRelease octets at a time.
 constexpr std::size_t kChunks = 8;
 constexpr std::uint64_t kRelease = std::uint64_t{4} << 20;
+// How far ahead of the reader's chunk a waiting worker maps pages
+// (Dispatch::populate_ahead): 4 MiB measured no better than 2.
+constexpr std::uint64_t kMapAhead = std::uint64_t{2} << 20;
 // What reading an octet (its share of the pages' mapping, the record walk
 // and the header read that finds its connection) costs the reading thread,
 // as a share of what analysing it costs the thread that owns its
@@ -119,9 +122,16 @@ class Lane {
     std::lock_guard lock(mutex_);
     if (waits_ && !ready_.empty()) ready_cv_.notify_one();
   }
-  Chunk* pop() {
+  // `idle` runs (unlocked) while none is queued, before waiting; true: it
+  // did some work, and the lane is asked again.
+  template <class F>
+  Chunk* pop(F idle) {
     std::unique_lock lock(mutex_);
-    if (ready_.empty()) {
+    while (ready_.empty()) {
+      lock.unlock();
+      const bool worked = idle();
+      lock.lock();
+      if (worked) continue;
       waits_ = true;
       ready_cv_.wait(lock, [&] { return !ready_.empty(); });
       waits_ = false;
@@ -149,7 +159,35 @@ struct Dispatch {
   std::uint64_t frames = 0;
   std::optional<capture::Report> end_report;
 
+  // The end of the chunk the reader walks, and how far the file's pages
+  // were mapped ahead of it (populate_ahead).
+  std::atomic<std::uint64_t> reading_to{0};
+  std::atomic<std::uint64_t> mapped_to{0};
+  std::atomic<bool> can_populate{true};
+
   Dispatch(const capture::SharedPcapFile& f, std::size_t workers) : file(f), pool(workers), lanes(workers) {}
+  // A worker with nothing queued maps the pages of the next chunk ahead of
+  // the reader (SharedPcapFile::populate), at most kMapAhead octets past
+  // the reader's chunk. Faulting the pages in is the largest cost the
+  // reading thread has beyond worker 0's share (docs/performance.md,
+  // "Several cores"); a worker that would wait takes some of it, so the
+  // two threads even out whichever is the busier at the start. True: it
+  // mapped some.
+  bool populate_ahead() {
+    if (!can_populate.load(std::memory_order_relaxed)) return false;
+    const std::uint64_t front = reading_to.load(std::memory_order_relaxed);
+    const std::uint64_t limit = std::min(front + kMapAhead, file.size());
+    std::uint64_t from = mapped_to.load(std::memory_order_relaxed);
+    for (;;) {
+      const std::uint64_t start = std::max(from, front);
+      const std::uint64_t to = std::min(start + file.chunk_octets(), limit);
+      if (to <= start) return false;
+      // Claimed [start, to): no other worker maps it too.
+      if (!mapped_to.compare_exchange_weak(from, to, std::memory_order_relaxed)) continue;
+      if (!file.populate(start, to)) can_populate.store(false, std::memory_order_relaxed);
+      return true;
+    }
+  }
   // A worker is done with its frames of `c`.
   void release(Chunk* c, std::size_t worker) {
     c->frames[worker].clear();
@@ -267,7 +305,7 @@ class FileWorker : public capture::StreamConsumer {
   // the reader never waits for a worker that has stopped.
   void run() {
     Lane& lane = dispatch_.lanes[index_];
-    while (Chunk* c = lane.pop()) {
+    while (Chunk* c = lane.pop([&] { return dispatch_.populate_ahead(); })) {
       if (!dispatch_.give_up.load(std::memory_order_relaxed)) {
         const std::vector<Handed>& frames = c->frames[index_];
         for (std::size_t i = 0; i < frames.size(); ++i) {
@@ -390,6 +428,7 @@ class FileReader {
         hand(chunk);
         chunk = take();
         if (!file.fill(cursor, chunk->octets)) break;
+        dispatch_.reading_to.store(chunk->octets.at + chunk->octets.filled, std::memory_order_relaxed);
         release(chunk->octets.at);
         continue;
       }

@@ -4,6 +4,7 @@
 // reassembles and analyzes the frames it is handed.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <limits>
@@ -62,9 +63,31 @@ struct Chunk {
   std::atomic<std::size_t> holders{0};
 };
 
-// The free chunks: the reader takes one; when none is back it waits until
-// half of them are (each wait and wake costs both threads a context switch:
-// one per few chunks, not one per chunk).
+// Before a thread sleeps for the other's next chunk it spins this long: the
+// other side finishes a chunk every ~0.1 ms, and a sleep costs a futex wake
+// on the other thread and this core's wake-up (on a virtual machine a
+// halted vCPU). Not longer: on a loaded machine, where the other thread
+// may not be running at all, a 0.1 ms spin cost 8 % more CPU in all, this
+// one none measurable (docs/performance.md, "Several cores").
+constexpr auto kSpin = std::chrono::microseconds(30);
+// True when `ready()` turned true within kSpin.
+template <class F>
+bool spin_until(F ready) {
+  const auto end = std::chrono::steady_clock::now() + kSpin;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    if (std::chrono::steady_clock::now() >= end) return false;
+  }
+}
+
+// The free chunks: the reader takes one; when none is back it spins a
+// while, then waits until half of them are (each wait and wake costs both
+// threads a context switch: one per few chunks, not one per chunk).
 class ChunkPool {
  public:
   explicit ChunkPool(std::size_t workers) {
@@ -81,18 +104,23 @@ class ChunkPool {
     if (free_.empty()) {
       lock.unlock();
       before_waiting();
+      spin_until([&] { return free_count_.load(std::memory_order_relaxed) > 0; });
       lock.lock();
-      waits_ = true;
-      back_.wait(lock, [&] { return free_.size() >= kChunks / 2; });
-      waits_ = false;
+      if (free_.empty()) {
+        waits_ = true;
+        back_.wait(lock, [&] { return free_.size() >= kChunks / 2; });
+        waits_ = false;
+      }
     }
     Chunk* c = free_.back();
     free_.pop_back();
+    free_count_.store(free_.size(), std::memory_order_relaxed);
     return c;
   }
   void give_back(Chunk* c) {
     std::lock_guard lock(mutex_);
     free_.push_back(c);
+    free_count_.store(free_.size(), std::memory_order_relaxed);
     if (waits_ && free_.size() >= kChunks / 2) back_.notify_one();
   }
   const std::vector<std::unique_ptr<Chunk>>& chunks() const { return chunks_; }
@@ -102,6 +130,7 @@ class ChunkPool {
   std::mutex mutex_;
   std::condition_variable back_;
   std::vector<Chunk*> free_;
+  std::atomic<std::size_t> free_count_{kChunks};  // free_.size(), read unlocked while spinning
   bool waits_ = false;
 };
 
@@ -116,6 +145,7 @@ class Lane {
   void push(Chunk* c) {
     std::lock_guard lock(mutex_);
     ready_.push_back(c);
+    queued_.store(ready_.size(), std::memory_order_relaxed);
     if (waits_ && (ready_.size() >= kWake || c == nullptr)) ready_cv_.notify_one();
   }
   void wake() {
@@ -123,13 +153,14 @@ class Lane {
     if (waits_ && !ready_.empty()) ready_cv_.notify_one();
   }
   // `idle` runs (unlocked) while none is queued, before waiting; true: it
-  // did some work, and the lane is asked again.
+  // did some work, and the lane is asked again. With no work left it spins
+  // a while (spin_until), then waits.
   template <class F>
   Chunk* pop(F idle) {
     std::unique_lock lock(mutex_);
     while (ready_.empty()) {
       lock.unlock();
-      const bool worked = idle();
+      const bool worked = idle() || spin_until([&] { return queued_.load(std::memory_order_relaxed) > 0; });
       lock.lock();
       if (worked) continue;
       waits_ = true;
@@ -138,6 +169,7 @@ class Lane {
     }
     Chunk* c = ready_.front();
     ready_.pop_front();
+    queued_.store(ready_.size(), std::memory_order_relaxed);
     return c;
   }
 
@@ -145,6 +177,7 @@ class Lane {
   std::mutex mutex_;
   std::condition_variable ready_cv_;
   std::deque<Chunk*> ready_;
+  std::atomic<std::size_t> queued_{0};  // ready_.size(), read unlocked while spinning
   bool waits_ = false;
 };
 

@@ -134,11 +134,16 @@ class ShardedAnalyzer : public capture::StreamConsumer {
 // When a capture holds any of these the reader and the workers stop and
 // the result is nullopt: ShardedAnalyzer then reads the file as before.
 //
+// A worker with nothing queued maps the file's pages ahead of the reader
+// (up to 2 MiB past its chunk, SharedPcapFile::populate), taking over
+// some of the reader's page faults; a thread with nothing to do spins a
+// few microseconds for the other before it sleeps.
+//
 // Memory: a few chunks of the file in flight (the one being read and those
-// the workers still hold); when none is free the reader waits for the
-// slowest worker (back-pressure), and the pages before every chunk still
-// held are given back, so the mapped stretch stays a few MiB whatever the
-// file's size.
+// the workers still hold) and the pages mapped ahead; when no chunk is
+// free the reader waits for the slowest worker (back-pressure), and the
+// pages before every chunk still held are given back, so the mapped
+// stretch stays a few MiB whatever the file's size.
 std::optional<AnalysisResult> analyze_shared_file(const capture::SharedPcapFile& file, const AnalysisOptions& options);
 
 // The workers' results as the one-thread run's: counts added to `out`'s,

@@ -4,6 +4,7 @@
 // reassembles and analyzes the frames it is handed.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <limits>
@@ -31,6 +32,9 @@ constexpr std::uint64_t kFinishBase = std::uint64_t{1} << 62;
 // before every chunk still held go back kRelease octets at a time.
 constexpr std::size_t kChunks = 8;
 constexpr std::uint64_t kRelease = std::uint64_t{4} << 20;
+// How far ahead of the reader's chunk a waiting worker maps pages
+// (Dispatch::populate_ahead): 4 MiB measured no better than 2.
+constexpr std::uint64_t kMapAhead = std::uint64_t{2} << 20;
 // What reading an octet (its share of the pages' mapping, the record walk
 // and the header read that finds its connection) costs the reading thread,
 // as a share of what analysing it costs the thread that owns its
@@ -59,9 +63,31 @@ struct Chunk {
   std::atomic<std::size_t> holders{0};
 };
 
-// The free chunks: the reader takes one; when none is back it waits until
-// half of them are (each wait and wake costs both threads a context switch:
-// one per few chunks, not one per chunk).
+// Before a thread sleeps for the other's next chunk it spins this long: the
+// other side finishes a chunk every ~0.1 ms, and a sleep costs a futex wake
+// on the other thread and this core's wake-up (on a virtual machine a
+// halted vCPU). Not longer: on a loaded machine, where the other thread
+// may not be running at all, a 0.1 ms spin cost 8 % more CPU in all, this
+// one none measurable (docs/performance.md, "Several cores").
+constexpr auto kSpin = std::chrono::microseconds(30);
+// True when `ready()` turned true within kSpin.
+template <class F>
+bool spin_until(F ready) {
+  const auto end = std::chrono::steady_clock::now() + kSpin;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    if (std::chrono::steady_clock::now() >= end) return false;
+  }
+}
+
+// The free chunks: the reader takes one; when none is back it spins a
+// while, then waits until half of them are (each wait and wake costs both
+// threads a context switch: one per few chunks, not one per chunk).
 class ChunkPool {
  public:
   explicit ChunkPool(std::size_t workers) {
@@ -78,18 +104,23 @@ class ChunkPool {
     if (free_.empty()) {
       lock.unlock();
       before_waiting();
+      spin_until([&] { return free_count_.load(std::memory_order_relaxed) > 0; });
       lock.lock();
-      waits_ = true;
-      back_.wait(lock, [&] { return free_.size() >= kChunks / 2; });
-      waits_ = false;
+      if (free_.empty()) {
+        waits_ = true;
+        back_.wait(lock, [&] { return free_.size() >= kChunks / 2; });
+        waits_ = false;
+      }
     }
     Chunk* c = free_.back();
     free_.pop_back();
+    free_count_.store(free_.size(), std::memory_order_relaxed);
     return c;
   }
   void give_back(Chunk* c) {
     std::lock_guard lock(mutex_);
     free_.push_back(c);
+    free_count_.store(free_.size(), std::memory_order_relaxed);
     if (waits_ && free_.size() >= kChunks / 2) back_.notify_one();
   }
   const std::vector<std::unique_ptr<Chunk>>& chunks() const { return chunks_; }
@@ -99,6 +130,7 @@ class ChunkPool {
   std::mutex mutex_;
   std::condition_variable back_;
   std::vector<Chunk*> free_;
+  std::atomic<std::size_t> free_count_{kChunks};  // free_.size(), read unlocked while spinning
   bool waits_ = false;
 };
 
@@ -113,21 +145,31 @@ class Lane {
   void push(Chunk* c) {
     std::lock_guard lock(mutex_);
     ready_.push_back(c);
+    queued_.store(ready_.size(), std::memory_order_relaxed);
     if (waits_ && (ready_.size() >= kWake || c == nullptr)) ready_cv_.notify_one();
   }
   void wake() {
     std::lock_guard lock(mutex_);
     if (waits_ && !ready_.empty()) ready_cv_.notify_one();
   }
-  Chunk* pop() {
+  // `idle` runs (unlocked) while none is queued, before waiting; true: it
+  // did some work, and the lane is asked again. With no work left it spins
+  // a while (spin_until), then waits.
+  template <class F>
+  Chunk* pop(F idle) {
     std::unique_lock lock(mutex_);
-    if (ready_.empty()) {
+    while (ready_.empty()) {
+      lock.unlock();
+      const bool worked = idle() || spin_until([&] { return queued_.load(std::memory_order_relaxed) > 0; });
+      lock.lock();
+      if (worked) continue;
       waits_ = true;
       ready_cv_.wait(lock, [&] { return !ready_.empty(); });
       waits_ = false;
     }
     Chunk* c = ready_.front();
     ready_.pop_front();
+    queued_.store(ready_.size(), std::memory_order_relaxed);
     return c;
   }
 
@@ -135,6 +177,7 @@ class Lane {
   std::mutex mutex_;
   std::condition_variable ready_cv_;
   std::deque<Chunk*> ready_;
+  std::atomic<std::size_t> queued_{0};  // ready_.size(), read unlocked while spinning
   bool waits_ = false;
 };
 
@@ -149,7 +192,35 @@ struct Dispatch {
   std::uint64_t frames = 0;
   std::optional<capture::Report> end_report;
 
+  // The end of the chunk the reader walks, and how far the file's pages
+  // were mapped ahead of it (populate_ahead).
+  std::atomic<std::uint64_t> reading_to{0};
+  std::atomic<std::uint64_t> mapped_to{0};
+  std::atomic<bool> can_populate{true};
+
   Dispatch(const capture::SharedPcapFile& f, std::size_t workers) : file(f), pool(workers), lanes(workers) {}
+  // A worker with nothing queued maps the pages of the next chunk ahead of
+  // the reader (SharedPcapFile::populate), at most kMapAhead octets past
+  // the reader's chunk. Faulting the pages in is the largest cost the
+  // reading thread has beyond worker 0's share (docs/performance.md,
+  // "Several cores"); a worker that would wait takes some of it, so the
+  // two threads even out whichever is the busier at the start. True: it
+  // mapped some.
+  bool populate_ahead() {
+    if (!can_populate.load(std::memory_order_relaxed)) return false;
+    const std::uint64_t front = reading_to.load(std::memory_order_relaxed);
+    const std::uint64_t limit = std::min(front + kMapAhead, file.size());
+    std::uint64_t from = mapped_to.load(std::memory_order_relaxed);
+    for (;;) {
+      const std::uint64_t start = std::max(from, front);
+      const std::uint64_t to = std::min(start + file.chunk_octets(), limit);
+      if (to <= start) return false;
+      // Claimed [start, to): no other worker maps it too.
+      if (!mapped_to.compare_exchange_weak(from, to, std::memory_order_relaxed)) continue;
+      if (!file.populate(start, to)) can_populate.store(false, std::memory_order_relaxed);
+      return true;
+    }
+  }
   // A worker is done with its frames of `c`.
   void release(Chunk* c, std::size_t worker) {
     c->frames[worker].clear();
@@ -267,7 +338,7 @@ class FileWorker : public capture::StreamConsumer {
   // the reader never waits for a worker that has stopped.
   void run() {
     Lane& lane = dispatch_.lanes[index_];
-    while (Chunk* c = lane.pop()) {
+    while (Chunk* c = lane.pop([&] { return dispatch_.populate_ahead(); })) {
       if (!dispatch_.give_up.load(std::memory_order_relaxed)) {
         const std::vector<Handed>& frames = c->frames[index_];
         for (std::size_t i = 0; i < frames.size(); ++i) {
@@ -390,6 +461,7 @@ class FileReader {
         hand(chunk);
         chunk = take();
         if (!file.fill(cursor, chunk->octets)) break;
+        dispatch_.reading_to.store(chunk->octets.at + chunk->octets.filled, std::memory_order_relaxed);
         release(chunk->octets.at);
         continue;
       }

@@ -463,6 +463,21 @@ void SharedPcapFile::release(std::uint64_t from, std::uint64_t to) const {
   if (to > from) ::madvise(const_cast<std::uint8_t*>(map_ + from), static_cast<std::size_t>(to - from), MADV_DONTNEED);
 }
 
+bool SharedPcapFile::populate(std::uint64_t from, std::uint64_t to) const {
+#ifdef MADV_POPULATE_READ
+  static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  from = from / page * page;
+  to = std::min(to, size_);
+  if (to <= from) return true;
+  if (::madvise(const_cast<std::uint8_t*>(map_ + from), static_cast<std::size_t>(to - from), MADV_POPULATE_READ) == 0)
+    return true;
+  return errno != EINVAL;  // EINVAL: a kernel without it; EFAULT and the like: this range only
+#else
+  (void)from, (void)to;
+  return false;
+#endif
+}
+
 std::shared_ptr<const FileWindow> PacketSource::window() const {
   if (!mapped_) return nullptr;
   return mapped_->window;

@@ -200,6 +200,14 @@ class SharedPcapFile {
   // Every thread is past `to`: the pages of [from, to) (whole pages only)
   // are unmapped from this process; the page cache keeps them.
   void release(std::uint64_t from, std::uint64_t to) const;
+  // Maps the pages of [from, to) (within the file) ahead of the thread that
+  // will read them (madvise(MADV_POPULATE_READ)), so that thread takes no
+  // page fault there; a thread with nothing else to do does it. False when
+  // the kernel cannot (before Linux 5.14): the reader then faults the pages
+  // in itself, as it does any page nobody mapped ahead. A page past the
+  // file's end (a file shortened meanwhile) fails the call, not the
+  // process; it is not mapped.
+  bool populate(std::uint64_t from, std::uint64_t to) const;
   std::uint64_t size() const { return size_; }
   std::size_t chunk_octets() const { return chunk_octets_; }
 

@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -370,6 +371,57 @@ TEST(Source, SharedFileWalksAsTheSourceReads) {
   auto libpcap = PacketSource::open_file(path, "len >= 0", error);
   ASSERT_TRUE(libpcap);
   EXPECT_FALSE(libpcap->share_file());
+}
+
+// SharedPcapFile::populate: the pages it maps are read without a page
+// fault, where pages nobody mapped ahead fault (the check itself can fail);
+// a range past a shortened file's end fails the call, not the process.
+TEST(Source, SharedFilePagesMappedAheadReadWithoutAFault) {
+  TempDir dir;
+  const std::string path = dir.file("populate.pcap");
+  {
+    std::ofstream f(path, std::ios::binary);
+    CaptureWriter w(f, FileFormat::kPcap);
+    TcpRecorder rec(w, kClientEp, kServerEp);
+    rec.open();
+    const std::string chunk = pattern(1 << 20, 3);
+    for (int i = 0; i < 4; ++i) rec.send(TcpRecorder::Side::kClient, bytes_of(chunk));
+    rec.close();
+    ASSERT_TRUE(w.ok());
+  }
+  std::string error;
+  auto src = PacketSource::open_file(path, "", error);
+  ASSERT_TRUE(src) << error;
+  constexpr std::size_t kChunk = std::size_t{256} << 10;
+  const auto shared = src->share_file(kChunk);
+  ASSERT_TRUE(shared);
+  // The thread's page faults while it reads one octet of each page of `c`.
+  const auto faults_reading = [](const SharedPcapFile::Chunk& c) {
+    rusage before{}, after{};
+    ::getrusage(RUSAGE_THREAD, &before);
+    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    unsigned sum = 0;
+    for (std::size_t at = 0; at < c.filled; at += page) sum += *static_cast<const volatile std::uint8_t*>(c.data + at);
+    ::getrusage(RUSAGE_THREAD, &after);
+    (void)sum;
+    return after.ru_minflt - before.ru_minflt;
+  };
+  // Two chunks 1 MiB apart, so mapping one maps nothing of the other.
+  SharedPcapFile::Cursor c = shared->start();
+  SharedPcapFile::Chunk ahead, plain;
+  ASSERT_TRUE(shared->fill(c, ahead));
+  c.pos = ahead.at + (std::uint64_t{1} << 20);
+  ASSERT_TRUE(shared->fill(c, plain));
+  ASSERT_EQ(ahead.filled, kChunk);
+  ASSERT_EQ(plain.filled, kChunk);
+  if (!shared->populate(ahead.at, ahead.at + ahead.filled)) GTEST_SKIP() << "this kernel cannot map pages ahead";
+  EXPECT_EQ(faults_reading(ahead), 0);
+  EXPECT_GT(faults_reading(plain), 0);
+  // Shortened: the pages past the new end cannot be mapped; the call says
+  // nothing went wrong for the reader (its fill() finds the file shorter).
+  shared->release(0, shared->size());
+  fs::resize_file(path, plain.at);
+  EXPECT_TRUE(shared->populate(plain.at, plain.at + plain.filled));
 }
 
 TEST(Source, PcapngTimestampsKeepNanoseconds) {

@@ -503,19 +503,27 @@ class RecordingSide final : public RoceSide {
   std::unique_ptr<RecordingQp>& qp_;
 };
 
+// The reference's options with the tester's first queue pair recorded into
+// `qp`; with `drives`, the tester's side run as a device's (AsDevice).
+RunOptions recorded(const Reference& ref, std::unique_ptr<RecordingQp>& qp,
+                    std::vector<std::chrono::steady_clock::time_point>* drives = nullptr) {
+  RunOptions o = ref.options;
+  o.roce = [memory = ref.options.roce, &qp, drives](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
+    auto inner = memory(e, error);
+    if (!inner) return nullptr;
+    if (drives) inner = std::make_unique<AsDevice>(std::move(inner), *drives);
+    return std::make_unique<RecordingSide>(std::move(inner), qp);
+  };
+  return o;
+}
+
 // App. A.4: once the script sent the connection's C itself, the tester's
 // connection sends nothing more on it: neither the rest of the data the
 // script queued nor CDC messages of its own.
 TEST(SmcrSuite, NothingFollowsTheScriptsOwnClose) {
   Reference ref;
   std::unique_ptr<RecordingQp> qp;
-  RoceFactory memory = ref.options.roce;
-  RunOptions o = ref.options;
-  o.roce = [&](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
-    auto inner = memory(e, error);
-    if (!inner) return nullptr;
-    return std::make_unique<RecordingSide>(std::move(inner), qp);
-  };
+  RunOptions o = recorded(ref, qp);
   const CaseResult r = run_case(smcr_script("> smcr.stop_reading\n> data.write octets=200000\n> cdc cdc.conn_closed=1\n> smcr.resume_reading\nwait 300ms\n"), o);
   EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
   ASSERT_TRUE(qp);
@@ -538,14 +546,8 @@ TEST(SmcrSuite, AManualCaseLeavesTheIutWithDeleteLink) {
   Reference ref;
   std::vector<std::chrono::steady_clock::time_point> drives;
   std::unique_ptr<RecordingQp> qp;
-  RoceFactory memory = ref.options.roce;
-  RunOptions o = ref.options;
+  RunOptions o = recorded(ref, qp, &drives);
   o.time_scale = 1;
-  o.roce = [&](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
-    auto inner = memory(e, error);
-    if (!inner) return nullptr;
-    return std::make_unique<RecordingSide>(std::make_unique<AsDevice>(std::move(inner), drives), qp);
-  };
   const CaseResult r = run_case(one("smcr-test-link-during-add-link"), o);
   EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
   ASSERT_TRUE(qp);
@@ -585,13 +587,7 @@ TestersClose testers_close(const RecordingQp& qp) {
 TEST(SmcrSuite, TheTestersCloseComesBeforeItsFin) {
   Reference ref;
   std::unique_ptr<RecordingQp> qp;
-  RoceFactory memory = ref.options.roce;
-  RunOptions o = ref.options;
-  o.roce = [&](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
-    auto inner = memory(e, error);
-    if (!inner) return nullptr;
-    return std::make_unique<RecordingSide>(std::move(inner), qp);
-  };
+  RunOptions o = recorded(ref, qp);
   const CaseResult open = run_case(smcr_script("> data.write octets=100\n< data octets=100\n"), o);
   EXPECT_EQ(open.verdict, Verdict::kPass) << open.reason;
   ASSERT_TRUE(qp);
@@ -604,11 +600,7 @@ TEST(SmcrSuite, TheTestersCloseComesBeforeItsFin) {
 
   // On a device: the C, its Send completed, before the leave.
   std::vector<std::chrono::steady_clock::time_point> drives;
-  o.roce = [&](const RoceEndpoints& e, std::string& error) -> std::unique_ptr<RoceSide> {
-    auto inner = memory(e, error);
-    if (!inner) return nullptr;
-    return std::make_unique<RecordingSide>(std::make_unique<AsDevice>(std::move(inner), drives), qp);
-  };
+  o = recorded(ref, qp, &drives);
   o.time_scale = 1;
   qp.reset();
   const CaseResult device = run_case(smcr_script("> data.write octets=100\n< data octets=100\n"), o);

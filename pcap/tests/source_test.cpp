@@ -86,6 +86,21 @@ Recorder read_back(const std::string& path, std::string_view filter = {}) {
   return rec;
 }
 
+// A classic pcap of one TCP connection carrying `mib` MiB of pattern(seed)
+// from `side`, cut at the MSS (about 720 frames a MiB): several of the
+// source's read windows.
+bool write_bulk_capture(const std::string& path, int mib, int seed,
+                        TcpRecorder::Side side = TcpRecorder::Side::kClient) {
+  std::ofstream f(path, std::ios::binary);
+  CaptureWriter w(f, FileFormat::kPcap);
+  TcpRecorder rec(w, kClientEp, kServerEp);
+  rec.open();
+  const std::string chunk = pattern(1 << 20, seed);
+  for (int i = 0; i < mib; ++i) rec.send(side, bytes_of(chunk));
+  rec.close();
+  return w.ok();
+}
+
 TEST(Source, RoundTripPcapngAndPcap) {
   TempDir dir;
   const std::string request = pattern(5000, 1), reply = pattern(3000, 2);
@@ -114,16 +129,7 @@ TEST(Source, RoundTripPcapngAndPcap) {
 TEST(Source, InPlacePcapReaderAgreesWithLibpcap) {
   TempDir dir;
   const std::string path = dir.file("big.pcap");
-  {
-    std::ofstream f(path, std::ios::binary);
-    CaptureWriter w(f, FileFormat::kPcap);
-    TcpRecorder rec(w, kClientEp, kServerEp);
-    rec.open();
-    const std::string chunk = pattern(1 << 20, 3);  // 1 MiB, cut at the MSS: ~720 frames each
-    for (int i = 0; i < 6; ++i) rec.send(TcpRecorder::Side::kClient, bytes_of(chunk));
-    rec.close();
-    ASSERT_TRUE(w.ok());
-  }
+  ASSERT_TRUE(write_bulk_capture(path, 6, 3));
   std::string error;
   auto own = PacketSource::open_file(path, "", error);
   auto lib = PacketSource::open_file(path, "len >= 0", error);  // every frame, through libpcap
@@ -150,16 +156,7 @@ TEST(Source, InPlacePcapReaderAgreesWithLibpcap) {
 TEST(Source, HeldWindowsKeepTheirOctets) {
   TempDir dir;
   const std::string path = dir.file("big.pcap");
-  {
-    std::ofstream f(path, std::ios::binary);
-    CaptureWriter w(f, FileFormat::kPcap);
-    TcpRecorder rec(w, kClientEp, kServerEp);
-    rec.open();
-    const std::string chunk = pattern(1 << 20, 5);
-    for (int i = 0; i < 14; ++i) rec.send(TcpRecorder::Side::kClient, bytes_of(chunk));  // 14 MiB: many read windows
-    rec.close();
-    ASSERT_TRUE(w.ok());
-  }
+  ASSERT_TRUE(write_bulk_capture(path, 14, 5));
   std::string error;
   auto source = PacketSource::open_file(path, "", error);
   ASSERT_TRUE(source) << error;
@@ -196,16 +193,7 @@ TEST(Source, HeldWindowsKeepTheirOctets) {
 TEST(Source, MappedWindowsAgreeWithReadOnesAndKeepTheirOctets) {
   TempDir dir;
   const std::string path = dir.file("big.pcap");
-  {
-    std::ofstream f(path, std::ios::binary);
-    CaptureWriter w(f, FileFormat::kPcap);
-    TcpRecorder rec(w, kClientEp, kServerEp);
-    rec.open();
-    const std::string chunk = pattern(1 << 20, 7);
-    for (int i = 0; i < 14; ++i) rec.send(TcpRecorder::Side::kServer, bytes_of(chunk));  // 14 MiB: many read windows
-    rec.close();
-    ASSERT_TRUE(w.ok());
-  }
+  ASSERT_TRUE(write_bulk_capture(path, 14, 7, TcpRecorder::Side::kServer));
   std::string error;
   auto mapped = PacketSource::open_file(path, "", error);
   auto read = PacketSource::open_file(path, "", error);
@@ -254,16 +242,7 @@ TEST(Source, MappedWindowsAgreeWithReadOnesAndKeepTheirOctets) {
 TEST(Source, MappedFileShortenedWhileReadEndsWithAReport) {
   TempDir dir;
   const std::string path = dir.file("shrinks.pcap");
-  {
-    std::ofstream f(path, std::ios::binary);
-    CaptureWriter w(f, FileFormat::kPcap);
-    TcpRecorder rec(w, kClientEp, kServerEp);
-    rec.open();
-    const std::string chunk = pattern(1 << 20, 3);
-    for (int i = 0; i < 14; ++i) rec.send(TcpRecorder::Side::kClient, bytes_of(chunk));
-    rec.close();
-    ASSERT_TRUE(w.ok());
-  }
+  ASSERT_TRUE(write_bulk_capture(path, 14, 3));
   std::string error;
   auto src = PacketSource::open_file(path, "", error);
   ASSERT_TRUE(src) << error;
@@ -289,16 +268,7 @@ TEST(Source, MappedFileShortenedWhileReadEndsWithAReport) {
 TEST(Source, SharedFileWalksAsTheSourceReads) {
   TempDir dir;
   const std::string path = dir.file("shared.pcap");
-  {
-    std::ofstream f(path, std::ios::binary);
-    CaptureWriter w(f, FileFormat::kPcap);
-    TcpRecorder rec(w, kClientEp, kServerEp);
-    rec.open();
-    const std::string chunk = pattern(1 << 20, 5);
-    for (int i = 0; i < 9; ++i) rec.send(TcpRecorder::Side::kClient, bytes_of(chunk));
-    rec.close();
-    ASSERT_TRUE(w.ok());
-  }
+  ASSERT_TRUE(write_bulk_capture(path, 9, 5));
   using Step = SharedPcapFile::Step;
   // The next frame, filling the chunk as often as it asks.
   const auto next = [](const SharedPcapFile& file, SharedPcapFile::Cursor& c, SharedPcapFile::Chunk& k, RawFrame& out,
@@ -379,16 +349,7 @@ TEST(Source, SharedFileWalksAsTheSourceReads) {
 TEST(Source, SharedFilePagesMappedAheadReadWithoutAFault) {
   TempDir dir;
   const std::string path = dir.file("populate.pcap");
-  {
-    std::ofstream f(path, std::ios::binary);
-    CaptureWriter w(f, FileFormat::kPcap);
-    TcpRecorder rec(w, kClientEp, kServerEp);
-    rec.open();
-    const std::string chunk = pattern(1 << 20, 3);
-    for (int i = 0; i < 4; ++i) rec.send(TcpRecorder::Side::kClient, bytes_of(chunk));
-    rec.close();
-    ASSERT_TRUE(w.ok());
-  }
+  ASSERT_TRUE(write_bulk_capture(path, 4, 3));
   std::string error;
   auto src = PacketSource::open_file(path, "", error);
   ASSERT_TRUE(src) << error;

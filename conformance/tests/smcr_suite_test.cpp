@@ -517,6 +517,27 @@ RunOptions recorded(const Reference& ref, std::unique_ptr<RecordingQp>& qp,
   return o;
 }
 
+// The CDC messages the tester posted on its first link with C set, in
+// order, and where the first of its DELETE LINKs is (sent.size(): none).
+struct TestersClose {
+  std::size_t closes = 0;
+  std::size_t first_close = 0, first_delete_link = 0;
+};
+TestersClose testers_close(const RecordingQp& qp) {
+  TestersClose t{0, qp.sent.size(), qp.sent.size()};
+  for (std::size_t i = 0; i < qp.sent.size(); ++i) {
+    const auto& m = qp.sent[i];
+    if (m.size() != smcr::kLlcMessageSize) continue;
+    if (m[0] == 0xFE) {
+      const auto c = smcr::decode_cdc(m);
+      if (c && c->header.get(smcr::CdcSpec::Field::C) != 0 && t.closes++ == 0) t.first_close = i;
+    } else if ((m[0] & 0x0F) == smcr::llc_type::kDeleteLink && t.first_delete_link == qp.sent.size()) {
+      t.first_delete_link = i;
+    }
+  }
+  return t;
+}
+
 // App. A.4: once the script sent the connection's C itself, the tester's
 // connection sends nothing more on it: neither the rest of the data the
 // script queued nor CDC messages of its own.
@@ -527,13 +548,9 @@ TEST(SmcrSuite, NothingFollowsTheScriptsOwnClose) {
   const CaseResult r = run_case(smcr_script("> smcr.stop_reading\n> data.write octets=200000\n> cdc cdc.conn_closed=1\n> smcr.resume_reading\nwait 300ms\n"), o);
   EXPECT_EQ(r.verdict, Verdict::kPass) << r.reason;
   ASSERT_TRUE(qp);
-  const auto closed = std::find_if(qp->sent.begin(), qp->sent.end(), [](const std::vector<std::uint8_t>& m) {
-    if (m.size() != smcr::kLlcMessageSize || m[0] != 0xFE) return false;
-    const auto c = smcr::decode_cdc(m);
-    return c && c->header.get(smcr::CdcSpec::Field::C) != 0;
-  });
-  ASSERT_NE(closed, qp->sent.end()) << "the script's C was not sent";
-  for (auto it = std::next(closed); it != qp->sent.end(); ++it)
+  const std::size_t closed = testers_close(*qp).first_close;
+  ASSERT_LT(closed, qp->sent.size()) << "the script's C was not sent";
+  for (auto it = qp->sent.begin() + static_cast<std::ptrdiff_t>(closed) + 1; it != qp->sent.end(); ++it)
     EXPECT_FALSE(it->empty() || it->at(0) == 0xFE) << "the tester sent a Write or a CDC message after its C";
 }
 
@@ -556,27 +573,6 @@ TEST(SmcrSuite, AManualCaseLeavesTheIutWithDeleteLink) {
   ASSERT_EQ(last.size(), smcr::kLlcMessageSize);
   EXPECT_EQ(last[0] & 0x0F, smcr::llc_type::kDeleteLink);
   EXPECT_EQ(last[3] & 0xC0, 0x40) << "a request with A";
-}
-
-// The CDC messages the tester posted on its first link with C set, in
-// order, and where the first of its DELETE LINKs is (sent.size(): none).
-struct TestersClose {
-  std::size_t closes = 0;
-  std::size_t first_close = 0, first_delete_link = 0;
-};
-TestersClose testers_close(const RecordingQp& qp) {
-  TestersClose t{0, qp.sent.size(), qp.sent.size()};
-  for (std::size_t i = 0; i < qp.sent.size(); ++i) {
-    const auto& m = qp.sent[i];
-    if (m.size() != smcr::kLlcMessageSize) continue;
-    if (m[0] == 0xFE) {
-      const auto c = smcr::decode_cdc(m);
-      if (c && c->header.get(smcr::CdcSpec::Field::C) != 0 && t.closes++ == 0) t.first_close = i;
-    } else if ((m[0] & 0x0F) == smcr::llc_type::kDeleteLink && t.first_delete_link == qp.sent.size()) {
-      t.first_delete_link = i;
-    }
-  }
-  return t;
 }
 
 // §4.8.1: a case that leaves its connection open ends it as an application

@@ -226,22 +226,17 @@ struct PathRecordingHost final : Host {
   std::vector<Gid> created_on;  // the GID each create_qp named
 };
 
-// An added link's queue pair is made on the port whose GID the link's ADD
-// LINK (or its reply) names: each side's second port; a client without one
-// takes the server's second port on its first (asymmetric, §2.2.1), and a
-// host with two ports must put that queue pair on the first.
-TEST_P(Versions, AnAddedLinksQueuePairIsOnThePortItsAddLinkNames) {
-  for (const bool client_alternate : {true, false}) {
-    MemoryFabric fabric;
-    PathRecordingHost server_host(fabric.host(0)), client_host(fabric.host(1));
-    LinkGroup server(config(Role::kServer, GetParam(), true), server_host),
-        client(config(Role::kClient, GetParam(), client_alternate), client_host);
-    MemoryQueuePair& sq = fabric.create_qp(0);
-    MemoryQueuePair& cq = fabric.create_qp(1);
+// A server (host 0) and a client (host 1) behind PathRecordingHosts, their
+// first link and RMBs set up as CLC does, started and polled until quiet.
+struct RecordedPair {
+  RecordedPair(const LinkGroupConfig& sc, const LinkGroupConfig& cc)
+      : server_host(fabric.host(0)), client_host(fabric.host(1)), server(sc, server_host), client(cc, client_host),
+        sq(fabric.create_qp(0)), cq(fabric.create_qp(1)) {
+    fabric.record_sends = true;
     MemoryFabric::connect(sq, cq);
     const std::uint32_t srmb = *fabric.host(0).allocate_rmb(65536), crmb = *fabric.host(1).allocate_rmb(65536);
     const RToken st = *fabric.host(0).register_rmb(srmb, sq), ct = *fabric.host(1).register_rmb(crmb, cq);
-    Time now{0};
+    const Time now{0};
     server.start({&sq, kServerPort, {kClientPort.mac, kClientPort.gid, cq.qp_number()}, srmb, ct}, now);
     client.start({&cq, kClientPort, {kServerPort.mac, kServerPort.gid, sq.qp_number()}, crmb, st}, now);
     for (int i = 0; i < 1000; ++i) {
@@ -249,39 +244,38 @@ TEST_P(Versions, AnAddedLinksQueuePairIsOnThePortItsAddLinkNames) {
       const bool b = client.poll(now);
       if (!a && !b) break;
     }
-    ASSERT_EQ(client.active_links(), 2u) << client_alternate;
-    EXPECT_EQ(server_host.created_on, std::vector<Gid>{kServerPort2.gid});
-    EXPECT_EQ(client_host.created_on, std::vector<Gid>{client_alternate ? kClientPort2.gid : kClientPort.gid});
+  }
+  MemoryFabric fabric;
+  PathRecordingHost server_host, client_host;
+  LinkGroup server, client;
+  MemoryQueuePair& sq;
+  MemoryQueuePair& cq;
+};
+
+// An added link's queue pair is made on the port whose GID the link's ADD
+// LINK (or its reply) names: each side's second port; a client without one
+// takes the server's second port on its first (asymmetric, §2.2.1), and a
+// host with two ports must put that queue pair on the first.
+TEST_P(Versions, AnAddedLinksQueuePairIsOnThePortItsAddLinkNames) {
+  for (const bool client_alternate : {true, false}) {
+    RecordedPair p(config(Role::kServer, GetParam(), true), config(Role::kClient, GetParam(), client_alternate));
+    ASSERT_EQ(p.client.active_links(), 2u) << client_alternate;
+    EXPECT_EQ(p.server_host.created_on, std::vector<Gid>{kServerPort2.gid});
+    EXPECT_EQ(p.client_host.created_on, std::vector<Gid>{client_alternate ? kClientPort2.gid : kClientPort.gid});
   }
 }
 
 TEST_P(Versions, AnAddedLinkIsConnectedWithThePathItsPeerAnnounced) {
-  MemoryFabric fabric;
-  fabric.record_sends = true;
-  PathRecordingHost server_host(fabric.host(0)), client_host(fabric.host(1));
   LinkGroupConfig sc = config(Role::kServer, GetParam(), true), cc = config(Role::kClient, GetParam(), true);
   sc.mtu = 5;  // the client's 3 is the smaller: the link's
-  LinkGroup server(sc, server_host), client(cc, client_host);
-  MemoryQueuePair& sq = fabric.create_qp(0);
-  MemoryQueuePair& cq = fabric.create_qp(1);
-  MemoryFabric::connect(sq, cq);
-  const std::uint32_t srmb = *fabric.host(0).allocate_rmb(65536), crmb = *fabric.host(1).allocate_rmb(65536);
-  const RToken st = *fabric.host(0).register_rmb(srmb, sq), ct = *fabric.host(1).register_rmb(crmb, cq);
-  Time now{0};
-  server.start({&sq, kServerPort, {kClientPort.mac, kClientPort.gid, cq.qp_number()}, srmb, ct}, now);
-  client.start({&cq, kClientPort, {kServerPort.mac, kServerPort.gid, sq.qp_number()}, crmb, st}, now);
-  for (int i = 0; i < 1000; ++i) {
-    const bool a = server.poll(now);
-    const bool b = client.poll(now);
-    if (!a && !b) break;
-  }
-  ASSERT_EQ(server.active_links(), 2u);
-  ASSERT_EQ(client_host.paths.size(), 1u);
-  ASSERT_EQ(server_host.paths.size(), 1u);
-  const PeerPath& c = client_host.paths[0];
-  const PeerPath& s = server_host.paths[0];
+  RecordedPair p(sc, cc);
+  ASSERT_EQ(p.server.active_links(), 2u);
+  ASSERT_EQ(p.client_host.paths.size(), 1u);
+  ASSERT_EQ(p.server_host.paths.size(), 1u);
+  const PeerPath& c = p.client_host.paths[0];
+  const PeerPath& s = p.server_host.paths[0];
   const auto sent_by = [&](std::uint32_t qp) {
-    for (const auto& d : fabric.sends) {
+    for (const auto& d : p.fabric.sends) {
       auto m = decode_llc(d.octets);
       if (!m || d.from_qp != qp) continue;
       const Llc f = fields_of(*m);
@@ -289,7 +283,7 @@ TEST_P(Versions, AnAddedLinkIsConnectedWithThePathItsPeerAnnounced) {
     }
     return AddLink{};
   };
-  const AddLink request = sent_by(sq.qp_number()), reply = sent_by(cq.qp_number());
+  const AddLink request = sent_by(p.sq.qp_number()), reply = sent_by(p.cq.qp_number());
   // The client reaches the server's second port with the PSN it announced,
   // and sends from the PSN its reply announced; the server the other way round.
   EXPECT_EQ(c.mac, kServerPort2.mac);

@@ -205,6 +205,25 @@ bool indication(const json& j, json& out, std::string& error) {
   return up_to(j, "indication", 0xffffffffu, out, error);
 }
 
+// One chunk of an exchange or one SCTP message: who sent it, when, and its
+// octets as hex, counted into `total` (the exchange's hex digits so far),
+// bounded as a whole.
+bool checked_piece(const json& c, json& k, std::size_t& total, std::string& error) {
+  if (!c.is_object() || !text(c, "from", kMaxShort, k, error) || !number(c, "at_ms", k, error) ||
+      !hex(c, "octets", kMaxExchangeHex, k, error))
+    return false;
+  if (k["from"] != "tester" && k["from"] != "iut") {
+    error = "'from' must be tester or iut";
+    return false;
+  }
+  total += k.value("octets", std::string()).size();
+  if (total > kMaxExchangeHex) {
+    error = "more than " + std::to_string(kMaxExchangeHex / 2) + " octets";
+    return false;
+  }
+  return true;
+}
+
 // A case's SCTP association (report_json.cpp, sctp_json); `total` counts
 // the exchange's hex digits so far, bounded as the TCP chunks are.
 bool checked_sctp(const json& a, json& out, std::size_t& total, std::string& error) {
@@ -226,19 +245,9 @@ bool checked_sctp(const json& a, json& out, std::size_t& total, std::string& err
   g["iut_init"] = std::move(iut);
   for (const json& m : a.value("messages", json::array())) {
     json k = json::object();
-    if (!m.is_object() || !text(m, "from", kMaxShort, k, error) || !number(m, "at_ms", k, error) ||
-        !up_to(m, "stream", 0xffff, k, error) || !up_to(m, "ppid", 0xffffffffu, k, error) ||
-        !boolean(m, "unordered", k, error) || !hex(m, "octets", kMaxExchangeHex, k, error))
+    if (!checked_piece(m, k, total, error) || !up_to(m, "stream", 0xffff, k, error) ||
+        !up_to(m, "ppid", 0xffffffffu, k, error) || !boolean(m, "unordered", k, error))
       return false;
-    if (k["from"] != "tester" && k["from"] != "iut") {
-      error = "'from' must be tester or iut";
-      return false;
-    }
-    total += k.value("octets", std::string()).size();
-    if (total > kMaxExchangeHex) {
-      error = "more than " + std::to_string(kMaxExchangeHex / 2) + " octets";
-      return false;
-    }
     g["messages"].push_back(std::move(k));
   }
   out["sctp"] = std::move(g);
@@ -257,18 +266,7 @@ bool checked_exchange(const json& e, json& out, std::string& error) {
   std::size_t total = 0;
   for (const json& c : e.value("chunks", json::array())) {
     json k = json::object();
-    if (!c.is_object() || !text(c, "from", kMaxShort, k, error) || !number(c, "at_ms", k, error) ||
-        !hex(c, "octets", kMaxExchangeHex, k, error))
-      return in("exchange", error);
-    if (k["from"] != "tester" && k["from"] != "iut") {
-      error = "'from' must be tester or iut";
-      return in("exchange", error);
-    }
-    total += k.value("octets", std::string()).size();
-    if (total > kMaxExchangeHex) {
-      error = "more than " + std::to_string(kMaxExchangeHex / 2) + " octets";
-      return in("exchange", error);
-    }
+    if (!checked_piece(c, k, total, error)) return in("exchange", error);
     g["chunks"].push_back(std::move(k));
   }
   if (e.contains("sctp") && !e["sctp"].is_null() && !checked_sctp(e["sctp"], g, total, error))

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <pcap/pcap.h>
@@ -373,6 +374,12 @@ std::unique_ptr<SharedPcapFile> PacketSource::share_file(std::size_t chunk_octet
   void* p = ::mmap(nullptr, static_cast<std::size_t>(f->size_), PROT_READ, MAP_PRIVATE, f->format_->fd, 0);
   if (p == MAP_FAILED) return nullptr;
   f->map_ = static_cast<const std::uint8_t*>(p);
+  // Where the kernel reads the file in through this mapping (pages not yet
+  // in its cache), it may then read whole 2 MiB folios and map each with
+  // one entry: one page fault per 2 MiB instead of one per 64 KiB. Pages
+  // already cached are mapped as the cache holds them. A hint: a kernel
+  // without transparent huge pages refuses it, and nothing changes.
+  ::madvise(p, static_cast<std::size_t>(f->size_), MADV_HUGEPAGE);
   return f;
 }
 
@@ -457,10 +464,27 @@ bool SharedPcapFile::fill(Cursor& c, Chunk& chunk) const {
 }
 
 void SharedPcapFile::release(std::uint64_t from, std::uint64_t to) const {
-  static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  from = from / page * page;
-  to = std::min(to, size_) / page * page;
+  from = from / kReleaseUnit * kReleaseUnit;
+  to = std::min(to, size_) / kReleaseUnit * kReleaseUnit;
   if (to > from) ::madvise(const_cast<std::uint8_t*>(map_ + from), static_cast<std::size_t>(to - from), MADV_DONTNEED);
+}
+
+std::uint64_t SharedPcapFile::faults_per_mib(std::uint64_t at, std::uint64_t octets) const {
+  static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  if (at >= size_) return 0;
+  at = at / page * page;
+  const std::uint64_t n = std::min(octets, size_ - at);
+  struct stat st {};
+  if (n == 0 || ::fstat(format_->fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < at + n) return 0;  // as fill()
+  rusage before{}, after{};
+  ::getrusage(RUSAGE_THREAD, &before);
+  unsigned sum = 0;
+  for (std::uint64_t i = 0; i < n; i += page) sum += *static_cast<const volatile std::uint8_t*>(map_ + at + i);
+  ::getrusage(RUSAGE_THREAD, &after);
+  (void)sum;
+  const auto faults = static_cast<std::uint64_t>(std::max(after.ru_minflt - before.ru_minflt, 0L) +
+                                                 std::max(after.ru_majflt - before.ru_majflt, 0L));
+  return faults * (std::uint64_t{1} << 20) / n;
 }
 
 bool SharedPcapFile::populate(std::uint64_t from, std::uint64_t to) const {

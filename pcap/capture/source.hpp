@@ -197,8 +197,13 @@ class SharedPcapFile {
   // (that record is then whole in it). False, with the cursor's end_report
   // set, when the file no longer holds what its size said.
   bool fill(Cursor& c, Chunk& chunk) const;
-  // Every thread is past `to`: the pages of [from, to) (whole pages only)
-  // are unmapped from this process; the page cache keeps them.
+  // Every thread is past `to`: the pages of [from, to) are unmapped from
+  // this process, in whole stretches of kReleaseUnit octets from the file's
+  // start (the rest of a stretch stays mapped until a later call covers
+  // it); the page cache keeps them. A stretch is a huge page, so a file
+  // the kernel maps in 2 MiB folios has each unmapped whole, never split
+  // into small pages first.
+  static constexpr std::uint64_t kReleaseUnit = std::uint64_t{2} << 20;
   void release(std::uint64_t from, std::uint64_t to) const;
   // Maps the pages of [from, to) (within the file) ahead of the thread that
   // will read them (madvise(MADV_POPULATE_READ)), so that thread takes no
@@ -208,6 +213,13 @@ class SharedPcapFile {
   // file's end (a file shortened meanwhile) fails the call, not the
   // process; it is not mapped.
   bool populate(std::uint64_t from, std::uint64_t to) const;
+  // Reads one octet of each page of `octets` of the file from `at` (what of
+  // them the file holds) and gives the page faults that took this thread,
+  // per MiB: how the kernel maps this file's pages. With small pages in its
+  // cache a fault maps 64 KiB (16 a MiB), with large folios up to 2 MiB
+  // (none or one a MiB), which is most of what reading the file mapped
+  // costs. The pages stay mapped until released.
+  std::uint64_t faults_per_mib(std::uint64_t at, std::uint64_t octets) const;
   std::uint64_t size() const { return size_; }
   std::size_t chunk_octets() const { return chunk_octets_; }
 

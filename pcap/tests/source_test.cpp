@@ -343,35 +343,39 @@ TEST(Source, SharedFileWalksAsTheSourceReads) {
   EXPECT_FALSE(libpcap->share_file());
 }
 
+namespace {
+// The thread's page faults while it reads one octet of each page of `c`.
+long faults_reading(const SharedPcapFile::Chunk& c) {
+  rusage before{}, after{};
+  ::getrusage(RUSAGE_THREAD, &before);
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  unsigned sum = 0;
+  for (std::size_t at = 0; at < c.filled; at += page) sum += *static_cast<const volatile std::uint8_t*>(c.data + at);
+  ::getrusage(RUSAGE_THREAD, &after);
+  (void)sum;
+  return after.ru_minflt - before.ru_minflt;
+}
+}  // namespace
+
 // SharedPcapFile::populate: the pages it maps are read without a page
 // fault, where pages nobody mapped ahead fault (the check itself can fail);
 // a range past a shortened file's end fails the call, not the process.
 TEST(Source, SharedFilePagesMappedAheadReadWithoutAFault) {
   TempDir dir;
   const std::string path = dir.file("populate.pcap");
-  ASSERT_TRUE(write_bulk_capture(path, 4, 3));
+  ASSERT_TRUE(write_bulk_capture(path, 8, 3));
   std::string error;
   auto src = PacketSource::open_file(path, "", error);
   ASSERT_TRUE(src) << error;
   constexpr std::size_t kChunk = std::size_t{256} << 10;
   const auto shared = src->share_file(kChunk);
   ASSERT_TRUE(shared);
-  // The thread's page faults while it reads one octet of each page of `c`.
-  const auto faults_reading = [](const SharedPcapFile::Chunk& c) {
-    rusage before{}, after{};
-    ::getrusage(RUSAGE_THREAD, &before);
-    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-    unsigned sum = 0;
-    for (std::size_t at = 0; at < c.filled; at += page) sum += *static_cast<const volatile std::uint8_t*>(c.data + at);
-    ::getrusage(RUSAGE_THREAD, &after);
-    (void)sum;
-    return after.ru_minflt - before.ru_minflt;
-  };
-  // Two chunks 1 MiB apart, so mapping one maps nothing of the other.
+  // Two chunks 4 MiB apart, so mapping one maps nothing of the other (the
+  // kernel may map a 2 MiB folio whole).
   SharedPcapFile::Cursor c = shared->start();
   SharedPcapFile::Chunk ahead, plain;
   ASSERT_TRUE(shared->fill(c, ahead));
-  c.pos = ahead.at + (std::uint64_t{1} << 20);
+  c.pos = ahead.at + (std::uint64_t{4} << 20);
   ASSERT_TRUE(shared->fill(c, plain));
   ASSERT_EQ(ahead.filled, kChunk);
   ASSERT_EQ(plain.filled, kChunk);
@@ -383,6 +387,59 @@ TEST(Source, SharedFilePagesMappedAheadReadWithoutAFault) {
   shared->release(0, shared->size());
   fs::resize_file(path, plain.at);
   EXPECT_TRUE(shared->populate(plain.at, plain.at + plain.filled));
+}
+
+// SharedPcapFile::release gives pages back in whole 2 MiB stretches from
+// the file's start: what it leaves of a stretch is still mapped (read
+// without a fault), what it gives back faults when read again.
+TEST(Source, SharedFileReleasesWholeHugePageStretches) {
+  TempDir dir;
+  const std::string path = dir.file("release.pcap");
+  ASSERT_TRUE(write_bulk_capture(path, 8, 4));
+  std::string error;
+  auto src = PacketSource::open_file(path, "", error);
+  ASSERT_TRUE(src) << error;
+  const auto shared = src->share_file(std::size_t{256} << 10);
+  ASSERT_TRUE(shared);
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+  ASSERT_EQ(SharedPcapFile::kReleaseUnit, 2 * kMiB);
+  if (!shared->populate(0, 6 * kMiB)) GTEST_SKIP() << "this kernel cannot map pages ahead";
+  SharedPcapFile::Cursor c = shared->start();
+  const auto chunk_at = [&](std::uint64_t at) {
+    c.pos = at;
+    SharedPcapFile::Chunk k;
+    EXPECT_TRUE(shared->fill(c, k));
+    return k;
+  };
+  // Up to 3 MiB: the first 2 MiB go back, the next stretch stays whole.
+  shared->release(0, 3 * kMiB);
+  EXPECT_GT(faults_reading(chunk_at(1 * kMiB)), 0);
+  EXPECT_EQ(faults_reading(chunk_at(2 * kMiB + 512 * 1024)), 0);
+  // From 3 MiB on (a later call starts where the last one ended): the
+  // stretch from 2 MiB goes back whole.
+  shared->release(3 * kMiB, 5 * kMiB);
+  EXPECT_GT(faults_reading(chunk_at(2 * kMiB + 512 * 1024)), 0);
+  EXPECT_EQ(faults_reading(chunk_at(4 * kMiB + 512 * 1024)), 0);
+}
+
+// SharedPcapFile::faults_per_mib counts the faults reading a stretch of the
+// file takes: none where its pages are mapped already, some where not
+// (one at least, however large the kernel's pages), none past the end.
+TEST(Source, SharedFileCountsThePageFaultsOfReadingAStretch) {
+  TempDir dir;
+  const std::string path = dir.file("faults.pcap");
+  ASSERT_TRUE(write_bulk_capture(path, 8, 5));
+  std::string error;
+  auto src = PacketSource::open_file(path, "", error);
+  ASSERT_TRUE(src) << error;
+  const auto shared = src->share_file();
+  ASSERT_TRUE(shared);
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+  if (!shared->populate(0, kMiB)) GTEST_SKIP() << "this kernel cannot map pages ahead";
+  EXPECT_EQ(shared->faults_per_mib(0, kMiB), 0u);
+  EXPECT_GT(shared->faults_per_mib(4 * kMiB, kMiB), 0u);
+  EXPECT_EQ(shared->faults_per_mib(4 * kMiB, kMiB), 0u);  // mapped by the count before
+  EXPECT_EQ(shared->faults_per_mib(shared->size(), kMiB), 0u);
 }
 
 TEST(Source, PcapngTimestampsKeepNanoseconds) {

@@ -35,14 +35,29 @@ constexpr std::uint64_t kRelease = std::uint64_t{4} << 20;
 // How far ahead of the reader's chunk a waiting worker maps pages
 // (Dispatch::populate_ahead): 4 MiB measured no better than 2.
 constexpr std::uint64_t kMapAhead = std::uint64_t{2} << 20;
-// What reading an octet (its share of the pages' mapping, the record walk
-// and the header read that finds its connection) costs the reading thread,
-// as a share of what analysing it costs the thread that owns its
-// connection (the reassembly, deframing, CRC and observers): about 0.6 in
-// ci/analyze-bench.sh's profile (docs/performance.md, "Several cores").
+// What reading an octet costs the reading thread, as a share of what
+// analysing it costs the thread that owns its connection (the reassembly,
+// deframing, CRC and observers), in twentieths: the record walk and the
+// header read that finds its connection, about 0.3, and mapping the file's
+// pages, about 0.3 more when the kernel maps them 64 KiB a fault (small
+// pages in its cache) and next to nothing when it maps 2 MiB folios
+// (ci/analyze-bench.sh's profiles, docs/performance.md, "Several cores").
 // The reading thread is given a new connection only while its own octets
 // plus this share of every octet read are below every other worker's.
-constexpr std::uint64_t kReadCostNum = 3, kReadCostDen = 5;
+constexpr std::uint64_t kReadCostWalk = 6, kReadCostPages = 6, kReadCostDen = 20;
+// The page faults a MiB of small pages takes (64 KiB mapped a fault), and
+// how much of the file is read to count them (SharedPcapFile::
+// faults_per_mib, before the threads start): a MiB from the middle of the
+// file, on a 2 MiB boundary. Not its start: the kernel's read-ahead, which
+// puts a file into its cache, begins with small pages and grows them.
+constexpr std::uint64_t kSmallPageFaultsPerMib = 16;
+constexpr std::uint64_t kFaultProbe = std::uint64_t{1} << 20;
+std::uint64_t fault_probe_at(std::uint64_t file_size) {
+  return file_size / 2 / capture::SharedPcapFile::kReleaseUnit * capture::SharedPcapFile::kReleaseUnit;
+}
+std::uint64_t read_cost(std::uint64_t faults_per_mib) {
+  return kReadCostWalk + kReadCostPages * std::min(faults_per_mib, kSmallPageFaultsPerMib) / kSmallPageFaultsPerMib;
+}
 
 // One frame as the reader found it: a view into the mapping. `whole`: the
 // reader could not key it from its headers alone (capture::tcp_key_of), so
@@ -231,11 +246,13 @@ struct Dispatch {
 // Which worker owns a connection, decided when the file first shows it
 // (either direction): the one with the least work so far, counted in
 // octets of the frames it was given, the reading thread's plus its reading
-// of every frame (kReadCost); a tie goes to a worker other than the
-// reading thread. The same file gives the same owners.
+// of every frame (read_cost); a tie goes to a worker other than the
+// reading thread. The same file, its pages mapped alike, gives the same
+// owners (which thread analyses a connection changes no result).
 class Owners {
  public:
-  explicit Owners(std::size_t workers) : octets_(workers, 0) {}
+  // read_cost: reading an octet, in kReadCostDen-ths of analysing one.
+  Owners(std::size_t workers, std::uint64_t read_cost) : octets_(workers, 0), read_cost_(read_cost) {}
   std::size_t of(const capture::StreamKey& k, std::size_t frame_octets) {
     read_ += frame_octets;
     // Runs of one connection's frames (either direction) skip the table.
@@ -266,7 +283,7 @@ class Owners {
     std::size_t best = 1;
     for (std::size_t w = 2; w < n; ++w)
       if (octets_[w] < octets_[best]) best = w;
-    return octets_[0] + read_ / kReadCostDen * kReadCostNum < octets_[best] ? 0 : best;
+    return octets_[0] + read_ / kReadCostDen * read_cost_ < octets_[best] ? 0 : best;
   }
   struct Key {
     capture::Endpoint a, b;
@@ -287,6 +304,7 @@ class Owners {
     }
   };
   std::vector<std::uint64_t> octets_;  // per worker
+  std::uint64_t read_cost_;
   std::uint64_t read_ = 0;
   std::unordered_map<Key, std::size_t, Hash> table_;
   capture::StreamKey last_;
@@ -445,8 +463,8 @@ class FileWorker : public capture::StreamConsumer {
 // A frame that carries no TCP segment is its own (it reports it).
 class FileReader {
  public:
-  FileReader(Dispatch& dispatch, FileWorker& own, const AnalysisOptions& options)
-      : dispatch_(dispatch), own_(own), owners_(dispatch.lanes.size()), held_(true, dispatch.give_up),
+  FileReader(Dispatch& dispatch, FileWorker& own, const AnalysisOptions& options, std::uint64_t read_cost)
+      : dispatch_(dispatch), own_(own), owners_(dispatch.lanes.size(), read_cost), held_(true, dispatch.give_up),
         max_connections_(options.limits.max_connections) {}
 
   void run() {
@@ -538,7 +556,7 @@ std::optional<AnalysisResult> analyze_shared_file(const capture::SharedPcapFile&
   Dispatch dispatch(file, workers);
   std::vector<std::unique_ptr<FileWorker>> shards;
   for (std::size_t w = 0; w < workers; ++w) shards.push_back(std::make_unique<FileWorker>(dispatch, options, w, workers));
-  FileReader reader(dispatch, *shards[0], options);
+  FileReader reader(dispatch, *shards[0], options, read_cost(file.faults_per_mib(fault_probe_at(file.size()), kFaultProbe)));
   // The names `perf report --sort comm` shows (ci/analyze-bench.sh).
   const auto named = [](std::string name, auto body) {
     return std::thread([name = std::move(name), body] {

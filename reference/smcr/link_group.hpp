@@ -349,6 +349,8 @@ class LinkGroup {
     bool kept = true;
     bool failed = false;               // flushed or failed: to post again on the new link
   };
+  // A Route's slot when GroupFault::kMoveFirstOnly left it on a failed link: none.
+  static constexpr std::size_t kStranded = kMaxLinks;
   struct Route {
     ConnectionRoute route;
     std::size_t peer_rmb = 0;

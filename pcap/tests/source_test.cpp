@@ -355,6 +355,21 @@ long faults_reading(const SharedPcapFile::Chunk& c) {
   (void)sum;
   return after.ru_minflt - before.ru_minflt;
 }
+// A bulk capture of 8 MiB written to `path`, mapped whole (share_file), or
+// nullptr with the failure added.
+std::unique_ptr<SharedPcapFile> mapped_bulk(const std::string& path, int seed, std::size_t chunk_octets = 0) {
+  if (!write_bulk_capture(path, 8, seed)) {
+    ADD_FAILURE() << "cannot write " << path;
+    return nullptr;
+  }
+  std::string error;
+  auto src = PacketSource::open_file(path, "", error);
+  if (!src) {
+    ADD_FAILURE() << error;
+    return nullptr;
+  }
+  return src->share_file(chunk_octets);
+}
 }  // namespace
 
 // SharedPcapFile::populate: the pages it maps are read without a page
@@ -363,12 +378,8 @@ long faults_reading(const SharedPcapFile::Chunk& c) {
 TEST(Source, SharedFilePagesMappedAheadReadWithoutAFault) {
   TempDir dir;
   const std::string path = dir.file("populate.pcap");
-  ASSERT_TRUE(write_bulk_capture(path, 8, 3));
-  std::string error;
-  auto src = PacketSource::open_file(path, "", error);
-  ASSERT_TRUE(src) << error;
   constexpr std::size_t kChunk = std::size_t{256} << 10;
-  const auto shared = src->share_file(kChunk);
+  const auto shared = mapped_bulk(path, 3, kChunk);
   ASSERT_TRUE(shared);
   // Two chunks 4 MiB apart, so mapping one maps nothing of the other (the
   // kernel may map a 2 MiB folio whole).
@@ -394,12 +405,7 @@ TEST(Source, SharedFilePagesMappedAheadReadWithoutAFault) {
 // without a fault), what it gives back faults when read again.
 TEST(Source, SharedFileReleasesWholeHugePageStretches) {
   TempDir dir;
-  const std::string path = dir.file("release.pcap");
-  ASSERT_TRUE(write_bulk_capture(path, 8, 4));
-  std::string error;
-  auto src = PacketSource::open_file(path, "", error);
-  ASSERT_TRUE(src) << error;
-  const auto shared = src->share_file(std::size_t{256} << 10);
+  const auto shared = mapped_bulk(dir.file("release.pcap"), 4, std::size_t{256} << 10);
   ASSERT_TRUE(shared);
   constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
   ASSERT_EQ(SharedPcapFile::kReleaseUnit, 2 * kMiB);
@@ -427,12 +433,7 @@ TEST(Source, SharedFileReleasesWholeHugePageStretches) {
 // (one at least, however large the kernel's pages), none past the end.
 TEST(Source, SharedFileCountsThePageFaultsOfReadingAStretch) {
   TempDir dir;
-  const std::string path = dir.file("faults.pcap");
-  ASSERT_TRUE(write_bulk_capture(path, 8, 5));
-  std::string error;
-  auto src = PacketSource::open_file(path, "", error);
-  ASSERT_TRUE(src) << error;
-  const auto shared = src->share_file();
+  const auto shared = mapped_bulk(dir.file("faults.pcap"), 5);
   ASSERT_TRUE(shared);
   constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
   if (!shared->populate(0, kMiB)) GTEST_SKIP() << "this kernel cannot map pages ahead";

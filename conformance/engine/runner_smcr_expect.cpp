@@ -79,6 +79,13 @@ bool event_matches(Session& s, const Alternative& alt, const smcr::Event& e) {
   return true;
 }
 
+// A logged CDC message of the connection whose alert token is `token`
+// (§4.4: the token names the connection's RMBE).
+bool of_connection(const SmcrPhase::Logged& l, std::uint32_t token) {
+  return l.octets.size() >= smcr::kCdcMessageSize &&
+         wire::Header<smcr::CdcSpec>::read(l.octets, smcr::CdcSpec::Field::AlertToken) == token;
+}
+
 // `< smcr.failover link=N`, after `> smcr.break_link`: the step's
 // connection went on over link N as §4.6.1 has it. One the IUT was writing
 // over the broken link moves, and its first CDC message after the break is
@@ -99,11 +106,9 @@ bool take_failover(Session& s, const Alternative& alt, std::string& why) {
   std::uint64_t want = 0;
   if (to)
     if (auto n = number_arg(s, *to); std::holds_alternative<std::uint64_t>(n)) want = std::get<std::uint64_t>(n);
-  const auto mine = [&](const SmcrPhase::Logged& l) {
-    return l.serial >= p.broken_at && l.octets.size() >= smcr::kLlcMessageSize &&
-           wire::Header<smcr::CdcSpec>::read(l.octets, smcr::CdcSpec::Field::AlertToken) == k.own_token;
-  };
-  const auto it = std::find_if(p.cdc.begin(), p.cdc.end(), mine);
+  const auto of_conn = [&](const SmcrPhase::Logged& l) { return of_connection(l, k.own_token); };
+  const auto it = std::find_if(p.cdc.begin(), p.cdc.end(),
+                               [&](const SmcrPhase::Logged& l) { return l.serial >= p.broken_at && of_conn(l); });
   if (it == p.cdc.end()) return false;
   const std::uint64_t on = link_number_of(p, it->qp);
   const bool f = wire::Header<smcr::CdcSpec>::read(it->octets, smcr::CdcSpec::Field::F) != 0;
@@ -114,11 +119,7 @@ bool take_failover(Session& s, const Alternative& alt, std::string& why) {
   }
   s.record(false, "cdc (link " + std::to_string(on) + ")", hex(it->octets, 44));
   const auto end = it + 1;
-  p.cdc.erase(std::remove_if(p.cdc.begin(), end, [&](const SmcrPhase::Logged& l) {
-                return l.octets.size() >= smcr::kLlcMessageSize &&
-                       wire::Header<smcr::CdcSpec>::read(l.octets, smcr::CdcSpec::Field::AlertToken) == k.own_token;
-              }),
-              end);
+  p.cdc.erase(std::remove_if(p.cdc.begin(), end, of_conn), end);
   return true;
 }
 
@@ -151,8 +152,8 @@ bool take(Session& s, const Alternative& alt, std::string& why) {
   // the others' stay for their own steps.
   const std::uint32_t token = smcr_conn(s).own_token;
   const auto others = [&](const SmcrPhase::Logged& l) {
-    return alt.unit == "cdc" && p.conns.size() > 1 && l.octets.size() >= smcr::kLlcMessageSize &&
-           wire::Header<smcr::CdcSpec>::read(l.octets, smcr::CdcSpec::Field::AlertToken) != token;
+    return alt.unit == "cdc" && p.conns.size() > 1 && l.octets.size() >= smcr::kCdcMessageSize &&
+           !of_connection(l, token);
   };
   for (auto it = log.begin(); it != log.end(); ++it)
     if (!others(*it) && matches(s, alt, *it, why)) {

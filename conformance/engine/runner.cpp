@@ -315,7 +315,7 @@ StepOutcome expect_anything(Session& s, const Step& st) {
     auto ev = s.next_event(deadline);
     if (ev.kind == Session::EventKind::kTimeout) return {};
     if (ev.kind == Session::EventKind::kClosed) {
-      s.skipping = s.c.skip_after_close;
+      s.skipping = s.skips_after_close();
       return {};
     }
     if (ev.unit.kind == Received::Kind::kMalformed) return {};  // nothing more can be cut from the stream
@@ -603,8 +603,9 @@ StepOutcome run_step(Session& s, const Step& st) {
   if (s.skipping) return {};
   StepOutcome outcome = run_step_as_written(s, st);
   // `after_close: skip`: the IUT closing after the handshake ends this
-  // connection's steps, not the case (a handshake it closes still fails).
-  if (s.c.skip_after_close && st.kind != StepKind::kHandshake && outcome.kind == StepOutcome::Kind::kMismatch &&
+  // connection's steps, not the case (a handshake it closes still fails,
+  // and so does any step of the case's last connection: Session).
+  if (s.skips_after_close() && st.kind != StepKind::kHandshake && outcome.kind == StepOutcome::Kind::kMismatch &&
       outcome.failure.kind == Failure::Kind::kClosed) {
     s.skipping = true;
     return {};

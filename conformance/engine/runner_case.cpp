@@ -142,6 +142,10 @@ StepsRun run_steps(Connections& conns, const Case& c) {
   for (const Step& st : c.steps)
     if (st.kind == StepKind::kWait && st.unscaled) unscaled += st.duration;
   const auto case_deadline = Clock::now() + conns.first.scaled(c.timeout - std::min(unscaled, c.timeout)) + unscaled;
+  // The last `connection` step: what follows it is the case's last
+  // question, which `after_close: skip` does not skip (Session).
+  const auto last_connection = std::find_if(c.steps.rbegin(), c.steps.rend(),
+                                            [](const Step& st) { return st.kind == StepKind::kConnection; });
   for (const Step& st : c.steps) {
     run.line = st.line;
     run.last = &st;
@@ -152,6 +156,11 @@ StepsRun run_steps(Connections& conns, const Case& c) {
     }
     run.outcome = st.kind == StepKind::kConnection ? conns.go_to(st) : run_step(*conns.current, st);
     if (run.outcome.kind != StepOutcome::Kind::kOk || run.outcome.ends_case) break;
+    if (last_connection != c.steps.rend() && &st == &*last_connection) {
+      // A connection the IUT closed earlier fails here rather than skip.
+      conns.current->last_connection = true;
+      conns.current->skipping = false;
+    }
   }
   return run;
 }

@@ -92,6 +92,12 @@ struct Session {
   // The case says `after_close: skip` and the IUT closed this connection:
   // its remaining steps are skipped (run_step).
   bool skipping = false;
+  // The connection the case's last `connection` step goes to: no later
+  // connection goes on after it, so `after_close: skip` does not skip its
+  // steps, and a close there fails the step it interrupts (a wire fuzz
+  // case's liveness check asks whether the IUT still answers).
+  bool last_connection = false;
+  bool skips_after_close() const { return c.skip_after_close && !last_connection; }
   Variables vars;
   Captures captures;  // `field=@name` values the IUT sent earlier in this case
 

@@ -6,7 +6,7 @@
 // reads what the IUT sends and judges it only in passing), with
 // `after_close: skip` (the IUT closing after the handshake ends that
 // connection's steps) and a last connection whose handshake asks whether the
-// IUT still answers. Mutations act on the `>` steps: drop, duplicate or swap
+// IUT still answers (a close there is not skipped: it fails that check). Mutations act on the `>` steps: drop, duplicate or swap
 // messages, split them over TCP sends, set a declared field to a value at or
 // across its range, make ULPDU_Length, PAD or the octets sent lie, or make
 // the CRC wrong on purpose; everything else (CRC, PAD, Markers, MSNs)

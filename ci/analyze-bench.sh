@@ -77,15 +77,17 @@ for state in $states; do
     printf "-j %s speed-up (wall): %.2fx (target >= 1.7x with 8+ connections on 2 quiet cores)\n", j, w1 / wn
     printf "-j 1 pace as a share of the libpcap floor: %.0f %% wall, %.0f %% CPU (target >= 70 %%)\n", 100 * wf / w1, 100 * cf / c1
   }'
-  # Each thread's CPU under -j N, from one profile (task-clock samples by thread name).
+  # Each thread's CPU under -j N: its share of one profile's task-clock
+  # samples (by thread name) times the median -j N CPU of the runs above
+  # (perf record itself adds a tenth or more to the run it profiles, and a
+  # single other run can be an outlier).
   perf record -q -e task-clock -o "$dir/perf.data" "$rdmaconf" analyze -q -j "$jobs" "$cap" >/dev/null 2>&1 || true
-  perf stat -x, -e task-clock -o "$dir/p" "$rdmaconf" analyze -q -j "$jobs" "$cap" >/dev/null 2>&1 || true
-  cpu=$(grep task-clock "$dir/p" | cut -d, -f1)
-  perf report -i "$dir/perf.data" --sort comm --stdio 2>/dev/null | grep -v '^#' | grep '%' |
-    awk -v c="$cpu" -v c1="$(med j1 3)" -v j="$jobs" -v cores="$(nproc)" '{ s = $1; sub("%", "", s); t = s / 100 * c / 1000
-      printf "-j %s thread %-14s %5.1f %% of its CPU, %.3f s = %3.0f %% of -j 1 CPU\n", j, $2, s, t, 100 * t / c1
-      if (t > m) m = t }
-    END { n = j < cores ? j : cores; b = c / 1000 / n; if (m > b) b = m
-      printf "critical path (busiest thread): %.0f %% of -j 1 CPU (target <= 55 %%)\n", 100 * m / c1
-      printf "-j %s bound on %s quiet cores: -j 1 CPU / max(busiest thread, -j %s CPU / %s) = %.2fx\n", j, n, j, n, c1 / b }'
+  perf script -i "$dir/perf.data" -F comm,period 2>/dev/null |
+    awk -v cn="$(med jN 3)" -v c1="$(med j1 3)" -v j="$jobs" -v cores="$(nproc)" '{ ns[$1] += $2; all += $2 }
+    END { for (k in ns) { t = ns[k] / all * cn
+            printf "-j %s thread %-14s %5.1f %% of its CPU, %.3f s = %3.0f %% of -j 1 CPU\n", j, k, 100 * ns[k] / all, t, 100 * t / c1
+            if (t > m) m = t }
+          n = j < cores ? j : cores; b = cn / n; if (m > b) b = m
+          printf "critical path (busiest thread): %.0f %% of -j 1 CPU (target <= 55 %%)\n", 100 * m / c1
+          printf "-j %s bound on %s quiet cores: -j 1 CPU / max(busiest thread, -j %s CPU / %s) = %.2fx\n", j, n, j, n, c1 / b }'
 done

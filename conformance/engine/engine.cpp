@@ -661,9 +661,8 @@ Connector tcp_connector(std::string host, std::uint16_t port, std::chrono::milli
       ::close(fd);
       return -1;
     }
-    const int flags = 0;
-    (void)flags;
-    int fl = ::fcntl(fd, F_GETFL);
+    // Connected: blocking again, as the runner reads it.
+    const int fl = ::fcntl(fd, F_GETFL);
     ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     return fd;
   };

@@ -83,26 +83,26 @@ TEST(FuzzSteps, AfterCloseSkipGoesOnToTheNextConnection) {
 // IUT closing it fails the step it interrupts, skip or not.
 TEST(FuzzSteps, AfterCloseSkipDoesNotSkipTheLastConnection) {
   Reference ref;
+  // Run, the case fails at or after step `step` because the IUT closed.
+  auto expect_closed_at = [&ref](const Case& c, std::size_t step) {
+    const CaseResult r = run_case(c, ref.options);
+    EXPECT_EQ(r.verdict, Verdict::kFail) << r.reason;
+    EXPECT_GE(r.failed_line, c.steps[step].line) << r.reason;
+    ASSERT_TRUE(r.failure);
+    EXPECT_EQ(r.failure->kind, Failure::Kind::kClosed) << r.reason;
+  };
   // A wrong CRC ends connection 2 (RFC 5044 §4.3): it closes, and the Send
   // after it meets a closed connection (its octets may still leave: the
   // echo after it then meets the close).
-  const Case last = script("after_close: skip\n", "handshake\nconnection 2\nhandshake c=1\n> send payload=3 crc=bad\n< close\n"
-                                                  "> send payload=3\n< send payload=3\n");
-  const CaseResult closed = run_case(last, ref.options);
-  EXPECT_EQ(closed.verdict, Verdict::kFail) << closed.reason;
-  EXPECT_GE(closed.failed_line, last.steps[5].line) << closed.reason;
-  ASSERT_TRUE(closed.failure);
-  EXPECT_EQ(closed.failure->kind, Failure::Kind::kClosed) << closed.reason;
+  expect_closed_at(script("after_close: skip\n", "handshake\nconnection 2\nhandshake c=1\n> send payload=3 crc=bad\n< close\n"
+                                                 "> send payload=3\n< send payload=3\n"),
+                   5);
   // Back on a connection whose steps were skipped after its close, as the
   // last one: its steps fail there rather than being skipped.
-  const Case back = script("after_close: skip\n",
-                           "handshake c=1\n> send payload=3 crc=bad\n< close\n> send payload=3\n< send payload=3\n"
-                           "connection 2\nhandshake\nconnection 1\n> send payload=3\n< send payload=3\n");
-  const CaseResult revisited = run_case(back, ref.options);
-  EXPECT_EQ(revisited.verdict, Verdict::kFail) << revisited.reason;
-  EXPECT_GE(revisited.failed_line, back.steps[8].line) << revisited.reason;
-  ASSERT_TRUE(revisited.failure);
-  EXPECT_EQ(revisited.failure->kind, Failure::Kind::kClosed) << revisited.reason;
+  expect_closed_at(script("after_close: skip\n",
+                          "handshake c=1\n> send payload=3 crc=bad\n< close\n> send payload=3\n< send payload=3\n"
+                          "connection 2\nhandshake\nconnection 1\n> send payload=3\n< send payload=3\n"),
+                   8);
 }
 
 }  // namespace

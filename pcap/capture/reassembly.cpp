@@ -11,6 +11,10 @@ namespace {
 // flood of tiny or empty entries is bounded too.
 constexpr std::size_t kHeldEntryCost = 64;
 
+// The history ring's first allocation: a stream's first few segments'
+// worth, so a short stream does not grow it octet by octet.
+constexpr StreamOffset kHistoryFirstSize = 256;
+
 SeqNum seq_at(SeqNum base, StreamOffset offset) {
   return SeqNum{base.value + static_cast<std::uint32_t>(offset)};
 }
@@ -277,21 +281,32 @@ void Reassembler::deliver(Stream& s, wire::Bytes data, FrameNumber frame, Timest
   consumer_.on_data(s, StreamData{s.next_, data, frame, time, whole_segment});
 
   // Keep the last octets for checking retransmissions, within the budget.
-  if (s.history_.empty() && limits_.history_per_stream > 0) {
+  if (s.history_reserved_ == 0 && limits_.history_per_stream > 0) {
     if (stats_.history_octets + limits_.history_per_stream <= limits_.max_history_total) {
-      s.history_.resize(limits_.history_per_stream);
-      stats_.history_octets += s.history_.size();
+      s.history_reserved_ = limits_.history_per_stream;
+      stats_.history_octets += s.history_reserved_;
+      // A stream that went without (the budget was spent) and has it now:
+      // what it delivered before was never kept, and must not be compared.
+      s.history_begin_ = s.next_;
     } else {
       ++stats_.history_denied;
     }
   }
-  if (!s.history_.empty()) {
-    const std::size_t n = s.history_.size();
+  if (s.history_reserved_ > 0) {
+    const std::size_t n = s.history_reserved_;
+    // Until the ring is whole it has not wrapped: every octet since
+    // history_begin_ sits at its distance from it. Grow by doubling, so a
+    // long stream copies its history a few times, once.
+    const StreamOffset kept_end = s.next_ + data.size() - s.history_begin_;
+    if (s.history_.size() < n && kept_end > s.history_.size()) {
+      const StreamOffset want = std::max<StreamOffset>(kept_end, 2 * s.history_.size());
+      s.history_.resize(static_cast<std::size_t>(std::min<StreamOffset>(n, std::max(want, kHistoryFirstSize))));
+    }
     const std::size_t keep = std::min(n, data.size());
     // The ring takes the last `keep` octets in at most two copies (one
     // division per delivery, not one per octet: this is the hot path).
     const wire::Bytes tail = data.last(keep);
-    const std::size_t at = static_cast<std::size_t>((s.next_ + (data.size() - keep)) % n);
+    const std::size_t at = s.history_index(s.next_ + (data.size() - keep));
     const std::size_t first = std::min(keep, n - at);
     std::copy_n(tail.begin(), first, s.history_.begin() + static_cast<std::ptrdiff_t>(at));
     std::copy_n(tail.begin() + static_cast<std::ptrdiff_t>(first), keep - first, s.history_.begin());
@@ -329,12 +344,12 @@ void Reassembler::check_old(Stream& s, StreamOffset offset, wire::Bytes data, Fr
   const StreamOffset end = offset + data.size();
   std::uint64_t verified = 0;
   std::uint64_t late = 0;
-  if (!s.history_.empty()) {
-    const std::size_t n = s.history_.size();
+  if (s.history_reserved_ > 0) {
+    const std::size_t n = s.history_reserved_;
     const StreamOffset window = std::max<StreamOffset>(s.history_begin_, s.next_ > n ? s.next_ - n : 0);
     const StreamOffset lo = std::max(offset, window), hi = std::min(end, s.next_);
     for (StreamOffset at = lo; at < hi; ++at) {
-      if (s.history_[at % n] != data[at - offset]) {
+      if (s.history_[s.history_index(at)] != data[at - offset]) {
         // The frame that delivered the first copy: the last run starting at or before `at`.
         FrameNumber first;
         StreamOffset best = 0;
@@ -345,7 +360,7 @@ void Reassembler::check_old(Stream& s, StreamOffset offset, wire::Bytes data, Fr
         }
         ++stats_.conflicts;
         report_stream(s, ReportKind::kConflictingOverlap, frame, at, hi - at, first);
-        consumer_.on_conflict(s, StreamConflict{at, seq_at(s.base_seq_, at), s.history_[at % n],
+        consumer_.on_conflict(s, StreamConflict{at, seq_at(s.base_seq_, at), s.history_[s.history_index(at)],
                                                 data[at - offset], frame, first});
         return;
       }
@@ -455,7 +470,8 @@ void Reassembler::release_held(Stream& s, std::map<StreamOffset, Stream::Held>::
 
 void Reassembler::release_memory(Stream& s) {
   while (!s.held_.empty()) release_held(s, s.held_.begin());
-  stats_.history_octets -= s.history_.size();
+  stats_.history_octets -= s.history_reserved_;
+  s.history_reserved_ = 0;
   std::vector<std::uint8_t>().swap(s.history_);
 }
 

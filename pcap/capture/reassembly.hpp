@@ -129,10 +129,18 @@ class Stream {
   std::map<StreamOffset, Held> held_;  // non-overlapping, beyond next_
   std::size_t held_octets_ = 0;        // data octets plus a fixed cost per entry
 
-  // The last delivered octets (a ring) and which frame each run came from,
-  // to compare retransmissions with what was delivered.
+  // The last delivered octets (a ring of history_reserved_ octets, granted
+  // from the shared budget) and which frame each run came from, to compare
+  // retransmissions with what was delivered. Offset `at` is kept at
+  // (at - history_begin_) % history_reserved_; the vector grows to that only
+  // as octets arrive, so a short stream holds what it delivered, not the
+  // whole reservation.
   std::vector<std::uint8_t> history_;
-  StreamOffset history_begin_ = 0;  // history covers [history_begin_, next_)
+  std::size_t history_reserved_ = 0;  // 0: no ring (none granted yet)
+  StreamOffset history_begin_ = 0;    // history covers [history_begin_, next_)
+  std::size_t history_index(StreamOffset at) const {
+    return static_cast<std::size_t>((at - history_begin_) % history_reserved_);
+  }
   std::array<std::pair<StreamOffset, FrameNumber>, 16> run_frames_{};
   std::size_t run_frames_count_ = 0;
   std::array<Range, 8> recent_gaps_{};

@@ -467,6 +467,66 @@ TEST(Reassembly, HistoryBudgetAcrossStreamsIsCounted) {
   }
 }
 
+// A stream past the history budget gets a ring when another stream's is
+// given back. The octets it delivered before were never kept: a copy of them
+// is an unverified retransmission, not a conflict with octets never seen.
+TEST(Reassembly, HistoryGrantedLateComparesOnlyWhatItKept) {
+  Recorder rec;
+  ReassemblyLimits limits;
+  limits.history_per_stream = 64;
+  limits.max_history_total = 64;  // one stream's ring
+  Reassembler ra(rec, limits);
+  Conn a, b;
+  const auto on_b = [](TcpSegment s) {
+    s.key.source.port = 40001;  // b's client stream: another connection
+    return s;
+  };
+  ra.add_segment(a.syn(0));
+  ra.add_segment(a.syn(1));
+  ra.add_segment(a.seg(0, 0, "wxyz"));  // a takes the ring
+  ra.add_segment(on_b(b.syn(0)));
+  ra.add_segment(on_b(b.seg(0, 0, "abc")));  // b goes without
+  EXPECT_EQ(ra.stats().history_denied, 1u);
+  ra.add_segment(a.seg(1, 0, "", {.ack = true, .rst = true}, 4));  // a ends: its ring is given back
+  ra.add_segment(on_b(b.seg(0, 3, "def")));                        // b takes it
+  EXPECT_EQ(ra.stats().history_octets, 64u);
+  ra.add_segment(on_b(b.seg(0, 0, "abc")));  // a copy of octets b never kept
+  EXPECT_EQ(rec.count(ReportKind::kConflictingOverlap), 0u);
+  EXPECT_EQ(ra.stats().unverified_retransmitted_octets, 3u);
+  ra.add_segment(on_b(b.seg(0, 3, "dXf")));  // what it kept is still compared
+  EXPECT_EQ(rec.count(ReportKind::kConflictingOverlap), 1u);
+}
+
+// The ring grows as a stream delivers and then wraps: what it holds is the
+// last history_per_stream octets, each compared where it was delivered.
+TEST(Reassembly, HistoryRingGrowsThenWrapsAndComparesTheLastOctets) {
+  Recorder rec;
+  ReassemblyLimits limits;
+  limits.history_per_stream = 1024;
+  Reassembler ra(rec, limits);
+  Conn c;
+  ra.add_segment(c.syn(0));
+  std::string data;
+  for (int i = 0; i < 3700; ++i) data.push_back(static_cast<char>('a' + i % 23));
+  for (std::size_t at = 0; at < data.size(); at += 37)
+    ra.add_segment(c.seg(0, static_cast<std::uint32_t>(at), data.substr(at, 37)));
+  ASSERT_EQ(rec.text(kC2S), data);
+  ra.add_segment(c.seg(0, 3700 - 1024, data.substr(3700 - 1024)));  // the whole ring, the same
+  EXPECT_EQ(rec.count(ReportKind::kConflictingOverlap), 0u);
+  EXPECT_EQ(ra.stats().unverified_retransmitted_octets, 0u);
+  std::string older = data.substr(2000, 10);
+  older[3] = '#';  // older than the ring: not compared
+  ra.add_segment(c.seg(0, 2000, older));
+  EXPECT_EQ(rec.count(ReportKind::kConflictingOverlap), 0u);
+  EXPECT_EQ(ra.stats().unverified_retransmitted_octets, 10u);
+  std::string recent = data.substr(3000, 10);
+  recent[4] = '#';
+  ra.add_segment(c.seg(0, 3000, recent));
+  const Report* r = rec.first(ReportKind::kConflictingOverlap);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->offset, 3004u);
+}
+
 // Connections numbered by the frame that created them: the order of 1, 2,
 // ..., numbers that reassemblers given different connections share.
 TEST(Reassembly, ConnectionsNumberedByFrame) {

@@ -64,6 +64,11 @@ struct AnalysisOptions {
   // the same result. A listener always gets the one-thread run (its calls
   // come in capture order).
   std::size_t jobs = 1;
+  // How a classic pcap file split over threads (analyze_shared_file,
+  // parallel.hpp) is read: kAuto times both ways on a stretch of the file
+  // first (SharedPcapFile::cheaper_reading); the tests force each.
+  enum class FileReading : std::uint8_t { kAuto, kMapped, kCopied };
+  FileReading file_reading = FileReading::kAuto;
 };
 
 struct ViolationRecord {

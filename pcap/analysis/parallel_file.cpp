@@ -45,6 +45,15 @@ constexpr std::uint64_t kMapAhead = std::uint64_t{2} << 20;
 // The reading thread is given a new connection only while its own octets
 // plus this share of every octet read are below every other worker's.
 constexpr std::uint64_t kReadCostWalk = 6, kReadCostPages = 6, kReadCostDen = 20;
+// Reading it with pread() instead (SharedPcapFile::Reading::kCopied): the
+// kernel's copy, about 0.2 of analysing an octet (1 GiB copied and read in
+// 0.075 s against -j 1's 0.34 s, docs/performance.md).
+constexpr std::uint64_t kReadCostCopy = 8;
+// How much of the file each way of reading is timed on before the threads
+// start (SharedPcapFile::cheaper_reading, from the 2 MiB after the fault
+// probe's): whole 2 MiB stretches, as a kernel with large folios maps them,
+// none touched before (the fault probe maps its stretch whole).
+constexpr std::uint64_t kReadProbe = capture::SharedPcapFile::kReleaseUnit;
 // The page faults a MiB of small pages takes (64 KiB mapped a fault), and
 // how much of the file is read to count them (SharedPcapFile::
 // faults_per_mib, before the threads start): a MiB from the middle of the
@@ -213,7 +222,12 @@ struct Dispatch {
   std::atomic<std::uint64_t> mapped_to{0};
   std::atomic<bool> can_populate{true};
 
-  Dispatch(const capture::SharedPcapFile& f, std::size_t workers) : file(f), pool(workers), lanes(workers) {}
+  // How the reader fills chunks; copied chunks have no pages to map ahead or give back.
+  capture::SharedPcapFile::Reading how = capture::SharedPcapFile::Reading::kMapped;
+
+  Dispatch(const capture::SharedPcapFile& f, std::size_t workers, capture::SharedPcapFile::Reading reading)
+      : file(f), pool(workers), lanes(workers), can_populate(reading == capture::SharedPcapFile::Reading::kMapped),
+        how(reading) {}
   // A worker with nothing queued maps the pages of the next chunk ahead of
   // the reader (SharedPcapFile::populate), at most kMapAhead octets past
   // the reader's chunk. Faulting the pages in is the largest cost the
@@ -478,7 +492,7 @@ class FileReader {
       if (step == capture::SharedPcapFile::Step::kFill) {
         hand(chunk);
         chunk = take();
-        if (!file.fill(cursor, chunk->octets)) break;
+        if (!file.fill(cursor, chunk->octets, dispatch_.how)) break;
         dispatch_.reading_to.store(chunk->octets.at + chunk->octets.filled, std::memory_order_relaxed);
         release(chunk->octets.at);
         continue;
@@ -514,6 +528,7 @@ class FileReader {
   // The pages before every chunk a worker still holds go back, kRelease
   // octets at a time.
   void release(std::uint64_t front) {
+    if (dispatch_.how != capture::SharedPcapFile::Reading::kMapped) return;
     std::uint64_t low = front;
     for (const auto& c : dispatch_.pool.chunks())
       if (c->holders.load(std::memory_order_acquire) > 0) low = std::min(low, c->octets.at);
@@ -553,10 +568,17 @@ class FileReader {
 
 std::optional<AnalysisResult> analyze_shared_file(const capture::SharedPcapFile& file, const AnalysisOptions& options) {
   const std::size_t workers = std::max<std::size_t>(options.jobs, 1);
-  Dispatch dispatch(file, workers);
+  using Reading = capture::SharedPcapFile::Reading;
+  const std::uint64_t probe_at = fault_probe_at(file.size());
+  Reading how = options.file_reading == AnalysisOptions::FileReading::kCopied ? Reading::kCopied : Reading::kMapped;
+  if (options.file_reading == AnalysisOptions::FileReading::kAuto)
+    how = file.cheaper_reading(probe_at + capture::SharedPcapFile::kReleaseUnit, kReadProbe);
+  Dispatch dispatch(file, workers, how);
   std::vector<std::unique_ptr<FileWorker>> shards;
   for (std::size_t w = 0; w < workers; ++w) shards.push_back(std::make_unique<FileWorker>(dispatch, options, w, workers));
-  FileReader reader(dispatch, *shards[0], options, read_cost(file.faults_per_mib(fault_probe_at(file.size()), kFaultProbe)));
+  const std::uint64_t cost =
+      how == Reading::kCopied ? kReadCostWalk + kReadCostCopy : read_cost(file.faults_per_mib(probe_at, kFaultProbe));
+  FileReader reader(dispatch, *shards[0], options, cost);
   // The names `perf report --sort comm` shows (ci/analyze-bench.sh).
   const auto named = [](std::string name, auto body) {
     return std::thread([name = std::move(name), body] {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -433,7 +434,7 @@ SharedPcapFile::Step SharedPcapFile::next(Cursor& c, const Chunk& chunk, RawFram
   return Step::kFrame;
 }
 
-bool SharedPcapFile::fill(Cursor& c, Chunk& chunk) const {
+bool SharedPcapFile::fill(Cursor& c, Chunk& chunk, Reading how) const {
   const PacketSource::Mapped& m = *format_;
   constexpr std::size_t kRecord = PcapRecordHeader::kSize;
   const std::uint64_t left = size_ > c.pos ? size_ - c.pos : 0;
@@ -447,6 +448,7 @@ bool SharedPcapFile::fill(Cursor& c, Chunk& chunk) const {
     end_at(c, ReportKind::kReadError, kUnreadable);
     return false;
   }
+  if (how == Reading::kCopied) return fill_copied(c, chunk, n);
   std::size_t whole = n;
   if (n >= kRecord) {
     const PacketSource::Mapped::Record rec = m.record(map_ + c.pos);
@@ -461,6 +463,81 @@ bool SharedPcapFile::fill(Cursor& c, Chunk& chunk) const {
   chunk.at = c.pos;
   chunk.filled = whole;
   return true;
+}
+
+// fill() by pread(): the n octets from the cursor, then the rest of the
+// record at the cursor when the file holds it and it is longer. A read
+// that comes up short (the file shortened meanwhile) ends the walk as
+// unreadable, as fill()'s size check does for the mapping.
+bool SharedPcapFile::fill_copied(Cursor& c, Chunk& chunk, std::size_t n) const {
+  const PacketSource::Mapped& m = *format_;
+  constexpr std::size_t kRecord = PcapRecordHeader::kSize;
+  const auto read = [&](std::size_t from, std::size_t to) {
+    if (chunk.buffer.size() < to) chunk.buffer.resize(to);
+    while (from < to) {
+      const ssize_t r = m.read_at(chunk.buffer.data() + from, to - from, c.pos + from);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return false;
+      from += static_cast<std::size_t>(r);
+    }
+    return true;
+  };
+  if (!read(0, n)) {
+    end_at(c, ReportKind::kReadError, kUnreadable);
+    return false;
+  }
+  std::size_t whole = n;
+  if (n >= kRecord) {
+    const PacketSource::Mapped::Record rec = m.record(chunk.buffer.data());
+    ReportKind kind{};
+    if (m.record_problem(c.pos, rec.caplen, kind) == nullptr) whole = std::max(n, kRecord + std::size_t{rec.caplen});
+  }
+  if (whole > n && !read(n, whole)) {
+    end_at(c, ReportKind::kReadError, kUnreadable);
+    return false;
+  }
+  chunk.data = chunk.buffer.data();
+  chunk.at = c.pos;
+  chunk.filled = whole;
+  return true;
+}
+
+SharedPcapFile::Reading SharedPcapFile::cheaper_reading(std::uint64_t at, std::uint64_t octets) const {
+  static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  constexpr std::uint64_t kStretches = 5;  // one read untimed, then mapped, copied, mapped, copied
+  at = at / page * page;
+  octets = std::max(octets / page * page, page);
+  struct stat st {};
+  if (at + kStretches * octets > size_ || ::fstat(format_->fd, &st) != 0 ||
+      static_cast<std::uint64_t>(st.st_size) < at + kStretches * octets)
+    return Reading::kMapped;  // as fill(): no page past the file's end is read
+  std::vector<std::uint8_t> buffer(static_cast<std::size_t>(octets));
+  const auto copy = [&](std::uint64_t from) {
+    for (std::size_t got = 0; got < buffer.size();) {
+      const ssize_t r = format_->read_at(buffer.data() + got, buffer.size() - got, from + got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return false;
+      got += static_cast<std::size_t>(r);
+    }
+    return true;
+  };
+  // The chunks' buffers are reused from chunk to chunk: the first read into
+  // this one, which maps its pages, is not what copying costs.
+  if (!copy(at)) return Reading::kMapped;
+  using Clock = std::chrono::steady_clock;
+  Clock::duration mapped{}, copied{};
+  unsigned sum = 0;
+  for (std::uint64_t round = 0; round < 2; ++round) {
+    const std::uint64_t map_at = at + (1 + 2 * round) * octets;
+    auto t = Clock::now();
+    for (std::uint64_t i = 0; i < octets; i += page) sum += *static_cast<const volatile std::uint8_t*>(map_ + map_at + i);
+    mapped += Clock::now() - t;
+    t = Clock::now();
+    if (!copy(map_at + octets)) return Reading::kMapped;
+    copied += Clock::now() - t;
+  }
+  (void)sum;
+  return mapped <= copied ? Reading::kMapped : Reading::kCopied;
 }
 
 void SharedPcapFile::release(std::uint64_t from, std::uint64_t to) const {

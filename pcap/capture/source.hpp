@@ -169,11 +169,18 @@ class PacketSource {
 class SharedPcapFile {
  public:
   static constexpr std::size_t kChunkOctets = std::size_t{512} << 10;
-  // File octets [at, at + filled), in the mapping.
+  // How fill() gives a chunk its octets. kMapped: a view into the mapping,
+  // nothing copied, but every page is mapped by the thread that first reads
+  // it (a page fault per 64 KiB of small pages; on some virtual machines a
+  // cost per 4 KiB page the guest's fault count does not show). kCopied:
+  // pread() into the chunk's own buffer, the kernel's copy.
+  enum class Reading : std::uint8_t { kMapped, kCopied };
+  // File octets [at, at + filled), in the mapping or in `buffer`.
   struct Chunk {
     const std::uint8_t* data = nullptr;
     std::uint64_t at = 0;
     std::size_t filled = 0;
+    std::vector<std::uint8_t> buffer;  // kCopied: where the octets are read to, reused
   };
   struct Cursor {
     std::uint64_t pos = 0;  // the next record header
@@ -196,7 +203,12 @@ class SharedPcapFile {
   // is left of the file, and more when the record at the cursor is longer
   // (that record is then whole in it). False, with the cursor's end_report
   // set, when the file no longer holds what its size said.
-  bool fill(Cursor& c, Chunk& chunk) const;
+  bool fill(Cursor& c, Chunk& chunk, Reading how = Reading::kMapped) const;
+  // Which way of reading costs this thread less here: two stretches of
+  // `octets` from `at` first read through the mapping (a read of each page)
+  // and two read with pread(), alternated and timed. kMapped when the file
+  // is too short to hold the four.
+  Reading cheaper_reading(std::uint64_t at, std::uint64_t octets) const;
   // Every thread is past `to`: the pages of [from, to) are unmapped from
   // this process, in whole stretches of kReleaseUnit octets from the file's
   // start (the rest of a stretch stays mapped until a later call covers
@@ -226,6 +238,7 @@ class SharedPcapFile {
  private:
   friend class PacketSource;
   SharedPcapFile() = default;
+  bool fill_copied(Cursor& c, Chunk& chunk, std::size_t n) const;
   std::unique_ptr<PacketSource::Mapped> format_;  // byte order, link type, first record; its fd
   std::uint64_t size_ = 0;
   const std::uint8_t* map_ = nullptr;

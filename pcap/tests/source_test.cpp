@@ -265,18 +265,18 @@ TEST(Source, MappedFileShortenedWhileReadEndsWithAReport) {
 // record longer than a chunk makes the chunk longer); released pages read
 // the same when touched again; a file shortened while it is read ends as
 // unreadable; only the in-place reader shares.
-TEST(Source, SharedFileWalksAsTheSourceReads) {
+void expect_shared_file_walks_as_the_source_reads(SharedPcapFile::Reading how) {
   TempDir dir;
   const std::string path = dir.file("shared.pcap");
   ASSERT_TRUE(write_bulk_capture(path, 9, 5));
   using Step = SharedPcapFile::Step;
   // The next frame, filling the chunk as often as it asks.
-  const auto next = [](const SharedPcapFile& file, SharedPcapFile::Cursor& c, SharedPcapFile::Chunk& k, RawFrame& out,
-                       std::size_t& fills) {
+  const auto next = [how](const SharedPcapFile& file, SharedPcapFile::Cursor& c, SharedPcapFile::Chunk& k,
+                          RawFrame& out, std::size_t& fills) {
     Step s;
     while ((s = file.next(c, k, out)) == Step::kFill) {
       ++fills;
-      if (!file.fill(c, k)) return Step::kError;
+      if (!file.fill(c, k, how)) return Step::kError;
     }
     return s;
   };
@@ -341,6 +341,16 @@ TEST(Source, SharedFileWalksAsTheSourceReads) {
   auto libpcap = PacketSource::open_file(path, "len >= 0", error);
   ASSERT_TRUE(libpcap);
   EXPECT_FALSE(libpcap->share_file());
+}
+
+TEST(Source, SharedFileWalksAsTheSourceReads) {
+  expect_shared_file_walks_as_the_source_reads(SharedPcapFile::Reading::kMapped);
+}
+
+// The same walk with each chunk read into its own buffer (pread), as
+// analyze -j reads a file where mapping its pages costs more than copying.
+TEST(Source, SharedFileReadByCopiesWalksAsTheSourceReads) {
+  expect_shared_file_walks_as_the_source_reads(SharedPcapFile::Reading::kCopied);
 }
 
 namespace {

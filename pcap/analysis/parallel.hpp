@@ -106,12 +106,14 @@ class ShardedAnalyzer : public capture::StreamConsumer {
 
 // `analyze -j N` over a classic pcap file (parallel_file.cpp): the TCP
 // reassembly split over the workers too, on N threads in all. The reading
-// thread walks the file, mapped whole, a chunk at a time
-// (capture::SharedPcapFile) and reads each frame's headers
+// thread walks the file, mapped whole or copied a chunk at a time into the
+// chunk's buffer, whichever SharedPcapFile::cheaper_reading timed as
+// cheaper on this file (AnalysisOptions::file_reading forces either), a
+// chunk at a time (capture::SharedPcapFile) and reads each frame's headers
 // (capture::tcp_key_of; a frame they do not key, decode_frame) to find its
 // connection. It is worker 0 as well: it decodes, reassembles and analyzes
 // its own connections' frames as it reads them, and lists the others' in
-// the chunk (views, no octet copied), which it hands to each worker it
+// the chunk (views into it), which it hands to each worker it
 // lists frames for, one queue per worker. A worker decodes, reassembles and
 // analyzes the frames it is handed, with its own Reassembler and Analyzer.
 // A connection's worker is decided when the file first shows it: the one
@@ -134,7 +136,7 @@ class ShardedAnalyzer : public capture::StreamConsumer {
 // When a capture holds any of these the reader and the workers stop and
 // the result is nullopt: ShardedAnalyzer then reads the file as before.
 //
-// A worker with nothing queued maps the file's pages ahead of the reader
+// When the file is mapped, a worker with nothing queued maps its pages ahead of the reader
 // (up to 2 MiB past its chunk, SharedPcapFile::populate), taking over
 // some of the reader's page faults; a thread with nothing to do spins a
 // few microseconds for the other before it sleeps.

@@ -46,13 +46,16 @@ constexpr std::uint64_t kMapAhead = std::uint64_t{2} << 20;
 // plus this share of every octet read are below every other worker's.
 constexpr std::uint64_t kReadCostWalk = 6, kReadCostPages = 6, kReadCostDen = 20;
 // Reading it with pread() instead (SharedPcapFile::Reading::kCopied): the
-// kernel's copy, about 0.2 of analysing an octet (1 GiB copied and read in
-// 0.075 s against -j 1's 0.34 s, docs/performance.md).
+// kernel's copy and the walk, 0.7 of analysing an octet. On the machine
+// where copying won (docs/performance.md, "Several cores") reading was
+// 55-60 % of what -j 1 spends in all; at 0.7 the reading thread keeps 1 of
+// the benchmark's 8 connections (1.34-1.39x), at 1.0 none (the worker then
+// the busiest, 1.19x).
 constexpr std::uint64_t kReadCostCopy = 8;
 // How much of the file each way of reading is timed on before the threads
-// start (SharedPcapFile::cheaper_reading, from the 2 MiB after the fault
-// probe's): whole 2 MiB stretches, as a kernel with large folios maps them,
-// none touched before (the fault probe maps its stretch whole).
+// start (SharedPcapFile::cheaper_reading, from the 2 MiB stretch after the
+// fault probe's, so neither reads pages the other mapped): whole 2 MiB
+// stretches, as a kernel with large folios maps them.
 constexpr std::uint64_t kReadProbe = capture::SharedPcapFile::kReleaseUnit;
 // The page faults a MiB of small pages takes (64 KiB mapped a fault), and
 // how much of the file is read to count them (SharedPcapFile::

@@ -206,6 +206,16 @@ struct PacketSource::Mapped {
     std::memcpy(dst, memory + at, k);
     return static_cast<ssize_t>(k);
   }
+  // All n octets at `at` into dst; false when the file ends first or cannot be read.
+  bool read_all(std::uint8_t* dst, std::size_t n, std::uint64_t at) const {
+    for (std::size_t got = 0; got < n;) {
+      const ssize_t r = read_at(dst + got, n - got, at + got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return false;
+      got += static_cast<std::size_t>(r);
+    }
+    return true;
+  }
   // File octets [at, at + n) in memory (at >= buffer_at), or nullptr on a read error.
   const std::uint8_t* view(std::uint64_t at, std::size_t n) {
     if (at + n <= buffer_at + filled) return window->data() + (at - buffer_at);
@@ -474,13 +484,7 @@ bool SharedPcapFile::fill_copied(Cursor& c, Chunk& chunk, std::size_t n) const {
   constexpr std::size_t kRecord = PcapRecordHeader::kSize;
   const auto read = [&](std::size_t from, std::size_t to) {
     if (chunk.buffer.size() < to) chunk.buffer.resize(to);
-    while (from < to) {
-      const ssize_t r = m.read_at(chunk.buffer.data() + from, to - from, c.pos + from);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return false;
-      from += static_cast<std::size_t>(r);
-    }
-    return true;
+    return m.read_all(chunk.buffer.data() + from, to - from, c.pos + from);
   };
   if (!read(0, n)) {
     end_at(c, ReportKind::kReadError, kUnreadable);
@@ -512,15 +516,7 @@ SharedPcapFile::Reading SharedPcapFile::cheaper_reading(std::uint64_t at, std::u
       static_cast<std::uint64_t>(st.st_size) < at + kStretches * octets)
     return Reading::kMapped;  // as fill(): no page past the file's end is read
   std::vector<std::uint8_t> buffer(static_cast<std::size_t>(octets));
-  const auto copy = [&](std::uint64_t from) {
-    for (std::size_t got = 0; got < buffer.size();) {
-      const ssize_t r = format_->read_at(buffer.data() + got, buffer.size() - got, from + got);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return false;
-      got += static_cast<std::size_t>(r);
-    }
-    return true;
-  };
+  const auto copy = [&](std::uint64_t from) { return format_->read_all(buffer.data(), buffer.size(), from); };
   // The chunks' buffers are reused from chunk to chunk: the first read into
   // this one, which maps its pages, is not what copying costs.
   if (!copy(at)) return Reading::kMapped;

@@ -204,10 +204,11 @@ class SharedPcapFile {
   // (that record is then whole in it). False, with the cursor's end_report
   // set, when the file no longer holds what its size said.
   bool fill(Cursor& c, Chunk& chunk, Reading how = Reading::kMapped) const;
-  // Which way of reading costs this thread less here: two stretches of
-  // `octets` from `at` first read through the mapping (a read of each page)
-  // and two read with pread(), alternated and timed. kMapped when the file
-  // is too short to hold the four.
+  // Which way of reading costs this thread less here: after one untimed
+  // pread() of `octets` from `at` (which maps the buffer's own pages, as a
+  // reused chunk buffer has them), the next four stretches alternately read
+  // through the mapping (an octet of each page, never read before) and with
+  // pread(), each way timed. kMapped when the file is too short for the five.
   Reading cheaper_reading(std::uint64_t at, std::uint64_t octets) const;
   // Every thread is past `to`: the pages of [from, to) are unmapped from
   // this process, in whole stretches of kReleaseUnit octets from the file's

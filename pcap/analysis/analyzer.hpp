@@ -65,10 +65,9 @@ struct AnalysisOptions {
   // come in capture order).
   std::size_t jobs = 1;
   // How a classic pcap file split over threads (analyze_shared_file,
-  // parallel.hpp) is read: kAuto times both ways on a stretch of the file
-  // first (SharedPcapFile::cheaper_reading); the tests force each.
-  enum class FileReading : std::uint8_t { kAuto, kMapped, kCopied };
-  FileReading file_reading = FileReading::kAuto;
+  // parallel.hpp) is read; unset: both ways are timed on a stretch of the
+  // file first (SharedPcapFile::cheaper_reading). The tests force each.
+  std::optional<capture::SharedPcapFile::Reading> file_reading;
 };
 
 struct ViolationRecord {

@@ -573,9 +573,9 @@ std::optional<AnalysisResult> analyze_shared_file(const capture::SharedPcapFile&
   const std::size_t workers = std::max<std::size_t>(options.jobs, 1);
   using Reading = capture::SharedPcapFile::Reading;
   const std::uint64_t probe_at = fault_probe_at(file.size());
-  Reading how = options.file_reading == AnalysisOptions::FileReading::kCopied ? Reading::kCopied : Reading::kMapped;
-  if (options.file_reading == AnalysisOptions::FileReading::kAuto)
-    how = file.cheaper_reading(probe_at + capture::SharedPcapFile::kReleaseUnit, kReadProbe);
+  const Reading how = options.file_reading
+                         ? *options.file_reading
+                         : file.cheaper_reading(probe_at + capture::SharedPcapFile::kReleaseUnit, kReadProbe);
   Dispatch dispatch(file, workers, how);
   std::vector<std::unique_ptr<FileWorker>> shards;
   for (std::size_t w = 0; w < workers; ++w) shards.push_back(std::make_unique<FileWorker>(dispatch, options, w, workers));

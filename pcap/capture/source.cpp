@@ -446,7 +446,6 @@ SharedPcapFile::Step SharedPcapFile::next(Cursor& c, const Chunk& chunk, RawFram
 
 bool SharedPcapFile::fill(Cursor& c, Chunk& chunk, Reading how) const {
   const PacketSource::Mapped& m = *format_;
-  constexpr std::size_t kRecord = PcapRecordHeader::kSize;
   const std::uint64_t left = size_ > c.pos ? size_ - c.pos : 0;
   const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_octets_, left));
   // The file's size asked again before its pages are read (a page past a
@@ -459,12 +458,7 @@ bool SharedPcapFile::fill(Cursor& c, Chunk& chunk, Reading how) const {
     return false;
   }
   if (how == Reading::kCopied) return fill_copied(c, chunk, n);
-  std::size_t whole = n;
-  if (n >= kRecord) {
-    const PacketSource::Mapped::Record rec = m.record(map_ + c.pos);
-    ReportKind kind{};
-    if (m.record_problem(c.pos, rec.caplen, kind) == nullptr) whole = std::max(n, kRecord + std::size_t{rec.caplen});
-  }
+  const std::size_t whole = with_whole_record(map_ + c.pos, c.pos, n);
   if (static_cast<std::uint64_t>(st.st_size) < c.pos + whole) {
     end_at(c, ReportKind::kReadError, kUnreadable);
     return false;
@@ -475,13 +469,24 @@ bool SharedPcapFile::fill(Cursor& c, Chunk& chunk, Reading how) const {
   return true;
 }
 
+// n octets from `pos`, or more: the whole record whose header is at
+// `header` (file octets from `pos`) when the file holds it (next() reports
+// one it cannot hold).
+std::size_t SharedPcapFile::with_whole_record(const std::uint8_t* header, std::uint64_t pos, std::size_t n) const {
+  constexpr std::size_t kRecord = PcapRecordHeader::kSize;
+  if (n < kRecord) return n;
+  const PacketSource::Mapped::Record rec = format_->record(header);
+  ReportKind kind{};
+  if (format_->record_problem(pos, rec.caplen, kind) != nullptr) return n;
+  return std::max(n, kRecord + std::size_t{rec.caplen});
+}
+
 // fill() by pread(): the n octets from the cursor, then the rest of the
 // record at the cursor when the file holds it and it is longer. A read
 // that comes up short (the file shortened meanwhile) ends the walk as
 // unreadable, as fill()'s size check does for the mapping.
 bool SharedPcapFile::fill_copied(Cursor& c, Chunk& chunk, std::size_t n) const {
   const PacketSource::Mapped& m = *format_;
-  constexpr std::size_t kRecord = PcapRecordHeader::kSize;
   const auto read = [&](std::size_t from, std::size_t to) {
     if (chunk.buffer.size() < to) chunk.buffer.resize(to);
     return m.read_all(chunk.buffer.data() + from, to - from, c.pos + from);
@@ -490,12 +495,7 @@ bool SharedPcapFile::fill_copied(Cursor& c, Chunk& chunk, std::size_t n) const {
     end_at(c, ReportKind::kReadError, kUnreadable);
     return false;
   }
-  std::size_t whole = n;
-  if (n >= kRecord) {
-    const PacketSource::Mapped::Record rec = m.record(chunk.buffer.data());
-    ReportKind kind{};
-    if (m.record_problem(c.pos, rec.caplen, kind) == nullptr) whole = std::max(n, kRecord + std::size_t{rec.caplen});
-  }
+  const std::size_t whole = with_whole_record(chunk.buffer.data(), c.pos, n);
   if (whole > n && !read(n, whole)) {
     end_at(c, ReportKind::kReadError, kUnreadable);
     return false;
@@ -522,17 +522,15 @@ SharedPcapFile::Reading SharedPcapFile::cheaper_reading(std::uint64_t at, std::u
   if (!copy(at)) return Reading::kMapped;
   using Clock = std::chrono::steady_clock;
   Clock::duration mapped{}, copied{};
-  unsigned sum = 0;
   for (std::uint64_t round = 0; round < 2; ++round) {
     const std::uint64_t map_at = at + (1 + 2 * round) * octets;
     auto t = Clock::now();
-    for (std::uint64_t i = 0; i < octets; i += page) sum += *static_cast<const volatile std::uint8_t*>(map_ + map_at + i);
+    read_each_page(map_at, octets);
     mapped += Clock::now() - t;
     t = Clock::now();
     if (!copy(map_at + octets)) return Reading::kMapped;
     copied += Clock::now() - t;
   }
-  (void)sum;
   return mapped <= copied ? Reading::kMapped : Reading::kCopied;
 }
 
@@ -540,6 +538,15 @@ void SharedPcapFile::release(std::uint64_t from, std::uint64_t to) const {
   from = from / kReleaseUnit * kReleaseUnit;
   to = std::min(to, size_) / kReleaseUnit * kReleaseUnit;
   if (to > from) ::madvise(const_cast<std::uint8_t*>(map_ + from), static_cast<std::size_t>(to - from), MADV_DONTNEED);
+}
+
+// One octet of each page of [at, at + n) of the mapping, read (the caller
+// checked the file holds them): what maps them into this process.
+void SharedPcapFile::read_each_page(std::uint64_t at, std::uint64_t n) const {
+  static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  unsigned sum = 0;
+  for (std::uint64_t i = 0; i < n; i += page) sum += *static_cast<const volatile std::uint8_t*>(map_ + at + i);
+  (void)sum;
 }
 
 std::uint64_t SharedPcapFile::faults_per_mib(std::uint64_t at, std::uint64_t octets) const {
@@ -551,10 +558,8 @@ std::uint64_t SharedPcapFile::faults_per_mib(std::uint64_t at, std::uint64_t oct
   if (n == 0 || ::fstat(format_->fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < at + n) return 0;  // as fill()
   rusage before{}, after{};
   ::getrusage(RUSAGE_THREAD, &before);
-  unsigned sum = 0;
-  for (std::uint64_t i = 0; i < n; i += page) sum += *static_cast<const volatile std::uint8_t*>(map_ + at + i);
+  read_each_page(at, n);
   ::getrusage(RUSAGE_THREAD, &after);
-  (void)sum;
   const auto faults = static_cast<std::uint64_t>(std::max(after.ru_minflt - before.ru_minflt, 0L) +
                                                  std::max(after.ru_majflt - before.ru_majflt, 0L));
   return faults * (std::uint64_t{1} << 20) / n;

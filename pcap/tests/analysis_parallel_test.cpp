@@ -189,11 +189,11 @@ TEST(AnalysisParallel, FileSplitOverWorkersAsOneThreadSeesIt) {
       options.max_violations_kept = kept;
       // Read in chunks of 512 KiB, and of 4 KiB (many frames cut at a chunk's end, some longer than one),
       // through the mapping and copied.
-      for (const auto how : {AnalysisOptions::FileReading::kMapped, AnalysisOptions::FileReading::kCopied}) {
+      for (const auto how : {capture::SharedPcapFile::Reading::kMapped, capture::SharedPcapFile::Reading::kCopied}) {
         options.file_reading = how;
         for (std::size_t chunk : {std::size_t{0}, std::size_t{4096}})
           EXPECT_EQ(json_of_split(mixed.string(), options, chunk), one)
-              << jobs << " workers, " << kept << " kept, chunk " << chunk << ", copied " << (how == AnalysisOptions::FileReading::kCopied);
+              << jobs << " workers, " << kept << " kept, chunk " << chunk << ", copied " << (how == capture::SharedPcapFile::Reading::kCopied);
       }
     }
   }
@@ -324,11 +324,11 @@ void expect_damaged_files_as_one_thread(const std::vector<Frames>& inputs, bool 
       AnalysisOptions options;
       options.observer.report_fpdus = false;
       options.jobs = jobs;
-      for (const auto how : {AnalysisOptions::FileReading::kMapped, AnalysisOptions::FileReading::kCopied}) {
+      for (const auto how : {capture::SharedPcapFile::Reading::kMapped, capture::SharedPcapFile::Reading::kCopied}) {
         options.file_reading = how;
         for (std::size_t chunk : {std::size_t{0}, std::size_t{4096}})
           EXPECT_EQ(json_of_split(p.string(), options, chunk), split ? one : "gave up")
-              << name << ", " << jobs << " workers, chunk " << chunk << ", copied " << (how == AnalysisOptions::FileReading::kCopied);
+              << name << ", " << jobs << " workers, chunk " << chunk << ", copied " << (how == capture::SharedPcapFile::Reading::kCopied);
       }
     }
     fs::remove(p);

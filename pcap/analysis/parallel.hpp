@@ -136,10 +136,14 @@ class ShardedAnalyzer : public capture::StreamConsumer {
 // When a capture holds any of these the reader and the workers stop and
 // the result is nullopt: ShardedAnalyzer then reads the file as before.
 //
-// When the file is mapped, a worker with nothing queued maps its pages ahead of the reader
-// (up to 2 MiB past its chunk, SharedPcapFile::populate), taking over
-// some of the reader's page faults; a thread with nothing to do spins a
-// few microseconds for the other before it sleeps.
+// A worker with nothing queued takes over some of the reader's reading:
+// when the file is mapped, it maps pages ahead of the reader (up to 2 MiB
+// past its chunk, SharedPcapFile::populate), taking some of its page
+// faults; when it is copied, it reads the next stretch of the file into a
+// free chunk (up to two past the reader's, SharedPcapFile::read_at), which
+// the reader makes its next chunk (fill_from); the reader reads a stretch
+// itself only when no worker did. A thread with nothing to do spins a few
+// microseconds for the other before it sleeps.
 //
 // Memory: a few chunks of the file in flight (the one being read and those
 // the workers still hold) and the pages mapped ahead; when no chunk is

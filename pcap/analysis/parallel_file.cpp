@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include <pthread.h>
 
@@ -35,6 +36,9 @@ constexpr std::uint64_t kRelease = std::uint64_t{4} << 20;
 // How far ahead of the reader's chunk a waiting worker maps pages
 // (Dispatch::populate_ahead): 4 MiB measured no better than 2.
 constexpr std::uint64_t kMapAhead = std::uint64_t{2} << 20;
+// How many stretches of a copied file a waiting worker reads ahead of the
+// reader's chunk (Dispatch::read_ahead).
+constexpr std::uint64_t kReadAhead = 2;
 // What reading an octet costs the reading thread, as a share of what
 // analysing it costs the thread that owns its connection (the reassembly,
 // deframing, CRC and observers), in twentieths: the record walk and the
@@ -46,11 +50,11 @@ constexpr std::uint64_t kMapAhead = std::uint64_t{2} << 20;
 // plus this share of every octet read are below every other worker's.
 constexpr std::uint64_t kReadCostWalk = 6, kReadCostPages = 6, kReadCostDen = 20;
 // Reading it with pread() instead (SharedPcapFile::Reading::kCopied): the
-// kernel's copy and the walk, 0.7 of analysing an octet. On the machine
-// where copying won (docs/performance.md, "Several cores") reading was
-// 55-60 % of what -j 1 spends in all; at 0.7 the reading thread keeps 1 of
-// the benchmark's 8 connections (1.34-1.39x), at 1.0 none (the worker then
-// the busiest, 1.19x).
+// kernel's copy, 0.4 of analysing an octet, on top of the walk. The copy
+// is done by whichever thread has time (Dispatch::read_ahead), so the
+// share counted here moves little: on the machine where copying won
+// (docs/performance.md, "Several cores") 0, 0.2, 0.4 and 0.6 gave the
+// same wall time.
 constexpr std::uint64_t kReadCostCopy = 8;
 // How much of the file each way of reading is timed on before the threads
 // start (SharedPcapFile::cheaper_reading, from the 2 MiB stretch after the
@@ -144,6 +148,16 @@ class ChunkPool {
     free_count_.store(free_.size(), std::memory_order_relaxed);
     return c;
   }
+  // A free chunk, or nullptr when none is: never waits (a worker reading
+  // ahead).
+  Chunk* try_take() {
+    std::lock_guard lock(mutex_);
+    if (free_.empty()) return nullptr;
+    Chunk* c = free_.back();
+    free_.pop_back();
+    free_count_.store(free_.size(), std::memory_order_relaxed);
+    return c;
+  }
   void give_back(Chunk* c) {
     std::lock_guard lock(mutex_);
     free_.push_back(c);
@@ -228,9 +242,77 @@ struct Dispatch {
   // How the reader fills chunks; copied chunks have no pages to map ahead or give back.
   capture::SharedPcapFile::Reading how = capture::SharedPcapFile::Reading::kMapped;
 
+  // Copied reading is done ahead of the reader (SharedPcapFile::read_at):
+  // the file in stretches of chunk_octets() from its first record on. The
+  // start of the next stretch nobody claimed yet, and those read but not
+  // yet taken by the reader (stretch_at), in any order.
+  std::atomic<std::uint64_t> next_stretch{0};
+  std::mutex stretch_mutex;
+  std::condition_variable stretch_cv;
+  std::vector<Chunk*> stretches;
+  std::atomic<std::uint64_t> published{0};  // stretches ever published, read unlocked while spinning
+  bool stretch_waits = false;
+
   Dispatch(const capture::SharedPcapFile& f, std::size_t workers, capture::SharedPcapFile::Reading reading)
       : file(f), pool(workers), lanes(workers), can_populate(reading == capture::SharedPcapFile::Reading::kMapped),
-        how(reading) {}
+        how(reading), next_stretch(f.start().pos) {}
+  // A worker with nothing queued reads the next stretch of a copied file
+  // (the kernel's copy, the largest cost the reading thread has beyond
+  // worker 0's share, docs/performance.md, "Several cores"), at most
+  // kReadAhead stretches past the reader's chunk and only into a chunk
+  // that is free now. True: it read one.
+  bool read_ahead() {
+    if (how != capture::SharedPcapFile::Reading::kCopied) return false;
+    const std::uint64_t limit =
+        std::min(file.size(), reading_to.load(std::memory_order_relaxed) + kReadAhead * file.chunk_octets());
+    std::uint64_t at = next_stretch.load(std::memory_order_relaxed);
+    if (at >= limit) return false;
+    Chunk* c = pool.try_take();
+    if (!c) return false;
+    // Claimed [at, end): nobody else reads it.
+    while (!next_stretch.compare_exchange_weak(at, at < limit ? file.stretch_end(at) : at, std::memory_order_relaxed))
+      if (at >= limit) break;
+    if (at >= limit) {
+      pool.give_back(c);
+      return false;
+    }
+    file.read_at(at, c->octets);  // none filled when it could not: the reader's fill() says why
+    std::lock_guard lock(stretch_mutex);
+    stretches.push_back(c);
+    published.fetch_add(1, std::memory_order_relaxed);
+    if (stretch_waits) stretch_cv.notify_one();
+    return true;
+  }
+  // The reader's next stretch, from `at` (before the file's end): read by
+  // the worker that claimed it (waited for while it reads), or by the
+  // reader into a chunk from `take` when nobody did.
+  template <class F>
+  Chunk* stretch_at(std::uint64_t at, F take) {
+    for (;;) {
+      std::unique_lock lock(stretch_mutex);
+      const auto it = std::find_if(stretches.begin(), stretches.end(), [at](Chunk* c) { return c->octets.at == at; });
+      if (it != stretches.end()) {
+        Chunk* c = *it;
+        stretches.erase(it);
+        return c;
+      }
+      lock.unlock();
+      std::uint64_t unclaimed = at;
+      if (next_stretch.compare_exchange_strong(unclaimed, file.stretch_end(at), std::memory_order_relaxed)) {
+        Chunk* c = take();
+        file.read_at(at, c->octets);
+        return c;
+      }
+      const std::uint64_t seen = published.load(std::memory_order_relaxed);
+      if (spin_until([&] { return published.load(std::memory_order_relaxed) != seen; })) continue;
+      lock.lock();
+      stretch_waits = true;
+      stretch_cv.wait(lock, [&] {
+        return std::any_of(stretches.begin(), stretches.end(), [at](Chunk* c) { return c->octets.at == at; });
+      });
+      stretch_waits = false;
+    }
+  }
   // A worker with nothing queued maps the pages of the next chunk ahead of
   // the reader (SharedPcapFile::populate), at most kMapAhead octets past
   // the reader's chunk. Faulting the pages in is the largest cost the
@@ -373,7 +455,7 @@ class FileWorker : public capture::StreamConsumer {
   // the reader never waits for a worker that has stopped.
   void run() {
     Lane& lane = dispatch_.lanes[index_];
-    while (Chunk* c = lane.pop([&] { return dispatch_.populate_ahead(); })) {
+    while (Chunk* c = lane.pop([&] { return dispatch_.populate_ahead() || dispatch_.read_ahead(); })) {
       if (!dispatch_.give_up.load(std::memory_order_relaxed)) {
         const std::vector<Handed>& frames = c->frames[index_];
         for (std::size_t i = 0; i < frames.size(); ++i) {
@@ -482,7 +564,7 @@ class FileReader {
  public:
   FileReader(Dispatch& dispatch, FileWorker& own, const AnalysisOptions& options, std::uint64_t read_cost)
       : dispatch_(dispatch), own_(own), owners_(dispatch.lanes.size(), read_cost), held_(true, dispatch.give_up),
-        max_connections_(options.limits.max_connections) {}
+        max_connections_(options.limits.max_connections), stretch_at_(dispatch.file.start().pos) {}
 
   void run() {
     const capture::SharedPcapFile& file = dispatch_.file;
@@ -493,9 +575,7 @@ class FileReader {
     while (!dispatch_.give_up.load(std::memory_order_relaxed)) {
       const capture::SharedPcapFile::Step step = file.next(cursor, chunk->octets, h.frame);
       if (step == capture::SharedPcapFile::Step::kFill) {
-        hand(chunk);
-        chunk = take();
-        if (!file.fill(cursor, chunk->octets, dispatch_.how)) break;
+        if (!refill(cursor, chunk)) break;
         dispatch_.reading_to.store(chunk->octets.at + chunk->octets.filled, std::memory_order_relaxed);
         release(chunk->octets.at);
         continue;
@@ -516,6 +596,7 @@ class FileReader {
       else chunk->frames[w].push_back(h);
     }
     hand(chunk);
+    if (pending_) dispatch_.pool.give_back(pending_);
     dispatch_.frames = cursor.frames;
     dispatch_.end_report = cursor.end_report;
     for (std::size_t w = 1; w < dispatch_.lanes.size(); ++w) dispatch_.lanes[w].push(nullptr);
@@ -527,6 +608,35 @@ class FileReader {
     return dispatch_.pool.take([&] {
       for (std::size_t w = 1; w < dispatch_.lanes.size(); ++w) dispatch_.lanes[w].wake();
     });
+  }
+  // The chunk after `chunk` (which is handed on), at the cursor; false,
+  // with the cursor's end_report, when the file cannot be read on. Mapped:
+  // a view from the cursor on. Copied: made from the stretch read ahead
+  // after it (Dispatch::stretch_at); read here when that could not be read
+  // (fill() says why) or the file's stretches are all taken.
+  bool refill(capture::SharedPcapFile::Cursor& cursor, Chunk*& chunk) {
+    using capture::SharedPcapFile;
+    const SharedPcapFile& file = dispatch_.file;
+    if (dispatch_.how == SharedPcapFile::Reading::kCopied) {
+      while (pending_ || stretch_at_ < file.size()) {
+        if (!pending_) {
+          pending_ = dispatch_.stretch_at(stretch_at_, [&] { return take(); });
+          stretch_at_ = file.stretch_end(stretch_at_);
+        }
+        const SharedPcapFile::FromStretch made = file.fill_from(cursor, pending_->octets, chunk->octets);
+        if (made == SharedPcapFile::FromStretch::kPassed) {
+          dispatch_.pool.give_back(std::exchange(pending_, nullptr));
+          continue;
+        }
+        hand(chunk);
+        chunk = std::exchange(pending_, nullptr);
+        if (made == SharedPcapFile::FromStretch::kUnread) return file.fill(cursor, chunk->octets, dispatch_.how);
+        return made == SharedPcapFile::FromStretch::kFilled;
+      }
+    }
+    hand(chunk);
+    chunk = take();
+    return file.fill(cursor, chunk->octets, dispatch_.how);
   }
   // The pages before every chunk a worker still holds go back, kRelease
   // octets at a time.
@@ -565,6 +675,10 @@ class FileReader {
   HeldReports held_;
   std::size_t max_connections_;
   std::uint64_t released_ = 0;
+  // Copied: the stretch taken and not yet made a chunk, and where the next
+  // one starts.
+  Chunk* pending_ = nullptr;
+  std::uint64_t stretch_at_ = 0;
 };
 
 }  // namespace

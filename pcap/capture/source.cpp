@@ -506,6 +506,60 @@ bool SharedPcapFile::fill_copied(Cursor& c, Chunk& chunk, std::size_t n) const {
   return true;
 }
 
+bool SharedPcapFile::read_at(std::uint64_t at, Chunk& stretch) const {
+  if (at >= size_) return false;
+  const auto n = static_cast<std::size_t>(stretch_end(at) - at);
+  if (stretch.buffer.size() < kHeadroom + n) stretch.buffer.resize(kHeadroom + n);
+  stretch.at = at;
+  stretch.data = stretch.buffer.data() + kHeadroom;
+  stretch.filled = format_->read_all(stretch.buffer.data() + kHeadroom, n, at) ? n : 0;
+  return stretch.filled == n;
+}
+
+SharedPcapFile::FromStretch SharedPcapFile::fill_from(Cursor& c, Chunk& stretch, const Chunk& current) const {
+  const std::uint64_t at = stretch.at, end = stretch.at + stretch.filled;
+  if (stretch.filled == 0) return FromStretch::kUnread;
+  if (end <= c.pos) return FromStretch::kPassed;
+  std::size_t offset = kHeadroom;  // where the cursor's octet is in the buffer
+  if (c.pos < at) {
+    // The octets before the stretch: what `current` holds of them copied,
+    // the rest (none, unless `current` was not the chunk before) read.
+    const std::uint64_t cut = at - c.pos;
+    if (cut > kHeadroom) {
+      // A record longer than the room, cut: the stretch moved up.
+      stretch.buffer.resize(static_cast<std::size_t>(cut) + stretch.filled);
+      std::memmove(stretch.buffer.data() + cut, stretch.buffer.data() + kHeadroom, stretch.filled);
+      offset = 0;
+    } else {
+      offset -= static_cast<std::size_t>(cut);
+    }
+    const std::uint64_t current_end = current.at + current.filled;
+    const std::uint64_t held = current.at <= c.pos && c.pos < current_end ? std::min(at, current_end) - c.pos : 0;
+    std::uint8_t* room = stretch.buffer.data() + offset;
+    if (held > 0) std::memcpy(room, current.data + (c.pos - current.at), static_cast<std::size_t>(held));
+    if (held < cut && !format_->read_all(room + held, static_cast<std::size_t>(cut - held), c.pos + held)) {
+      end_at(c, ReportKind::kReadError, kUnreadable);
+      return FromStretch::kError;
+    }
+  } else {
+    offset += static_cast<std::size_t>(c.pos - at);
+  }
+  // The record at the cursor whole, as fill() makes it.
+  const auto n = static_cast<std::size_t>(end - c.pos);
+  const std::size_t whole = with_whole_record(stretch.buffer.data() + offset, c.pos, n);
+  if (whole > n) {
+    stretch.buffer.resize(offset + whole);
+    if (!format_->read_all(stretch.buffer.data() + offset + n, whole - n, end)) {
+      end_at(c, ReportKind::kReadError, kUnreadable);
+      return FromStretch::kError;
+    }
+  }
+  stretch.data = stretch.buffer.data() + offset;
+  stretch.at = c.pos;
+  stretch.filled = whole;
+  return FromStretch::kFilled;
+}
+
 SharedPcapFile::Reading SharedPcapFile::cheaper_reading(std::uint64_t at, std::uint64_t octets) const {
   static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
   constexpr std::uint64_t kStretches = 5;  // one read untimed, then mapped, copied, mapped, copied

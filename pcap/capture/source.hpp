@@ -10,6 +10,7 @@
 // stays bounded whatever the file's size).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -204,6 +205,34 @@ class SharedPcapFile {
   // (that record is then whole in it). False, with the cursor's end_report
   // set, when the file no longer holds what its size said.
   bool fill(Cursor& c, Chunk& chunk, Reading how = Reading::kMapped) const;
+  // Copied reading done ahead, by a thread other than the one that walks
+  // the records (analyze -j: a worker with nothing queued): the file is
+  // read in stretches of chunk_octets() octets from the first record on,
+  // whatever the records; the walker then makes each stretch the chunk at
+  // its cursor (fill_from), and reads nothing itself.
+  //
+  // read_at: the stretch from `at`, chunk_octets() octets or what is left
+  // of the file, read into `stretch`'s buffer behind kHeadroom octets of
+  // room (for the record the previous stretch cut). False when the file
+  // holds fewer octets than its size said (the walker's fill() reports it).
+  static constexpr std::size_t kHeadroom = std::size_t{64} << 10;
+  bool read_at(std::uint64_t at, Chunk& stretch) const;
+  // Where the stretch from `at` ends (the next one starts).
+  std::uint64_t stretch_end(std::uint64_t at) const { return at + std::min<std::uint64_t>(chunk_octets_, size_ - at); }
+  // fill_from: `stretch` (read_at) made the chunk at the cursor, `current`
+  // being the chunk the cursor left. When the cursor is before the stretch,
+  // the record cut at its start is copied from `current` into the room
+  // before it (the stretch moved up when the record is longer than the
+  // room; what `current` does not hold is read); when the stretch cuts the
+  // record at the cursor too, the record is read on, as fill() reads it
+  // whole.
+  enum class FromStretch : std::uint8_t {
+    kFilled,  // `stretch` is the chunk at the cursor
+    kPassed,  // the cursor is past the stretch's end: take the next one
+    kUnread,  // read_at could not read the stretch: fill() says why
+    kError,   // the record could not be read on; see the cursor's end_report
+  };
+  FromStretch fill_from(Cursor& c, Chunk& stretch, const Chunk& current) const;
   // Which way of reading costs this thread less here: after one untimed
   // pread() of `octets` from `at` (which maps the buffer's own pages, as a
   // reused chunk buffer has them), the next four stretches alternately read

@@ -354,6 +354,170 @@ TEST(Source, SharedFileReadByCopiesWalksAsTheSourceReads) {
 }
 
 namespace {
+// The walk analyze -j's reader makes of a file read by copies ahead of it
+// (analysis/parallel_file.cpp, FileReader::refill), with every stretch read
+// here in turn: read_at, then fill_from into the chunk at the cursor; the
+// next stretch when the cursor passed one, fill() when one cannot make it.
+class StretchWalk {
+ public:
+  using Step = SharedPcapFile::Step;
+  using From = SharedPcapFile::FromStretch;
+  explicit StretchWalk(const SharedPcapFile& file) : file_(file), cursor_(file.start()), at_(cursor_.pos) {}
+  Step next(RawFrame& out) {
+    Step s;
+    while ((s = file_.next(cursor_, chunks_[current_], out)) == Step::kFill)
+      if (!refill()) return Step::kError;
+    return s;
+  }
+  const SharedPcapFile::Cursor& cursor() const { return cursor_; }
+  std::size_t seen(From f) const { return seen_[static_cast<std::size_t>(f)]; }
+  std::size_t fills = 0;
+
+ private:
+  bool refill() {
+    SharedPcapFile::Chunk& stretch = chunks_[1 - current_];
+    while (pending_ || at_ < file_.size()) {
+      if (!pending_) {
+        file_.read_at(at_, stretch);
+        at_ = file_.stretch_end(at_);
+        pending_ = true;
+      }
+      const From made = file_.fill_from(cursor_, stretch, chunks_[current_]);
+      ++seen_[static_cast<std::size_t>(made)];
+      pending_ = false;
+      if (made == From::kPassed) continue;
+      current_ = 1 - current_;
+      if (made == From::kUnread) {
+        ++fills;
+        return file_.fill(cursor_, chunks_[current_], SharedPcapFile::Reading::kCopied);
+      }
+      return made == From::kFilled;
+    }
+    ++fills;
+    return file_.fill(cursor_, chunks_[current_], SharedPcapFile::Reading::kCopied);
+  }
+  const SharedPcapFile& file_;
+  SharedPcapFile::Cursor cursor_;
+  SharedPcapFile::Chunk chunks_[2];
+  int current_ = 0;
+  bool pending_ = false;
+  std::uint64_t at_;
+  std::size_t seen_[4] = {};
+};
+
+// `src` and the stretch walk over `shared` give the same frames and end;
+// the frames, or 0 after a failure.
+std::size_t expect_same_walk(PacketSource& src, StretchWalk& walk) {
+  RawFrame a, b;
+  PacketSource::Next n;
+  std::size_t frames = 0;
+  while ((n = src.next(a)) == PacketSource::Next::kFrame) {
+    EXPECT_EQ(walk.next(b), SharedPcapFile::Step::kFrame) << "frame " << frames + 1;
+    if (::testing::Test::HasFailure()) return 0;
+    EXPECT_EQ(a.number, b.number);
+    EXPECT_EQ(a.time, b.time);
+    EXPECT_EQ(a.original_length, b.original_length);
+    EXPECT_TRUE(std::equal(a.captured.begin(), a.captured.end(), b.captured.begin(), b.captured.end()))
+        << "frame " << frames + 1;
+    if (::testing::Test::HasFailure()) return 0;
+    ++frames;
+  }
+  EXPECT_EQ(walk.next(b), n == PacketSource::Next::kEnd ? SharedPcapFile::Step::kEnd : SharedPcapFile::Step::kError);
+  EXPECT_EQ(walk.cursor().end_report.has_value(), src.end_report().has_value());
+  if (walk.cursor().end_report && src.end_report()) {
+    EXPECT_EQ(walk.cursor().end_report->to_string(), src.end_report()->to_string());
+  }
+  return frames;
+}
+
+// A classic pcap (Ethernet) whose records have these captured lengths, each
+// filled with a pattern of its own.
+void write_records(const std::string& path, const std::vector<std::uint32_t>& caplens) {
+  std::ofstream f(path, std::ios::binary);
+  const auto put32 = [&](std::uint32_t v) { f.write(reinterpret_cast<const char*>(&v), 4); };
+  const auto put16 = [&](std::uint16_t v) { f.write(reinterpret_cast<const char*>(&v), 2); };
+  put32(0xa1b2c3d4);
+  put16(2);
+  put16(4);
+  put32(0);
+  put32(0);
+  put32(std::uint32_t{1} << 20);
+  put32(1);
+  for (std::size_t i = 0; i < caplens.size(); ++i) {
+    put32(static_cast<std::uint32_t>(i));
+    put32(0);
+    put32(caplens[i]);
+    put32(caplens[i]);
+    const std::string body = pattern(caplens[i], static_cast<int>(i));
+    f.write(body.data(), static_cast<std::streamsize>(body.size()));
+  }
+}
+}  // namespace
+
+// Read by stretches ahead of the walk (SharedPcapFile::read_at and
+// fill_from, as analyze -j reads a file by copies): the frames and the end
+// PacketSource::next gives, whole and cut in the last record, whatever the
+// stretch's size. Records longer than a stretch are read on (the cursor
+// then passes the next stretch), and cut records longer than the room
+// before a stretch still make it the next chunk; a file shortened while it
+// is read ends as unreadable.
+TEST(Source, SharedFileReadInStretchesWalksAsTheSourceReads) {
+  using From = SharedPcapFile::FromStretch;
+  TempDir dir;
+  const std::string bulk = dir.file("stretches.pcap"), large = dir.file("large.pcap");
+  ASSERT_TRUE(write_bulk_capture(bulk, 5, 6));
+  // Records about a stretch long, longer than one, and longer than the room
+  // before one (SharedPcapFile::kHeadroom), between short ones.
+  std::vector<std::uint32_t> caplens;
+  for (int i = 0; i < 12; ++i)
+    for (const std::uint32_t n : {60u, 1500u, 70000u, 9000u, 200000u, 131072u, 16u, 600000u}) caplens.push_back(n + i);
+  write_records(large, caplens);
+  for (const std::string& path : {bulk, large}) {
+    const auto whole = fs::file_size(path);
+    for (const std::uintmax_t size : {whole, whole - 7}) {
+      fs::resize_file(path, size);
+      for (const std::size_t chunk_octets : {std::size_t{0}, std::size_t{100}, std::size_t{4096}, std::size_t{131072}}) {
+        std::string error;
+        auto src = PacketSource::open_file(path, "", error);
+        ASSERT_TRUE(src) << error;
+        const auto shared = src->share_file(chunk_octets);
+        ASSERT_TRUE(shared);
+        StretchWalk walk(*shared);
+        const std::size_t frames = expect_same_walk(*src, walk);
+        ASSERT_FALSE(HasFailure()) << path << ", " << size << " octets, stretches of " << chunk_octets;
+        EXPECT_GT(frames, path == bulk ? 3000u : 90u);
+        EXPECT_GT(walk.seen(From::kFilled), chunk_octets == 0 ? 4u : 40u);
+        // A record longer than two stretches passes one whole.
+        if (path == large && chunk_octets != 0) {
+          EXPECT_GT(walk.seen(From::kPassed), 0u) << chunk_octets;
+        }
+        EXPECT_EQ(walk.fills, 0u) << chunk_octets;  // every chunk made from a stretch
+      }
+    }
+  }
+  // Shortened after the first stretches: read_at comes up short, fill()
+  // says why.
+  ASSERT_TRUE(write_bulk_capture(bulk, 5, 6));  // whole again
+  std::string error;
+  auto src = PacketSource::open_file(bulk, "", error);
+  ASSERT_TRUE(src) << error;
+  const auto shared = src->share_file(4096);
+  ASSERT_TRUE(shared);
+  StretchWalk walk(*shared);
+  RawFrame b;
+  ASSERT_EQ(walk.next(b), SharedPcapFile::Step::kFrame);
+  const auto half = shared->size() / 2;
+  fs::resize_file(bulk, half);
+  SharedPcapFile::Step s;
+  while ((s = walk.next(b)) == SharedPcapFile::Step::kFrame) {
+  }
+  EXPECT_EQ(s, SharedPcapFile::Step::kError);
+  ASSERT_TRUE(walk.cursor().end_report);
+  EXPECT_EQ(walk.cursor().end_report->kind, ReportKind::kReadError);
+  EXPECT_LE(walk.cursor().pos, half);
+}
+
+namespace {
 // The thread's page faults while it reads one octet of each page of `c`.
 long faults_reading(const SharedPcapFile::Chunk& c) {
   rusage before{}, after{};

@@ -176,7 +176,42 @@ bool AgentRun::relisten(std::string& error) {
   }
   listen_id_ = r.body["id"].get<std::uint64_t>();
   connect_address_ = args_.target.empty() ? reachable(r.body["address"].get<std::string>()) : args_.target;
+  ++listens_;
+  agent_lost_ = false;
   return true;
+}
+
+// The CLC listener opened again on the port it had (mu_ held).
+bool AgentRun::clc_relisten(std::string& error) {
+  const auto r = client_->post("/v1/clc/listen", json{{"port", clc_port_}});
+  if (!r || !r.body.is_object() || !r.body.contains("id") || !r.body["id"].is_number_unsigned()) {
+    error = "the agent did not open a CLC listener again: " + (r.error.empty() ? std::string("malformed answer") : r.error);
+    return false;
+  }
+  handles_.push_back(clc_id_ = r.body["id"].get<std::uint64_t>());
+  ++clc_listens_;
+  agent_lost_ = false;
+  return true;
+}
+
+// The agent did not answer a case's request (mu_ held): it may be starting
+// again (restarted by hand, its host rebooting). Waits up to --agent-return
+// for it to answer, polling /v1/info; the other jobs wait on the lock
+// meanwhile and then find it back, so a restart costs the cases it cut, not
+// every case the jobs reach while it is away. After a wait that ended
+// without it, the next cases do not wait until it has answered once
+// (relisten): they are errors at once, as with no wait.
+bool AgentRun::agent_back(std::string& error) {
+  if (args_.agent_return.count() <= 0 || agent_lost_) return false;
+  const auto deadline = std::chrono::steady_clock::now() + args_.agent_return;
+  for (;;) {
+    if (client_->get("/v1/info")) return true;
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  agent_lost_ = true;
+  error += "; no answer from the agent within " + std::to_string(args_.agent_return.count() / 1000) + " s";
+  return false;
 }
 
 bool AgentRun::begin_pass(const agent::MpaConfig& cfg, bool with_clc, cf::RunOptions& o, std::string& error) {
@@ -190,9 +225,11 @@ bool AgentRun::begin_pass(const agent::MpaConfig& cfg, bool with_clc, cf::RunOpt
   if (args_.nat) o.jobs = 1;
   o.connect_responder = [this](const cf::Case& c, std::string& err) {
     std::string address;
+    std::uint64_t listens = 0;
     {
       std::lock_guard lock(mu_);
       address = connect_address_;
+      listens = listens_;
     }
     std::string host;
     std::uint16_t port = 0;
@@ -200,12 +237,13 @@ bool AgentRun::begin_pass(const agent::MpaConfig& cfg, bool with_clc, cf::RunOpt
     int fd = cf::tcp_connector(host, port, std::chrono::milliseconds(3000))(c, err);
     if (fd >= 0) return fd;
     // The agent may have restarted (its listeners are gone): listen again
-    // once and retry; if that fails too, the case is an error and the run
-    // goes on.
+    // once, after waiting for it when it does not answer (agent_back), and
+    // retry; if that fails too, the case is an error and the run goes on.
     std::string why;
     {
       std::lock_guard lock(mu_);
-      if (connect_address_ != address || relisten(why)) address = connect_address_;
+      // Another job may have had it listen again meanwhile.
+      if (listens_ != listens || relisten(why) || (agent_back(why) && relisten(why))) address = connect_address_;
       else {
         err += "; " + why;
         return -1;
@@ -232,7 +270,28 @@ bool AgentRun::begin_pass(const agent::MpaConfig& cfg, bool with_clc, cf::RunOpt
       error = "the agent's CLC address '" + address + "' is not HOST:PORT";
       return false;
     }
-    o.connect_clc = cf::tcp_connector(host, port, std::chrono::milliseconds(3000));
+    o.connect_clc = [this, host, port](const cf::Case& c, std::string& err) {
+      std::uint64_t listens = 0;
+      {
+        std::lock_guard lock(mu_);
+        listens = clc_listens_;
+      }
+      int fd = cf::tcp_connector(host, port, std::chrono::milliseconds(3000))(c, err);
+      if (fd >= 0) return fd;
+      // As for connect_responder: a restarted agent holds no CLC listener;
+      // it opens one again on the same port, after waiting for the agent
+      // when it does not answer.
+      std::string why;
+      {
+        std::lock_guard lock(mu_);
+        if (clc_listens_ == listens && !clc_relisten(why) && !(agent_back(why) && clc_relisten(why))) {
+          err += "; " + why;
+          return -1;
+        }
+      }
+      err.clear();
+      return cf::tcp_connector(host, port, std::chrono::milliseconds(3000))(c, err);
+    };
   }
   // Initiator role: the tester listens, the agent connects. On loopback a
   // listener per case (cases in parallel); otherwise --listen, one case at a
@@ -260,9 +319,13 @@ bool AgentRun::begin_pass(const agent::MpaConfig& cfg, bool with_clc, cf::RunOpt
     if (!m.revision) m.revision = c.needs_item("rev2") ? 2 : 1;
     if (!m.peer_to_peer && *m.revision == 2) m.peer_to_peer = true;
     const bool clc = cf::uses_clc(c.protocol);
-    const auto r = client_->post(clc ? "/v1/clc/connect" : "/v1/connect",
-                                 json{{"host", dial_host}, {"port", dial_port ? dial_port : port},
-                                      {"mpa", agent::to_json(m)}, {"case", c.id}});
+    const json body{{"host", dial_host}, {"port", dial_port ? dial_port : port}, {"mpa", agent::to_json(m)}, {"case", c.id}};
+    auto r = client_->post(clc ? "/v1/clc/connect" : "/v1/connect", body);
+    if (!r && r.status == 0) {
+      // Not reached: once more after waiting for it (agent_back).
+      std::lock_guard lock(mu_);
+      if (agent_back(r.error)) r = client_->post(clc ? "/v1/clc/connect" : "/v1/connect", body);
+    }
     if (!r) {
       err = "the agent did not connect: " + r.error;
       return false;
@@ -316,18 +379,9 @@ bool AgentRun::resume_pass(std::chrono::milliseconds within, std::string& error)
     if (!relisten(error)) return false;
   }
   if (!with_clc_) return true;
-  auto clc_listen = [&] {
-    const auto r = client_->post("/v1/clc/listen", json{{"port", clc_port_}});
-    if (!r || !r.body.is_object() || !r.body.contains("id") || !r.body["id"].is_number_unsigned()) {
-      error = "the agent did not open a CLC listener again: " + (r.error.empty() ? std::string("malformed answer") : r.error);
-      return false;
-    }
-    handles_.push_back(clc_id_ = r.body["id"].get<std::uint64_t>());
-    return true;
-  };
-  if (clc_listen()) return true;
+  if (clc_relisten(why)) return true;
   if (clc_id_) (void)client_->post("/v1/close", json{{"id", clc_id_}});
-  return clc_listen();
+  return clc_relisten(error);
 }
 
 void AgentRun::end_pass() {

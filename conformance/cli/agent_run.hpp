@@ -27,6 +27,10 @@ struct AgentRunArgs {
   std::string clc_target;   // where the tester connects for CLC (default: the agent's CLC listener)
   std::vector<std::string> configs;  // auto, default, or "crc=on,markers=off" ...
   bool nat = false;         // addresses differ between the two views: one case at a time
+  // How long a case waits for an agent that stopped answering (a restart)
+  // before it is an error; 0: not at all (rdmaconf fuzz, which restores
+  // the device itself).
+  std::chrono::milliseconds agent_return{0};
 };
 
 class AgentRun {
@@ -59,6 +63,8 @@ class AgentRun {
 
  private:
   bool relisten(std::string& error);
+  bool agent_back(std::string& error);
+  bool clc_relisten(std::string& error);
   std::string reachable(const std::string& address) const;
 
   AgentRunArgs args_;
@@ -75,6 +81,8 @@ class AgentRun {
   std::uint64_t clc_id_ = 0;
   std::uint16_t clc_port_ = 0;    // the CLC listener's port, for resume_pass
   std::string connect_address_;   // where responder-role cases connect
+  bool agent_lost_ = false;       // a wait for the agent ended without it (agent_back)
+  std::uint64_t listens_ = 0, clc_listens_ = 0;  // how often the agent listened (a job that saw fewer retries)
   std::vector<std::uint64_t> handles_;  // closed at the end of the pass
   std::unique_ptr<conformance::Listener> shared_listener_;
 };

@@ -248,6 +248,7 @@ std::optional<int> open_agent(const RunArgs& a, cf::RunOptions& o, Iut& iut, std
   aa.target = a.target;
   aa.listen = a.listen;
   aa.clc_target = a.clc_target;
+  aa.agent_return = std::chrono::seconds(a.agent_return_s);
   if (aa.token.empty())
     if (const char* env = std::getenv("RDMACONF_AGENT_TOKEN")) aa.token = env;
   iut.device_agent = std::make_unique<AgentRun>(aa);
@@ -707,6 +708,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--agent-listen", a.agent.agent_listen, "With --agent: [HOST:]PORT the agent listens on (default: --target's port)");
   sub->add_option("--agent-connect-to", a.agent.connect_to,
                   "With --agent: HOST[:PORT] the device dials to reach --listen (default: --listen's address)");
+  sub->add_option("--agent-return", a.agent_return_s,
+                  "With --agent: seconds a case waits for an agent that stopped answering (restarted) before it is "
+                  "an error, once for all jobs; 0: not at all (default 10)")
+      ->check(CLI::Range(0, 3600))
+      ->each([](const std::string&) { a.agent_return_given = true; });
   sub->add_flag("--agent-nat", a.agent.nat,
                 "With --agent: the device sees other addresses than the tester (NAT): one case at a time, events "
                 "tied to the running case");

@@ -31,6 +31,8 @@ struct RunArgs {
   std::string publish, publish_token;  // a dashboard to send the run to (publish.hpp)
   ClcIdentityArgs clc;  // --clc-eid, --clc-prefix, --clc-gid, --clc-mac (clc_options.hpp)
   AgentRunArgs agent;
+  int agent_return_s = 10;  // --agent-return: AgentRunArgs::agent_return
+  bool agent_return_given = false;
   // The smcr suite against a device: the tester's RoCE device and GID
   // index (-1: the GID of the CLC connection's local address), and the
   // SMC-R version its cases run over (0: as each script offers).

@@ -53,7 +53,8 @@ std::string check_run_options(const RunArgs& a) {
     for (const auto& [option, given] : {std::pair{"--agent-config", !a.agent.configs.empty()},
                                         {"--agent-listen", !a.agent.agent_listen.empty()},
                                         {"--agent-connect-to", !a.agent.connect_to.empty()},
-                                        {"--agent-nat", a.agent.nat}})
+                                        {"--agent-nat", a.agent.nat},
+                                        {"--agent-return", a.agent_return_given}})
       if (given) return std::string(option) + " needs --agent: it tells the device's agent what to do";
     if (!a.agent.token.empty() && a.publish.empty())
       return "--token needs --agent (it is the agent's token; without an agent, --publish's)";

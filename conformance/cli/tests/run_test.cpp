@@ -151,6 +151,7 @@ TEST(Run, MeaninglessCombinationsAreUsageErrorsNamingBothOptions) {
       {"--target 127.0.0.1:1 --agent-listen 7000", "--agent-listen needs --agent"},
       {"--target 127.0.0.1:1 --agent-connect-to 10.0.0.1", "--agent-connect-to needs --agent"},
       {"--target 127.0.0.1:1 --agent-nat", "--agent-nat needs --agent"},
+      {"--target 127.0.0.1:1 --agent-return 30", "--agent-return needs --agent"},
       {"--agent http://127.0.0.1:1 --target 127.0.0.1:1 --agent-nat -j 4", "--agent-nat runs one case at a time"},
       {"--reference --publish-token t", "--publish-token needs --publish"},
       {"--target 127.0.0.1:1 --suite mpa --clc-target 127.0.0.1:1", "--clc-target serves the clc and smcr suites, which --suite"},

@@ -44,8 +44,20 @@ mapfile -t objects < <(ninja -C build/clang -t targets all | awk -F': ' '$2 ~ /^
 [ "${#objects[@]}" -gt 0 ] || { echo "no object files in build/clang's graph" >&2; exit 1; }
 ninja -C build/clang -j "$jobs" "${objects[@]}"
 
+# The tests' scratch files go to a folder of this run's own (TMPDIR, which
+# GoogleTest's TempDir(), std::filesystem::temp_directory_path, mktemp and
+# Python's tempfile all take): a test that names its files (crafted-*.pcapng,
+# clc.pcapng) cannot meet another run's on the same machine, and nothing is
+# left behind. Kept, and named, when a test fails. Open to every user as
+# /tmp is (sticky): the dissector tests run tshark as nobody when run as root.
 stage_mark ctest "tests"
-ctest --test-dir build/gcc --output-on-failure -j "$jobs" --timeout 300
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/rdmaconf-tests.XXXXXX")
+chmod 1777 "$scratch"
+if ! TMPDIR=$scratch ctest --test-dir build/gcc --output-on-failure -j "$jobs" --timeout 300; then
+  echo "the tests' scratch files are kept in $scratch" >&2
+  exit 1
+fi
+rm -rf "$scratch"
 
 # The g++ build as a user installs it: its Debian packages unpacked into a
 # scratch root and run from there with the checkout hidden (docs/install.md,

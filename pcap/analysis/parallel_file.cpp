@@ -11,7 +11,6 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
-#include <utility>
 
 #include <pthread.h>
 
@@ -596,7 +595,6 @@ class FileReader {
       else chunk->frames[w].push_back(h);
     }
     hand(chunk);
-    if (pending_) dispatch_.pool.give_back(pending_);
     dispatch_.frames = cursor.frames;
     dispatch_.end_report = cursor.end_report;
     for (std::size_t w = 1; w < dispatch_.lanes.size(); ++w) dispatch_.lanes[w].push(nullptr);
@@ -618,18 +616,16 @@ class FileReader {
     using capture::SharedPcapFile;
     const SharedPcapFile& file = dispatch_.file;
     if (dispatch_.how == SharedPcapFile::Reading::kCopied) {
-      while (pending_ || stretch_at_ < file.size()) {
-        if (!pending_) {
-          pending_ = dispatch_.stretch_at(stretch_at_, [&] { return take(); });
-          stretch_at_ = file.stretch_end(stretch_at_);
-        }
-        const SharedPcapFile::FromStretch made = file.fill_from(cursor, pending_->octets, chunk->octets);
+      while (stretch_at_ < file.size()) {
+        Chunk* stretch = dispatch_.stretch_at(stretch_at_, [&] { return take(); });
+        stretch_at_ = file.stretch_end(stretch_at_);
+        const SharedPcapFile::FromStretch made = file.fill_from(cursor, stretch->octets, chunk->octets);
         if (made == SharedPcapFile::FromStretch::kPassed) {
-          dispatch_.pool.give_back(std::exchange(pending_, nullptr));
+          dispatch_.pool.give_back(stretch);
           continue;
         }
         hand(chunk);
-        chunk = std::exchange(pending_, nullptr);
+        chunk = stretch;
         if (made == SharedPcapFile::FromStretch::kUnread) return file.fill(cursor, chunk->octets, dispatch_.how);
         return made == SharedPcapFile::FromStretch::kFilled;
       }
@@ -675,9 +671,7 @@ class FileReader {
   HeldReports held_;
   std::size_t max_connections_;
   std::uint64_t released_ = 0;
-  // Copied: the stretch taken and not yet made a chunk, and where the next
-  // one starts.
-  Chunk* pending_ = nullptr;
+  // Copied: where the next stretch starts.
   std::uint64_t stretch_at_ = 0;
 };
 

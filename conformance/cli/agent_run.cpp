@@ -199,8 +199,8 @@ bool AgentRun::clc_relisten(std::string& error) {
 // for it to answer, polling /v1/info; the other jobs wait on the lock
 // meanwhile and then find it back, so a restart costs the cases it cut, not
 // every case the jobs reach while it is away. After a wait that ended
-// without it, the next cases do not wait until it has answered once
-// (relisten): they are errors at once, as with no wait.
+// without it, the next cases do not wait until it has answered once (a
+// listen or a connect): they are errors at once, as with no wait.
 bool AgentRun::agent_back(std::string& error) {
   if (args_.agent_return.count() <= 0 || agent_lost_) return false;
   const auto deadline = std::chrono::steady_clock::now() + args_.agent_return;
@@ -330,10 +330,10 @@ bool AgentRun::begin_pass(const agent::MpaConfig& cfg, bool with_clc, cf::RunOpt
       err = "the agent did not connect: " + r.error;
       return false;
     }
-    if (r.body.is_object() && r.body.contains("id") && r.body["id"].is_number_unsigned()) {
-      std::lock_guard lock(mu_);
+    std::lock_guard lock(mu_);
+    agent_lost_ = false;  // it answered: the next time it is away is waited for again
+    if (r.body.is_object() && r.body.contains("id") && r.body["id"].is_number_unsigned())
       handles_.push_back(r.body["id"].get<std::uint64_t>());
-    }
     return true;
   };
   if (listen_port == 0) {

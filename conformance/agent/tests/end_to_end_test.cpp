@@ -206,6 +206,36 @@ TEST(EndToEnd, AnAgentBackWithinTheWaitCostsOnlyTheCasesItCut) {
   EXPECT_GT(r.passes, 300) << r.log;
 }
 
+// An agent that does not come back is waited for once: the cases after
+// that wait are errors at once, so the run ends within seconds instead of
+// waiting --agent-return for every case (hundreds of seconds here).
+TEST(EndToEnd, AnAgentThatDoesNotComeBackIsWaitedForOnce) {
+  auto agent = std::make_unique<AgentProcess>();
+  const std::string out = temp("gone.json"), log = temp("gone.log");
+  const auto start = std::chrono::steady_clock::now();
+  std::thread tester([&] {
+    run("--agent " + agent->url() + " --token " + kToken + " --agent-config default --time-scale 0.25 --agent-return 1 -q -j " +
+            std::to_string(kJobs) + " --json " + out,
+        log);
+  });
+  std::this_thread::sleep_for(700ms);
+  agent->stop();
+  tester.join();
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took, 30s) << slurp(log);
+  const json j = load(out);
+  ASSERT_TRUE(j.is_object()) << slurp(log);
+  int errors = 0, said = 0;
+  for (const json& c : j["cases"])
+    if (c["verdict"] == "error") {
+      ++errors;
+      said += c["reason"].dump().find("no answer from the agent within 1 s") != std::string::npos;
+    }
+  EXPECT_GT(errors, 100);
+  EXPECT_GE(said, 1);  // the case that waited says so
+  std::filesystem::remove(out);
+}
+
 TEST(EndToEnd, ATargetThatSpeaksOnlyMpaDoesNotGetTheClcSuite) {
   ChildProcess responder({RDMACONF_EXE, "responder", "--listen", "127.0.0.1:0", "--clc-listen", "127.0.0.1:0"},
                     "iWARP (MPA responder) on");

@@ -457,7 +457,17 @@ bool SharedPcapFile::fill(Cursor& c, Chunk& chunk, Reading how) const {
     end_at(c, ReportKind::kReadError, kUnreadable);
     return false;
   }
-  if (how == Reading::kCopied) return fill_copied(c, chunk, n);
+  // Copied: a stretch from the cursor, made the chunk at it (fill_from
+  // reads on the record the stretch cuts). A read that comes up short (the
+  // file shortened meanwhile) ends the walk as unreadable, as the size
+  // check above does for the mapping.
+  if (how == Reading::kCopied) {
+    if (!read_at(c.pos, chunk)) {
+      end_at(c, ReportKind::kReadError, kUnreadable);
+      return false;
+    }
+    return fill_from(c, chunk, Chunk{}) == FromStretch::kFilled;
+  }
   const std::size_t whole = with_whole_record(map_ + c.pos, c.pos, n);
   if (static_cast<std::uint64_t>(st.st_size) < c.pos + whole) {
     end_at(c, ReportKind::kReadError, kUnreadable);
@@ -479,31 +489,6 @@ std::size_t SharedPcapFile::with_whole_record(const std::uint8_t* header, std::u
   ReportKind kind{};
   if (format_->record_problem(pos, rec.caplen, kind) != nullptr) return n;
   return std::max(n, kRecord + std::size_t{rec.caplen});
-}
-
-// fill() by pread(): the n octets from the cursor, then the rest of the
-// record at the cursor when the file holds it and it is longer. A read
-// that comes up short (the file shortened meanwhile) ends the walk as
-// unreadable, as fill()'s size check does for the mapping.
-bool SharedPcapFile::fill_copied(Cursor& c, Chunk& chunk, std::size_t n) const {
-  const PacketSource::Mapped& m = *format_;
-  const auto read = [&](std::size_t from, std::size_t to) {
-    if (chunk.buffer.size() < to) chunk.buffer.resize(to);
-    return m.read_all(chunk.buffer.data() + from, to - from, c.pos + from);
-  };
-  if (!read(0, n)) {
-    end_at(c, ReportKind::kReadError, kUnreadable);
-    return false;
-  }
-  const std::size_t whole = with_whole_record(chunk.buffer.data(), c.pos, n);
-  if (whole > n && !read(n, whole)) {
-    end_at(c, ReportKind::kReadError, kUnreadable);
-    return false;
-  }
-  chunk.data = chunk.buffer.data();
-  chunk.at = c.pos;
-  chunk.filled = whole;
-  return true;
 }
 
 bool SharedPcapFile::read_at(std::uint64_t at, Chunk& stretch) const {

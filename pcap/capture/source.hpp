@@ -268,7 +268,6 @@ class SharedPcapFile {
  private:
   friend class PacketSource;
   SharedPcapFile() = default;
-  bool fill_copied(Cursor& c, Chunk& chunk, std::size_t n) const;
   std::size_t with_whole_record(const std::uint8_t* header, std::uint64_t pos, std::size_t n) const;
   void read_each_page(std::uint64_t at, std::uint64_t n) const;
   std::unique_ptr<PacketSource::Mapped> format_;  // byte order, link type, first record; its fd

@@ -376,15 +376,11 @@ class StretchWalk {
  private:
   bool refill() {
     SharedPcapFile::Chunk& stretch = chunks_[1 - current_];
-    while (pending_ || at_ < file_.size()) {
-      if (!pending_) {
-        file_.read_at(at_, stretch);
-        at_ = file_.stretch_end(at_);
-        pending_ = true;
-      }
+    while (at_ < file_.size()) {
+      file_.read_at(at_, stretch);
+      at_ = file_.stretch_end(at_);
       const From made = file_.fill_from(cursor_, stretch, chunks_[current_]);
       ++seen_[static_cast<std::size_t>(made)];
-      pending_ = false;
       if (made == From::kPassed) continue;
       current_ = 1 - current_;
       if (made == From::kUnread) {
@@ -400,7 +396,6 @@ class StretchWalk {
   SharedPcapFile::Cursor cursor_;
   SharedPcapFile::Chunk chunks_[2];
   int current_ = 0;
-  bool pending_ = false;
   std::uint64_t at_;
   std::size_t seen_[4] = {};
 };

@@ -214,6 +214,32 @@ bool AgentRun::agent_back(std::string& error) {
   return false;
 }
 
+// A case's connection to one of the agent's listeners (`connect`). When
+// it cannot be made the agent may have restarted, its listeners gone:
+// unless another job had it listen again meanwhile (`listens` moved), it
+// listens again (`relisten`, mu_ held), after waiting for it when it does
+// not answer (agent_back), and the connection is tried once more; if that
+// fails too, the case is an error and the run goes on.
+int AgentRun::connect_to_listener(const std::uint64_t& listens, bool (AgentRun::*relisten)(std::string&),
+                                  const std::function<int(std::string&)>& connect, std::string& err) {
+  std::uint64_t seen = 0;
+  {
+    std::lock_guard lock(mu_);
+    seen = listens;
+  }
+  if (const int fd = connect(err); fd >= 0) return fd;
+  std::string why;
+  {
+    std::lock_guard lock(mu_);
+    if (listens == seen && !(this->*relisten)(why) && !(agent_back(why) && (this->*relisten)(why))) {
+      err += "; " + why;
+      return -1;
+    }
+  }
+  err.clear();
+  return connect(err);
+}
+
 bool AgentRun::begin_pass(const agent::MpaConfig& cfg, bool with_clc, cf::RunOptions& o, std::string& error) {
   {
     std::lock_guard lock(mu_);
@@ -224,34 +250,17 @@ bool AgentRun::begin_pass(const agent::MpaConfig& cfg, bool with_clc, cf::RunOpt
   o.agent = view_.get();
   if (args_.nat) o.jobs = 1;
   o.connect_responder = [this](const cf::Case& c, std::string& err) {
-    std::string address;
-    std::uint64_t listens = 0;
-    {
-      std::lock_guard lock(mu_);
-      address = connect_address_;
-      listens = listens_;
-    }
-    std::string host;
-    std::uint16_t port = 0;
-    cf::split_host_port(address, host, port);
-    int fd = cf::tcp_connector(host, port, std::chrono::milliseconds(3000))(c, err);
-    if (fd >= 0) return fd;
-    // The agent may have restarted (its listeners are gone): listen again
-    // once, after waiting for it when it does not answer (agent_back), and
-    // retry; if that fails too, the case is an error and the run goes on.
-    std::string why;
-    {
-      std::lock_guard lock(mu_);
-      // Another job may have had it listen again meanwhile.
-      if (listens_ != listens || relisten(why) || (agent_back(why) && relisten(why))) address = connect_address_;
-      else {
-        err += "; " + why;
-        return -1;
+    return connect_to_listener(listens_, &AgentRun::relisten, [this, &c](std::string& e) {
+      std::string address;
+      {
+        std::lock_guard lock(mu_);
+        address = connect_address_;
       }
-    }
-    cf::split_host_port(address, host, port);
-    err.clear();
-    return cf::tcp_connector(host, port, std::chrono::milliseconds(3000))(c, err);
+      std::string host;
+      std::uint16_t port = 0;
+      cf::split_host_port(address, host, port);
+      return cf::tcp_connector(host, port, std::chrono::milliseconds(3000))(c, e);
+    }, err);
   };
   if (with_clc) {
     std::string host;
@@ -271,26 +280,9 @@ bool AgentRun::begin_pass(const agent::MpaConfig& cfg, bool with_clc, cf::RunOpt
       return false;
     }
     o.connect_clc = [this, host, port](const cf::Case& c, std::string& err) {
-      std::uint64_t listens = 0;
-      {
-        std::lock_guard lock(mu_);
-        listens = clc_listens_;
-      }
-      int fd = cf::tcp_connector(host, port, std::chrono::milliseconds(3000))(c, err);
-      if (fd >= 0) return fd;
-      // As for connect_responder: a restarted agent holds no CLC listener;
-      // it opens one again on the same port, after waiting for the agent
-      // when it does not answer.
-      std::string why;
-      {
-        std::lock_guard lock(mu_);
-        if (clc_listens_ == listens && !clc_relisten(why) && !(agent_back(why) && clc_relisten(why))) {
-          err += "; " + why;
-          return -1;
-        }
-      }
-      err.clear();
-      return cf::tcp_connector(host, port, std::chrono::milliseconds(3000))(c, err);
+      return connect_to_listener(clc_listens_, &AgentRun::clc_relisten, [&](std::string& e) {
+        return cf::tcp_connector(host, port, std::chrono::milliseconds(3000))(c, e);
+      }, err);
     };
   }
   // Initiator role: the tester listens, the agent connects. On loopback a

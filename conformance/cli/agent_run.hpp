@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -65,6 +66,8 @@ class AgentRun {
   bool relisten(std::string& error);
   bool agent_back(std::string& error);
   bool clc_relisten(std::string& error);
+  int connect_to_listener(const std::uint64_t& listens, bool (AgentRun::*relisten)(std::string&),
+                          const std::function<int(std::string&)>& connect, std::string& err);
   std::string reachable(const std::string& address) const;
 
   AgentRunArgs args_;

@@ -245,10 +245,18 @@ void register_ddp_sctp(void) {
 
 void handoff_ddp_sctp(void) {
   const Ids& i = ids();
-  // RFC 5043 §5.2: the PPIDs IANA assigned to the adaptation layer.
-  dissector_add_uint("sctp.ppi", sctp::kPpidDdpSegment, create_dissector_handle(dissect_segment_chunk, i.proto_ddp_sctp));
+  // RFC 5043 §5.2: the PPIDs IANA assigned to the adaptation layer. Each
+  // handle has a description of its own: two handles of one protocol in a
+  // Decode As table would otherwise both be "rdmaconf DDP/SCTP", which the
+  // user could not tell apart (and tshark warns of at every start).
+  dissector_add_uint("sctp.ppi", sctp::kPpidDdpSegment,
+                     create_dissector_handle_with_name_and_description(
+                         dissect_segment_chunk, i.proto_ddp_sctp, "rdmaconf.ddp_sctp.segment",
+                         "rdmaconf DDP Segment Chunk (SCTP)"));
   dissector_add_uint("sctp.ppi", sctp::kPpidSessionControl,
-                     create_dissector_handle(dissect_session_control, i.proto_ddp_sctp));
+                     create_dissector_handle_with_name_and_description(
+                         dissect_session_control, i.proto_ddp_sctp, "rdmaconf.ddp_sctp.session_control",
+                         "rdmaconf DDP Stream Session Control (SCTP)"));
   register_postdissector(create_dissector_handle(findings, i.proto_ddp_sctp));
 }
 

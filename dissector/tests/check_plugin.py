@@ -209,7 +209,8 @@ def analyze_view(args, capture):
 
 
 def compare(args, name, capture, opcodes, extra=()):
-    """Plugin vs decode and analyze on one capture; returns (failures, plugin counts, analyze rules)."""
+    """Plugin vs decode and analyze on one capture; returns (failures, plugin counts, analyze
+    rules, decode's messages, the mistakes analyze's hints name)."""
     out, _ = run_tshark(args, "-r", capture, "-2", "-T", "json", "--no-duplicate-keys", *extra)
     shown, experts, counts, plugin_hints = plugin_view(json.loads(out))
     decoded = decode_view(args, capture, opcodes)
@@ -224,8 +225,14 @@ def compare(args, name, capture, opcodes, extra=()):
         failures.append(f"{name}: plugin hints {sorted(plugin_hints.items())} != analyze {sorted(analyzed_hints.items())}")
     print(f"{name}: {sum(len(v) for v in decoded.values())} messages in {len(decoded)} frames, "
           f"violations {sorted(experts.items())}" + (f", hints {sorted(mistakes)}" if mistakes else ""))
-    args.mistakes_seen = mistakes
-    return failures, counts, {rule for _, rule in analyzed}, decoded
+    return failures, counts, {rule for _, rule in analyzed}, decoded, mistakes
+
+
+def compare_all(args, jobs, opcodes):
+    """compare() on every (name, capture, extra) of jobs, two at a time (each runs tshark, decode
+    and analyze one after the other); the results in the order of jobs."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(lambda j: compare(args, *j[:2], opcodes, *j[2:]), jobs))
 
 
 def check_captures(args):
@@ -233,9 +240,9 @@ def check_captures(args):
     opcodes = opcode_names(args)
     expected = json.load(open(os.path.join(args.workdir, "expected.json")))
     failures = []
-    for e in expected:
-        extra = ("-d", "tcp.port==4791,rdmaconf.mpa") if e["name"] == "iwarp_midstream" else ()
-        f, counts, rules, decoded = compare(args, e["name"], os.path.join(args.workdir, e["file"]), opcodes, extra)
+    jobs = [(e["name"], os.path.join(args.workdir, e["file"]),
+             ("-d", "tcp.port==4791,rdmaconf.mpa") if e["name"] == "iwarp_midstream" else ()) for e in expected]
+    for e, (f, counts, rules, decoded, mistakes) in zip(expected, compare_all(args, jobs, opcodes)):
         failures += f
         if e["violations"]:
             # The crafted fault must be seen, or the capture tests nothing.
@@ -243,7 +250,7 @@ def check_captures(args):
             if missing:
                 failures.append(f"{e['name']}: analyze does not report {sorted(missing)} (reports {sorted(rules)})")
             # A diagnosis capture: the mistake must be named, by analyze and the plugin alike.
-            missing = set(e.get("mistakes", [])) - args.mistakes_seen
+            missing = set(e.get("mistakes", [])) - mistakes
             if missing:
                 failures.append(f"{e['name']}: analyze gives no hint {sorted(missing)}")
         else:
@@ -258,29 +265,28 @@ def check_captures(args):
     # IPv4 and IPv6, pcap and pcapng, SMC-R CLC; the real Linux captures of
     # pcap/tests/captures/real, whose deviations the plugin must show as
     # analyze reports them).
-    for shared in args.shared:
-        if not os.path.exists(shared):
-            continue
-        copy = os.path.join(args.workdir, "shared_" + os.path.basename(shared))
-        with open(shared, "rb") as src, open(copy, "wb") as dst:
+    shared = [s for s in args.shared if os.path.exists(s)]
+    for path in shared:
+        with open(path, "rb") as src, open(os.path.join(args.workdir, "shared_" + os.path.basename(path)), "wb") as dst:
             dst.write(src.read())
-        make_readable(args.workdir)
-        f, counts, rules, decoded = compare(args, os.path.basename(shared), copy, opcodes)
+    make_readable(args.workdir)
+    jobs = [(os.path.basename(s), os.path.join(args.workdir, "shared_" + os.path.basename(s))) for s in shared]
+    for path, (f, counts, rules, decoded, _) in zip(shared, compare_all(args, jobs, opcodes)):
         failures += f
         # (A real capture may hold no message of ours: a fallback to TCP.)
-        if not decoded and "captures/real" not in shared:
-            failures.append(f"{shared}: no message decoded")
+        if not decoded and "captures/real" not in path:
+            failures.append(f"{path}: no message decoded")
     if args.record_live:
         live = os.path.join(args.workdir, "live")
         os.makedirs(live, exist_ok=True)
         subprocess.run([args.record_live, live], check=True)
         make_readable(args.workdir)
-        for f in sorted(os.listdir(live)):
-            if f.endswith(".pcapng"):
-                fl, counts, rules, decoded = compare(args, "live/" + f, os.path.join(live, f), opcodes)
-                failures += fl
-                if rules or sum(len(v) for v in decoded.values()) < 15:
-                    failures.append(f"live/{f}: violations {sorted(rules)}, {len(decoded)} frames with messages")
+        recorded = [f for f in sorted(os.listdir(live)) if f.endswith(".pcapng")]
+        jobs = [("live/" + f, os.path.join(live, f)) for f in recorded]
+        for f, (fl, counts, rules, decoded, _) in zip(recorded, compare_all(args, jobs, opcodes)):
+            failures += fl
+            if rules or sum(len(v) for v in decoded.values()) < 15:
+                failures.append(f"live/{f}: violations {sorted(rules)}, {len(decoded)} frames with messages")
     if failures:
         sys.exit("\n".join(failures))
 

@@ -335,20 +335,22 @@ def tshark_survives(args, capture, must_read, *prefs):
     cmd = [args.runner, args.plugin, args.abi, "-r", capture, "-2", "-V", *prefs]
     marks = (b"Dissector bug", b"DISSECTOR_ASSERT")
     frame = b"\nFrame "
-    # What a chunk carries over is too short to hold a whole mark or frame
-    # line, so none is counted twice, and none cut by a chunk's end is lost.
+    # A chunk carries its last octets over, so that a mark its end cuts is
+    # found whole in the next; a match that lies wholly in those carried
+    # octets was counted already and is searched from past them.
     keep = max(len(m) for m in marks + (frame,)) - 1
     frames, bad, carry, last = 0, [], b"", b""
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as p:
         while chunk := p.stdout.read(1 << 20):
             text = carry + chunk
-            frames += text.count(frame)
+            frames += text.count(frame, max(0, len(carry) - len(frame) + 1))
             for m in marks:
-                at = text.find(m)
+                at = text.find(m, max(0, len(carry) - len(m) + 1))
                 while at >= 0 and len(bad) < 5:
-                    line_end = text.find(b"\n", at)
-                    bad.append(text[text.rfind(b"\n", 0, at) + 1:line_end if line_end >= 0 else None]
-                               .decode(errors="replace"))
+                    # Its line, at most 300 octets of it around the mark.
+                    line_start = max(text.rfind(b"\n", 0, at) + 1, at - 100)
+                    line_end = text.find(b"\n", at, at + 200)
+                    bad.append(text[line_start:line_end if line_end >= 0 else at + 200].decode(errors="replace"))
                     at = text.find(m, at + 1)
             carry = text[-keep:]
             last = (last + chunk)[-500:]

@@ -246,17 +246,22 @@ void register_ddp_sctp(void) {
 void handoff_ddp_sctp(void) {
   const Ids& i = ids();
   // RFC 5043 §5.2: the PPIDs IANA assigned to the adaptation layer. Each
-  // handle has a description of its own: two handles of one protocol in a
-  // Decode As table would otherwise both be "rdmaconf DDP/SCTP", which the
-  // user could not tell apart (and tshark warns of at every start).
+  // handle has a description of its own, the PPID's name in the declaration
+  // (sctp::names::kPpid): two handles of one protocol in a Decode As table
+  // would otherwise both be "rdmaconf DDP/SCTP", which the user could not
+  // tell apart (and tshark warns of at every start). Wireshark keeps the
+  // description's pointer: one string per PPID, as long as the plugin.
+  static std::map<std::uint32_t, std::string> descriptions;
+  const auto handle = [&](dissector_t dissect, std::uint32_t ppid, const char* name) {
+    std::string& description = descriptions[ppid];
+    for (const wire::ValueName& n : sctp::names::kPpid)
+      if (n.value == ppid) description = "rdmaconf " + std::string(n.name) + " (SCTP)";
+    return create_dissector_handle_with_name_and_description(dissect, i.proto_ddp_sctp, name, description.c_str());
+  };
   dissector_add_uint("sctp.ppi", sctp::kPpidDdpSegment,
-                     create_dissector_handle_with_name_and_description(
-                         dissect_segment_chunk, i.proto_ddp_sctp, "rdmaconf.ddp_sctp.segment",
-                         "rdmaconf DDP Segment Chunk (SCTP)"));
+                     handle(dissect_segment_chunk, sctp::kPpidDdpSegment, "rdmaconf.ddp_sctp.segment"));
   dissector_add_uint("sctp.ppi", sctp::kPpidSessionControl,
-                     create_dissector_handle_with_name_and_description(
-                         dissect_session_control, i.proto_ddp_sctp, "rdmaconf.ddp_sctp.session_control",
-                         "rdmaconf DDP Stream Session Control (SCTP)"));
+                     handle(dissect_session_control, sctp::kPpidSessionControl, "rdmaconf.ddp_sctp.session_control"));
   register_postdissector(create_dissector_handle(findings, i.proto_ddp_sctp));
 }
 

@@ -6,7 +6,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
-#include <deque>
+#include <list>
 
 namespace rdmaconf::conformance {
 namespace {
@@ -50,6 +50,17 @@ bool all_of_class(std::string_view s, std::uint8_t cls) {
 }
 
 bool is_space(char c) { return (char_class(c) & kSpace) != 0; }
+
+// An error message from its parts, built in one allocation (a token is a
+// view, and std::string has no operator+ for views).
+std::string concat(std::initializer_list<std::string_view> parts) {
+  std::size_t n = 0;
+  for (std::string_view p : parts) n += p.size();
+  std::string out;
+  out.reserve(n);
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
 
 }  // namespace
 
@@ -103,19 +114,25 @@ std::optional<std::vector<std::uint8_t>> parse_hex(std::string_view s) {
 
 // ---------------------------------------------------------------- lexer
 
+// A token is a view into the step's text, or for a string with escapes into
+// the unescaped copy the lexer keeps: tokens build no strings of their own,
+// only what the step keeps does (most steps are a few words).
 struct Token {
   enum class Kind : std::uint8_t { kWord, kString, kOperator, kBar };
   Kind kind;
-  std::string text;
+  std::string_view text;
 };
 
 struct LexError {
   std::string message;
 };
 
-std::variant<std::vector<Token>, LexError> lex(std::string_view s) {
-  std::vector<Token> out;
-  out.reserve(8);  // a typical step: a unit and a few name=value pairs
+// `s` as tokens into `out`, which one script's steps share (a step's tokens
+// are gone once the step is parsed, and its capacity stays). `unescaped` keeps
+// the strings whose escapes were replaced (a list, so that the views stay
+// valid as it grows, and nothing is allocated without one).
+std::optional<LexError> lex(std::string_view s, std::vector<Token>& out, std::list<std::string>& unescaped) {
+  out.clear();
   std::size_t i = 0;
   while (i < s.size()) {
     const char c = s[i];
@@ -135,11 +152,13 @@ std::variant<std::vector<Token>, LexError> lex(std::string_view s) {
       // Right after a field name: a comparison. At the start of a word ('<'
       // and '>' that begin a step) it stays a word.
       const bool or_equal = i + 1 < s.size() && s[i + 1] == '=';
-      out.push_back({Token::Kind::kOperator, std::string(1, c) + (or_equal ? "=" : "")});
+      out.push_back({Token::Kind::kOperator, s.substr(i, or_equal ? 2 : 1)});
       i += or_equal ? 2 : 1;
     } else if (c == '"') {
-      std::string text;
-      ++i;
+      // Up to the closing quote; a string without escapes is a view of the
+      // line, one with them is rebuilt in `unescaped`.
+      const std::size_t start = ++i;
+      std::string* text = nullptr;
       bool closed = false;
       while (i < s.size()) {
         char d = s[i++];
@@ -148,6 +167,7 @@ std::variant<std::vector<Token>, LexError> lex(std::string_view s) {
           break;
         }
         if (d == '\\') {
+          if (text == nullptr) text = &unescaped.emplace_back(s.substr(start, i - 1 - start));
           if (i >= s.size()) break;
           char e = s[i++];
           if (e == 'n') d = '\n';
@@ -155,34 +175,45 @@ std::variant<std::vector<Token>, LexError> lex(std::string_view s) {
           else if (e == '0') d = '\0';
           else if (e == '"' || e == '\\') d = e;
           else return LexError{std::string("unknown escape '\\") + e + "' in a string"};
+          text->push_back(d);
+        } else if (text != nullptr) {
+          text->push_back(d);
         }
-        text.push_back(d);
       }
       if (!closed) return LexError{"expected '\"' to close the string"};
-      out.push_back({Token::Kind::kString, std::move(text)});
+      out.push_back({Token::Kind::kString, text != nullptr ? std::string_view(*text) : s.substr(start, i - 1 - start)});
     } else {
       // A word runs to a space, '=', '|', '"' or '!', or to a '<' or '>'
       // after its first character (its first is none of the former, and a
       // '<' or '>' there starts the word).
       std::size_t j = i + 1;
       while (j < s.size() && (char_class(s[j]) & (kWordEnd | kAngle)) == 0) ++j;
-      out.push_back({Token::Kind::kWord, std::string(s.substr(i, j - i))});
+      out.push_back({Token::Kind::kWord, s.substr(i, j - i)});
       i = j;
     }
   }
-  return out;
+  return std::nullopt;
 }
 
 // ---------------------------------------------------------------- parser
 
 class LineParser {
  public:
-  LineParser(std::vector<Token> tokens) : t_(std::move(tokens)) {}
+  explicit LineParser(const std::vector<Token>& tokens) : t_(tokens) {}
 
   bool done() const { return i_ >= t_.size(); }
   const Token* peek() const { return done() ? nullptr : &t_[i_]; }
-  // Moves the token out: the parser never looks back.
-  Token take() { return std::move(t_[i_++]); }
+  Token take() { return t_[i_++]; }
+
+  // At most how many arguments the tokens left hold, up to a '|': each
+  // word or string is one, less one for each operator (its value is no
+  // argument of its own).
+  std::size_t args_left() const {
+    std::size_t n = 0, ops = 0;
+    for (std::size_t k = i_; k < t_.size() && t_[k].kind != Token::Kind::kBar; ++k)
+      (t_[k].kind == Token::Kind::kOperator ? ops : n) += 1;
+    return n > ops ? n - ops : 0;
+  }
 
   // name[&MASK][OP value]
   std::optional<std::string> arg(Arg& out) {
@@ -201,7 +232,7 @@ class LineParser {
       if (out.mask) return "expected a comparison after '" + out.name + "&...'";
       return std::nullopt;
     }
-    const std::string op_text = take().text;
+    const std::string_view op_text = take().text;
     out.op = op_text == "="    ? Op::kEq
              : op_text == "!=" ? Op::kNe
              : op_text == "<"  ? Op::kLt
@@ -211,7 +242,7 @@ class LineParser {
     out.has_value = true;
     const Token* v = peek();
     if (v == nullptr || v->kind == Token::Kind::kBar || v->kind == Token::Kind::kOperator)
-      return "expected a value after '" + out.name + op_text + "'";
+      return concat({"expected a value after '", out.name, op_text, "'"});
     Token vt = take();
     return value(vt, out.value);
   }
@@ -228,7 +259,7 @@ class LineParser {
     std::string_view w = t.text;
     if (w.starts_with("hex:")) {
       auto b = parse_hex(w.substr(4));
-      if (!b) return "expected an even number of hex digits after 'hex:', got '" + t.text + "'";
+      if (!b) return concat({"expected an even number of hex digits after 'hex:', got '", t.text, "'"});
       v.kind = Value::Kind::kBytes;
       v.bytes = std::move(*b);
       return std::nullopt;
@@ -237,12 +268,12 @@ class LineParser {
       w.remove_prefix(1);
       std::size_t op = w.find_first_of("+-", 1);
       std::string_view name = w.substr(0, op);
-      if (!valid_name(name)) return "expected a variable name after '$', got '" + t.text + "'";
+      if (!valid_name(name)) return concat({"expected a variable name after '$', got '", t.text, "'"});
       v.kind = Value::Kind::kVariable;
       v.text = std::string(name);
       if (op != std::string_view::npos) {
         auto n = parse_number(w.substr(op + 1));
-        if (!n || *n > static_cast<std::uint64_t>(INT64_MAX)) return "expected a number after '" + std::string(1, w[op]) + "' in '" + t.text + "'";
+        if (!n || *n > static_cast<std::uint64_t>(INT64_MAX)) return concat({"expected a number after '", w.substr(op, 1), "' in '", t.text, "'"});
         v.offset = w[op] == '-' ? -static_cast<std::int64_t>(*n) : static_cast<std::int64_t>(*n);
       }
       return std::nullopt;
@@ -250,7 +281,7 @@ class LineParser {
     if (w.starts_with("@")) {
       // A value the IUT sent earlier in the case (docs/conformance.md).
       w.remove_prefix(1);
-      if (!valid_name(w)) return "expected a name after '@', got '" + t.text + "'";
+      if (!valid_name(w)) return concat({"expected a name after '@', got '", t.text, "'"});
       v.kind = Value::Kind::kCapture;
       v.text = std::string(w);
       return std::nullopt;
@@ -263,19 +294,19 @@ class LineParser {
         v.text = t.text;
         return std::nullopt;
       }
-      if (!n) return "expected a number (decimal or 0x hex) or a duration (30ms, 2s), got '" + t.text + "'";
+      if (!n) return concat({"expected a number (decimal or 0x hex) or a duration (30ms, 2s), got '", t.text, "'"});
       v.kind = Value::Kind::kNumber;
       v.number = *n;
       return std::nullopt;
     }
-    if (!valid_name(w)) return "expected a value, got '" + t.text + "'";
+    if (!valid_name(w)) return concat({"expected a value, got '", t.text, "'"});
     v.kind = Value::Kind::kWord;
     v.text = t.text;
     return std::nullopt;
   }
 
  private:
-  std::vector<Token> t_;
+  const std::vector<Token>& t_;
   std::size_t i_ = 0;
 };
 
@@ -285,6 +316,7 @@ struct Failure {
 };
 
 std::optional<std::string> parse_args(LineParser& p, std::vector<Arg>& args, bool stop_at_bar_or_within) {
+  args.reserve(args.size() + p.args_left());  // one allocation, not one per doubling
   while (!p.done()) {
     const Token* t = p.peek();
     if (stop_at_bar_or_within && (t->kind == Token::Kind::kBar || (t->kind == Token::Kind::kWord && t->text == "within")))
@@ -296,13 +328,15 @@ std::optional<std::string> parse_args(LineParser& p, std::vector<Arg>& args, boo
   return std::nullopt;
 }
 
-std::optional<Failure> parse_step(std::string_view line_text, int line, Step& step) {
+// `tokens`: the script's scratch for lex().
+std::optional<Failure> parse_step(std::string_view line_text, int line, Step& step, std::vector<Token>& tokens) {
   std::string_view s = trim(line_text);
   step.line = line;
   step.text = std::string(s);
-  auto lexed = lex(s);
-  if (auto* e = std::get_if<LexError>(&lexed)) return Failure{line, e->message};
-  LineParser p(std::get<std::vector<Token>>(std::move(lexed)));
+  std::list<std::string> unescaped;  // outlives the tokens that view it
+  if (auto e = lex(s, tokens, unescaped)) return Failure{line, e->message};
+  if (tokens.empty()) return Failure{line, "expected '>', '<', 'handshake', 'wait' or 'connection' at the start of a step"};
+  LineParser p(tokens);
   Token first = p.take();
   if (first.kind != Token::Kind::kWord)
     return Failure{line, "expected '>', '<', 'handshake', 'wait' or 'connection' at the start of a step"};
@@ -342,9 +376,9 @@ std::optional<Failure> parse_step(std::string_view line_text, int line, Step& st
       if (p.done()) return Failure{line, "expected a duration after 'within'"};
       Token d = p.take();
       auto dur = d.kind == Token::Kind::kWord ? parse_duration(d.text) : std::nullopt;
-      if (!dur) return Failure{line, "expected a duration such as 500ms or 2s after 'within', got '" + d.text + "'"};
+      if (!dur) return Failure{line, concat({"expected a duration such as 500ms or 2s after 'within', got '", d.text, "'"})};
       step.within = *dur;
-      if (!p.done()) return Failure{line, "expected the end of the step after 'within " + d.text + "'"};
+      if (!p.done()) return Failure{line, concat({"expected the end of the step after 'within ", d.text, "'"})};
       break;
     }
     return std::nullopt;
@@ -360,13 +394,13 @@ std::optional<Failure> parse_step(std::string_view line_text, int line, Step& st
     if (p.done() || p.peek()->kind != Token::Kind::kWord) return Failure{line, "expected a duration after 'wait'"};
     Token d = p.take();
     auto dur = parse_duration(d.text);
-    if (!dur) return Failure{line, "expected a duration such as 500ms or 2s after 'wait', got '" + d.text + "'"};
+    if (!dur) return Failure{line, concat({"expected a duration such as 500ms or 2s after 'wait', got '", d.text, "'"})};
     step.duration = *dur;
     if (!p.done() && p.peek()->kind == Token::Kind::kWord && p.peek()->text == "unscaled") {
       p.take();
       step.unscaled = true;
     }
-    if (!p.done()) return Failure{line, "expected the end of the step after 'wait " + d.text + "' (or 'unscaled')"};
+    if (!p.done()) return Failure{line, concat({"expected the end of the step after 'wait ", d.text, "' (or 'unscaled')"})};
     return std::nullopt;
   }
   if (first.text == "connection") {
@@ -382,7 +416,7 @@ std::optional<Failure> parse_step(std::string_view line_text, int line, Step& st
     if (!p.done()) return Failure{line, "expected the end of the step after 'connection " + std::to_string(step.connection) + "'"};
     return std::nullopt;
   }
-  return Failure{line, "expected '>', '<', 'handshake', 'wait' or 'connection' at the start of a step, got '" + first.text + "'"};
+  return Failure{line, concat({"expected '>', '<', 'handshake', 'wait' or 'connection' at the start of a step, got '", first.text, "'"})};
 }
 
 std::vector<std::string> split_list(std::string_view s) {
@@ -397,11 +431,11 @@ std::vector<std::string> split_list(std::string_view s) {
   return out;
 }
 
-std::string replace_all(std::string s, std::string_view from, std::string_view to) {
-  if (from.empty()) return s;
+// Every `from` in `s` replaced by `to`, in place.
+void replace_all(std::string& s, std::string_view from, std::string_view to) {
+  if (from.empty()) return;
   for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
     s.replace(at, from.size(), to);
-  return s;
 }
 
 bool valid_id(std::string_view id) { return !id.empty() && all_of_class(id, kIdChar); }
@@ -511,10 +545,14 @@ struct Line {
 };
 
 // `text` as lines. A line is a view into `text`; only a joined line is
-// built, and kept in `joined` (a deque, so that the views stay valid as it
-// grows).
+// built, and kept in `joined` (a list, so that the views stay valid as it
+// grows, and nothing is allocated while no line is joined).
 std::optional<SyntaxError> split_lines(std::string_view text, const std::string& f, std::vector<Line>& lines,
-                                       std::deque<std::string>& joined) {
+                                       std::list<std::string>& joined) {
+  // One search for a NUL over the whole text, not one per line: most texts
+  // have none, and the line that holds one is the one it falls before.
+  const std::size_t nul_at = text.find('\0');
+  const char* const nul = nul_at == std::string_view::npos ? text.data() + text.size() : text.data() + nul_at;
   int n = 0;
   std::string pending;
   int pending_line = 0;
@@ -524,7 +562,7 @@ std::optional<SyntaxError> split_lines(std::string_view text, const std::string&
     std::string_view raw = text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
     ++n;
     if (raw.size() > kMaxLineLength) return SyntaxError{f, n, "expected a line of at most 4096 characters"};
-    if (raw.find('\0') != std::string_view::npos) return SyntaxError{f, n, "expected text, got a NUL character"};
+    if (raw.data() + raw.size() > nul) return SyntaxError{f, n, "expected text, got a NUL character"};
     std::string_view s = trim(strip_comment(raw));
     if (!pending.empty() && s.empty()) return SyntaxError{f, pending_line, "expected a line after the '\\' continuation"};
     if (pending.empty()) pending_line = n;
@@ -561,11 +599,12 @@ std::optional<SyntaxError> header_line(const Line& l, Header& h, std::array<bool
   auto& [have_id, have_title, have_req, have_rfc, have_level, have_role] = have;
   std::size_t colon = l.text.find(':');
   if (colon == std::string::npos) return error("expected 'key: value' in the header, or a step");
-  std::string key(trim(l.text.substr(0, colon)));
-  std::string value(trim(l.text.substr(colon + 1)));
+  // Views: only what the case keeps is copied.
+  const std::string_view key = trim(l.text.substr(0, colon));
+  const std::string_view value = trim(l.text.substr(colon + 1));
   Case& base = h.base;
   if (key == "id") {
-    if (!valid_id(value)) return error("expected an id of letters, digits and '-', got '" + value + "'");
+    if (!valid_id(value)) return error(concat({"expected an id of letters, digits and '-', got '", value, "'"}));
     base.id = value;
     base.line = l.number;
     have_id = true;
@@ -580,38 +619,38 @@ std::optional<SyntaxError> header_line(const Line& l, Header& h, std::array<bool
     have_rfc = !value.empty();
   } else if (key == "level") {
     auto lv = parse_level(value);
-    if (!lv) return error("expected level MUST, MUST NOT, SHOULD, SHOULD NOT or MAY, got '" + value + "'");
+    if (!lv) return error(concat({"expected level MUST, MUST NOT, SHOULD, SHOULD NOT or MAY, got '", value, "'"}));
     base.level = *lv;
     have_level = true;
   } else if (key == "role") {
     if (value == "responder") base.role = Role::kResponder;
     else if (value == "initiator") base.role = Role::kInitiator;
-    else return error("expected role responder or initiator, got '" + value + "'");
+    else return error(concat({"expected role responder or initiator, got '", value, "'"}));
     have_role = true;
   } else if (key == "needs") {
     if (value != "-") base.needs = split_list(value);
     h.needs_line = l.number;
   } else if (key == "timeout") {
     auto d = parse_duration(value);
-    if (!d) return error("expected a duration such as 5s for timeout, got '" + value + "'");
+    if (!d) return error(concat({"expected a duration such as 5s for timeout, got '", value, "'"}));
     base.timeout = *d;
   } else if (key == "uncaught") {
     base.uncaught = value;
   } else if (key == "after_close") {
-    if (value != "skip" && value != "fail") return error("expected after_close: skip or fail, got '" + value + "'");
+    if (value != "skip" && value != "fail") return error(concat({"expected after_close: skip or fail, got '", value, "'"}));
     base.skip_after_close = value == "skip";
   } else if (key == "param") {
     if (!h.param_name.empty()) return error("expected at most one 'param' line");
     std::size_t c2 = value.find(':');
     if (c2 == std::string::npos) return error("expected 'param: NAME: v1, v2, ...'");
-    h.param_name = std::string(trim(std::string_view(value).substr(0, c2)));
+    h.param_name = trim(value.substr(0, c2));
     if (!LineParser::valid_name(h.param_name)) return error("expected a parameter name, got '" + h.param_name + "'");
-    h.param_values = split_list(std::string_view(value).substr(c2 + 1));
+    h.param_values = split_list(value.substr(c2 + 1));
     if (h.param_values.empty() || h.param_values.size() > kMaxParamValues)
       return error("expected between 1 and 256 parameter values");
   } else {
-    return error("expected a header key (id, title, requirement, rfc, level, role, needs, timeout, param, "
-                 "uncaught, after_close), got '" + key + "'");
+    return error(concat({"expected a header key (id, title, requirement, rfc, level, role, needs, timeout, param, "
+                        "uncaught, after_close), got '", key, "'"}));
   }
   return std::nullopt;
 }
@@ -646,21 +685,26 @@ std::optional<SyntaxError> parse_header(const std::vector<Line>& lines, Header& 
 
 // One case per param value (one without a param): `{NAME}` replaced in the
 // id (or the value appended to it), title, requirements, needs and steps.
-std::optional<SyntaxError> expand(const Header& h, const std::vector<Line>& lines, std::vector<Case>& out) {
-  const std::string& f = h.base.file;
+// The last case takes the header's own Case rather than a copy of it.
+std::optional<SyntaxError> expand(Header& h, const std::vector<Line>& lines, std::vector<Case>& out) {
   const std::string& param_name = h.param_name;
-  std::vector<std::string> param_values = h.param_values;
+  std::vector<std::string>& param_values = h.param_values;
   if (param_values.empty()) param_values.push_back({});
+  const std::string token = param_name.empty() ? std::string() : "{" + param_name + "}";
+  std::vector<Token> tokens;  // every step's, in turn
+  tokens.reserve(16);
+  std::string substituted;    // a step's text with the param's value in it
+  out.reserve(param_values.size());
   for (const std::string& pv : param_values) {
-    Case c = h.base;
-    const std::string token = "{" + param_name + "}";
-    auto subst = [&](std::string s) { return param_name.empty() ? s : replace_all(std::move(s), token, pv); };
+    Case c = &pv == &param_values.back() ? std::move(h.base) : h.base;
+    const std::string& f = c.file;
+    c.steps.reserve(lines.size() - h.first_step);
     if (!param_name.empty()) {
-      if (c.id.find(token) != std::string::npos) c.id = subst(c.id);
-      else c.id += "-" + id_suffix(pv);
-      c.title = subst(c.title);
-      for (auto& r : c.requirements) r = subst(r);
-      for (auto& n : c.needs) n = subst(n);
+      if (c.id.find(token) != std::string::npos) replace_all(c.id, token, pv);
+      else c.id.append("-").append(id_suffix(pv));
+      replace_all(c.title, token, pv);
+      for (auto& r : c.requirements) replace_all(r, token, pv);
+      for (auto& n : c.needs) replace_all(n, token, pv);
     }
     if (c.id.find('{') != std::string::npos || c.id.find('}') != std::string::npos)
       return SyntaxError{f, c.line, "expected every '{NAME}' in the id to name the param"};
@@ -673,9 +717,12 @@ std::optional<SyntaxError> expand(const Header& h, const std::vector<Line>& line
       Step st;
       // Without a param the line is parsed where it is, not copied first.
       std::string_view step_text = lines[i].text;
-      std::string substituted;
-      if (!param_name.empty()) step_text = substituted = subst(std::string(lines[i].text));
-      if (auto e = parse_step(step_text, lines[i].number, st)) return SyntaxError{f, e->line, e->message};
+      if (!param_name.empty()) {
+        substituted.assign(step_text);
+        replace_all(substituted, token, pv);
+        step_text = substituted;
+      }
+      if (auto e = parse_step(step_text, lines[i].number, st, tokens)) return SyntaxError{f, e->line, e->message};
       c.steps.push_back(std::move(st));
     }
     out.push_back(std::move(c));
@@ -687,7 +734,7 @@ std::optional<SyntaxError> expand(const Header& h, const std::vector<Line>& line
 
 ParseResult parse_script(std::string_view text, std::string_view file) {
   std::vector<Line> lines;
-  std::deque<std::string> joined;
+  std::list<std::string> joined;
   Header h;
   h.base.file = std::string(file);
   if (auto e = split_lines(text, h.base.file, lines, joined)) return *e;

@@ -57,6 +57,23 @@ TEST(Script, EveryLevelAndRole) {
   }
 }
 
+// A string's escapes wherever they fall: text before the first, between
+// them and after the last is kept, and a string without one is kept as it is
+// beside a string with them.
+TEST(Script, StringEscapes) {
+  auto cs = ok(std::string(kHeader) +
+               "> mpa.request key=\"a\\\"b\\\\c\\nd\\te\\0f\" pd=\"plain\" other=\"\\\"\"\n");
+  ASSERT_EQ(cs.size(), 1u);
+  const auto& args = cs[0].steps.at(0).args;
+  ASSERT_EQ(args.size(), 3u);
+  EXPECT_EQ(args[0].value.text, std::string("a\"b\\c\nd\te\0f", 11));
+  EXPECT_EQ(args[0].value.bytes, (std::vector<std::uint8_t>{'a', '"', 'b', '\\', 'c', '\n', 'd', '\t', 'e', 0, 'f'}));
+  EXPECT_EQ(args[1].value.text, "plain");
+  EXPECT_EQ(args[2].value.text, "\"");
+  EXPECT_EQ(bad(std::string(kHeader) + "> mpa.request key=\"ab\\q\"\n").message, "unknown escape '\\q' in a string");
+  EXPECT_EQ(bad(std::string(kHeader) + "> mpa.request key=\"a\\\"b\n").message, "expected '\"' to close the string");
+}
+
 TEST(Script, StepsAndValues) {
   auto cs = ok(std::string(kHeader) +
                "handshake rev=2 hint=markers\n"

@@ -113,9 +113,8 @@ struct Builder {
       doc.truncated = true;
       return;
     }
-    // Words joined by single spaces, copied a word at a time (the fuzz
-    // target parses every input twice: a copy per character was a tenth of
-    // its time).
+    // Words joined by single spaces, copied a word at a time (a copy per
+    // character was a tenth of the fuzz target's time).
     std::string text;
     text.reserve(std::min(raw.size(), options.limits.max_sentence));
     const std::size_t limit = options.limits.max_sentence;

@@ -6,9 +6,8 @@
 //  - parsing never faults, and a syntax error names a line of the text;
 //  - every parsed step has a line inside the text, and a case has an id;
 //  - parsing is deterministic: the same text parses to the same cases or the
-//    same error (checked on one input in eight: fuzz::rechecked),
-//    and a `param` family never multiplies the text beyond the parser's
-//    bounds.
+//    same error (checked on one input in eight: fuzz::rechecked), and a
+//    `param` family never multiplies the text beyond the parser's bounds.
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -22,8 +21,8 @@ using namespace rdmaconf;
 
 namespace {
 
-// Where the determinism check runs (fuzz::rechecked), it compares
-// what a report shows of each case.
+// Where the determinism check runs (fuzz::rechecked), it compares what a
+// report shows of each case.
 void same_steps(const conformance::Step& a, const conformance::Step& b) {
   FUZZ_CHECK(a.kind == b.kind && a.line == b.line && a.text == b.text && a.unit == b.unit);
   FUZZ_CHECK(a.args.size() == b.args.size() && a.alternatives.size() == b.alternatives.size());

@@ -215,8 +215,7 @@ int dissect_session_control(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree,
   add_header(t, tvb, 0, sctp::SessionControlSpec::decl);
   std::string_view what = "DDP Stream Session Control";
   if (const auto code = read_field<sctp::SessionControlHeader>(tvb, 0, sctp::SessionControlSpec::Field::Function_Code))
-    for (const wire::ValueName& n : sctp::names::kFunctionCode)
-      if (n.value == *code) what = n.name;
+    if (const std::string_view name = wire::value_name(sctp::names::kFunctionCode, *code); !name.empty()) what = name;
   col_append_str(pinfo->cinfo, COL_INFO, std::string(what).c_str());
   const int length = static_cast<int>(tvb_captured_length(tvb));
   if (length > kSessionControlHeader && t)
@@ -254,8 +253,7 @@ void handoff_ddp_sctp(void) {
   static std::map<std::uint32_t, std::string> descriptions;
   const auto handle = [&](dissector_t dissect, std::uint32_t ppid, const char* name) {
     std::string& description = descriptions[ppid];
-    for (const wire::ValueName& n : sctp::names::kPpid)
-      if (n.value == ppid) description = "rdmaconf " + std::string(n.name) + " (SCTP)";
+    description = "rdmaconf " + std::string(wire::value_name(sctp::names::kPpid, ppid)) + " (SCTP)";
     return create_dissector_handle_with_name_and_description(dissect, i.proto_ddp_sctp, name, description.c_str());
   };
   dissector_add_uint("sctp.ppi", sctp::kPpidDdpSegment,

@@ -335,11 +335,10 @@ std::optional<Failure> parse_step(std::string_view line_text, int line, Step& st
   step.text = std::string(s);
   std::list<std::string> unescaped;  // outlives the tokens that view it
   if (auto e = lex(s, tokens, unescaped)) return Failure{line, e->message};
-  if (tokens.empty()) return Failure{line, "expected '>', '<', 'handshake', 'wait' or 'connection' at the start of a step"};
-  LineParser p(tokens);
-  Token first = p.take();
-  if (first.kind != Token::Kind::kWord)
+  if (tokens.empty() || tokens.front().kind != Token::Kind::kWord)
     return Failure{line, "expected '>', '<', 'handshake', 'wait' or 'connection' at the start of a step"};
+  LineParser p(tokens);
+  const Token first = p.take();
   if (first.text == ">") {
     step.kind = StepKind::kSend;
     if (p.done() || p.peek()->kind != Token::Kind::kWord) return Failure{line, "expected a unit to send after '>'"};

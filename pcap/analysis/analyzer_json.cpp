@@ -48,9 +48,8 @@ Json summary_json(const AnalysisResult& result) {
 Json rdmap_json(const AnalysisSummary& s) {
   Json o = Json::object();
   for (std::size_t op = 0; op < 16; ++op) {
-    std::string name = "reserved opcode " + std::to_string(op);
-    for (const wire::ValueName& n : rdmap::names::kOpcodes)
-      if (n.value == op) name = std::string(n.name);
+    const std::string_view known = wire::value_name(rdmap::names::kOpcodes, op);
+    const std::string name = known.empty() ? "reserved opcode " + std::to_string(op) : std::string(known);
     o[name] = s.rdmap_messages[op];
   }
   return o;

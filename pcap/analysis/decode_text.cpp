@@ -187,10 +187,9 @@ std::string message_type_name(const Message& m) {
     case MessageKind::kMpaRequest: return "MPA Request";
     case MessageKind::kMpaReply: return m.req_rep && m.req_rep->reject ? "MPA Reply (reject)" : "MPA Reply";
     case MessageKind::kClc: {
-      const auto t = static_cast<std::uint64_t>(clc::message_type(*m.clc));
-      for (const wire::ValueName& n : clc::kMessageTypeNames)
-        if (n.value == t) return "CLC " + std::string(n.name);
-      return "CLC";
+      const auto type = static_cast<std::uint64_t>(clc::message_type(*m.clc));
+      const std::string_view name = wire::value_name(clc::kMessageTypeNames, type);
+      return name.empty() ? std::string("CLC") : "CLC " + std::string(name);
     }
     case MessageKind::kRoce:
       if (m.roce && m.roce->smcr) return smcr::message_name(*m.roce->smcr);

@@ -38,9 +38,8 @@ inline constexpr wire::ValueName kLlpErrorCodeNames[] = {
 };
 
 constexpr std::string_view name(LlpErrorCode code) {
-  for (const wire::ValueName& n : kLlpErrorCodeNames)
-    if (n.value == static_cast<std::uint8_t>(code)) return n.name;
-  return "unknown LLP error code";
+  const std::string_view n = wire::value_name(kLlpErrorCodeNames, static_cast<std::uint8_t>(code));
+  return n.empty() ? "unknown LLP error code" : n;
 }
 
 // The RFC that defines a code (0x05-0x07 exist only with RFC 6581).

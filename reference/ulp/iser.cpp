@@ -3,11 +3,7 @@
 
 namespace rdmaconf::ulp::iser {
 
-std::string_view iscsi_opcode_name(std::uint8_t opcode) {
-  for (const wire::ValueName& n : names::kIscsiOpcode)
-    if (n.value == opcode) return n.name;
-  return {};
-}
+std::string_view iscsi_opcode_name(std::uint8_t opcode) { return wire::value_name(names::kIscsiOpcode, opcode); }
 
 namespace {
 // SPC-4 and SBC-3 operation codes a Linux initiator sends to a disk.
@@ -21,11 +17,7 @@ constexpr wire::ValueName kScsiOpcodes[] = {
 };
 }  // namespace
 
-std::string_view scsi_opcode_name(std::uint8_t opcode) {
-  for (const wire::ValueName& n : kScsiOpcodes)
-    if (n.value == opcode) return n.name;
-  return {};
-}
+std::string_view scsi_opcode_name(std::uint8_t opcode) { return wire::value_name(kScsiOpcodes, opcode); }
 
 wire::Result<Message> decode(wire::Bytes send_payload) {
   wire::ByteReader r(send_payload);

@@ -123,11 +123,7 @@ std::string rpc_procedure_name(const onc_rpc::Call& c) {
   return "program " + std::to_string(c.prog) + " v" + std::to_string(c.vers) + " procedure " + std::to_string(c.proc);
 }
 
-std::string_view proc_name(std::uint32_t proc) {
-  for (const wire::ValueName& n : names::kProc)
-    if (n.value == proc) return n.name;
-  return {};
-}
+std::string_view proc_name(std::uint32_t proc) { return wire::value_name(names::kProc, proc); }
 
 wire::Result<Message> decode(wire::Bytes send_payload, const Limits& limits) {
   ByteReader r(send_payload);

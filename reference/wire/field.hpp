@@ -96,12 +96,15 @@ struct HeaderDecl {
   std::string_view rfc_section;
 };
 
-// The name a value has in a field's table, or empty.
-constexpr std::string_view value_name(const FieldDecl& f, std::uint64_t v) {
-  for (const ValueName& n : f.value_names)
+// The name `v` has in a table of named values, or empty.
+constexpr std::string_view value_name(std::span<const ValueName> names, std::uint64_t v) {
+  for (const ValueName& n : names)
     if (n.value == v) return n.name;
   return {};
 }
+
+// The name a value has in a field's table, or empty.
+constexpr std::string_view value_name(const FieldDecl& f, std::uint64_t v) { return value_name(f.value_names, v); }
 
 // A little-endian field is whole octets at an octet boundary, at most 64 bits
 // wide (an octet string has no byte order: leave it big-endian).

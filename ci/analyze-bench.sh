@@ -17,6 +17,14 @@
 # <= 55 %). All of it twice: with the file's pages as its writer left them
 # in the kernel's cache, and as reading it from storage leaves them (below).
 #
+# Beside them, in the same pairs, what the machine's cores give at all:
+# JOBS copies of `analyze -j 1` started at once against one alone (the
+# same work on every core, no thread waiting for another), and JOBS copies
+# of a loop that only computes (awk, no memory traffic) against one. A
+# virtual machine whose cores share a physical core, or a host that runs
+# other guests on them, gives less than JOBS times one core's work, and no
+# program's -j JOBS can go faster than that ceiling.
+#
 #   ci/analyze-bench.sh [BUILD_DIR [SIZE_MIB [CONNECTIONS [PAIRS [JOBS]]]]]
 #   defaults: build/gcc 1024 8 5 2
 #
@@ -39,6 +47,9 @@ cap=$dir/bench.pcap
 # folios, up to 2 MiB a fault). ANALYZE_BENCH_STATES picks them.
 states=${ANALYZE_BENCH_STATES:-written read}
 echo "capture: $size MiB, $conns connections, $(stat -c %s "$cap") octets; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+# sh -c "$at_once" sh N COMMAND...: N copies of COMMAND at once, waited for.
+at_once='n=$1; shift; k=0; while [ $k -lt "$n" ]; do "$@" >/dev/null 2>&1 & k=$((k + 1)); done; wait'
+spin='BEGIN { for (i = 0; i < 20000000; i++) s += i % 7; print s }'  # awk: computes, touches no memory to speak of
 run() {  # label command...: "label wall_s cpu_s rss_kib" (CPU: perf's task-clock, every thread)
   label=$1; shift
   start=$(date +%s.%N)
@@ -66,16 +77,23 @@ for state in $states; do
     run j1 "$rdmaconf" analyze -q -j 1 "$cap"
     run jN "$rdmaconf" analyze -q -j "$jobs" "$cap"
     run floor "$build/pcap/pcap_read_floor" "$cap"
+    run jx sh -c "$at_once" sh "$jobs" "$rdmaconf" analyze -q -j 1 "$cap"
+    run s1 awk "$spin"
+    run sx sh -c "$at_once" sh "$jobs" awk "$spin"
     i=$((i + 1))
   done >"$dir/runs"
   echo "run    wall s  CPU s  peak RSS KiB"
   awk '{ printf "%-6s %6.3f %6.3f %8d\n", $1, $2, $3, $4 }' "$dir/runs"
+  echo "(jx: $jobs copies of -j 1 at once; s1, sx: the compute-only loop, once and $jobs at once)"
   awk -v w1="$(med j1 2)" -v wn="$(med jN 2)" -v c1="$(med j1 3)" -v cn="$(med jN 3)" \
-      -v wf="$(med floor 2)" -v cf="$(med floor 3)" -v r1="$(med j1 4)" -v rn="$(med jN 4)" -v j="$jobs" 'BEGIN {
+      -v wf="$(med floor 2)" -v cf="$(med floor 3)" -v r1="$(med j1 4)" -v rn="$(med jN 4)" -v j="$jobs" \
+      -v wx="$(med jx 2)" -v s1="$(med s1 2)" -v sx="$(med sx 2)" 'BEGIN {
     printf "medians: -j 1 %.3f s wall (%.3f s CPU, %.1f MiB); -j %s %.3f s wall (%.3f s CPU, %.1f MiB); floor %.3f s wall (%.3f s CPU)\n",
            w1, c1, r1 / 1024, j, wn, cn, rn / 1024, wf, cf
     printf "-j %s speed-up (wall): %.2fx (target >= 1.7x with 8+ connections on 2 quiet cores)\n", j, w1 / wn
     printf "-j 1 pace as a share of the libpcap floor: %.0f %% wall, %.0f %% CPU (target >= 70 %%)\n", 100 * wf / w1, 100 * cf / c1
+    printf "the machine'"'"'s ceiling for %s: %s copies of -j 1 at once %.2fx one'"'"'s work, the compute-only loop %.2fx\n", j, j, j * w1 / wx, j * s1 / sx
+    printf "-j %s speed-up as a share of that ceiling: %.0f %%\n", j, 100 * (w1 / wn) / (j * w1 / wx)
   }'
   # Each thread's CPU under -j N: its share of one profile's task-clock
   # samples (by thread name) times the median -j N CPU of the runs above

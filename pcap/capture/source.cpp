@@ -554,7 +554,7 @@ SharedPcapFile::Reading SharedPcapFile::cheaper_reading(std::uint64_t at, std::u
   if (at + kStretches * octets > size_ || ::fstat(format_->fd, &st) != 0 ||
       static_cast<std::uint64_t>(st.st_size) < at + kStretches * octets)
     return Reading::kMapped;  // as fill(): no page past the file's end is read
-  std::vector<std::uint8_t> buffer(static_cast<std::size_t>(octets));
+  LargeBuffer buffer(static_cast<std::size_t>(octets));
   const auto copy = [&](std::uint64_t from) { return format_->read_all(buffer.data(), buffer.size(), from); };
   // The chunks' buffers are reused from chunk to chunk: the first read into
   // this one, which maps its pages, is not what copying costs.

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "capture/decode.hpp"
+#include "capture/large_pages.hpp"
 #include "capture/reassembly.hpp"
 
 namespace rdmaconf::capture {
@@ -181,7 +182,7 @@ class SharedPcapFile {
     const std::uint8_t* data = nullptr;
     std::uint64_t at = 0;
     std::size_t filled = 0;
-    std::vector<std::uint8_t> buffer;  // kCopied: where the octets are read to, reused
+    LargeBuffer buffer;  // kCopied: where the octets are read to, reused
   };
   struct Cursor {
     std::uint64_t pos = 0;  // the next record header

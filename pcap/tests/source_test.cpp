@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -595,6 +596,52 @@ TEST(Source, SharedFileReleasesWholeHugePageStretches) {
   shared->release(3 * kMiB, 5 * kMiB);
   EXPECT_GT(faults_reading(chunk_at(2 * kMiB + 512 * 1024)), 0);
   EXPECT_EQ(faults_reading(chunk_at(4 * kMiB + 512 * 1024)), 0);
+}
+
+// The copied chunks' buffers (large_pages.hpp): from half a MiB on, whole
+// 2 MiB-aligned stretches advised for huge pages (the mapping's "hg" flag in
+// /proc/self/smaps: whether the kernel then has a huge page free is its
+// matter, so the advice is what is pinned), their octets kept when the
+// buffer grows; smaller ones from the heap.
+std::string smaps_flags_of(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long from = 0, to = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &from, &to) == 2 && line.find(':') > line.find(' ')) inside = from <= at && at < to;
+    else if (inside && line.rfind("VmFlags:", 0) == 0) return line;
+  }
+  return "";
+}
+
+TEST(Source, LargeBuffersAreWholeHugePageStretches) {
+  constexpr std::size_t kStretch = LargePageAllocator<std::uint8_t>::kStretch;
+  {
+    void* probe = ::mmap(nullptr, kStretch, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(probe, MAP_FAILED);
+    const bool advised = ::madvise(probe, kStretch, MADV_HUGEPAGE) == 0;
+    ::munmap(probe, kStretch);
+    if (!advised) GTEST_SKIP() << "this kernel has no transparent huge pages";
+  }
+  LargeBuffer chunk(SharedPcapFile::kHeadroom + SharedPcapFile::kChunkOctets);
+  ASSERT_NE(chunk.data(), nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(chunk.data()) % kStretch, 0u);
+  for (std::size_t i = 0; i < chunk.size(); ++i) chunk[i] = static_cast<std::uint8_t>(i * 7);
+  const std::string flags = smaps_flags_of(chunk.data());
+  ASSERT_NE(flags, "") << "no mapping holds the buffer";
+  EXPECT_NE((flags + " ").find(" hg "), std::string::npos) << flags;
+  // Grown past one stretch (a record longer than the room): moved, kept.
+  const std::size_t before = chunk.size();
+  chunk.resize(3 * kStretch + 1);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(chunk.data()) % kStretch, 0u);
+  bool kept = true;
+  for (std::size_t i = 0; i < before; ++i) kept = kept && chunk[i] == static_cast<std::uint8_t>(i * 7);
+  EXPECT_TRUE(kept);
+  chunk[chunk.size() - 1] = 1;  // the last octet of the fourth stretch is the buffer's
+  LargeBuffer small(4096, 5);
+  EXPECT_EQ(small[4095], 5);
+  EXPECT_EQ((smaps_flags_of(small.data()) + " ").find(" hg "), std::string::npos);
 }
 
 // SharedPcapFile::faults_per_mib counts the faults reading a stretch of the

@@ -7,9 +7,9 @@
 # run's wall and CPU seconds and peak RSS, then the medians: the -j N speed-up
 # (wall) and -j 1's pace as a share of the floor's. Last, one `perf record`
 # of -j N gives each thread's CPU (the threads are named: for this classic
-# pcap file rdmaconf-read walks the records, analyzes its own connections'
-# frames and hands each other frame to its connection's worker, and the
-# rdmaconf-wK workers (K >= 1) reassemble and analyze them; when a capture
+# pcap file the workers rdmaconf-wK (K from 0) each read and walk stretches
+# of the file and reassemble and analyze their own connections' frames,
+# and rdmaconf, the main thread, starts them and merges; when a capture
 # makes them give up, rdmaconf reads the file,
 # rdmaconf-tcp reassembles and the rdmaconf-wK analyze) as a share of
 # -j 1's median CPU: the busiest one bounds the

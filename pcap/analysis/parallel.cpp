@@ -23,13 +23,11 @@ struct ShardedAnalyzer::Octets {
   std::size_t begin = 0, size = 0;
 };
 
+void name_thread(const std::string& name) { ::pthread_setname_np(::pthread_self(), name.substr(0, 15).c_str()); }
+
 namespace {
 
 using Octets = ShardedAnalyzer::Octets;
-
-// The calling thread's name in `perf report --sort comm` and top's thread
-// view (ci/analyze-bench.sh reads each thread's share of the CPU by it).
-void name_thread(const std::string& name) { ::pthread_setname_np(::pthread_self(), name.substr(0, 15).c_str()); }
 
 struct DataEvent {
   capture::StreamOffset offset = 0;

@@ -104,26 +104,31 @@ class ShardedAnalyzer : public capture::StreamConsumer {
   const std::shared_ptr<const Window>* window_ = nullptr;  // the frame being reassembled lies in it (run_file)
 };
 
-// `analyze -j N` over a classic pcap file (parallel_file.cpp): the TCP
-// reassembly split over the workers too, on N threads in all. The reading
-// thread walks the file, mapped whole or copied a chunk at a time into the
-// chunk's buffer, whichever SharedPcapFile::cheaper_reading timed as
-// cheaper on this file (AnalysisOptions::file_reading forces either), a
-// chunk at a time (capture::SharedPcapFile) and reads each frame's headers
-// (capture::tcp_key_of; a frame they do not key, decode_frame) to find its
-// connection. It is worker 0 as well: it decodes, reassembles and analyzes
-// its own connections' frames as it reads them, and lists the others' in
-// the chunk (views into it), which it hands to each worker it
-// lists frames for, one queue per worker. A worker decodes, reassembles and
-// analyzes the frames it is handed, with its own Reassembler and Analyzer.
+// `analyze -j N` over a classic pcap file (parallel_file.cpp): the reading
+// and the TCP reassembly split over the workers too, on N threads in all,
+// each alike. The file is cut into stretches of 512 KiB from its first
+// record on (capture::SharedPcapFile), read either copied into a stretch's
+// own buffer (SharedPcapFile::read_at) or as a view of the file mapped
+// whole, whichever SharedPcapFile::cheaper_reading timed as cheaper on this
+// file (AnalysisOptions::file_reading forces either). A thread with no
+// stretch of its own claims the next one and reads it; when the walk
+// before it is done (the record a stretch starts with is where that walk
+// ended: fill_from copies in the record the stretch boundary cut), it
+// walks that stretch's records at once, while their octets are in its
+// cache, reads each frame's headers (capture::tcp_key_of; a frame they do
+// not key, decode_frame) to find its connection and lists the frame (a
+// view into the stretch) under that connection's worker. Every thread
+// decodes, reassembles and analyzes its own connections' frames, stretch
+// after stretch in file order, with its own Reassembler and Analyzer; it
+// stops every 64 frames to walk its stretch if the walk has come to it.
 // A connection's worker is decided when the file first shows it: the one
-// with the least work so far, in octets of its frames, the reading thread's
-// counting its reading of every frame too, so it gets fewer connections.
-// Frames that carry no TCP segment are worker 0's (it reports them). Each
-// callback is numbered by its frame (the frames of one connection are one
-// worker's, in file order, so one worker's callbacks keep their order
-// within a frame), the stream ends at the capture's end after every frame,
-// in the order the connections were created
+// with the least work so far, in octets of its frames. The walks are made
+// in file order, so the same file gives the same owners. Frames that carry
+// no TCP segment are worker 0's (it reports them). Each callback is
+// numbered by its frame (the frames of one connection are one worker's,
+// in file order, so one worker's callbacks keep their order within a
+// frame), the stream ends at the capture's end after every frame, in the
+// order the connections were created
 // (Reassembler::number_connections_by_frame), and merge_shards puts the
 // result in one-thread order.
 //
@@ -133,23 +138,18 @@ class ShardedAnalyzer : public capture::StreamConsumer {
 // SCTP, and the reassembler's budgets shared by all connections (the
 // connection limit, the history and held-octet totals: each worker gets an
 // equal share, and while no share binds the whole would not have either).
-// When a capture holds any of these the reader and the workers stop and
-// the result is nullopt: ShardedAnalyzer then reads the file as before.
+// When a capture holds any of these the threads stop and the result is
+// nullopt: ShardedAnalyzer then reads the file as before.
 //
-// A worker with nothing queued takes over some of the reader's reading:
-// when the file is mapped, it maps pages ahead of the reader (up to 2 MiB
-// past its chunk, SharedPcapFile::populate), taking some of its page
-// faults; when it is copied, it reads the next stretch of the file into a
-// free chunk (up to two past the reader's, SharedPcapFile::read_at), which
-// the reader makes its next chunk (fill_from); the reader reads a stretch
-// itself only when no worker did. A thread with nothing to do spins a few
-// microseconds for the other before it sleeps.
-//
-// Memory: a few chunks of the file in flight (the one being read and those
-// the workers still hold) and the pages mapped ahead; when no chunk is
-// free the reader waits for the slowest worker (back-pressure), and the
-// pages before every chunk still held are given back, so the mapped
-// stretch stays a few MiB whatever the file's size.
+// Memory: four stretches in flight per worker, each held until every
+// worker with frames in it has analyzed them (and the next walk is past
+// it); when none is free a thread analyzes what it has, then waits
+// (back-pressure). Copied stretches' buffers are whole 2 MiB huge pages
+// (capture/large_pages.hpp); mapped, the pages before every stretch still
+// held are given back, so the mapped stretch stays a few MiB whatever the
+// file's size. A thread with nothing to do spins a few microseconds for
+// the others before it sleeps, and, mapped, first maps pages ahead of the
+// walk (SharedPcapFile::populate).
 std::optional<AnalysisResult> analyze_shared_file(const capture::SharedPcapFile& file, const AnalysisOptions& options);
 
 // The workers' results as the one-thread run's: counts added to `out`'s,
@@ -161,6 +161,11 @@ AnalysisResult merge_shards(const std::vector<Analyzer*>& analyzers, AnalysisRes
 
 // The worker count `-j 0` means: the machine's cores.
 std::size_t default_jobs();
+
+// The calling thread's name (its first 15 characters) in `perf report
+// --sort comm` and top's thread view (ci/analyze-bench.sh reads each
+// thread's share of the CPU by it).
+void name_thread(const std::string& name);
 
 // Several capture files as one result, `options.jobs` files at a time (each
 // file on one thread: files are independent, so this shares the cores with

@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <pcap/pcap.h>
@@ -586,22 +585,6 @@ void SharedPcapFile::read_each_page(std::uint64_t at, std::uint64_t n) const {
   unsigned sum = 0;
   for (std::uint64_t i = 0; i < n; i += page) sum += *static_cast<const volatile std::uint8_t*>(map_ + at + i);
   (void)sum;
-}
-
-std::uint64_t SharedPcapFile::faults_per_mib(std::uint64_t at, std::uint64_t octets) const {
-  static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  if (at >= size_) return 0;
-  at = at / page * page;
-  const std::uint64_t n = std::min(octets, size_ - at);
-  struct stat st {};
-  if (n == 0 || ::fstat(format_->fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < at + n) return 0;  // as fill()
-  rusage before{}, after{};
-  ::getrusage(RUSAGE_THREAD, &before);
-  read_each_page(at, n);
-  ::getrusage(RUSAGE_THREAD, &after);
-  const auto faults = static_cast<std::uint64_t>(std::max(after.ru_minflt - before.ru_minflt, 0L) +
-                                                 std::max(after.ru_majflt - before.ru_majflt, 0L));
-  return faults * (std::uint64_t{1} << 20) / n;
 }
 
 bool SharedPcapFile::populate(std::uint64_t from, std::uint64_t to) const {

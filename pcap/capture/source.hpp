@@ -206,11 +206,11 @@ class SharedPcapFile {
   // (that record is then whole in it). False, with the cursor's end_report
   // set, when the file no longer holds what its size said.
   bool fill(Cursor& c, Chunk& chunk, Reading how = Reading::kMapped) const;
-  // Copied reading done ahead, by a thread other than the one that walks
-  // the records (analyze -j: a worker with nothing queued): the file is
-  // read in stretches of chunk_octets() octets from the first record on,
-  // whatever the records; the walker then makes each stretch the chunk at
-  // its cursor (fill_from), and reads nothing itself.
+  // Copied reading in stretches, read before the walk reaches them and by
+  // any thread (analyze -j: the thread that claimed the stretch): the file
+  // is read in stretches of chunk_octets() octets from the first record
+  // on, whatever the records; the walk then makes each stretch the chunk
+  // at its cursor (fill_from), and reads nothing itself.
   //
   // read_at: the stretch from `at`, chunk_octets() octets or what is left
   // of the file, read into `stretch`'s buffer behind kHeadroom octets of
@@ -256,13 +256,6 @@ class SharedPcapFile {
   // file's end (a file shortened meanwhile) fails the call, not the
   // process; it is not mapped.
   bool populate(std::uint64_t from, std::uint64_t to) const;
-  // Reads one octet of each page of `octets` of the file from `at` (what of
-  // them the file holds) and gives the page faults that took this thread,
-  // per MiB: how the kernel maps this file's pages. With small pages in its
-  // cache a fault maps 64 KiB (16 a MiB), with large folios up to 2 MiB
-  // (none or one a MiB), which is most of what reading the file mapped
-  // costs. The pages stay mapped until released.
-  std::uint64_t faults_per_mib(std::uint64_t at, std::uint64_t octets) const;
   std::uint64_t size() const { return size_; }
   std::size_t chunk_octets() const { return chunk_octets_; }
 

@@ -355,8 +355,8 @@ TEST(Source, SharedFileReadByCopiesWalksAsTheSourceReads) {
 }
 
 namespace {
-// The walk analyze -j's reader makes of a file read by copies ahead of it
-// (analysis/parallel_file.cpp, FileReader::refill), with every stretch read
+// The walk analyze -j makes of a file read by copies, stretch by stretch
+// (analysis/parallel_file.cpp, Split::claim and Split::walk), with every stretch read
 // here in turn: read_at, then fill_from into the chunk at the cursor; the
 // next stretch when the cursor passed one, fill() when one cannot make it.
 class StretchWalk {
@@ -642,21 +642,6 @@ TEST(Source, LargeBuffersAreWholeHugePageStretches) {
   LargeBuffer small(4096, 5);
   EXPECT_EQ(small[4095], 5);
   EXPECT_EQ((smaps_flags_of(small.data()) + " ").find(" hg "), std::string::npos);
-}
-
-// SharedPcapFile::faults_per_mib counts the faults reading a stretch of the
-// file takes: none where its pages are mapped already, some where not
-// (one at least, however large the kernel's pages), none past the end.
-TEST(Source, SharedFileCountsThePageFaultsOfReadingAStretch) {
-  TempDir dir;
-  const auto shared = mapped_bulk(dir.file("faults.pcap"), 5);
-  ASSERT_TRUE(shared);
-  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
-  if (!shared->populate(0, kMiB)) GTEST_SKIP() << "this kernel cannot map pages ahead";
-  EXPECT_EQ(shared->faults_per_mib(0, kMiB), 0u);
-  EXPECT_GT(shared->faults_per_mib(4 * kMiB, kMiB), 0u);
-  EXPECT_EQ(shared->faults_per_mib(4 * kMiB, kMiB), 0u);  // mapped by the count before
-  EXPECT_EQ(shared->faults_per_mib(shared->size(), kMiB), 0u);
 }
 
 TEST(Source, PcapngTimestampsKeepNanoseconds) {

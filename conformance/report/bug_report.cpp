@@ -3,16 +3,14 @@
 
 #include <cstdio>
 
+#include "report/text.hpp"
+
 namespace rdmaconf::findings {
 namespace {
 
 namespace cf = conformance;
 
-std::string join(const std::vector<std::string>& v, std::string_view sep) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : std::string(sep)) + s;
-  return out;
-}
+using report_text::join;
 
 // Who the IUT is, as the report's identity says: "siw (siw_eth0, kernel
 // 6.1.0-50-amd64)"; the target when nothing else is known.

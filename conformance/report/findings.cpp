@@ -10,15 +10,12 @@
 #include "rdmap/terminate.hpp"
 #include "wire/hint.hpp"
 #include "requirement.hpp"
+#include "report/text.hpp"
 
 namespace rdmaconf::findings {
 namespace {
 
-std::string join(const std::vector<std::string>& v, std::string_view sep) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : std::string(sep)) + s;
-  return out;
-}
+using report_text::join;
 
 // "MUST", "SHOULD" or "MAY": the strength a level has for a finding (MUST
 // NOT is a MUST, RFC 7609's lower-case must too).

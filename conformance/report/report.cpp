@@ -9,6 +9,7 @@
 #include "report/baseline.hpp"
 #include "report/findings.hpp"
 #include "requirement.hpp"
+#include "report/text.hpp"
 
 namespace rdmaconf::conformance {
 
@@ -37,11 +38,7 @@ std::string ms(double v) {
   std::snprintf(b, sizeof b, "%.3f", v / 1000.0);
   return b;
 }
-std::string join(const std::vector<std::string>& v, std::string_view sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : std::string(sep)) + x;
-  return s;
-}
+using report_text::join;
 std::string case_name(const CaseResult& r) {
   return r.configuration.empty() ? r.c->id : r.c->id + " [" + r.configuration + "]";
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "report/report.hpp"
+#include "report/text.hpp"
 
 namespace rdmaconf::conformance {
 namespace {
@@ -80,6 +81,16 @@ struct Fixture {
     }
   }
 };
+
+// The one join the report writers share (report/text.hpp): separators only
+// between parts, and an empty part keeps its place.
+TEST(Report, JoinPutsTheSeparatorBetweenEachTwoParts) {
+  EXPECT_EQ(report_text::join({}, ", "), "");
+  EXPECT_EQ(report_text::join({"a"}, ", "), "a");
+  EXPECT_EQ(report_text::join({"a", "b", "c"}, ", "), "a, b, c");
+  EXPECT_EQ(report_text::join({"", "b"}, ","), ",b");
+  EXPECT_EQ(report_text::join({"a", "", "c"}, " "), "a  c");
+}
 
 TEST(Report, JunitIsWellFormedAndCountsVerdicts) {
   Fixture f;

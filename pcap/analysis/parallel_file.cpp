@@ -296,14 +296,14 @@ class Split {
       if (before_) free_bits(*before_, Stretch::kWalk);
       before_ = holders & Stretch::kWalk ? &s : nullptr;
     }
-    if (holders == 0) progress.bump();  // free at once
     if (how_ == SharedPcapFile::Reading::kMapped) release_pages();
     if (ended) {
       frames = cursor_.frames;
       end_report = cursor_.end_report;
       end_.store(k + 1, std::memory_order_release);
     }
-    // The walk's state is the next walker's from here on.
+    // The walk's state is the next walker's from here on; the bump also
+    // tells a claimer that a stretch nobody holds is free.
     walked_.store(k + 1, std::memory_order_release);
     progress.bump();
   }

@@ -7,14 +7,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <limits>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
-
 
 #include "analysis/observer_internal.hpp"
 #include "analysis/parallel.hpp"

@@ -136,9 +136,7 @@ class Owners {
     // Runs of one connection's frames (either direction) skip the table.
     if (!(has_last_ && ((k.source == last_.source && k.destination == last_.destination) ||
                         (k.source == last_.destination && k.destination == last_.source)))) {
-      const bool forward = k.source < k.destination;
-      const Key key{forward ? k.source : k.destination, forward ? k.destination : k.source};
-      auto [it, added] = table_.try_emplace(key, 0);
+      auto [it, added] = table_.try_emplace(capture::ConnectionKey::of(k), 0);
       if (added) it->second = static_cast<std::size_t>(std::min_element(octets_.begin(), octets_.end()) - octets_.begin());
       last_ = k;
       last_owner_ = it->second;
@@ -152,26 +150,8 @@ class Owners {
   std::size_t size() const { return table_.size(); }
 
  private:
-  struct Key {
-    capture::Endpoint a, b;
-    friend bool operator==(const Key&, const Key&) = default;
-  };
-  struct Hash {
-    std::size_t operator()(const Key& k) const {
-      std::uint64_t h = 0x9e3779b97f4a7c15ull;
-      auto mix = [&](std::uint64_t v) { h = (h ^ v) * 0xff51afd7ed558ccdull; };
-      for (const capture::Endpoint* e : {&k.a, &k.b}) {
-        const std::size_t n = capture::address_octets(e->address.version);
-        for (std::size_t i = 0; i < n; i += 4)
-          mix(std::uint64_t{e->address.octets[i]} << 24 | std::uint64_t{e->address.octets[i + 1]} << 16 |
-              std::uint64_t{e->address.octets[i + 2]} << 8 | e->address.octets[i + 3]);
-        mix(e->port);
-      }
-      return static_cast<std::size_t>(h ^ (h >> 29));
-    }
-  };
   std::vector<std::uint64_t> octets_;  // per worker
-  std::unordered_map<Key, std::size_t, Hash> table_;
+  std::unordered_map<capture::ConnectionKey, std::size_t, capture::ConnectionKey::Hash> table_;
   capture::StreamKey last_;
   std::size_t last_owner_ = 0;
   bool has_last_ = false;

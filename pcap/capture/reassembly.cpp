@@ -1,7 +1,6 @@
 #include "capture/reassembly.hpp"
 
 #include <algorithm>
-#include <array>
 #include <iterator>
 
 namespace rdmaconf::capture {
@@ -40,20 +39,6 @@ struct Reassembler::Connection {
   bool closed() const { return a_to_b.ended_ && b_to_a.ended_; }
 };
 
-std::size_t Reassembler::KeyHash::operator()(const ConnectionKey& k) const {
-  // FNV-1a over both endpoints.
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&](std::uint8_t o) { h = (h ^ o) * 0x100000001b3ull; };
-  for (const Endpoint* e : {&k.a, &k.b}) {
-    const std::size_t n = address_octets(e->address.version);
-    for (std::size_t i = 0; i < n; ++i) mix(e->address.octets[i]);
-    std::array<std::uint8_t, sizeof e->port> port{};  // in network order, as before
-    wire::store_be(port, e->port);
-    for (std::uint8_t o : port) mix(o);
-  }
-  return static_cast<std::size_t>(h);
-}
-
 Reassembler::Reassembler(StreamConsumer& consumer, ReassemblyLimits limits)
     : consumer_(consumer), limits_(limits) {}
 
@@ -65,9 +50,8 @@ void Reassembler::add_frame(const RawFrame& frame) {
 }
 
 Reassembler::Connection& Reassembler::connection_for(const TcpSegment& seg, bool& forward) {
-  forward = seg.key.source < seg.key.destination;
-  ConnectionKey key{forward ? seg.key.source : seg.key.destination,
-                    forward ? seg.key.destination : seg.key.source};
+  forward = ConnectionKey::forward(seg.key);
+  const ConnectionKey key = ConnectionKey::of(seg.key);
   if (auto it = connections_.find(key); it != connections_.end()) {
     Connection& c = *it->second;
     lru_.splice(lru_.begin(), lru_, c.lru_position);

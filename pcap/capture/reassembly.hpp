@@ -237,13 +237,6 @@ class Reassembler {
 
  private:
   struct Connection;
-  struct ConnectionKey {
-    Endpoint a, b;  // a < b
-    friend bool operator==(const ConnectionKey&, const ConnectionKey&) = default;
-  };
-  struct KeyHash {
-    std::size_t operator()(const ConnectionKey& k) const;
-  };
 
   Connection& connection_for(const TcpSegment& seg, bool& forward);
   void end_connection(Connection& c, StreamEnd why, FrameNumber frame);
@@ -271,7 +264,7 @@ class Reassembler {
   StreamConsumer& consumer_;
   ReassemblyLimits limits_;
   ReassemblyStats stats_;
-  std::unordered_map<ConnectionKey, std::unique_ptr<Connection>, KeyHash> connections_;
+  std::unordered_map<ConnectionKey, std::unique_ptr<Connection>, ConnectionKey::Hash> connections_;
   std::list<Connection*> lru_;  // most recently active first
   std::uint64_t next_connection_id_ = 1;
   bool ids_from_frames_ = false;

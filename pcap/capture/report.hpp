@@ -4,6 +4,7 @@
 // Report naming the frame(s) and, for stream problems, the stream and offset.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -53,6 +54,23 @@ struct StreamKey {
   Endpoint destination;
   friend auto operator<=>(const StreamKey&, const StreamKey&) = default;
   std::string to_string() const;  // "192.0.2.1:5000 -> 192.0.2.2:80"
+};
+
+// A TCP connection whichever way a segment runs: its two endpoints in
+// order, so both directions give one key. The reassembler's table and the
+// table that shares a capture's connections among threads (analysis/
+// parallel_file.cpp) use it.
+struct ConnectionKey {
+  Endpoint a, b;  // a <= b
+  // True when `k` runs from a to b.
+  static bool forward(const StreamKey& k) { return k.source < k.destination; }
+  static ConnectionKey of(const StreamKey& k) {
+    return forward(k) ? ConnectionKey{k.source, k.destination} : ConnectionKey{k.destination, k.source};
+  }
+  friend bool operator==(const ConnectionKey&, const ConnectionKey&) = default;
+  struct Hash {
+    std::size_t operator()(const ConnectionKey& k) const;
+  };
 };
 
 struct Report {

@@ -7,6 +7,7 @@
 #include "capture/headers.hpp"
 #include "capture/report.hpp"
 #include "capture/types.hpp"
+#include "wire/bytes.hpp"
 
 namespace rdmaconf::capture {
 
@@ -104,6 +105,20 @@ std::string StreamKey::to_string() const {
   std::string s;
   append_stream(s, *this);
   return s;
+}
+
+std::size_t ConnectionKey::Hash::operator()(const ConnectionKey& k) const {
+  // Four address octets at a time (an IPv4 address is one such word), then
+  // the port, each multiplied in.
+  constexpr std::size_t kWord = 4;
+  std::uint64_t h = 0x9e3779b97f4a7c15ull;
+  const auto mix = [&](std::uint64_t v) { h = (h ^ v) * 0xff51afd7ed558ccdull; };
+  for (const Endpoint* e : {&k.a, &k.b}) {
+    const wire::Bytes address = wire::Bytes(e->address.octets).first(address_octets(e->address.version));
+    for (std::size_t i = 0; i < address.size(); i += kWord) mix(wire::load_be(address.subspan(i, kWord)));
+    mix(e->port);
+  }
+  return static_cast<std::size_t>(h ^ (h >> 29));
 }
 
 std::string_view link_type_name(LinkType t) {

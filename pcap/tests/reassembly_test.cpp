@@ -17,6 +17,21 @@ using testing::kC2S;
 using testing::kS2C;
 using testing::Recorder;
 
+TEST(Reassembly, OneConnectionKeyForBothDirections) {
+  const Endpoint client{ipv4(192, 0, 2, 1), 40000};
+  const Endpoint server{ipv4(192, 0, 2, 2), 20000};
+  const StreamKey there{client, server}, back{server, client};
+  EXPECT_EQ(ConnectionKey::of(there), ConnectionKey::of(back));
+  EXPECT_EQ(ConnectionKey::Hash{}(ConnectionKey::of(there)), ConnectionKey::Hash{}(ConnectionKey::of(back)));
+  EXPECT_NE(ConnectionKey::forward(there), ConnectionKey::forward(back));
+  // Either endpoint's port or address, or the address family, makes another connection.
+  const Endpoint other_port{ipv4(192, 0, 2, 1), 40001};
+  EXPECT_NE(ConnectionKey::of(there), ConnectionKey::of(StreamKey{other_port, server}));
+  const Endpoint v6{ipv6({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}), 40000};
+  EXPECT_NE(ConnectionKey::of(there), ConnectionKey::of(StreamKey{v6, server}));
+  EXPECT_EQ(ConnectionKey::of(StreamKey{v6, server}), ConnectionKey::of(StreamKey{server, v6}));
+}
+
 TEST(Reassembly, HandshakeDataFinInOrder) {
   Recorder rec;
   Reassembler ra(rec);

@@ -50,13 +50,17 @@ echo "capture: $size MiB, $conns connections, $(stat -c %s "$cap") octets; $(npr
 # sh -c "$at_once" sh N COMMAND...: N copies of COMMAND at once, waited for.
 at_once='n=$1; shift; k=0; while [ $k -lt "$n" ]; do "$@" >/dev/null 2>&1 & k=$((k + 1)); done; wait'
 spin='BEGIN { for (i = 0; i < 20000000; i++) s += i % 7; print s }'  # awk: computes, touches no memory to speak of
+# Wall: perf's duration_time, from just before the command starts to its
+# end, so neither perf's own start and end (about 35 ms on a virtual
+# machine whose process starts are slow: a constant added to every run,
+# which would pull every ratio towards 1) nor this shell's are counted;
+# /usr/bin/time's fork and exec (a few ms) are.
 run() {  # label command...: "label wall_s cpu_s rss_kib" (CPU: perf's task-clock, every thread)
   label=$1; shift
-  start=$(date +%s.%N)
-  perf stat -x, -e task-clock -o "$dir/p" /usr/bin/time -f '%M' -o "$dir/t" "$@" >/dev/null 2>&1 || true
-  end=$(date +%s.%N)
+  perf stat -x, -e task-clock,duration_time -o "$dir/p" /usr/bin/time -f '%M' -o "$dir/t" "$@" >/dev/null 2>&1 || true
   cpu=$(grep task-clock "$dir/p" | cut -d, -f1)
-  awk -v l="$label" -v s="$start" -v e="$end" -v c="$cpu" '{ printf "%s %.3f %.3f %d\n", l, e - s, c / 1000, $1 }' "$dir/t"
+  wall=$(grep duration_time "$dir/p" | cut -d, -f1)
+  awk -v l="$label" -v w="$wall" -v c="$cpu" '{ printf "%s %.3f %.3f %d\n", l, w / 1e9, c / 1000, $1 }' "$dir/t"
 }
 med() {  # label column
   awk -v l="$1" -v c="$2" '$1 == l { print $c }' "$dir/runs" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'

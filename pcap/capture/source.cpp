@@ -461,6 +461,11 @@ bool SharedPcapFile::fill(Cursor& c, Chunk& chunk, Reading how) const {
   // file shortened meanwhile) ends the walk as unreadable, as the size
   // check above does for the mapping.
   if (how == Reading::kCopied) {
+    if (n == 0) {  // at the file's end (a file of no records): nothing to read, next() says it ended
+      chunk.at = c.pos;
+      chunk.filled = 0;
+      return true;
+    }
     if (!read_at(c.pos, chunk)) {
       end_at(c, ReportKind::kReadError, kUnreadable);
       return false;

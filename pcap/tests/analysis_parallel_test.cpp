@@ -39,6 +39,21 @@ std::string json_of(const std::string& path, std::size_t jobs, std::size_t max_k
   return out.str();
 }
 
+// analyze_shared_file itself, with `options` (the reading forced, say):
+// "not shared" for a file it does not take, "gave up" when it gives up.
+std::string json_of_split(const std::string& path, const AnalysisOptions& options, std::size_t chunk_octets = 0) {
+  std::string error;
+  auto source = capture::PacketSource::open_file(path, "", error);
+  if (!source) return "error: " + error;
+  const auto file = source->share_file(chunk_octets);
+  if (!file) return "not shared";
+  const auto result = analyze_shared_file(*file, options);
+  if (!result) return "gave up";
+  std::ostringstream out;
+  write_json(out, *result, "capture");
+  return out.str();
+}
+
 std::vector<std::string> files_under(const fs::path& dir, bool any_name) {
   std::vector<std::string> files;
   if (!fs::exists(dir)) return files;
@@ -79,6 +94,20 @@ TEST(AnalysisParallel, FuzzCorpusOfCaptureFilesAsOneThreadSeesIt) {
     // A connection's callbacks held until its worker is chosen run after
     // later ones: the first two violations are still the first two.
     EXPECT_EQ(json_of(f, 2, 2), json_of(f, 1, 2)) << f;
+    // Both ways of reading, whichever the timing would pick, on the files
+    // analyze reads and the split takes (analyze_file reads the others
+    // another way).
+    const std::string one = json_of(f, 1);
+    if (one.rfind("error: ", 0) == 0) continue;
+    for (const auto how : {capture::SharedPcapFile::Reading::kMapped, capture::SharedPcapFile::Reading::kCopied}) {
+      AnalysisOptions options;
+      options.observer.report_fpdus = false;
+      options.jobs = 2;
+      options.file_reading = how;
+      const std::string split = json_of_split(f, options);
+      if (split == "not shared" || split == "gave up") continue;
+      EXPECT_EQ(split, one) << f << ", copied " << (how == capture::SharedPcapFile::Reading::kCopied);
+    }
   }
 }
 
@@ -137,13 +166,7 @@ TEST(AnalysisParallel, MixedCapturesAsOneThreadSeesThem) {
   }
 }
 
-// analyze_shared_file: the file read by one thread that hands each frame to
-// its connection's worker (itself among them), each reassembling and
-// analyzing its own connections (the path `analyze -j N` takes for a
-// classic pcap file), on the real captures without SMC or SCTP mixed frame
-// by frame, four times over (each round opens the same connections again:
-// new ISNs on known ports). It must split the capture (not give up) and
-// give the one-thread JSON, with every violation kept and with two.
+// The frames of the real Ethernet captures without SMC or SCTP.
 std::vector<Frames> real_tcp_captures_without_smc() {
   std::vector<Frames> inputs;
   for (const std::string& f : files_under(fs::path(RDMACONF_TEST_CAPTURES) / "real", false)) {
@@ -161,19 +184,13 @@ std::vector<Frames> real_tcp_captures_without_smc() {
   return inputs;
 }
 
-std::string json_of_split(const std::string& path, const AnalysisOptions& options, std::size_t chunk_octets = 0) {
-  std::string error;
-  auto source = capture::PacketSource::open_file(path, "", error);
-  if (!source) return "error: " + error;
-  const auto file = source->share_file(chunk_octets);
-  if (!file) return "not shared";
-  const auto result = analyze_shared_file(*file, options);
-  if (!result) return "gave up";
-  std::ostringstream out;
-  write_json(out, *result, "capture");
-  return out.str();
-}
-
+// analyze_shared_file (the path `analyze -j N` takes for a classic pcap
+// file: every worker reads and walks stretches of the file and reassembles
+// and analyzes its own connections' frames), on the real captures without
+// SMC or SCTP mixed frame by frame, four times over (each round opens the
+// same connections again: new ISNs on known ports). It must split the
+// capture (not give up) and give the one-thread JSON, with every violation
+// kept and with two.
 TEST(AnalysisParallel, FileSplitOverWorkersAsOneThreadSeesIt) {
   const std::vector<Frames> inputs = real_tcp_captures_without_smc();
   ASSERT_GE(inputs.size(), 8u);

@@ -65,7 +65,7 @@ struct AnalysisOptions {
   // come in capture order).
   std::size_t jobs = 1;
   // How a classic pcap file split over threads (analyze_shared_file,
-  // parallel.hpp) is read; unset: both ways are timed on a stretch of the
+  // parallel.hpp) is read; unset: both ways are timed on stretches of the
   // file first (SharedPcapFile::cheaper_reading). The tests force each.
   std::optional<capture::SharedPcapFile::Reading> file_reading;
 };

@@ -110,7 +110,7 @@ class ShardedAnalyzer : public capture::StreamConsumer {
 // record on (capture::SharedPcapFile), read either copied into a stretch's
 // own buffer (SharedPcapFile::read_at) or as a view of the file mapped
 // whole, whichever SharedPcapFile::cheaper_reading timed as cheaper on this
-// file (AnalysisOptions::file_reading forces either). A thread with no
+// file (mapped only when clearly so) (AnalysisOptions::file_reading forces either). A thread with no
 // stretch of its own claims the next one and reads it; when the walk
 // before it is done (the record a stretch starts with is where that walk
 // ended: fill_from copies in the record the stretch boundary cut), it

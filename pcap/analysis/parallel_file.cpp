@@ -37,8 +37,8 @@ constexpr std::uint64_t kRelease = std::uint64_t{4} << 20;
 // How far past the walk a thread with nothing else to do maps the file's
 // pages (SharedPcapFile::populate).
 constexpr std::uint64_t kMapAhead = std::uint64_t{2} << 20;
-// How much of the file each way of reading is timed on before the threads
-// start (SharedPcapFile::cheaper_reading, from the file's middle): whole
+// How much of the file each way of reading is timed on at each of its
+// places before the threads start (SharedPcapFile::cheaper_reading): whole
 // 2 MiB stretches, as a kernel with large folios maps them.
 constexpr std::uint64_t kReadProbe = capture::SharedPcapFile::kReleaseUnit;
 // A walk is looked for between this many frames of a thread's analysis,
@@ -528,9 +528,7 @@ class FileWorker : public capture::StreamConsumer {
 std::optional<AnalysisResult> analyze_shared_file(const capture::SharedPcapFile& file, const AnalysisOptions& options) {
   const std::size_t workers = std::clamp<std::size_t>(options.jobs, 1, 62);  // one bit each in Stretch::holding
   using Reading = capture::SharedPcapFile::Reading;
-  const std::uint64_t probe_at =
-      file.size() / 2 / capture::SharedPcapFile::kReleaseUnit * capture::SharedPcapFile::kReleaseUnit;
-  const Reading how = options.file_reading ? *options.file_reading : file.cheaper_reading(probe_at, kReadProbe);
+  const Reading how = options.file_reading ? *options.file_reading : file.cheaper_reading(kReadProbe);
   Split split(file, workers, how, options.limits.max_connections);
   std::vector<std::unique_ptr<FileWorker>> shards;
   for (std::size_t w = 0; w < workers; ++w) shards.push_back(std::make_unique<FileWorker>(split, options, w, workers));

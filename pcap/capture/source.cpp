@@ -549,32 +549,49 @@ SharedPcapFile::FromStretch SharedPcapFile::fill_from(Cursor& c, Chunk& stretch,
   return FromStretch::kFilled;
 }
 
-SharedPcapFile::Reading SharedPcapFile::cheaper_reading(std::uint64_t at, std::uint64_t octets) const {
+SharedPcapFile::Reading SharedPcapFile::cheaper_reading(std::uint64_t octets) const {
   static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  constexpr std::uint64_t kStretches = 5;  // one read untimed, then mapped, copied, mapped, copied
-  at = at / page * page;
   octets = std::max(octets / page * page, page);
+  // Two places, a third and two thirds into the file: one file's pages can
+  // be cached in large folios in one region and small ones in the next,
+  // and a mapped read's cost differs with them (docs/performance.md,
+  // "Mapped or copied"). At each, `octets` read through the mapping, then
+  // the next `octets` copied; before them, one untimed copy of the stretch
+  // after those, which maps the buffer's own pages (the chunks' buffers are
+  // reused from chunk to chunk: that first copy is not what copying costs).
+  constexpr std::uint64_t kPlaces = 2, kPerPlace = 2;
+  const auto place = [&](std::uint64_t k) { return size_ * (k + 1) / (kPlaces + 1) / page * page; };
+  const std::uint64_t untimed = place(0) + kPerPlace * octets;
   struct stat st {};
-  if (at + kStretches * octets > size_ || ::fstat(format_->fd, &st) != 0 ||
-      static_cast<std::uint64_t>(st.st_size) < at + kStretches * octets)
-    return Reading::kMapped;  // as fill(): no page past the file's end is read
+  if (untimed + octets > place(1) || place(kPlaces - 1) + kPerPlace * octets > size_ ||
+      ::fstat(format_->fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) < size_)
+    return Reading::kCopied;  // too short to tell (or shortened): the way whose cost does not vary
   LargeBuffer buffer(static_cast<std::size_t>(octets));
   const auto copy = [&](std::uint64_t from) { return format_->read_all(buffer.data(), buffer.size(), from); };
-  // The chunks' buffers are reused from chunk to chunk: the first read into
-  // this one, which maps its pages, is not what copying costs.
-  if (!copy(at)) return Reading::kMapped;
+  if (!copy(untimed)) return Reading::kCopied;
+  // Each way is timed up to the octets having been read once, as the walk
+  // reads them next: mapped, from the page cache's memory (the faults
+  // alone would leave that out); copied, the copy and then the buffer, in
+  // the cache the copy left it.
   using Clock = std::chrono::steady_clock;
   Clock::duration mapped{}, copied{};
-  for (std::uint64_t round = 0; round < 2; ++round) {
-    const std::uint64_t map_at = at + (1 + 2 * round) * octets;
+  for (std::uint64_t k = 0; k < kPlaces; ++k) {
     auto t = Clock::now();
-    read_each_page(map_at, octets);
+    read_each_line(map_ + place(k), octets);
     mapped += Clock::now() - t;
     t = Clock::now();
-    if (!copy(map_at + octets)) return Reading::kMapped;
+    if (!copy(place(k) + octets)) return Reading::kCopied;
+    read_each_line(buffer.data(), octets);
     copied += Clock::now() - t;
   }
-  return mapped <= copied ? Reading::kMapped : Reading::kCopied;
+  // Mapped only when it is clearly the cheaper: the probe reads fresh pages
+  // once and in order, while the analysis reads each frame twice (its walk,
+  // then its owner), through the mapping's 4 KiB page-table entries unless
+  // the kernel mapped a 2 MiB folio whole (the copies' buffers are huge
+  // pages); and the rest of the file may be cached less well than the two
+  // places. Copying costs about the same everywhere.
+  constexpr int kMappedMargin = 2;
+  return mapped * kMappedMargin <= copied ? Reading::kMapped : Reading::kCopied;
 }
 
 void SharedPcapFile::release(std::uint64_t from, std::uint64_t to) const {
@@ -583,12 +600,13 @@ void SharedPcapFile::release(std::uint64_t from, std::uint64_t to) const {
   if (to > from) ::madvise(const_cast<std::uint8_t*>(map_ + from), static_cast<std::size_t>(to - from), MADV_DONTNEED);
 }
 
-// One octet of each page of [at, at + n) of the mapping, read (the caller
-// checked the file holds them): what maps them into this process.
-void SharedPcapFile::read_each_page(std::uint64_t at, std::uint64_t n) const {
-  static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+// One octet of each cache line of [p, p + n), read (the caller checked
+// they are there): through the mapping, what maps the pages into this
+// process and brings their octets into the cache.
+void SharedPcapFile::read_each_line(const std::uint8_t* p, std::uint64_t n) {
+  constexpr std::uint64_t kCacheLine = 64;
   unsigned sum = 0;
-  for (std::uint64_t i = 0; i < n; i += page) sum += *static_cast<const volatile std::uint8_t*>(map_ + at + i);
+  for (std::uint64_t i = 0; i < n; i += kCacheLine) sum += *static_cast<const volatile std::uint8_t*>(p + i);
   (void)sum;
 }
 

@@ -234,12 +234,12 @@ class SharedPcapFile {
     kError,   // the record could not be read on; see the cursor's end_report
   };
   FromStretch fill_from(Cursor& c, Chunk& stretch, const Chunk& current) const;
-  // Which way of reading costs this thread less here: after one untimed
-  // pread() of `octets` from `at` (which maps the buffer's own pages, as a
-  // reused chunk buffer has them), the next four stretches alternately read
-  // through the mapping (an octet of each page, never read before) and with
-  // pread(), each way timed. kMapped when the file is too short for the five.
-  Reading cheaper_reading(std::uint64_t at, std::uint64_t octets) const;
+  // Which way of reading costs this thread less here: at two places in the
+  // file, `octets` read through the mapping (pages never read before) and
+  // the next `octets` with pread(), each way timed until every octet was
+  // read once (as the walk then reads them). kMapped only when mapping
+  // cost at most half as much; kCopied when the file is too short to tell.
+  Reading cheaper_reading(std::uint64_t octets) const;
   // Every thread is past `to`: the pages of [from, to) are unmapped from
   // this process, in whole stretches of kReleaseUnit octets from the file's
   // start (the rest of a stretch stays mapped until a later call covers
@@ -263,7 +263,7 @@ class SharedPcapFile {
   friend class PacketSource;
   SharedPcapFile() = default;
   std::size_t with_whole_record(const std::uint8_t* header, std::uint64_t pos, std::size_t n) const;
-  void read_each_page(std::uint64_t at, std::uint64_t n) const;
+  static void read_each_line(const std::uint8_t* p, std::uint64_t n);
   std::unique_ptr<PacketSource::Mapped> format_;  // byte order, link type, first record; its fd
   std::uint64_t size_ = 0;
   const std::uint8_t* map_ = nullptr;

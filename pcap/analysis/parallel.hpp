@@ -115,7 +115,7 @@ class ShardedAnalyzer : public capture::StreamConsumer {
 // before it is done (the record a stretch starts with is where that walk
 // ended: fill_from copies in the record the stretch boundary cut), it
 // walks that stretch's records at once, while their octets are in its
-// cache, reads each frame's headers (capture::tcp_key_of; a frame they do
+// cache, reads each frame's headers (capture::tcp_key_octets; a frame they do
 // not key, decode_frame) to find its connection and lists the frame (a
 // view into the stretch) under that connection's worker. Every thread
 // decodes, reassembles and analyzes its own connections' frames, stretch

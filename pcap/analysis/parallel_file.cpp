@@ -3,6 +3,7 @@
 // its frames listed by the worker that owns their connection; every thread
 // then analyzes its own connections' frames, stretch after stretch.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -100,7 +101,7 @@ class Progress {
 };
 
 // One frame as its walk found it: a view into the stretch. `whole`: the
-// walk could not key it from its headers alone (capture::tcp_key_of), so
+// walk could not key it from its headers alone (capture::tcp_key_octets), so
 // its owner decodes it with its reports (decode_frame is pure: the walk's
 // decoding of it, to find its connection, changed nothing).
 struct Handed {
@@ -132,16 +133,24 @@ struct Stretch {
 class Owners {
  public:
   explicit Owners(std::size_t workers) : octets_(workers, 0) {}
-  std::size_t of(const capture::StreamKey& k, std::size_t frame_octets) {
-    // Runs of one connection's frames (either direction) skip the table.
-    if (!(has_last_ && ((k.source == last_.source && k.destination == last_.destination) ||
-                        (k.source == last_.destination && k.destination == last_.source)))) {
-      auto [it, added] = table_.try_emplace(capture::ConnectionKey::of(k), 0);
-      if (added) it->second = static_cast<std::size_t>(std::min_element(octets_.begin(), octets_.end()) - octets_.begin());
-      last_ = k;
-      last_owner_ = it->second;
+  // A frame keyed from its headers. A run of one connection's frames
+  // (either direction) is told by the key's octets alone, without making
+  // the key (the walk's commonest case).
+  std::size_t of(const capture::TcpKeyOctets& k, std::size_t frame_octets) {
+    if (!same_as_last(k)) {
+      last_version_ = k.version;
+      std::copy(k.addresses.begin(), k.addresses.end(), last_addresses_.begin());
+      std::copy(k.ports.begin(), k.ports.end(), last_ports_.begin());
       has_last_ = true;
+      last_owner_ = owner_of(capture::stream_key_of(k));
     }
+    octets_[last_owner_] += frame_octets;
+    return last_owner_;
+  }
+  // A frame the walk decoded whole to find its segment.
+  std::size_t of(const capture::StreamKey& k, std::size_t frame_octets) {
+    has_last_ = false;
+    last_owner_ = owner_of(k);
     octets_[last_owner_] += frame_octets;
     return last_owner_;
   }
@@ -150,11 +159,31 @@ class Owners {
   std::size_t size() const { return table_.size(); }
 
  private:
+  std::size_t owner_of(const capture::StreamKey& k) {
+    auto [it, added] = table_.try_emplace(capture::ConnectionKey::of(k), 0);
+    if (added) it->second = static_cast<std::size_t>(std::min_element(octets_.begin(), octets_.end()) - octets_.begin());
+    return it->second;
+  }
+  // The last keyed frame's octets, as they are or with source and
+  // destination swapped.
+  bool same_as_last(const capture::TcpKeyOctets& k) const {
+    if (!has_last_ || k.version != last_version_) return false;
+    const wire::Bytes addresses(last_addresses_.data(), k.addresses.size());
+    const wire::Bytes ports(last_ports_.data(), k.ports.size());
+    if (std::ranges::equal(k.addresses, addresses) && std::ranges::equal(k.ports, ports)) return true;
+    const std::size_t a = addresses.size() / 2, p = ports.size() / 2;
+    return std::ranges::equal(k.addresses.first(a), addresses.last(a)) &&
+           std::ranges::equal(k.addresses.last(a), addresses.first(a)) &&
+           std::ranges::equal(k.ports.first(p), ports.last(p)) && std::ranges::equal(k.ports.last(p), ports.first(p));
+  }
+
   std::vector<std::uint64_t> octets_;  // per worker
   std::unordered_map<capture::ConnectionKey, std::size_t, capture::ConnectionKey::Hash> table_;
-  capture::StreamKey last_;
-  std::size_t last_owner_ = 0;
   bool has_last_ = false;
+  capture::IpVersion last_version_{};
+  std::array<std::uint8_t, 2 * capture::kIpv6Octets> last_addresses_{};
+  std::array<std::uint8_t, 4> last_ports_{};
+  std::size_t last_owner_ = 0;
 };
 
 // A frame's reports, kept while it is not yet known whose frame it is.
@@ -320,7 +349,7 @@ class Split {
   }
   std::size_t owner(Handed& h) {
     std::size_t w = 0;
-    if (const std::optional<capture::StreamKey> key = capture::tcp_key_of(h.frame)) {
+    if (const std::optional<capture::TcpKeyOctets> key = capture::tcp_key_octets(h.frame)) {
       w = owners_.of(*key, h.frame.captured.size());
       h.whole = false;
     } else {

@@ -366,7 +366,7 @@ std::optional<TcpSegment> FrameDecoder::sctp(ByteReader& r, std::size_t declared
 
 }  // namespace
 
-std::optional<StreamKey> tcp_key_of(const RawFrame& frame) {
+std::optional<TcpKeyOctets> tcp_key_octets(const RawFrame& frame) {
   const Bytes f = frame.captured;
   std::size_t at = 0;
   IpVersion version{};
@@ -401,7 +401,7 @@ std::optional<StreamKey> tcp_key_of(const RawFrame& frame) {
   } else {
     return std::nullopt;
   }
-  StreamKey key;
+  TcpKeyOctets key;
   const Bytes ip = f.subspan(at);
   std::size_t tcp_at = 0;
   if (version == IpVersion::kV4) {
@@ -413,32 +413,50 @@ std::optional<StreamKey> tcp_key_of(const RawFrame& frame) {
       return std::nullopt;
     tcp_at = Ipv4Header::read(ip, F::Ihl) * 4;
     if (tcp_at < Ipv4Header::kSize) return std::nullopt;
-    key.source.address.version = key.destination.address.version = IpVersion::kV4;
-    std::copy_n(ip.begin() + Ipv4Header::field_decl(F::Source).octet_offset(), kIpv4Octets,
-                key.source.address.octets.begin());
-    std::copy_n(ip.begin() + Ipv4Header::field_decl(F::Destination).octet_offset(), kIpv4Octets,
-                key.destination.address.octets.begin());
+    constexpr std::size_t kFrom = Ipv4Header::field_decl(F::Source).octet_offset();
+    constexpr std::size_t kTo = Ipv4Header::field_decl(F::Destination).octet_offset() + kIpv4Octets;
+    static_assert(kTo - kFrom == 2 * kIpv4Octets, "the destination address follows the source");
+    key.version = IpVersion::kV4;
+    key.addresses = ip.subspan(kFrom, kTo - kFrom);
   } else if (version == IpVersion::kV6) {
     using F = Ipv6Spec::Field;
     if (ip.size() < Ipv6Header::kSize || Ipv6Header::read(ip, F::Version) != 6 ||
         Ipv6Header::read(ip, F::NextHeader) != ip_protocol::kTcp)
       return std::nullopt;
     tcp_at = Ipv6Header::kSize;
-    key.source.address.version = key.destination.address.version = IpVersion::kV6;
-    std::copy_n(ip.begin() + Ipv6Header::field_decl(F::Source).octet_offset(), kIpv6Octets,
-                key.source.address.octets.begin());
-    std::copy_n(ip.begin() + Ipv6Header::field_decl(F::Destination).octet_offset(), kIpv6Octets,
-                key.destination.address.octets.begin());
+    constexpr std::size_t kFrom = Ipv6Header::field_decl(F::Source).octet_offset();
+    constexpr std::size_t kTo = Ipv6Header::field_decl(F::Destination).octet_offset() + kIpv6Octets;
+    static_assert(kTo - kFrom == 2 * kIpv6Octets, "the destination address follows the source");
+    key.version = IpVersion::kV6;
+    key.addresses = ip.subspan(kFrom, kTo - kFrom);
   } else {
     return std::nullopt;
   }
   // The key needs the two ports only, not the whole TCP header.
-  const wire::FieldDecl& destination_port = TcpHeader::field_decl(TcpSpec::Field::DestinationPort);
-  if (ip.size() < tcp_at + (destination_port.bit_offset + destination_port.bit_width) / 8) return std::nullopt;
-  const Bytes tcp = ip.subspan(tcp_at);
-  key.source.port = static_cast<std::uint16_t>(wire::read_field(tcp, TcpHeader::field_decl(TcpSpec::Field::SourcePort)));
-  key.destination.port = static_cast<std::uint16_t>(wire::read_field(tcp, destination_port));
+  static_assert(TcpHeader::field_decl(TcpSpec::Field::SourcePort).octet_offset() == 0, "the ports come first");
+  constexpr std::size_t kPortsEnd = TcpHeader::field_decl(TcpSpec::Field::DestinationPort).octet_offset() +
+                                    sizeof(std::uint16_t);
+  if (ip.size() < tcp_at + kPortsEnd) return std::nullopt;
+  key.ports = ip.subspan(tcp_at, kPortsEnd);
   return key;
+}
+
+StreamKey stream_key_of(const TcpKeyOctets& k) {
+  StreamKey key;
+  const std::size_t n = address_octets(k.version);
+  key.source.address.version = key.destination.address.version = k.version;
+  std::copy_n(k.addresses.begin(), n, key.source.address.octets.begin());
+  std::copy_n(k.addresses.begin() + static_cast<std::ptrdiff_t>(n), n, key.destination.address.octets.begin());
+  key.source.port = static_cast<std::uint16_t>(wire::read_field(k.ports, TcpHeader::field_decl(TcpSpec::Field::SourcePort)));
+  key.destination.port =
+      static_cast<std::uint16_t>(wire::read_field(k.ports, TcpHeader::field_decl(TcpSpec::Field::DestinationPort)));
+  return key;
+}
+
+std::optional<StreamKey> tcp_key_of(const RawFrame& frame) {
+  const std::optional<TcpKeyOctets> k = tcp_key_octets(frame);
+  if (!k) return std::nullopt;
+  return stream_key_of(*k);
 }
 
 std::optional<TcpSegment> decode_frame(const RawFrame& frame, ReportSink& sink) {

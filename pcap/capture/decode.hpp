@@ -128,6 +128,19 @@ std::optional<TcpSegment> decode_frame(const RawFrame& frame, ReportSink& sink);
 // of the segment only when there is one.
 std::optional<StreamKey> tcp_key_of(const RawFrame& frame);
 
+// What tcp_key_of reads, left in the frame: the two addresses (source then
+// destination, as the IP header carries them) and the two ports (the TCP
+// header's first four octets), for a caller that compares frames' keys
+// without making one (the walk of analyze -j, which sees runs of one
+// connection's frames). tcp_key_of(frame) is stream_key_of(*tcp_key_octets(frame)).
+struct TcpKeyOctets {
+  IpVersion version = IpVersion::kV4;
+  wire::Bytes addresses;  // 2 x address_octets(version)
+  wire::Bytes ports;      // 4
+};
+std::optional<TcpKeyOctets> tcp_key_octets(const RawFrame& frame);
+StreamKey stream_key_of(const TcpKeyOctets& k);
+
 // The TCP options walk on its own (RFC 9293 §3.1, RFC 6994 §3), for tests and
 // for the printer: fills `out`, returns the first malformation if any.
 wire::Status parse_tcp_options(wire::Bytes options, TcpOptions& out);

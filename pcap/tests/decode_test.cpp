@@ -550,6 +550,14 @@ TEST(Decode, TcpKeyOfIsTheDecodedSegmentsKey) {
     ASSERT_TRUE(seg);
     ASSERT_TRUE(key);
     EXPECT_EQ(*key, seg->key);
+    // The octets it is made of: views into the frame, both addresses, both ports.
+    const auto seen = tcp_key_octets(f);
+    ASSERT_TRUE(seen);
+    EXPECT_EQ(stream_key_of(*seen), seg->key);
+    EXPECT_EQ(seen->addresses.size(), 2 * address_octets(seen->version));
+    EXPECT_EQ(seen->ports.size(), 2 * sizeof(std::uint16_t));
+    EXPECT_GE(seen->addresses.data(), f.captured.data());
+    EXPECT_LE(seen->ports.data() + seen->ports.size(), f.captured.data() + f.captured.size());
   }
   // A fragment, UDP, another link type: decode_frame's to decide.
   auto fragment = ip_tcp("frag");

@@ -168,13 +168,13 @@ class Owners {
   // destination swapped.
   bool same_as_last(const capture::TcpKeyOctets& k) const {
     if (!has_last_ || k.version != last_version_) return false;
+    const auto same = [](wire::Bytes a, wire::Bytes b) { return std::equal(a.begin(), a.end(), b.begin()); };
     const wire::Bytes addresses(last_addresses_.data(), k.addresses.size());
     const wire::Bytes ports(last_ports_.data(), k.ports.size());
-    if (std::ranges::equal(k.addresses, addresses) && std::ranges::equal(k.ports, ports)) return true;
+    if (same(k.addresses, addresses) && same(k.ports, ports)) return true;
     const std::size_t a = addresses.size() / 2, p = ports.size() / 2;
-    return std::ranges::equal(k.addresses.first(a), addresses.last(a)) &&
-           std::ranges::equal(k.addresses.last(a), addresses.first(a)) &&
-           std::ranges::equal(k.ports.first(p), ports.last(p)) && std::ranges::equal(k.ports.last(p), ports.first(p));
+    return same(k.addresses.first(a), addresses.last(a)) && same(k.addresses.last(a), addresses.first(a)) &&
+           same(k.ports.first(p), ports.last(p)) && same(k.ports.last(p), ports.first(p));
   }
 
   std::vector<std::uint64_t> octets_;  // per worker

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "report/text.hpp"
+
 namespace rdmaconf::cli {
 namespace cf = conformance;
 
@@ -27,18 +29,6 @@ std::vector<std::pair<const char*, const std::string*>> differing(const ClcIdent
   return out;
 }
 
-// A value as a shell word: quoted when it holds more than the characters
-// of names, addresses and prefixes.
-std::string shell_word(const std::string& v) {
-  const bool plain = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._:/-").find(c) != std::string_view::npos;
-  });
-  if (plain) return v;
-  std::string q = "'";
-  for (char c : v) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 }  // namespace
 
 std::string ClcIdentityArgs::given() const {
@@ -49,7 +39,7 @@ std::string ClcIdentityArgs::given() const {
 
 std::string ClcIdentityArgs::options() const {
   std::string out;
-  for (const auto& [option, value] : differing(*this)) out += " " + std::string(option) + " " + shell_word(*value);
+  for (const auto& [option, value] : differing(*this)) out += " " + std::string(option) + " " + report_text::shell_word(*value);
   return out;
 }
 

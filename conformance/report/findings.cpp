@@ -442,15 +442,6 @@ bool dropped(std::string_view o) {
                                                "--quiet", "--findings", "--no-probe"};
   return k.contains(o);
 }
-// A shell word: quoted when it holds anything but safe characters.
-std::string quoted(const std::string& w) {
-  if (!w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@%+$") ==
-                        std::string::npos)
-    return w;
-  std::string out = "'";
-  for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 }  // namespace
 
 std::string reproducer(const std::vector<std::string>& command_line, const std::string& target,
@@ -474,11 +465,11 @@ std::string reproducer(const std::vector<std::string>& command_line, const std::
     if (opt == "--target" || opt == "--clc-target" || opt == "--listen" || opt == "--agent" || opt == "--reference")
       any_target = true;
     words.push_back(opt);
-    if (has_value) words.push_back(opt == "--token" ? value : quoted(value));
+    if (has_value) words.push_back(opt == "--token" ? value : report_text::shell_word(value));
   }
   if (!any_target && !target.empty()) {
     words.push_back("--target");
-    words.push_back(quoted(target));
+    words.push_back(report_text::shell_word(target));
   }
   words.push_back("--case");
   words.push_back(r.c->id);
@@ -487,7 +478,7 @@ std::string reproducer(const std::vector<std::string>& command_line, const std::
     std::string config = r.configuration;
     std::replace(config.begin(), config.end(), ' ', ',');
     words.push_back("--agent-config");
-    words.push_back(quoted(config));
+    words.push_back(report_text::shell_word(config));
   }
   return join(words, " ");
 }

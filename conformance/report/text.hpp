@@ -20,4 +20,16 @@ inline std::string join(const std::vector<std::string>& parts, std::string_view 
   return out;
 }
 
+// `word` as one word of a POSIX shell command line a user can paste: as it
+// is when it holds only characters no shell treats specially, otherwise
+// in single quotes (each ' in it as '\'').
+inline std::string shell_word(std::string_view word) {
+  constexpr std::string_view kPlain =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@%+";
+  if (!word.empty() && word.find_first_not_of(kPlain) == std::string_view::npos) return std::string(word);
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string_view("'\\''") : std::string_view(&c, 1);
+  return out + "'";
+}
+
 }  // namespace rdmaconf::report_text

@@ -92,6 +92,20 @@ TEST(Report, JoinPutsTheSeparatorBetweenEachTwoParts) {
   EXPECT_EQ(report_text::join({"a", "", "c"}, " "), "a  c");
 }
 
+// The one shell quoting (report/text.hpp) of the reproducer lines and of
+// the CLC options a run repeats: plain words as they are, anything a shell
+// would expand, split or take as syntax in single quotes.
+TEST(Report, ShellWordQuotesWhatAShellWouldReadOtherwise) {
+  EXPECT_EQ(report_text::shell_word("192.0.2.1:7000"), "192.0.2.1:7000");
+  EXPECT_EQ(report_text::shell_word("crc=off,markers=on"), "crc=off,markers=on");
+  EXPECT_EQ(report_text::shell_word("http://10.0.0.1:7500/a_b-c@d%e+f"), "http://10.0.0.1:7500/a_b-c@d%e+f");
+  EXPECT_EQ(report_text::shell_word(""), "''");
+  EXPECT_EQ(report_text::shell_word("two words"), "'two words'");
+  EXPECT_EQ(report_text::shell_word("$HOME"), "'$HOME'");
+  EXPECT_EQ(report_text::shell_word("a;b|c&d`e`*?~"), "'a;b|c&d`e`*?~'");
+  EXPECT_EQ(report_text::shell_word("it's"), "'it'\\''s'");
+}
+
 TEST(Report, JunitIsWellFormedAndCountsVerdicts) {
   Fixture f;
   std::ostringstream out;

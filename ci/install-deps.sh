@@ -14,8 +14,8 @@ packages=(
   # command line of the rdmaconf tool; its man pages (help2man over --help) and the helpers its
   # generated bash completions use (bash-completion, also for their test)
   libcli11-dev help2man bash-completion
-  # the catalogue's SHA-256 in every report (OpenSSL's libcrypto)
-  libssl-dev
+  # the catalogue's SHA-256 in every report (Nettle)
+  nettle-dev
   # tests and benchmarks; python3-jsonschema checks every report against docs/schema/
   libgtest-dev libgmock-dev libbenchmark-dev python3-jsonschema
   # captures: libpcap reads pcap/pcapng files and live interfaces; tshark checks that Wireshark opens ours

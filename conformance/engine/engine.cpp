@@ -1,6 +1,6 @@
 #include "engine/engine.hpp"
 
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 
 #include "engine/catalogue_location.hpp"
 #include "engine/test_ulp.hpp"
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <atomic>
@@ -24,6 +25,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "clc/headers.hpp"
@@ -134,20 +136,24 @@ Catalogue load_catalogue(const std::string& dir) {
   std::vector<std::string> seen;
   // The catalogue's version: SHA-256 over every script, in path order, each
   // as its relative path, its length and its text (NUL between), so a report
-  // names exactly the scripts it ran (OpenSSL's libcrypto).
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-  const bool hashing = md && EVP_DigestInit_ex(md.get(), EVP_sha256(), nullptr) == 1;
+  // names exactly the scripts it ran. Nettle's: no state outside the context
+  // and a small library to load (libcrypto took a quarter of every start on
+  // a virtual machine; docs/performance.md, "Start-up").
+  sha256_ctx md;
+  sha256_init(&md);
+  const auto hash = [&md](std::string_view s) {
+    sha256_update(&md, s.size(), reinterpret_cast<const std::uint8_t*>(s.data()));
+  };
   for (const fs::path& p : files) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
     const std::string rel = fs::relative(p, dir).generic_string();
-    if (hashing) {
+    {
       const std::string body = text.str();
-      const std::string head = rel + '\0' + std::to_string(body.size()) + '\0';
-      EVP_DigestUpdate(md.get(), head.data(), head.size());
-      EVP_DigestUpdate(md.get(), body.data(), body.size());
-      EVP_DigestUpdate(md.get(), "", 1);
+      hash(rel + '\0' + std::to_string(body.size()) + '\0');
+      hash(body);
+      hash(std::string_view("", 1));
     }
     auto parsed = parse_script(text.str(), rel);
     if (auto* e = std::get_if<SyntaxError>(&parsed)) {
@@ -164,14 +170,12 @@ Catalogue load_catalogue(const std::string& dir) {
       cat.cases.push_back(std::move(c));
     }
   }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  if (hashing && EVP_DigestFinal_ex(md.get(), digest, &n) == 1) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    for (unsigned i = 0; i < n; ++i) {
-      cat.sha256 += kHex[digest[i] >> 4];
-      cat.sha256 += kHex[digest[i] & 15];
-    }
+  std::array<std::uint8_t, SHA256_DIGEST_SIZE> digest{};
+  sha256_digest(&md, digest.size(), digest.data());
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (const std::uint8_t d : digest) {
+    cat.sha256 += kHex[d >> 4];
+    cat.sha256 += kHex[d & 15];
   }
   auto captures = load_capture_cases(dir);
   cat.capture_cases = std::move(captures.cases);

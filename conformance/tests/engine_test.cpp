@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -159,6 +160,24 @@ TEST(Catalogue, EveryRequirementIsCoveredOrListedAsAGap) {
   for (const auto& u : gaps.unobservable) EXPECT_TRUE(listed.insert(u.id).second) << u.id;
   for (const requirements::Requirement& r : requirements::all())
     EXPECT_EQ(named.count(std::string(r.id)) + listed.count(std::string(r.id)), 1u) << r.id;
+}
+
+// The digest every report names the catalogue by: SHA-256 over each script
+// in path order as path, NUL, length, NUL, text, NUL. The expected values
+// were computed apart from this code (Python's hashlib over the same octets).
+TEST(Catalogue, DigestIsOverEveryScriptsPathLengthAndText) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("catalogue-digest-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "a");
+  EXPECT_EQ(load_catalogue(dir.string()).sha256, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+      << "no scripts: the digest of no octets";
+  std::ofstream(dir / "a" / "one.case") << "x\n";  // not a valid script: hashed all the same
+  std::ofstream(dir / "b.case");
+  std::ofstream(dir / "notes.txt") << "not a script";
+  const Catalogue c = load_catalogue(dir.string());
+  fs::remove_all(dir);
+  EXPECT_EQ(c.sha256, "7e93cac261b3e88ac1b02c1a30066996aa9100d2d822768bbfd617b8c4662996");
 }
 
 TEST(Catalogue, MarkdownIsUpToDate) {

@@ -570,28 +570,42 @@ SharedPcapFile::Reading SharedPcapFile::cheaper_reading(std::uint64_t octets) co
   const auto copy = [&](std::uint64_t from) { return format_->read_all(buffer.data(), buffer.size(), from); };
   if (!copy(untimed)) return Reading::kCopied;
   // Each way is timed up to the octets having been read once, as the walk
-  // reads them next: mapped, from the page cache's memory (the faults
-  // alone would leave that out); copied, the copy and then the buffer, in
-  // the cache the copy left it.
-  using Clock = std::chrono::steady_clock;
-  Clock::duration mapped{}, copied{};
-  for (std::uint64_t k = 0; k < kPlaces; ++k) {
-    auto t = Clock::now();
-    read_each_line(map_ + place(k), octets);
-    mapped += Clock::now() - t;
-    t = Clock::now();
-    if (!copy(place(k) + octets)) return Reading::kCopied;
-    read_each_line(buffer.data(), octets);
-    copied += Clock::now() - t;
-  }
+  // reads them next: copied, the copy and then the buffer, in the cache the
+  // copy left it; mapped, from the page cache's memory (the faults alone
+  // would leave that out).
+  //
   // Mapped only when it is clearly the cheaper: the probe reads fresh pages
   // once and in order, while the analysis reads each frame twice (its walk,
   // then its owner), through the mapping's 4 KiB page-table entries unless
   // the kernel mapped a 2 MiB folio whole (the copies' buffers are huge
   // pages); and the rest of the file may be cached less well than the two
   // places. Copying costs about the same everywhere.
+  //
+  // The copies are timed first, so what the mapping may cost is known
+  // before it is read, and its reading stops once past that: where mapping
+  // is the dearer way (a virtual machine whose page faults are slow), the
+  // timing then costs about what the copies did, not a fault per page of
+  // every place (5-13 ms there, docs/performance.md "Mapped or copied").
+  using Clock = std::chrono::steady_clock;
   constexpr int kMappedMargin = 2;
-  return mapped * kMappedMargin <= copied ? Reading::kMapped : Reading::kCopied;
+  Clock::duration copied{};
+  for (std::uint64_t k = 0; k < kPlaces; ++k) {
+    const auto t = Clock::now();
+    if (!copy(place(k) + octets)) return Reading::kCopied;
+    read_each_line(buffer.data(), octets);
+    copied += Clock::now() - t;
+  }
+  const Clock::duration allowed = copied / kMappedMargin;
+  constexpr std::uint64_t kPiece = std::uint64_t{64} << 10;  // between looks at the clock
+  Clock::duration mapped{};
+  for (std::uint64_t k = 0; k < kPlaces; ++k)
+    for (std::uint64_t at = 0; at < octets; at += kPiece) {
+      const auto t = Clock::now();
+      read_each_line(map_ + place(k) + at, std::min(kPiece, octets - at));
+      mapped += Clock::now() - t;
+      if (mapped > allowed) return Reading::kCopied;
+    }
+  return Reading::kMapped;
 }
 
 void SharedPcapFile::release(std::uint64_t from, std::uint64_t to) const {

@@ -235,10 +235,11 @@ class SharedPcapFile {
   };
   FromStretch fill_from(Cursor& c, Chunk& stretch, const Chunk& current) const;
   // Which way of reading costs this thread less here: at two places in the
-  // file, `octets` read through the mapping (pages never read before) and
-  // the next `octets` with pread(), each way timed until every octet was
-  // read once (as the walk then reads them). kMapped only when mapping
-  // cost at most half as much; kCopied when the file is too short to tell.
+  // file, `octets` read with pread() and the `octets` before them through
+  // the mapping (pages never read before), each way timed until every
+  // octet was read once (as the walk then reads them). kMapped only when
+  // mapping cost at most half as much (its reading stops once past that);
+  // kCopied when the file is too short to tell.
   Reading cheaper_reading(std::uint64_t octets) const;
   // Every thread is past `to`: the pages of [from, to) are unmapped from
   // this process, in whole stretches of kReleaseUnit octets from the file's

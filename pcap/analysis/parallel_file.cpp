@@ -541,7 +541,8 @@ class FileWorker : public capture::StreamConsumer {
   // with misses). A hint only: nothing faults.
   static constexpr std::size_t kAhead = 2;
   static void prefetch(wire::Bytes b) {
-    for (std::size_t at = 0; at < b.size(); at += 64) __builtin_prefetch(b.data() + at);
+    constexpr std::size_t kLine = capture::SharedPcapFile::kCacheLine;
+    for (std::size_t at = 0; at < b.size(); at += kLine) __builtin_prefetch(b.data() + at);
   }
 
   Split& split_;

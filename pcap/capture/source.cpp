@@ -618,7 +618,6 @@ void SharedPcapFile::release(std::uint64_t from, std::uint64_t to) const {
 // they are there): through the mapping, what maps the pages into this
 // process and brings their octets into the cache.
 void SharedPcapFile::read_each_line(const std::uint8_t* p, std::uint64_t n) {
-  constexpr std::uint64_t kCacheLine = 64;
   unsigned sum = 0;
   for (std::uint64_t i = 0; i < n; i += kCacheLine) sum += *static_cast<const volatile std::uint8_t*>(p + i);
   (void)sum;

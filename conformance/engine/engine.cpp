@@ -137,8 +137,8 @@ Catalogue load_catalogue(const std::string& dir) {
   // The catalogue's version: SHA-256 over every script, in path order, each
   // as its relative path, its length and its text (NUL between), so a report
   // names exactly the scripts it ran. Nettle's: no state outside the context
-  // and a small library to load (libcrypto took a quarter of every start on
-  // a virtual machine; docs/performance.md, "Start-up").
+  // and a small library to load (OpenSSL's libcrypto took a sixth of every
+  // start on a virtual machine; docs/performance.md, "Process start").
   sha256_ctx md;
   sha256_init(&md);
   const auto hash = [&md](std::string_view s) {
@@ -149,13 +149,11 @@ Catalogue load_catalogue(const std::string& dir) {
     std::stringstream text;
     text << in.rdbuf();
     const std::string rel = fs::relative(p, dir).generic_string();
-    {
-      const std::string body = text.str();
-      hash(rel + '\0' + std::to_string(body.size()) + '\0');
-      hash(body);
-      hash(std::string_view("", 1));
-    }
-    auto parsed = parse_script(text.str(), rel);
+    const std::string body = text.str();
+    hash(rel + '\0' + std::to_string(body.size()) + '\0');
+    hash(body);
+    hash(std::string_view("", 1));
+    auto parsed = parse_script(body, rel);
     if (auto* e = std::get_if<SyntaxError>(&parsed)) {
       cat.errors.push_back(*e);
       continue;

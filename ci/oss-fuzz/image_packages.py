@@ -4,9 +4,10 @@
 ci/oss-fuzz/Dockerfile (OSS-Fuzz's image) and .clusterfuzzlite/Dockerfile
 (ClusterFuzzLite's) differ only in how the checkout gets in: one clones it,
 the other copies it. A Dockerfile cannot include another, so the package
-list is written in both; this check keeps them one list. Each image also
-needs every package rdmaconf's configure asks for, which the OSS-Fuzz
-emulation (run on a machine with every package) cannot show.
+list is written in both; this check keeps them one list. It does not check
+that the list holds every package rdmaconf's configure asks for: only a
+build in the image shows that (the OSS-Fuzz emulation runs on a machine
+that has every package).
 
   ci/oss-fuzz/image_packages.py [SOURCE_DIR]
 """

@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -56,6 +58,34 @@ inline std::string row_of(const std::optional<check::Violation>& v) {
 
 // The octet of the tester's stream at `i`: what the echo must bring back.
 inline std::uint8_t stream_octet(std::uint64_t i) { return static_cast<std::uint8_t>(i ^ (i >> 8) ^ (i >> 16) ^ 0x5A); }
+
+// The stream's octets from `from` on, as many as `out` holds. Within a run
+// of 256 (i's octet 0 from 0 to 255) only i's own octet changes, so a run is
+// the count 0..255 XOR one octet: made eight octets at a time and copied.
+// Octet by octet (stream_octet), writing and checking the stream had been
+// 12-14 % of the mutation proof's samples under perf; now about 1 %.
+inline void stream_octets(std::uint64_t from, std::span<std::uint8_t> out) {
+  static constexpr std::array<std::uint8_t, 256> kCount = [] {
+    std::array<std::uint8_t, 256> a{};
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>(i);
+    return a;
+  }();
+  std::array<std::uint8_t, 256> run;
+  for (std::size_t i = 0; i < out.size();) {
+    const std::uint64_t at = from + i;
+    const std::uint64_t each = stream_octet(at & ~std::uint64_t{0xFF}) * std::uint64_t{0x0101010101010101};
+    for (std::size_t w = 0; w < run.size(); w += 8) {
+      std::uint64_t x;
+      std::memcpy(&x, kCount.data() + w, 8);
+      x ^= each;
+      std::memcpy(run.data() + w, &x, 8);
+    }
+    const std::size_t first = at & 0xFF;
+    const std::size_t n = std::min(out.size() - i, run.size() - first);
+    std::memcpy(out.data() + i, run.data() + first, n);
+    i += n;
+  }
+}
 
 // The blocks of one LLC or CDC message's octets: header, the type's flag
 // overlay, body (units.hpp).
@@ -157,7 +187,7 @@ struct SmcrPhase {
   std::set<std::uint8_t> links_seen;         // link numbers that came up: a step naming one gone is the IUT's doing
   std::vector<std::string> problems;         // rules the IUT broke, as the tester's machines saw them
   std::size_t problems_reported = 0;
-  std::vector<std::uint8_t> buf;
+  std::vector<std::uint8_t> buf, expected;  // octets sent or received; what the echo must bring back
 
   // A device's IUT outlives the case: its link group with the tester ends
   // here, as a peer that goes away ends it (DELETE LINK with A,
@@ -307,7 +337,7 @@ struct SmcrPhase {
     while (k.to_send > 0 && may_write) {
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(k.to_send, 16384));
       buf.resize(n);
-      for (std::size_t i = 0; i < n; ++i) buf[i] = stream_octet(k.offered + i);
+      stream_octets(k.offered, buf);
       const bool last = n == k.to_send;
       smcr::SendResult r = k.urgent && last ? conn.send_urgent(buf) : conn.send(buf);
       if (r.status == smcr::SendStatus::kUrgentWait) break;
@@ -323,11 +353,13 @@ struct SmcrPhase {
       smcr::ReceiveResult r = conn.receive(buf);
       emit(k, r.out);
       if (r.octets == 0) break;
-      for (std::size_t i = 0; i < r.octets; ++i)
-        if (buf[i] != stream_octet(k.read + i)) {
-          problem("octet " + std::to_string(k.read + i) + " echoed back differs from the one written");
-          break;
-        }
+      expected.resize(r.octets);
+      stream_octets(k.read, expected);
+      const auto got_end = buf.begin() + static_cast<std::ptrdiff_t>(r.octets);
+      if (!std::equal(buf.begin(), got_end, expected.begin())) {
+        const auto at = std::mismatch(buf.begin(), got_end, expected.begin()).first - buf.begin();
+        problem("octet " + std::to_string(k.read + static_cast<std::uint64_t>(at)) + " echoed back differs from the one written");
+      }
       k.read += r.octets;
       any = true;
     }

@@ -14,6 +14,7 @@
 #include "engine/needs.hpp"
 #include "engine/responder.hpp"
 #include "engine/runner_smcr.hpp"
+#include "engine/runner_smcr_phase.hpp"
 #include "engine/smcr_memory.hpp"
 #include "engine/smcr_transport.hpp"
 #include "smcr/messages.hpp"
@@ -665,6 +666,21 @@ TEST(SmcrSuite, ALaterConfirmNamesTheTestersEndOfTheAcceptsLink) {
 
 // A device's queue pairs connect only with the peer's path (ADD LINK's
 // MAC, GID and PSN): the tap hands it on rather than dropping it.
+// The tester's stream made a run at a time is the stream octet by octet:
+// from every offset within and across runs of 256 and of 65,536, for
+// lengths that end inside, at and past a run's end.
+TEST(SmcrStream, RunsAreTheStreamOctetByOctet) {
+  for (std::uint64_t from : {0ull, 1ull, 200ull, 255ull, 256ull, 65'400ull, 65'535ull, 65'536ull, 16'777'000ull,
+                             (1ull << 40) - 3}) {
+    for (std::size_t n : {0u, 1u, 55u, 56u, 57u, 256u, 300u, 16'384u, 70'000u}) {
+      std::vector<std::uint8_t> got(n, 0xEE);
+      runner::stream_octets(from, got);
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(got[i], runner::stream_octet(from + i)) << "from " << from << ", octet " << i << " of " << n;
+    }
+  }
+}
+
 TEST(TapHost, HandsThePeersPathOn) {
   // A host that records the path it was asked to connect with.
   struct PathRecorder final : smcr::Host {

@@ -12,23 +12,39 @@ mkdir -p "$deps"
 
 # ISA-L (crc32_iscsi) from source, with the build's sanitizer flags. Its
 # assembly is not instrumented; the C fallbacks are.
-if [ ! -f "$deps/lib/pkgconfig/libisal.pc" ]; then
-  pushd "$SRC/isa-l"
+build_isal() {
+  cd "$SRC/isa-l"
   ./autogen.sh
   ./configure --prefix="$deps" --disable-shared --enable-static CC="$CC" CFLAGS="$CFLAGS"
   make -j"$(nproc)" install
-  popd
-fi
+}
 
 # libpcap from source (capture_file reads captures through it).
-if [ ! -f "$deps/lib/pkgconfig/libpcap.pc" ]; then
-  pushd "$SRC/libpcap"
+build_libpcap() {
+  cd "$SRC/libpcap"
   ./autogen.sh 2>/dev/null || true
   ./configure --prefix="$deps" --disable-shared --enable-static --disable-remote \
     --without-libnl --disable-dbus --disable-rdma --disable-bluetooth --disable-usb \
     CC="$CC" CFLAGS="$CFLAGS"
   make -j"$(nproc)" install
-  popd
+}
+
+# The two side by side: most of each build is its autogen and configure,
+# which run on one core (docs/performance.md, "CI"). ISA-L's output goes to
+# a log, shown whole once it has ended, so that the two do not interleave.
+isal_pid=""
+if [ ! -f "$deps/lib/pkgconfig/libisal.pc" ]; then
+  (build_isal) >"$deps/isal-build.log" 2>&1 &
+  isal_pid=$!
+fi
+if [ ! -f "$deps/lib/pkgconfig/libpcap.pc" ]; then
+  (build_libpcap)
+fi
+if [ -n "$isal_pid" ]; then
+  isal_status=0
+  wait "$isal_pid" || isal_status=$?
+  cat "$deps/isal-build.log"
+  [ "$isal_status" -eq 0 ] || { echo "ISA-L's build failed ($isal_status)" >&2; exit 1; }
 fi
 export PKG_CONFIG_PATH="$deps/lib/pkgconfig:$deps/lib64/pkgconfig"
 

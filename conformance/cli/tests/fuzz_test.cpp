@@ -201,10 +201,17 @@ TEST(Fuzz, AFindingOfSeveralInputsRunsAloneByItsReproduceLine) {
   // As written, from the folder, on a fresh target.
   ASSERT_TRUE(relay.restore());
   const Ran again = rdmaconf(line.substr(std::string("rdmaconf ").size()), "cd " + f["folder"].get<std::string>() + " &&");
-  // The last input finds the listener gone: an error (no connection), the others pass.
-  EXPECT_EQ(again.code, 2) << again.out << again.err;
+  // The last input finds the listener gone, the others pass. Gone is an
+  // error (the connection refused) or, when the tester's connect came
+  // before the relay's thread had seen the previous input's close, a
+  // failure (accepted, then closed instead of answered): the two race, as
+  // with a real target.
+  const std::string others = ": pass " + std::to_string(files.size() - 1);
+  EXPECT_TRUE(again.code == 2 || again.code == 1) << again.out << again.err;
   EXPECT_NE(again.out.find(" cases against " + target), std::string::npos) << again.out;
-  EXPECT_NE(again.out.find(" error 1"), std::string::npos) << again.out;
+  EXPECT_TRUE(again.out.find(others + " error 1") != std::string::npos ||
+              again.out.find(others + " fail 1") != std::string::npos)
+      << again.out;
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_TRUE(relay.lost()) << again.out;
   ASSERT_TRUE(relay.restore());

@@ -664,8 +664,6 @@ TEST(SmcrSuite, ALaterConfirmNamesTheTestersEndOfTheAcceptsLink) {
   EXPECT_FALSE(runner::smcr_own_end(tester, trmb, accept));
 }
 
-// A device's queue pairs connect only with the peer's path (ADD LINK's
-// MAC, GID and PSN): the tap hands it on rather than dropping it.
 // The tester's stream made a run at a time is the stream octet by octet:
 // from every offset within and across runs of 256 and of 65,536, for
 // lengths that end inside, at and past a run's end.
@@ -681,6 +679,8 @@ TEST(SmcrStream, RunsAreTheStreamOctetByOctet) {
   }
 }
 
+// A device's queue pairs connect only with the peer's path (ADD LINK's
+// MAC, GID and PSN): the tap hands it on rather than dropping it.
 TEST(TapHost, HandsThePeersPathOn) {
   // A host that records the path it was asked to connect with.
   struct PathRecorder final : smcr::Host {
